@@ -1,0 +1,427 @@
+/**
+ * One schema for every setting Gleaner has. Precedence, highest first:
+ * CLI flags > environment `GLEANER_*` > config file > embedded defaults.
+ *
+ * Environment names are `GLEANER_<SECTION>_<KEY>` in upper case (for example
+ * `GLEANER_NETWORK_ALLOW_PRIVATE`), plus the short aliases in {@link ENV_ALIASES}.
+ * The config file is `$GLEANER_CONFIG`, else `$XDG_CONFIG_HOME/gleaner/config.json`.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { GleanerError } from "./errors.ts";
+import { USER_AGENT } from "./version.ts";
+
+/** A secret string: accepted from env or files, redacted whenever printed. */
+const secret = () => z.string().min(1).optional();
+
+/** The names of every setting that holds a secret (`section.key`). */
+export const SECRET_KEYS: ReadonlySet<string> = new Set([
+  "server.api_key",
+  "search.brave_api_key",
+  "read.github_token",
+  "embed.api_key",
+  "store.cache_url",
+]);
+
+/** Settings of the HTTP/MCP server. */
+export const ServerSchema = z.object({
+  /** Address to bind; loopback by default. */
+  host: z.string().default("127.0.0.1"),
+  /** Port to bind. */
+  port: z.number().int().min(0).max(65535).default(8787),
+  /** Extra host names (besides localhost, 127.0.0.1, [::1]) accepted in `Host`/`Origin`. */
+  allowed_hosts: z.array(z.string()).default([]),
+  /** Bearer token required on every request when set. */
+  api_key: secret(),
+});
+
+/** Settings of the guarded network layer. */
+export const NetworkSchema = z.object({
+  /**
+   * Reach private/loopback addresses: `false` (default), `true` (all), or a
+   * list of origins (`http://127.0.0.1:8080`) that alone are allowed.
+   */
+  allow_private: z.union([z.boolean(), z.array(z.string())]).default(false),
+  /** Ports a URL may name. */
+  allowed_ports: z.array(z.number().int().min(1).max(65535)).default([80, 443, 8080, 8443]),
+  /** Time to establish a connection. */
+  connect_timeout_ms: z.number().int().positive().default(10_000),
+  /** Time for a whole request, redirects included. */
+  timeout_ms: z.number().int().positive().default(20_000),
+  /** Largest body read from the wire (bytes). */
+  max_bytes: z.number().int().positive().default(5_000_000),
+  /** Largest body after decompression (bytes). */
+  max_decompressed_bytes: z.number().int().positive().default(20_000_000),
+  /** Redirect hops followed (each checked again). */
+  max_redirects: z.number().int().min(0).max(20).default(5),
+  /** User-Agent sent with every request. */
+  user_agent: z.string().default(USER_AGENT),
+  /** Obey robots.txt when reading pages. */
+  respect_robots: z.boolean().default(true),
+  /** Concurrent requests per host. */
+  per_host_concurrency: z.number().int().positive().default(2),
+});
+
+/** Settings of web search. */
+export const SearchSchema = z.object({
+  /** Which backend answers: `auto` = SearXNG when configured, else DuckDuckGo, the other on failure. */
+  backend: z.enum(["auto", "duckduckgo", "searxng"]).default("auto"),
+  /** Base URL of a SearXNG instance (JSON format enabled). */
+  searxng_url: z.string().url().optional(),
+  /** DuckDuckGo HTML endpoint. */
+  duckduckgo_html_url: z.string().url().default("https://html.duckduckgo.com/html/"),
+  /** DuckDuckGo lite endpoint (fallback). */
+  duckduckgo_lite_url: z.string().url().default("https://lite.duckduckgo.com/lite/"),
+  /** Default region (`kl`) for DuckDuckGo. */
+  region: z.string().default("us-en"),
+  /** Timeout for one upstream search call. */
+  timeout_ms: z.number().int().positive().default(10_000),
+  /** Brave Search API key (optional backend). */
+  brave_api_key: secret(),
+});
+
+/** Settings of page reading. */
+export const ReadSchema = z.object({
+  /** Use the headless browser: never, when the HTTP result is thin, or always. */
+  render: z.enum(["never", "auto", "always"]).default("auto"),
+  /** Chromium executable; default `/usr/bin/chromium` when present. */
+  chrome_path: z.string().optional(),
+  /** External DevTools endpoint (`ws://…` or `http://…`) instead of launching Chromium. */
+  browser_cdp_url: z.string().optional(),
+  /** Concurrent browser pages. */
+  browser_pages: z.number().int().positive().default(4),
+  /** Timeout for one browser page. */
+  browser_timeout_ms: z.number().int().positive().default(20_000),
+  /** Close the browser after this idle time. */
+  browser_idle_ms: z.number().int().positive().default(60_000),
+  /** Concurrent page reads per call. */
+  concurrency: z.number().int().positive().default(5),
+  /** GitHub API token (optional). */
+  github_token: secret(),
+  /** GitHub API base URL. */
+  github_api_url: z.string().url().default("https://api.github.com"),
+  /** Raw GitHub content base URL. */
+  github_raw_url: z.string().url().default("https://raw.githubusercontent.com"),
+  /** Wayback Machine fallback (opt-in). */
+  wayback: z.boolean().default(false),
+  /** Wayback availability API base URL. */
+  wayback_url: z.string().url().default("https://archive.org"),
+  /** Domains whose `llms.txt`/`llms-full.txt` are used. */
+  llms_txt_domains: z.array(z.string()).default([]),
+  /** Operator file forcing tiers per domain or path prefix. */
+  tier_rules_path: z.string().optional(),
+});
+
+/** Settings of passage selection. */
+export const RankSchema = z.object({
+  /** Default token budget of one call. */
+  max_tokens: z.number().int().positive().default(4_000),
+  /** Share of the budget one source may take while others are relevant. */
+  per_source_share: z.number().min(0.05).max(1).default(0.4),
+  /** Weight of the dense ranking in reciprocal rank fusion. */
+  dense_weight: z.number().min(0).max(1).default(0.5),
+  /** RRF constant. */
+  rrf_k: z.number().positive().default(60),
+  /** Token-set Jaccard at or above which a unit is a near-copy. */
+  dedupe_jaccard: z.number().min(0).max(1).default(0.92),
+  /** Cosine at or above which a unit is a paraphrased repeat. */
+  dedupe_cosine: z.number().min(0).max(1).default(0.92),
+  /** Candidates considered per selected unit. */
+  oversample: z.number().min(1).default(3),
+  /** Budget for related links. */
+  links_max_tokens: z.number().int().min(0).default(300),
+});
+
+/** Settings of embeddings. */
+export const EmbedSchema = z.object({
+  /** Embedder: none, the shipped static model, a transformers.js model, or an OpenAI-compatible API. */
+  provider: z.enum(["none", "static", "transformers", "openai"]).default("static"),
+  /** transformers.js preset or local model directory. */
+  model: z.string().default("balanced"),
+  /** Directory of local models. */
+  models_dir: z.string().optional(),
+  /** OpenAI-compatible base URL (`…/v1`). */
+  api_url: z.string().url().optional(),
+  /** OpenAI-compatible model name. */
+  api_model: z.string().optional(),
+  /** OpenAI-compatible API key. */
+  api_key: secret(),
+  /** Texts per embedding batch. */
+  batch_size: z.number().int().positive().default(64),
+});
+
+/** Settings of the embedded store and caches. */
+export const StoreSchema = z.object({
+  /** SQLite file; default `$XDG_DATA_HOME/gleaner/gleaner.db`. `:memory:` keeps nothing. */
+  path: z.string().optional(),
+  /** Shared cache (`redis://…`) for several processes. */
+  cache_url: secret(),
+  /** Freshness of cached search answers (seconds). */
+  search_ttl_s: z.number().int().min(0).default(3_600),
+  /** Freshness of cached pages (seconds). */
+  page_ttl_s: z.number().int().min(0).default(86_400),
+  /** Freshness of cached crawl manifests (seconds). */
+  crawl_ttl_s: z.number().int().min(0).default(21_600),
+  /** Size cap of the cache (bytes). */
+  cache_max_bytes: z.number().int().positive().default(200_000_000),
+});
+
+/** Settings of logging. */
+export const LogSchema = z.object({
+  /** Lowest level written to stderr. */
+  level: z.enum(["trace", "debug", "info", "warning", "error", "fatal"]).default("info"),
+});
+
+/** The whole configuration. */
+export const ConfigSchema = z.object({
+  server: ServerSchema.default(ServerSchema.parse({})),
+  network: NetworkSchema.default(NetworkSchema.parse({})),
+  search: SearchSchema.default(SearchSchema.parse({})),
+  read: ReadSchema.default(ReadSchema.parse({})),
+  rank: RankSchema.default(RankSchema.parse({})),
+  embed: EmbedSchema.default(EmbedSchema.parse({})),
+  store: StoreSchema.default(StoreSchema.parse({})),
+  log: LogSchema.default(LogSchema.parse({})),
+});
+
+/** A complete, validated configuration. */
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** A partial configuration, as written in a file or passed to `createGleaner`. */
+export type ConfigInput = {
+  [S in keyof Config]?: Partial<Config[S]>;
+};
+
+/** Short environment names accepted besides `GLEANER_<SECTION>_<KEY>`. */
+export const ENV_ALIASES: Readonly<Record<string, string>> = {
+  GLEANER_HOST: "server.host",
+  GLEANER_PORT: "server.port",
+  GLEANER_API_KEY: "server.api_key",
+  GLEANER_ALLOW_PRIVATE_NETWORK: "network.allow_private",
+  GLEANER_CHROME_PATH: "read.chrome_path",
+  GLEANER_SEARXNG_URL: "search.searxng_url",
+  GLEANER_LOG_LEVEL: "log.level",
+  GLEANER_DB: "store.path",
+  GITHUB_TOKEN: "read.github_token",
+  BRAVE_API_KEY: "search.brave_api_key",
+};
+
+/**
+ * Validates a partial configuration and fills in defaults.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "./config.ts";
+ * const config = parseConfig({ server: { port: 9000 } });
+ * console.assert(config.server.port === 9000 && config.server.host === "127.0.0.1");
+ * ```
+ */
+export function parseConfig(input: unknown = {}): Config {
+  const result = ConfigSchema.safeParse(input ?? {});
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = issue.path.join(".") || "(root)";
+    throw new GleanerError("invalid_arguments", `config: ${field}: ${issue.message}`, {
+      details: { field },
+    });
+  }
+  return result.data;
+}
+
+/** The kind of value a setting takes, read from the schema. */
+function fieldKind(
+  section: string,
+  key: string,
+): "boolean" | "number" | "array" | "string" | "union" {
+  const sectionSchema = (ConfigSchema.shape as Record<string, z.ZodType>)[section];
+  // deno-lint-ignore no-explicit-any
+  let field: any = (unwrap(sectionSchema) as z.ZodObject).shape[key];
+  field = unwrap(field);
+  if (field instanceof z.ZodBoolean) return "boolean";
+  if (field instanceof z.ZodNumber) return "number";
+  if (field instanceof z.ZodArray) return "array";
+  if (field instanceof z.ZodUnion) return "union";
+  return "string";
+}
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let current = schema;
+  while (current instanceof z.ZodDefault || current instanceof z.ZodOptional) {
+    current = current.unwrap() as z.ZodType;
+  }
+  return current;
+}
+
+/** Converts an environment/flag string into the setting's type (validated later by zod). */
+export function coerceSetting(path: string, raw: string): unknown {
+  const [section, key] = path.split(".");
+  const kind = fieldKind(section, key);
+  const trimmed = raw.trim();
+  switch (kind) {
+    case "boolean":
+      return /^(1|true|yes|on)$/i.test(trimmed)
+        ? true
+        : /^(0|false|no|off)$/i.test(trimmed)
+        ? false
+        : trimmed;
+    case "number":
+      return trimmed === "" ? trimmed : Number(trimmed);
+    case "array":
+      return trimmed.startsWith("[")
+        ? safeJson(trimmed)
+        : trimmed.split(",").map((s) => s.trim()).filter(Boolean)
+          .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+    case "union":
+      if (/^(1|true|yes|on)$/i.test(trimmed)) return true;
+      if (/^(0|false|no|off)$/i.test(trimmed)) return false;
+      return trimmed.startsWith("[")
+        ? safeJson(trimmed)
+        : trimmed.split(",").map((s) => s.trim()).filter(Boolean);
+    default:
+      return raw;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Every `section.key` the schema knows. */
+export function settingPaths(): string[] {
+  const paths: string[] = [];
+  for (const [section, schema] of Object.entries(ConfigSchema.shape)) {
+    for (const key of Object.keys((unwrap(schema as z.ZodType) as z.ZodObject).shape)) {
+      paths.push(`${section}.${key}`);
+    }
+  }
+  return paths;
+}
+
+/** Reads `GLEANER_*` settings (and aliases) from an environment map. */
+export function configFromEnv(env: Record<string, string | undefined>): ConfigInput {
+  const out: Record<string, Record<string, unknown>> = {};
+  const set = (path: string, raw: string) => {
+    const [section, key] = path.split(".");
+    (out[section] ??= {})[key] = coerceSetting(path, raw);
+  };
+  for (const [name, path] of Object.entries(ENV_ALIASES)) {
+    const value = env[name];
+    if (value !== undefined && value !== "") set(path, value);
+  }
+  for (const path of settingPaths()) {
+    const name = `GLEANER_${path.replace(".", "_").toUpperCase()}`;
+    const value = env[name];
+    if (value !== undefined && value !== "") set(path, value);
+  }
+  return out as ConfigInput;
+}
+
+/** Deep-merges partial configurations, later ones winning. */
+export function mergeConfig(...layers: (ConfigInput | undefined)[]): ConfigInput {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const layer of layers) {
+    if (!layer) continue;
+    for (const [section, values] of Object.entries(layer)) {
+      if (values && typeof values === "object") out[section] = { ...out[section], ...values };
+    }
+  }
+  return out as ConfigInput;
+}
+
+/** Where the config file is looked for. */
+export function configFilePath(env: Record<string, string | undefined>): string | undefined {
+  if (env.GLEANER_CONFIG) return env.GLEANER_CONFIG;
+  const base = env.XDG_CONFIG_HOME ?? (env.HOME ? `${env.HOME}/.config` : undefined);
+  return base ? `${base}/gleaner/config.json` : undefined;
+}
+
+/**
+ * Loads the configuration the way every entry point does: defaults, then the
+ * config file, then the environment, then CLI flags (`section.key` → string).
+ *
+ * @example
+ * ```ts
+ * import { loadConfig } from "./config.ts";
+ * const config = await loadConfig({ env: { GLEANER_PORT: "9001" }, flags: {} });
+ * console.assert(config.server.port === 9001);
+ * ```
+ */
+export async function loadConfig(
+  options: {
+    env?: Record<string, string | undefined>;
+    flags?: Record<string, string>;
+    file?: string;
+  } = {},
+): Promise<Config> {
+  const env = options.env ?? readEnv();
+  const path = options.file ?? configFilePath(env);
+  let fileLayer: ConfigInput | undefined;
+  if (path) {
+    try {
+      fileLayer = JSON.parse(await Deno.readTextFile(path)) as ConfigInput;
+    } catch (error) {
+      const explicit = options.file !== undefined || env.GLEANER_CONFIG !== undefined;
+      if (!(error instanceof Deno.errors.NotFound) || explicit) {
+        throw new GleanerError("invalid_arguments", `config file ${path} could not be read`, {
+          cause: error,
+        });
+      }
+    }
+  }
+  const flagLayer: Record<string, Record<string, unknown>> = {};
+  for (const [path, raw] of Object.entries(options.flags ?? {})) {
+    const [section, key] = path.split(".");
+    (flagLayer[section] ??= {})[key] = coerceSetting(path, raw);
+  }
+  return parseConfig(mergeConfig(fileLayer, configFromEnv(env), flagLayer as ConfigInput));
+}
+
+function readEnv(): Record<string, string | undefined> {
+  try {
+    return Deno.env.toObject();
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A copy of the configuration safe to print: every secret replaced by
+ * `"[redacted]"`, and credentials in URLs masked.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig, redactConfig } from "./config.ts";
+ * const shown = redactConfig(parseConfig({ server: { api_key: "s3cret" } }));
+ * console.assert(shown.server.api_key === "[redacted]");
+ * ```
+ */
+export function redactConfig(config: Config): Config {
+  const copy = structuredClone(config) as unknown as Record<string, Record<string, unknown>>;
+  for (const path of SECRET_KEYS) {
+    const [section, key] = path.split(".");
+    if (copy[section]?.[key] !== undefined) copy[section][key] = "[redacted]";
+  }
+  return copy as unknown as Config;
+}
+
+/** True when private addresses may be reached for this origin. */
+export function privateAllowed(
+  config: Pick<Config["network"], "allow_private">,
+  origin: string,
+): boolean {
+  const allow = config.allow_private;
+  if (allow === true) return true;
+  if (allow === false) return false;
+  return allow.some((entry) => {
+    try {
+      return new URL(entry).origin === origin;
+    } catch {
+      return false;
+    }
+  });
+}

@@ -1,0 +1,27 @@
+/**
+ * The one interface every embedder implements.
+ *
+ * @module
+ */
+
+/** Turns texts into unit-length vectors. */
+export interface Embedder {
+  /** Stable identity of the model (used in cache keys), e.g. `static:glove-sif-30k`. */
+  readonly id: string;
+  /** Vector length. */
+  readonly dimensions: number;
+  /** Embeds search queries (with the model's query prefix, if any). */
+  embedQueries(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** Embeds passages (with the model's document prefix, if any). */
+  embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** Releases resources. */
+  close?(): Promise<void>;
+}
+
+/** Persistent store of document embeddings keyed by model id and text hash. */
+export interface EmbeddingCache {
+  /** Vectors already stored for these hashes (missing ones absent from the map). */
+  get(model: string, hashes: string[]): Promise<Map<string, Float32Array>>;
+  /** Stores vectors. */
+  put(model: string, entries: Map<string, Float32Array>): Promise<void>;
+}
