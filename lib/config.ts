@@ -75,6 +75,12 @@ export const SearchSchema = z.object({
   duckduckgo_lite_url: z.string().url().default("https://lite.duckduckgo.com/lite/"),
   /** Default region (`kl`) for DuckDuckGo. */
   region: z.string().default("us-en"),
+  /** SearXNG categories asked for (comma-separated in the request). */
+  searxng_categories: z.array(z.string()).default(["general"]),
+  /** SearXNG engines asked for; empty = the instance's defaults. */
+  searxng_engines: z.array(z.string()).default([]),
+  /** Safe search level sent to SearXNG: 0 off, 1 moderate, 2 strict. */
+  safesearch: z.number().int().min(0).max(2).default(1),
   /** Timeout for one upstream search call. */
   timeout_ms: z.number().int().positive().default(10_000),
   /** Brave Search API key (optional backend). */
@@ -141,12 +147,18 @@ export const EmbedSchema = z.object({
   model: z.string().default("balanced"),
   /** Directory of local models. */
   models_dir: z.string().optional(),
+  /** Download a missing transformers.js model from the Hugging Face hub (into `models_dir`). */
+  allow_remote: z.boolean().default(false),
+  /** transformers.js weight variant (`onnx/model_quantized.onnx` for q8). */
+  dtype: z.enum(["fp32", "fp16", "q8", "int8", "uint8", "q4", "q4f16", "bnb4"]).default("q8"),
   /** OpenAI-compatible base URL (`…/v1`). */
   api_url: z.string().url().optional(),
   /** OpenAI-compatible model name. */
   api_model: z.string().optional(),
   /** OpenAI-compatible API key. */
   api_key: secret(),
+  /** Vector length asked of the OpenAI-compatible API (`dimensions`); the model's own when unset. */
+  api_dimensions: z.number().int().positive().optional(),
   /** Texts per embedding batch. */
   batch_size: z.number().int().positive().default(64),
 });
@@ -356,6 +368,8 @@ export async function loadConfig(
     env?: Record<string, string | undefined>;
     flags?: Record<string, string>;
     file?: string;
+    /** Settings given in code; above the environment, below CLI flags. */
+    overrides?: ConfigInput;
   } = {},
 ): Promise<Config> {
   const env = options.env ?? readEnv();
@@ -378,7 +392,9 @@ export async function loadConfig(
     const [section, key] = path.split(".");
     (flagLayer[section] ??= {})[key] = coerceSetting(path, raw);
   }
-  return parseConfig(mergeConfig(fileLayer, configFromEnv(env), flagLayer as ConfigInput));
+  return parseConfig(
+    mergeConfig(fileLayer, configFromEnv(env), options.overrides, flagLayer as ConfigInput),
+  );
 }
 
 function readEnv(): Record<string, string | undefined> {

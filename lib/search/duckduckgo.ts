@@ -1,0 +1,397 @@
+/**
+ * DuckDuckGo without a key: the HTML page (`html.duckduckgo.com/html/`), with
+ * the lite page as fallback. Result links are unwrapped from DuckDuckGo's
+ * `/l/?uddg=` redirect, ads are dropped, and the bot challenge is reported as
+ * `blocked` rather than as zero results.
+ *
+ * @module
+ */
+import { parseHTML } from "linkedom";
+import type { Config } from "../config.ts";
+import { getGleanerLogger } from "../log.ts";
+import type { Fetcher } from "../net/types.ts";
+import {
+  type SearchBackend,
+  SearchFailure,
+  type SearchHit,
+  type SearchRequest,
+  type TimeRange,
+} from "./types.ts";
+import { cleanText, fetchUpstream, safeEndpoint, toIsoDate } from "./upstream.ts";
+
+const log = getGleanerLogger("search", "duckduckgo");
+
+/** The backend name DuckDuckGo reports under. */
+export const DUCKDUCKGO = "duckduckgo";
+
+/** What a DuckDuckGo page turned out to be. */
+export type DuckDuckGoPage =
+  | { kind: "results"; hits: SearchHit[] }
+  | { kind: "empty" }
+  | { kind: "blocked" }
+  | { kind: "unrecognised" };
+
+/** DuckDuckGo's `df` value for each time range. */
+export const DUCKDUCKGO_TIME_RANGE: Readonly<Record<TimeRange, string>> = {
+  day: "d",
+  week: "w",
+  month: "m",
+  year: "y",
+};
+
+/** Country DuckDuckGo pairs with a bare language code in `kl` (`<country>-<lang>`). */
+const LANGUAGE_COUNTRY: Readonly<Record<string, string>> = {
+  en: "us",
+  de: "de",
+  fr: "fr",
+  es: "es",
+  it: "it",
+  pt: "pt",
+  nl: "nl",
+  ru: "ru",
+  pl: "pl",
+  sv: "se",
+  da: "dk",
+  fi: "fi",
+  no: "no",
+  nb: "no",
+  cs: "cz",
+  el: "gr",
+  hu: "hu",
+  ro: "ro",
+  sk: "sk",
+  tr: "tr",
+  uk: "ua",
+  he: "il",
+  ar: "xa",
+  ja: "jp",
+  ko: "kr",
+  zh: "cn",
+  id: "id",
+  vi: "vn",
+  th: "th",
+};
+
+/** DuckDuckGo's spelling of some countries and languages in `kl`. */
+const KL_COUNTRY: Readonly<Record<string, string>> = { gb: "uk" };
+const KL_LANGUAGE: Readonly<Record<string, string>> = { ja: "jp", ko: "kr", nb: "no" };
+
+/**
+ * The DuckDuckGo region (`kl`) for a language: `de` → `de-de`, `en-GB` →
+ * `uk-en`, `pt-BR` → `br-pt`; `all` → `wt-wt` (no region); no language → the
+ * configured default.
+ *
+ * @example
+ * ```ts
+ * import { duckduckgoRegion } from "./duckduckgo.ts";
+ * console.assert(duckduckgoRegion("en-GB", "us-en") === "uk-en");
+ * console.assert(duckduckgoRegion(undefined, "us-en") === "us-en");
+ * ```
+ */
+export function duckduckgoRegion(language: string | undefined, fallback: string): string {
+  if (!language || !language.trim()) return fallback;
+  const code = language.trim().toLowerCase().replace("_", "-");
+  if (code === "all" || code === "auto") return "wt-wt";
+  const [lang, country] = code.split("-");
+  const klLang = KL_LANGUAGE[lang] ?? lang;
+  if (country && /^[a-z]{2}$/.test(country)) return `${KL_COUNTRY[country] ?? country}-${klLang}`;
+  const defaultCountry = LANGUAGE_COUNTRY[lang];
+  return defaultCountry ? `${defaultCountry}-${klLang}` : fallback;
+}
+
+/**
+ * The target of a DuckDuckGo result link: `//duckduckgo.com/l/?uddg=<target>`
+ * is unwrapped; ad links (`duckduckgo.com/y.js`, also when wrapped) and
+ * anything not http(s) give `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { unwrapDuckDuckGoUrl } from "./duckduckgo.ts";
+ * const href = "//duckduckgo.com/l/?uddg=https%3A%2F%2Fdeno.com%2F&rut=abc";
+ * console.assert(unwrapDuckDuckGoUrl(href) === "https://deno.com/");
+ * console.assert(unwrapDuckDuckGoUrl("https://duckduckgo.com/y.js?ad_provider=x") === undefined);
+ * ```
+ */
+export function unwrapDuckDuckGoUrl(href: string | null | undefined): string | undefined {
+  if (!href) return undefined;
+  let url: URL;
+  try {
+    url = new URL(href.trim(), "https://duckduckgo.com/");
+  } catch {
+    return undefined;
+  }
+  for (let depth = 0; depth < 3 && isDuckDuckGoHost(url.hostname); depth++) {
+    if (url.pathname === "/y.js") return undefined;
+    if (url.pathname !== "/l/" && url.pathname !== "/l") break;
+    const target = url.searchParams.get("uddg");
+    if (!target) return undefined;
+    try {
+      url = new URL(target);
+    } catch {
+      return undefined;
+    }
+  }
+  if (isDuckDuckGoHost(url.hostname) && url.pathname === "/y.js") return undefined;
+  return url.protocol === "http:" || url.protocol === "https:" ? url.href : undefined;
+}
+
+function isDuckDuckGoHost(host: string): boolean {
+  const lower = host.toLowerCase();
+  return lower === "duckduckgo.com" || lower.endsWith(".duckduckgo.com");
+}
+
+/** The few DOM members the parsers use (Deno's default lib has no DOM types). */
+interface El {
+  querySelector(selector: string): El | null;
+  querySelectorAll(selector: string): Iterable<El>;
+  getAttribute(name: string): string | null;
+  closest(selector: string): El | null;
+  readonly classList: { contains(token: string): boolean };
+  readonly nextElementSibling: El | null;
+  readonly textContent: string | null;
+}
+
+/** A parsed document. */
+interface Doc extends El {
+  readonly body: El | null;
+  readonly documentElement: El | null;
+}
+
+function parseDocument(html: string): Doc {
+  return (parseHTML(html) as unknown as { document: Doc }).document;
+}
+
+/** True when the document is DuckDuckGo's bot challenge ("anomaly") page. */
+function isChallenge(document: Doc, hasResults: boolean): boolean {
+  if (
+    document.querySelector("#challenge-form, [class*='anomaly-modal'], form[action*='anomaly']")
+  ) {
+    return true;
+  }
+  if (hasResults) return false;
+  const text = cleanText(document.body?.textContent ?? document.documentElement?.textContent);
+  return /bots use duckduckgo too/i.test(text);
+}
+
+/** True when the document has DuckDuckGo's search form (a real result page). */
+function hasSearchForm(document: Doc): boolean {
+  return document.querySelector("form input[name='q']") !== null;
+}
+
+/**
+ * Parses a DuckDuckGo HTML result page (`div.result` blocks, `a.result__a`
+ * titles, `.result__snippet`), dropping ads.
+ *
+ * @example
+ * ```ts
+ * import { parseDuckDuckGoHtml } from "./duckduckgo.ts";
+ * const page = parseDuckDuckGoHtml(`<form><input name="q"></form><div class="result">
+ *   <a class="result__a" href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fdeno.com%2F">Deno</a>
+ *   <a class="result__snippet">A runtime</a></div>`);
+ * console.assert(page.kind === "results" && page.hits[0].url === "https://deno.com/");
+ * ```
+ */
+export function parseDuckDuckGoHtml(html: string): DuckDuckGoPage {
+  const document = parseDocument(html);
+  const hits: SearchHit[] = [];
+  let blocks = 0;
+  let ads = 0;
+  for (const block of document.querySelectorAll("div.result")) {
+    blocks++;
+    if (block.classList.contains("result--ad")) {
+      ads++;
+      continue;
+    }
+    const link = block.querySelector("a.result__a");
+    if (!link) continue;
+    const url = unwrapDuckDuckGoUrl(link.getAttribute("href"));
+    if (!url) continue;
+    const title = cleanText(link.textContent);
+    const snippet = cleanText(block.querySelector(".result__snippet")?.textContent);
+    const published = htmlPublished(block);
+    hits.push({
+      title: title || url,
+      url,
+      snippet,
+      ...(published ? { published } : {}),
+      source: DUCKDUCKGO,
+    });
+  }
+  if (isChallenge(document, hits.length > 0)) return { kind: "blocked" };
+  if (hits.length > 0) return { kind: "results", hits };
+  if (document.querySelector(".no-results, .result--no-result")) return { kind: "empty" };
+  if (blocks > 0 && blocks === ads) return { kind: "empty" };
+  return blocks === 0 && hasSearchForm(document) && document.querySelector("#links, .serp__results")
+    ? { kind: "empty" }
+    : { kind: "unrecognised" };
+}
+
+function htmlPublished(block: El): string | undefined {
+  const stamp = block.querySelector(".result__timestamp");
+  if (stamp) return toIsoDate(cleanText(stamp.textContent));
+  for (const span of block.querySelectorAll(".result__extras__url span")) {
+    const text = cleanText(span.textContent);
+    if (/^\d{4}-\d{2}-\d{2}/.test(text)) return toIsoDate(text);
+  }
+  return undefined;
+}
+
+/**
+ * Parses a DuckDuckGo lite result page: a table whose rows hold
+ * `a.result-link` and, below it, `td.result-snippet`. Sponsored rows are
+ * dropped.
+ *
+ * @example
+ * ```ts
+ * import { parseDuckDuckGoLite } from "./duckduckgo.ts";
+ * const page = parseDuckDuckGoLite(`<table><tr><td><a class="result-link"
+ *   href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fdeno.com%2F">Deno</a></td></tr>
+ *   <tr><td class="result-snippet">A runtime</td></tr></table>`);
+ * console.assert(page.kind === "results" && page.hits[0].snippet === "A runtime");
+ * ```
+ */
+export function parseDuckDuckGoLite(html: string): DuckDuckGoPage {
+  const document = parseDocument(html);
+  const hits: SearchHit[] = [];
+  for (const link of document.querySelectorAll("a.result-link")) {
+    const row = link.closest("tr");
+    if (row?.classList.contains("result-sponsored")) continue;
+    const url = unwrapDuckDuckGoUrl(link.getAttribute("href"));
+    if (!url) continue;
+    let snippet = "";
+    let published: string | undefined;
+    for (let next = row?.nextElementSibling; next; next = next.nextElementSibling) {
+      if (next.querySelector("a.result-link")) break;
+      const cell = next.querySelector("td.result-snippet");
+      if (cell && !snippet) snippet = cleanText(cell.textContent);
+      const stamp = next.querySelector(".timestamp");
+      if (stamp && !published) published = toIsoDate(cleanText(stamp.textContent));
+    }
+    const title = cleanText(link.textContent);
+    hits.push({
+      title: title || url,
+      url,
+      snippet,
+      ...(published ? { published } : {}),
+      source: DUCKDUCKGO,
+    });
+  }
+  if (isChallenge(document, hits.length > 0)) return { kind: "blocked" };
+  if (hits.length > 0) return { kind: "results", hits };
+  return hasSearchForm(document) ? { kind: "empty" } : { kind: "unrecognised" };
+}
+
+/** Settings the DuckDuckGo backend reads. */
+export type DuckDuckGoSettings = Pick<
+  Config["search"],
+  "duckduckgo_html_url" | "duckduckgo_lite_url" | "region" | "timeout_ms"
+>;
+
+/**
+ * Creates the DuckDuckGo backend: POSTs the HTML form (`q`, `b`, `kl`, `df`),
+ * falls back to the lite page when the HTML page fails (except on 429).
+ *
+ * @example
+ * ```ts ignore
+ * import { parseConfig } from "../config.ts";
+ * import { createFetcher } from "../net/fetch.ts";
+ * import { createDuckDuckGoBackend } from "./duckduckgo.ts";
+ * const config = parseConfig();
+ * const ddg = createDuckDuckGoBackend(config.search);
+ * const hits = await ddg.search({ query: "deno permissions", max_results: 5 }, createFetcher(config.network));
+ * ```
+ */
+export function createDuckDuckGoBackend(settings: DuckDuckGoSettings): SearchBackend {
+  const pages = [
+    { kind: "html" as const, url: settings.duckduckgo_html_url, parse: parseDuckDuckGoHtml },
+    { kind: "lite" as const, url: settings.duckduckgo_lite_url, parse: parseDuckDuckGoLite },
+  ];
+
+  async function askPage(
+    page: typeof pages[number],
+    req: SearchRequest,
+    fetcher: Fetcher,
+  ): Promise<SearchHit[]> {
+    const form = new URLSearchParams({
+      q: req.query,
+      b: "",
+      kl: duckduckgoRegion(req.language, settings.region),
+      df: req.time_range ? DUCKDUCKGO_TIME_RANGE[req.time_range] : "",
+    });
+    const headers: Record<string, string> = {
+      "Content-Type": "application/x-www-form-urlencoded",
+      Accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8",
+      Referer: page.url,
+    };
+    if (req.language) headers["Accept-Language"] = req.language;
+    const where = `${DUCKDUCKGO} ${page.kind} page ${safeEndpoint(page.url)}`;
+    const res = await fetchUpstream(fetcher, DUCKDUCKGO, page.url, {
+      method: "POST",
+      body: form,
+      headers,
+      signal: req.signal,
+      timeoutMs: settings.timeout_ms,
+    });
+    const details = { status: res.status, page: page.kind };
+    if (res.status === 429) {
+      throw new SearchFailure("rate_limited", `${where} answered 429 (rate limited)`, {
+        backend: DUCKDUCKGO,
+        details,
+      });
+    }
+    if (res.status === 202 || res.status === 403) {
+      throw new SearchFailure(
+        "blocked",
+        `${where} answered ${res.status} with its bot challenge (blocked, not zero results)`,
+        { backend: DUCKDUCKGO, details },
+      );
+    }
+    if (res.status < 200 || res.status > 299) {
+      throw new SearchFailure("unavailable", `${where} answered HTTP ${res.status}`, {
+        backend: DUCKDUCKGO,
+        details,
+      });
+    }
+    const parsed = page.parse(res.text());
+    switch (parsed.kind) {
+      case "results":
+        return parsed.hits;
+      case "empty":
+        return [];
+      case "blocked":
+        throw new SearchFailure(
+          "blocked",
+          `${where} answered with its bot challenge (blocked, not zero results)`,
+          { backend: DUCKDUCKGO, details },
+        );
+      case "unrecognised":
+        throw new SearchFailure("invalid", `${where} answered a page whose layout is unknown`, {
+          backend: DUCKDUCKGO,
+          details,
+        });
+    }
+  }
+
+  return {
+    name: DUCKDUCKGO,
+    async search(req: SearchRequest, fetcher: Fetcher): Promise<SearchHit[]> {
+      let first: SearchFailure;
+      try {
+        return await askPage(pages[0], req, fetcher);
+      } catch (error) {
+        if (!(error instanceof SearchFailure)) throw error;
+        if (error.outcome === "rate_limited" || req.signal?.aborted) throw error;
+        first = error;
+      }
+      log.info("HTML page failed ({outcome}); trying the lite page", { outcome: first.outcome });
+      try {
+        return await askPage(pages[1], req, fetcher);
+      } catch (error) {
+        if (!(error instanceof SearchFailure)) throw error;
+        const both = [first, error];
+        throw both.find((e) => e.outcome === "blocked") ??
+          both.find((e) => e.outcome === "rate_limited") ?? error;
+      }
+    },
+  };
+}

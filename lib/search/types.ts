@@ -1,0 +1,131 @@
+/**
+ * The contract of web search: a request, the hits, a backend, and the record
+ * of each backend call ({@link Attempt}) the router keeps.
+ *
+ * @module
+ */
+import { type ErrorCode, GleanerError } from "../errors.ts";
+import type { Fetcher } from "../net/types.ts";
+
+/** How recent results must be. */
+export type TimeRange = "day" | "week" | "month" | "year";
+
+/** One web search. */
+export interface SearchRequest {
+  /** What to search for. */
+  query: string;
+  /** Only results published within this range. */
+  time_range?: TimeRange;
+  /** Preferred result language (`en`, `de`, `pt-BR`, …). */
+  language?: string;
+  /** Most results returned. */
+  max_results: number;
+  /** Only results on these domains (a domain includes its subdomains). */
+  domains?: string[];
+  /** Cancels the search. */
+  signal?: AbortSignal;
+}
+
+/** One search result. */
+export interface SearchHit {
+  /** Title as the engine shows it. */
+  title: string;
+  /** The target URL (never an engine redirect). */
+  url: string;
+  /** The engine's snippet, plain text. */
+  snippet: string;
+  /** Publication date when the engine gives one (ISO 8601 when parseable). */
+  published?: string;
+  /** The backend that found it (`duckduckgo`, `searxng`). */
+  source: string;
+}
+
+/** A search engine Gleaner can ask. */
+export interface SearchBackend {
+  /** Stable backend name (`duckduckgo`, `searxng`). */
+  readonly name: string;
+  /**
+   * Runs one search. Zero results resolve to `[]`; every failure throws a
+   * {@link SearchFailure} naming its {@link AttemptOutcome}.
+   */
+  search(req: SearchRequest, fetcher: Fetcher): Promise<SearchHit[]>;
+}
+
+/** What came of one backend call. */
+export type AttemptOutcome =
+  | "ok"
+  | "empty"
+  | "blocked"
+  | "rate_limited"
+  | "unavailable"
+  | "invalid";
+
+/** The record of one backend call. */
+export interface Attempt {
+  /** Backend name. */
+  backend: string;
+  /** What came of it. */
+  outcome: AttemptOutcome;
+  /** Wall time of the call in milliseconds. */
+  ms: number;
+}
+
+/** Outcomes that mean a backend call failed. */
+export type FailureOutcome = Exclude<AttemptOutcome, "ok" | "empty">;
+
+/** The error code that best fits each failure outcome. */
+const OUTCOME_CODES: Record<FailureOutcome, ErrorCode> = {
+  blocked: "provider_unavailable",
+  rate_limited: "rate_limited",
+  unavailable: "provider_unavailable",
+  invalid: "provider_unavailable",
+};
+
+/**
+ * A failed search call. It carries the {@link AttemptOutcome} so the router
+ * can record it, and — when thrown by the router after every backend failed —
+ * the {@link Attempt}s made (also in `details.attempts`).
+ *
+ * @example
+ * ```ts
+ * import { SearchFailure } from "./types.ts";
+ * const err = new SearchFailure("rate_limited", "duckduckgo answered 429", { backend: "duckduckgo" });
+ * console.assert(err.code === "rate_limited" && err.outcome === "rate_limited");
+ * ```
+ */
+export class SearchFailure extends GleanerError {
+  /** What kind of failure it was. */
+  readonly outcome: FailureOutcome;
+  /** The backend that failed, when known. */
+  readonly backend?: string;
+  /** Every backend call made before giving up (set by the router). */
+  readonly attempts: Attempt[];
+
+  /** Creates a failure; the error code follows from the outcome unless given. */
+  constructor(
+    outcome: FailureOutcome,
+    message: string,
+    options: {
+      backend?: string;
+      code?: ErrorCode;
+      cause?: unknown;
+      attempts?: Attempt[];
+      details?: Record<string, unknown>;
+    } = {},
+  ) {
+    const attempts = options.attempts ?? [];
+    super(options.code ?? OUTCOME_CODES[outcome], message, {
+      cause: options.cause,
+      details: {
+        ...options.details,
+        outcome,
+        ...(options.backend ? { backend: options.backend } : {}),
+        ...(options.attempts ? { attempts } : {}),
+      },
+    });
+    this.name = "SearchFailure";
+    this.outcome = outcome;
+    this.backend = options.backend;
+    this.attempts = attempts;
+  }
+}
