@@ -1,0 +1,199 @@
+/**
+ * Gleaner's store: one SQLite file (cache, domain stats, embeddings) and,
+ * when `store.cache_url` is set, Valkey/Redis for the cache and domain stats
+ * so several processes share them.
+ *
+ * @example
+ * ```ts
+ * import { openStore } from "./mod.ts";
+ * const store = openStore({ path: ":memory:" });
+ * await store.cache.set("search", "q", ["a"]);
+ * await store.domains.record("example.com", "http", true);
+ * console.assert(store.backend === "sqlite");
+ * await store.close();
+ * ```
+ *
+ * @module
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { type Config, StoreSchema } from "../config.ts";
+import { GleanerError } from "../errors.ts";
+import type { EmbeddingCache } from "../rank/embed/types.ts";
+import { SqliteCache } from "./cache.ts";
+import { SqliteDomainStats } from "./domain_stats.ts";
+import { SqliteEmbeddingCache } from "./embeddings.ts";
+import { defaultDatabasePath, MEMORY_PATH, openDatabase } from "./sqlite.ts";
+import { type Cache, type DomainStats, namespaceTtls } from "./types.ts";
+import { closeValkeyClient, createValkeyClient, ValkeyCache, ValkeyDomainStats } from "./valkey.ts";
+
+export * from "./types.ts";
+export type { EmbeddingCache };
+export { DEFAULT_CACHE_TTLS, SqliteCache, type SqliteCacheOptions, utf8Length } from "./cache.ts";
+export { SqliteDomainStats, type SqliteDomainStatsOptions } from "./domain_stats.ts";
+export {
+  blobToVector,
+  SqliteEmbeddingCache,
+  type SqliteEmbeddingCacheOptions,
+  vectorToBlob,
+} from "./embeddings.ts";
+export { type Migration, MIGRATIONS } from "./migrations.ts";
+export {
+  DEFAULT_BUSY_TIMEOUT_MS,
+  defaultDatabasePath,
+  MEMORY_PATH,
+  migrate,
+  type MigrationResult,
+  openDatabase,
+  type OpenDatabaseOptions,
+  transaction,
+  userVersion,
+} from "./sqlite.ts";
+export {
+  DAY_KEY_TTL_S,
+  DEFAULT_KEY_PREFIX,
+  INFO_KEY_TTL_S,
+  type ValkeyCacheOptions,
+  type ValkeyDomainStatsOptions,
+} from "./valkey.ts";
+
+/** The `store` section of the configuration. */
+export type StoreSettings = Config["store"];
+
+/** Everything persistent Gleaner uses, opened together. */
+export interface Store {
+  /** The SQLite connection (for modules that add their own tables through migrations). */
+  readonly db: DatabaseSync;
+  /** Absolute path of the SQLite file, or `:memory:`. */
+  readonly path: string;
+  /** Which backend holds `cache` and `domains`. */
+  readonly backend: "sqlite" | "valkey";
+  /** JSON cache (`search`, `pages`, `crawl`). */
+  readonly cache: Cache;
+  /** Per-domain memory of what worked. */
+  readonly domains: DomainStats;
+  /** Embedding vectors by model and text hash (always SQLite). */
+  readonly embeddings: EmbeddingCache;
+  /**
+   * Resolves once every backend answers (SQLite: at once; Valkey: a `PING`),
+   * else rejects with `provider_unavailable`. Optional: commands wait anyway.
+   */
+  ready(): Promise<void>;
+  /** Closes the Valkey connection (if any) and the database. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  /** Environment used to find the default path (default: the process environment). */
+  env?: Record<string, string | undefined>;
+  /** Clock (ms since epoch) for cache and domain stats; injectable for tests. */
+  now?: () => number;
+  /** Valkey key prefix (default `gleaner:`). */
+  keyPrefix?: string;
+}
+
+/**
+ * Opens the store described by the `store` settings: the SQLite file at
+ * `store.path` (default `$XDG_DATA_HOME/gleaner/gleaner.db`), and Valkey for
+ * the cache and domain stats when `store.cache_url` is set. Synchronous: the
+ * Valkey client connects in the background (see {@link Store.ready}).
+ *
+ * @example
+ * ```ts
+ * import { openStore } from "./mod.ts";
+ * const store = openStore({ path: ":memory:", search_ttl_s: 60 });
+ * await store.ready();
+ * console.assert(await store.cache.get("search", "nothing yet") === undefined);
+ * await store.close();
+ * ```
+ */
+export function openStore(
+  config: Partial<StoreSettings> = {},
+  options: OpenStoreOptions = {},
+): Store {
+  const parsed = StoreSchema.safeParse(config);
+  if (!parsed.success) {
+    const field = `store.${parsed.error.issues[0].path.join(".")}`;
+    throw new GleanerError("invalid_arguments", `config: ${field}: invalid`, {
+      details: { field },
+    });
+  }
+  const settings = parsed.data;
+  const path = settings.path === MEMORY_PATH
+    ? MEMORY_PATH
+    : absolute(settings.path ?? defaultDatabasePath(options.env), options.env);
+  const db = openDatabase(path);
+  const now = options.now;
+  const ttls = namespaceTtls(settings);
+  const embeddings = new SqliteEmbeddingCache(db, { now });
+  let closed = false;
+
+  if (settings.cache_url) {
+    let client: ReturnType<typeof createValkeyClient>;
+    try {
+      client = createValkeyClient(settings.cache_url);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    const prefix = options.keyPrefix;
+    return {
+      db,
+      path,
+      backend: "valkey",
+      cache: new ValkeyCache(client, { ttls, prefix, now }),
+      domains: new ValkeyDomainStats(client, { prefix, now }),
+      embeddings,
+      async ready() {
+        try {
+          await client.ping();
+        } catch (cause) {
+          throw new GleanerError(
+            "provider_unavailable",
+            "store.cache_url: cache server unreachable",
+            { cause, details: { field: "store.cache_url" } },
+          );
+        }
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        try {
+          await closeValkeyClient(client);
+        } finally {
+          db.close();
+        }
+      },
+    };
+  }
+  return {
+    db,
+    path,
+    backend: "sqlite",
+    cache: new SqliteCache(db, { ttls, maxBytes: settings.cache_max_bytes, now }),
+    domains: new SqliteDomainStats(db, { now }),
+    embeddings,
+    ready: () => Promise.resolve(),
+    close() {
+      if (!closed) {
+        closed = true;
+        db.close();
+      }
+      return Promise.resolve();
+    },
+  };
+}
+
+function absolute(path: string, env?: Record<string, string | undefined>): string {
+  if (path.startsWith("/")) return path;
+  if (path.startsWith("~/")) {
+    let home = env?.HOME;
+    try {
+      home ??= Deno.env.get("HOME");
+    } catch {
+      // no --allow-env: leave the path as given
+    }
+    if (home) return `${home}${path.slice(1)}`;
+  }
+  return `${Deno.cwd()}/${path}`;
+}

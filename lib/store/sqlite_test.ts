@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { GleanerError } from "../errors.ts";
+import { type Migration, MIGRATIONS } from "./migrations.ts";
+import { defaultDatabasePath, migrate, openDatabase, transaction, userVersion } from "./sqlite.ts";
+
+function tables(db: DatabaseSync): string[] {
+  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+    name: string;
+  }[]).map((r) => r.name);
+}
+
+Deno.test("openDatabase creates the file 0600 in a 0700 directory, WAL on", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    const path = `${root}/a/b/gleaner.db`;
+    const db = openDatabase(path);
+    db.exec("CREATE TABLE probe (x)"); // forces the WAL file into existence
+    assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+    assert.equal((await Deno.stat(`${root}/a/b`)).mode! & 0o777, 0o700);
+    assert.equal((await Deno.stat(`${path}-wal`)).mode! & 0o777, 0o600);
+    const mode = db.prepare("PRAGMA journal_mode").get() as { journal_mode: string };
+    assert.equal(mode.journal_mode, "wal");
+    const busy = db.prepare("PRAGMA busy_timeout").get() as Record<string, number>;
+    assert.ok(Object.values(busy)[0] > 0);
+    db.close();
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("migrations are applied once and are idempotent across reopenings", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    const path = `${root}/gleaner.db`;
+    const db = openDatabase(path);
+    assert.equal(userVersion(db), MIGRATIONS.length);
+    for (
+      const t of ["cache_entries", "cache_totals", "domain_daily", "domain_info", "embeddings"]
+    ) {
+      assert.ok(tables(db).includes(t), t);
+    }
+    const again = migrate(db);
+    assert.deepEqual(again, { from: MIGRATIONS.length, to: MIGRATIONS.length, applied: [] });
+    db.prepare("INSERT INTO domain_info (domain) VALUES ('kept.example')").run();
+    db.close();
+
+    const reopened = openDatabase(path);
+    assert.equal(userVersion(reopened), MIGRATIONS.length);
+    const n = reopened.prepare("SELECT COUNT(*) AS n FROM domain_info").get() as { n: number };
+    assert.equal(n.n, 1);
+    reopened.close();
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a failing migration rolls back entirely and keeps the previous version", () => {
+  const steps: Migration[] = [
+    { version: 1, name: "one", up: "CREATE TABLE one (x)" },
+    {
+      version: 2,
+      name: "two",
+      up: (db) => {
+        db.exec("CREATE TABLE two (x)");
+        db.exec("INSERT INTO one VALUES (1)");
+        throw new Error("boom");
+      },
+    },
+  ];
+  const db = new DatabaseSync(":memory:");
+  assert.throws(() => migrate(db, steps), GleanerError);
+  assert.equal(userVersion(db), 1);
+  assert.deepEqual(tables(db), ["one"]);
+  const rows = db.prepare("SELECT COUNT(*) AS n FROM one").get() as { n: number };
+  assert.equal(rows.n, 0);
+  // Fixed migration list applies the rest.
+  const fixed: Migration[] = [steps[0], { version: 2, name: "two", up: "CREATE TABLE two (x)" }];
+  assert.deepEqual(migrate(db, fixed), { from: 1, to: 2, applied: [2] });
+  db.close();
+});
+
+Deno.test("a file from a newer schema is refused, gaps in versions are refused", () => {
+  const db = new DatabaseSync(":memory:");
+  db.exec(`PRAGMA user_version = ${MIGRATIONS.length + 5}`);
+  assert.throws(() => migrate(db), (e) => e instanceof GleanerError && e.code === "internal");
+  db.close();
+  const db2 = new DatabaseSync(":memory:");
+  assert.throws(() => migrate(db2, [{ version: 2, name: "gap", up: "SELECT 1" }]), GleanerError);
+  db2.close();
+});
+
+Deno.test("transaction commits on return and rolls back on throw", () => {
+  const db = openDatabase(":memory:");
+  db.exec("CREATE TABLE t (x)");
+  transaction(db, () => db.exec("INSERT INTO t VALUES (1)"));
+  assert.throws(() =>
+    transaction(db, () => {
+      db.exec("INSERT INTO t VALUES (2)");
+      throw new Error("no");
+    })
+  );
+  const rows = db.prepare("SELECT x FROM t").all() as { x: number }[];
+  assert.deepEqual(rows.map((r) => r.x), [1]);
+  assert.equal(db.isTransaction, false);
+  db.close();
+});
+
+Deno.test("defaultDatabasePath follows XDG_DATA_HOME, then HOME", () => {
+  assert.equal(defaultDatabasePath({ XDG_DATA_HOME: "/x/" }), "/x/gleaner/gleaner.db");
+  assert.equal(defaultDatabasePath({ HOME: "/home/u" }), "/home/u/.local/share/gleaner/gleaner.db");
+  assert.throws(() => defaultDatabasePath({}), GleanerError);
+});
+
+Deno.test("an unopenable path fails with invalid_arguments naming store.path", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${root}/file`, "x");
+    assert.throws(
+      () => openDatabase(`${root}/file/sub/gleaner.db`),
+      (e) =>
+        e instanceof GleanerError && e.code === "invalid_arguments" &&
+        e.message.includes("store.path"),
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

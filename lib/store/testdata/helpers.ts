@@ -1,0 +1,143 @@
+/**
+ * Test helpers (not part of the library): a private redis-server on a random
+ * loopback port, and concurrent writer processes released together.
+ *
+ * @module
+ */
+
+const WRITER = new URL("./domain_writer.ts", import.meta.url).pathname;
+const REDIS_BIN = "redis-server";
+
+/** True when `redis-server` can be started. */
+export async function redisAvailable(): Promise<boolean> {
+  try {
+    const out = await new Deno.Command(REDIS_BIN, {
+      args: ["--version"],
+      stdout: "null",
+      stderr: "null",
+    })
+      .output();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+
+/** A running private redis-server. */
+export interface RedisServer {
+  /** `redis://127.0.0.1:<port>`. */
+  url: string;
+  /** Stops the server and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts `redis-server` on a free loopback port with persistence off. */
+export async function startRedis(): Promise<RedisServer> {
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  const child = new Deno.Command(REDIS_BIN, {
+    args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      await conn.write(new TextEncoder().encode("PING\r\n"));
+      const buf = new Uint8Array(16);
+      const n = await conn.read(buf);
+      conn.close();
+      if (n && new TextDecoder().decode(buf.subarray(0, n)).startsWith("+PONG")) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      await child.status;
+      throw new Error(`redis-server did not start on port ${port}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // already gone
+      }
+      await child.status;
+    },
+  };
+}
+
+/**
+ * Runs `count` writer processes recording `n` attempts each on one domain,
+ * releases them together once all are ready, and waits for them to finish.
+ */
+export async function runWriters(
+  count: number,
+  args: {
+    backend: "sqlite" | "valkey";
+    target: string;
+    domain: string;
+    n: number;
+    prefix?: string;
+  },
+): Promise<void> {
+  const children = Array.from({ length: count }, () =>
+    new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-read",
+        "--allow-write",
+        "--allow-env",
+        "--allow-net=127.0.0.1",
+        "--allow-sys",
+        WRITER,
+        args.backend,
+        args.target,
+        args.domain,
+        String(args.n),
+        ...(args.prefix ? [args.prefix] : []),
+      ],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn());
+  const readers = children.map((c) => c.stdout.pipeThrough(new TextDecoderStream()).getReader());
+  const readLine = async (i: number, want: string) => {
+    let text = "";
+    while (!text.includes(want)) {
+      const { value, done } = await readers[i].read();
+      if (done) throw new Error(`writer ${i} ended before "${want}"`);
+      text += value;
+    }
+  };
+  let failure: unknown;
+  try {
+    await Promise.all(children.map((_, i) => readLine(i, "ready")));
+    const go = new TextEncoder().encode("go\n");
+    await Promise.all(children.map(async (c) => {
+      const w = c.stdin.getWriter();
+      await w.write(go);
+      await w.close();
+    }));
+    await Promise.all(children.map((_, i) => readLine(i, "done")));
+  } catch (error) {
+    failure = error;
+  }
+  const results = await Promise.all(children.map(async (c, i) => {
+    await readers[i].cancel();
+    if (failure) await c.stdin.abort().catch(() => {});
+    const err = await new Response(c.stderr).text();
+    return { status: await c.status, err };
+  }));
+  for (const [i, r] of results.entries()) {
+    if (!r.status.success) throw new Error(`writer ${i} failed: ${r.err.slice(0, 2000)}`);
+  }
+  if (failure) throw failure;
+}

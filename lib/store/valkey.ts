@@ -1,0 +1,510 @@
+/**
+ * The {@link Cache} and {@link DomainStats} contracts over Valkey/Redis
+ * (`npm:iovalkey`), so several Gleaner processes share one cache and one
+ * domain memory. Domain counters are `HINCRBY` on per-day hash keys that
+ * expire after 31 days, so concurrent updates never lose counts.
+ *
+ * Cache entries carry a server-side expiry equal to their namespace TTL.
+ * The size cap is left to the server (`maxmemory` with an `allkeys-lru`
+ * policy): Valkey already tracks access recency for every key.
+ *
+ * @module
+ */
+import { Redis } from "iovalkey";
+import { GleanerError } from "../errors.ts";
+import { getGleanerLogger } from "../log.ts";
+import { DEFAULT_CACHE_TTLS } from "./cache.ts";
+import {
+  type Cache,
+  CACHE_NAMESPACES,
+  type CacheClearResult,
+  type CacheGetOptions,
+  type CacheNamespace,
+  type CacheStats,
+  checkLimit,
+  checkNamespace,
+  checkRobots,
+  checkTier,
+  dayNumber,
+  DOMAIN_WINDOW_DAYS,
+  type DomainRecord,
+  type DomainStats,
+  type DomainSummary,
+  normalizeDomain,
+  type RobotsState,
+  shortReason,
+  skipVerdict,
+  type TierCounts,
+  tierCounts,
+} from "./types.ts";
+
+export type { Redis };
+
+const log = getGleanerLogger("store", "valkey");
+
+/** Default prefix of every key Gleaner writes. */
+export const DEFAULT_KEY_PREFIX = "gleaner:";
+/** Lifetime of a per-day counter hash (seconds): the 30-day window plus one day. */
+export const DAY_KEY_TTL_S = 31 * 86_400;
+/** Lifetime of a domain's info hash after its last update (seconds). */
+export const INFO_KEY_TTL_S = 180 * 86_400;
+
+/** Options of {@link connectValkey} and {@link createValkeyClient}. */
+export interface ConnectValkeyOptions {
+  /** Time to connect (ms); default 5000. */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * Creates a client for `redis://`, `rediss://`, `valkey://` or `valkeys://`
+ * without waiting: it connects (and reconnects) in the background and queues
+ * commands meanwhile; a command fails with `provider_unavailable` once the
+ * server stayed unreachable for a few retries. Errors never echo the URL (it
+ * may hold a password).
+ *
+ * @example
+ * ```ts ignore
+ * import { createValkeyClient } from "./valkey.ts";
+ * const client = createValkeyClient("redis://127.0.0.1:6379");
+ * await client.ping();
+ * await client.quit();
+ * ```
+ */
+export function createValkeyClient(url: string, options: ConnectValkeyOptions = {}): Redis {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (cause) {
+    throw new GleanerError("invalid_arguments", "store.cache_url is not a URL", {
+      cause,
+      details: { field: "store.cache_url" },
+    });
+  }
+  if (!["redis:", "rediss:", "valkey:", "valkeys:"].includes(parsed.protocol)) {
+    throw new GleanerError(
+      "invalid_arguments",
+      "store.cache_url must start with redis://, rediss://, valkey:// or valkeys://",
+      { details: { field: "store.cache_url" } },
+    );
+  }
+  const client = new Redis(url, {
+    connectTimeout: options.connectTimeoutMs ?? 5_000,
+    maxRetriesPerRequest: 2,
+  });
+  client.on("error", (error: Error & { code?: string }) => {
+    log.warn("cache server connection error ({code})", { code: error?.code ?? "unknown" });
+  });
+  return client;
+}
+
+/**
+ * Like {@link createValkeyClient}, but waits until the server answers `PING`
+ * and fails fast with `provider_unavailable` (closing the client) otherwise.
+ *
+ * @example
+ * ```ts ignore
+ * import { connectValkey } from "./valkey.ts";
+ * const client = await connectValkey("redis://127.0.0.1:6379");
+ * await client.quit();
+ * ```
+ */
+export async function connectValkey(
+  url: string,
+  options: ConnectValkeyOptions = {},
+): Promise<Redis> {
+  const client = createValkeyClient(url, options);
+  try {
+    await client.ping();
+  } catch (cause) {
+    client.disconnect();
+    throw new GleanerError("provider_unavailable", "store.cache_url: cache server unreachable", {
+      cause,
+      details: { field: "store.cache_url" },
+    });
+  }
+  return client;
+}
+
+/** Closes a client: `QUIT` when connected, else drops the socket and stops reconnecting. */
+export async function closeValkeyClient(client: Redis): Promise<void> {
+  if (client.status === "ready") {
+    try {
+      await client.quit();
+      return;
+    } catch {
+      // fall through
+    }
+  }
+  client.disconnect();
+}
+
+/** Options of {@link ValkeyCache}. */
+export interface ValkeyCacheOptions {
+  /** Freshness per namespace (seconds); `0` disables caching for that namespace. */
+  ttls?: Partial<Record<CacheNamespace, number>>;
+  /** Key prefix (default `gleaner:`); lets several deployments share a server. */
+  prefix?: string;
+  /** Clock (ms since epoch); injectable for tests. */
+  now?: () => number;
+}
+
+/**
+ * {@link Cache} on Valkey. Values are stored as `<created ms>|<json>` under
+ * `<prefix>c:<ns>:<key>` with a server-side expiry of the namespace TTL.
+ *
+ * @example
+ * ```ts ignore
+ * import { connectValkey, ValkeyCache } from "./valkey.ts";
+ * const client = await connectValkey("redis://127.0.0.1:6379");
+ * const cache = new ValkeyCache(client);
+ * await cache.set("pages", "https://example.com/", { title: "Example" });
+ * console.assert((await cache.get<{ title: string }>("pages", "https://example.com/"))?.title);
+ * await client.quit();
+ * ```
+ */
+export class ValkeyCache implements Cache {
+  readonly #client: Redis;
+  readonly #ttlMs: Record<CacheNamespace, number>;
+  readonly #prefix: string;
+  readonly #now: () => number;
+
+  /** Uses a connected client (see {@link connectValkey}); does not own it. */
+  constructor(client: Redis, options: ValkeyCacheOptions = {}) {
+    this.#client = client;
+    const ttls = { ...DEFAULT_CACHE_TTLS, ...options.ttls };
+    this.#ttlMs = {
+      search: Math.round(ttls.search * 1000),
+      pages: Math.round(ttls.pages * 1000),
+      crawl: Math.round(ttls.crawl * 1000),
+    };
+    this.#prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
+    this.#now = options.now ?? Date.now;
+  }
+
+  #key(ns: CacheNamespace, key: string): string {
+    return `${this.#prefix}c:${checkNamespace(ns)}:${key}`;
+  }
+
+  /** {@inheritDoc Cache.get} */
+  async get<T = unknown>(
+    ns: CacheNamespace,
+    key: string,
+    options: CacheGetOptions = {},
+  ): Promise<T | undefined> {
+    const k = this.#key(ns, key);
+    const maxAgeS = options.maxAgeS;
+    if (maxAgeS !== undefined && !(Number.isFinite(maxAgeS) && maxAgeS >= 0)) {
+      throw new GleanerError("invalid_arguments", "maxAgeS must be a number of seconds >= 0", {
+        details: { field: "maxAgeS" },
+      });
+    }
+    const raw = await call(this.#client.get(k));
+    if (raw === null) return undefined;
+    const bar = raw.indexOf("|");
+    const created = Number(raw.slice(0, bar));
+    if (bar < 0 || !Number.isFinite(created)) {
+      await call(this.#client.del(k));
+      return undefined;
+    }
+    const age = this.#now() - created;
+    if (age >= this.#ttlMs[ns]) return undefined;
+    if (maxAgeS !== undefined && age >= maxAgeS * 1000) return undefined;
+    try {
+      return JSON.parse(raw.slice(bar + 1)) as T;
+    } catch {
+      await call(this.#client.del(k));
+      return undefined;
+    }
+  }
+
+  /** {@inheritDoc Cache.set} */
+  async set(ns: CacheNamespace, key: string, value: unknown): Promise<void> {
+    const k = this.#key(ns, key);
+    const json = JSON.stringify(value);
+    if (json === undefined) {
+      throw new GleanerError("invalid_arguments", `cache value for ${ns} is not JSON`, {
+        details: { field: "value" },
+      });
+    }
+    const ttl = this.#ttlMs[ns];
+    if (ttl <= 0) return;
+    await call(this.#client.set(k, `${this.#now()}|${json}`, "PX", ttl));
+  }
+
+  /** {@inheritDoc Cache.delete} */
+  async delete(ns: CacheNamespace, key: string): Promise<boolean> {
+    return (await call(this.#client.del(this.#key(ns, key)))) > 0;
+  }
+
+  /** {@inheritDoc Cache.clear} */
+  async clear(ns: CacheNamespace | "all"): Promise<CacheClearResult> {
+    const targets = ns === "all" ? CACHE_NAMESPACES : [checkNamespace(ns)];
+    const by_namespace: Record<CacheNamespace, number> = { search: 0, pages: 0, crawl: 0 };
+    for (const n of targets) {
+      await this.#scan(n, async (keys) => {
+        by_namespace[n] += await call(this.#client.del(...keys));
+      });
+    }
+    const removed = by_namespace.search + by_namespace.pages + by_namespace.crawl;
+    return { removed, by_namespace };
+  }
+
+  /** Expiry is done by the server; nothing to sweep. */
+  sweep(): Promise<number> {
+    return Promise.resolve(0);
+  }
+
+  /** {@inheritDoc Cache.stats} (bytes and cap are the server's business: `null`). */
+  async stats(): Promise<CacheStats> {
+    const entries: Record<CacheNamespace, number> = { search: 0, pages: 0, crawl: 0 };
+    for (const n of CACHE_NAMESPACES) {
+      await this.#scan(n, (keys) => {
+        entries[n] += keys.length;
+        return Promise.resolve();
+      });
+    }
+    return { entries, bytes: null, max_bytes: null };
+  }
+
+  async #scan(ns: CacheNamespace, each: (keys: string[]) => Promise<void>): Promise<void> {
+    const match = `${globEscape(this.#prefix)}c:${ns}:*`;
+    let cursor = "0";
+    do {
+      const [next, keys] = await call(
+        this.#client.scan(cursor, "MATCH", match, "COUNT", 500),
+      );
+      cursor = next;
+      if (keys.length > 0) await each(keys);
+    } while (cursor !== "0");
+  }
+}
+
+/** Options of {@link ValkeyDomainStats}. */
+export interface ValkeyDomainStatsOptions {
+  /** Key prefix (default `gleaner:`). */
+  prefix?: string;
+  /** Clock (ms since epoch); injectable for tests. */
+  now?: () => number;
+}
+
+/**
+ * {@link DomainStats} on Valkey. Keys: `<prefix>d:<domain>:<day>` (hash of
+ * `<tier>:a|s|f` counters), `<prefix>dz:<day>` (sorted set of attempts per
+ * domain, for the summary), `<prefix>di:<domain>` (last failure, robots.txt,
+ * llms.txt). Counters only ever move by `HINCRBY`/`ZINCRBY` inside `MULTI`.
+ *
+ * @example
+ * ```ts ignore
+ * import { connectValkey, ValkeyDomainStats } from "./valkey.ts";
+ * const client = await connectValkey("redis://127.0.0.1:6379");
+ * const stats = new ValkeyDomainStats(client);
+ * await stats.record("example.com", "http", true);
+ * console.assert((await stats.get("example.com"))?.successes === 1);
+ * await client.quit();
+ * ```
+ */
+export class ValkeyDomainStats implements DomainStats {
+  readonly #client: Redis;
+  readonly #prefix: string;
+  readonly #now: () => number;
+
+  /** Uses a connected client (see {@link connectValkey}); does not own it. */
+  constructor(client: Redis, options: ValkeyDomainStatsOptions = {}) {
+    this.#client = client;
+    this.#prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
+    this.#now = options.now ?? Date.now;
+  }
+
+  #dayKey(domain: string, day: number): string {
+    return `${this.#prefix}d:${domain}:${day}`;
+  }
+
+  #topKey(day: number): string {
+    return `${this.#prefix}dz:${day}`;
+  }
+
+  #infoKey(domain: string): string {
+    return `${this.#prefix}di:${domain}`;
+  }
+
+  /** The day numbers inside the window, newest first. */
+  #days(): number[] {
+    const today = dayNumber(this.#now());
+    return Array.from({ length: DOMAIN_WINDOW_DAYS }, (_, i) => today - i);
+  }
+
+  /** {@inheritDoc DomainStats.record} */
+  async record(domain: string, tier: string, ok: boolean, reason?: string): Promise<void> {
+    const d = normalizeDomain(domain);
+    checkTier(tier);
+    const now = this.#now();
+    const day = dayNumber(now);
+    const dayKey = this.#dayKey(d, day);
+    const topKey = this.#topKey(day);
+    const tx = this.#client.multi()
+      .hincrby(dayKey, `${tier}:a`, 1)
+      .hincrby(dayKey, `${tier}:${ok ? "s" : "f"}`, 1)
+      .expire(dayKey, DAY_KEY_TTL_S)
+      .zincrby(topKey, 1, d)
+      .expire(topKey, DAY_KEY_TTL_S);
+    if (!ok) {
+      const infoKey = this.#infoKey(d);
+      tx.hset(infoKey, {
+        last_failure_reason: shortReason(reason),
+        last_failure_tier: tier,
+        last_failure_at: String(now),
+      }).expire(infoKey, INFO_KEY_TTL_S);
+    }
+    checkExec(await call(tx.exec()));
+  }
+
+  async #tierTotals(domain: string): Promise<Map<string, [number, number, number]>> {
+    const pipe = this.#client.pipeline();
+    for (const day of this.#days()) pipe.hgetall(this.#dayKey(domain, day));
+    const totals = new Map<string, [number, number, number]>();
+    for (const [error, hash] of (await call(pipe.exec())) ?? []) {
+      if (error) throw unavailable(error);
+      for (const [field, raw] of Object.entries(hash as Record<string, string>)) {
+        const colon = field.lastIndexOf(":");
+        const tier = field.slice(0, colon);
+        const slot = { a: 0, s: 1, f: 2 }[field.slice(colon + 1)];
+        if (slot === undefined) continue;
+        const entry = totals.get(tier) ?? [0, 0, 0];
+        entry[slot] += Number(raw) || 0;
+        totals.set(tier, entry);
+      }
+    }
+    return totals;
+  }
+
+  /** {@inheritDoc DomainStats.get} */
+  async get(domain: string): Promise<DomainRecord | undefined> {
+    const d = normalizeDomain(domain);
+    const [totals, info] = await Promise.all([
+      this.#tierTotals(d),
+      call(this.#client.hgetall(this.#infoKey(d))),
+    ]);
+    if (totals.size === 0 && Object.keys(info).length === 0) return undefined;
+    const tiers: Record<string, TierCounts> = {};
+    let a = 0, s = 0, f = 0;
+    for (const tier of [...totals.keys()].sort()) {
+      const [ta, ts, tf] = totals.get(tier)!;
+      tiers[tier] = tierCounts(ta, ts, tf);
+      a += ta;
+      s += ts;
+      f += tf;
+    }
+    const record: DomainRecord = {
+      domain: d,
+      window_days: DOMAIN_WINDOW_DAYS,
+      ...tierCounts(a, s, f),
+      tiers,
+    };
+    if (info.last_failure_at) {
+      record.last_failure = {
+        tier: info.last_failure_tier ?? "unknown",
+        reason: info.last_failure_reason ?? "unknown",
+        at: new Date(Number(info.last_failure_at)).toISOString(),
+      };
+    }
+    if (info.robots_state && info.robots_checked_at) {
+      record.robots = {
+        state: info.robots_state as RobotsState,
+        checked_at: new Date(Number(info.robots_checked_at)).toISOString(),
+      };
+    }
+    if (info.llms_txt && info.llms_checked_at) {
+      record.llms_txt = {
+        exists: info.llms_txt === "1",
+        checked_at: new Date(Number(info.llms_checked_at)).toISOString(),
+      };
+    }
+    return record;
+  }
+
+  /** {@inheritDoc DomainStats.summary} */
+  async summary(options: { limit?: number } = {}): Promise<DomainSummary[]> {
+    const limit = checkLimit(options.limit);
+    const keys = this.#days().map((day) => this.#topKey(day));
+    const flat = await call(this.#client.zunion(keys.length, ...keys, "WITHSCORES"));
+    const ranked: { domain: string; score: number }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      ranked.push({ domain: flat[i], score: Number(flat[i + 1]) });
+    }
+    ranked.sort((x, y) => y.score - x.score || (x.domain < y.domain ? -1 : 1));
+    const top = ranked.slice(0, limit);
+    const totals = await Promise.all(top.map((r) => this.#tierTotals(r.domain)));
+    return top.map((r, i) => {
+      let a = 0, s = 0, f = 0;
+      for (const [ta, ts, tf] of totals[i].values()) {
+        a += ta;
+        s += ts;
+        f += tf;
+      }
+      return { domain: r.domain, ...tierCounts(a, s, f) };
+    });
+  }
+
+  /** {@inheritDoc DomainStats.shouldSkip} */
+  async shouldSkip(domain: string, tier: string): Promise<boolean> {
+    const d = normalizeDomain(domain);
+    checkTier(tier);
+    const pipe = this.#client.pipeline();
+    for (const day of this.#days()) pipe.hmget(this.#dayKey(d, day), `${tier}:a`, `${tier}:s`);
+    let attempts = 0, successes = 0;
+    for (const [error, pair] of (await call(pipe.exec())) ?? []) {
+      if (error) throw unavailable(error);
+      const [a, s] = pair as (string | null)[];
+      attempts += Number(a ?? 0) || 0;
+      successes += Number(s ?? 0) || 0;
+    }
+    return skipVerdict({ attempts, successes });
+  }
+
+  /** {@inheritDoc DomainStats.setRobots} */
+  async setRobots(domain: string, state: RobotsState): Promise<void> {
+    const key = this.#infoKey(normalizeDomain(domain));
+    checkExec(
+      await this.#client.multi()
+        .hset(key, {
+          robots_state: checkRobots(state),
+          robots_checked_at: String(this.#now()),
+        })
+        .expire(key, INFO_KEY_TTL_S)
+        .exec()
+        .catch((e) => Promise.reject(unavailable(e))),
+    );
+  }
+
+  /** {@inheritDoc DomainStats.setLlmsTxt} */
+  async setLlmsTxt(domain: string, exists: boolean): Promise<void> {
+    const key = this.#infoKey(normalizeDomain(domain));
+    checkExec(
+      await this.#client.multi()
+        .hset(key, { llms_txt: exists ? "1" : "0", llms_checked_at: String(this.#now()) })
+        .expire(key, INFO_KEY_TTL_S)
+        .exec()
+        .catch((e) => Promise.reject(unavailable(e))),
+    );
+  }
+}
+
+/** Turns a client failure into `provider_unavailable` (never echoing the server's text). */
+function call<T>(pending: Promise<T>): Promise<T> {
+  return pending.catch((error) => Promise.reject(unavailable(error)));
+}
+
+function checkExec(results: [Error | null, unknown][] | null): void {
+  if (results === null) throw unavailable(new Error("transaction aborted"));
+  for (const [error] of results) if (error) throw unavailable(error);
+}
+
+function unavailable(cause: unknown): GleanerError {
+  if (cause instanceof GleanerError) return cause;
+  return new GleanerError("provider_unavailable", "cache server command failed", { cause });
+}
+
+/** Escapes Redis glob characters in a literal key prefix. */
+function globEscape(text: string): string {
+  return text.replace(/[*?[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,247 @@
+/**
+ * Runs against a real redis-server started on a random loopback port. Without
+ * `redis-server` the tests are ignored, or fail when GLEANER_REQUIRE_REDIS=1.
+ */
+import assert from "node:assert/strict";
+import { GleanerError } from "../errors.ts";
+import { openStore } from "./mod.ts";
+import { redisAvailable, type RedisServer, runWriters, startRedis } from "./testdata/helpers.ts";
+import { connectValkey, ValkeyCache, ValkeyDomainStats } from "./valkey.ts";
+
+const HAVE_REDIS = await redisAvailable();
+const REQUIRED = Deno.env.get("GLEANER_REQUIRE_REDIS") === "1";
+const DAY = 86_400_000;
+
+if (!HAVE_REDIS && REQUIRED) {
+  Deno.test("redis-server is installed (GLEANER_REQUIRE_REDIS=1)", () => {
+    assert.fail("redis-server not found on PATH; install the redis-server package");
+  });
+} else if (!HAVE_REDIS) {
+  Deno.stderr.writeSync(
+    new TextEncoder().encode(
+      "valkey_test: redis-server not found on PATH; Valkey tests ignored " +
+        "(set GLEANER_REQUIRE_REDIS=1 to fail instead)\n",
+    ),
+  );
+}
+
+function clock(start = Date.UTC(2025, 5, 15, 12)) {
+  let t = start;
+  return { now: () => t, set: (ms: number) => (t = ms), advance: (ms: number) => (t += ms), start };
+}
+
+async function withServer(fn: (server: RedisServer) => Promise<void>): Promise<void> {
+  const server = await startRedis();
+  try {
+    await fn(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+Deno.test({
+  name: "ValkeyCache: namespaces, expiry, maxAgeS, clear counts",
+  ignore: !HAVE_REDIS,
+  fn: () =>
+    withServer(async ({ url }) => {
+      const client = await connectValkey(url);
+      try {
+        const c = clock();
+        const cache = new ValkeyCache(client, {
+          prefix: "t1:",
+          ttls: { search: 3600, pages: 86_400, crawl: 0 },
+          now: c.now,
+        });
+        await cache.set("search", "q", { n: 1, s: "é ✓" });
+        await cache.set("pages", "q", "page");
+        await cache.set("crawl", "q", "not kept (ttl 0)");
+        assert.deepEqual(await cache.get("search", "q"), { n: 1, s: "é ✓" });
+        assert.equal(await cache.get("pages", "q"), "page");
+        assert.equal(await cache.get("crawl", "q"), undefined);
+        assert.equal(await cache.get("search", "q", { maxAgeS: 0 }), undefined);
+        // Server-side expiry equals the namespace TTL.
+        const pttl = await client.pttl("t1:c:search:q");
+        assert.ok(pttl > 3_590_000 && pttl <= 3_600_000, `pttl ${pttl}`);
+        c.advance(3_600_000);
+        assert.equal(await cache.get("search", "q"), undefined, "expired at read time");
+        assert.equal(await cache.get("pages", "q"), "page");
+
+        // Another prefix is another cache.
+        const other = new ValkeyCache(client, { prefix: "t1other:" });
+        await other.set("pages", "q", "other");
+        for (let i = 0; i < 700; i++) await cache.set("pages", `p${i}`, i); // > one SCAN page
+        await cache.set("search", "s1", 1);
+        assert.deepEqual((await cache.stats()).entries, { search: 2, pages: 701, crawl: 0 });
+        assert.deepEqual(await cache.clear("pages"), {
+          removed: 701,
+          by_namespace: { search: 0, pages: 701, crawl: 0 },
+        });
+        assert.deepEqual(await cache.clear("all"), {
+          removed: 2,
+          by_namespace: { search: 2, pages: 0, crawl: 0 },
+        });
+        assert.equal(await other.get("pages", "q"), "other");
+        assert.equal(await other.delete("pages", "q"), true);
+        assert.equal(await other.delete("pages", "q"), false);
+        await assert.rejects(cache.get("bad" as "pages", "q"), GleanerError);
+      } finally {
+        await client.quit();
+      }
+    }),
+});
+
+Deno.test({
+  name: "ValkeyDomainStats: counts, 30-day window, shouldSkip, summary, info",
+  ignore: !HAVE_REDIS,
+  fn: () =>
+    withServer(async ({ url }) => {
+      const client = await connectValkey(url);
+      try {
+        const c = clock();
+        const stats = new ValkeyDomainStats(client, { prefix: "t2:", now: c.now });
+        assert.equal(await stats.get("example.com"), undefined);
+        const at = async (daysAgo: number, domain: string, tier: string, ok: boolean, n = 1) => {
+          c.set(c.start - daysAgo * DAY);
+          for (let i = 0; i < n; i++) await stats.record(domain, tier, ok, "timeout");
+        };
+        await at(30, "example.com", "http", false, 6); // just outside the window
+        await at(29, "example.com", "http", true, 3); // oldest day inside
+        await at(0, "Example.com", "browser", false, 1);
+        await at(0, "example.com", "browser", true, 1);
+        c.set(c.start);
+        await stats.setRobots("example.com", "allow_all");
+        await stats.setLlmsTxt("example.com", false);
+        const rec = await stats.get("example.com");
+        assert.ok(rec);
+        assert.deepEqual(
+          { a: rec.attempts, s: rec.successes, f: rec.failures },
+          { a: 5, s: 4, f: 1 },
+        );
+        assert.deepEqual(rec.tiers.http, {
+          attempts: 3,
+          successes: 3,
+          failures: 0,
+          success_rate: 1,
+        });
+        assert.deepEqual(rec.tiers.browser, {
+          attempts: 2,
+          successes: 1,
+          failures: 1,
+          success_rate: 0.5,
+        });
+        assert.deepEqual(rec.last_failure, {
+          tier: "browser",
+          reason: "timeout",
+          at: new Date(c.start).toISOString(),
+        });
+        assert.equal(rec.robots?.state, "allow_all");
+        assert.equal(rec.llms_txt?.exists, false);
+        const ttl = await client.ttl(`t2:d:example.com:${Math.floor(c.start / DAY)}`);
+        assert.ok(ttl > 30 * 86_400 && ttl <= 31 * 86_400, `ttl ${ttl}`);
+
+        for (let i = 0; i < 9; i++) await stats.record("bad.example", "http", false);
+        assert.equal(await stats.shouldSkip("bad.example", "http"), false);
+        await stats.record("bad.example", "http", false);
+        assert.equal(await stats.shouldSkip("bad.example", "http"), true);
+        for (let i = 0; i < 7; i++) await stats.record("edge.example", "http", false);
+        for (let i = 0; i < 3; i++) await stats.record("edge.example", "http", true);
+        assert.equal(
+          await stats.shouldSkip("edge.example", "http"),
+          false,
+          "3/10 is not under 30%",
+        );
+        // Old failures outside the window do not count toward skipping.
+        await at(31, "gone.example", "http", false, 20);
+        c.set(c.start);
+        assert.equal(await stats.shouldSkip("gone.example", "http"), false);
+
+        const top = await stats.summary({ limit: 2 });
+        assert.deepEqual(top.map((t) => [t.domain, t.attempts]), [
+          ["bad.example", 10],
+          ["edge.example", 10],
+        ]);
+        assert.deepEqual((await stats.summary()).map((t) => t.domain), [
+          "bad.example",
+          "edge.example",
+          "example.com",
+        ]);
+      } finally {
+        await client.quit();
+      }
+    }),
+});
+
+Deno.test({
+  name: "two processes recording 200 attempts each through Valkey lose no counts",
+  ignore: !HAVE_REDIS,
+  fn: () =>
+    withServer(async ({ url }) => {
+      await runWriters(2, {
+        backend: "valkey",
+        target: url,
+        domain: "race.example",
+        n: 200,
+        prefix: "t3:",
+      });
+      const client = await connectValkey(url);
+      try {
+        const rec = await new ValkeyDomainStats(client, { prefix: "t3:" }).get("race.example");
+        assert.equal(rec?.attempts, 400);
+        assert.deepEqual(rec?.tiers.http, {
+          attempts: 200,
+          successes: 200,
+          failures: 0,
+          success_rate: 1,
+        });
+        assert.deepEqual(rec?.tiers.browser, {
+          attempts: 200,
+          successes: 100,
+          failures: 100,
+          success_rate: 0.5,
+        });
+      } finally {
+        await client.quit();
+      }
+    }),
+});
+
+Deno.test({
+  name: "openStore picks Valkey for cache and domains when cache_url is set",
+  ignore: !HAVE_REDIS,
+  fn: () =>
+    withServer(async ({ url }) => {
+      const a = openStore({ path: ":memory:", cache_url: url });
+      const b = openStore({ path: ":memory:", cache_url: url });
+      try {
+        assert.equal(a.backend, "valkey");
+        await a.cache.set("search", "shared", [1]);
+        assert.deepEqual(await b.cache.get("search", "shared"), [1], "second process sees it");
+        await a.domains.record("x.example", "http", true);
+        await b.domains.record("x.example", "http", false, "blocked");
+        assert.equal((await a.domains.get("x.example"))?.attempts, 2);
+        // Embeddings stay in SQLite.
+        await a.embeddings.put("m", new Map([["h", new Float32Array([1])]]));
+        assert.equal((await b.embeddings.get("m", ["h"])).size, 0);
+      } finally {
+        await a.close();
+        await b.close();
+        await a.close(); // twice is fine
+      }
+    }),
+});
+
+Deno.test("connectValkey: bad URLs are invalid_arguments, no server is provider_unavailable", async () => {
+  await assert.rejects(
+    connectValkey("http://127.0.0.1:1"),
+    (e) => e instanceof GleanerError && e.code === "invalid_arguments",
+  );
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  await assert.rejects(
+    connectValkey(`redis://:s3cret@127.0.0.1:${port}`, { connectTimeoutMs: 1_000 }),
+    (e) =>
+      e instanceof GleanerError && e.code === "provider_unavailable" &&
+      !e.message.includes("s3cret"),
+  );
+});
