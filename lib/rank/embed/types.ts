@@ -4,11 +4,16 @@
  * @module
  */
 
-/** Turns texts into unit-length vectors. */
+/**
+ * Turns texts into unit-length vectors, one per input text, in input order.
+ * A text that yields no vector (empty or whitespace-only, or one the model
+ * maps to nothing) gets the all-zero vector instead of NaN; `cosine` in
+ * `vector.ts` scores it 0 against anything.
+ */
 export interface Embedder {
   /** Stable identity of the model (used in cache keys), e.g. `static:glove-sif-30k`. */
   readonly id: string;
-  /** Vector length. */
+  /** Vector length (for an API embedder without configured dimensions: 0 until its first answer). */
   readonly dimensions: number;
   /** Embeds search queries (with the model's query prefix, if any). */
   embedQueries(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
