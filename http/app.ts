@@ -1,0 +1,94 @@
+/**
+ * Gleaner's HTTP API (Hono on web-standard `Request`/`Response`): REST routes
+ * generated from the tool specs, `/mcp` (Streamable HTTP), `/health`, `/config`.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { redactConfig } from "../lib/config.ts";
+import { GleanerError, HTTP_STATUS, toGleanerError } from "../lib/errors.ts";
+import type { Gleaner } from "../lib/gleaner.ts";
+import { getGleanerLogger } from "../lib/log.ts";
+import type { AnyToolSpec } from "../lib/tools/spec.ts";
+import { TOOLS } from "../lib/tools/mod.ts";
+import { VERSION } from "../lib/version.ts";
+import { handleMcpRequest } from "../mcp/http.ts";
+import { bearerGuard, hostGuard, servedHostNames } from "./guard.ts";
+
+const log = getGleanerLogger("http");
+
+/**
+ * Builds the Hono app for a Gleaner instance.
+ *
+ * @example
+ * ```ts ignore
+ * import { createGleaner } from "../mod.ts";
+ * import { createApp } from "./app.ts";
+ * const app = createApp(await createGleaner());
+ * const res = await app.request("http://localhost/health");
+ * console.assert(res.status === 200);
+ * ```
+ */
+export function createApp(gleaner: Gleaner, tools: readonly AnyToolSpec[] = TOOLS): Hono {
+  const app = new Hono();
+  app.use(hostGuard(servedHostNames(gleaner.config.server)));
+  app.use(bearerGuard(gleaner.config.server.api_key));
+
+  app.get("/health", (c) => c.json({ status: "ok", version: VERSION }));
+  app.get("/config", (c) => c.json(redactConfig(gleaner.config)));
+  app.get("/v1/tools", (c) =>
+    c.json({
+      tools: tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        path: tool.http?.path,
+      })),
+    }));
+  app.all("/mcp", (c) => handleMcpRequest(gleaner, c.req.raw));
+
+  for (const tool of tools) {
+    if (!tool.http) continue;
+    app.post(tool.http.path, async (c) => {
+      let body: unknown;
+      try {
+        const text = await c.req.text();
+        body = text.trim() === "" ? {} : JSON.parse(text);
+      } catch {
+        return errorResponse(
+          new GleanerError("invalid_arguments", "request body is not valid JSON"),
+        );
+      }
+      const parsed = tool.input.safeParse(body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = issue.path.join(".") || "(body)";
+        return errorResponse(new GleanerError("invalid_arguments", `${field}: ${issue.message}`));
+      }
+      try {
+        const output = await tool.handler(parsed.data, { gleaner, signal: c.req.raw.signal });
+        return c.json(output);
+      } catch (error) {
+        const failure = toGleanerError(error, tool.name);
+        if (failure.code === "internal") {
+          log.error("{tool} failed: {error}", { tool: tool.name, error });
+        }
+        return errorResponse(failure);
+      }
+    });
+  }
+  app.notFound((c) =>
+    c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404)
+  );
+  app.onError((error) => {
+    log.error("unhandled: {error}", { error });
+    return errorResponse(toGleanerError(error, "request"));
+  });
+  return app;
+}
+
+function errorResponse(error: GleanerError): Response {
+  return Response.json({ error: error.toJSON() }, {
+    status: HTTP_STATUS[error.code] as ContentfulStatusCode,
+  });
+}

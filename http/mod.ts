@@ -1,0 +1,17 @@
+/**
+ * Gleaner's HTTP surface: the Hono app (REST routes generated from the tool
+ * specs, `/mcp`, `/health`, `/config`) and a `Deno.serve` runner.
+ *
+ * @example
+ * ```ts ignore
+ * import { createGleaner } from "@gleaner/gleaner";
+ * import { serveHttp } from "@gleaner/gleaner/http";
+ * serveHttp(await createGleaner());
+ * ```
+ *
+ * @module
+ */
+export { createApp } from "./app.ts";
+export { serveHttp } from "./serve.ts";
+export type { RunningServer } from "./serve.ts";
+export { bearerGuard, hostGuard, servedHostNames } from "./guard.ts";

@@ -1,0 +1,96 @@
+/**
+ * The library API: each tool as a typed function over a {@link Gleaner}.
+ * Input is validated by the same zod schema MCP and HTTP use.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { GleanerError } from "./errors.ts";
+import type { Gleaner } from "./gleaner.ts";
+import { researchTool } from "./tools/research.ts";
+import { scrapeUrlsTool } from "./tools/scrape_urls.ts";
+import { searchTool } from "./tools/search.ts";
+import type { Progress, ToolSpec } from "./tools/spec.ts";
+
+/** Options of a library call. */
+export interface CallOptions {
+  /** Cancels the call. */
+  signal?: AbortSignal;
+  /** Receives progress updates. */
+  progress?: (update: Progress) => void;
+}
+
+/** Validates input with the tool's schema and runs it. */
+export async function callTool<I extends z.ZodObject, O extends z.ZodObject>(
+  tool: ToolSpec<I, O>,
+  gleaner: Gleaner,
+  input: z.input<I>,
+  options: CallOptions = {},
+): Promise<z.output<O>> {
+  const parsed = tool.input.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new GleanerError(
+      "invalid_arguments",
+      `${issue.path.join(".") || "input"}: ${issue.message}`,
+    );
+  }
+  return await tool.handler(parsed.data, { gleaner, ...options });
+}
+
+/**
+ * Searches the web for 1–5 queries.
+ *
+ * @example
+ * ```ts ignore
+ * import { createGleaner, search } from "../mod.ts";
+ * const gleaner = await createGleaner();
+ * const out = await search(gleaner, { items: [{ query: "deno kv", max_results: 5 }] });
+ * console.log(out.items[0].results.map((r) => r.url));
+ * ```
+ */
+export function search(
+  gleaner: Gleaner,
+  input: z.input<typeof searchTool.input>,
+  options?: CallOptions,
+): Promise<z.output<typeof searchTool.output>> {
+  return callTool(searchTool, gleaner, input, options);
+}
+
+/**
+ * Reads 1–5 pages and returns the passages that answer each item's query.
+ *
+ * @example
+ * ```ts ignore
+ * import { createGleaner, scrapeUrls } from "../mod.ts";
+ * const gleaner = await createGleaner();
+ * const out = await scrapeUrls(gleaner, { items: [{ url: "https://example.com/", query: "what is this domain for" }], max_tokens: 500 });
+ * for (const e of out.evidence) console.log(e.url, e.text);
+ * ```
+ */
+export function scrapeUrls(
+  gleaner: Gleaner,
+  input: z.input<typeof scrapeUrlsTool.input>,
+  options?: CallOptions,
+): Promise<z.output<typeof scrapeUrlsTool.output>> {
+  return callTool(scrapeUrlsTool, gleaner, input, options);
+}
+
+/**
+ * Searches, reads and ranks in one call: one evidence packet for a question.
+ *
+ * @example
+ * ```ts ignore
+ * import { createGleaner, research } from "../mod.ts";
+ * const gleaner = await createGleaner();
+ * const out = await research(gleaner, { query: "when did SQLite add WAL mode", max_tokens: 1000 });
+ * console.log(out.evidence.map((e) => `${e.url}: ${e.text}`).join("\n"));
+ * ```
+ */
+export function research(
+  gleaner: Gleaner,
+  input: z.input<typeof researchTool.input>,
+  options?: CallOptions,
+): Promise<z.output<typeof researchTool.output>> {
+  return callTool(researchTool, gleaner, input, options);
+}

@@ -1,0 +1,88 @@
+/**
+ * `gleaner doctor`: what is present and what is missing, without side effects
+ * beyond opening the store.
+ *
+ * @module
+ */
+import type { Config } from "./config.ts";
+import { findChromium } from "./read/browser/launch.ts";
+import { embedderStatus } from "./rank/embed/mod.ts";
+import { openStore } from "./store/mod.ts";
+import { VERSION } from "./version.ts";
+
+/** One check of the doctor report. */
+export interface DoctorCheck {
+  /** What was checked. */
+  name: string;
+  /** Whether it is usable. */
+  ok: boolean;
+  /** What was found, or why it is not usable. */
+  detail: string;
+}
+
+/** The doctor report. */
+export interface DoctorReport {
+  /** Gleaner's version. */
+  version: string;
+  /** True when every required check passed (optional ones may fail). */
+  ok: boolean;
+  /** The checks. */
+  checks: DoctorCheck[];
+}
+
+/**
+ * Checks the store, the browser, the embedder and network policy.
+ *
+ * @example
+ * ```ts ignore
+ * import { parseConfig } from "./config.ts";
+ * import { runDoctor } from "./doctor.ts";
+ * const report = await runDoctor(parseConfig({ store: { path: ":memory:" } }));
+ * console.log(report.checks.map((c) => `${c.ok ? "ok" : "--"} ${c.name}: ${c.detail}`).join("\n"));
+ * ```
+ */
+export async function runDoctor(config: Config): Promise<DoctorReport> {
+  const checks: DoctorCheck[] = [];
+  try {
+    const store = openStore(config.store);
+    const stats = await store.cache.stats();
+    checks.push({
+      name: "store",
+      ok: true,
+      detail: `${store.path ?? "store"} (${JSON.stringify(stats)})`,
+    });
+    await store.close();
+  } catch (error) {
+    checks.push({ name: "store", ok: false, detail: String(error) });
+  }
+  if (config.read.browser_cdp_url) {
+    checks.push({ name: "browser", ok: true, detail: `external DevTools endpoint configured` });
+  } else {
+    try {
+      checks.push({ name: "browser", ok: true, detail: await findChromium(config) });
+    } catch (error) {
+      checks.push({
+        name: "browser (optional)",
+        ok: true,
+        detail: `not available: ${(error as Error).message}`,
+      });
+    }
+  }
+  try {
+    const status = await embedderStatus(config.embed);
+    checks.push({ name: "embedder", ok: true, detail: JSON.stringify(status) });
+  } catch (error) {
+    checks.push({
+      name: "embedder (optional)",
+      ok: true,
+      detail: `not available: ${(error as Error).message}`,
+    });
+  }
+  const privateNet = config.network.allow_private;
+  checks.push({
+    name: "ssrf protection",
+    ok: true,
+    detail: privateNet === false ? "on" : `relaxed: allow_private = ${JSON.stringify(privateNet)}`,
+  });
+  return { version: VERSION, ok: checks.every((c) => c.ok), checks };
+}

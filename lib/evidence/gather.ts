@@ -1,0 +1,193 @@
+/**
+ * From pages read to one evidence packet: reads that share a query compete in
+ * one ranking (best passages win whichever page they come from, with a
+ * per-source cap), different queries get fair shares, reads without a query
+ * get the page in order, and budget one group cannot use goes to the others.
+ *
+ * @module
+ */
+import type { Config } from "../config.ts";
+import type { Embedder } from "../rank/embed/types.ts";
+import { chunkMarkdown, type Unit } from "../rank/chunk.ts";
+import { rankUnits } from "../rank/mod.ts";
+import {
+  type Candidate,
+  type EvidenceItem,
+  pageInOrder,
+  renderEvidence,
+  selectEvidence,
+} from "../rank/select.ts";
+import { countTokens } from "../rank/tokens.ts";
+import type { Page } from "../read/types.ts";
+import { shareBudget } from "./budget.ts";
+
+/** One page read, with the query it should answer (none: the page in order). */
+export interface EvidenceRead {
+  /** The page. */
+  page: Page;
+  /** The question; empty or `*` means the page in order. */
+  query?: string;
+}
+
+/** Input of {@link gatherEvidence}. */
+export interface GatherOptions {
+  /** Pages read. */
+  reads: EvidenceRead[];
+  /** Token budget of the rendered evidence text. */
+  maxTokens: number;
+  /** Ranking settings. */
+  rank: Config["rank"];
+  /** Embedder for hybrid ranking; BM25 alone without it. */
+  embedder?: Embedder;
+  /** Cancels embedding. */
+  signal?: AbortSignal;
+}
+
+/** An evidence packet. */
+export interface EvidencePacket {
+  /** Passages of original page text, grouped by source. */
+  items: EvidenceItem[];
+  /** The compact text for the model (`renderEvidence(items)`). */
+  text: string;
+  /** Tokens of `text`, never above the budget. */
+  tokens: number;
+  /** How passages were ranked: `hybrid`, `bm25`, or `none` (no query). */
+  ranking: "hybrid" | "bm25" | "none";
+  /** Tokens of every read page's whole Markdown (what a naive tool would return). */
+  pageTokens: number;
+}
+
+/** True when a query asks for the page in order rather than ranked passages. */
+export function isWholePageQuery(query: string | undefined): boolean {
+  return query === undefined || query.trim() === "" || query.trim() === "*";
+}
+
+/**
+ * Builds the evidence packet for a set of reads inside a token budget.
+ *
+ * @example
+ * ```ts ignore
+ * import { gatherEvidence } from "./gather.ts";
+ * const packet = await gatherEvidence({ reads: [{ page, query: "when was it built" }], maxTokens: 500, rank: config.rank });
+ * console.log(packet.text);
+ * ```
+ */
+export async function gatherEvidence(options: GatherOptions): Promise<EvidencePacket> {
+  const { reads, maxTokens, rank } = options;
+  const queryGroups = new Map<string, Page[]>();
+  const wholePages: Page[] = [];
+  for (const read of reads) {
+    if (isWholePageQuery(read.query)) wholePages.push(read.page);
+    else {
+      const key = read.query!.trim();
+      const list = queryGroups.get(key);
+      if (list) {
+        if (!list.some((p) => p.finalUrl === read.page.finalUrl)) list.push(read.page);
+      } else queryGroups.set(key, [read.page]);
+    }
+  }
+  const pageTokens = reads.reduce((sum, read) => sum + countTokens(read.page.markdown), 0);
+
+  const wholeDemands = wholePages.map((page) =>
+    countTokens(renderEvidence([wholeItem(page, page.markdown.trim(), 0)]))
+  );
+  const demands = [...wholeDemands, ...(queryGroups.size ? [Infinity] : [])];
+  const weights = [...wholePages.map(() => 1), queryGroups.size];
+  const shares = weightedShares(maxTokens, demands, weights);
+
+  const items: EvidenceItem[] = [];
+  wholePages.forEach((page, i) => {
+    const header = countTokens(renderEvidence([wholeItem(page, "", 0)]));
+    const slice = pageInOrder(page.markdown, Math.max(0, shares[i] - header));
+    if (slice.text) items.push({ ...wholeItem(page, slice.text, slice.start), end: slice.end });
+  });
+
+  let ranking: EvidencePacket["ranking"] = "none";
+  if (queryGroups.size) {
+    const groups = [];
+    let hybrid = true;
+    for (const [query, pages] of queryGroups) {
+      const units: Unit[] = [];
+      const sourceOf: Page[] = [];
+      for (const page of pages) {
+        for (const unit of chunkMarkdown(page.markdown)) {
+          units.push(unit);
+          sourceOf.push(page);
+        }
+      }
+      const ranked = await rankUnits(query, units, {
+        embedder: options.embedder,
+        denseWeight: rank.dense_weight,
+        bm25Weight: 1 - rank.dense_weight,
+        rrfK: rank.rrf_k,
+        signal: options.signal,
+      });
+      if (ranked.ranking !== "hybrid") hybrid = false;
+      const index = new Map(units.map((unit, i) => [unit, i]));
+      const candidates: Candidate[] = ranked.ranked.map((r) => {
+        const page = sourceOf[index.get(r.unit)!];
+        return {
+          source: { url: page.finalUrl, title: page.title, markdown: page.markdown },
+          unit: r.unit,
+          score: r.score,
+          vector: r.vector,
+        };
+      });
+      groups.push({ query, candidates });
+    }
+    ranking = hybrid ? "hybrid" : "bm25";
+    const selection = selectEvidence({
+      groups,
+      maxTokens: shares[shares.length - 1],
+      perSourceShare: rank.per_source_share,
+      oversample: rank.oversample,
+      dedupeJaccard: rank.dedupe_jaccard,
+      dedupeCosine: rank.dedupe_cosine,
+    });
+    items.push(...selection.items);
+  }
+
+  // Token counts of joined texts are not exactly additive: trim the weakest item until the budget holds.
+  let text = renderEvidence(items);
+  let tokens = countTokens(text);
+  while (tokens > maxTokens && items.length > 0) {
+    let weakest = 0;
+    items.forEach((item, i) => {
+      if (item.score <= items[weakest].score) weakest = i;
+    });
+    items.splice(weakest, 1);
+    text = renderEvidence(items);
+    tokens = countTokens(text);
+  }
+  return { items, text, tokens, ranking, pageTokens };
+}
+
+function wholeItem(page: Page, text: string, start: number): EvidenceItem {
+  return {
+    text,
+    url: page.finalUrl,
+    title: page.title,
+    headings: [],
+    start,
+    end: start + text.length,
+    score: 1,
+    relevance: "high",
+    query: "",
+  };
+}
+
+/** Like {@link shareBudget}, with the query groups' single entry weighted by their number. */
+function weightedShares(total: number, demands: number[], weights: number[]): number[] {
+  const expanded: number[] = [];
+  const owner: number[] = [];
+  demands.forEach((demand, i) => {
+    for (let k = 0; k < weights[i]; k++) {
+      expanded.push(demand === Infinity ? Infinity : demand / weights[i]);
+      owner.push(i);
+    }
+  });
+  const parts = shareBudget(total, expanded);
+  const shares = demands.map(() => 0);
+  parts.forEach((part, k) => shares[owner[k]] += part);
+  return shares.map(Math.floor);
+}

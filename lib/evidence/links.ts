@@ -1,0 +1,69 @@
+/**
+ * Related links of a page: same site first, ranked by the query, inside a
+ * small token budget of their own.
+ *
+ * @module
+ */
+import { bm25Rank } from "../rank/bm25.ts";
+import { countTokens } from "../rank/tokens.ts";
+import type { PageLink } from "../read/types.ts";
+
+/**
+ * Picks up to `max` links worth following: same site as the page first, then
+ * others; within each, the ones whose text and URL match the query best (page
+ * order without a query), as long as their rendering fits `maxTokens`.
+ *
+ * @example
+ * ```ts
+ * import { relatedLinks } from "./links.ts";
+ * const links = relatedLinks("https://a.example/x", [
+ *   { url: "https://b.example/", text: "Elsewhere" },
+ *   { url: "https://a.example/tides", text: "Tides explained" },
+ * ], "tides", { max: 10, maxTokens: 100 });
+ * console.assert(links[0].url === "https://a.example/tides");
+ * ```
+ */
+export function relatedLinks(
+  pageUrl: string,
+  links: readonly PageLink[],
+  query: string | undefined,
+  options: { max: number; maxTokens: number },
+): PageLink[] {
+  const host = siteOf(pageUrl);
+  const candidates = links.filter((link) => link.url !== pageUrl && link.text.trim());
+  let order = candidates.map((_, i) => i);
+  if (query) {
+    const ranked = bm25Rank(
+      query,
+      candidates.map((l) => `${l.text} ${l.url.replace(/[/_.-]+/g, " ")}`),
+    );
+    const rest = order.filter((i) => !ranked.includes(i));
+    order = [...ranked, ...rest];
+  }
+  const same = order.filter((i) => siteOf(candidates[i].url) === host);
+  const other = order.filter((i) => siteOf(candidates[i].url) !== host);
+  const picked: PageLink[] = [];
+  let used = 0;
+  for (const i of [...same, ...other]) {
+    if (picked.length >= options.max) break;
+    const link = candidates[i];
+    const cost = countTokens(renderLink(link)) + 1;
+    if (used + cost > options.maxTokens) continue;
+    used += cost;
+    picked.push(link);
+  }
+  return picked;
+}
+
+/** The line a link takes in the text for the model. */
+export function renderLink(link: PageLink): string {
+  return `- ${link.text.replace(/\s+/g, " ").trim()}: ${link.url}`;
+}
+
+function siteOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^www\./, "");
+  } catch {
+    return "";
+  }
+}

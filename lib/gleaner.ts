@@ -1,0 +1,109 @@
+/**
+ * A Gleaner instance: the shared state every tool call uses — configuration,
+ * guarded fetcher, search router, page reader, store, embedder and browser.
+ *
+ * @module
+ */
+import { type Config, type ConfigInput, loadConfig, parseConfig } from "./config.ts";
+import { getGleanerLogger } from "./log.ts";
+import { createFetcher } from "./net/fetch.ts";
+import type { Fetcher } from "./net/types.ts";
+import { createSearchRouter, type SearchRouter } from "./search/router.ts";
+import { createReader, type Reader } from "./read/cascade.ts";
+import { defaultTiers } from "./read/tiers.ts";
+import { openStore, type Store } from "./store/mod.ts";
+import { createEmbedder } from "./rank/embed/mod.ts";
+import type { Embedder } from "./rank/embed/types.ts";
+
+const log = getGleanerLogger();
+
+/** Shared state of one Gleaner: create once, use for many calls, close at the end. */
+export interface Gleaner {
+  /** The validated configuration. */
+  readonly config: Config;
+  /** The guarded fetcher every request goes through. */
+  readonly fetcher: Fetcher;
+  /** Web search. */
+  readonly search: SearchRouter;
+  /** Page reading through the tier cascade. */
+  readonly reader: Reader;
+  /** The embedded store (cache, domain memory, embeddings). */
+  readonly store: Store;
+  /** The embedder, loaded on first use; `undefined` when none is configured or it cannot load. */
+  embedder(): Promise<Embedder | undefined>;
+  /** Releases the browser, embedder and store. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link createGleaner}. */
+export interface CreateGleanerOptions {
+  /** Read the config file and `GLEANER_*` environment below the given config (default: false for the library). */
+  fromEnvironment?: boolean;
+}
+
+/**
+ * Creates a Gleaner from a (partial) configuration.
+ *
+ * @example
+ * ```ts ignore
+ * import { createGleaner } from "./gleaner.ts";
+ * const gleaner = await createGleaner({ store: { path: ":memory:" } });
+ * const { results } = await gleaner.search.search({ query: "deno sqlite", max_results: 5 });
+ * await gleaner.close();
+ * ```
+ */
+export async function createGleaner(
+  input: ConfigInput | Config = {},
+  options: CreateGleanerOptions = {},
+): Promise<Gleaner> {
+  const config = options.fromEnvironment
+    ? await loadConfig({ overrides: input })
+    : parseConfig(input);
+  return createGleanerFromConfig(config);
+}
+
+/** Creates a Gleaner from an already validated configuration. */
+export function createGleanerFromConfig(config: Config): Gleaner {
+  if (config.network.allow_private !== false) {
+    log.warn(
+      "network.allow_private is on ({value}): private and loopback addresses can be reached",
+      {
+        value: JSON.stringify(config.network.allow_private),
+      },
+    );
+  }
+  const fetcher = createFetcher(config.network);
+  const store = openStore(config.store);
+  const tiers = defaultTiers(config, { fetcher, domains: store.domains });
+  const reader = createReader({
+    config,
+    fetcher,
+    tiers: tiers.tiers,
+    cache: store.cache,
+    domains: store.domains,
+  });
+  let embedderPromise: Promise<Embedder | undefined> | undefined;
+  return {
+    config,
+    fetcher,
+    search: createSearchRouter(config, fetcher),
+    reader,
+    store,
+    embedder() {
+      embedderPromise ??= createEmbedder(config.embed, { fetcher, cache: store.embeddings }).then(
+        (embedder) => embedder ?? undefined,
+        (error) => {
+          log.warn("no embedder available, ranking falls back to BM25: {error}", { error });
+          return undefined;
+        },
+      );
+      return embedderPromise;
+    },
+    async close() {
+      await tiers.close();
+      const embedder = await embedderPromise?.catch(() => undefined);
+      await embedder?.close?.();
+      await store.close();
+    },
+  };
+}

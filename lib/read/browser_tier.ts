@@ -1,0 +1,54 @@
+/**
+ * The browser tier of the cascade: headless Chromium for pages that need
+ * JavaScript, with the same address checks and robots.txt as plain HTTP.
+ *
+ * @module
+ */
+import type { Config } from "../config.ts";
+import type { RobotsChecker } from "../net/robots.ts";
+import { type BrowserTier as BrowserEngine, createBrowserTier } from "./browser.ts";
+import { pageFromHtml } from "./http.ts";
+import { assertPageStatus } from "./status.ts";
+import type { Tier } from "./types.ts";
+
+/** A browser {@link Tier} plus a way to close the browser it owns. */
+export interface ClosableTier extends Tier {
+  /** Closes the browser, if it was started. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the browser tier; Chromium starts on first use.
+ *
+ * @example
+ * ```ts ignore
+ * import { createBrowserReadTier } from "./browser_tier.ts";
+ * const tier = createBrowserReadTier(config, { robots: fetcher.robots });
+ * const page = await tier.read(new URL("https://example.com/app"), { url: "https://example.com/app", render: "always" }, context);
+ * await tier.close();
+ * ```
+ */
+export function createBrowserReadTier(
+  config: Config,
+  deps: { robots?: RobotsChecker; engine?: BrowserEngine } = {},
+): ClosableTier {
+  let engine = deps.engine;
+  return {
+    name: "browser",
+    canHandle: (url) => url.protocol === "http:" || url.protocol === "https:",
+    async read(url, request) {
+      if (config.network.respect_robots) await deps.robots?.assertAllowed(url.href, request.signal);
+      engine ??= createBrowserTier(config);
+      const result = await engine.read(url.href, {
+        waitForSelector: request.waitForSelector,
+        targetSelector: request.targetSelector,
+        signal: request.signal,
+      });
+      assertPageStatus(result.status, url.href);
+      return pageFromHtml(result.html, request.url, result.url, "browser");
+    },
+    async close() {
+      await engine?.close();
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The contract of page reading: a request, the page it yields, and the tiers
+ * of the cascade that produce it.
+ *
+ * @module
+ */
+import type { Config } from "../config.ts";
+import type { Fetcher } from "../net/types.ts";
+
+/** Names of the reading tiers, in cascade order. */
+export const TIER_NAMES = [
+  "cache",
+  "github",
+  "llms_txt",
+  "structured",
+  "pdf",
+  "http",
+  "browser",
+  "wayback",
+] as const;
+
+/** A reading tier's name. */
+export type TierName = typeof TIER_NAMES[number];
+
+export type { PageLink } from "../extract/links.ts";
+import type { PageLink } from "../extract/links.ts";
+
+/** What one read asks for. */
+export interface ReadRequest {
+  /** The URL to read. */
+  url: string;
+  /** Browser use: never, when the HTTP result is thin, or always. */
+  render?: "never" | "auto" | "always";
+  /** CSS selector the browser waits for. */
+  waitForSelector?: string;
+  /** CSS selector whose element alone is read (browser tier). */
+  targetSelector?: string;
+  /** Accept a cached page no older than this (seconds). */
+  maxAgeS?: number;
+  /** Bypass the cache. */
+  noCache?: boolean;
+  /** Cancels the read. */
+  signal?: AbortSignal;
+}
+
+/** A page as Gleaner read it: clean Markdown plus metadata. */
+export interface Page {
+  /** The URL that was asked for. */
+  url: string;
+  /** The URL the content came from, after redirects (or the canonical one). */
+  finalUrl: string;
+  /** Best title. */
+  title: string;
+  /** Main content as Markdown, without link targets or images. */
+  markdown: string;
+  /** Links worth following, main content first. */
+  links: PageLink[];
+  /** Which tier produced it. */
+  tier: TierName;
+  /** Media type of the source. */
+  mediaType: string;
+  /** Language, when known. */
+  lang?: string;
+  /** Publication date, when known. */
+  published?: string;
+  /** Author, when known. */
+  byline?: string;
+  /** Canonical URL, when declared. */
+  canonical?: string;
+  /** Snapshot time, when read from an archive. */
+  archivedAt?: string;
+  /** When it was read (ISO). */
+  fetchedAt: string;
+  /** True when the HTTP result looks like it needs JavaScript (the browser may do better). */
+  thin?: boolean;
+}
+
+/** What tiers share. */
+export interface ReadContext {
+  /** Configuration. */
+  config: Config;
+  /** The guarded fetcher. */
+  fetcher: Fetcher;
+}
+
+/** One way of reading a URL. */
+export interface Tier {
+  /** The tier's name. */
+  readonly name: TierName;
+  /** Whether this tier applies to the URL and request. */
+  canHandle(url: URL, request: ReadRequest): boolean;
+  /** Reads the page, or returns `undefined` to let the next tier try. Throws `GleanerError` on failure. */
+  read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined>;
+}

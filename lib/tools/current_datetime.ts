@@ -1,0 +1,49 @@
+/**
+ * The `current_datetime` tool: the current date and time in UTC.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool } from "./spec.ts";
+
+/** Output of `current_datetime`. */
+export const CurrentDatetimeOutput = z.object({
+  iso: z.string().describe("ISO 8601 timestamp in UTC"),
+  date: z.string().describe("YYYY-MM-DD"),
+  weekday: z.string(),
+  unix: z.number().int().describe("Seconds since the Unix epoch"),
+});
+
+/**
+ * Returns the current UTC date and time.
+ *
+ * @example
+ * ```ts
+ * import { currentDatetime } from "./current_datetime.ts";
+ * const now = currentDatetime(new Date("2026-01-02T03:04:05Z"));
+ * console.assert(now.date === "2026-01-02" && now.weekday === "Friday");
+ * ```
+ */
+export function currentDatetime(now: Date = new Date()): z.output<typeof CurrentDatetimeOutput> {
+  return {
+    iso: now.toISOString(),
+    date: now.toISOString().slice(0, 10),
+    weekday: now.toLocaleDateString("en-US", { weekday: "long", timeZone: "UTC" }),
+    unix: Math.floor(now.getTime() / 1000),
+  };
+}
+
+/** The tool definition. */
+export const currentDatetimeTool = defineTool({
+  name: "current_datetime",
+  title: "Current date and time",
+  description:
+    "Returns the current date and time in UTC. Use it before searching for recent events or when a question depends on today's date.",
+  input: z.object({}),
+  output: CurrentDatetimeOutput,
+  http: { path: "/v1/datetime" },
+  readOnly: true,
+  openWorld: false,
+  handler: () => Promise.resolve(currentDatetime()),
+  render: (out) => `${out.iso} (${out.weekday}, UTC)`,
+});

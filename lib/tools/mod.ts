@@ -1,0 +1,38 @@
+/**
+ * Every Gleaner tool, defined once; MCP, HTTP and the library are built from this list.
+ *
+ * @module
+ */
+import { clearCacheTool } from "./clear_cache.ts";
+import { currentDatetimeTool } from "./current_datetime.ts";
+import { domainStatsTool } from "./domain_stats.ts";
+import { researchTool } from "./research.ts";
+import { scrapeUrlsTool } from "./scrape_urls.ts";
+import { searchTool } from "./search.ts";
+import type { AnyToolSpec } from "./spec.ts";
+
+export {
+  clearCacheTool,
+  currentDatetimeTool,
+  domainStatsTool,
+  researchTool,
+  scrapeUrlsTool,
+  searchTool,
+};
+export {
+  type AnyToolSpec,
+  defineTool,
+  type Progress,
+  type ToolContext,
+  type ToolSpec,
+} from "./spec.ts";
+
+/** All tools, in the order clients list them. */
+export const TOOLS: readonly AnyToolSpec[] = [
+  searchTool,
+  scrapeUrlsTool,
+  researchTool,
+  domainStatsTool,
+  clearCacheTool,
+  currentDatetimeTool,
+];

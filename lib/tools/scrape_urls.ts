@@ -1,0 +1,147 @@
+/**
+ * The `scrape_urls` tool: read up to five pages and return only the passages
+ * that answer each item's query (or the page in order without one), inside
+ * one token budget.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { toGleanerError } from "../errors.ts";
+import { gatherEvidence, isWholePageQuery } from "../evidence/gather.ts";
+import { relatedLinks, renderLink } from "../evidence/links.ts";
+import { mapConcurrent } from "../evidence/concurrency.ts";
+import { renderEvidence as renderEvidenceText } from "../rank/select.ts";
+import { countTokens } from "../rank/tokens.ts";
+import type { Page } from "../read/types.ts";
+import { defineTool } from "./spec.ts";
+import { EvidenceSchema, ItemErrorSchema, LinkSchema, RankingSchema } from "./schemas.ts";
+
+/** Input of `scrape_urls`. */
+export const ScrapeInput = z.object({
+  items: z.array(z.object({
+    url: z.string().min(1).max(4096).describe("Absolute http(s) URL"),
+    query: z.string().max(500).optional().describe(
+      "What you want from the page; omit or '*' for the page in order",
+    ),
+  })).min(1).max(5).describe("One to five pages"),
+  max_tokens: z.number().int().min(50).max(50_000).optional().describe(
+    "Token budget shared by all items (default 4000)",
+  ),
+  render: z.enum(["never", "auto", "always"]).optional().describe(
+    "Headless browser: never, auto (when the page needs JavaScript), always",
+  ),
+  max_age: z.number().int().min(0).optional().describe(
+    "Accept a cached page up to this many seconds old",
+  ),
+  no_cache: z.boolean().optional().describe("Read fresh, ignoring the cache"),
+});
+
+/** Output of `scrape_urls`. */
+export const ScrapeOutput = z.object({
+  items: z.array(z.object({
+    url: z.string(),
+    ok: z.boolean(),
+    final_url: z.string().optional(),
+    title: z.string().optional(),
+    tier: z.string().optional().describe("Which reader produced the page"),
+    published: z.string().optional(),
+    page_tokens: z.number().int().optional().describe("Tokens of the whole page Markdown"),
+    links: z.array(LinkSchema).optional().describe("Related links on the page, same site first"),
+    error: ItemErrorSchema.optional(),
+  })),
+  evidence: z.array(EvidenceSchema),
+  ranking: RankingSchema,
+  tokens: z.number().int().describe("Tokens of the evidence text"),
+});
+
+/** The tool definition. */
+export const scrapeUrlsTool = defineTool({
+  name: "scrape_urls",
+  title: "Read pages",
+  description:
+    "Reads 1-5 web pages (HTML, JavaScript apps, PDFs, JSON, GitHub) and returns only the original passages that answer each item's `query`, with their URL, within `max_tokens`. Without a query it returns the page text in order. Also lists up to 10 related links per page.",
+  input: ScrapeInput,
+  output: ScrapeOutput,
+  http: { path: "/v1/scrape" },
+  readOnly: true,
+  openWorld: true,
+  handler: async (input, { gleaner, signal, progress }) => {
+    const { config } = gleaner;
+    const maxTokens = input.max_tokens ?? config.rank.max_tokens;
+    let done = 0;
+    const reads = await mapConcurrent(input.items, config.read.concurrency, async (item) => {
+      try {
+        const page = await gleaner.reader.read({
+          url: item.url,
+          render: input.render,
+          maxAgeS: input.max_age,
+          noCache: input.no_cache,
+          signal,
+        });
+        return { item, page };
+      } catch (error) {
+        signal?.throwIfAborted();
+        return { item, error: toGleanerError(error, `reading ${item.url}`) };
+      } finally {
+        progress?.({ progress: ++done, total: input.items.length, message: `read ${item.url}` });
+      }
+    });
+    const ok = reads.filter((r): r is { item: typeof r.item; page: Page } => r.page !== undefined);
+    const needsEmbedder = ok.some((r) => !isWholePageQuery(r.item.query));
+    const packet = await gatherEvidence({
+      reads: ok.map((r) => ({ page: r.page, query: r.item.query })),
+      maxTokens,
+      rank: config.rank,
+      embedder: needsEmbedder ? await gleaner.embedder() : undefined,
+      signal,
+    });
+    const linkBudget = Math.floor(config.rank.links_max_tokens / Math.max(1, ok.length));
+    return {
+      items: reads.map((r) => {
+        if (!r.page) {
+          return {
+            url: r.item.url,
+            ok: false,
+            error: { code: r.error!.code, message: r.error!.message },
+          };
+        }
+        const { page } = r;
+        return {
+          url: r.item.url,
+          ok: true,
+          final_url: page.finalUrl,
+          title: page.title,
+          tier: page.tier,
+          published: page.published,
+          page_tokens: countTokens(page.markdown),
+          links: relatedLinks(
+            page.finalUrl,
+            page.links,
+            isWholePageQuery(r.item.query) ? undefined : r.item.query,
+            {
+              max: 10,
+              maxTokens: linkBudget,
+            },
+          ),
+        };
+      }),
+      evidence: packet.items,
+      ranking: packet.ranking,
+      tokens: packet.tokens,
+    };
+  },
+  render: (out) => renderScrape(out),
+});
+
+/** The compact text of a scrape: evidence by source, then failures and links. */
+export function renderScrape(out: z.output<typeof ScrapeOutput>): string {
+  const parts: string[] = [];
+  if (out.evidence.length) parts.push(renderEvidenceText(out.evidence));
+  else parts.push("(no passage matched)");
+  for (const item of out.items) {
+    if (item.error) parts.push(`! ${item.url}: ${item.error.code}: ${item.error.message}`);
+  }
+  const links = out.items.flatMap((item) => item.links ?? []);
+  if (links.length) parts.push(`Related links:\n${links.map(renderLink).join("\n")}`);
+  return parts.join("\n\n");
+}

@@ -1,0 +1,44 @@
+/**
+ * MCP over Streamable HTTP, web-standard (`Request` → `Response`), stateless:
+ * each request gets its own server and transport, so replicas need no sticky sessions.
+ *
+ * @module
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Gleaner } from "../lib/gleaner.ts";
+import { createMcpServer } from "./server.ts";
+
+/**
+ * Answers one MCP Streamable HTTP request.
+ *
+ * @example
+ * ```ts ignore
+ * import { createGleaner } from "../mod.ts";
+ * import { handleMcpRequest } from "./http.ts";
+ * const gleaner = await createGleaner();
+ * Deno.serve((request) => handleMcpRequest(gleaner, request));
+ * ```
+ */
+export async function handleMcpRequest(gleaner: Gleaner, request: Request): Promise<Response> {
+  const server = createMcpServer(gleaner);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: false,
+  });
+  await server.connect(transport);
+  const response = await transport.handleRequest(request);
+  if (request.method !== "POST" || !response.body) {
+    await server.close();
+    return response;
+  }
+  // Close the per-request server once the response stream is fully sent.
+  const closing = new TransformStream<Uint8Array, Uint8Array>({
+    flush: () => {
+      server.close().catch(() => {});
+    },
+  });
+  return new Response(response.body.pipeThrough(closing), {
+    status: response.status,
+    headers: response.headers,
+  });
+}

@@ -1,0 +1,29 @@
+/**
+ * Serves Gleaner over MCP stdio (stdout carries protocol only; logs go to stderr).
+ *
+ * @module
+ */
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Gleaner } from "../lib/gleaner.ts";
+import { createMcpServer } from "./server.ts";
+
+/**
+ * Connects a new MCP server to this process's stdin/stdout and resolves when
+ * the client disconnects.
+ *
+ * @example
+ * ```ts ignore
+ * import { createGleaner } from "../mod.ts";
+ * import { serveStdio } from "./stdio.ts";
+ * await serveStdio(await createGleaner());
+ * ```
+ */
+export async function serveStdio(gleaner: Gleaner): Promise<void> {
+  const server = createMcpServer(gleaner);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+  });
+  await server.connect(transport);
+  await closed;
+}

@@ -1,0 +1,44 @@
+/**
+ * Gleaner: web research and memory for AI agents. Search the web, read the
+ * pages worth reading, and get back only the original passages that answer a
+ * question, each with its source URL, inside a token budget.
+ *
+ * @example
+ * ```ts ignore
+ * import { createGleaner, scrapeUrls, search } from "@gleaner/gleaner";
+ *
+ * const gleaner = await createGleaner({ store: { path: ":memory:" } });
+ * const found = await search(gleaner, { items: [{ query: "deno permissions" }] });
+ * const read = await scrapeUrls(gleaner, {
+ *   items: [{ url: found.items[0].results[0].url, query: "how do I allow network access" }],
+ *   max_tokens: 800,
+ * });
+ * for (const chunk of read.evidence) console.log(chunk.url, chunk.text);
+ * await gleaner.close();
+ * ```
+ *
+ * @module
+ */
+export { type CallOptions, callTool, research, scrapeUrls, search } from "./lib/api.ts";
+export {
+  createGleaner,
+  createGleanerFromConfig,
+  type CreateGleanerOptions,
+  type Gleaner,
+} from "./lib/gleaner.ts";
+export {
+  type Config,
+  type ConfigInput,
+  ConfigSchema,
+  loadConfig,
+  parseConfig,
+  redactConfig,
+} from "./lib/config.ts";
+export { ERROR_CODES, type ErrorCode, GleanerError } from "./lib/errors.ts";
+export { TOOLS } from "./lib/tools/mod.ts";
+export type { AnyToolSpec, Progress, ToolContext, ToolSpec } from "./lib/tools/spec.ts";
+export type { FetchedResponse, Fetcher, FetchOptions } from "./lib/net/types.ts";
+export type { Page, PageLink, ReadRequest, TierName } from "./lib/read/types.ts";
+export type { EvidenceItem } from "./lib/rank/select.ts";
+export type { Embedder, EmbeddingCache } from "./lib/rank/embed/types.ts";
+export { VERSION } from "./lib/version.ts";
