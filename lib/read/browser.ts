@@ -1,0 +1,503 @@
+/**
+ * The headless-browser tier: renders pages in Chromium (driven by
+ * `puppeteer-core`) when plain HTTP returns a shell that needs JavaScript.
+ *
+ * One browser is launched lazily and shared; reads borrow pages from a
+ * bounded pool (`read.browser_pages`; extra reads wait), each with its own
+ * deadline (`read.browser_timeout_ms`). The browser closes itself after
+ * `read.browser_idle_ms` without reads and starts again on the next one.
+ *
+ * Every request a page makes passes the same address checks as the guarded
+ * fetch (see `browser/guard.ts`, which also documents the residual
+ * DNS-rebinding window); images, fonts, media and stylesheets are never
+ * fetched. The main navigation to a blocked URL fails with `blocked_url`.
+ *
+ * @module
+ */
+import type { HTTPRequest, Page } from "puppeteer-core";
+import type { Config } from "../config.ts";
+import { GleanerError, toGleanerError } from "../errors.ts";
+import { getGleanerLogger } from "../log.ts";
+import { assertResolvedPublic, assertUrlAllowed } from "../net/address.ts";
+import { createRequestGuard, type RequestFilter, type RequestGuard } from "./browser/guard.ts";
+import { type BrowserHandle, openBrowser } from "./browser/launch.ts";
+import { createSlotPool, type SlotPool } from "./browser/pool.ts";
+
+export type { RequestFilter } from "./browser/guard.ts";
+
+const log = getGleanerLogger("read", "browser");
+
+/** Resource types never fetched by the browser tier. */
+export const BLOCKED_RESOURCE_TYPES: readonly string[] = ["image", "font", "media", "stylesheet"];
+
+/** Options of one browser read. */
+export interface BrowserReadOptions {
+  /** CSS selector to wait for (within the timeout) before the DOM is taken. */
+  waitForSelector?: string;
+  /** CSS selector of the one element whose `outerHTML` is returned instead of the page. */
+  targetSelector?: string;
+  /** Deadline of this read once it has a page (default `read.browser_timeout_ms`). */
+  timeoutMs?: number;
+  /** Cancels the read (also while it waits for a page). */
+  signal?: AbortSignal;
+}
+
+/** What a browser read returns. Non-2xx statuses are returned, not thrown. */
+export interface BrowserReadResult {
+  /** The final URL after redirects (and client-side navigation). */
+  url: string;
+  /** The rendered DOM serialised (`page.content()`), or the target element's `outerHTML`. */
+  html: string;
+  /** HTTP status of the main document (0 when the browser reported none). */
+  status: number;
+  /** The document title after scripts ran. */
+  title: string;
+}
+
+/** Counters describing the browser tier right now. */
+export interface BrowserTierStats {
+  /** True while a browser is running (or connected). */
+  running: boolean;
+  /** Process id of the launched browser (absent for an external endpoint). */
+  pid?: number;
+  /** Pages in use. */
+  busy: number;
+  /** Pages kept open for reuse. */
+  idle: number;
+  /** Reads waiting for a page. */
+  waiting: number;
+}
+
+/** The browser tier; see {@link createBrowserTier}. */
+export interface BrowserTier {
+  /**
+   * Renders one URL and returns its DOM. Throws `GleanerError`:
+   * `blocked_url` (address policy), `not_found` (host does not resolve,
+   * `targetSelector` missing), `timeout`, `too_large`, `invalid_arguments`
+   * (bad URL or selector), `provider_unavailable` (no Chromium, no
+   * `--allow-run`, network failure).
+   */
+  read(url: string, options?: BrowserReadOptions): Promise<BrowserReadResult>;
+  /** Closes the browser (or disconnects), removes its profile and clears timers. Reads fail afterwards. */
+  close(): Promise<void>;
+  /** Current counters (for health checks and benchmarks). */
+  stats(): BrowserTierStats;
+}
+
+/** Options of {@link createBrowserTier} beyond the config. */
+export interface BrowserTierOptions {
+  /** Narrows what pages may request, on top of the address policy (never widens it). */
+  requestFilter?: RequestFilter;
+  /** Resource types to block (default {@link BLOCKED_RESOURCE_TYPES}). */
+  blockedResourceTypes?: readonly string[];
+  /** Extra Chromium flags for a launched browser. */
+  extraArgs?: readonly string[];
+  /** Quiet time (ms) after `load` before the DOM is taken, so late XHR can land (default 250, capped by the deadline and at 2 s of waiting). */
+  settleMs?: number;
+}
+
+/**
+ * Removes network APIs that request interception cannot see (WebSocket
+ * handshakes, WebTransport, WebRTC) before any page script runs.
+ */
+const PAGE_PRELUDE = `(() => {
+  for (const name of ["WebSocket", "WebTransport", "RTCPeerConnection", "webkitRTCPeerConnection"]) {
+    try { Object.defineProperty(globalThis, name, { value: undefined, configurable: false, writable: false }); } catch {}
+  }
+})();`;
+
+/** Per-page state the interception handler reads for the current read. */
+interface PooledPage {
+  page: Page;
+  guard?: RequestGuard;
+  /** Set when the main frame's navigation (or a redirect of it) was blocked. */
+  blockedNavigation?: GleanerError;
+}
+
+interface Session {
+  handle: BrowserHandle;
+  pool: SlotPool<PooledPage>;
+  closing: boolean;
+}
+
+/**
+ * Creates the browser tier. Nothing is launched until the first read.
+ *
+ * @example
+ * ```ts ignore
+ * import { createBrowserTier } from "./browser.ts";
+ * import { parseConfig } from "../config.ts";
+ * const tier = createBrowserTier(parseConfig({ read: { browser_pages: 2 } }));
+ * try {
+ *   const page = await tier.read("https://example.com/", { targetSelector: "main" });
+ *   console.log(page.status, page.title, page.html.length);
+ * } finally {
+ *   await tier.close();
+ * }
+ * ```
+ */
+export function createBrowserTier(config: Config, options: BrowserTierOptions = {}): BrowserTier {
+  const blockedTypes = new Set(options.blockedResourceTypes ?? BLOCKED_RESOURCE_TYPES);
+  const settleMs = options.settleMs ?? 250;
+  const maxHtml = config.network.max_decompressed_bytes;
+  let session: Promise<Session> | undefined;
+  let current: Session | undefined;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
+  let active = 0;
+
+  const clearIdle = () => {
+    if (idleTimer !== undefined) clearTimeout(idleTimer);
+    idleTimer = undefined;
+  };
+
+  const armIdle = () => {
+    clearIdle();
+    if (closed || active > 0 || !session) return;
+    idleTimer = setTimeout(() => {
+      idleTimer = undefined;
+      if (active === 0 && !closed) {
+        log.debug("closing idle browser");
+        void shutdown();
+      }
+    }, config.read.browser_idle_ms);
+    Deno.unrefTimer(idleTimer);
+  };
+
+  const shutdown = async () => {
+    const pending = session;
+    session = undefined;
+    current = undefined;
+    if (!pending) return;
+    let s: Session;
+    try {
+      s = await pending;
+    } catch {
+      return; // The launch failed: nothing to close.
+    }
+    s.closing = true;
+    await s.pool.drain(new GleanerError("provider_unavailable", "the browser was closed"));
+    await s.handle.dispose();
+  };
+
+  const newPage = async (s: Session): Promise<PooledPage> => {
+    const context = s.handle.browser.defaultBrowserContext();
+    const page = await context.newPage();
+    const entry: PooledPage = { page };
+    page.setDefaultTimeout(config.read.browser_timeout_ms);
+    await page.setUserAgent({ userAgent: config.network.user_agent });
+    await page.setBypassServiceWorker(true);
+    await page.evaluateOnNewDocument(PAGE_PRELUDE);
+    page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
+    page.on("popup", (popup) => void popup?.close().catch(() => {}));
+    await page.setRequestInterception(true);
+    page.on("request", (request) => void intercept(entry, request));
+    return entry;
+  };
+
+  const intercept = async (entry: PooledPage, request: HTTPRequest) => {
+    if (request.isInterceptResolutionHandled()) return;
+    const url = request.url();
+    const type = request.resourceType();
+    const isMainNavigation = request.isNavigationRequest() &&
+      request.frame() === entry.page.mainFrame();
+    try {
+      if (blockedTypes.has(type)) {
+        await request.abort("blockedbyclient");
+        return;
+      }
+      const guard = entry.guard;
+      const blocked = guard
+        ? await guard.check(url, type)
+        // Between reads (about:blank) nothing may load.
+        : url === "about:blank"
+        ? undefined
+        : new GleanerError("blocked_url", "no read in progress");
+      if (blocked) {
+        if (isMainNavigation) entry.blockedNavigation ??= blocked;
+        log.debug("blocked {type} request to {origin}: {reason}", {
+          type,
+          origin: safeOrigin(url),
+          reason: blocked.message,
+        });
+        await request.abort("blockedbyclient");
+        return;
+      }
+      await request.continue();
+    } catch {
+      // The page or request went away meanwhile.
+    }
+  };
+
+  const start = (): Promise<Session> => {
+    if (session) return session;
+    const launching = (async () => {
+      const handle = await openBrowser(config, [
+        `--renderer-process-limit=${config.read.browser_pages}`,
+        ...(options.extraArgs ?? []),
+      ]);
+      const s: Session = {
+        handle,
+        closing: false,
+        pool: undefined as unknown as SlotPool<PooledPage>,
+      };
+      s.pool = createSlotPool<PooledPage>({
+        max: config.read.browser_pages,
+        create: () => newPage(s),
+        destroy: (entry) => entry.page.close(),
+      });
+      handle.browser.on("disconnected", () => {
+        if (current === s && !s.closing) {
+          log.warning("browser disconnected; it will be started again on the next read");
+          session = undefined;
+          current = undefined;
+          void s.pool.drain(new GleanerError("provider_unavailable", "the browser went away"));
+          void handle.dispose();
+        }
+      });
+      log.debug("browser ready (pid {pid})", { pid: handle.pid ?? "external" });
+      current = s;
+      return s;
+    })();
+    session = launching;
+    launching.catch(() => {
+      if (session === launching) session = undefined;
+    });
+    return launching;
+  };
+
+  const read = async (
+    rawUrl: string,
+    readOptions: BrowserReadOptions = {},
+  ): Promise<BrowserReadResult> => {
+    if (closed) throw new GleanerError("provider_unavailable", "the browser tier is closed");
+    let url: URL;
+    try {
+      url = new URL(rawUrl);
+    } catch {
+      throw new GleanerError("invalid_arguments", "url: not a valid absolute URL");
+    }
+    assertUrlAllowed(url, config.network);
+    await assertResolvedPublic(url.hostname, config.network, url.origin);
+    readOptions.signal?.throwIfAborted();
+
+    active++;
+    clearIdle();
+    try {
+      const s = await start();
+      const entry = await s.pool.acquire(readOptions.signal);
+      let healthy = false;
+      try {
+        const result = await renderWithDeadline(entry, url, readOptions);
+        healthy = true;
+        return result;
+      } finally {
+        entry.guard = undefined;
+        entry.blockedNavigation = undefined;
+        if (healthy) healthy = await resetPage(entry.page);
+        await s.pool.release(entry, healthy);
+      }
+    } catch (error) {
+      throw toGleanerError(error, `browser read of ${url.href}`);
+    } finally {
+      active--;
+      armIdle();
+    }
+  };
+
+  const renderWithDeadline = async (
+    entry: PooledPage,
+    url: URL,
+    readOptions: BrowserReadOptions,
+  ): Promise<BrowserReadResult> => {
+    const timeoutMs = readOptions.timeoutMs ?? config.read.browser_timeout_ms;
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () =>
+        deadline.abort(
+          new GleanerError(
+            "timeout",
+            `browser read of ${url.href} timed out after ${timeoutMs} ms`,
+          ),
+        ),
+      timeoutMs,
+    );
+    const onCancel = () =>
+      deadline.abort(new GleanerError("timeout", `browser read of ${url.href} was cancelled`));
+    readOptions.signal?.addEventListener("abort", onCancel, { once: true });
+    const signal = deadline.signal;
+    const aborted = new Promise<never>((_, reject) => {
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    });
+    aborted.catch(() => {});
+    try {
+      return await Promise.race([render(entry, url, readOptions, signal, timeoutMs), aborted]);
+    } finally {
+      clearTimeout(timer);
+      readOptions.signal?.removeEventListener("abort", onCancel);
+    }
+  };
+
+  const render = async (
+    entry: PooledPage,
+    url: URL,
+    readOptions: BrowserReadOptions,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<BrowserReadResult> => {
+    const started = performance.now();
+    const remaining = () => Math.max(1, timeoutMs - (performance.now() - started));
+    const { page } = entry;
+    entry.guard = createRequestGuard(config.network, options.requestFilter);
+    entry.blockedNavigation = undefined;
+
+    let response;
+    try {
+      response = await page.goto(url.href, { waitUntil: "load", timeout: remaining(), signal });
+    } catch (error) {
+      if (entry.blockedNavigation) throw entry.blockedNavigation;
+      throw navigationError(error, url, signal);
+    }
+    if (entry.blockedNavigation) throw entry.blockedNavigation;
+
+    if (settleMs > 0) {
+      await page.waitForNetworkIdle({
+        idleTime: settleMs,
+        timeout: Math.min(2_000, remaining()),
+        signal,
+      }).catch(() => {});
+    }
+    if (readOptions.waitForSelector) {
+      try {
+        await page.waitForSelector(readOptions.waitForSelector, { timeout: remaining(), signal });
+      } catch (error) {
+        throw selectorError(error, "waitForSelector", readOptions.waitForSelector, url, signal);
+      }
+    }
+    if (entry.blockedNavigation) throw entry.blockedNavigation;
+
+    let html: string;
+    if (readOptions.targetSelector) {
+      let found: string | null;
+      try {
+        found = await page.$eval(readOptions.targetSelector, (el) => el.outerHTML).catch(
+          (error: unknown) => {
+            if (String(error).includes("failed to find element")) return null;
+            throw error;
+          },
+        );
+      } catch (error) {
+        throw selectorError(error, "targetSelector", readOptions.targetSelector, url, signal);
+      }
+      if (found === null) {
+        throw new GleanerError(
+          "not_found",
+          `targetSelector ${
+            JSON.stringify(readOptions.targetSelector)
+          } matched nothing on ${url.href}`,
+          { details: { field: "targetSelector" } },
+        );
+      }
+      html = found;
+    } else {
+      html = await page.content();
+    }
+    if (html.length > maxHtml) {
+      throw new GleanerError(
+        "too_large",
+        `rendered page ${url.href} exceeds network.max_decompressed_bytes`,
+      );
+    }
+    return {
+      url: page.url(),
+      html,
+      status: response?.status() ?? 0,
+      title: await page.title(),
+    };
+  };
+
+  /** Leaves a page blank for the next read; false when it should be discarded. */
+  const resetPage = async (page: Page): Promise<boolean> => {
+    try {
+      await page.goto("about:blank", { timeout: 5_000 });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  return {
+    read,
+    async close() {
+      closed = true;
+      clearIdle();
+      await shutdown();
+    },
+    stats() {
+      const s = current;
+      const pool = s?.pool.stats() ?? { busy: 0, idle: 0, waiting: 0 };
+      return { running: s !== undefined, pid: s?.handle.pid, ...pool };
+    },
+  };
+}
+
+function safeOrigin(raw: string): string {
+  try {
+    const url = new URL(raw);
+    return url.protocol.startsWith("http") ? url.origin : url.protocol;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+function navigationError(error: unknown, url: URL, signal: AbortSignal): GleanerError {
+  if (signal.aborted && signal.reason instanceof GleanerError) return signal.reason;
+  if (error instanceof GleanerError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof Error && error.name === "TimeoutError") {
+    return new GleanerError("timeout", `browser read of ${url.href} timed out`, { cause: error });
+  }
+  const netError = /net::(ERR_[A-Z_]+)/.exec(message)?.[1];
+  if (netError === "ERR_NAME_NOT_RESOLVED") {
+    return new GleanerError("not_found", `host of ${url.origin} does not resolve`, {
+      cause: error,
+    });
+  }
+  if (netError === "ERR_BLOCKED_BY_CLIENT") {
+    return new GleanerError("blocked_url", `${url.origin} is blocked`, { cause: error });
+  }
+  return new GleanerError(
+    "provider_unavailable",
+    `the browser could not load ${url.href}${netError ? ` (${netError})` : ""}`,
+    { cause: error },
+  );
+}
+
+function selectorError(
+  error: unknown,
+  field: "waitForSelector" | "targetSelector",
+  selector: string,
+  url: URL,
+  signal: AbortSignal,
+): GleanerError {
+  if (signal.aborted && signal.reason instanceof GleanerError) return signal.reason;
+  if (error instanceof GleanerError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof Error && error.name === "TimeoutError") {
+    return new GleanerError(
+      "timeout",
+      `${field} ${JSON.stringify(selector)} did not appear on ${url.href} in time`,
+      { cause: error, details: { field } },
+    );
+  }
+  if (/not a valid selector|SyntaxError|Unexpected token|Invalid selector/i.test(message)) {
+    return new GleanerError("invalid_arguments", `${field}: not a valid CSS selector`, {
+      cause: error,
+      details: { field },
+    });
+  }
+  return new GleanerError("internal", `${field} lookup on ${url.href} failed`, {
+    cause: error,
+    details: { field },
+  });
+}
