@@ -1,0 +1,99 @@
+/**
+ * Parsing HTML into a DOM with linkedom, and small DOM helpers shared by the
+ * extraction modules.
+ *
+ * @module
+ */
+import { parseHTML } from "linkedom";
+
+const HAS_HTML_TAG = /<html[\s>]/i;
+const SCRIPT_OR_STYLE = /<(script|style|svg)\b([^>]*)>[\s\S]*?<\/\1\s*>|<!--[\s\S]*?-->/gi;
+const JSON_LD = /type\s*=\s*["']?application\/ld\+json/i;
+
+/**
+ * Drops `<script>` (except JSON-LD), `<style>`, `<svg>` elements and comments
+ * before parsing: nothing downstream reads them, and they are often most of a
+ * page's bytes.
+ *
+ * @example
+ * ```ts
+ * import { stripScripts } from "./dom.ts";
+ * console.assert(stripScripts("<p>a</p><script>x()</script>") === "<p>a</p>");
+ * ```
+ */
+export function stripScripts(html: string): string {
+  return html.replace(
+    SCRIPT_OR_STYLE,
+    (match, tag: string, attrs: string) =>
+      tag?.toLowerCase() === "script" && JSON_LD.test(attrs) ? match : "",
+  );
+}
+
+/**
+ * Parses an HTML string (a whole page or a fragment) into a linkedom
+ * `Document` whose `body` always exists.
+ *
+ * @example
+ * ```ts
+ * import { parseDocument } from "./dom.ts";
+ * const doc = parseDocument("<p>Hello</p>");
+ * console.assert(doc.body.textContent === "Hello");
+ * ```
+ */
+export function parseDocument(html: string): Document {
+  const source = HAS_HTML_TAG.test(html)
+    ? html
+    : `<!DOCTYPE html><html><head></head><body>${html}</body></html>`;
+  const { document } = parseHTML(source);
+  if (!document.body) {
+    const body = document.createElement("body");
+    document.documentElement?.appendChild(body);
+  }
+  return document as unknown as Document;
+}
+
+/**
+ * Text of a node with runs of whitespace collapsed and ends trimmed.
+ *
+ * @example
+ * ```ts
+ * import { parseDocument, textOf } from "./dom.ts";
+ * console.assert(textOf(parseDocument("<p> a \n b </p>").body) === "a b");
+ * ```
+ */
+export function textOf(node: Node | null | undefined): string {
+  return (node?.textContent ?? "").replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Resolves `href` against `base`; `undefined` when it is not a valid URL.
+ *
+ * @example
+ * ```ts
+ * import { resolveUrl } from "./dom.ts";
+ * console.assert(resolveUrl("/a", "https://example.com/b/c") === "https://example.com/a");
+ * ```
+ */
+export function resolveUrl(href: string, base: string): string | undefined {
+  try {
+    return new URL(href.trim(), base).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The base URL links of the document resolve against: `<base href>` resolved
+ * against the page URL, else the page URL.
+ *
+ * @example
+ * ```ts
+ * import { baseUrlOf, parseDocument } from "./dom.ts";
+ * const doc = parseDocument('<html><head><base href="/x/"></head><body></body></html>');
+ * console.assert(baseUrlOf(doc, "https://example.com/a") === "https://example.com/x/");
+ * ```
+ */
+export function baseUrlOf(doc: Document, url: string): string {
+  const href = doc.querySelector("base[href]")?.getAttribute("href");
+  return (href && resolveUrl(href, url)) || url;
+}

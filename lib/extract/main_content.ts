@@ -1,0 +1,124 @@
+/**
+ * Main-content extraction: Mozilla Readability (default, chosen by
+ * measurement in `bench/extraction.ts`) or defuddle, both on linkedom, with
+ * a body-text fallback.
+ *
+ * @module
+ */
+import { Readability } from "@mozilla/readability";
+import { DefuddleClass } from "defuddle/node";
+import { parseDocument } from "./dom.ts";
+import { getGleanerLogger } from "../log.ts";
+
+/** The main-content extractors available. */
+export type ExtractorName = "readability" | "defuddle";
+
+/** The main content of a page and what the extractor learned on the way. */
+export interface MainContent {
+  /** Element holding the main content (detached from the page or a fresh fragment). */
+  root: Element;
+  /** Which path produced it. */
+  method: ExtractorName | "body";
+  /** Title as the extractor saw it. */
+  title?: string;
+  /** Author(s). */
+  byline?: string;
+  /** Description / excerpt. */
+  excerpt?: string;
+  /** Site name. */
+  siteName?: string;
+  /** Publication time. */
+  published?: string;
+  /** Language. */
+  lang?: string;
+}
+
+const log = getGleanerLogger("extract");
+
+function clean(value: string | null | undefined): string | undefined {
+  const v = value?.replace(/\s+/g, " ").trim();
+  return v ? v : undefined;
+}
+
+function runReadability(doc: Document): MainContent | null {
+  const article = new Readability<Element>(doc, {
+    keepClasses: true,
+    serializer: (node) => node as Element,
+  }).parse();
+  if (!article?.content || !(article.textContent ?? "").trim()) return null;
+  return {
+    root: article.content,
+    method: "readability",
+    title: clean(article.title),
+    byline: clean(article.byline),
+    excerpt: clean(article.excerpt),
+    siteName: clean(article.siteName),
+    published: clean(article.publishedTime),
+    lang: clean(article.lang),
+  };
+}
+
+function runDefuddle(doc: Document, url: string): MainContent | null {
+  const result = new DefuddleClass(doc, { url, useAsync: false, markdown: false }).parse();
+  if (!result.content || !result.content.trim()) return null;
+  const root = parseDocument(result.content).body;
+  if (!(root.textContent ?? "").trim()) return null;
+  return {
+    root,
+    method: "defuddle",
+    title: clean(result.title),
+    byline: clean(result.author),
+    excerpt: clean(result.description),
+    siteName: clean(result.site),
+    published: clean(result.published),
+    lang: clean(result.language),
+  };
+}
+
+/**
+ * Finds the main content of a parsed page with the chosen extractor; `null`
+ * when it finds nothing (or throws). The document is mutated: read metadata
+ * and page links first.
+ *
+ * @example
+ * ```ts
+ * import { parseDocument } from "./dom.ts";
+ * import { extractMainContent } from "./main_content.ts";
+ * const text = "Tides rise and fall twice a day because of the Moon. ".repeat(20);
+ * const doc = parseDocument(`<html><body><nav>Menu</nav><article><p>${text}</p></article></body></html>`);
+ * const main = extractMainContent(doc, "https://example.com/");
+ * console.assert(main !== null && main.root.textContent!.includes("Tides"));
+ * ```
+ */
+export function extractMainContent(
+  doc: Document,
+  url: string,
+  extractor: ExtractorName = "readability",
+): MainContent | null {
+  try {
+    return extractor === "defuddle" ? runDefuddle(doc, url) : runReadability(doc);
+  } catch (error) {
+    log.debug("{extractor} failed on {url}: {error}", { extractor, url, error: String(error) });
+    return null;
+  }
+}
+
+/**
+ * The fallback main content: the page body without scripts, styles and
+ * navigation chrome. Mutates the document.
+ *
+ * @example
+ * ```ts
+ * import { parseDocument } from "./dom.ts";
+ * import { bodyContent } from "./main_content.ts";
+ * const main = bodyContent(parseDocument("<nav>Menu</nav><p>Text</p>"));
+ * console.assert(main.root.textContent === "Text");
+ * ```
+ */
+export function bodyContent(doc: Document): MainContent {
+  const root = doc.body;
+  for (const el of root.querySelectorAll("script, style, noscript, template, nav, footer")) {
+    el.remove();
+  }
+  return { root, method: "body" };
+}

@@ -1,0 +1,157 @@
+/**
+ * BM25 (k1 1.2, b 0.75) over units, with a small tokenizer: lower case,
+ * Unicode letters/digits, English stopwords removed, light suffix stemming,
+ * CJK split into characters and bigrams.
+ *
+ * @module
+ */
+
+const STOPWORDS = new Set(
+  ("a about above after again against all am an and any are as at be because been before being " +
+    "below between both but by can could did do does doing down during each few for from further " +
+    "had has have having he her here hers herself him himself his how i if in into is it its itself " +
+    "just me more most my myself no nor not now of off on once only or other our ours ourselves out " +
+    "over own same she should so some such than that the their theirs them themselves then there " +
+    "these they this those through to too under until up very was we were what when where which " +
+    "while who whom why will with would you your yours yourself yourselves s t don isn aren wasn " +
+    "weren doesn didn won shouldn").split(" "),
+);
+
+const CJK_RUN = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+$/u;
+const TOKEN =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[\p{L}\p{M}\p{N}]+/gu;
+
+function undouble(stem: string): string {
+  return /([bdfgklmnprtz])\1$/.test(stem) ? stem.slice(0, -1) : stem;
+}
+
+/**
+ * Light English stemming: plural, -ing and -ed suffixes.
+ *
+ * @example
+ * ```ts
+ * import { stem } from "./bm25.ts";
+ * console.assert(stem("running") === stem("runs"));
+ * console.assert(stem("studies") === stem("study"));
+ * ```
+ */
+export function stem(word: string): string {
+  if (word.length <= 3 || /\d/.test(word)) return word;
+  if (word.endsWith("ies") && word.length > 4) return word.slice(0, -3) + "y";
+  if (word.endsWith("sses")) return word.slice(0, -2);
+  if (word.endsWith("ing") && word.length > 5) return undouble(word.slice(0, -3));
+  if (word.endsWith("ed") && word.length > 4) {
+    if (word.endsWith("ied")) return word.slice(0, -3) + "y";
+    return undouble(word.slice(0, -2));
+  }
+  if (word.endsWith("es") && /(ch|sh|x|z|ss)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith("s") && !/(ss|us|is)$/.test(word)) return word.slice(0, -1);
+  return word;
+}
+
+/**
+ * Search tokens of a text.
+ *
+ * @example
+ * ```ts
+ * import { tokenize } from "./bm25.ts";
+ * console.assert(tokenize("The Cats are running!").join(" ") === "cat run");
+ * ```
+ */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.toLowerCase().matchAll(TOKEN)) {
+    const word = match[0];
+    if (CJK_RUN.test(word)) {
+      const chars = [...word];
+      for (let i = 0; i < chars.length; i++) {
+        out.push(chars[i]);
+        if (i + 1 < chars.length) out.push(chars[i] + chars[i + 1]);
+      }
+      continue;
+    }
+    if (STOPWORDS.has(word)) continue;
+    out.push(stem(word));
+  }
+  return out;
+}
+
+/** BM25 parameters. */
+export interface Bm25Options {
+  /** Term-frequency saturation (default 1.2). */
+  k1?: number;
+  /** Length normalization (default 0.75). */
+  b?: number;
+}
+
+/** A BM25 index over a fixed list of texts. */
+export class Bm25Index {
+  readonly #docs: Map<string, number>[];
+  readonly #lengths: number[];
+  readonly #df = new Map<string, number>();
+  readonly #avg: number;
+  readonly #k1: number;
+  readonly #b: number;
+
+  /**
+   * Indexes the texts.
+   *
+   * @example
+   * ```ts
+   * import { Bm25Index } from "./bm25.ts";
+   * const index = new Bm25Index(["cats purr", "dogs bark"]);
+   * const [cats, dogs] = index.score("cat");
+   * console.assert(cats > 0 && dogs === 0);
+   * ```
+   */
+  constructor(texts: string[], options: Bm25Options = {}) {
+    this.#k1 = options.k1 ?? 1.2;
+    this.#b = options.b ?? 0.75;
+    this.#docs = texts.map((text) => {
+      const tf = new Map<string, number>();
+      for (const t of tokenize(text)) tf.set(t, (tf.get(t) ?? 0) + 1);
+      return tf;
+    });
+    this.#lengths = this.#docs.map((tf) => [...tf.values()].reduce((a, b) => a + b, 0));
+    for (const tf of this.#docs) {
+      for (const term of tf.keys()) this.#df.set(term, (this.#df.get(term) ?? 0) + 1);
+    }
+    const total = this.#lengths.reduce((a, b) => a + b, 0);
+    this.#avg = texts.length ? Math.max(1, total / texts.length) : 1;
+  }
+
+  /** BM25 score of every indexed text for the query (0 when no term matches). */
+  score(query: string): number[] {
+    const n = this.#docs.length;
+    const terms = [...new Set(tokenize(query))];
+    const scores = new Array<number>(n).fill(0);
+    for (const term of terms) {
+      const df = this.#df.get(term);
+      if (!df) continue;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (let i = 0; i < n; i++) {
+        const tf = this.#docs[i].get(term);
+        if (!tf) continue;
+        const norm = this.#k1 * (1 - this.#b + (this.#b * this.#lengths[i]) / this.#avg);
+        scores[i] += idf * ((tf * (this.#k1 + 1)) / (tf + norm));
+      }
+    }
+    return scores;
+  }
+}
+
+/**
+ * Indices of `texts` with a positive BM25 score for `query`, best first.
+ *
+ * @example
+ * ```ts
+ * import { bm25Rank } from "./bm25.ts";
+ * const order = bm25Rank("moon tides", ["tides and the moon", "tides", "cooking"]);
+ * console.assert(order.join() === "0,1");
+ * ```
+ */
+export function bm25Rank(query: string, texts: string[], options?: Bm25Options): number[] {
+  const scores = new Bm25Index(texts, options).score(query);
+  return scores.map((s, i) => [s, i] as const).filter(([s]) => s > 0)
+    .sort((a, b) => b[0] - a[0] || a[1] - b[1]).map(([, i]) => i);
+}

@@ -1,0 +1,139 @@
+/**
+ * Ranking and budgeted selection of page text: chunking, BM25, dense
+ * ranking with an optional embedder, reciprocal rank fusion, dedupe, token
+ * budget.
+ *
+ * @module
+ */
+import { bm25Rank } from "./bm25.ts";
+import type { Unit } from "./chunk.ts";
+import { cosine } from "./dedupe.ts";
+import { fuseRankings, type Relevance, relevanceOf } from "./fusion.ts";
+import type { Embedder } from "./embed/types.ts";
+import { getGleanerLogger } from "../log.ts";
+
+export { chunkMarkdown, type ChunkOptions, type Unit, wordCount } from "./chunk.ts";
+export { Bm25Index, type Bm25Options, bm25Rank, stem, tokenize } from "./bm25.ts";
+export { fuseRankings, type Relevance, relevanceOf, type WeightedRanking } from "./fusion.ts";
+export { cosine, dedupe, type DedupeOptions, jaccard, tokenSet } from "./dedupe.ts";
+export { countTokens } from "./tokens.ts";
+export {
+  type Candidate,
+  type EvidenceItem,
+  type EvidenceSource,
+  pageInOrder,
+  type PageSlice,
+  type QueryGroup,
+  renderEvidence,
+  selectEvidence,
+  type Selection,
+  type SelectOptions,
+} from "./select.ts";
+
+/** A unit with its fused 0..1 score. */
+export interface RankedUnit {
+  /** The unit. */
+  unit: Unit;
+  /** Fused score, 1.0 for a unit ranked first by every ranker. */
+  score: number;
+  /** Label of the score. */
+  relevance: Relevance;
+  /** The unit's embedding, when a dense ranking was made. */
+  vector?: Float32Array;
+}
+
+/** Options of {@link rankUnits}. */
+export interface RankOptions {
+  /** Embedder for the dense ranking (hybrid); without it, BM25 alone. */
+  embedder?: Embedder;
+  /** Unit vectors already computed (same order as units); the embedder then embeds only the query. */
+  vectors?: (Float32Array | undefined)[];
+  /** Query vector already computed. */
+  queryVector?: Float32Array;
+  /** Weight of the BM25 ranking (default 0.5). */
+  bm25Weight?: number;
+  /** Weight of the dense ranking (default 0.5, config `rank.dense_weight`). */
+  denseWeight?: number;
+  /** RRF constant (default 60, config `rank.rrf_k`). */
+  rrfK?: number;
+  /** Cancels embedding calls. */
+  signal?: AbortSignal;
+}
+
+/** Result of {@link rankUnits}. */
+export interface RankResult {
+  /** Units with any evidence of relevance, best first. */
+  ranked: RankedUnit[];
+  /** `hybrid` when a dense ranking was fused, else `bm25`. */
+  ranking: "bm25" | "hybrid";
+}
+
+const log = getGleanerLogger("rank");
+
+function usable(v: Float32Array | undefined): v is Float32Array {
+  if (!v || v.length === 0) return false;
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) norm += v[i] * v[i];
+  return Number.isFinite(norm) && norm > 0;
+}
+
+/**
+ * Ranks units for a query: BM25, fused (weighted RRF) with a dense cosine
+ * ranking when an embedder or vectors are given. If the embedder fails the
+ * ranking falls back to BM25 and says so (`ranking: "bm25"`).
+ *
+ * @example
+ * ```ts
+ * import { chunkMarkdown, rankUnits } from "./mod.ts";
+ * const units = chunkMarkdown("Tides follow the Moon.\n\n## Food\n\nBread needs yeast.");
+ * const { ranked, ranking } = await rankUnits("moon tides", units);
+ * console.assert(ranking === "bm25" && ranked[0].unit.text === "Tides follow the Moon.");
+ * console.assert(ranked[0].score === 1 && ranked[0].relevance === "high");
+ * ```
+ */
+export async function rankUnits(
+  query: string,
+  units: readonly Unit[],
+  options: RankOptions = {},
+): Promise<RankResult> {
+  const bm25 = bm25Rank(query, units.map((u) => u.text));
+  const bm25Weight = options.bm25Weight ?? 0.5;
+  const denseWeight = options.denseWeight ?? 0.5;
+  let vectors = options.vectors;
+  let queryVector = options.queryVector;
+  let dense: number[] | undefined;
+  if (units.length && denseWeight > 0 && (options.embedder || (vectors && queryVector))) {
+    try {
+      if (!queryVector && options.embedder) {
+        [queryVector] = await options.embedder.embedQueries([query], options.signal);
+      }
+      if (options.embedder && (!vectors || vectors.length !== units.length)) {
+        vectors = await options.embedder.embedDocuments(units.map((u) => u.text), options.signal);
+      }
+      if (usable(queryVector) && vectors) {
+        dense = units.map((_, i) => [cosine(queryVector, vectors![i]), i] as const)
+          .filter(([s, i]) => usable(vectors![i]) && s > 0)
+          .sort((a, b) => b[0] - a[0] || a[1] - b[1])
+          .map(([, i]) => i);
+        if (dense.length === 0) dense = undefined;
+      }
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      log.warn("dense ranking failed, using BM25 alone: {error}", { error: String(error) });
+      dense = undefined;
+      vectors = undefined;
+    }
+  }
+  const rankings = [{ order: bm25, weight: dense ? bm25Weight : 1 }];
+  if (dense) rankings.push({ order: dense, weight: denseWeight });
+  const fused = fuseRankings(rankings, options.rrfK ?? 60);
+  return {
+    ranked: fused.map(({ key, score }) => ({
+      unit: units[key],
+      score,
+      relevance: relevanceOf(score),
+      vector: dense && vectors ? vectors[key] : undefined,
+    })),
+    ranking: dense ? "hybrid" : "bm25",
+  };
+}
