@@ -8,11 +8,12 @@
  *
  * @module
  */
+import { PAGES_PATH } from "../tests/fixtures/web.ts";
 import { parseConfig } from "../lib/config.ts";
 import { createBrowserTier } from "../lib/read/browser.ts";
 
 /** Where the real-world pages live (read in place, never copied). */
-export const PAGES_DIR = "/work/shared/testdata/readability-test-pages";
+export const PAGES_DIR: string = PAGES_PATH;
 
 /** Options of {@link runBrowserBench}. */
 export interface BrowserBenchOptions {

@@ -7,13 +7,13 @@
  *
  * @module
  */
+import { PAGES_PATH } from "../tests/fixtures/web.ts";
 import { extractHtml, type ExtractorName } from "../lib/extract/mod.ts";
 import { parseDocument } from "../lib/extract/dom.ts";
 import { markdownToText, ngramF1, percentile } from "./lib/text_metrics.ts";
 
 /** Where the corpus lives: `shared/` beside the repository (override with GLEANER_READABILITY_PAGES). */
-export const PAGES_DIR = Deno.env.get("GLEANER_READABILITY_PAGES") ??
-  new URL("../../shared/testdata/readability-test-pages", import.meta.url).pathname;
+export const PAGES_DIR: string = Deno.env.get("GLEANER_READABILITY_PAGES") ?? PAGES_PATH;
 
 /** The Readability test suite's page URL. */
 const PAGE_URL = "http://fakehost/test/page.html";

@@ -1,8 +1,9 @@
+import { PAGES_PATH } from "../../tests/fixtures/web.ts";
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
 import { looksThin } from "./thin.ts";
 
-const PAGES = "/work/shared/testdata/readability-test-pages";
+const PAGES = PAGES_PATH;
 
 /** Visible text of a page: the document minus head, scripts, styles, templates and noscript. */
 function visibleText(html: string): string {

@@ -1,0 +1,41 @@
+/**
+ * `deno task bench`: every benchmark, one JSON document on stdout.
+ * Pass names to run a subset: `deno task bench pipeline extraction`.
+ *
+ * @module
+ */
+import { runBrowserBench } from "./browser.ts";
+import { runContainmentBench } from "./containment.ts";
+import { runExtractionBench } from "./extraction.ts";
+import { runPipelineBench } from "./pipeline.ts";
+
+const BENCHES: Record<string, () => Promise<unknown>> = {
+  extraction: () => runExtractionBench(),
+  pipeline: () => runPipelineBench(),
+  containment: () => runContainmentBench(),
+  browser: () => runBrowserBench(),
+};
+
+const wanted = Deno.args.length ? Deno.args : Object.keys(BENCHES);
+const results: Record<string, unknown> = {
+  date: new Date().toISOString(),
+  deno: Deno.version.deno,
+  cores: navigator.hardwareConcurrency,
+};
+for (const name of wanted) {
+  const bench = BENCHES[name];
+  if (!bench) {
+    results[name] = { error: `unknown benchmark; choose from ${Object.keys(BENCHES).join(", ")}` };
+    continue;
+  }
+  const started = performance.now();
+  try {
+    results[name] = await bench();
+  } catch (error) {
+    results[name] = { error: String(error) };
+  }
+  Deno.stderr.writeSync(
+    new TextEncoder().encode(`${name}: ${Math.round(performance.now() - started)} ms\n`),
+  );
+}
+Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(results, null, 2) + "\n"));
