@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { parseConfig } from "../config.ts";
+import { extractHtml } from "../extract/mod.ts";
+import { countTokens } from "../rank/tokens.ts";
+import type { Page } from "../read/types.ts";
+import { PAGES_PATH } from "../../tests/fixtures/web.ts";
+import { gatherEvidence } from "./gather.ts";
+
+const rank = parseConfig({}).rank;
+
+async function realPage(name: string): Promise<Page> {
+  const html = await Deno.readTextFile(`${PAGES_PATH}/${name}/source.html`);
+  const url = `https://fixture.example/${name}`;
+  const extracted = extractHtml(html, url);
+  return { ...extracted, url, finalUrl: url, tier: "http", mediaType: "text/html", fetchedAt: "" };
+}
+
+Deno.test("gatherEvidence: one ranking across pages of the same query, budget never exceeded", async () => {
+  const pages = await Promise.all(
+    ["002", "mozilla-1", "wikipedia", "ars-1", "nytimes-1"].map(realPage),
+  );
+  for (const budget of [120, 500, 1000, 4000]) {
+    const packet = await gatherEvidence({
+      reads: pages.map((page) => ({
+        page,
+        query: "which attribute tells whether a body was already read",
+      })),
+      maxTokens: budget,
+      rank,
+    });
+    assert.equal(packet.tokens, countTokens(packet.text));
+    assert.ok(packet.tokens <= budget, `${packet.tokens} <= ${budget}`);
+    assert.equal(packet.ranking, "bm25");
+    for (const item of packet.items) {
+      const page = pages.find((p) => p.finalUrl === item.url)!;
+      assert.equal(
+        page.markdown.slice(item.start, item.end),
+        item.text,
+        "evidence is the original text",
+      );
+    }
+  }
+  const packet = await gatherEvidence({
+    reads: pages.map((page) => ({ page, query: "bodyUsed attribute safe to read" })),
+    maxTokens: 500,
+    rank,
+  });
+  assert.equal(packet.items[0].url, "https://fixture.example/002", "the page that answers wins");
+  assert.ok(packet.text.includes("bodyUsed"));
+});
+
+Deno.test("gatherEvidence: different queries get fair shares; a page without a query is read in order", async () => {
+  const [fetchPage, wiki, ars] = await Promise.all(["002", "wikipedia", "ars-1"].map(realPage));
+  const packet = await gatherEvidence({
+    reads: [
+      { page: fetchPage, query: "bodyUsed attribute" },
+      { page: wiki, query: "*" },
+      { page: ars, query: "security vulnerability" },
+    ],
+    maxTokens: 900,
+    rank,
+  });
+  assert.ok(packet.tokens <= 900);
+  const byUrl = (url: string) => packet.items.filter((i) => i.url === url);
+  const wikiItems = byUrl(wiki.finalUrl);
+  assert.equal(wikiItems.length, 1);
+  assert.equal(wikiItems[0].start, wiki.markdown.length - wiki.markdown.trimStart().length);
+  assert.ok(byUrl(fetchPage.finalUrl).length > 0, "first query got evidence");
+  assert.ok(byUrl(ars.finalUrl).length > 0, "second query got evidence");
+  const tokensOf = (url: string) => countTokens(byUrl(url).map((i) => i.text).join("\n"));
+  assert.ok(tokensOf(wiki.finalUrl) <= 900 / 3 + 5, "the in-order page kept to its share");
+});
+
+Deno.test("gatherEvidence: a short page uses only what it needs and the rest goes to the others", async () => {
+  const [fetchPage, wiki] = await Promise.all(["002", "wikipedia"].map(realPage));
+  const tiny: Page = {
+    ...fetchPage,
+    url: "https://fixture.example/tiny",
+    finalUrl: "https://fixture.example/tiny",
+    markdown: "Just one short line.",
+  };
+  const packet = await gatherEvidence({
+    reads: [{ page: tiny }, { page: wiki }],
+    maxTokens: 1000,
+    rank,
+  });
+  assert.ok(packet.items.some((i) => i.text === "Just one short line."));
+  const wikiTokens = countTokens(
+    packet.items.filter((i) => i.url === wiki.finalUrl).map((i) => i.text).join(""),
+  );
+  assert.ok(wikiTokens > 800, `the long page took the unused budget (${wikiTokens})`);
+  assert.ok(packet.tokens <= 1000);
+});
