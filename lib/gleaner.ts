@@ -9,6 +9,7 @@ import { getGleanerLogger } from "./log.ts";
 import { createFetcher } from "./net/fetch.ts";
 import type { Fetcher } from "./net/types.ts";
 import { createSearchRouter, type SearchRouter } from "./search/router.ts";
+import { withSearchCache } from "./search/cached.ts";
 import { createReader, type Reader } from "./read/cascade.ts";
 import { defaultTiers } from "./read/tiers.ts";
 import { openStore, type Store } from "./store/mod.ts";
@@ -86,7 +87,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   return {
     config,
     fetcher,
-    search: createSearchRouter(config, fetcher),
+    search: withSearchCache(createSearchRouter(config, fetcher), store.cache),
     reader,
     store,
     embedder() {
