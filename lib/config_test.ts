@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { GleanerError } from "./errors.ts";
+import { configFromEnv, loadConfig, parseConfig, privateAllowed, redactConfig } from "./config.ts";
+
+Deno.test("config: embedded defaults are safe", () => {
+  const config = parseConfig({});
+  assert.equal(config.server.host, "127.0.0.1");
+  assert.equal(config.server.port, 8787);
+  assert.equal(config.network.allow_private, false);
+  assert.equal(config.network.respect_robots, true);
+  assert.equal(config.network.max_bytes, 5_000_000);
+  assert.match(config.network.user_agent, /^Gleaner\/\d+\.\d+\.\d+ \(\+https?:\/\//);
+});
+
+Deno.test("config: precedence is flag > env > file > default", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/config.json`;
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({ server: { port: 1111, host: "127.0.0.2" }, search: { region: "fr-fr" } }),
+  );
+  try {
+    const fromFile = await loadConfig({ env: {}, file });
+    assert.equal(fromFile.server.port, 1111);
+    const fromEnv = await loadConfig({
+      env: { GLEANER_PORT: "2222", GLEANER_SEARCH_REGION: "de-de" },
+      file,
+    });
+    assert.equal(fromEnv.server.port, 2222);
+    assert.equal(fromEnv.server.host, "127.0.0.2", "file values survive where env is silent");
+    assert.equal(fromEnv.search.region, "de-de");
+    const fromFlag = await loadConfig({
+      env: { GLEANER_PORT: "2222" },
+      flags: { "server.port": "3333" },
+      file,
+    });
+    assert.equal(fromFlag.server.port, 3333);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("config: env values are typed from the schema; allow_private takes a list of origins", () => {
+  const env = configFromEnv({
+    GLEANER_ALLOW_PRIVATE_NETWORK: "http://127.0.0.1:9000,http://docs.internal:8080",
+    GLEANER_NETWORK_ALLOWED_PORTS: "80,443,9000",
+    GLEANER_NETWORK_RESPECT_ROBOTS: "false",
+  });
+  const config = parseConfig(env);
+  assert.deepEqual(config.network.allow_private, [
+    "http://127.0.0.1:9000",
+    "http://docs.internal:8080",
+  ]);
+  assert.deepEqual(config.network.allowed_ports, [80, 443, 9000]);
+  assert.equal(config.network.respect_robots, false);
+  assert.equal(privateAllowed(config.network, "http://127.0.0.1:9000"), true);
+  assert.equal(privateAllowed(config.network, "http://127.0.0.1:9001"), false);
+  assert.equal(
+    parseConfig(configFromEnv({ GLEANER_ALLOW_PRIVATE_NETWORK: "true" })).network.allow_private,
+    true,
+  );
+});
+
+Deno.test("config: a bad value fails with invalid_arguments naming the field", () => {
+  assert.throws(
+    () => parseConfig(configFromEnv({ GLEANER_PORT: "eighty" })),
+    (e: GleanerError) => e.code === "invalid_arguments" && e.message.includes("server.port"),
+  );
+});
+
+Deno.test("config: an explicit config file that cannot be read is an error, a missing default one is not", async () => {
+  await assert.rejects(
+    loadConfig({ env: { GLEANER_CONFIG: "/nonexistent/gleaner.json" } }),
+    (e: GleanerError) => e.code === "invalid_arguments",
+  );
+  const config = await loadConfig({ env: { XDG_CONFIG_HOME: "/nonexistent" } });
+  assert.equal(config.server.port, 8787);
+});
+
+Deno.test("config: secrets are redacted whenever printed", () => {
+  const config = parseConfig({
+    server: { api_key: "k-123" },
+    read: { github_token: "ghp_secret" },
+    embed: { api_key: "sk-embed" },
+    store: { cache_url: "redis://:pw@127.0.0.1:6379" },
+  });
+  const shown = JSON.stringify(redactConfig(config));
+  for (const secret of ["k-123", "ghp_secret", "sk-embed", "pw@"]) {
+    assert.ok(!shown.includes(secret), secret);
+  }
+  assert.equal(config.server.api_key, "k-123", "the original is untouched");
+});

@@ -1,0 +1,61 @@
+/** The `gleaner` command as an operator runs it. */
+import assert from "node:assert/strict";
+import { startTestWorld } from "./fixtures/world.ts";
+
+const CLI = new URL("../cli.ts", import.meta.url).pathname;
+const FLAGS = [
+  "--allow-net",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-sys",
+  "--allow-ffi",
+  "--allow-run",
+];
+
+async function gleaner(args: string[], env: Record<string, string>) {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...FLAGS, CLI, ...args],
+    env: { ...env, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code, out: new TextDecoder().decode(stdout), err: new TextDecoder().decode(stderr) };
+}
+
+Deno.test("cli: search, scrape and config print what an operator expects", async () => {
+  const world = await startTestWorld();
+  try {
+    const search = await gleaner(["search", "fetch", "api"], world.env);
+    assert.equal(search.code, 0, search.err);
+    assert.ok(search.out.includes(world.web.url("/pages/mozilla-1")));
+
+    const scrape = await gleaner(
+      [
+        "scrape",
+        world.web.url("/pages/002"),
+        "--query",
+        "bodyUsed",
+        "--max-tokens",
+        "300",
+        "--json",
+      ],
+      world.env,
+    );
+    assert.equal(scrape.code, 0, scrape.err);
+    const out = JSON.parse(scrape.out);
+    assert.ok(out.tokens <= 300);
+    assert.ok(out.evidence.some((e: { text: string }) => e.text.includes("bodyUsed")));
+
+    const config = await gleaner(["config"], { ...world.env, GLEANER_API_KEY: "super-secret" });
+    assert.equal(config.code, 0, config.err);
+    assert.ok(!config.out.includes("super-secret"));
+    assert.equal(JSON.parse(config.out).server.api_key, "[redacted]");
+
+    const bad = await gleaner(["config"], { ...world.env, GLEANER_PORT: "eighty" });
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /invalid_arguments: config: server\.port/);
+  } finally {
+    await world.close();
+  }
+});
