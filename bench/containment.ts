@@ -138,7 +138,12 @@ async function measureTool(
   };
 }
 
-async function measureRankingTime(gleaner: Gleaner, world: TestWorld, questions: Question[], allPages: string[]) {
+async function measureRankingTime(
+  gleaner: Gleaner,
+  world: TestWorld,
+  questions: Question[],
+  allPages: string[],
+) {
   const pages = new Map<string, Page>();
   for (const name of allPages) {
     pages.set(name, await gleaner.reader.read({ url: world.web.url(`/pages/${name}`) }));
@@ -177,7 +182,11 @@ async function measureRankingTime(gleaner: Gleaner, world: TestWorld, questions:
  * ```
  */
 export async function runContainmentBench(
-  options: { limit?: number; providers?: ("none" | "static")[]; tools?: ("scrape_urls" | "research")[] } = {},
+  options: {
+    limit?: number;
+    providers?: ("none" | "static")[];
+    tools?: ("scrape_urls" | "research")[];
+  } = {},
 ): Promise<Record<string, unknown>> {
   const all = await loadQuestions();
   const questions = options.limit ? all.slice(0, options.limit) : all;
@@ -190,14 +199,19 @@ export async function runContainmentBench(
   };
   for (const provider of options.providers ?? ["none", "static"]) {
     const world = await startTestWorld({ embed: provider, pages: [] });
-    const gleaner = await createGleaner({ ...world.config, read: { render: "never", concurrency: 5 } });
+    const gleaner = await createGleaner({
+      ...world.config,
+      read: { render: "never", concurrency: 5 },
+    });
     try {
       const label = provider === "none" ? "bm25" : `hybrid_${provider}`;
       const entry: Record<string, unknown> = {};
       for (const tool of options.tools ?? ["scrape_urls", "research"]) {
         const started = performance.now();
         entry[tool] = await measureTool(tool, gleaner, world, questions, allPages);
-        (entry[tool] as Record<string, unknown>).seconds = round((performance.now() - started) / 1000);
+        (entry[tool] as Record<string, unknown>).seconds = round(
+          (performance.now() - started) / 1000,
+        );
       }
       entry.ranking_time = await measureRankingTime(gleaner, world, questions, allPages);
       result[label] = entry;

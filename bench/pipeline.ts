@@ -96,7 +96,10 @@ export async function runPipelineBench(): Promise<Record<string, unknown>> {
     return {
       pages: names.length,
       local_ms_per_page: { p50: round(percentile(local, 50)), p95: round(percentile(local, 95)) },
-      end_to_end_ms_per_page: { p50: round(percentile(endToEnd, 50)), p95: round(percentile(endToEnd, 95)) },
+      end_to_end_ms_per_page: {
+        p50: round(percentile(endToEnd, 50)),
+        p95: round(percentile(endToEnd, 95)),
+      },
       pages_per_second: round(names.length / seconds),
       cached_reread_ms: { p50: round(percentile(cached, 50)), p95: round(percentile(cached, 95)) },
     };
