@@ -12,6 +12,7 @@ import { createSearchRouter, type SearchRouter } from "./search/router.ts";
 import { withSearchCache } from "./search/cached.ts";
 import { createReader, type Reader } from "./read/cascade.ts";
 import { defaultTiers } from "./read/tiers.ts";
+import { createTierRules } from "./read/tier_rules.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { createEmbedder } from "./rank/embed/mod.ts";
 import type { Embedder } from "./rank/embed/types.ts";
@@ -82,6 +83,9 @@ export function createGleanerFromConfig(config: Config): Gleaner {
     tiers: tiers.tiers,
     cache: store.cache,
     domains: store.domains,
+    tierRule: config.read.tier_rules_path
+      ? createTierRules(config.read.tier_rules_path)
+      : undefined,
   });
   let embedderPromise: Promise<Embedder | undefined> | undefined;
   return {

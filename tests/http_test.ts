@@ -128,3 +128,24 @@ Deno.test("REST: bearer token when server.api_key is set; /config redacts it", a
     assert.equal(JSON.parse(text).server.api_key, "[redacted]");
   });
 });
+
+Deno.test("REST: crawl_site maps a site and its pages are then read from the cache", async () => {
+  await withServer({}, async (base, world) => {
+    const crawl = await postJson(`${base}/v1/crawl`, {
+      url: world.web.url("/maze/"),
+      max_pages: 5,
+      max_depth: 2,
+    });
+    assert.equal(crawl.status, 200, JSON.stringify(crawl.json));
+    assert.ok(crawl.json.pages.length >= 3, `pages: ${crawl.json.pages.length}`);
+    assert.equal(crawl.json.from_sitemap, false);
+    const before = world.web.requests.length;
+    const scrape = await postJson(`${base}/v1/scrape`, {
+      items: crawl.json.pages.slice(0, 3).map((p: { url: string }) => ({ url: p.url })),
+      max_tokens: 300,
+    });
+    assert.equal(scrape.status, 200);
+    assert.ok(scrape.json.items.every((i: { tier: string }) => i.tier === "cache"));
+    assert.equal(world.web.requests.length, before, "no fetch after the crawl");
+  });
+});

@@ -7,7 +7,10 @@ import type { Config } from "../config.ts";
 import type { GuardedFetcher } from "../net/fetch.ts";
 import type { DomainStats } from "../store/types.ts";
 import { createBrowserReadTier } from "./browser_tier.ts";
+import { githubTier } from "./github.ts";
 import { httpTier } from "./http.ts";
+import { createLlmsTxtTier } from "./llms_txt.ts";
+import { waybackTier } from "./wayback.ts";
 import type { Tier } from "./types.ts";
 
 /** The tiers after the cache, and a close function for the ones that hold resources. */
@@ -35,6 +38,13 @@ export function defaultTiers(
   deps: { fetcher: GuardedFetcher; domains?: DomainStats },
 ): TierSet {
   const browser = createBrowserReadTier(config, { robots: deps.fetcher.robots });
-  const tiers: Tier[] = [httpTier, browser];
-  return { tiers, close: () => browser.close() };
+  const llmsTxt = createLlmsTxtTier({ domains: deps.domains });
+  const tiers: Tier[] = [githubTier, llmsTxt, httpTier, browser, waybackTier];
+  return {
+    tiers,
+    async close() {
+      llmsTxt.clear();
+      await browser.close();
+    },
+  };
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import { clearCacheTool } from "./clear_cache.ts";
+import { crawlSiteTool } from "./crawl_site.ts";
 import { currentDatetimeTool } from "./current_datetime.ts";
 import { domainStatsTool } from "./domain_stats.ts";
 import { researchTool } from "./research.ts";
@@ -32,6 +33,7 @@ export const TOOLS: readonly AnyToolSpec[] = [
   searchTool,
   scrapeUrlsTool,
   researchTool,
+  crawlSiteTool,
   domainStatsTool,
   clearCacheTool,
   currentDatetimeTool,

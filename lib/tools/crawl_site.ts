@@ -1,0 +1,60 @@
+/**
+ * The `crawl_site` tool: map one site (sitemap first, then links), caching
+ * every page read so a following `scrape_urls` on them costs no fetch.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { crawlSite } from "../crawl/mod.ts";
+import { ItemErrorSchema } from "./schemas.ts";
+import { defineTool } from "./spec.ts";
+
+/** Output of `crawl_site`. */
+export const CrawlOutput = z.object({
+  pages: z.array(
+    z.object({ url: z.string(), title: z.string(), snippet: z.string(), depth: z.number().int() }),
+  ),
+  failed: z.array(z.object({ url: z.string() }).extend(ItemErrorSchema.shape)),
+  from_sitemap: z.boolean().describe("True when the pages came from the site's sitemap"),
+});
+
+/** The tool definition. */
+export const crawlSiteTool = defineTool({
+  name: "crawl_site",
+  title: "Crawl a site",
+  description:
+    "Maps a website from a starting URL: uses its sitemap when there is one, otherwise follows same-site links breadth-first, obeying robots.txt. Returns a manifest of pages (URL, title, snippet). Pages are cached, so reading them next with scrape_urls is instant.",
+  input: z.object({
+    url: z.string().min(1).max(4096).describe("Where to start (a site root or a docs folder)"),
+    max_pages: z.number().int().min(1).max(100).default(20).describe("Pages to read at most"),
+    max_depth: z.number().int().min(0).max(10).default(2).describe("Link hops from the start"),
+    include: z.array(z.string()).max(20).optional().describe(
+      "Only paths matching these globs (or re:<regex>)",
+    ),
+    exclude: z.array(z.string()).max(20).optional().describe(
+      "Skip paths matching these globs (or re:<regex>)",
+    ),
+    no_cache: z.boolean().optional().describe("Ignore a cached manifest"),
+  }),
+  output: CrawlOutput,
+  http: { path: "/v1/crawl" },
+  readOnly: true,
+  openWorld: true,
+  handler: async (input, { gleaner, signal, progress }) => {
+    return await crawlSite(
+      {
+        config: gleaner.config,
+        fetcher: gleaner.fetcher,
+        reader: gleaner.reader,
+        cache: gleaner.store.cache,
+      },
+      { ...input, signal, progress },
+    );
+  },
+  render: (out) => {
+    const lines = out.pages.map((p) => `- ${p.title || p.url}\n  ${p.url}\n  ${p.snippet}`);
+    for (const f of out.failed) lines.push(`! ${f.url}: ${f.code}`);
+    const head = `${out.pages.length} pages${out.from_sitemap ? " (from the sitemap)" : ""}`;
+    return [head, ...lines].join("\n");
+  },
+});
