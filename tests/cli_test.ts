@@ -1,17 +1,9 @@
 /** The `gleaner` command as an operator runs it. */
 import assert from "node:assert/strict";
-import { startTestWorld } from "./fixtures/world.ts";
+import { DENO_RUN_FLAGS, startTestWorld } from "./fixtures/world.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
-const FLAGS = [
-  "--allow-net",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-sys",
-  "--allow-ffi",
-  "--allow-run",
-];
+const FLAGS = DENO_RUN_FLAGS;
 
 async function gleaner(args: string[], env: Record<string, string>) {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {

@@ -9,17 +9,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createGleaner } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
-import { normalizeText, startTestWorld, type TestWorld } from "./fixtures/world.ts";
+import { DENO_RUN_FLAGS, normalizeText, startTestWorld, type TestWorld } from "./fixtures/world.ts";
 
-const FLAGS = [
-  "--allow-net",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-sys",
-  "--allow-ffi",
-  "--allow-run",
-];
+const FLAGS = DENO_RUN_FLAGS;
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
 
 type ToolResult = {

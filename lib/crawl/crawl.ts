@@ -22,6 +22,7 @@
  *
  * @module
  */
+import { mapConcurrent } from "../concurrency.ts";
 import type { Config } from "../config.ts";
 import { type ErrorCode, GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
@@ -219,24 +220,6 @@ function manifestKey(
   return JSON.stringify({ v: 1, url: start.href, maxPages, maxDepth, include, exclude });
 }
 
-/** Runs `work` over `items` with at most `limit` at a time; results in input order. */
-async function pool<T, R>(
-  items: T[],
-  limit: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
 /**
  * Crawls a site and returns its manifest: titles and snippets of the pages
  * read (each one now in the page cache), failures, and whether the sitemap
@@ -389,7 +372,7 @@ export async function crawlSite(deps: CrawlDeps, input: CrawlInput): Promise<Cra
     const batch = await allowedSlice(level, maxPages - reads);
     if (batch.length === 0) break;
     planned += batch.length;
-    const found = await pool(batch, deps.config.read.concurrency, visit);
+    const found = await mapConcurrent(batch, deps.config.read.concurrency, visit);
     cancelled();
     if (reads >= maxPages || depth === maxDepth) break;
     const next: Item[] = depth === 0 ? [...sitemapItems] : [];

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { type GleanerError, toGleanerError } from "../errors.ts";
-import { mapConcurrent } from "../evidence/concurrency.ts";
+import { mapConcurrent } from "../concurrency.ts";
 import { gatherEvidence } from "../evidence/gather.ts";
 import { canonicalKey, pickPages } from "../evidence/pick.ts";
 import { renderEvidence } from "../rank/select.ts";

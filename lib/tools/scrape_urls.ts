@@ -9,7 +9,7 @@ import { z } from "zod";
 import { toGleanerError } from "../errors.ts";
 import { gatherEvidence, isWholePageQuery } from "../evidence/gather.ts";
 import { relatedLinks, renderLink } from "../evidence/links.ts";
-import { mapConcurrent } from "../evidence/concurrency.ts";
+import { mapConcurrent } from "../concurrency.ts";
 import { renderEvidence as renderEvidenceText } from "../rank/select.ts";
 import { countTokens } from "../rank/tokens.ts";
 import type { Page } from "../read/types.ts";
