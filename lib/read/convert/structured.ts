@@ -46,7 +46,8 @@ export function looksLikeHtml(text: string): boolean {
  * ```ts
  * import { structuredToMarkdown } from "./structured.ts";
  * const md = structuredToMarkdown('{"a":1}', "application/json");
- * console.assert(md.startsWith("```json\n{\n  \"a\": 1\n}"));
+ * const fence = "`".repeat(3);
+ * console.assert(md === `${fence}json\n{\n  "a": 1\n}\n${fence}`);
  * ```
  */
 export function structuredToMarkdown(text: string, mediaType: string): string {
