@@ -149,3 +149,18 @@ Deno.test("REST: crawl_site maps a site and its pages are then read from the cac
     assert.equal(world.web.requests.length, before, "no fetch after the crawl");
   });
 });
+
+Deno.test("REST: a bad search item fails alone with invalid_arguments", async () => {
+  await withServer({}, async (base) => {
+    const out = await postJson(`${base}/v1/search`, {
+      items: [{ query: "   " }, { query: "good query", max_results: 1 }, {
+        query: "x",
+        domains: ["not a domain!"],
+      }],
+    });
+    assert.equal(out.status, 200);
+    assert.equal(out.json.items[0].error.code, "invalid_arguments");
+    assert.equal(out.json.items[1].results.length, 1);
+    assert.equal(out.json.items[2].error.code, "invalid_arguments");
+  });
+});

@@ -19,7 +19,7 @@ import { EvidenceSchema, ItemErrorSchema, LinkSchema, RankingSchema } from "./sc
 /** Input of `scrape_urls`. */
 export const ScrapeInput = z.object({
   items: z.array(z.object({
-    url: z.string().min(1).max(4096).describe("Absolute http(s) URL"),
+    url: z.string().max(4096).describe("Absolute http(s) URL (a bad URL fails its item, not the call)"),
     query: z.string().max(500).optional().describe(
       "What you want from the page; omit or '*' for the page in order",
     ),

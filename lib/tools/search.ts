@@ -9,8 +9,10 @@ import { defineTool } from "./spec.ts";
 
 /** One query of a `search` call. */
 export const SearchItemInput = z.object({
-  query: z.string().trim().min(1).max(500).describe("What to search for"),
-  domains: z.array(z.string().min(1)).max(20).optional().describe(
+  query: z.string().max(2000).describe(
+    "What to search for (an empty or bad query fails its item, not the call)",
+  ),
+  domains: z.array(z.string()).max(20).optional().describe(
     "Only return results from these domains (subdomains included)",
   ),
   time_range: z.enum(["day", "week", "month", "year"]).optional().describe(
