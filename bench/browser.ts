@@ -1,8 +1,10 @@
 /**
  * Browser-tier benchmark: renders the 130 real-world pages of the readability
  * test set, served from a loopback server, through a warm browser with 4
- * concurrent pages. Reports pages/s, latency percentiles and the peak
- * resident memory of the Chromium process tree (summed from /proc).
+ * concurrent pages. Reports pages/s, latency percentiles, the peak
+ * resident memory of the Chromium process tree (summed from /proc), the peak
+ * RSS of this Deno process (where the egress proxy runs) and the proxy's
+ * counters.
  *
  * Run alone: `deno run -A bench/browser.ts` (prints JSON).
  *
@@ -46,6 +48,10 @@ export interface BrowserBenchResult {
   peak_rss_mb: number;
   peak_pss_mb: number;
   peak_processes: number;
+  /** Peak RSS of the Deno process running the tier and its egress proxy. */
+  peak_deno_rss_mb: number;
+  /** Egress proxy counters at the end (absent without a proxy). */
+  proxy?: { requests: number; tunnels: number; refused: number };
   rss_target_mb: number;
   within_target: boolean;
 }
@@ -144,6 +150,7 @@ export async function runBrowserBench(
     extraArgs: options.extraArgs,
   });
   let peak = { rss: 0, pss: 0, processes: 0 };
+  let denoRss = 0;
   let sampler: ReturnType<typeof setInterval> | undefined;
   try {
     const launchStart = performance.now();
@@ -151,6 +158,7 @@ export async function runBrowserBench(
     const launchMs = performance.now() - launchStart;
     const pid = tier.stats().pid;
     const sample = () => {
+      denoRss = Math.max(denoRss, Deno.memoryUsage().rss / 1024 / 1024);
       if (!pid) return;
       const now = treeMemory(pid);
       peak = {
@@ -184,6 +192,7 @@ export async function runBrowserBench(
     sample();
     latencies.sort((a, b) => a - b);
     const target = 400;
+    const proxy = tier.stats().proxy;
     return {
       bench: "browser",
       chromium_pages: concurrency,
@@ -200,6 +209,10 @@ export async function runBrowserBench(
       peak_rss_mb: Math.round(peak.rss),
       peak_pss_mb: Math.round(peak.pss),
       peak_processes: peak.processes,
+      peak_deno_rss_mb: Math.round(denoRss),
+      proxy: proxy
+        ? { requests: proxy.requests, tunnels: proxy.tunnels, refused: proxy.refused }
+        : undefined,
       rss_target_mb: target,
       within_target: peak.rss <= target,
     };

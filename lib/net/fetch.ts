@@ -23,8 +23,9 @@
  *
  * Not covered: HTTP proxies (`HTTP_PROXY` is ignored: Gleaner always connects
  * directly), and what a public server does after it receives the request.
- * The browser tier enforces the same policy separately (request
- * interception with `assertResolvedPublic`).
+ * The browser tier enforces the same policy separately: request
+ * interception, and an egress proxy that connects with
+ * {@link createCheckedLookup}.
  *
  * ## Other behaviour
  *
@@ -118,6 +119,56 @@ const systemResolver: Resolver = async (hostname) =>
     family: a.family,
   }));
 
+/** A `node:dns`-style `lookup` function, as `node:net` / `node:http` accept in their options. */
+export type CheckedLookup = (
+  hostname: string,
+  options: { family?: number | string; all?: boolean },
+  callback: (...args: unknown[]) => void,
+) => void;
+
+/**
+ * The `lookup` the guarded fetcher gives its sockets, for other code that
+ * opens connections (the browser tier's egress proxy): it resolves the name
+ * once with `resolver`, throws `blocked_url` unless every address of the
+ * answer is allowed for `origin` (see `assertAddressesAllowed`), and hands
+ * the socket only those checked addresses, so the connection goes to an
+ * address that was checked by the same resolution. IP-literal hosts never
+ * reach a `lookup`: check them with `assertUrlAllowed` first.
+ *
+ * @param origin the origin the connection serves (named in errors).
+ * @param mayBePrivate `privateAllowed(config, origin)`.
+ * @param resolver name resolution (default: the system resolver).
+ *
+ * @example
+ * ```ts ignore
+ * import net from "node:net";
+ * import { createCheckedLookup } from "./fetch.ts";
+ * const lookup = createCheckedLookup("https://example.com", false);
+ * const socket = net.connect({ host: "example.com", port: 443, lookup });
+ * ```
+ */
+export function createCheckedLookup(
+  origin: string,
+  mayBePrivate: boolean,
+  resolver: Resolver = systemResolver,
+): CheckedLookup {
+  return (hostname, opts, callback) => {
+    resolver(hostname).then((answers) => {
+      const family = opts.family === "IPv4" ? 4 : opts.family === "IPv6" ? 6 : opts.family;
+      const usable = family === 4 || family === 6
+        ? answers.filter((a) => a.family === family)
+        : answers;
+      // Every address of the answer is checked, not only the one used.
+      assertAddressesAllowed(answers.map((a) => a.address), mayBePrivate, origin);
+      if (usable.length === 0) {
+        throw new GleanerError("not_found", `host of ${origin} has no usable address`);
+      }
+      if (opts.all) callback(null, usable);
+      else callback(null, usable[0].address, usable[0].family);
+    }).catch((error) => callback(error));
+  };
+}
+
 /** Origin and path, for messages and logs (query strings may hold secrets). */
 function where(url: URL): string {
   return `${url.origin}${url.pathname}`;
@@ -151,26 +202,7 @@ export function createFetcher(
     body: Uint8Array | undefined,
     signal: AbortSignal,
   ): Promise<http.IncomingMessage> => {
-    const mayBePrivate = privateAllowed(config, url.origin);
-    const lookup = (
-      hostname: string,
-      opts: { family?: number | string; all?: boolean },
-      callback: (...args: unknown[]) => void,
-    ) => {
-      resolver(hostname).then((answers) => {
-        const family = opts.family === "IPv4" ? 4 : opts.family === "IPv6" ? 6 : opts.family;
-        const usable = family === 4 || family === 6
-          ? answers.filter((a) => a.family === family)
-          : answers;
-        // Every address of the answer is checked, not only the one used.
-        assertAddressesAllowed(answers.map((a) => a.address), mayBePrivate, url.origin);
-        if (usable.length === 0) {
-          throw new GleanerError("not_found", `host of ${url.origin} has no usable address`);
-        }
-        if (opts.all) callback(null, usable);
-        else callback(null, usable[0].address, usable[0].family);
-      }).catch((error) => callback(error));
-    };
+    const lookup = createCheckedLookup(url.origin, privateAllowed(config, url.origin), resolver);
     const transport = url.protocol === "https:" ? https : http;
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);

@@ -24,6 +24,8 @@ export {
   parseHostLiteral,
 } from "./address.ts";
 export {
+  type CheckedLookup,
+  createCheckedLookup,
   createFetcher,
   type FetcherOptions,
   type GuardedFetcher,

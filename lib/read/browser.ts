@@ -8,9 +8,18 @@
  * `read.browser_idle_ms` without reads and starts again on the next one.
  *
  * Every request a page makes passes the same address checks as the guarded
- * fetch (see `browser/guard.ts`, which also documents the residual
- * DNS-rebinding window); images, fonts, media and stylesheets are never
- * fetched. The main navigation to a blocked URL fails with `blocked_url`.
+ * fetch twice: when request interception pauses it (`browser/guard.ts`), and
+ * when Chromium connects, in the tier's egress proxy (`browser/proxy.ts`),
+ * which is a launched Chromium's only way out and checks the address the
+ * connection really uses (no DNS-rebinding window). Images, fonts, media and
+ * stylesheets are never fetched. The main navigation to a blocked URL fails
+ * with `blocked_url`.
+ *
+ * With `read.browser_cdp_url` (an external browser) the proxy cannot be
+ * imposed: only request interception guards that browser, so a rebinding
+ * name, preconnects and workers' WebSockets are not covered. The tier logs a
+ * warning once when it connects to one; prefer the launched browser when
+ * pages are untrusted.
  *
  * @module
  */
@@ -18,9 +27,16 @@ import type { HTTPRequest, Page } from "puppeteer-core";
 import type { Config } from "../config.ts";
 import { GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
-import { assertResolvedPublic, assertUrlAllowed } from "../net/address.ts";
-import { createRequestGuard, type RequestFilter, type RequestGuard } from "./browser/guard.ts";
+import { assertUrlAllowed } from "../net/address.ts";
+import type { Resolver } from "../net/fetch.ts";
+import {
+  assertHostAllowed,
+  createRequestGuard,
+  type RequestFilter,
+  type RequestGuard,
+} from "./browser/guard.ts";
 import { type BrowserHandle, openBrowser } from "./browser/launch.ts";
+import type { EgressProxy, EgressProxyStats } from "./browser/proxy.ts";
 import { createSlotPool, type SlotPool } from "./browser/pool.ts";
 
 export type { RequestFilter } from "./browser/guard.ts";
@@ -60,6 +76,10 @@ export interface BrowserTierStats {
   running: boolean;
   /** Process id of the launched browser (absent for an external endpoint). */
   pid?: number;
+  /** Port (on 127.0.0.1) of the egress proxy of a launched browser. */
+  proxyPort?: number;
+  /** Counters of that egress proxy. */
+  proxy?: EgressProxyStats;
   /** Pages in use. */
   busy: number;
   /** Pages kept open for reuse. */
@@ -94,6 +114,12 @@ export interface BrowserTierOptions {
   extraArgs?: readonly string[];
   /** Quiet time (ms) after `load` before the DOM is taken, so late XHR can land (default 250, capped by the deadline and at 2 s of waiting). */
   settleMs?: number;
+  /**
+   * Name resolution for the address checks (interception and egress proxy;
+   * default: the system resolver). Answers are checked like any other;
+   * tests use it to simulate DNS, rebinding included.
+   */
+  resolver?: Resolver;
 }
 
 /**
@@ -109,6 +135,8 @@ const PAGE_PRELUDE = `(() => {
 /** Per-page state the interception handler reads for the current read. */
 interface PooledPage {
   page: Page;
+  /** The egress proxy of the browser the page belongs to (absent for an external browser). */
+  proxy?: EgressProxy;
   guard?: RequestGuard;
   /** Set when the main frame's navigation (or a redirect of it) was blocked. */
   blockedNavigation?: GleanerError;
@@ -145,6 +173,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
   let active = 0;
+  let warnedExternal = false;
 
   const clearIdle = () => {
     if (idleTimer !== undefined) clearTimeout(idleTimer);
@@ -183,7 +212,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
   const newPage = async (s: Session): Promise<PooledPage> => {
     const context = s.handle.browser.defaultBrowserContext();
     const page = await context.newPage();
-    const entry: PooledPage = { page };
+    const entry: PooledPage = { page, proxy: s.handle.proxy };
     page.setDefaultTimeout(config.read.browser_timeout_ms);
     await page.setUserAgent({ userAgent: config.network.user_agent });
     await page.setBypassServiceWorker(true);
@@ -223,10 +252,20 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
         await request.abort("blockedbyclient");
         return;
       }
+      approve(entry, url);
       await request.continue();
     } catch {
       // The page or request went away meanwhile.
     }
+  };
+
+  /** Lets the egress proxy connect to the target of a request interception allowed. */
+  const approve = (entry: PooledPage, raw: string) => {
+    if (!entry.proxy) return;
+    const url = new URL(raw);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return;
+    const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+    entry.proxy.approve(url.hostname, port, config.read.browser_timeout_ms + 5_000);
   };
 
   const start = (): Promise<Session> => {
@@ -235,7 +274,14 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       const handle = await openBrowser(config, [
         `--renderer-process-limit=${config.read.browser_pages}`,
         ...(options.extraArgs ?? []),
-      ]);
+      ], { resolver: options.resolver });
+      if (!handle.proxy && !warnedExternal) {
+        warnedExternal = true;
+        log.warning(
+          "read.browser_cdp_url is set: the egress proxy cannot be imposed on an external browser; " +
+            "only request interception guards it (DNS rebinding, preconnects and workers' WebSockets are not covered)",
+        );
+      }
       const s: Session = {
         handle,
         closing: false,
@@ -278,7 +324,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       throw new GleanerError("invalid_arguments", "url: not a valid absolute URL");
     }
     assertUrlAllowed(url, config.network);
-    await assertResolvedPublic(url.hostname, config.network, url.origin);
+    await assertHostAllowed(url.hostname, config.network, url.origin, options.resolver);
     readOptions.signal?.throwIfAborted();
 
     active++;
@@ -348,7 +394,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
     const started = performance.now();
     const remaining = () => Math.max(1, timeoutMs - (performance.now() - started));
     const { page } = entry;
-    entry.guard = createRequestGuard(config.network, options.requestFilter);
+    entry.guard = createRequestGuard(config.network, options.requestFilter, options.resolver);
     entry.blockedNavigation = undefined;
 
     let response;
@@ -356,9 +402,15 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       response = await page.goto(url.href, { waitUntil: "load", timeout: remaining(), signal });
     } catch (error) {
       if (entry.blockedNavigation) throw entry.blockedNavigation;
-      throw navigationError(error, url, signal);
+      throw proxyRefusal(entry, error) ?? navigationError(error, url, signal);
     }
     if (entry.blockedNavigation) throw entry.blockedNavigation;
+    if (response && entry.proxy?.isRefusal(response.headers())) {
+      // The guard let it go but the proxy refused it at connect time (a rebinding name).
+      const target = new URL(response.url());
+      throw entry.proxy.refusalFor(target.hostname, defaultPort(target)) ??
+        new GleanerError("blocked_url", `${target.origin} is blocked by the egress proxy`);
+    }
 
     if (settleMs > 0) {
       await page.waitForNetworkIdle({
@@ -436,9 +488,39 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
     stats() {
       const s = current;
       const pool = s?.pool.stats() ?? { busy: 0, idle: 0, waiting: 0 };
-      return { running: s !== undefined, pid: s?.handle.pid, ...pool };
+      return {
+        running: s !== undefined,
+        pid: s?.handle.pid,
+        proxyPort: s?.handle.proxy?.port,
+        proxy: s?.handle.proxy?.stats(),
+        ...pool,
+      };
     },
   };
+}
+
+function defaultPort(url: URL): number {
+  return Number(url.port || (url.protocol === "https:" ? 443 : 80));
+}
+
+/**
+ * The egress proxy's refusal behind a failed navigation: Chromium reports a
+ * refused tunnel (https) as `ERR_TUNNEL_CONNECTION_FAILED`, whatever the
+ * proxy answered, so the proxy's record for the target says whether it was a
+ * refusal or a network failure.
+ */
+function proxyRefusal(entry: PooledPage, error: unknown): GleanerError | undefined {
+  if (!entry.proxy) return undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  const match = /net::ERR_TUNNEL_CONNECTION_FAILED at (\S+)/.exec(message);
+  if (!match) return undefined;
+  try {
+    const target = new URL(match[1]);
+    const refusal = entry.proxy.refusalFor(target.hostname, defaultPort(target));
+    return refusal?.code === "blocked_url" ? refusal : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function safeOrigin(raw: string): string {

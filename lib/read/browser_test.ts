@@ -101,6 +101,16 @@ Deno.test({
                   worker.onmessage = (e) => { note("worker", e.data); done(); };
                   worker.onerror = () => { note("worker", "error"); done(); };
                 }),
+                new Promise((done) => {
+                  // Workers keep WebSocket, and interception does not see its handshake: the proxy does.
+                  const code = "const ws = new WebSocket('${
+            forbiddenUrl.replace("http:", "ws:")
+          }?via=worker-ws');" +
+                    "ws.onopen = () => postMessage('reached'); ws.onerror = () => postMessage('failed');";
+                  const worker = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
+                  worker.onmessage = (e) => { note("worker-ws", e.data); done(); };
+                  worker.onerror = () => { note("worker-ws", "error"); done(); };
+                }),
               ]).then(() => note("done", "yes"));
             </script>`);
         case "/data.json":
@@ -144,6 +154,11 @@ Deno.test({
           assert.ok(args.includes(flag), `${flag} is passed`);
         }
         assert.ok(!args.includes("--disable-popup-blocking"), "popup blocker stays on");
+        const proxyPort = tier.stats().proxyPort;
+        assert.ok(proxyPort, "a launched browser has an egress proxy");
+        assert.ok(args.includes(`--proxy-server=http://127.0.0.1:${proxyPort}`));
+        assert.ok(args.includes("--proxy-bypass-list=<-loopback>"));
+        assert.ok(args.some((a) => a.startsWith("--host-resolver-rules=MAP * ~NOTFOUND")));
         const profile = args.find((a) => a.startsWith("--user-data-dir="));
         assert.match(profile ?? "", /gleaner-chromium-/);
       });
@@ -170,7 +185,7 @@ Deno.test({
 
       await t.step("page scripts cannot reach a private address", async () => {
         const rendered = await tier.read(`${fixture.origin}/ssrf`, {
-          waitForSelector: "#results p:nth-of-type(6)",
+          waitForSelector: "#results p:nth-of-type(7)",
         });
         assert.equal(rendered.status, 200);
         const results = Object.fromEntries(
@@ -182,6 +197,7 @@ Deno.test({
         assert.equal(results["private"], "failed");
         assert.equal(results["metadata"], "failed");
         assert.equal(results["worker"], "failed");
+        assert.equal(results["worker-ws"], "failed");
         // The hits are the proof: a cross-origin fetch can "fail" after reaching the server (CORS).
         assert.equal(results["websocket"], "undefined");
         assert.deepEqual(forbidden.hits, [], "nothing reached 127.0.0.2");
@@ -218,6 +234,68 @@ Deno.test({
       }
     }
     await rejectsWith(tier.read(`${fixture.origin}/js`), "provider_unavailable");
+  },
+});
+
+Deno.test({
+  name: `browser tier: the egress proxy refuses a rebinding name at connect time${suffix}`,
+  ignore,
+  async fn() {
+    const forbidden = serve("127.0.0.2", () => new Response("secret"));
+    const fixture = serve("127.0.0.1", (_request, url) => html(`<p id="path">${url.pathname}</p>`));
+    // Simulated DNS, nothing real: each rebinding name answers a public address to its first
+    // two questions (the read's pre-check and request interception) and 127.0.0.2 to every later
+    // one, when the proxy resolves it to connect. The proxy only asks once interception approved
+    // the target, so it never receives the public answer, and nothing connects to it.
+    const asked: string[] = [];
+    const answered = new Map<string, number>();
+    const resolver = (name: string) => {
+      asked.push(name);
+      if (name === "fixture.test") return Promise.resolve([{ address: "127.0.0.1", family: 4 }]);
+      if (name === "rebind.test" || name === "rebind-tls.test") {
+        const n = (answered.get(name) ?? 0) + 1;
+        answered.set(name, n);
+        // Safety net: a question asked from a connection's lookup (lib/net/fetch.ts) never gets
+        // the public answer, whatever the order, so this test cannot send traffic out.
+        const fromConnect = (new Error().stack ?? "").includes("/lib/net/fetch.ts");
+        const address = n <= 2 && !fromConnect ? "93.184.216.34" : "127.0.0.2";
+        return Promise.resolve([{ address, family: 4 }]);
+      }
+      return Promise.reject(Object.assign(new Error("ENOTFOUND"), { code: "ENOTFOUND" }));
+    };
+    const config = parseConfig({
+      network: {
+        allow_private: [`http://fixture.test:${fixture.port}`],
+        allowed_ports: [80, 443, fixture.port, forbidden.port],
+      },
+    });
+    const tier = createBrowserTier(config, { settleMs: 0, resolver });
+    try {
+      // A name Chromium cannot resolve itself: the page loads because the proxy resolved it.
+      const named = await tier.read(`http://fixture.test:${fixture.port}/named`);
+      assert.match(named.html, /<p id="path">\/named<\/p>/);
+      assert.equal(named.url, `http://fixture.test:${fixture.port}/named`);
+
+      const http = await rejectsWith(
+        tier.read(`http://rebind.test:${forbidden.port}/secret`),
+        "blocked_url",
+      );
+      assert.match(http.message, /resolves to a private or reserved address/);
+      assert.ok(answered.get("rebind.test")! >= 3, "pre-check, interception, then the proxy");
+
+      const tls = await rejectsWith(tier.read("https://rebind-tls.test/secret"), "blocked_url");
+      assert.match(tls.message, /resolves to a private or reserved address/);
+      assert.ok(answered.get("rebind-tls.test")! >= 3);
+      assert.deepEqual(forbidden.hits, [], "nothing reached 127.0.0.2");
+      assert.ok(
+        !asked.some((n) => !/^(fixture|rebind|rebind-tls)\.test$/.test(n)),
+        "no other name",
+      );
+    } finally {
+      await tier.close();
+      await fixture.server.shutdown();
+      await forbidden.server.shutdown();
+    }
   },
 });
 

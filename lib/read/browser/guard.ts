@@ -7,23 +7,32 @@
  * {@link assertUrlAllowed} (scheme, port, IP literals, localhost names) and
  * {@link assertResolvedPublic} (every address the host name resolves to).
  *
- * **Residual DNS-rebinding window.** Chromium resolves the host name again
- * itself when it connects, so a hostile DNS server answering a public address
- * to our check and a private one to Chromium a moment later can still steer
- * one request to a private address. Pinning Chromium's resolver
- * (`--host-resolver-rules`) is not practical: the rules are fixed at launch
- * for the whole browser, while pages reach arbitrary hosts. The window is
- * narrowed by checking every request (not only the navigation) and by
- * keeping QUIC and DNS prefetching off; closing it fully would need routing
- * Chromium through a local proxy that connects only to the checked addresses.
- * WebSocket handshakes are not seen by request interception; the tier removes
- * `WebSocket`, `WebTransport` and `RTCPeerConnection` from page scripts
- * before they run (scripts in workers keep them).
+ * This check alone would leave a DNS-rebinding window: its resolution is not
+ * the one the connection uses. A Chromium that Gleaner launches therefore
+ * reaches the network only through the tier's egress proxy (`proxy.ts`),
+ * which resolves and checks each host again inside the connection's own
+ * `lookup`, with Chromium's resolver switched off (`launch.ts`,
+ * `egressArgs`). The proxy also sees what interception does not (workers'
+ * WebSockets, preconnects, Chromium's own traffic) and lets through only the
+ * targets this guard allowed. Interception stays as the first line: it gives
+ * a blocked navigation its clear `blocked_url` error, applies the tier's
+ * request filter and resource-type blocking, and is all there is for an
+ * external browser (`read.browser_cdp_url`), where the window remains.
+ * The tier also removes `WebSocket`, `WebTransport` and `RTCPeerConnection`
+ * from page scripts before they run (scripts in workers keep them).
  *
  * @module
  */
+import { privateAllowed } from "../../config.ts";
 import { GleanerError } from "../../errors.ts";
-import { type AddressPolicy, assertResolvedPublic, assertUrlAllowed } from "../../net/address.ts";
+import {
+  type AddressPolicy,
+  assertAddressesAllowed,
+  assertResolvedPublic,
+  assertUrlAllowed,
+  parseHostLiteral,
+} from "../../net/address.ts";
+import type { Resolver } from "../../net/fetch.ts";
 
 /** Schemes that never touch the network and are always let through. */
 const LOCAL_SCHEMES = new Set(["data:", "blob:", "about:"]);
@@ -53,6 +62,7 @@ export interface RequestGuard {
 export function createRequestGuard(
   policy: AddressPolicy,
   filter?: RequestFilter,
+  resolver?: Resolver,
 ): RequestGuard {
   const resolved = new Map<string, Promise<GleanerError | undefined>>();
   return {
@@ -78,7 +88,7 @@ export function createRequestGuard(
       const key = `${url.origin}`;
       let pending = resolved.get(key);
       if (!pending) {
-        pending = assertResolvedPublic(url.hostname, policy, url.origin).then(
+        pending = assertHostAllowed(url.hostname, policy, url.origin, resolver).then(
           () => undefined,
           (error) => asBlocked(error, url),
         );
@@ -87,6 +97,41 @@ export function createRequestGuard(
       return await pending;
     },
   };
+}
+
+/**
+ * `assertResolvedPublic` with an optional resolver (tests simulate DNS with
+ * it; default: the system resolver): throws `blocked_url` unless every
+ * address of `hostname` is allowed for `origin`, `not_found` when it does
+ * not resolve.
+ *
+ * @example
+ * ```ts
+ * import { assertHostAllowed } from "./guard.ts";
+ * import { parseConfig } from "../../config.ts";
+ * const policy = parseConfig({}).network;
+ * const dns = () => Promise.resolve([{ address: "10.0.0.7", family: 4 }]);
+ * await assertHostAllowed("intranet.test", policy, "http://intranet.test", dns)
+ *   .then(() => console.assert(false), (e) => console.assert(e.code === "blocked_url"));
+ * ```
+ */
+export async function assertHostAllowed(
+  hostname: string,
+  policy: AddressPolicy,
+  origin: string,
+  resolver?: Resolver,
+): Promise<void> {
+  if (!resolver || parseHostLiteral(hostname) !== null) {
+    await assertResolvedPublic(hostname, policy, origin);
+    return;
+  }
+  let addresses: string[];
+  try {
+    addresses = (await resolver(hostname)).map((a) => a.address);
+  } catch (error) {
+    throw new GleanerError("not_found", `host of ${origin} does not resolve`, { cause: error });
+  }
+  assertAddressesAllowed(addresses, privateAllowed(policy, origin), origin);
 }
 
 function asBlocked(error: unknown, url: URL): GleanerError {

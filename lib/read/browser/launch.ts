@@ -1,11 +1,23 @@
 /**
  * Finding, launching and connecting to Chromium for the browser tier.
  *
+ * A launched Chromium gets its own egress proxy (`proxy.ts`), started before
+ * it and stopped after it: {@link egressArgs} make that proxy Chromium's only
+ * way out and switch Chromium's own name resolution off, so every connection
+ * is checked where it is made (no DNS-rebinding window).
+ *
+ * An external browser (`read.browser_cdp_url`) cannot be made to use the
+ * proxy: for it only request interception applies, and the rebinding window,
+ * preconnects and workers' WebSockets stay unguarded. The tier logs a warning
+ * once when it connects to one.
+ *
  * @module
  */
 import puppeteer, { type Browser } from "puppeteer-core";
 import type { Config } from "../../config.ts";
 import { GleanerError } from "../../errors.ts";
+import type { Resolver } from "../../net/fetch.ts";
+import { type EgressProxy, startEgressProxy } from "./proxy.ts";
 
 /**
  * Flags every Chromium the tier launches gets: headless, no sandbox (it runs
@@ -36,15 +48,45 @@ export const CHROMIUM_ARGS: readonly string[] = [
  *   throwaway and holds no credentials, and every frame's requests are still
  *   intercepted, so isolation bought little here;
  * - GPU and network service inside the browser process (two fewer processes);
- * - V8 lite mode (no optimising compiler: less memory, pages run once).
+ * - V8 lite mode (no optimising compiler: less memory, pages run once);
+ * - no autofill server queries (Chromium's own traffic: one per form page
+ *   in the benchmark; the egress proxy would refuse them anyway).
  */
 export const CHROMIUM_MEMORY_ARGS: readonly string[] = [
-  "--disable-features=BackForwardCache,SpareRendererForSitePerProcess,IsolateOrigins,site-per-process",
+  "--disable-features=BackForwardCache,SpareRendererForSitePerProcess,IsolateOrigins,site-per-process,AutofillServerCommunication",
   "--disable-site-isolation-trials",
   "--enable-features=NetworkServiceInProcess",
   "--in-process-gpu",
   "--js-flags=--lite-mode",
 ];
+
+/**
+ * Flags that send all of Chromium's traffic through the egress proxy at
+ * `proxyUrl` (checked with Chromium 156 in `launch_test.ts`):
+ * - `--proxy-server`: every http, https (CONNECT) and WebSocket (CONNECT)
+ *   connection goes to the proxy, which resolves and checks the host;
+ * - `--proxy-bypass-list=<-loopback>`: removes Chromium's implicit bypass
+ *   for `localhost`, `127.0.0.0/8` and `[::1]`, so loopback is judged by
+ *   `network.allow_private` like everything else;
+ * - `--host-resolver-rules`: any name Chromium would still resolve itself
+ *   (it does not for proxied requests) fails, except the proxy's 127.0.0.1;
+ * - `--force-webrtc-ip-handling-policy=disable_non_proxied_udp`: WebRTC may
+ *   not send UDP outside the proxy (page scripts also lose `RTCPeerConnection`).
+ *
+ * @example
+ * ```ts
+ * import { egressArgs } from "./launch.ts";
+ * console.assert(egressArgs("http://127.0.0.1:8899")[0] === "--proxy-server=http://127.0.0.1:8899");
+ * ```
+ */
+export function egressArgs(proxyUrl: string): string[] {
+  return [
+    `--proxy-server=${proxyUrl}`,
+    "--proxy-bypass-list=<-loopback>",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+  ];
+}
 
 /** Where Chromium is looked for when `read.chrome_path` is not set. */
 export const CHROMIUM_CANDIDATES: readonly string[] = [
@@ -126,14 +168,29 @@ export interface BrowserHandle {
   launched: boolean;
   /** Process id of the launched browser, when known. */
   pid?: number;
-  /** Closes a launched browser and removes its profile, or disconnects from an external one. */
+  /** The egress proxy of a launched browser (absent for an external one). */
+  proxy?: EgressProxy;
+  /** Closes a launched browser, its proxy and its profile, or disconnects from an external one. */
   dispose(): Promise<void>;
+}
+
+/** Options of {@link openBrowser}. */
+export interface OpenBrowserOptions {
+  /** Name resolution of the egress proxy (default: the system resolver); tests simulate DNS with it. */
+  resolver?: Resolver;
+  /**
+   * The proxy refuses targets not approved through `handle.proxy.approve`
+   * (default true: the tier approves what request interception lets through;
+   * see `proxy.ts`).
+   */
+  approvedOnly?: boolean;
 }
 
 /**
  * Launches Chromium (fresh temporary profile, {@link CHROMIUM_ARGS}, talking
- * over a pipe so no DevTools port is opened), or connects to
- * `read.browser_cdp_url` when set.
+ * over a pipe so no DevTools port is opened) behind a new egress proxy
+ * ({@link egressArgs}), or connects to `read.browser_cdp_url` when set (no
+ * proxy then).
  *
  * @example
  * ```ts ignore
@@ -146,6 +203,7 @@ export interface BrowserHandle {
 export async function openBrowser(
   config: Config,
   extraArgs: readonly string[] = [],
+  options: OpenBrowserOptions = {},
 ): Promise<BrowserHandle> {
   const endpoint = config.read.browser_cdp_url;
   if (endpoint) {
@@ -176,7 +234,17 @@ export async function openBrowser(
 
   const executable = await findChromium(config);
   await assertRunAllowed(executable);
-  const profile = await Deno.makeTempDir({ prefix: "gleaner-chromium-" });
+  const proxy = await startEgressProxy(config.network, {
+    resolver: options.resolver,
+    approvedOnly: options.approvedOnly ?? true,
+  });
+  let profile: string;
+  try {
+    profile = await Deno.makeTempDir({ prefix: "gleaner-chromium-" });
+  } catch (error) {
+    await proxy.close();
+    throw error;
+  }
   const removeProfile = async () => {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
@@ -196,7 +264,8 @@ export async function openBrowser(
       headless: true,
       pipe: true,
       userDataDir: profile,
-      args: [...CHROMIUM_ARGS, ...CHROMIUM_MEMORY_ARGS, ...extraArgs],
+      // The egress flags come last so that extraArgs cannot replace them.
+      args: [...CHROMIUM_ARGS, ...CHROMIUM_MEMORY_ARGS, ...extraArgs, ...egressArgs(proxy.url)],
       // Keep Chromium's popup blocker on: a popup would be a page without interception.
       ignoreDefaultArgs: ["--disable-popup-blocking"],
       handleSIGINT: false,
@@ -206,6 +275,7 @@ export async function openBrowser(
     });
   } catch (error) {
     await removeProfile();
+    await proxy.close();
     throw new GleanerError("provider_unavailable", `Chromium at ${executable} failed to start`, {
       cause: error,
       details: { field: "read.chrome_path" },
@@ -217,6 +287,7 @@ export async function openBrowser(
     browser,
     launched: true,
     pid: browser.process()?.pid,
+    proxy,
     dispose: async () => {
       try {
         await browser.close();
@@ -227,6 +298,7 @@ export async function openBrowser(
           // Already gone.
         }
       }
+      await proxy.close();
       await removeProfile();
     },
   };
