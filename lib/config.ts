@@ -125,8 +125,32 @@ export const RankSchema = z.object({
   max_tokens: z.number().int().positive().default(4_000),
   /** Share of the budget one source may take while others are relevant. */
   per_source_share: z.number().min(0.05).max(1).default(0.4),
+  /**
+   * The per-source cap holds only while another source offers a unit scoring at least this
+   * fraction of the capped one (0: always holds).
+   */
+  share_slack: z.number().min(0).max(1).default(0.9),
   /** Weight of the dense ranking in reciprocal rank fusion. */
-  dense_weight: z.number().min(0).max(1).default(0.5),
+  dense_weight: z.number().min(0).max(1).default(0.8),
+  /**
+   * A unit smaller than this many words takes in the next block of its section (doubled, with
+   * `unit_max_words`, when ranking is BM25 alone: lexical matching needs more words).
+   */
+  unit_min_words: z.number().int().positive().default(20),
+  /** Units grow up to this many words (see `unit_min_words`). */
+  unit_max_words: z.number().int().positive().default(40),
+  /**
+   * Second stage of the ranking cascade: `use-lite` (Universal Sentence Encoder lite, shipped
+   * in npm, TF.js) reorders the top units; better on reworded questions, about 1–2 s per
+   * question on one core.
+   */
+  rerank: z.enum(["none", "use-lite"]).default("none"),
+  /** Units the reranker reorders. */
+  rerank_top_k: z.number().int().positive().default(80),
+  /** Weight of the reranker's order against the first stage's. */
+  rerank_weight: z.number().min(0).max(1).default(0.8),
+  /** Words of a unit the reranker reads (its cost grows faster than linearly with length). */
+  rerank_max_words: z.number().int().positive().default(64),
   /** RRF constant. */
   rrf_k: z.number().positive().default(60),
   /** Token-set Jaccard at or above which a unit is a near-copy. */
