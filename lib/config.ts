@@ -93,7 +93,10 @@ export const ReadSchema = z.object({
   render: z.enum(["never", "auto", "always"]).default("auto"),
   /** Chromium executable; default `/usr/bin/chromium` when present. */
   chrome_path: z.string().optional(),
-  /** External DevTools endpoint (`ws://…` or `http://…`) instead of launching Chromium. */
+  /**
+   * External DevTools endpoint (`ws://…` or `http://…`) instead of launching Chromium.
+   * Gleaner's egress proxy cannot be imposed on it: only request interception guards its requests.
+   */
   browser_cdp_url: z.string().optional(),
   /** Concurrent browser pages. */
   browser_pages: z.number().int().positive().default(4),
