@@ -1,16 +1,24 @@
 /**
  * Answer containment and tokens saved, for `scrape_urls` (5 pages per
  * question, one query) and `research` (search answered by the fake upstream
- * with the same 5 pages), at several budgets, BM25 alone vs hybrid with each
- * shipped embedder. Pages are served from the loopback fixture web.
+ * with the same 5 pages), at several budgets, for each shipped ranking
+ * setting: BM25 alone, hybrid with the static model, the cascade (hybrid,
+ * then USE-lite reorders the top units), and a local transformers.js model
+ * when one is present. Pages are served from the loopback fixture web.
  *
- * Run alone: `deno run -A bench/containment.ts [--limit N]`.
+ * Run alone: `deno run -A bench/containment.ts [--limit N]
+ * [--settings bm25,hybrid_static,hybrid_static_rerank_use_lite,transformers]
+ * [--tools scrape_urls,research]`.
  *
  * @module
  */
 import { createGleaner, research, scrapeUrls } from "../mod.ts";
+import type { ConfigInput } from "../lib/config.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { gatherEvidence } from "../lib/evidence/gather.ts";
+import { defaultModelsDir, isModelDir, TRANSFORMERS_PRESETS } from "../lib/rank/embed/mod.ts";
+import { createUseLiteEmbedder } from "../lib/rank/embed/use_lite.ts";
+import type { Embedder } from "../lib/rank/embed/types.ts";
 import type { Page } from "../lib/read/types.ts";
 import { markdownToText, percentile, words } from "./lib/text_metrics.ts";
 import { startTestWorld, type TestWorld } from "../tests/fixtures/world.ts";
@@ -138,11 +146,25 @@ async function measureTool(
   };
 }
 
+/** Settings measured: embedder and reranker. */
+export const SETTINGS = ["bm25", "hybrid_static", "hybrid_static_rerank_use_lite", "transformers"];
+
+/** A local transformers.js preset directory, if one is present. */
+function localTransformersModel(): string | undefined {
+  const dir = defaultModelsDir();
+  if (!dir) return undefined;
+  for (const spec of Object.values(TRANSFORMERS_PRESETS)) {
+    if (isModelDir(`${dir}/${spec.hubId}`)) return `${dir}/${spec.hubId}`;
+  }
+  return undefined;
+}
+
 async function measureRankingTime(
   gleaner: Gleaner,
   world: TestWorld,
   questions: Question[],
   allPages: string[],
+  reranker: Embedder | null,
 ) {
   const pages = new Map<string, Page>();
   for (const name of allPages) {
@@ -160,6 +182,7 @@ async function measureRankingTime(
       maxTokens: 1000,
       rank: gleaner.config.rank,
       embedder,
+      reranker,
     });
     const ms = performance.now() - started;
     perQuestion.push(ms);
@@ -173,7 +196,7 @@ async function measureRankingTime(
 }
 
 /**
- * Runs the containment benchmark for each embedder setting.
+ * Runs the containment benchmark for each ranking setting ({@link SETTINGS}).
  *
  * @example
  * ```ts ignore
@@ -184,7 +207,7 @@ async function measureRankingTime(
 export async function runContainmentBench(
   options: {
     limit?: number;
-    providers?: ("none" | "static")[];
+    settings?: string[];
     tools?: ("scrape_urls" | "research")[];
   } = {},
 ): Promise<Record<string, unknown>> {
@@ -197,14 +220,25 @@ export async function runContainmentBench(
     pages_per_question: 5,
     naive_baseline: "the same pages' whole main-content Markdown",
   };
-  for (const provider of options.providers ?? ["none", "static"]) {
-    const world = await startTestWorld({ embed: provider, pages: [] });
-    const gleaner = await createGleaner({
-      ...world.config,
-      read: { render: "never", concurrency: 5 },
-    });
+  for (const label of options.settings ?? SETTINGS) {
+    const world = await startTestWorld({ embed: label === "bm25" ? "none" : "static", pages: [] });
+    const config: ConfigInput = { ...world.config, read: { render: "never", concurrency: 5 } };
+    // The reranker's ranking time is measured cold: a fresh one without its in-process LRU.
+    let coldReranker: Embedder | null = null;
+    if (label === "hybrid_static_rerank_use_lite") {
+      config.rank = { rerank: "use-lite" };
+      coldReranker = await createUseLiteEmbedder({ lruSize: 0 });
+    } else if (label === "transformers") {
+      const model = localTransformersModel();
+      if (!model) {
+        result[label] = `not present (no preset under ${defaultModelsDir() ?? "(no models dir)"})`;
+        await world.close();
+        continue;
+      }
+      config.embed = { provider: "transformers", model };
+    }
+    const gleaner = await createGleaner(config);
     try {
-      const label = provider === "none" ? "bm25" : `hybrid_${provider}`;
       const entry: Record<string, unknown> = {};
       for (const tool of options.tools ?? ["scrape_urls", "research"]) {
         const started = performance.now();
@@ -213,9 +247,16 @@ export async function runContainmentBench(
           (performance.now() - started) / 1000,
         );
       }
-      entry.ranking_time = await measureRankingTime(gleaner, world, questions, allPages);
+      entry.ranking_time = await measureRankingTime(
+        gleaner,
+        world,
+        questions,
+        allPages,
+        coldReranker,
+      );
       result[label] = entry;
     } finally {
+      await coldReranker?.close?.();
       await gleaner.close();
       await world.close();
     }
@@ -224,8 +265,13 @@ export async function runContainmentBench(
 }
 
 if (import.meta.main) {
-  const at = Deno.args.indexOf("--limit");
-  const limit = at >= 0 ? Number(Deno.args[at + 1]) : undefined;
-  const out = await runContainmentBench({ limit });
+  const arg = (name: string) => {
+    const at = Deno.args.indexOf(name);
+    return at >= 0 ? Deno.args[at + 1] : undefined;
+  };
+  const limit = arg("--limit") ? Number(arg("--limit")) : undefined;
+  const settings = arg("--settings")?.split(",");
+  const tools = arg("--tools")?.split(",") as ("scrape_urls" | "research")[] | undefined;
+  const out = await runContainmentBench({ limit, settings, tools });
   Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(out, null, 2) + "\n"));
 }

@@ -7,9 +7,10 @@
  * @module
  */
 import type { Config } from "../config.ts";
-import type { Embedder } from "../rank/embed/types.ts";
+import type { Embedder, EmbeddingCache } from "../rank/embed/types.ts";
+import { sharedReranker } from "../rank/embed/reranker.ts";
 import { chunkMarkdown, type Unit } from "../rank/chunk.ts";
-import { rankUnits } from "../rank/mod.ts";
+import { type Ranking, rankUnits } from "../rank/mod.ts";
 import {
   type Candidate,
   type EvidenceItem,
@@ -39,6 +40,13 @@ export interface GatherOptions {
   rank: Config["rank"];
   /** Embedder for hybrid ranking; BM25 alone without it. */
   embedder?: Embedder;
+  /**
+   * Reranker of the cascade; default the one `rank.rerank` names (loaded once per process),
+   * `null` for none.
+   */
+  reranker?: Embedder | null;
+  /** Cache of reranker passage vectors (e.g. the store's embedding cache). */
+  embeddingCache?: EmbeddingCache;
   /** Cancels embedding. */
   signal?: AbortSignal;
 }
@@ -51,8 +59,13 @@ export interface EvidencePacket {
   text: string;
   /** Tokens of `text`, never above the budget. */
   tokens: number;
-  /** How passages were ranked: `hybrid`, `bm25`, or `none` (no query). */
-  ranking: "hybrid" | "bm25" | "none";
+  /**
+   * How passages were ranked: `hybrid`, `bm25`, with `+rerank` when the cascade's second stage
+   * ran, or `none` (no query).
+   */
+  ranking: Ranking | "none";
+  /** Why the configured reranker was not used, when it failed (the call still succeeds). */
+  rerankError?: string;
   /** Tokens of every read page's whole Markdown (what a naive tool would return). */
   pageTokens: number;
 }
@@ -103,14 +116,28 @@ export async function gatherEvidence(options: GatherOptions): Promise<EvidencePa
   });
 
   let ranking: EvidencePacket["ranking"] = "none";
+  let rerankError: string | undefined;
   if (queryGroups.size) {
     const groups = [];
     let hybrid = true;
+    let reranker = options.reranker ?? undefined;
+    if (options.reranker === undefined && rank.rerank !== "none") {
+      const loaded = await sharedReranker(rank, options.embeddingCache);
+      reranker = loaded?.embedder;
+      rerankError = loaded?.error;
+    }
+    let reranked = reranker !== undefined;
     for (const [query, pages] of queryGroups) {
       const units: Unit[] = [];
       const sourceOf: Page[] = [];
       for (const page of pages) {
-        for (const unit of chunkMarkdown(page.markdown)) {
+        // BM25 alone needs more words per unit to match on (measured: bench/containment.ts).
+        const scale = options.embedder ? 1 : 2;
+        const sizes = {
+          minWords: rank.unit_min_words * scale,
+          maxWords: rank.unit_max_words * scale,
+        };
+        for (const unit of chunkMarkdown(page.markdown, sizes)) {
           units.push(unit);
           sourceOf.push(page);
         }
@@ -121,8 +148,13 @@ export async function gatherEvidence(options: GatherOptions): Promise<EvidencePa
         bm25Weight: 1 - rank.dense_weight,
         rrfK: rank.rrf_k,
         signal: options.signal,
+        rerank: reranker
+          ? { embedder: reranker, topK: rank.rerank_top_k, weight: rank.rerank_weight }
+          : undefined,
       });
-      if (ranked.ranking !== "hybrid") hybrid = false;
+      if (!ranked.ranking.startsWith("hybrid")) hybrid = false;
+      if (!ranked.ranking.endsWith("+rerank")) reranked = false;
+      rerankError ??= ranked.rerankError;
       const index = new Map(units.map((unit, i) => [unit, i]));
       const candidates: Candidate[] = ranked.ranked.map((r) => {
         const page = sourceOf[index.get(r.unit)!];
@@ -135,11 +167,12 @@ export async function gatherEvidence(options: GatherOptions): Promise<EvidencePa
       });
       groups.push({ query, candidates });
     }
-    ranking = hybrid ? "hybrid" : "bm25";
+    ranking = `${hybrid ? "hybrid" : "bm25"}${reranked ? "+rerank" : ""}`;
     const selection = selectEvidence({
       groups,
       maxTokens: shares[shares.length - 1],
       perSourceShare: rank.per_source_share,
+      shareSlack: rank.share_slack,
       oversample: rank.oversample,
       dedupeJaccard: rank.dedupe_jaccard,
       dedupeCosine: rank.dedupe_cosine,
@@ -159,7 +192,7 @@ export async function gatherEvidence(options: GatherOptions): Promise<EvidencePa
     text = renderEvidence(items);
     tokens = countTokens(text);
   }
-  return { items, text, tokens, ranking, pageTokens };
+  return { items, text, tokens, ranking, pageTokens, ...(rerankError ? { rerankError } : {}) };
 }
 
 function wholeItem(page: Page, text: string, start: number): EvidenceItem {

@@ -91,3 +91,35 @@ Deno.test("gatherEvidence: a short page uses only what it needs and the rest goe
   assert.ok(wikiTokens > 800, `the long page took the unused budget (${wikiTokens})`);
   assert.ok(packet.tokens <= 1000);
 });
+
+Deno.test("gatherEvidence: the use-lite cascade runs when configured, and a failing reranker falls back", async () => {
+  const pages = await Promise.all(["002", "wikipedia"].map(realPage));
+  const reads = pages.map((page) => ({
+    page,
+    query: "which attribute tells whether a body was read",
+  }));
+  const cascade = await gatherEvidence({
+    reads,
+    maxTokens: 500,
+    rank: parseConfig({ rank: { rerank: "use-lite" } }).rank,
+  });
+  assert.equal(cascade.ranking, "bm25+rerank");
+  assert.equal(cascade.rerankError, undefined);
+  assert.ok(cascade.tokens <= 500 && cascade.items.length > 0);
+
+  const broken = {
+    id: "test:broken",
+    dimensions: 4,
+    embedQueries: () => Promise.reject(new Error("reranker runtime missing")),
+    embedDocuments: () => Promise.reject(new Error("reranker runtime missing")),
+  };
+  const fallback = await gatherEvidence({ reads, maxTokens: 500, rank, reranker: broken });
+  const plain = await gatherEvidence({ reads, maxTokens: 500, rank });
+  assert.equal(fallback.ranking, "bm25");
+  assert.equal(fallback.rerankError, "reranker runtime missing");
+  assert.equal(fallback.text, plain.text, "same evidence as without a reranker");
+  for (const item of [...cascade.items, ...fallback.items]) {
+    const page = pages.find((p) => p.finalUrl === item.url)!;
+    assert.equal(page.markdown.slice(item.start, item.end), item.text);
+  }
+});

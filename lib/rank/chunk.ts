@@ -358,7 +358,11 @@ export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Uni
     if (block.kind === "table") {
       flush();
       const measure = (s: number, e: number) => Math.max(1, wordCount(markdown.slice(s, e)));
-      for (const [s, e] of lineGroups(block.lines!, o.maxWords, measure)) emit(s, e);
+      for (const [s, e] of lineGroups(block.lines!, o.maxWords, measure)) {
+        // A huge row (a layout table holding a whole article) splits like prose.
+        if (measure(s, e) <= o.maxWords * 1.5) emit(s, e);
+        else for (const g of sentenceGroups(markdown, s, e, o)) emit(g.start, g.end);
+      }
       continue;
     }
     const words = wordCount(markdown.slice(block.start, block.end));

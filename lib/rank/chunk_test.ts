@@ -72,6 +72,10 @@ Deno.test("chunkMarkdown: on every test page, units are exact slices, in order, 
     for (const [s, e] of tables) {
       for (const u of chunks.filter((u) => u.end > s && u.start < e)) {
         tableRows++;
+        // A huge row (more than 1.5 × maxWords) is split like prose.
+        const rowStart = md.lastIndexOf("\n", u.start - 1) + 1;
+        const rowEnd = md.indexOf("\n", u.start) === -1 ? md.length : md.indexOf("\n", u.start);
+        if (wordCount(md.slice(rowStart, rowEnd)) > 120) continue;
         assert.ok(u.start === 0 || md[u.start - 1] === "\n", `${page.name}: table split mid-row`);
         assert.ok(u.end === md.length || md[u.end] === "\n", `${page.name}: table split mid-row`);
       }
@@ -138,4 +142,15 @@ Deno.test("chunkMarkdown: short list items stay whole and group together", () =>
   const units = chunkMarkdown(md);
   assert.equal(units.length, 1);
   assert.equal(units[0].text, md);
+});
+
+Deno.test("chunkMarkdown: a huge table row (a layout table holding an article) splits like prose", () => {
+  const sentence = "The board met again and agreed on the plan for the harbour. ";
+  const md = `| ${sentence.repeat(60)}|\n| short row |`;
+  const units = chunkMarkdown(md, { minWords: 20, maxWords: 40 });
+  assert.ok(units.length > 10, `${units.length} units`);
+  for (const u of units) {
+    assert.equal(md.slice(u.start, u.end), u.text);
+    assert.ok(u.text.split(/\s+/).length <= 70, u.text);
+  }
 });

@@ -10,6 +10,7 @@ import type { Unit } from "./chunk.ts";
 import { cosine } from "./dedupe.ts";
 import { fuseRankings, type Relevance, relevanceOf } from "./fusion.ts";
 import type { Embedder } from "./embed/types.ts";
+import { rerankTop } from "./rerank.ts";
 import { getGleanerLogger } from "../log.ts";
 
 export { chunkMarkdown, type ChunkOptions, type Unit, wordCount } from "./chunk.ts";
@@ -17,6 +18,7 @@ export { Bm25Index, type Bm25Options, bm25Rank, stem, tokenize } from "./bm25.ts
 export { fuseRankings, type Relevance, relevanceOf, type WeightedRanking } from "./fusion.ts";
 export { cosine, dedupe, type DedupeOptions, jaccard, tokenSet } from "./dedupe.ts";
 export { countTokens } from "./tokens.ts";
+export { type RerankOptions, rerankTop } from "./rerank.ts";
 export {
   type Candidate,
   type EvidenceItem,
@@ -52,20 +54,30 @@ export interface RankOptions {
   queryVector?: Float32Array;
   /** Weight of the BM25 ranking (default 0.5). */
   bm25Weight?: number;
-  /** Weight of the dense ranking (default 0.5, config `rank.dense_weight`). */
+  /** Weight of the dense ranking (default 0.5; config `rank.dense_weight`). */
   denseWeight?: number;
   /** RRF constant (default 60, config `rank.rrf_k`). */
   rrfK?: number;
   /** Cancels embedding calls. */
   signal?: AbortSignal;
+  /**
+   * Second stage of the cascade: an encoder that reorders the top units of the
+   * first stage (see {@link rerankTop}). If it fails, the first stage's order is kept.
+   */
+  rerank?: { embedder: Embedder; topK?: number; weight?: number };
 }
+
+/** How units were ranked. */
+export type Ranking = "bm25" | "hybrid" | "bm25+rerank" | "hybrid+rerank";
 
 /** Result of {@link rankUnits}. */
 export interface RankResult {
   /** Units with any evidence of relevance, best first. */
   ranked: RankedUnit[];
-  /** `hybrid` when a dense ranking was fused, else `bm25`. */
-  ranking: "bm25" | "hybrid";
+  /** `hybrid` when a dense ranking was fused, else `bm25`; `+rerank` when the second stage ran. */
+  ranking: Ranking;
+  /** Why the reranker was skipped, when it was asked for and failed. */
+  rerankError?: string;
 }
 
 const log = getGleanerLogger("rank");
@@ -126,7 +138,25 @@ export async function rankUnits(
   }
   const rankings = [{ order: bm25, weight: dense ? bm25Weight : 1 }];
   if (dense) rankings.push({ order: dense, weight: denseWeight });
-  const fused = fuseRankings(rankings, options.rrfK ?? 60);
+  let fused = fuseRankings(rankings, options.rrfK ?? 60);
+  let ranking: Ranking = dense ? "hybrid" : "bm25";
+  let rerankError: string | undefined;
+  if (options.rerank && fused.length > 1) {
+    try {
+      fused = (await rerankTop(query, fused, (f) => units[f.key].text, {
+        embedder: options.rerank.embedder,
+        topK: options.rerank.topK,
+        weight: options.rerank.weight,
+        rrfK: options.rrfK,
+        signal: options.signal,
+      })).map(({ item, score }) => ({ key: item.key, score }));
+      ranking = dense ? "hybrid+rerank" : "bm25+rerank";
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      rerankError = error instanceof Error ? error.message : String(error);
+      log.warn("reranking failed, keeping the first-stage order: {error}", { error: rerankError });
+    }
+  }
   return {
     ranked: fused.map(({ key, score }) => ({
       unit: units[key],
@@ -134,6 +164,7 @@ export async function rankUnits(
       relevance: relevanceOf(score),
       vector: dense && vectors ? vectors[key] : undefined,
     })),
-    ranking: dense ? "hybrid" : "bm25",
+    ranking,
+    ...(rerankError ? { rerankError } : {}),
   };
 }

@@ -49,6 +49,12 @@ export interface SelectOptions {
   maxTokens: number;
   /** Share of the budget one source may take while other sources have candidates (default 0.4). */
   perSourceShare?: number;
+  /**
+   * The per-source cap holds only while another source has a candidate scoring at least
+   * this fraction of the capped one (default 0: the cap always holds; 1: only against
+   * equally good rivals).
+   */
+  shareSlack?: number;
   /** Candidates considered per unit that could fit (default 3). */
   oversample?: number;
   /** Jaccard at or above which a unit is a near-copy (default 0.92). */
@@ -256,6 +262,7 @@ export function selectEvidence(options: SelectOptions): Selection {
     for (const c of sorted) {
       // "\n\n" between passages is one token.
       const cost = countTokens(c.unit.text) + countTokens(headingLine(c.unit.headings)) + 1;
+      if (cost > budget) continue; // can never fit; must not end the pool either
       if (used <= budget) {
         used += cost;
         fitting++;
@@ -274,6 +281,15 @@ export function selectEvidence(options: SelectOptions): Selection {
     return { pool: kept, used: 0, done: false };
   });
 
+  const shareSlack = options.shareSlack ?? 0;
+  /** Best score left in the pool from another source than `url`. */
+  const rivalScore = (pool: Pick[], url: string) => {
+    let best = -Infinity;
+    for (const q of pool) {
+      if (q.c.source.url !== url && !selectedKeys.has(q.key) && q.c.score > best) best = q.c.score;
+    }
+    return best;
+  };
   const selected: Pick[] = [];
   const selectedKeys = new Set<string>();
   const perSource = new Map<string, number>();
@@ -301,7 +317,10 @@ export function selectEvidence(options: SelectOptions): Selection {
         }
         const header = perSource.has(p.c.source.url) ? 0 : costOfHeader(p.c.source);
         if (total + p.cost + header > budget) continue; // kept for the exact top-up
-        if (capped && (perSource.get(p.c.source.url) ?? 0) + p.cost + header > cap) continue;
+        if (
+          capped && (perSource.get(p.c.source.url) ?? 0) + p.cost + header > cap &&
+          rivalScore(g.pool, p.c.source.url) >= p.c.score * shareSlack
+        ) continue;
         if (repeats(p)) {
           g.pool.splice(i--, 1);
           duplicates++;

@@ -206,3 +206,39 @@ Deno.test("pageInOrder: prefix of the page cut at a unit boundary within the bud
     }
   }
 });
+
+Deno.test("selectEvidence: a top candidate larger than the budget does not end the pool", () => {
+  const huge = "word ".repeat(3000).trim();
+  const small = Array.from({ length: 20 }, (_, i) => `Sentence number ${i} about the harbour.`);
+  const markdown = [huge, ...small].join("\n\n");
+  const source = { url: "https://example.com/h", title: "H", markdown };
+  const units = chunkMarkdown(markdown, { minWords: 1, maxWords: 10_000 });
+  assert.equal(units.length, 21);
+  const candidates = units.map((unit, i) => ({ source, unit, score: 1 - i / 100 }));
+  const sel = selectEvidence({ groups: [{ query: "q", candidates }], maxTokens: 400 });
+  assert.ok(sel.stats.units >= 15, `${sel.stats.units} units`);
+  assert.ok(sel.tokens <= 400);
+});
+
+Deno.test("selectEvidence: shareSlack lifts the per-source cap when the rivals are much weaker", () => {
+  const mk = (url: string, n: number, top: number) => {
+    const markdown = Array.from({ length: n }, (_, i) => `Fact ${i} of ${url} stands here.`)
+      .join("\n\n");
+    const source = { url, title: url, markdown };
+    return chunkMarkdown(markdown, { minWords: 1, maxWords: 8 })
+      .map((unit, i) => ({ source, unit, score: top - i / 100 }));
+  };
+  const candidates = [...mk("https://a.example/", 30, 1), ...mk("https://b.example/", 30, 0.3)];
+  const share = (slack: number) => {
+    const sel = selectEvidence({
+      groups: [{ query: "q", candidates }],
+      maxTokens: 300,
+      perSourceShare: 0.4,
+      shareSlack: slack,
+    });
+    const a = sel.items.filter((i) => i.url === "https://a.example/").map((i) => i.text).join(" ");
+    return a.split("Fact").length - 1;
+  };
+  const capped = share(0), slack = share(0.9);
+  assert.ok(slack > capped, `a's units: ${capped} capped, ${slack} with slack`);
+});

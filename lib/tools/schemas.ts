@@ -25,4 +25,4 @@ export const LinkSchema = z.object({ url: z.string(), text: z.string() });
 export const ItemErrorSchema = z.object({ code: z.string(), message: z.string() });
 
 /** How the passages were ranked. */
-export const RankingSchema = z.enum(["hybrid", "bm25", "none"]);
+export const RankingSchema = z.enum(["hybrid+rerank", "bm25+rerank", "hybrid", "bm25", "none"]);

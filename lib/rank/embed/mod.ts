@@ -44,6 +44,8 @@ export {
   type TransformersPreset,
 } from "./transformers.ts";
 export { cosine, isZeroVector, toUnitVector } from "./vector.ts";
+export { capWords, createUseLiteEmbedder, USE_LITE_ID, type UseLiteOptions } from "./use_lite.ts";
+export { type RerankerResult, sharedReranker } from "./reranker.ts";
 
 /** What {@link createEmbedder} may need besides the settings. */
 export interface EmbedderDeps {
