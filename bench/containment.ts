@@ -12,6 +12,8 @@
  *
  * @module
  */
+import { naivePageTokens } from "./lib/naive.ts";
+import { PAGES_PATH } from "../tests/fixtures/web.ts";
 import { createGleaner, research, scrapeUrls } from "../mod.ts";
 import type { ConfigInput } from "../lib/config.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
@@ -62,6 +64,18 @@ export function pagesFor(q: Question, allPages: string[]): string[] {
   return picked;
 }
 
+const wholePageCache = new Map<string, number>();
+
+/** Tokens of a page as a plain fetch tool returns it: the whole page as Markdown, links inline. */
+async function wholePageTokensOf(name: string): Promise<number> {
+  let tokens = wholePageCache.get(name);
+  if (tokens === undefined) {
+    tokens = naivePageTokens(await Deno.readTextFile(`${PAGES_PATH}/${name}/source.html`));
+    wholePageCache.set(name, tokens);
+  }
+  return tokens;
+}
+
 interface Tally {
   hits: number;
   total: number;
@@ -69,10 +83,19 @@ interface Tally {
   reworded_total: number;
   tokens: number;
   page_tokens: number;
+  whole_page_tokens: number;
 }
 
 function emptyTally(): Tally {
-  return { hits: 0, total: 0, reworded_hits: 0, reworded_total: 0, tokens: 0, page_tokens: 0 };
+  return {
+    hits: 0,
+    total: 0,
+    reworded_hits: 0,
+    reworded_total: 0,
+    tokens: 0,
+    page_tokens: 0,
+    whole_page_tokens: 0,
+  };
 }
 
 function summarize(t: Tally) {
@@ -82,6 +105,8 @@ function summarize(t: Tally) {
     tokens_mean: Math.round(t.tokens / t.total),
     naive_tokens_mean: Math.round(t.page_tokens / t.total),
     tokens_saved: round(1 - t.tokens / t.page_tokens),
+    whole_page_tokens_mean: Math.round(t.whole_page_tokens / t.total),
+    tokens_saved_vs_whole_page: round(1 - t.tokens / t.whole_page_tokens),
   };
 }
 
@@ -99,7 +124,10 @@ async function measureTool(
   const tallies = new Map(BUDGETS.map((b) => [b, emptyTally()]));
   let ranking = "";
   for (const q of questions) {
-    const urls = pagesFor(q, allPages).map((p) => world.web.url(`/pages/${p}`));
+    const names = pagesFor(q, allPages);
+    const urls = names.map((p) => world.web.url(`/pages/${p}`));
+    let wholePageTokens = 0;
+    for (const name of names) wholePageTokens += await wholePageTokensOf(name);
     if (tool === "research") {
       world.fakes.setResults(urls.map((url) => ({ url, title: url, snippet: "{query}" })));
     }
@@ -138,6 +166,7 @@ async function measureTool(
       }
       t.tokens += tokens;
       t.page_tokens += pageTokens;
+      t.whole_page_tokens += wholePageTokens;
     }
   }
   return {
@@ -218,7 +247,8 @@ export async function runContainmentBench(
     questions: questions.length,
     reworded: questions.filter((q) => q.reworded).length,
     pages_per_question: 5,
-    naive_baseline: "the same pages' whole main-content Markdown",
+    naive_baseline:
+      "tokens_saved: vs the same pages' main-content Markdown; tokens_saved_vs_whole_page: vs each whole page as Markdown with links (what a plain fetch tool returns)",
   };
   for (const label of options.settings ?? SETTINGS) {
     const world = await startTestWorld({ embed: label === "bm25" ? "none" : "static", pages: [] });

@@ -22,8 +22,12 @@ const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fen
  * ```
  */
 export function naivePageMarkdown(html: string): string {
-  const { document } = parseHTML(html.includes("<html") ? html : `<html><body>${html}</body></html>`);
-  for (const node of [...document.querySelectorAll("script, style, noscript, template, svg")]) node.remove();
+  const { document } = parseHTML(
+    html.includes("<html") ? html : `<html><body>${html}</body></html>`,
+  );
+  for (const node of [...document.querySelectorAll("script, style, noscript, template, svg")]) {
+    node.remove();
+  }
   const body = document.body ?? document.documentElement;
   return turndown.turndown(body?.innerHTML ?? "").trim();
 }

@@ -43,6 +43,9 @@ export const ResearchOutput = z.object({
   ),
   attempts: z.array(AttemptSchema).describe("Search backends tried"),
   ranking: RankingSchema,
+  ranking_note: z.string().optional().describe(
+    "Why the configured reranker was not used, when it failed",
+  ),
   tokens: z.number().int(),
   page_tokens: z.number().int().describe(
     "Tokens of the whole pages read (what reading them whole would cost)",
@@ -119,6 +122,7 @@ export const researchTool = defineTool({
       reads: pages.map((page) => ({ page, query: input.query })),
       maxTokens,
       rank: config.rank,
+      embeddingCache: gleaner.store.embeddings,
       embedder: pages.length ? await gleaner.embedder() : undefined,
       signal,
     });
@@ -130,6 +134,7 @@ export const researchTool = defineTool({
       failed,
       attempts,
       ranking: pages.length ? packet.ranking : "none",
+      ...(packet.rerankError ? { ranking_note: packet.rerankError } : {}),
       tokens: packet.tokens,
       page_tokens: packet.pageTokens,
     };

@@ -19,7 +19,9 @@ import { EvidenceSchema, ItemErrorSchema, LinkSchema, RankingSchema } from "./sc
 /** Input of `scrape_urls`. */
 export const ScrapeInput = z.object({
   items: z.array(z.object({
-    url: z.string().max(4096).describe("Absolute http(s) URL (a bad URL fails its item, not the call)"),
+    url: z.string().max(4096).describe(
+      "Absolute http(s) URL (a bad URL fails its item, not the call)",
+    ),
     query: z.string().max(500).optional().describe(
       "What you want from the page; omit or '*' for the page in order",
     ),
@@ -51,6 +53,9 @@ export const ScrapeOutput = z.object({
   })),
   evidence: z.array(EvidenceSchema),
   ranking: RankingSchema,
+  ranking_note: z.string().optional().describe(
+    "Why the configured reranker was not used, when it failed",
+  ),
   tokens: z.number().int().describe("Tokens of the evidence text"),
 });
 
@@ -92,6 +97,7 @@ export const scrapeUrlsTool = defineTool({
       reads: ok.map((r) => ({ page: r.page, query: r.item.query })),
       maxTokens,
       rank: config.rank,
+      embeddingCache: gleaner.store.embeddings,
       embedder: needsEmbedder ? await gleaner.embedder() : undefined,
       signal,
     });
@@ -127,6 +133,7 @@ export const scrapeUrlsTool = defineTool({
       }),
       evidence: packet.items,
       ranking: packet.ranking,
+      ...(packet.rerankError ? { ranking_note: packet.rerankError } : {}),
       tokens: packet.tokens,
     };
   },
