@@ -209,13 +209,7 @@ export function parseDuckDuckGoHtml(html: string): DuckDuckGoPage {
     const title = cleanText(link.textContent);
     const snippet = cleanText(block.querySelector(".result__snippet")?.textContent);
     const published = htmlPublished(block);
-    hits.push({
-      title: title || url,
-      url,
-      snippet,
-      ...(published ? { published } : {}),
-      source: DUCKDUCKGO,
-    });
+    hits.push(toHit(title, url, snippet, published));
   }
   if (isChallenge(document, hits.length > 0)) return { kind: "blocked" };
   if (hits.length > 0) return { kind: "results", hits };
@@ -268,13 +262,7 @@ export function parseDuckDuckGoLite(html: string): DuckDuckGoPage {
       if (stamp && !published) published = toIsoDate(cleanText(stamp.textContent));
     }
     const title = cleanText(link.textContent);
-    hits.push({
-      title: title || url,
-      url,
-      snippet,
-      ...(published ? { published } : {}),
-      source: DUCKDUCKGO,
-    });
+    hits.push(toHit(title, url, snippet, published));
   }
   if (isChallenge(document, hits.length > 0)) return { kind: "blocked" };
   if (hits.length > 0) return { kind: "results", hits };
@@ -393,5 +381,21 @@ export function createDuckDuckGoBackend(settings: DuckDuckGoSettings): SearchBac
           both.find((e) => e.outcome === "rate_limited") ?? error;
       }
     },
+  };
+}
+
+/** One DuckDuckGo result as a {@link SearchHit}. */
+function toHit(
+  title: string,
+  url: string,
+  snippet: string,
+  published: string | undefined,
+): SearchHit {
+  return {
+    title: title || url,
+    url,
+    snippet,
+    ...(published ? { published } : {}),
+    source: DUCKDUCKGO,
   };
 }

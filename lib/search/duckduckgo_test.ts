@@ -4,7 +4,7 @@ import { createFetcher } from "../net/fetch.ts";
 import {
   fakeUpstreamConfig,
   type FakeUpstreams,
-  startFakeUpstreams,
+  withFakeUpstreams,
 } from "../../tests/fixtures/upstreams.ts";
 import {
   createDuckDuckGoBackend,
@@ -14,14 +14,7 @@ import {
 } from "./duckduckgo.ts";
 import { SearchFailure } from "./types.ts";
 
-async function withFakes(fn: (fakes: FakeUpstreams) => Promise<void>): Promise<void> {
-  const fakes = await startFakeUpstreams();
-  try {
-    await fn(fakes);
-  } finally {
-    await fakes.close();
-  }
-}
+const withFakes = withFakeUpstreams;
 
 function setup(fakes: FakeUpstreams) {
   const config = parseConfig(fakeUpstreamConfig(fakes));

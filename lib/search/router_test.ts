@@ -6,19 +6,12 @@ import {
   type FakeSearchSettings,
   fakeUpstreamConfig,
   type FakeUpstreams,
-  startFakeUpstreams,
+  withFakeUpstreams,
 } from "../../tests/fixtures/upstreams.ts";
 import { createSearchRouter } from "./router.ts";
 import { type Attempt, SearchFailure } from "./types.ts";
 
-async function withFakes(fn: (fakes: FakeUpstreams) => Promise<void>): Promise<void> {
-  const fakes = await startFakeUpstreams();
-  try {
-    await fn(fakes);
-  } finally {
-    await fakes.close();
-  }
-}
+const withFakes = withFakeUpstreams;
 
 function router(fakes: FakeUpstreams, settings: FakeSearchSettings = {}) {
   const config = parseConfig(fakeUpstreamConfig(fakes, settings));

@@ -4,19 +4,12 @@ import { createFetcher } from "../net/fetch.ts";
 import {
   fakeUpstreamConfig,
   type FakeUpstreams,
-  startFakeUpstreams,
+  withFakeUpstreams,
 } from "../../tests/fixtures/upstreams.ts";
 import { createSearxngBackend } from "./searxng.ts";
 import { SearchFailure } from "./types.ts";
 
-async function withFakes(fn: (fakes: FakeUpstreams) => Promise<void>): Promise<void> {
-  const fakes = await startFakeUpstreams();
-  try {
-    await fn(fakes);
-  } finally {
-    await fakes.close();
-  }
-}
+const withFakes = withFakeUpstreams;
 
 function setup(fakes: FakeUpstreams, search: Record<string, unknown> = {}) {
   const config = parseConfig(fakeUpstreamConfig(fakes, { searxng: true, ...search }));
