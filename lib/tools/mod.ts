@@ -14,6 +14,7 @@ import type { AnyToolSpec } from "./spec.ts";
 
 export {
   clearCacheTool,
+  crawlSiteTool,
   currentDatetimeTool,
   domainStatsTool,
   researchTool,
