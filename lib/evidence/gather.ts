@@ -68,6 +68,8 @@ export interface EvidencePacket {
   rerankError?: string;
   /** Tokens of every read page's whole Markdown (what a naive tool would return). */
   pageTokens: number;
+  /** Tokens of each read page's whole Markdown, by final URL. */
+  pageTokensByUrl: Map<string, number>;
 }
 
 /** True when a query asks for the page in order rather than ranked passages. */
@@ -99,7 +101,16 @@ export async function gatherEvidence(options: GatherOptions): Promise<EvidencePa
       } else queryGroups.set(key, [read.page]);
     }
   }
-  const pageTokens = reads.reduce((sum, read) => sum + countTokens(read.page.markdown), 0);
+  const pageTokensByUrl = new Map<string, number>();
+  let pageTokens = 0;
+  for (const read of reads) {
+    let count = pageTokensByUrl.get(read.page.finalUrl);
+    if (count === undefined) {
+      count = countTokens(read.page.markdown);
+      pageTokensByUrl.set(read.page.finalUrl, count);
+    }
+    pageTokens += count;
+  }
 
   const wholeDemands = wholePages.map((page) =>
     countTokens(renderEvidence([wholeItem(page, page.markdown.trim(), 0)]))
@@ -192,7 +203,15 @@ export async function gatherEvidence(options: GatherOptions): Promise<EvidencePa
     text = renderEvidence(items);
     tokens = countTokens(text);
   }
-  return { items, text, tokens, ranking, pageTokens, ...(rerankError ? { rerankError } : {}) };
+  return {
+    items,
+    text,
+    tokens,
+    ranking,
+    pageTokens,
+    pageTokensByUrl,
+    ...(rerankError ? { rerankError } : {}),
+  };
 }
 
 function wholeItem(page: Page, text: string, start: number): EvidenceItem {

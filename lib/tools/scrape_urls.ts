@@ -119,7 +119,7 @@ export const scrapeUrlsTool = defineTool({
           title: page.title,
           tier: page.tier,
           published: page.published,
-          page_tokens: countTokens(page.markdown),
+          page_tokens: packet.pageTokensByUrl.get(page.finalUrl) ?? countTokens(page.markdown),
           links: relatedLinks(
             page.finalUrl,
             page.links,
