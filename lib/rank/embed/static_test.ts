@@ -3,6 +3,7 @@ import { createStaticEmbedder, STATIC_MODEL_FILES, staticModelDir } from "./stat
 import { createTransformersEmbedder } from "./transformers.ts";
 import { cosine, isZeroVector } from "./vector.ts";
 import { textHash } from "./cached.ts";
+import { PAGES_PATH } from "../../../tests/fixtures/web.ts";
 
 function norm(v: Float32Array): number {
   let s = 0;
@@ -29,11 +30,77 @@ Deno.test("static embedder: id names the model bytes it loaded", async () => {
     const bytes = await Deno.readFile(`${staticModelDir()}onnx/model_quantized.onnx`);
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
     const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-    assert.match(embedder.id, /^static:glove-sif-30k:[0-9a-f]{8}$/);
-    assert.equal(embedder.id.slice(-8), hex.slice(0, 8));
+    assert.match(embedder.id, /^static:glove-sif-30k:[0-9a-f]{8}:js$/);
+    assert.equal(embedder.id.slice(-11, -3), hex.slice(0, 8));
     assert.equal(embedder.dimensions, 100);
   } finally {
     await embedder.close?.();
+  }
+  // The transformers.js engine keeps the id without the engine suffix.
+  const onnx = await createStaticEmbedder({ engine: "transformers" });
+  try {
+    assert.match(onnx.id, /^static:glove-sif-30k:[0-9a-f]{8}$/);
+    assert.equal(onnx.dimensions, 100);
+    assert.notEqual(await textHash(onnx.id), await textHash(embedder.id));
+  } finally {
+    await onnx.close?.();
+  }
+});
+
+/** Text units chunked from real pages, plus edge cases for the tokenizer. */
+async function sampleUnits(count: number): Promise<string[]> {
+  const units = [
+    "Café naïve résumé — Ångström, Øresund, straße, İstanbul, ﬁnance",
+    "The [UNK] cat sat on [CLS] the [SEP] mat [MASK] [PAD]",
+    "日本語のテキスト。中文字符 and English 混合",
+    "Prices rose 4.5% to $1,234.56 in Q3-2024 (see fig. 7b) e-mail: a@b.co",
+    "control\u0000chars\u200bzero\u00a0width\ttab\nnew line\u0085next",
+    "zqxjv blorfnik wuggle " + "x".repeat(150),
+    "!!! ??? ... «quoted» ‘single’ “double” — – ‐ ¿¡",
+    "[CLS]",
+    "\ud800 lone surrogate \udfff and emoji 👩‍🔬 🚀",
+  ];
+  const names = [...Deno.readDirSync(PAGES_PATH)].map((e) => e.name).sort();
+  // Every 7th page first (spread over the set), then the rest; at most 20 units a page.
+  const order = [...names.filter((_, i) => i % 7 === 0), ...names.filter((_, i) => i % 7 !== 0)];
+  for (const name of order) {
+    if (units.length >= count) break;
+    const html = await Deno.readTextFile(`${PAGES_PATH}/${name}/source.html`);
+    const text = html.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, " ")
+      .replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+    for (let at = 0, n = 0; at + 50 < text.length && n < 20 && units.length < count; at += 1_000) {
+      units.push(text.slice(at, at + 300 + (at % 700)));
+      n++;
+    }
+  }
+  return units;
+}
+
+Deno.test("static embedder: the TypeScript engine gives the transformers.js vectors", async () => {
+  const units = await sampleUnits(200);
+  assert.equal(units.length, 200);
+  const fast = await createStaticEmbedder();
+  const onnx = await createStaticEmbedder({ engine: "transformers" });
+  try {
+    const a = await fast.embedDocuments(units);
+    const b = await onnx.embedDocuments(units);
+    let nonZero = 0;
+    for (let i = 0; i < units.length; i++) {
+      assert.equal(isZeroVector(a[i]), isZeroVector(b[i]), `unit ${i} zero-ness`);
+      if (isZeroVector(a[i])) continue;
+      nonZero++;
+      const c = cosine(a[i], b[i]);
+      assert.ok(c >= 0.999, `unit ${i} cosine ${c}: ${JSON.stringify(units[i].slice(0, 60))}`);
+    }
+    assert.ok(nonZero >= 195, `${nonZero} non-zero vectors`);
+    // A text longer than the tokenizer's limit is truncated the same way.
+    const long = "harbour ".repeat(5_000) + "volcano ".repeat(5_000);
+    const [la] = await fast.embedDocuments([long]);
+    const [lb] = await onnx.embedDocuments([long]);
+    assert.ok(cosine(la, lb) >= 0.999);
+  } finally {
+    await fast.close?.();
+    await onnx.close?.();
   }
 });
 
@@ -191,11 +258,15 @@ Deno.test("transformers embedder: a model directory without the dtype's ONNX fil
   }
 });
 
-Deno.test("without --allow-ffi the static embedder fails with a message naming the flag", async () => {
+Deno.test("without --allow-ffi the static embedder still works; its transformers engine names the flag", async () => {
   const root = new URL("../../../", import.meta.url);
   const code = `import { createStaticEmbedder } from "./lib/rank/embed/static.ts";
-try { await createStaticEmbedder(); console.log("loaded"); }
-catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`;
+const out = {};
+const fast = await createStaticEmbedder();
+out.dims = (await fast.embedDocuments(["rivers and seas"]))[0].length;
+try { await createStaticEmbedder({ engine: "transformers" }); out.onnx = "loaded"; }
+catch (e) { out.code = e.code; out.message = e.message; }
+console.log(JSON.stringify(out));`;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-read", "--allow-env", "--allow-sys", "-"],
     cwd: root,
@@ -209,6 +280,7 @@ catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }
   const { stdout } = await child.output();
   const line = new TextDecoder().decode(stdout).trim().split("\n").at(-1) ?? "";
   const result = JSON.parse(line);
+  assert.equal(result.dims, 100);
   assert.equal(result.code, "provider_unavailable");
   assert.match(result.message, /--allow-ffi/);
 });
