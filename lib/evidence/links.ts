@@ -30,7 +30,7 @@ export function relatedLinks(
   options: { max: number; maxTokens: number },
 ): PageLink[] {
   const host = siteOf(pageUrl);
-  const candidates = links.filter((link) => link.url !== pageUrl && link.text.trim());
+  const candidates = links.filter((link) => link.url !== pageUrl && worthFollowing(link));
   let order = candidates.map((_, i) => i);
   if (query) {
     const ranked = bm25Rank(
@@ -53,6 +53,26 @@ export function relatedLinks(
     picked.push(link);
   }
   return picked;
+}
+
+/** Anchor texts of page furniture (comment widgets, sharing, navigation), never worth a model's tokens. */
+const FURNITURE =
+  /^(reply|cancel reply|share|tweet|email|e-mail|print|permalink|log ?in|sign ?(in|up)|subscribe|comments?|\d+ comments?|read more|more|next|previous|prev|home|top|back to top|skip to( main)? content|edit|source|\[?edit\]?)$/i;
+
+/** Image or media files, by the link's path or its text. */
+const MEDIA = /\.(png|jpe?g|gif|webp|svg|ico|mp4|mp3|webm)$/i;
+
+/** True when a link is worth offering: real anchor text, not furniture, not a media file. */
+export function worthFollowing(link: PageLink): boolean {
+  const text = link.text.replace(/\s+/g, " ").trim();
+  if (text.length < 2 || FURNITURE.test(text) || MEDIA.test(text)) return false;
+  try {
+    const url = new URL(link.url);
+    if (MEDIA.test(url.pathname) || url.searchParams.has("replytocom")) return false;
+  } catch {
+    return false;
+  }
+  return true;
 }
 
 /** The line a link takes in the text for the model. */

@@ -34,3 +34,19 @@ Deno.test("relatedLinks: at most `max`, within the token budget", () => {
   const used = tight.reduce((sum, l) => sum + countTokens(renderLink(l)) + 1, 0);
   assert.ok(used <= 40 && tight.length > 0);
 });
+
+Deno.test("relatedLinks: page furniture and media files are not offered", () => {
+  const noisy = [
+    { url: "https://site.example/post?replytocom=1", text: "Reply" },
+    { url: "https://site.example/post#respond", text: "Cancel Reply" },
+    { url: "https://site.example/logo.png", text: "Logo" },
+    { url: "https://site.example/wiki/File:Logo.png", text: "Logo.png" },
+    { url: "https://site.example/share", text: "Share" },
+    { url: "https://site.example/guide", text: "The full guide" },
+  ];
+  const picked = relatedLinks("https://site.example/post", noisy, undefined, {
+    max: 10,
+    maxTokens: 500,
+  });
+  assert.deepEqual(picked.map((l) => l.url), ["https://site.example/guide"]);
+});
