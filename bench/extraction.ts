@@ -8,7 +8,12 @@
  * @module
  */
 import { PAGES_PATH } from "../tests/fixtures/web.ts";
-import { extractHtml, type ExtractorName } from "../lib/extract/mod.ts";
+import {
+  extractHtml,
+  type MainContentExtractor,
+  readabilityExtractor,
+} from "../lib/extract/mod.ts";
+import { defuddleExtractor } from "./lib/defuddle.ts";
 import { parseDocument } from "../lib/extract/dom.ts";
 import { markdownToText, ngramF1, percentile } from "./lib/text_metrics.ts";
 
@@ -53,7 +58,7 @@ function round(n: number, digits = 4): number {
 /** Timed passes per page; the fastest is kept (the machine is shared, so noise only adds). */
 const REPS = Number(Deno.env.get("GLEANER_BENCH_REPS") ?? "3");
 
-function measure(pages: Page[], extractor: ExtractorName) {
+function measure(pages: Page[], extractor: MainContentExtractor) {
   // Warm-up pass (JIT), then REPS timed passes.
   for (const page of pages) extractHtml(page.html, PAGE_URL, { extractor });
   const times = pages.map(() => Infinity);
@@ -76,7 +81,7 @@ function measure(pages: Page[], extractor: ExtractorName) {
   }
   const f1s = scores.map((s) => s.f1);
   return {
-    extractor,
+    extractor: extractor.name,
     pages: pages.length,
     failures,
     f1_mean: round(f1s.reduce((a, b) => a + b, 0) / f1s.length),
@@ -102,8 +107,8 @@ function measure(pages: Page[], extractor: ExtractorName) {
  */
 export async function runExtractionBench(): Promise<Record<string, unknown>> {
   const pages = await loadPages();
-  const readability = measure(pages, "readability");
-  const defuddle = measure(pages, "defuddle");
+  const readability = measure(pages, readabilityExtractor);
+  const defuddle = measure(pages, defuddleExtractor);
   const best =
     [readability, defuddle].sort((a, b) =>
       Math.abs(b.f1_mean - a.f1_mean) > 0.005 ? b.f1_mean - a.f1_mean : a.ms_p50 - b.ms_p50

@@ -1,24 +1,30 @@
 /**
- * Main-content extraction: Mozilla Readability (default, chosen by
- * measurement in `bench/extraction.ts`) or defuddle, both on linkedom, with
- * a body-text fallback.
+ * Main-content extraction: Mozilla Readability on linkedom (chosen by
+ * measurement in `bench/extraction.ts`, which also measures defuddle through
+ * the same {@link MainContentExtractor} interface), with a body-text fallback.
  *
  * @module
  */
 import { Readability } from "@mozilla/readability";
-import { DefuddleClass } from "defuddle/node";
-import { parseDocument } from "./dom.ts";
 import { getGleanerLogger } from "../log.ts";
 
-/** The main-content extractors available. */
-export type ExtractorName = "readability" | "defuddle";
+/** Name of a main-content extractor (`readability` ships; others can be plugged in). */
+export type ExtractorName = string;
+
+/** Finds the main content of a parsed page, or `null` when it finds nothing. */
+export interface MainContentExtractor {
+  /** Name reported as the page's extraction `method`. */
+  readonly name: ExtractorName;
+  /** Extracts from the document (which it may mutate). */
+  extract(doc: Document, url: string): MainContent | null;
+}
 
 /** The main content of a page and what the extractor learned on the way. */
 export interface MainContent {
   /** Element holding the main content (detached from the page or a fresh fragment). */
   root: Element;
-  /** Which path produced it. */
-  method: ExtractorName | "body";
+  /** Which path produced it: the extractor's name, or `body` for the fallback. */
+  method: ExtractorName;
   /** Title as the extractor saw it. */
   title?: string;
   /** Author(s). */
@@ -40,40 +46,38 @@ function clean(value: string | null | undefined): string | undefined {
   return v ? v : undefined;
 }
 
-function runReadability(doc: Document): MainContent | null {
-  const article = new Readability<Element>(doc, {
-    keepClasses: true,
-    serializer: (node) => node as Element,
-  }).parse();
-  if (!article?.content || !(article.textContent ?? "").trim()) return null;
-  return {
-    root: article.content,
-    method: "readability",
-    title: clean(article.title),
-    byline: clean(article.byline),
-    excerpt: clean(article.excerpt),
-    siteName: clean(article.siteName),
-    published: clean(article.publishedTime),
-    lang: clean(article.lang),
-  };
-}
-
-function runDefuddle(doc: Document, url: string): MainContent | null {
-  const result = new DefuddleClass(doc, { url, useAsync: false, markdown: false }).parse();
-  if (!result.content || !result.content.trim()) return null;
-  const root = parseDocument(result.content).body;
-  if (!(root.textContent ?? "").trim()) return null;
-  return {
-    root,
-    method: "defuddle",
-    title: clean(result.title),
-    byline: clean(result.author),
-    excerpt: clean(result.description),
-    siteName: clean(result.site),
-    published: clean(result.published),
-    lang: clean(result.language),
-  };
-}
+/**
+ * Mozilla Readability: the default extractor.
+ *
+ * @example
+ * ```ts
+ * import { parseDocument } from "./dom.ts";
+ * import { readabilityExtractor } from "./main_content.ts";
+ * const text = "Tides rise and fall twice a day because of the Moon. ".repeat(20);
+ * const doc = parseDocument(`<html><body><article><p>${text}</p></article></body></html>`);
+ * console.assert(readabilityExtractor.extract(doc, "https://example.com/")?.method === "readability");
+ * ```
+ */
+export const readabilityExtractor: MainContentExtractor = {
+  name: "readability",
+  extract(doc: Document): MainContent | null {
+    const article = new Readability<Element>(doc, {
+      keepClasses: true,
+      serializer: (node) => node as Element,
+    }).parse();
+    if (!article?.content || !(article.textContent ?? "").trim()) return null;
+    return {
+      root: article.content,
+      method: "readability",
+      title: clean(article.title),
+      byline: clean(article.byline),
+      excerpt: clean(article.excerpt),
+      siteName: clean(article.siteName),
+      published: clean(article.publishedTime),
+      lang: clean(article.lang),
+    };
+  },
+};
 
 /**
  * Finds the main content of a parsed page with the chosen extractor; `null`
@@ -93,12 +97,16 @@ function runDefuddle(doc: Document, url: string): MainContent | null {
 export function extractMainContent(
   doc: Document,
   url: string,
-  extractor: ExtractorName = "readability",
+  extractor: MainContentExtractor = readabilityExtractor,
 ): MainContent | null {
   try {
-    return extractor === "defuddle" ? runDefuddle(doc, url) : runReadability(doc);
+    return extractor.extract(doc, url);
   } catch (error) {
-    log.debug("{extractor} failed on {url}: {error}", { extractor, url, error: String(error) });
+    log.debug("{extractor} failed on {url}: {error}", {
+      extractor: extractor.name,
+      url,
+      error: String(error),
+    });
     return null;
   }
 }

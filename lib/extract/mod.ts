@@ -5,12 +5,19 @@
  * @module
  */
 import { baseUrlOf, parseDocument, stripScripts } from "./dom.ts";
-import { bodyContent, extractMainContent, type ExtractorName } from "./main_content.ts";
+import {
+  bodyContent,
+  extractMainContent,
+  type ExtractorName,
+  type MainContentExtractor,
+  readabilityExtractor,
+} from "./main_content.ts";
 import { htmlToMarkdown } from "./markdown.ts";
 import { readMetadata } from "./metadata.ts";
 import { collectLinks, mergeLinks, type PageLink } from "./links.ts";
 
-export type { ExtractorName, MainContent } from "./main_content.ts";
+export type { ExtractorName, MainContent, MainContentExtractor } from "./main_content.ts";
+export { readabilityExtractor } from "./main_content.ts";
 export type { JsonLdArticle, PageMetadata } from "./metadata.ts";
 export type { PageLink } from "./links.ts";
 export { htmlToMarkdown } from "./markdown.ts";
@@ -39,13 +46,13 @@ export interface ExtractedPage {
   /** Canonical URL. */
   canonical?: string;
   /** What produced `markdown`. */
-  method: ExtractorName | "body" | "json-ld";
+  method: ExtractorName | "json-ld";
 }
 
 /** Options of {@link extractHtml}. */
 export interface ExtractOptions {
-  /** Main-content extractor; default `readability` (best 4-gram F1 in bench/extraction.ts). */
-  extractor?: ExtractorName;
+  /** Main-content extractor; default Readability (best 4-gram F1 in bench/extraction.ts). */
+  extractor?: MainContentExtractor;
 }
 
 const THIN_WORDS = 60;
@@ -80,7 +87,7 @@ export function extractHtml(
   const meta = readMetadata(doc, url);
   const base = baseUrlOf(doc, url);
   const pageLinks = collectLinks(doc, base, url);
-  const main = extractMainContent(doc, url, options.extractor ?? "readability") ??
+  const main = extractMainContent(doc, url, options.extractor ?? readabilityExtractor) ??
     bodyContent(parseDocument(cleaned));
   const mainLinks = collectLinks(main.root, base, url);
   let markdown = htmlToMarkdown(main.root, { mutate: true });

@@ -106,13 +106,3 @@ Deno.test("bodyContent: the fallback keeps body text without chrome or scripts",
   assert.equal(main.method, "body");
   assert.equal(main.root.textContent, "Short note.");
 });
-
-Deno.test("extractHtml: defuddle extractor also produces the article", () => {
-  const html = page(
-    "<title>T</title>",
-    `<nav><a href="/a">A</a></nav><article><h2>Part</h2>${ARTICLE}</article>`,
-  );
-  const result = extractHtml(html, "https://example.com/d", { extractor: "defuddle" });
-  assert.ok(result.markdown.includes("Tides rise and fall"));
-  assert.ok(!result.markdown.includes("](/"));
-});
