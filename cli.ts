@@ -28,7 +28,6 @@ import type { AnyToolSpec } from "./lib/tools/spec.ts";
 import { VERSION } from "./lib/version.ts";
 import { serveStdio } from "./mcp/stdio.ts";
 import { serveHttp } from "./http/serve.ts";
-import { runDoctor } from "./lib/doctor.ts";
 
 const USAGE = `gleaner ${VERSION} — web research and memory for AI agents
 
@@ -91,6 +90,7 @@ async function main(args: string[]): Promise<number> {
   const [command = "mcp", ...rest] = positionals;
   if (command === "config") return print(JSON.stringify(redactConfig(config), null, 2)), 0;
   if (command === "doctor") {
+    const { runDoctor } = await import("./lib/doctor.ts");
     const report = await runDoctor(config);
     print(JSON.stringify(report, null, 2));
     return report.ok ? 0 : 1;

@@ -6,7 +6,7 @@
  */
 import type { Config } from "../config.ts";
 import type { RobotsChecker } from "../net/robots.ts";
-import { type BrowserTier as BrowserEngine, createBrowserTier } from "./browser.ts";
+import type { BrowserTier as BrowserEngine } from "./browser.ts";
 import { pageFromHtml } from "./http.ts";
 import { assertPageStatus } from "./status.ts";
 import type { Tier } from "./types.ts";
@@ -38,7 +38,8 @@ export function createBrowserReadTier(
     canHandle: (url) => url.protocol === "http:" || url.protocol === "https:",
     async read(url, request) {
       if (config.network.respect_robots) await deps.robots?.assertAllowed(url.href, request.signal);
-      engine ??= createBrowserTier(config);
+      // Loaded on first use: puppeteer costs every process ~70 ms at start-up otherwise.
+      engine ??= (await import("./browser.ts")).createBrowserTier(config);
       const result = await engine.read(url.href, {
         waitForSelector: request.waitForSelector,
         targetSelector: request.targetSelector,
