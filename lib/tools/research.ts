@@ -6,8 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { type GleanerError, toGleanerError } from "../errors.ts";
-import { mapConcurrent } from "../concurrency.ts";
+import { readAll } from "../evidence/read_all.ts";
 import { gatherEvidence } from "../evidence/gather.ts";
 import { canonicalKey, pickPages } from "../evidence/pick.ts";
 import { renderEvidence } from "../rank/select.ts";
@@ -95,19 +94,15 @@ export const researchTool = defineTool({
     while (pages.length < input.max_pages && next < candidates.length) {
       const batch = candidates.slice(next, next + (input.max_pages - pages.length));
       next += batch.length;
-      const reads = await mapConcurrent(batch, config.read.concurrency, async (url) => {
-        try {
-          return { url, page: await gleaner.reader.read({ url, signal }) };
-        } catch (error) {
-          signal?.throwIfAborted();
-          return { url, error: toGleanerError(error, `reading ${url}`) as GleanerError };
-        } finally {
+      const reads = await readAll(gleaner.reader, batch, (url) => ({ url }), {
+        concurrency: config.read.concurrency,
+        signal,
+        onRead: (url) =>
           progress?.({
             progress: 1 + Math.min(++done, input.max_pages),
             total,
             message: `read ${url}`,
-          });
-        }
+          }),
       });
       for (const read of reads) {
         if (read.page) {
@@ -115,7 +110,7 @@ export const researchTool = defineTool({
           if (seen.has(key)) continue;
           seen.add(key);
           pages.push(read.page);
-        } else failed.push({ url: read.url, code: read.error!.code, message: read.error!.message });
+        } else failed.push({ url: read.item, code: read.error.code, message: read.error.message });
       }
     }
     const packet = await gatherEvidence({

@@ -6,10 +6,9 @@
  * @module
  */
 import { z } from "zod";
-import { toGleanerError } from "../errors.ts";
 import { gatherEvidence, isWholePageQuery } from "../evidence/gather.ts";
 import { relatedLinks, renderLink } from "../evidence/links.ts";
-import { mapConcurrent } from "../concurrency.ts";
+import { readAll } from "../evidence/read_all.ts";
 import { renderEvidence as renderEvidenceText } from "../rank/select.ts";
 import { countTokens } from "../rank/tokens.ts";
 import type { Page } from "../read/types.ts";
@@ -74,24 +73,26 @@ export const scrapeUrlsTool = defineTool({
     const { config } = gleaner;
     const maxTokens = input.max_tokens ?? config.rank.max_tokens;
     let done = 0;
-    const reads = await mapConcurrent(input.items, config.read.concurrency, async (item) => {
-      try {
-        const page = await gleaner.reader.read({
-          url: item.url,
-          render: input.render,
-          maxAgeS: input.max_age,
-          noCache: input.no_cache,
-          signal,
-        });
-        return { item, page };
-      } catch (error) {
-        signal?.throwIfAborted();
-        return { item, error: toGleanerError(error, `reading ${item.url}`) };
-      } finally {
-        progress?.({ progress: ++done, total: input.items.length, message: `read ${item.url}` });
-      }
-    });
-    const ok = reads.filter((r): r is { item: typeof r.item; page: Page } => r.page !== undefined);
+    const reads = await readAll(
+      gleaner.reader,
+      input.items,
+      (item) => ({
+        url: item.url,
+        render: input.render,
+        maxAgeS: input.max_age,
+        noCache: input.no_cache,
+      }),
+      {
+        concurrency: config.read.concurrency,
+        signal,
+        onRead: (item) =>
+          progress?.({ progress: ++done, total: input.items.length, message: `read ${item.url}` }),
+      },
+    );
+    const ok = reads.filter((r) => r.page !== undefined) as {
+      item: typeof reads[number]["item"];
+      page: Page;
+    }[];
     const needsEmbedder = ok.some((r) => !isWholePageQuery(r.item.query));
     const packet = await gatherEvidence({
       reads: ok.map((r) => ({ page: r.page, query: r.item.query })),
