@@ -20,7 +20,8 @@
  */
 import { parseArgs } from "node:util";
 import { loadConfig, redactConfig } from "./lib/config.ts";
-import { toGleanerError } from "./lib/errors.ts";
+import { GleanerError, toGleanerError } from "./lib/errors.ts";
+import { callTool } from "./lib/api.ts";
 import { createGleanerFromConfig } from "./lib/gleaner.ts";
 import { setupLogging } from "./lib/log.ts";
 import { TOOLS } from "./lib/tools/mod.ts";
@@ -145,16 +146,14 @@ async function main(args: string[]): Promise<number> {
   async function runTool(name: string, input: unknown, json?: boolean): Promise<number> {
     const tool = TOOLS.find((t) => t.name === name) as AnyToolSpec | undefined;
     if (!tool) throw new Error(`tool ${name} is not available`);
-    const parsed = tool.input.safeParse(input);
-    if (!parsed.success) {
-      printError(
-        `invalid_arguments: ${parsed.error.issues[0].path.join(".")}: ${
-          parsed.error.issues[0].message
-        }`,
-      );
+    let output;
+    try {
+      output = await callTool(tool, gleaner, input);
+    } catch (error) {
+      if (!(error instanceof GleanerError) || error.code !== "invalid_arguments") throw error;
+      printError(`invalid_arguments: ${error.message}`);
       return 2;
     }
-    const output = await tool.handler(parsed.data, { gleaner });
     print(json ? JSON.stringify(output, null, 2) : tool.render(output));
     return 0;
   }

@@ -19,7 +19,15 @@
  *
  * @module
  */
-export { type CallOptions, callTool, research, scrapeUrls, search } from "./lib/api.ts";
+export {
+  bindTool,
+  type CallOptions,
+  callTool,
+  research,
+  scrapeUrls,
+  search,
+  type ToolFunction,
+} from "./lib/api.ts";
 export {
   createGleaner,
   createGleanerFromConfig,

@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { redactConfig } from "../lib/config.ts";
+import { callTool } from "../lib/api.ts";
 import { GleanerError, HTTP_STATUS, toGleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
@@ -59,15 +60,8 @@ export function createApp(gleaner: Gleaner, tools: readonly AnyToolSpec[] = TOOL
           new GleanerError("invalid_arguments", "request body is not valid JSON"),
         );
       }
-      const parsed = tool.input.safeParse(body);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const field = issue.path.join(".") || "(body)";
-        return errorResponse(new GleanerError("invalid_arguments", `${field}: ${issue.message}`));
-      }
       try {
-        const output = await tool.handler(parsed.data, { gleaner, signal: c.req.raw.signal });
-        return c.json(output);
+        return c.json(await callTool(tool, gleaner, body, { signal: c.req.raw.signal }));
       } catch (error) {
         const failure = toGleanerError(error, tool.name);
         if (failure.code === "internal") {

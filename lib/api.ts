@@ -38,6 +38,20 @@ export async function callTool<I extends z.ZodObject, O extends z.ZodObject>(
   return await tool.handler(parsed.data, { gleaner, ...options });
 }
 
+/** A tool as a typed library function. */
+export type ToolFunction<I extends z.ZodObject, O extends z.ZodObject> = (
+  gleaner: Gleaner,
+  input: z.input<I>,
+  options?: CallOptions,
+) => Promise<z.output<O>>;
+
+/** Turns a tool definition into a typed library function. */
+export function bindTool<I extends z.ZodObject, O extends z.ZodObject>(
+  tool: ToolSpec<I, O>,
+): ToolFunction<I, O> {
+  return (gleaner, input, options) => callTool(tool, gleaner, input, options);
+}
+
 /**
  * Searches the web for 1–5 queries.
  *
@@ -49,13 +63,9 @@ export async function callTool<I extends z.ZodObject, O extends z.ZodObject>(
  * console.log(out.items[0].results.map((r) => r.url));
  * ```
  */
-export function search(
-  gleaner: Gleaner,
-  input: z.input<typeof searchTool.input>,
-  options?: CallOptions,
-): Promise<z.output<typeof searchTool.output>> {
-  return callTool(searchTool, gleaner, input, options);
-}
+export const search: ToolFunction<typeof searchTool.input, typeof searchTool.output> = bindTool(
+  searchTool,
+);
 
 /**
  * Reads 1–5 pages and returns the passages that answer each item's query.
@@ -68,13 +78,10 @@ export function search(
  * for (const e of out.evidence) console.log(e.url, e.text);
  * ```
  */
-export function scrapeUrls(
-  gleaner: Gleaner,
-  input: z.input<typeof scrapeUrlsTool.input>,
-  options?: CallOptions,
-): Promise<z.output<typeof scrapeUrlsTool.output>> {
-  return callTool(scrapeUrlsTool, gleaner, input, options);
-}
+export const scrapeUrls: ToolFunction<typeof scrapeUrlsTool.input, typeof scrapeUrlsTool.output> =
+  bindTool(
+    scrapeUrlsTool,
+  );
 
 /**
  * Searches, reads and ranks in one call: one evidence packet for a question.
@@ -87,10 +94,7 @@ export function scrapeUrls(
  * console.log(out.evidence.map((e) => `${e.url}: ${e.text}`).join("\n"));
  * ```
  */
-export function research(
-  gleaner: Gleaner,
-  input: z.input<typeof researchTool.input>,
-  options?: CallOptions,
-): Promise<z.output<typeof researchTool.output>> {
-  return callTool(researchTool, gleaner, input, options);
-}
+export const research: ToolFunction<typeof researchTool.input, typeof researchTool.output> =
+  bindTool(
+    researchTool,
+  );
