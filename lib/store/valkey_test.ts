@@ -5,7 +5,14 @@
 import assert from "node:assert/strict";
 import { GleanerError } from "../errors.ts";
 import { openStore } from "./mod.ts";
-import { redisAvailable, type RedisServer, runWriters, startRedis } from "./testdata/helpers.ts";
+import {
+  assertRaceCounts,
+  redisAvailable,
+  type RedisServer,
+  runWriters,
+  startRedis,
+} from "./testdata/helpers.ts";
+import type { Redis } from "iovalkey";
 import { connectValkey, ValkeyCache, ValkeyDomainStats } from "./valkey.ts";
 
 const HAVE_REDIS = await redisAvailable();
@@ -39,13 +46,22 @@ async function withServer(fn: (server: RedisServer) => Promise<void>): Promise<v
   }
 }
 
+/** A connected client on the server, quit afterwards. */
+async function withClient(url: string, fn: (client: Redis) => Promise<void>): Promise<void> {
+  const client = await connectValkey(url);
+  try {
+    await fn(client);
+  } finally {
+    await client.quit();
+  }
+}
+
 Deno.test({
   name: "ValkeyCache: namespaces, expiry, maxAgeS, clear counts",
   ignore: !HAVE_REDIS,
   fn: () =>
     withServer(async ({ url }) => {
-      const client = await connectValkey(url);
-      try {
+      await withClient(url, async (client) => {
         const c = clock();
         const cache = new ValkeyCache(client, {
           prefix: "t1:",
@@ -84,9 +100,7 @@ Deno.test({
         assert.equal(await other.delete("pages", "q"), true);
         assert.equal(await other.delete("pages", "q"), false);
         await assert.rejects(cache.get("bad" as "pages", "q"), GleanerError);
-      } finally {
-        await client.quit();
-      }
+      });
     }),
 });
 
@@ -95,8 +109,7 @@ Deno.test({
   ignore: !HAVE_REDIS,
   fn: () =>
     withServer(async ({ url }) => {
-      const client = await connectValkey(url);
-      try {
+      await withClient(url, async (client) => {
         const c = clock();
         const stats = new ValkeyDomainStats(client, { prefix: "t2:", now: c.now });
         assert.equal(await stats.get("example.com"), undefined);
@@ -165,9 +178,7 @@ Deno.test({
           "edge.example",
           "example.com",
         ]);
-      } finally {
-        await client.quit();
-      }
+      });
     }),
 });
 
@@ -183,25 +194,10 @@ Deno.test({
         n: 200,
         prefix: "t3:",
       });
-      const client = await connectValkey(url);
-      try {
+      await withClient(url, async (client) => {
         const rec = await new ValkeyDomainStats(client, { prefix: "t3:" }).get("race.example");
-        assert.equal(rec?.attempts, 400);
-        assert.deepEqual(rec?.tiers.http, {
-          attempts: 200,
-          successes: 200,
-          failures: 0,
-          success_rate: 1,
-        });
-        assert.deepEqual(rec?.tiers.browser, {
-          attempts: 200,
-          successes: 100,
-          failures: 100,
-          success_rate: 0.5,
-        });
-      } finally {
-        await client.quit();
-      }
+        assertRaceCounts(rec);
+      });
     }),
 });
 

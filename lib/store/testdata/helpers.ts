@@ -5,6 +5,9 @@
  * @module
  */
 
+import assert from "node:assert/strict";
+import type { DomainRecord } from "../types.ts";
+
 const WRITER = new URL("./domain_writer.ts", import.meta.url).pathname;
 const REDIS_BIN = "redis-server";
 
@@ -140,4 +143,24 @@ export async function runWriters(
     if (!r.status.success) throw new Error(`writer ${i} failed: ${r.err.slice(0, 2000)}`);
   }
   if (failure) throw failure;
+}
+
+/**
+ * What two writers of `runWriters(2, { n: 200 })` must leave behind, whatever
+ * the backend: every count, none lost.
+ */
+export function assertRaceCounts(rec: DomainRecord | undefined): void {
+  assert.equal(rec?.attempts, 400);
+  assert.deepEqual(rec?.tiers.http, {
+    attempts: 200,
+    successes: 200,
+    failures: 0,
+    success_rate: 1,
+  });
+  assert.deepEqual(rec?.tiers.browser, {
+    attempts: 200,
+    successes: 100,
+    failures: 100,
+    success_rate: 0.5,
+  });
 }
