@@ -419,49 +419,41 @@ export function pageInOrder(markdown: string, maxTokens: number, from = 0): Page
     };
   }
   const ends = chunkMarkdown(markdown).map((u) => u.end).filter((e) => e > begin);
-  // Largest unit end whose prefix fits (binary search; counts grow with length).
-  let lo = 0, hi = ends.length - 1, best = -1, bestTokens = 0;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const n = countTokens(markdown.slice(begin, ends[mid]));
-    if (n <= maxTokens) {
-      best = mid;
-      bestTokens = n;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  if (best >= 0) {
-    const end = ends[best];
-    return {
-      text: markdown.slice(begin, end),
-      start: begin,
-      end,
-      tokens: bestTokens,
-      truncated: true,
-    };
-  }
-  // Not even one unit fits: cut the first unit at a word boundary.
-  const limit = ends[0] ?? markdown.length;
-  const spaces: number[] = [];
-  for (let i = begin; i < limit; i++) if (/\s/.test(markdown[i])) spaces.push(i);
-  lo = 0;
-  hi = spaces.length - 1;
-  let end = begin;
-  bestTokens = 0;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const n = countTokens(markdown.slice(begin, spaces[mid]).trimEnd());
-    if (n <= maxTokens) {
-      end = begin + markdown.slice(begin, spaces[mid]).trimEnd().length;
-      bestTokens = n;
-      lo = mid + 1;
-    } else hi = mid - 1;
+  // Cut at the last unit that fits; if not even one does, at a word boundary inside the first.
+  let cut = longestFittingCut(markdown, begin, ends, maxTokens);
+  if (!cut) {
+    const limit = ends[0] ?? markdown.length;
+    const wordEnds: number[] = [];
+    for (let i = begin; i < limit; i++) {
+      if (/\s/.test(markdown[i])) wordEnds.push(begin + markdown.slice(begin, i).trimEnd().length);
+    }
+    cut = longestFittingCut(markdown, begin, wordEnds, maxTokens) ?? { end: begin, tokens: 0 };
   }
   return {
-    text: markdown.slice(begin, end),
+    text: markdown.slice(begin, cut.end),
     start: begin,
-    end,
-    tokens: bestTokens,
+    end: cut.end,
+    tokens: cut.tokens,
     truncated: true,
   };
+}
+
+/** The largest of the ascending `ends` whose prefix from `begin` fits the budget (binary search). */
+function longestFittingCut(
+  markdown: string,
+  begin: number,
+  ends: readonly number[],
+  maxTokens: number,
+): { end: number; tokens: number } | undefined {
+  let lo = 0, hi = ends.length - 1;
+  let best: { end: number; tokens: number } | undefined;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const tokens = countTokens(markdown.slice(begin, ends[mid]));
+    if (tokens <= maxTokens) {
+      best = { end: ends[mid], tokens };
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return best;
 }
