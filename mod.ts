@@ -43,16 +43,7 @@ export {
   redactConfig,
 } from "./lib/config.ts";
 export { ERROR_CODES, type ErrorCode, GleanerError } from "./lib/errors.ts";
-export {
-  clearCacheTool,
-  crawlSiteTool,
-  currentDatetimeTool,
-  domainStatsTool,
-  researchTool,
-  scrapeUrlsTool,
-  searchTool,
-  TOOLS,
-} from "./lib/tools/mod.ts";
+export * from "./lib/tools/mod.ts";
 export type { SearchResponse, SearchRouter } from "./lib/search/router.ts";
 export type { Attempt, SearchHit, SearchRequest, TimeRange } from "./lib/search/types.ts";
 export type { Reader } from "./lib/read/cascade.ts";
@@ -67,7 +58,6 @@ export type {
   RobotsState,
 } from "./lib/store/types.ts";
 export type { Relevance } from "./lib/rank/fusion.ts";
-export type { AnyToolSpec, Progress, ToolContext, ToolSpec } from "./lib/tools/spec.ts";
 export type { FetchedResponse, Fetcher, FetchOptions } from "./lib/net/types.ts";
 export type { Page, PageLink, ReadRequest, TierName } from "./lib/read/types.ts";
 export type { EvidenceItem } from "./lib/rank/select.ts";
