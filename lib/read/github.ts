@@ -167,6 +167,30 @@ function rawHeaders(settings: Config["read"]): Record<string, string> {
   return headers;
 }
 
+/** One request to the configured GitHub API or raw host (token only ever sent there; robots.txt is not consulted for APIs). */
+function fetchGithub(
+  endpoint: string,
+  kind: "api" | "raw",
+  request: ReadRequest,
+  context: ReadContext,
+): Promise<FetchedResponse> {
+  const settings = context.config.read;
+  return context.fetcher.fetch(endpoint, {
+    signal: request.signal,
+    robots: false,
+    headers: kind === "api" ? apiHeaders(settings) : rawHeaders(settings),
+  });
+}
+
+/** The JSON body of a GitHub API answer. */
+function githubJson(response: FetchedResponse, where: string): unknown {
+  try {
+    return JSON.parse(response.text());
+  } catch {
+    throw new GleanerError("provider_unavailable", `GitHub API answered invalid JSON for ${where}`);
+  }
+}
+
 /** Throws the error a GitHub status stands for (rate limits and bad tokens named as such). */
 function assertGithubStatus(response: FetchedResponse, where: string): void {
   const { status } = response;
@@ -253,23 +277,14 @@ async function readReadme(
     dir ? `/${dir}` : ""
   }${ref ? `?ref=${encodeURIComponent(safeDecode(ref))}` : ""}`;
   const where = `${url.origin}${url.pathname}`;
-  const response = await context.fetcher.fetch(api, {
-    signal: request.signal,
-    robots: false,
-    headers: apiHeaders(settings),
-  });
+  const response = await fetchGithub(api, "api", request, context);
   if (response.status === 404) {
     // Not a repository (or no README): the HTML page may still be worth reading.
     log.debug("no README through the API for {url}", { url: where });
     return undefined;
   }
   assertGithubStatus(response, where);
-  let file: unknown;
-  try {
-    file = JSON.parse(response.text());
-  } catch {
-    throw new GleanerError("provider_unavailable", `GitHub API answered invalid JSON for ${where}`);
-  }
+  const file = githubJson(response, where);
   if (!isContentFile(file)) {
     throw new GleanerError("unsupported_content", `GitHub API gave no README content for ${where}`);
   }
@@ -305,11 +320,7 @@ async function readRaw(
   const { owner, repo, ref, path } = target;
   const raw = `${trimBase(settings.github_raw_url)}/${owner}/${repo}/${ref}/${path}`;
   const where = `${url.origin}${url.pathname}`;
-  const response = await context.fetcher.fetch(raw, {
-    signal: request.signal,
-    robots: false,
-    headers: rawHeaders(settings),
-  });
+  const response = await fetchGithub(raw, "raw", request, context);
   assertGithubStatus(response, where);
   const human = blobUrl(owner, repo, ref, path);
   if (looksBinary(response.body)) {
@@ -340,11 +351,7 @@ async function readApi(
   const settings = context.config.read;
   const api = `${trimBase(settings.github_api_url)}${target.path}`;
   const where = `${url.origin}${url.pathname}`;
-  const response = await context.fetcher.fetch(api, {
-    signal: request.signal,
-    robots: false,
-    headers: apiHeaders(settings),
-  });
+  const response = await fetchGithub(api, "api", request, context);
   assertGithubStatus(response, where);
   let data: unknown;
   try {
