@@ -120,15 +120,25 @@ export class Bm25Index {
     this.#avg = texts.length ? Math.max(1, total / texts.length) : 1;
   }
 
-  /** BM25 score of every indexed text for the query (0 when no term matches). */
-  score(query: string): number[] {
+  /**
+   * BM25 score of every indexed text for the query (0 when no term matches).
+   * `expansion` adds further words, each counted with its weight (0..1) instead
+   * of 1; a word whose stem is already in the query keeps the query's weight.
+   */
+  score(query: string, expansion?: ReadonlyMap<string, number>): number[] {
+    const weights = new Map<string, number>();
+    for (const [word, weight] of expansion ?? []) {
+      for (const term of tokenize(word)) {
+        weights.set(term, Math.max(weights.get(term) ?? 0, weight));
+      }
+    }
+    for (const term of tokenize(query)) weights.set(term, 1);
     const n = this.#docs.length;
-    const terms = [...new Set(tokenize(query))];
     const scores = new Array<number>(n).fill(0);
-    for (const term of terms) {
+    for (const [term, weight] of weights) {
       const df = this.#df.get(term);
-      if (!df) continue;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      if (!df || weight <= 0) continue;
+      const idf = weight * Math.log(1 + (n - df + 0.5) / (df + 0.5));
       for (let i = 0; i < n; i++) {
         const tf = this.#docs[i].get(term);
         if (!tf) continue;
@@ -150,8 +160,12 @@ export class Bm25Index {
  * console.assert(order.join() === "0,1");
  * ```
  */
-export function bm25Rank(query: string, texts: string[], options?: Bm25Options): number[] {
-  const scores = new Bm25Index(texts, options).score(query);
+export function bm25Rank(
+  query: string,
+  texts: string[],
+  options?: Bm25Options & { expansion?: ReadonlyMap<string, number> },
+): number[] {
+  const scores = new Bm25Index(texts, options).score(query, options?.expansion);
   return scores.map((s, i) => [s, i] as const).filter(([s]) => s > 0)
     .sort((a, b) => b[0] - a[0] || a[1] - b[1]).map(([, i]) => i);
 }
