@@ -32,6 +32,7 @@
  *
  * @module
  */
+import { MIN_SIMILARITY, NEIGHBOURS, writeNeighbourLists } from "./build_neighbours.ts";
 // Build-time inputs only, deliberately kept out of deno.json's imports:
 // deno-lint-ignore no-import-prefix
 import onnxProto from "npm:onnx-proto@8.0.1";
@@ -420,13 +421,17 @@ export async function build(options: BuildOptions): Promise<Record<string, strin
     await writeJson(`${options.out}/tokenizer_config.json`, tokenizerConfig),
   );
 
+  files["neighbours.bin"] = await sha256Hex(await writeNeighbourLists(options.out));
+
   const readme = `# Gleaner static embedding model
 
 A ${dim}-dimensional static (word-vector) embedding model that Gleaner builds
 itself and ships, so hybrid ranking works offline right after install. It is
-loaded by transformers.js like any feature-extraction model
+a valid transformers.js feature-extraction model
 (\`pipeline("feature-extraction", dir, { dtype: "q8" })\`, mean pooling,
-L2 normalisation). Built by \`deno run -A scripts/build_static_model.ts\`;
+L2 normalisation); by default Gleaner computes the same vectors in plain
+TypeScript from the ONNX initializers (\`lib/rank/embed/static_fast.ts\`),
+which is ten times faster and needs no FFI. Built by \`deno run -A scripts/build_static_model.ts\`;
 do not edit these files by hand.
 
 ## Provenance
@@ -454,6 +459,10 @@ do not edit these files by hand.
 - Tokenizer: BERT normaliser (lower-case, accents stripped) and
   pre-tokeniser; WordPiece over whole words (any word not in the vocabulary
   becomes \`[UNK]\`).
+- \`neighbours.bin\`: for each word, its ${NEIGHBOURS} nearest words (cosine of the rows
+  at least ${MIN_SIMILARITY}) that BM25 query expansion may add (\`lib/rank/expand.ts\`,
+  \`rank.expand_terms\`); written by \`scripts/build_neighbours.ts\`, layout in
+  \`lib/rank/neighbours.ts\`.
 
 ## Files (SHA-256)
 
