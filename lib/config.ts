@@ -154,6 +154,13 @@ export const RankSchema = z.object({
   rerank_weight: z.number().min(0).max(1).default(0.8),
   /** Words of a unit the reranker reads (its cost grows faster than linearly with length). */
   rerank_max_words: z.number().int().positive().default(64),
+  /**
+   * Words added to the BM25 query per query word: its nearest words in the static model's
+   * vectors, so reworded questions still match the page's vocabulary (0 turns it off).
+   */
+  expand_terms: z.number().int().min(0).max(64).default(8),
+  /** Least cosine similarity of an added word to the query word it comes from. */
+  expand_min_similarity: z.number().min(0).max(1).default(0.4),
   /** RRF constant. */
   rrf_k: z.number().positive().default(60),
   /** Token-set Jaccard at or above which a unit is a near-copy. */

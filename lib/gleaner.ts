@@ -16,6 +16,7 @@ import { createTierRules } from "./read/tier_rules.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { createEmbedder } from "./rank/embed/mod.ts";
 import type { Embedder } from "./rank/embed/types.ts";
+import { loadQueryExpander, type QueryExpander } from "./rank/expand.ts";
 
 const log = getGleanerLogger();
 
@@ -33,6 +34,11 @@ export interface Gleaner {
   readonly store: Store;
   /** The embedder, loaded on first use; `undefined` when none is configured or it cannot load. */
   embedder(): Promise<Embedder | undefined>;
+  /**
+   * The BM25 query expander (`rank.expand_terms`), loaded on first use from the static model;
+   * `undefined` when turned off or it cannot load.
+   */
+  expander(): Promise<QueryExpander | undefined>;
   /** Releases the browser, embedder and store. */
   close(): Promise<void>;
 }
@@ -88,6 +94,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
       : undefined,
   });
   let embedderPromise: Promise<Embedder | undefined> | undefined;
+  let expanderPromise: Promise<QueryExpander | undefined> | undefined;
   return {
     config,
     fetcher,
@@ -103,6 +110,17 @@ export function createGleanerFromConfig(config: Config): Gleaner {
         },
       );
       return embedderPromise;
+    },
+    expander() {
+      if (config.rank.expand_terms === 0) return Promise.resolve(undefined);
+      expanderPromise ??= loadQueryExpander({
+        neighbours: config.rank.expand_terms,
+        minSimilarity: config.rank.expand_min_similarity,
+      }).catch((error) => {
+        log.warn("no query expansion: {error}", { error });
+        return undefined;
+      });
+      return expanderPromise;
     },
     async close() {
       await tiers.close();

@@ -57,3 +57,40 @@ Deno.test("research: no more than two pages per domain unless domains restricts 
     await world.close();
   }
 });
+
+Deno.test("research: query expansion is on by default and rank.expand_terms 0 turns it off", async () => {
+  const pages = ["seattletimes-1", "mozilla-1", "wikipedia", "ars-1", "nytimes-1"];
+  const world = await startTestWorld({ pages });
+  const question = "What price per pound do boat crews usually get for the flatfish they land?";
+  const answer = "Fishermen are typically paid between $5 and $6 a pound for halibut.";
+  const ask = async (expandTerms?: number) => {
+    const gleaner = await createGleaner({
+      ...world.config,
+      rank: expandTerms === undefined ? {} : { expand_terms: expandTerms },
+    });
+    try {
+      return {
+        out: await research(gleaner, {
+          query: question,
+          max_pages: 5,
+          max_tokens: 300,
+          domains: ["127.0.0.1"],
+        }),
+        expander: await gleaner.expander(),
+      };
+    } finally {
+      await gleaner.close();
+    }
+  };
+  try {
+    const on = await ask();
+    assert.ok(on.expander, "loaded from the shipped model");
+    assert.equal(on.out.sources.length, 5);
+    assert.ok(on.out.evidence.some((e) => e.text.includes(answer)));
+    const off = await ask(0);
+    assert.equal(off.expander, undefined);
+    assert.ok(!off.out.evidence.some((e) => e.text.includes(answer)));
+  } finally {
+    await world.close();
+  }
+});

@@ -10,6 +10,7 @@ import type { Config } from "../config.ts";
 import type { Embedder, EmbeddingCache } from "../rank/embed/types.ts";
 import { sharedReranker } from "../rank/embed/reranker.ts";
 import { chunkMarkdown, type Unit } from "../rank/chunk.ts";
+import type { QueryExpander } from "../rank/expand.ts";
 import { type Ranking, rankUnits } from "../rank/mod.ts";
 import {
   type Candidate,
@@ -45,6 +46,8 @@ export interface GatherOptions {
    * `null` for none.
    */
   reranker?: Embedder | null;
+  /** Adds related words to each query's BM25 side (see `rank/expand.ts`). */
+  expander?: QueryExpander;
   /** Cache of reranker passage vectors (e.g. the store's embedding cache). */
   embeddingCache?: EmbeddingCache;
   /** Cancels embedding. */
@@ -158,6 +161,7 @@ export async function gatherEvidence(options: GatherOptions): Promise<EvidencePa
         denseWeight: rank.dense_weight,
         bm25Weight: 1 - rank.dense_weight,
         rrfK: rank.rrf_k,
+        expansion: options.expander?.expand(query),
         signal: options.signal,
         rerank: reranker
           ? { embedder: reranker, topK: rank.rerank_top_k, weight: rank.rerank_weight }

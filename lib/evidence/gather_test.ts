@@ -5,6 +5,7 @@ import { countTokens } from "../rank/tokens.ts";
 import type { Page } from "../read/types.ts";
 import { PAGES_PATH } from "../../tests/fixtures/web.ts";
 import { gatherEvidence } from "./gather.ts";
+import { loadQueryExpander, type QueryExpander } from "../rank/expand.ts";
 
 const rank = parseConfig({}).rank;
 
@@ -122,4 +123,25 @@ Deno.test("gatherEvidence: the use-lite cascade runs when configured, and a fail
     const page = pages.find((p) => p.finalUrl === item.url)!;
     assert.equal(page.markdown.slice(item.start, item.end), item.text);
   }
+});
+
+Deno.test("gatherEvidence: query expansion brings in the page's own words for a reworded question", async () => {
+  const pages = await Promise.all(
+    ["seattletimes-1", "mozilla-1", "wikipedia", "ars-1", "nytimes-1"].map(realPage),
+  );
+  const question = "What price per pound do boat crews usually get for the flatfish they land?";
+  const answer = "Fishermen are typically paid between $5 and $6 a pound for halibut.";
+  const run = async (expander?: QueryExpander) =>
+    await gatherEvidence({
+      reads: pages.map((page) => ({ page, query: question })),
+      maxTokens: 300,
+      rank,
+      expander,
+    });
+  const plain = await run();
+  assert.ok(!plain.text.includes(answer), "BM25 alone misses it at this budget");
+  const expanded = await run(await loadQueryExpander());
+  assert.ok(expanded.text.includes(answer), expanded.text);
+  assert.ok(expanded.tokens <= 300);
+  assert.equal(expanded.ranking, "bm25");
 });

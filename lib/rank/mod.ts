@@ -18,6 +18,12 @@ export { Bm25Index, type Bm25Options, bm25Rank, stem, tokenize } from "./bm25.ts
 export { fuseRankings, type Relevance, relevanceOf, type WeightedRanking } from "./fusion.ts";
 export { cosine, dedupe, type DedupeOptions, jaccard, tokenSet } from "./dedupe.ts";
 export { countTokens } from "./tokens.ts";
+export {
+  createQueryExpander,
+  type ExpanderOptions,
+  loadQueryExpander,
+  type QueryExpander,
+} from "./expand.ts";
 export { type RerankOptions, rerankTop } from "./rerank.ts";
 export {
   type Candidate,
@@ -58,6 +64,8 @@ export interface RankOptions {
   denseWeight?: number;
   /** RRF constant (default 60, config `rank.rrf_k`). */
   rrfK?: number;
+  /** Extra BM25 query words with their weights (see `expand.ts`). */
+  expansion?: ReadonlyMap<string, number>;
   /** Cancels embedding calls. */
   signal?: AbortSignal;
   /**
@@ -90,8 +98,9 @@ function usable(v: Float32Array | undefined): v is Float32Array {
 }
 
 /**
- * Ranks units for a query: BM25, fused (weighted RRF) with a dense cosine
- * ranking when an embedder or vectors are given. If the embedder fails the
+ * Ranks units for a query: BM25 (with the query's `expansion` words, if
+ * given), fused (weighted RRF) with a dense cosine ranking when an embedder or
+ * vectors are given. If the embedder fails the
  * ranking falls back to BM25 and says so (`ranking: "bm25"`).
  *
  * @example
@@ -108,7 +117,7 @@ export async function rankUnits(
   units: readonly Unit[],
   options: RankOptions = {},
 ): Promise<RankResult> {
-  const bm25 = bm25Rank(query, units.map((u) => u.text));
+  const bm25 = bm25Rank(query, units.map((u) => u.text), { expansion: options.expansion });
   const bm25Weight = options.bm25Weight ?? 0.5;
   const denseWeight = options.denseWeight ?? 0.5;
   let vectors = options.vectors;

@@ -118,6 +118,7 @@ export const researchTool = defineTool({
       maxTokens,
       rank: config.rank,
       embeddingCache: gleaner.store.embeddings,
+      expander: await gleaner.expander(),
       embedder: pages.length ? await gleaner.embedder() : undefined,
       signal,
     });

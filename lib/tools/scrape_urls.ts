@@ -99,6 +99,7 @@ export const scrapeUrlsTool = defineTool({
       maxTokens,
       rank: config.rank,
       embeddingCache: gleaner.store.embeddings,
+      expander: needsEmbedder ? await gleaner.expander() : undefined,
       embedder: needsEmbedder ? await gleaner.embedder() : undefined,
       signal,
     });
