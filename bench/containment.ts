@@ -8,7 +8,7 @@
  *
  * Run alone: `deno run -A bench/containment.ts [--limit N]
  * [--settings bm25,hybrid_static,hybrid_static_rerank_use_lite,transformers]
- * [--tools scrape_urls,research]`.
+ * [--tools scrape_urls,research] [--rank unit_min_words=10,dense_weight=0.7]`.
  *
  * @module
  */
@@ -249,6 +249,8 @@ export async function runContainmentBench(
     limit?: number;
     settings?: string[];
     tools?: ("scrape_urls" | "research")[];
+    /** Ranking settings over the defaults (`rank.*` of the config), for every setting measured. */
+    rank?: Record<string, unknown>;
   } = {},
 ): Promise<Record<string, unknown>> {
   const all = await loadQuestions();
@@ -263,11 +265,15 @@ export async function runContainmentBench(
   };
   for (const label of options.settings ?? SETTINGS) {
     const world = await startTestWorld({ embed: label === "bm25" ? "none" : "static", pages: [] });
-    const config: ConfigInput = { ...world.config, read: { render: "never", concurrency: 5 } };
+    const config: ConfigInput = {
+      ...world.config,
+      read: { render: "never", concurrency: 5 },
+      rank: { ...options.rank },
+    };
     // The reranker's ranking time is measured cold: a fresh one without its in-process LRU.
     let coldReranker: Embedder | null = null;
     if (label === "hybrid_static_rerank_use_lite") {
-      config.rank = { rerank: "use-lite" };
+      config.rank = { ...config.rank, rerank: "use-lite" };
       coldReranker = await createUseLiteEmbedder({ lruSize: 0 });
     } else if (label === "transformers") {
       const model = localTransformersModel();
@@ -313,6 +319,14 @@ if (import.meta.main) {
   const limit = arg("--limit") ? Number(arg("--limit")) : undefined;
   const settings = arg("--settings")?.split(",");
   const tools = arg("--tools")?.split(",") as ("scrape_urls" | "research")[] | undefined;
-  const out = await runContainmentBench({ limit, settings, tools });
+  const rank = arg("--rank")
+    ? Object.fromEntries(
+      arg("--rank")!.split(",").map((pair) => {
+        const [key, value] = pair.split("=");
+        return [key, JSON.parse(value)];
+      }),
+    )
+    : undefined;
+  const out = await runContainmentBench({ limit, settings, tools, rank });
   Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(out, null, 2) + "\n"));
 }
