@@ -13,7 +13,7 @@ import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { tokenize } from "./bm25.ts";
 import { loadStaticTable, type StaticTable } from "./embed/static_fast.ts";
-import { staticModelDir } from "./embed/static.ts";
+import { ensureStaticModelDir } from "./embed/static.ts";
 import {
   decodeNeighbourTable,
   type NeighbourTable,
@@ -46,8 +46,8 @@ const WORD = /[\p{L}\p{N}]+/gu;
 const log = getGleanerLogger("rank");
 
 /**
- * The rows query expansion may add: whole words (letters and digits) that
- * BM25 does not drop as stopwords, with a word → row index. Shared by the
+ * The rows query expansion may add: words made of letters only (numbers are
+ * exact, "2019" must not bring "2018") that BM25 does not drop as stopwords, with a word → row index. Shared by the
  * expander and the build of `neighbours.bin`, so both see the same rows.
  */
 export function expansionSpace(
@@ -57,7 +57,7 @@ export function expansionSpace(
   const index = new Map<string, number>();
   const space = new WordSpace(table, vocabulary.length, (row) => {
     const word = vocabulary[row];
-    if (!/^[\p{L}\p{N}]+$/u.test(word)) return false;
+    if (!/^\p{L}+$/u.test(word)) return false;
     index.set(word, row);
     return tokenize(word).length > 0;
   });
@@ -102,9 +102,11 @@ export function createQueryExpander(
     const row = index.get(word);
     let found: string[] = [];
     if (row !== undefined && usePrecomputed) {
+      // The lists hold every neighbour above their own floor; a higher floor is checked here.
+      const check = minSimilarity > pre.minSimilarity + 1e-6;
       for (let i = 0; i < pre.k && found.length < k; i++) {
         const id = pre.ids[row * pre.k + i];
-        if (id === NO_NEIGHBOUR || pre.similarities[row * pre.k + i] < minSimilarity) break;
+        if (id === NO_NEIGHBOUR || (check && space.similarity(row, id) < minSimilarity)) break;
         found.push(vocabulary[id]);
       }
     } else if (row !== undefined) {
@@ -137,8 +139,9 @@ export function createQueryExpander(
 /**
  * Loads an expander from a static model directory (default the shipped one):
  * the table of `onnx/model_quantized.onnx`, the vocabulary of
- * `tokenizer.json` and, when present, the lists of `neighbours.bin`. Throws `not_found` when the files cannot be read and
- * `provider_unavailable` when they are not a static model.
+ * `tokenizer.json` and, when present, the lists of `neighbours.bin`. Throws
+ * `not_found` when the files cannot be read and `provider_unavailable` when
+ * they are not a static model.
  *
  * @example
  * ```ts
@@ -150,7 +153,7 @@ export function createQueryExpander(
 export async function loadQueryExpander(
   options: ExpanderOptions & { dir?: string } = {},
 ): Promise<QueryExpander> {
-  const dir = (options.dir ?? staticModelDir()).replace(/\/+$/, "");
+  const dir = (options.dir ?? await ensureStaticModelDir()).replace(/\/+$/, "");
   let files: [Uint8Array, string];
   try {
     files = await Promise.all([

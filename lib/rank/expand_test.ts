@@ -57,7 +57,7 @@ Deno.test("shipped neighbours.bin matches a scan of the shipped model", async ()
   const lists = decodeNeighbourTable(await Deno.readFile(`${dir}/neighbours.bin`));
   const { space, index } = expansionSpace(table, vocabulary);
   assert.equal(lists.rows, space.rows);
-  // Every 300th eligible word: the stored list is the scan's (similarities kept to 1/255).
+  // Every 300th eligible word: the stored list is the scan's.
   let checked = 0;
   for (const [word, row] of index) {
     if (row % 300 !== 0 || !space.isEligible(row)) continue;
@@ -93,6 +93,21 @@ Deno.test("precomputed lists and the scan give the same expansion", () => {
   assert.equal(fallback.expand("red car").size, 2);
 });
 
+Deno.test("a floor above the lists' own is checked against the table", () => {
+  const table = {
+    rows: 3,
+    dims: 2,
+    table: new Float32Array([1, 0, 0.99, 0.14, 0.6, 0.8]),
+  };
+  const vocabulary = ["car", "vehicle", "road"];
+  const { space } = expansionSpace(table, vocabulary);
+  const precomputed = buildNeighbourTable(space, 2, 0.3);
+  const strict = createQueryExpander(table, vocabulary, { minSimilarity: 0.9, precomputed });
+  assert.deepEqual([...strict.expand("car").keys()], ["vehicle"]);
+  const loose = createQueryExpander(table, vocabulary, { minSimilarity: 0.3, precomputed });
+  assert.deepEqual([...loose.expand("car").keys()], ["vehicle", "road"]);
+});
+
 Deno.test("weight, zero neighbours and stopwords", () => {
   const table = { rows: 3, dims: 2, table: new Float32Array([1, 0, 0.99, 0.01, 0.98, 0.02]) };
   const vocabulary = ["car", "the", "vehicle"];
@@ -104,18 +119,20 @@ Deno.test("weight, zero neighbours and stopwords", () => {
 });
 
 Deno.test("a damaged neighbours.bin is refused", () => {
-  const table = {
-    k: 1,
-    minSimilarity: 0.5,
-    rows: 2,
-    ids: new Uint16Array([1, 0]),
-    similarities: new Float32Array([0.8, 0.8]),
-  };
+  const table = { k: 1, minSimilarity: 0.5, rows: 2, ids: new Uint16Array([1, 0]) };
   const bytes = encodeNeighbourTable(table);
   assert.throws(() => decodeNeighbourTable(bytes.subarray(0, bytes.length - 1)), /truncated/);
   assert.throws(() => decodeNeighbourTable(new Uint8Array(20)), /not a neighbours.bin/);
-  assert.deepEqual([...decodeNeighbourTable(bytes).similarities].map((s) => Math.round(s * 255)), [
-    204,
-    204,
-  ]);
+  const back = decodeNeighbourTable(bytes);
+  assert.deepEqual([...back.ids], [1, 0]);
+  assert.equal(back.k, 1);
+  assert.ok(Math.abs(back.minSimilarity - 0.5) < 1e-6);
+});
+
+Deno.test("numbers neither bring nor become expansion words", async () => {
+  const expander = await loadQueryExpander();
+  const extra = expander.expand("What changed for browsers in 2019?");
+  assert.ok(extra.size > 0);
+  for (const word of extra.keys()) assert.match(word, /^\p{L}+$/u);
+  assert.equal(expander.expand("2019 1999").size, 0);
 });

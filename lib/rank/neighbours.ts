@@ -6,8 +6,8 @@
  *
  * `neighbours.bin` layout (little-endian): the bytes `GLNB`, a u16 format
  * version (1), a u16 neighbours per row `k`, a f32 least similarity, a u32
- * row count, then for each row `k` u16 row ids (`0xFFFF` = none) followed by
- * `k` u8 similarities (`round(similarity · 255)`), best first.
+ * row count, then for each row `k` u16 row ids, best first (`0xFFFF` = none).
+ * Similarities are not stored: the table gives them again when needed.
  *
  * @module
  */
@@ -23,8 +23,6 @@ export interface NeighbourTable {
   rows: number;
   /** `rows · k` row ids; `NO_NEIGHBOUR` where a row has fewer than `k`. */
   ids: Uint16Array;
-  /** `rows · k` similarities, 0..1 (stored to 1/255). */
-  similarities: Float32Array;
 }
 
 /** Id that marks an empty neighbour slot. */
@@ -67,6 +65,16 @@ export class WordSpace {
     return row >= 0 && row < this.rows && this.#eligible[row] === 1;
   }
 
+  /** Cosine similarity of two rows (0 when either is not eligible). */
+  similarity(a: number, b: number): number {
+    if (!this.isEligible(a) || !this.isEligible(b)) return 0;
+    let dot = 0;
+    for (let d = 0; d < this.dims; d++) {
+      dot += this.#unit[a * this.dims + d] * this.#unit[b * this.dims + d];
+    }
+    return dot;
+  }
+
   /** Up to `k` other eligible rows with cosine ≥ `minSimilarity`, best first. */
   nearest(row: number, k: number, minSimilarity: number): [row: number, similarity: number][] {
     if (k <= 0 || !this.isEligible(row)) return [];
@@ -106,14 +114,10 @@ export function buildNeighbourTable(
   minSimilarity: number,
 ): NeighbourTable {
   const ids = new Uint16Array(space.rows * k).fill(NO_NEIGHBOUR);
-  const similarities = new Float32Array(space.rows * k);
   for (let r = 0; r < space.rows; r++) {
-    space.nearest(r, k, minSimilarity).forEach(([id, similarity], i) => {
-      ids[r * k + i] = id;
-      similarities[r * k + i] = Math.round(similarity * 255) / 255;
-    });
+    space.nearest(r, k, minSimilarity).forEach(([id], i) => ids[r * k + i] = id);
   }
-  return { k, minSimilarity, rows: space.rows, ids, similarities };
+  return { k, minSimilarity, rows: space.rows, ids };
 }
 
 /**
@@ -122,24 +126,20 @@ export function buildNeighbourTable(
  * @example
  * ```ts
  * import { decodeNeighbourTable, encodeNeighbourTable } from "./neighbours.ts";
- * const t = { k: 1, minSimilarity: 0.5, rows: 2, ids: new Uint16Array([1, 0xffff]), similarities: new Float32Array([0.8, 0]) };
+ * const t = { k: 1, minSimilarity: 0.5, rows: 2, ids: new Uint16Array([1, 0xffff]) };
  * console.assert(decodeNeighbourTable(encodeNeighbourTable(t)).ids[0] === 1);
  * ```
  */
 export function encodeNeighbourTable(table: NeighbourTable): Uint8Array {
   const { k, rows } = table;
-  const bytes = new Uint8Array(HEADER_BYTES + rows * k * 3);
+  const bytes = new Uint8Array(HEADER_BYTES + rows * k * 2);
   const view = new DataView(bytes.buffer);
   bytes.set(new TextEncoder().encode(MAGIC), 0);
   view.setUint16(4, 1, true);
   view.setUint16(6, k, true);
   view.setFloat32(8, table.minSimilarity, true);
   view.setUint32(12, rows, true);
-  let at = HEADER_BYTES;
-  for (let r = 0; r < rows; r++) {
-    for (let i = 0; i < k; i++, at += 2) view.setUint16(at, table.ids[r * k + i], true);
-    for (let i = 0; i < k; i++) bytes[at++] = Math.round(table.similarities[r * k + i] * 255);
-  }
+  for (let i = 0; i < rows * k; i++) view.setUint16(HEADER_BYTES + 2 * i, table.ids[i], true);
   return bytes;
 }
 
@@ -153,13 +153,8 @@ export function decodeNeighbourTable(bytes: Uint8Array): NeighbourTable {
   const k = view.getUint16(6, true);
   const minSimilarity = view.getFloat32(8, true);
   const rows = view.getUint32(12, true);
-  if (bytes.length !== HEADER_BYTES + rows * k * 3) throw new Error("neighbours.bin is truncated");
+  if (bytes.length !== HEADER_BYTES + rows * k * 2) throw new Error("neighbours.bin is truncated");
   const ids = new Uint16Array(rows * k);
-  const similarities = new Float32Array(rows * k);
-  let at = HEADER_BYTES;
-  for (let r = 0; r < rows; r++) {
-    for (let i = 0; i < k; i++, at += 2) ids[r * k + i] = view.getUint16(at, true);
-    for (let i = 0; i < k; i++) similarities[r * k + i] = bytes[at++] / 255;
-  }
-  return { k, minSimilarity, rows, ids, similarities };
+  for (let i = 0; i < rows * k; i++) ids[i] = view.getUint16(HEADER_BYTES + 2 * i, true);
+  return { k, minSimilarity, rows, ids };
 }
