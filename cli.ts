@@ -128,11 +128,15 @@ async function main(args: string[]): Promise<number> {
         return await runTool("domain_stats", rest[0] ? { domain: rest[0] } : {}, values.json);
       case "setup": {
         const embedder = await gleaner.embedder();
+        const expander = await gleaner.expander();
         print(
           embedder
             ? `embedder ready: ${embedder.id}`
             : "no embedder could be loaded (see the log above)",
         );
+        if (gleaner.config.rank.expand_terms > 0) {
+          print(expander ? "query expansion ready" : "no query expansion (see the log above)");
+        }
         return embedder ? 0 : 1;
       }
       default:

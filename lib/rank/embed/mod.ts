@@ -10,7 +10,12 @@ import { GleanerError } from "../../errors.ts";
 import type { Fetcher } from "../../net/types.ts";
 import { withCache } from "./cached.ts";
 import { createOpenAIEmbedder } from "./openai.ts";
-import { createStaticEmbedder, STATIC_MODEL_FILES, staticModelDir } from "./static.ts";
+import {
+  createStaticEmbedder,
+  STATIC_MODEL_FILES,
+  staticModelCopyDir,
+  staticModelDir,
+} from "./static.ts";
 import {
   createTransformersEmbedder,
   defaultModelsDir,
@@ -26,8 +31,11 @@ export { textHash, withCache } from "./cached.ts";
 export { createOpenAIEmbedder, type OpenAIEmbedderOptions } from "./openai.ts";
 export {
   createStaticEmbedder,
+  ensureStaticModelDir,
+  type EnsureStaticModelOptions,
   STATIC_MODEL_FILES,
   type StaticEmbedderOptions,
+  staticModelCopyDir,
   staticModelDir,
 } from "./static.ts";
 export {
@@ -206,7 +214,8 @@ export async function embedderStatus(config: Config["embed"]): Promise<EmbedderS
   try {
     dir = staticModelDir();
   } catch {
-    dir = null;
+    // Not running from files: the model is read from its copy on disk, once made.
+    dir = staticModelCopyDir() ?? null;
   }
   const files = dir
     ? await Promise.all(STATIC_MODEL_FILES.map((f) => fileStatus(dir!, f)))

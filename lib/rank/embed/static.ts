@@ -13,8 +13,12 @@
 import { fileURLToPath } from "node:url";
 import { GleanerError } from "../../errors.ts";
 import { createFastStaticEmbedder } from "./static_fast.ts";
-import { createTransformersEmbedder } from "./transformers.ts";
+import { getGleanerLogger } from "../../log.ts";
+import { VERSION } from "../../version.ts";
+import { createTransformersEmbedder, defaultModelsDir } from "./transformers.ts";
 import type { Embedder } from "./types.ts";
+
+const log = getGleanerLogger("rank", "embed");
 
 /** The shipped model directory as a URL (resolved from this module). */
 export const STATIC_MODEL_URL: URL = new URL("../../../models/static/", import.meta.url);
@@ -25,6 +29,7 @@ export const STATIC_MODEL_FILES: readonly string[] = [
   "tokenizer.json",
   "tokenizer_config.json",
   "onnx/model_quantized.onnx",
+  "neighbours.bin",
 ];
 
 /**
@@ -49,9 +54,101 @@ export function staticModelDir(): string {
   return fileURLToPath(STATIC_MODEL_URL);
 }
 
+/** Options of {@link ensureStaticModelDir}. */
+export interface EnsureStaticModelOptions {
+  /** Where the model is published; default {@link STATIC_MODEL_URL}. */
+  source?: URL;
+  /**
+   * Where a model that is not on disk is copied (default
+   * `<models dir>/gleaner-static/<version>`, see `defaultModelsDir`).
+   */
+  cacheDir?: string;
+}
+
+const copies = new Map<string, Promise<string>>();
+
+/**
+ * Where {@link ensureStaticModelDir} copies the model when Gleaner does not
+ * run from files: `<models dir>/gleaner-static/<version>/`; `undefined` when
+ * no data directory is known.
+ */
+export function staticModelCopyDir(): string | undefined {
+  const base = defaultModelsDir();
+  return base ? `${base}/gleaner-static/${VERSION}/` : undefined;
+}
+
+/**
+ * The static model's directory on disk. When Gleaner runs from files (a
+ * checkout, a `deno install`, a compiled binary) that is the shipped
+ * directory itself. When it runs from a registry URL (a JSR import), the
+ * model's files are fetched once from beside the module, written to
+ * `cacheDir` (each file complete before it appears) and read from there on.
+ * Throws `not_found` when they can be neither read nor fetched.
+ *
+ * @example
+ * ```ts
+ * import { ensureStaticModelDir } from "./static.ts";
+ * console.assert((await ensureStaticModelDir()).endsWith("/models/static/"));
+ * ```
+ */
+export function ensureStaticModelDir(options: EnsureStaticModelOptions = {}): Promise<string> {
+  const source = options.source ?? STATIC_MODEL_URL;
+  if (source.protocol === "file:") return Promise.resolve(fileURLToPath(source));
+  const dir = options.cacheDir ?? staticModelCopyDir();
+  if (!dir) {
+    return Promise.reject(
+      new GleanerError(
+        "not_found",
+        "the static model must be copied to disk, but no data directory is known (set XDG_DATA_HOME or HOME)",
+      ),
+    );
+  }
+  const key = `${source.href}\n${dir}`;
+  let copy = copies.get(key);
+  if (!copy) {
+    copy = copyModel(source, dir);
+    copies.set(key, copy);
+    copy.catch(() => copies.delete(key));
+  }
+  return copy;
+}
+
+async function copyModel(source: URL, dir: string): Promise<string> {
+  const root = dir.replace(/\/+$/, "");
+  for (const file of STATIC_MODEL_FILES) {
+    const target = `${root}/${file}`;
+    try {
+      await Deno.stat(target);
+      continue;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    const url = new URL(file, source);
+    let bytes: Uint8Array;
+    try {
+      const response = await fetch(url);
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw new Error(`HTTP ${response.status}`);
+      }
+      bytes = new Uint8Array(await response.arrayBuffer());
+    } catch (error) {
+      throw new GleanerError("not_found", `static model file ${url.href} could not be fetched`, {
+        cause: error,
+      });
+    }
+    await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
+    const partial = `${target}.partial-${crypto.randomUUID()}`;
+    await Deno.writeFile(partial, bytes);
+    await Deno.rename(partial, target);
+  }
+  log.info("static model copied from {source} to {dir}", { source: source.href, dir: root });
+  return `${root}/`;
+}
+
 /** Options of {@link createStaticEmbedder}. */
 export interface StaticEmbedderOptions {
-  /** Model directory; default the shipped one ({@link staticModelDir}). */
+  /** Model directory; default the shipped one ({@link ensureStaticModelDir}). */
   dir?: string;
   /**
    * `js` (default): plain TypeScript, id `<model id>:js`; `transformers`: the
@@ -100,7 +197,7 @@ async function staticModelId(dir: string): Promise<string> {
  * ```
  */
 export async function createStaticEmbedder(options: StaticEmbedderOptions = {}): Promise<Embedder> {
-  const dir = options.dir ?? staticModelDir();
+  const dir = options.dir ?? await ensureStaticModelDir();
   const id = await staticModelId(dir);
   if ((options.engine ?? "js") === "js") {
     return await createFastStaticEmbedder({ dir, id: `${id}:js` });

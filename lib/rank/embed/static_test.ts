@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { createStaticEmbedder, STATIC_MODEL_FILES, staticModelDir } from "./static.ts";
+import {
+  createStaticEmbedder,
+  ensureStaticModelDir,
+  STATIC_MODEL_FILES,
+  staticModelDir,
+} from "./static.ts";
+import { GleanerError } from "../../errors.ts";
+import { serveLoopback } from "../../../tests/fixtures/serve.ts";
 import { createTransformersEmbedder } from "./transformers.ts";
 import { cosine, isZeroVector } from "./vector.ts";
 import { textHash } from "./cached.ts";
@@ -283,4 +290,63 @@ console.log(JSON.stringify(out));`;
   assert.equal(result.dims, 100);
   assert.equal(result.code, "provider_unavailable");
   assert.match(result.message, /--allow-ffi/);
+});
+
+Deno.test("static model from a registry URL: copied once to disk, complete files only", async () => {
+  const shipped = staticModelDir();
+  const requests: string[] = [];
+  let missing = "";
+  const server = serveLoopback(async (request) => {
+    const path = new URL(request.url).pathname;
+    requests.push(path);
+    const file = path.replace(/^\/pkg\/models\/static\//, "");
+    if (file === missing || !STATIC_MODEL_FILES.includes(file)) {
+      return new Response("not found", { status: 404 });
+    }
+    return new Response(await Deno.readFile(`${shipped}${file}`));
+  });
+  const cacheDir = await Deno.makeTempDir();
+  try {
+    const source = new URL(`${server.origin}/pkg/models/static/`);
+    const dir = await ensureStaticModelDir({ source, cacheDir });
+    assert.equal(dir, `${cacheDir}/`);
+    for (const file of STATIC_MODEL_FILES) {
+      assert.deepEqual(
+        await Deno.readFile(`${dir}${file}`),
+        await Deno.readFile(`${shipped}${file}`),
+      );
+    }
+    assert.equal(requests.length, STATIC_MODEL_FILES.length);
+    const embedder = await createStaticEmbedder({ dir });
+    const reference = await createStaticEmbedder();
+    assert.equal(embedder.id, reference.id);
+    const [a] = await embedder.embedDocuments(["tides and the moon"]);
+    const [b] = await reference.embedDocuments(["tides and the moon"]);
+    assert.deepEqual(a, b);
+
+    // A second process finds the copy and fetches nothing.
+    requests.length = 0;
+    const again = await ensureStaticModelDir({ source: new URL(`${source.href}?again`), cacheDir });
+    assert.equal(again, dir);
+    assert.equal(requests.length, 0);
+
+    // A file the source cannot serve: not_found, and nothing half-written is left.
+    const other = await Deno.makeTempDir();
+    missing = "onnx/model_quantized.onnx";
+    await assert.rejects(
+      ensureStaticModelDir({ source, cacheDir: other }),
+      (error: unknown) => error instanceof GleanerError && error.code === "not_found",
+    );
+    const left: string[] = [];
+    for await (const entry of Deno.readDir(other)) left.push(entry.name);
+    if (left.includes("onnx")) {
+      for await (const entry of Deno.readDir(`${other}/onnx`)) left.push(entry.name);
+    }
+    assert.ok(left.every((name) => !name.includes(".partial-")), left.join());
+    assert.ok(!left.includes("model_quantized.onnx"));
+    await Deno.remove(other, { recursive: true });
+  } finally {
+    await server.close();
+    await Deno.remove(cacheDir, { recursive: true });
+  }
 });
