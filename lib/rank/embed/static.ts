@@ -67,6 +67,9 @@ export interface EnsureStaticModelOptions {
 
 const copies = new Map<string, Promise<string>>();
 
+/** Longest wait for one model file when copying it (the biggest is about 3 MB). */
+const COPY_TIMEOUT_MS = 60_000;
+
 /**
  * Where {@link ensureStaticModelDir} copies the model when Gleaner does not
  * run from files: `<models dir>/gleaner-static/<version>/`; `undefined` when
@@ -126,7 +129,7 @@ async function copyModel(source: URL, dir: string): Promise<string> {
     const url = new URL(file, source);
     let bytes: Uint8Array;
     try {
-      const response = await fetch(url);
+      const response = await fetch(url, { signal: AbortSignal.timeout(COPY_TIMEOUT_MS) });
       if (!response.ok) {
         await response.body?.cancel();
         throw new Error(`HTTP ${response.status}`);
