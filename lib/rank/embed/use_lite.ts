@@ -9,9 +9,10 @@
  * before embedding (its cost grows faster than linearly with length), and
  * vectors are kept in an in-process LRU keyed by the text's hash.
  *
- * The model runs in a Web Worker (`use_lite_worker.ts`), so the main thread
- * (a server answering other requests) is not blocked while it works; the
- * TF.js runtime is loaded only when this embedder is created.
+ * The model runs in a worker thread (`use_lite_worker.ts`), so the main thread
+ * (a server answering other requests) is not blocked while it works, and an
+ * idle worker does not keep the process alive; the TF.js runtime is loaded
+ * only when this embedder is created.
  *
  * @module
  */
@@ -22,6 +23,7 @@ import { SerialQueue } from "./queue.ts";
 import type { Embedder } from "./types.ts";
 import { toUnitVector } from "./vector.ts";
 import type { UseLiteReply, UseLiteRequest } from "./use_lite_worker.ts";
+import { Worker } from "node:worker_threads";
 
 const log = getGleanerLogger("rank", "embed");
 
@@ -70,16 +72,27 @@ export function capWords(text: string, maxWords: number): string {
   return trimmed;
 }
 
-/** Starts the worker and loads the model in it; rejects with the worker's error. */
+/**
+ * Starts the worker thread and loads the model in it; rejects with the
+ * worker's error. The thread keeps the process alive only while a request is
+ * waiting for it.
+ */
 function startModel(modelDir?: string): Promise<UseModel> {
-  const worker = new Worker(new URL("./use_lite_worker.ts", import.meta.url), { type: "module" });
+  const worker = new Worker(new URL("./use_lite_worker.ts", import.meta.url));
   const pending = new Map<number, { resolve(v: Float32Array[]): void; reject(e: Error): void }>();
   let nextId = 0;
   let failure: Error | undefined;
+  const settle = (id: number) => {
+    const waiter = pending.get(id);
+    pending.delete(id);
+    if (pending.size === 0) worker.unref();
+    return waiter;
+  };
   const failAll = (error: Error) => {
     failure ??= error;
     for (const waiter of pending.values()) waiter.reject(error);
     pending.clear();
+    worker.unref();
   };
   const model: UseModel = {
     embed(texts) {
@@ -87,34 +100,35 @@ function startModel(modelDir?: string): Promise<UseModel> {
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
+        worker.ref();
         worker.postMessage({ type: "embed", id, texts } satisfies UseLiteRequest);
       });
     },
     terminate() {
-      worker.terminate();
       failAll(new Error("the USE-lite worker was stopped"));
+      void worker.terminate();
     },
   };
   return new Promise((resolve, reject) => {
-    worker.onmessage = (event: MessageEvent<UseLiteReply>) => {
-      const reply = event.data;
-      if (reply.type === "loaded") return resolve(model);
+    worker.on("message", (reply: UseLiteReply) => {
+      if (reply.type === "loaded") {
+        worker.unref();
+        return resolve(model);
+      }
       if (reply.type === "error" && reply.id === undefined) {
-        worker.terminate();
+        void worker.terminate();
         return reject(new Error(reply.message));
       }
-      const waiter = pending.get(reply.id!);
-      pending.delete(reply.id!);
+      const waiter = settle(reply.id!);
       if (reply.type === "vectors") waiter?.resolve(reply.vectors);
       else waiter?.reject(new Error(reply.message));
-    };
-    worker.onerror = (event) => {
-      event.preventDefault();
-      const error = new Error(`USE-lite worker failed: ${event.message}`);
+    });
+    worker.on("error", (cause: Error) => {
+      const error = new Error(`USE-lite worker failed: ${cause.message}`, { cause });
       failAll(error);
-      worker.terminate();
+      void worker.terminate();
       reject(error);
-    };
+    });
     worker.postMessage({ type: "load", modelDir } satisfies UseLiteRequest);
   });
 }

@@ -1,7 +1,8 @@
 /**
- * The Web Worker that runs USE-lite (TF.js on WASM) off the main thread, so a
- * server answering other requests stays responsive while the cascade's
- * reranker works. Protocol: `{ type: "load", modelDir? }` answers
+ * The worker thread that runs USE-lite (TF.js on WASM) off the main thread,
+ * so a server answering other requests stays responsive while the cascade's
+ * reranker works. It is a `node:worker_threads` worker because those can be
+ * unreferenced: an idle reranker must not keep a finished process alive. Protocol: `{ type: "load", modelDir? }` answers
  * `{ type: "loaded" }` or `{ type: "error", missing, message }`;
  * `{ type: "embed", id, texts }` answers `{ type: "vectors", id, vectors }`
  * (raw model output, one `Float32Array` per text, buffers transferred) or
@@ -9,6 +10,8 @@
  *
  * @module
  */
+
+import { parentPort } from "node:worker_threads";
 
 /** A request to the worker. */
 export type UseLiteRequest =
@@ -45,17 +48,13 @@ async function loadModel(modelDir?: string): Promise<UseModel> {
   });
 }
 
-// Only when started as a worker (importing this module for its types does nothing).
-const scope = globalThis as unknown as {
-  postMessage?: (message: UseLiteReply, transfer?: Transferable[]) => void;
-  onmessage?: ((event: MessageEvent<UseLiteRequest>) => void) | null;
-  WorkerGlobalScope?: unknown;
-};
-if (scope.WorkerGlobalScope !== undefined && scope.postMessage) {
-  const post = scope.postMessage.bind(scope);
+// Only when started as a worker thread (importing this module for its types does nothing).
+if (parentPort) {
+  const port = parentPort;
+  const post = (message: UseLiteReply, transfer: ArrayBuffer[] = []) =>
+    port.postMessage(message, transfer);
   let model: Promise<UseModel> | undefined;
-  scope.onmessage = async (event) => {
-    const request = event.data;
+  port.on("message", async (request: UseLiteRequest) => {
     if (request.type === "load") {
       model = loadModel(request.modelDir);
       try {
@@ -63,11 +62,7 @@ if (scope.WorkerGlobalScope !== undefined && scope.postMessage) {
         post({ type: "loaded" });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        post({
-          type: "error",
-          message,
-          missing: /ENOENT|not found|No such file/i.test(message),
-        });
+        post({ type: "error", message, missing: /ENOENT|not found|No such file/i.test(message) });
       }
       return;
     }
@@ -75,7 +70,10 @@ if (scope.WorkerGlobalScope !== undefined && scope.postMessage) {
       if (!model) throw new Error("the model is not loaded");
       const rows = await (await model).embed(request.texts);
       const vectors = rows.map((row) => Float32Array.from(row));
-      post({ type: "vectors", id: request.id, vectors }, vectors.map((v) => v.buffer));
+      post(
+        { type: "vectors", id: request.id, vectors },
+        vectors.map((v) => v.buffer as ArrayBuffer),
+      );
     } catch (error) {
       post({
         type: "error",
@@ -83,5 +81,5 @@ if (scope.WorkerGlobalScope !== undefined && scope.postMessage) {
         message: error instanceof Error ? error.message : String(error),
       });
     }
-  };
+  });
 }
