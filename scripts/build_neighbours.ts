@@ -11,7 +11,8 @@
  *
  * @module
  */
-import { expansionSpace, parseStaticWords } from "../lib/rank/expand.ts";
+import { expansionSpace, vocabularyOf } from "../lib/rank/expand.ts";
+import { readStaticModel } from "../lib/rank/embed/static_fast.ts";
 import { buildNeighbourTable, encodeNeighbourTable } from "../lib/rank/neighbours.ts";
 
 /** Neighbours kept per word. */
@@ -24,10 +25,8 @@ export const MIN_SIMILARITY = 0.4;
  * `dir/neighbours.bin`; returns the bytes written.
  */
 export async function writeNeighbourLists(dir: string): Promise<Uint8Array> {
-  const { table, vocabulary } = parseStaticWords(
-    await Deno.readFile(`${dir}/onnx/model_quantized.onnx`),
-    await Deno.readTextFile(`${dir}/tokenizer.json`),
-  );
+  const { table, tokenizer } = await readStaticModel(dir);
+  const vocabulary = vocabularyOf(tokenizer, table.rows);
   const lists = buildNeighbourTable(
     expansionSpace(table, vocabulary).space,
     NEIGHBOURS,

@@ -9,10 +9,9 @@
  *
  * @module
  */
-import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { tokenize } from "./bm25.ts";
-import { loadStaticTable, type StaticTable } from "./embed/static_fast.ts";
+import { readStaticModel, type StaticTable } from "./embed/static_fast.ts";
 import { ensureStaticModelDir } from "./embed/static.ts";
 import {
   decodeNeighbourTable,
@@ -139,7 +138,8 @@ export function createQueryExpander(
 /**
  * Loads an expander from a static model directory (default the shipped one):
  * the table of `onnx/model_quantized.onnx`, the vocabulary of
- * `tokenizer.json` and, when present, the lists of `neighbours.bin`. Throws
+ * `tokenizer.json` (read once per process with the static embedder, see
+ * `readStaticModel`) and, when present, the lists of `neighbours.bin`. Throws
  * `not_found` when the files cannot be read and `provider_unavailable` when
  * they are not a static model.
  *
@@ -154,15 +154,7 @@ export async function loadQueryExpander(
   options: ExpanderOptions & { dir?: string } = {},
 ): Promise<QueryExpander> {
   const dir = (options.dir ?? await ensureStaticModelDir()).replace(/\/+$/, "");
-  let files: [Uint8Array, string];
-  try {
-    files = await Promise.all([
-      Deno.readFile(`${dir}/onnx/model_quantized.onnx`),
-      Deno.readTextFile(`${dir}/tokenizer.json`),
-    ]);
-  } catch (error) {
-    throw new GleanerError("not_found", `static model missing at ${dir}`, { cause: error });
-  }
+  const { table, tokenizer } = await readStaticModel(dir);
   let precomputed: NeighbourTable | undefined;
   try {
     precomputed = decodeNeighbourTable(await Deno.readFile(`${dir}/neighbours.bin`));
@@ -171,30 +163,28 @@ export async function loadQueryExpander(
       log.warn("ignoring {dir}/neighbours.bin: {error}", { dir, error: String(error) });
     }
   }
-  try {
-    const { table, vocabulary } = parseStaticWords(files[0], files[1]);
-    return createQueryExpander(table, vocabulary, { ...options, precomputed });
-  } catch (error) {
-    throw new GleanerError("provider_unavailable", `static model at ${dir} could not be loaded`, {
-      cause: error,
-    });
-  }
+  return createQueryExpander(table, vocabularyOf(tokenizer, table.rows), {
+    ...options,
+    precomputed,
+  });
 }
 
 /**
- * The table and the id → word vocabulary of a static model, from the bytes of
- * `onnx/model_quantized.onnx` and the text of `tokenizer.json`. Throws when
- * they are not a static model.
+ * The id → word vocabulary of a static model's parsed `tokenizer.json`, for a
+ * table of `rows` rows (ids without a word get `""`).
+ *
+ * @example
+ * ```ts
+ * import { vocabularyOf } from "./expand.ts";
+ * const words = vocabularyOf({ model: { vocab: { "[UNK]": 0, car: 1 } } }, 3);
+ * console.assert(words.join() === "[UNK],car,");
+ * ```
  */
-export function parseStaticWords(
-  model: Uint8Array,
-  tokenizerJson: string,
-): { table: StaticTable; vocabulary: string[] } {
-  const table = loadStaticTable(model);
-  const vocab: Record<string, number> = JSON.parse(tokenizerJson)?.model?.vocab ?? {};
-  const vocabulary = new Array<string>(table.rows).fill("");
+export function vocabularyOf(tokenizer: unknown, rows: number): string[] {
+  const vocab = (tokenizer as { model?: { vocab?: Record<string, number> } })?.model?.vocab ?? {};
+  const vocabulary = new Array<string>(rows).fill("");
   for (const [word, id] of Object.entries(vocab)) {
-    if (Number.isInteger(id) && id >= 0 && id < table.rows) vocabulary[id] = word;
+    if (Number.isInteger(id) && id >= 0 && id < rows) vocabulary[id] = word;
   }
-  return { table, vocabulary };
+  return vocabulary;
 }

@@ -1,10 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  createQueryExpander,
-  expansionSpace,
-  loadQueryExpander,
-  parseStaticWords,
-} from "./expand.ts";
+import { createQueryExpander, expansionSpace, loadQueryExpander, vocabularyOf } from "./expand.ts";
 import {
   buildNeighbourTable,
   decodeNeighbourTable,
@@ -15,6 +10,7 @@ import { bm25Rank } from "./bm25.ts";
 import { rankUnits } from "./mod.ts";
 import { chunkMarkdown } from "./chunk.ts";
 import { staticModelDir } from "./embed/static.ts";
+import { readStaticModel } from "./embed/static_fast.ts";
 
 const UNITS = [
   "The automobile was parked outside the bakery all night.",
@@ -50,10 +46,8 @@ Deno.test("rankUnits passes the expansion to BM25 and keeps the units' text", as
 
 Deno.test("shipped neighbours.bin matches a scan of the shipped model", async () => {
   const dir = staticModelDir();
-  const { table, vocabulary } = parseStaticWords(
-    await Deno.readFile(`${dir}/onnx/model_quantized.onnx`),
-    await Deno.readTextFile(`${dir}/tokenizer.json`),
-  );
+  const { table, tokenizer } = await readStaticModel(dir);
+  const vocabulary = vocabularyOf(tokenizer, table.rows);
   const lists = decodeNeighbourTable(await Deno.readFile(`${dir}/neighbours.bin`));
   const { space, index } = expansionSpace(table, vocabulary);
   assert.equal(lists.rows, space.rows);

@@ -321,6 +321,70 @@ export function createStaticTokenizer(json: unknown, maxLength: number): StaticT
 
 // ---------------------------------------------------------------- embedder
 
+/** The parsed files of a static model directory. */
+export interface StaticModelFiles {
+  /** The dequantized table of `onnx/model_quantized.onnx`. */
+  table: StaticTable;
+  /** `tokenizer.json`, parsed. */
+  tokenizer: unknown;
+  /** `tokenizer_config.json`, parsed. */
+  tokenizerConfig: unknown;
+}
+
+const readModels = new Map<string, Promise<StaticModelFiles>>();
+
+/**
+ * Reads and parses a static model directory once per process: the embedder
+ * and the query expander share the same table. Throws `not_found` when files
+ * are missing and `provider_unavailable` when they are not a static model (a
+ * failed read is not remembered).
+ *
+ * @example
+ * ```ts ignore
+ * import { readStaticModel } from "./static_fast.ts";
+ * const { table } = await readStaticModel("models/static");
+ * console.assert(table.dims === 100);
+ * ```
+ */
+export function readStaticModel(dir: string): Promise<StaticModelFiles> {
+  const key = dir.replace(/\/+$/, "");
+  let reading = readModels.get(key);
+  if (!reading) {
+    reading = parseModelDir(key);
+    readModels.set(key, reading);
+    reading.catch(() => readModels.delete(key));
+  }
+  return reading;
+}
+
+async function parseModelDir(dir: string): Promise<StaticModelFiles> {
+  let files: [Uint8Array, string, string];
+  try {
+    files = await Promise.all([
+      Deno.readFile(`${dir}/onnx/model_quantized.onnx`),
+      Deno.readTextFile(`${dir}/tokenizer.json`),
+      Deno.readTextFile(`${dir}/tokenizer_config.json`),
+    ]);
+  } catch (error) {
+    throw new GleanerError("not_found", `static embedding model missing at ${dir}`, {
+      cause: error,
+    });
+  }
+  try {
+    return {
+      table: loadStaticTable(files[0]),
+      tokenizer: JSON.parse(files[1]),
+      tokenizerConfig: JSON.parse(files[2]),
+    };
+  } catch (error) {
+    throw new GleanerError(
+      "provider_unavailable",
+      `static embedding model at ${dir} could not be loaded`,
+      { cause: error },
+    );
+  }
+}
+
 /** Options of {@link createFastStaticEmbedder}. */
 export interface FastStaticEmbedderOptions {
   /** Model directory (with `tokenizer.json`, `tokenizer_config.json`, `onnx/model_quantized.onnx`). */
@@ -367,37 +431,25 @@ export function poolIds(table: StaticTable, ids: number[]): Float32Array {
 export async function createFastStaticEmbedder(
   options: FastStaticEmbedderOptions,
 ): Promise<Embedder> {
-  const dir = options.dir.replace(/\/+$/, "");
   const maxChars = Math.max(1, Math.floor(options.maxChars ?? 16_384));
-  let files: [Uint8Array, string, string];
-  try {
-    files = await Promise.all([
-      Deno.readFile(`${dir}/onnx/model_quantized.onnx`),
-      Deno.readTextFile(`${dir}/tokenizer.json`),
-      Deno.readTextFile(`${dir}/tokenizer_config.json`),
-    ]);
-  } catch (error) {
-    throw new GleanerError("not_found", `static embedding model missing at ${dir}`, {
-      cause: error,
-    });
-  }
-  let table: StaticTable;
+  const files = await readStaticModel(options.dir);
   let tokenizer: StaticTokenizer;
   try {
-    table = loadStaticTable(files[0]);
-    const config = JSON.parse(files[2]);
-    const modelMax = Number(config?.model_max_length);
+    const modelMax = Number(
+      (files.tokenizerConfig as { model_max_length?: unknown })?.model_max_length,
+    );
     tokenizer = createStaticTokenizer(
-      JSON.parse(files[1]),
+      files.tokenizer,
       Number.isFinite(modelMax) && modelMax > 0 ? modelMax : 512,
     );
   } catch (error) {
     throw new GleanerError(
       "provider_unavailable",
-      `static embedding model at ${dir} could not be loaded`,
+      `static embedding model at ${options.dir} could not be loaded`,
       { cause: error },
     );
   }
+  const { table } = files;
   let closed = false;
   const embed = (texts: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
     if (closed) {
