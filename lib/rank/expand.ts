@@ -46,20 +46,24 @@ const log = getGleanerLogger("rank");
 
 /**
  * The rows query expansion may add: words made of letters only (numbers are
- * exact, "2019" must not bring "2018") that BM25 does not drop as stopwords, with a word → row index. Shared by the
- * expander and the build of `neighbours.bin`, so both see the same rows.
+ * exact, "2019" must not bring "2018") that BM25 does not drop as stopwords;
+ * and a word → row index of the whole vocabulary (other rows simply have no
+ * neighbours). Shared by the expander and the build of `neighbours.bin`, so
+ * both see the same rows.
  */
 export function expansionSpace(
   table: StaticTable,
   vocabulary: readonly string[],
 ): { space: WordSpace; index: Map<string, number> } {
   const index = new Map<string, number>();
-  const space = new WordSpace(table, vocabulary.length, (row) => {
-    const word = vocabulary[row];
-    if (!/^\p{L}+$/u.test(word)) return false;
-    index.set(word, row);
-    return tokenize(word).length > 0;
+  vocabulary.forEach((word, row) => {
+    if (word) index.set(word, row);
   });
+  const space = new WordSpace(
+    table,
+    vocabulary.length,
+    (row) => /^\p{L}+$/u.test(vocabulary[row]) && tokenize(vocabulary[row]).length > 0,
+  );
   return { space, index };
 }
 

@@ -31,47 +31,60 @@ export const NO_NEIGHBOUR = 0xffff;
 const MAGIC = "GLNB";
 const HEADER_BYTES = 16;
 
-/** Unit-length rows of a table plus which rows may be neighbours. */
+/**
+ * Unit-length rows of a table plus which rows may be neighbours. The rows are
+ * normalised on first use, so a caller that only reads precomputed lists
+ * never pays for it.
+ */
 export class WordSpace {
   /** Vector length. */
   readonly dims: number;
   /** Rows searched. */
   readonly rows: number;
-  readonly #unit: Float32Array;
-  readonly #eligible: Uint8Array;
+  readonly #table: StaticTable;
+  readonly #isWord: (row: number) => boolean;
+  #unit?: Float32Array;
+  #eligible?: Uint8Array;
 
-  /**
-   * Normalises the rows; `eligible(row)` says whether a row may be returned
-   * (rows with a zero vector never are).
-   */
+  /** `eligible(row)` says whether a row may be returned (rows with a zero vector never are). */
   constructor(table: StaticTable, rows: number, eligible: (row: number) => boolean) {
     this.dims = table.dims;
     this.rows = Math.min(rows, table.rows, NO_NEIGHBOUR);
-    this.#unit = new Float32Array(this.rows * this.dims);
-    this.#eligible = new Uint8Array(this.rows);
-    for (let r = 0; r < this.rows; r++) {
-      const base = r * this.dims;
+    this.#table = table;
+    this.#isWord = eligible;
+  }
+
+  #prepare(): { unit: Float32Array; eligible: Uint8Array } {
+    if (this.#unit && this.#eligible) return { unit: this.#unit, eligible: this.#eligible };
+    const { dims, rows } = this;
+    const source = this.#table.table;
+    const unit = new Float32Array(rows * dims);
+    const eligible = new Uint8Array(rows);
+    for (let r = 0; r < rows; r++) {
+      const base = r * dims;
       let norm = 0;
-      for (let d = 0; d < this.dims; d++) norm += table.table[base + d] ** 2;
-      if (!(norm > 0) || !eligible(r)) continue;
+      for (let d = 0; d < dims; d++) norm += source[base + d] ** 2;
+      if (!(norm > 0) || !this.#isWord(r)) continue;
       const scale = 1 / Math.sqrt(norm);
-      for (let d = 0; d < this.dims; d++) this.#unit[base + d] = table.table[base + d] * scale;
-      this.#eligible[r] = 1;
+      for (let d = 0; d < dims; d++) unit[base + d] = source[base + d] * scale;
+      eligible[r] = 1;
     }
+    this.#unit = unit;
+    this.#eligible = eligible;
+    return { unit, eligible };
   }
 
   /** True when the row may be a neighbour (and can have some). */
   isEligible(row: number): boolean {
-    return row >= 0 && row < this.rows && this.#eligible[row] === 1;
+    return row >= 0 && row < this.rows && this.#prepare().eligible[row] === 1;
   }
 
   /** Cosine similarity of two rows (0 when either is not eligible). */
   similarity(a: number, b: number): number {
     if (!this.isEligible(a) || !this.isEligible(b)) return 0;
+    const { unit } = this.#prepare();
     let dot = 0;
-    for (let d = 0; d < this.dims; d++) {
-      dot += this.#unit[a * this.dims + d] * this.#unit[b * this.dims + d];
-    }
+    for (let d = 0; d < this.dims; d++) dot += unit[a * this.dims + d] * unit[b * this.dims + d];
     return dot;
   }
 
@@ -79,11 +92,11 @@ export class WordSpace {
   nearest(row: number, k: number, minSimilarity: number): [row: number, similarity: number][] {
     if (k <= 0 || !this.isEligible(row)) return [];
     const { dims } = this;
-    const unit = this.#unit;
+    const { unit, eligible } = this.#prepare();
     const base = row * dims;
     const best: [number, number][] = [];
     for (let r = 0; r < this.rows; r++) {
-      if (r === row || this.#eligible[r] === 0) continue;
+      if (r === row || eligible[r] === 0) continue;
       const other = r * dims;
       let dot = 0;
       for (let d = 0; d < dims; d++) dot += unit[base + d] * unit[other + d];
