@@ -20,7 +20,7 @@ import type { Gleaner } from "../lib/gleaner.ts";
 import { gatherEvidence } from "../lib/evidence/gather.ts";
 import { defaultModelsDir, isModelDir, TRANSFORMERS_PRESETS } from "../lib/rank/embed/mod.ts";
 import { createUseLiteEmbedder } from "../lib/rank/embed/use_lite.ts";
-import { loadQueryExpander } from "../lib/rank/expand.ts";
+import { expanderOptions, loadQueryExpander } from "../lib/rank/expand.ts";
 import type { Embedder } from "../lib/rank/embed/types.ts";
 import type { Page } from "../lib/read/types.ts";
 import { markdownToText, percentile, words } from "./lib/text_metrics.ts";
@@ -202,13 +202,9 @@ async function measureRankingTime(
   }
   const embedder = await gleaner.embedder();
   // Cold as well: no neighbour lists remembered from the containment runs.
-  const { expand_terms, expand_min_similarity } = gleaner.config.rank;
-  const expander = expand_terms > 0
-    ? await loadQueryExpander({
-      neighbours: expand_terms,
-      minSimilarity: expand_min_similarity,
-      cacheSize: 0,
-    })
+  const { rank } = gleaner.config;
+  const expander = rank.expand_terms > 0
+    ? await loadQueryExpander({ ...expanderOptions(rank), cacheSize: 0 })
     : undefined;
   const perQuestion: number[] = [];
   const perPage100k: number[] = [];

@@ -16,7 +16,7 @@ import { createTierRules } from "./read/tier_rules.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { createEmbedder } from "./rank/embed/mod.ts";
 import type { Embedder } from "./rank/embed/types.ts";
-import { loadQueryExpander, type QueryExpander } from "./rank/expand.ts";
+import { expanderOptions, loadQueryExpander, type QueryExpander } from "./rank/expand.ts";
 
 const log = getGleanerLogger();
 
@@ -113,10 +113,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
     },
     expander() {
       if (config.rank.expand_terms === 0) return Promise.resolve(undefined);
-      expanderPromise ??= loadQueryExpander({
-        neighbours: config.rank.expand_terms,
-        minSimilarity: config.rank.expand_min_similarity,
-      }).catch((error) => {
+      expanderPromise ??= loadQueryExpander(expanderOptions(config.rank)).catch((error) => {
         log.warn("no query expansion: {error}", { error });
         return undefined;
       });

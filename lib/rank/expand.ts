@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { Config } from "../config.ts";
 import { getGleanerLogger } from "../log.ts";
 import { tokenize } from "./bm25.ts";
 import { readStaticModel, type StaticTable } from "./embed/static_fast.ts";
@@ -137,6 +138,23 @@ export function createQueryExpander(
       return extra;
     },
   };
+}
+
+/**
+ * The expander options the `rank` settings name (`expand_terms`,
+ * `expand_min_similarity`).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config.ts";
+ * import { expanderOptions } from "./expand.ts";
+ * console.assert(expanderOptions(parseConfig({}).rank).neighbours === 8);
+ * ```
+ */
+export function expanderOptions(
+  rank: Pick<Config["rank"], "expand_terms" | "expand_min_similarity">,
+): ExpanderOptions {
+  return { neighbours: rank.expand_terms, minSimilarity: rank.expand_min_similarity };
 }
 
 /**

@@ -21,6 +21,7 @@ export { countTokens } from "./tokens.ts";
 export {
   createQueryExpander,
   type ExpanderOptions,
+  expanderOptions,
   loadQueryExpander,
   type QueryExpander,
 } from "./expand.ts";
