@@ -2,20 +2,7 @@ import assert from "node:assert/strict";
 import { parseConfig } from "../config.ts";
 import { GleanerError } from "../errors.ts";
 import { createBrowserTier } from "./browser.ts";
-import { findChromium } from "./browser/launch.ts";
-
-const chromium = await findChromium(parseConfig({})).catch(() => undefined);
-const requireBrowser = Deno.env.get("GLEANER_REQUIRE_BROWSER") === "1";
-const ignore = !chromium && !requireBrowser;
-const suffix = ignore
-  ? " (IGNORED: no Chromium found; GLEANER_REQUIRE_BROWSER=1 makes this fail)"
-  : "";
-if (ignore) {
-  // deno-lint-ignore no-console
-  console.warn(
-    "browser tests ignored: no Chromium found (set read.chrome_path or install chromium)",
-  );
-}
+import { browserSuffix as suffix, ignoreBrowser as ignore } from "../../tests/fixtures/browser.ts";
 
 /** A loopback server that records every request it receives. */
 function serve(

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { createGleaner, type Gleaner } from "../gleaner.ts";
 import { GleanerError } from "../errors.ts";
-import { findChromium } from "./browser/launch.ts";
-import { parseConfig } from "../config.ts";
+import { ignoreBrowser } from "../../tests/fixtures/browser.ts";
 import { startFixtureWeb } from "../../tests/fixtures/web.ts";
 
 /** A one-page PDF whose text is `text` (xref offsets computed). */
@@ -139,9 +138,6 @@ Deno.test("cascade: domain memory skips a tier that keeps failing", async () => 
     await server.shutdown();
   }
 });
-
-const chromium = await findChromium(parseConfig({})).catch(() => undefined);
-const ignoreBrowser = !chromium && Deno.env.get("GLEANER_REQUIRE_BROWSER") !== "1";
 
 Deno.test({
   name: "cascade: a JavaScript-only page is thin over HTTP and read by the browser",

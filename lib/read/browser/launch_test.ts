@@ -5,14 +5,12 @@
 import assert from "node:assert/strict";
 import puppeteer from "puppeteer-core";
 import { parseConfig } from "../../config.ts";
-import { CHROMIUM_ARGS, egressArgs, findChromium, openBrowser } from "./launch.ts";
-
-const chromium = await findChromium(parseConfig({})).catch(() => undefined);
-const requireBrowser = Deno.env.get("GLEANER_REQUIRE_BROWSER") === "1";
-const ignore = !chromium && !requireBrowser;
-const suffix = ignore
-  ? " (IGNORED: no Chromium found; GLEANER_REQUIRE_BROWSER=1 makes this fail)"
-  : "";
+import { CHROMIUM_ARGS, egressArgs, openBrowser } from "./launch.ts";
+import {
+  browserSuffix as suffix,
+  chromium,
+  ignoreBrowser as ignore,
+} from "../../../tests/fixtures/browser.ts";
 
 function serve(hostname: string) {
   const hits: { path: string; host: string | null }[] = [];
