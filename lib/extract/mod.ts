@@ -13,7 +13,7 @@ import {
   readabilityExtractor,
 } from "./main_content.ts";
 import { htmlToMarkdown } from "./markdown.ts";
-import { readMetadata } from "./metadata.ts";
+import { type PageMetadata, readMetadata } from "./metadata.ts";
 import { collectLinks, mergeLinks, type PageLink } from "./links.ts";
 
 export type { ExtractorName, MainContent, MainContentExtractor } from "./main_content.ts";
@@ -25,26 +25,12 @@ export { cleanTitle, readMetadata } from "./metadata.ts";
 export { collectLinks } from "./links.ts";
 export { parseDocument } from "./dom.ts";
 
-/** A page reduced to what an agent reads. */
-export interface ExtractedPage {
-  /** Title (og:title → twitter:title → <title> without site suffix → first <h1> → URL). */
-  title: string;
+/** A page reduced to what an agent reads: its metadata (see {@link PageMetadata}), Markdown and links. */
+export interface ExtractedPage extends Omit<PageMetadata, "jsonLd"> {
   /** Markdown of the main content; no link targets, no images. */
   markdown: string;
   /** Absolute http(s) links, main content first, then the rest of the page. */
   links: PageLink[];
-  /** Language of the page. */
-  lang?: string;
-  /** Author(s). */
-  byline?: string;
-  /** Publication date as the page gives it. */
-  published?: string;
-  /** Description. */
-  excerpt?: string;
-  /** Site name. */
-  siteName?: string;
-  /** Canonical URL. */
-  canonical?: string;
   /** What produced `markdown`. */
   method: ExtractorName | "json-ld";
 }
