@@ -69,7 +69,7 @@ export function createReader(deps: ReaderDeps): Reader {
 
   async function record(url: URL, tier: TierName, ok: boolean, reason?: string) {
     try {
-      await deps.domains?.record(url.hostname, tier, ok, reason);
+      await deps.domains?.record(url.origin, tier, ok, reason);
     } catch (error) {
       log.debug("domain memory not updated: {error}", { error });
     }
@@ -81,7 +81,7 @@ export function createReader(deps: ReaderDeps): Reader {
     if (!tier.canHandle(url, request)) return false;
     if (!deps.domains) return true;
     try {
-      return !(await deps.domains.shouldSkip(url.hostname, tier.name));
+      return !(await deps.domains.shouldSkip(url.origin, tier.name));
     } catch {
       return true;
     }

@@ -229,7 +229,7 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
         const usable = text.trim() !== "" && (type.startsWith("text/") && type !== "text/html") &&
           !/^\s*<(!doctype|html)/i.test(text);
         if (usable) {
-          await noteExists(new URL(origin).hostname, true);
+          await noteExists(origin, true);
           return remember(origin, {
             file: { url: response.url, sections: splitSections(text) },
             expires: now() + ttlMs,
@@ -239,13 +239,13 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
         log.debug("{url} could not be read: {error}", { url: fileUrl, error });
       }
     }
-    await noteExists(new URL(origin).hostname, false);
+    await noteExists(origin, false);
     return remember(origin, { file: null, expires: now() + ttlMs });
   }
 
-  async function noteExists(domain: string, exists: boolean) {
+  async function noteExists(origin: string, exists: boolean) {
     try {
-      await options.domains?.setLlmsTxt(domain, exists);
+      await options.domains?.setLlmsTxt(origin, exists);
     } catch (error) {
       log.debug("llms.txt presence not recorded: {error}", { error });
     }

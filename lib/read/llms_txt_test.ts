@@ -141,7 +141,7 @@ Deno.test("llms.txt tier: returns the matching section of llms-full.txt, fetched
 
       // One fetch of the file for four reads; llms.txt itself never asked for.
       assert.deepEqual(site.requests.filter((p) => p.startsWith("/llms")), ["/llms-full.txt"]);
-      assert.equal((await store.domains.get("127.0.0.1"))?.llms_txt?.exists, true);
+      assert.equal((await store.domains.get(site.origin))?.llms_txt?.exists, true);
     } finally {
       await store.close();
     }
@@ -230,7 +230,7 @@ Deno.test("llms.txt tier: a site without llms.txt is remembered as such", async 
         "/llms-full.txt",
         "/llms.txt",
       ]);
-      assert.equal((await store.domains.get("127.0.0.1"))?.llms_txt?.exists, false);
+      assert.equal((await store.domains.get(site.origin))?.llms_txt?.exists, false);
     } finally {
       await store.close();
     }

@@ -1,9 +1,10 @@
 /**
- * Per-domain memory on SQLite: per-day buckets of attempts, successes and
- * failures per tier (summed over the last 30 days when read), the last
- * failure, robots.txt state and llms.txt presence. Every counter update is a
- * single `INSERT … ON CONFLICT DO UPDATE SET n = n + 1`, so concurrent
- * processes sharing the file never lose counts.
+ * Per-origin memory on SQLite: per-day buckets of attempts, successes and
+ * failures per tier (summed over the last 30 days when read), the probation
+ * of each tier, the last failure, robots.txt state and llms.txt presence.
+ * Counter updates are single `INSERT … ON CONFLICT DO UPDATE SET n = n + 1`
+ * statements and the probation step runs in one `BEGIN IMMEDIATE`
+ * transaction, so concurrent processes sharing the file never lose updates.
  *
  * @module
  */
@@ -18,15 +19,19 @@ import {
   type DomainRecord,
   type DomainStats,
   type DomainSummary,
+  nextProbation,
   normalizeDomain,
+  normalizeOrigin,
+  originHost,
   type RobotsState,
   shortReason,
-  skipVerdict,
   type TierCounts,
   tierCounts,
+  type TierState,
+  tierState,
 } from "./types.ts";
 
-export type { DomainRecord, DomainStats, DomainSummary, RobotsState, TierCounts };
+export type { DomainRecord, DomainStats, DomainSummary, RobotsState, TierCounts, TierState };
 
 /** Options of {@link SqliteDomainStats}. */
 export interface SqliteDomainStatsOptions {
@@ -46,6 +51,12 @@ interface InfoRow {
   llms_checked_at: number | null;
 }
 
+interface ProbationRow {
+  tier: string;
+  consecutive_failures: number;
+  retry_at: number | null;
+}
+
 /**
  * {@link DomainStats} on the store's SQLite file.
  *
@@ -55,9 +66,9 @@ interface InfoRow {
  * import { SqliteDomainStats } from "./domain_stats.ts";
  * const db = openDatabase(":memory:");
  * const stats = new SqliteDomainStats(db);
- * await stats.record("example.com", "http", false, "timeout");
- * await stats.record("example.com", "browser", true);
- * const rec = await stats.get("example.com");
+ * await stats.record("https://example.com", "http", false, "timeout");
+ * await stats.record("https://example.com", "browser", true);
+ * const rec = await stats.get("https://example.com");
  * console.assert(rec?.attempts === 2 && rec.tiers.http.failures === 1);
  * console.assert(rec?.last_failure?.reason === "timeout");
  * db.close();
@@ -69,14 +80,19 @@ export class SqliteDomainStats implements DomainStats {
   readonly #pruneEvery: number;
   #lastPrune = Number.NEGATIVE_INFINITY;
   readonly #bump: StatementSync;
+  readonly #known: StatementSync;
   readonly #failure: StatementSync;
+  readonly #probation: StatementSync;
+  readonly #probations: StatementSync;
+  readonly #setProbation: StatementSync;
   readonly #robots: StatementSync;
   readonly #llms: StatementSync;
   readonly #tiers: StatementSync;
   readonly #info: StatementSync;
+  readonly #ofHost: StatementSync;
   readonly #top: StatementSync;
-  readonly #tier: StatementSync;
   readonly #prune: StatementSync;
+  readonly #pruneTiers: StatementSync;
 
   /** Wraps an open, migrated database (see `openDatabase`). */
   constructor(db: DatabaseSync, options: SqliteDomainStatsOptions = {}) {
@@ -84,114 +100,152 @@ export class SqliteDomainStats implements DomainStats {
     this.#now = options.now ?? Date.now;
     this.#pruneEvery = options.pruneIntervalMs ?? 3_600_000;
     this.#bump = db.prepare(
-      `INSERT INTO domain_daily (domain, tier, day, attempts, successes, failures)
+      `INSERT INTO origin_daily (origin, tier, day, attempts, successes, failures)
        VALUES (?, ?, ?, 1, ?, ?)
-       ON CONFLICT (domain, tier, day) DO UPDATE SET attempts = attempts + 1,
+       ON CONFLICT (origin, tier, day) DO UPDATE SET attempts = attempts + 1,
          successes = successes + excluded.successes, failures = failures + excluded.failures`,
     );
+    this.#known = db.prepare(
+      "INSERT INTO origin_info (origin, host) VALUES (?, ?) ON CONFLICT (origin) DO NOTHING",
+    );
     this.#failure = db.prepare(
-      `INSERT INTO domain_info (domain, last_failure_reason, last_failure_tier, last_failure_at)
-       VALUES (?, ?, ?, ?)
-       ON CONFLICT (domain) DO UPDATE SET last_failure_reason = excluded.last_failure_reason,
-         last_failure_tier = excluded.last_failure_tier, last_failure_at = excluded.last_failure_at
-       WHERE coalesce(last_failure_at, 0) <= excluded.last_failure_at`,
+      `UPDATE origin_info SET last_failure_reason = ?, last_failure_tier = ?, last_failure_at = ?
+       WHERE origin = ? AND coalesce(last_failure_at, 0) <= ?`,
+    );
+    this.#probation = db.prepare(
+      "SELECT tier, consecutive_failures, retry_at FROM origin_tiers WHERE origin = ? AND tier = ?",
+    );
+    this.#probations = db.prepare(
+      "SELECT tier, consecutive_failures, retry_at FROM origin_tiers WHERE origin = ?",
+    );
+    this.#setProbation = db.prepare(
+      `INSERT INTO origin_tiers (origin, tier, consecutive_failures, retry_at, updated_at)
+       VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (origin, tier) DO UPDATE SET consecutive_failures = excluded.consecutive_failures,
+         retry_at = excluded.retry_at, updated_at = excluded.updated_at`,
     );
     this.#robots = db.prepare(
-      `INSERT INTO domain_info (domain, robots_state, robots_checked_at) VALUES (?, ?, ?)
-       ON CONFLICT (domain) DO UPDATE SET robots_state = excluded.robots_state,
+      `INSERT INTO origin_info (origin, host, robots_state, robots_checked_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (origin) DO UPDATE SET robots_state = excluded.robots_state,
          robots_checked_at = excluded.robots_checked_at`,
     );
     this.#llms = db.prepare(
-      `INSERT INTO domain_info (domain, llms_txt, llms_checked_at) VALUES (?, ?, ?)
-       ON CONFLICT (domain) DO UPDATE SET llms_txt = excluded.llms_txt,
+      `INSERT INTO origin_info (origin, host, llms_txt, llms_checked_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (origin) DO UPDATE SET llms_txt = excluded.llms_txt,
          llms_checked_at = excluded.llms_checked_at`,
     );
     this.#tiers = db.prepare(
       `SELECT tier, SUM(attempts) AS a, SUM(successes) AS s, SUM(failures) AS f
-       FROM domain_daily WHERE domain = ? AND day > ? GROUP BY tier ORDER BY tier`,
+       FROM origin_daily WHERE origin = ? AND day > ? GROUP BY tier ORDER BY tier`,
     );
-    this.#info = db.prepare("SELECT * FROM domain_info WHERE domain = ?");
+    this.#info = db.prepare("SELECT * FROM origin_info WHERE origin = ?");
+    this.#ofHost = db.prepare("SELECT origin FROM origin_info WHERE host = ? ORDER BY origin");
     this.#top = db.prepare(
-      `SELECT domain, SUM(attempts) AS a, SUM(successes) AS s, SUM(failures) AS f
-       FROM domain_daily WHERE day > ? GROUP BY domain ORDER BY a DESC, domain LIMIT ?`,
+      `SELECT origin, SUM(attempts) AS a, SUM(successes) AS s, SUM(failures) AS f
+       FROM origin_daily WHERE day > ? GROUP BY origin ORDER BY a DESC, origin LIMIT ?`,
     );
-    this.#tier = db.prepare(
-      `SELECT coalesce(SUM(attempts), 0) AS a, coalesce(SUM(successes), 0) AS s
-       FROM domain_daily WHERE domain = ? AND tier = ? AND day > ?`,
+    this.#prune = db.prepare("DELETE FROM origin_daily WHERE day <= ?");
+    this.#pruneTiers = db.prepare(
+      "DELETE FROM origin_tiers WHERE updated_at < ? AND coalesce(retry_at, 0) < ?",
     );
-    this.#prune = db.prepare("DELETE FROM domain_daily WHERE day <= ?");
   }
 
   /** {@inheritDoc DomainStats.record} */
-  record(domain: string, tier: string, ok: boolean, reason?: string): Promise<void> {
+  record(origin: string, tier: string, ok: boolean, reason?: string): Promise<void> {
     return Promise.try(() => {
-      const d = normalizeDomain(domain);
+      const o = normalizeOrigin(origin);
       checkTier(tier);
       const now = this.#now();
       const day = dayNumber(now);
-      if (ok) {
-        this.#bump.run(d, tier, day, 1, 0);
-      } else {
-        transaction(this.#db, () => {
-          this.#bump.run(d, tier, day, 0, 1);
-          this.#failure.run(d, shortReason(reason), tier, now);
-        });
-      }
+      transaction(this.#db, () => {
+        this.#known.run(o, originHost(o));
+        this.#bump.run(o, tier, day, ok ? 1 : 0, ok ? 0 : 1);
+        if (!ok) this.#failure.run(shortReason(reason), tier, now, o, now);
+        const row = this.#probation.get(o, tier) as ProbationRow | undefined;
+        const next = nextProbation(
+          row &&
+            { consecutive_failures: Number(row.consecutive_failures), retry_at: num(row.retry_at) },
+          ok,
+          now,
+        );
+        this.#setProbation.run(o, tier, next.consecutive_failures, next.retry_at, now);
+      });
       if (now - this.#lastPrune >= this.#pruneEvery) {
         this.#lastPrune = now;
         this.#prune.run(this.#oldestExcludedDay(now));
+        const cutoff = now - DOMAIN_WINDOW_DAYS * 86_400_000;
+        this.#pruneTiers.run(cutoff, now);
       }
     });
   }
 
   /** {@inheritDoc DomainStats.get} */
-  get(domain: string): Promise<DomainRecord | undefined> {
+  get(origin: string): Promise<DomainRecord | undefined> {
+    return Promise.try(() => this.#record(normalizeOrigin(origin), this.#now()));
+  }
+
+  /** {@inheritDoc DomainStats.forHost} */
+  forHost(host: string): Promise<DomainRecord[]> {
     return Promise.try(() => {
-      const d = normalizeDomain(domain);
       const now = this.#now();
-      const rows = this.#tiers.all(d, this.#oldestExcludedDay(now)) as {
-        tier: string;
-        a: number;
-        s: number;
-        f: number;
-      }[];
-      const info = this.#info.get(d) as InfoRow | undefined;
-      if (rows.length === 0 && !info) return undefined;
-      const tiers: Record<string, TierCounts> = {};
-      let a = 0, s = 0, f = 0;
-      for (const row of rows) {
-        tiers[row.tier] = tierCounts(Number(row.a), Number(row.s), Number(row.f));
-        a += Number(row.a);
-        s += Number(row.s);
-        f += Number(row.f);
-      }
-      const record: DomainRecord = {
-        domain: d,
-        window_days: DOMAIN_WINDOW_DAYS,
-        ...tierCounts(a, s, f),
-        tiers,
-      };
-      if (info?.last_failure_at != null) {
-        record.last_failure = {
-          tier: info.last_failure_tier ?? "unknown",
-          reason: info.last_failure_reason ?? "unknown",
-          at: new Date(Number(info.last_failure_at)).toISOString(),
-        };
-      }
-      if (info?.robots_state != null && info.robots_checked_at != null) {
-        record.robots = {
-          state: info.robots_state as RobotsState,
-          checked_at: new Date(Number(info.robots_checked_at)).toISOString(),
-        };
-      }
-      if (info?.llms_txt != null && info.llms_checked_at != null) {
-        record.llms_txt = {
-          exists: Number(info.llms_txt) === 1,
-          checked_at: new Date(Number(info.llms_checked_at)).toISOString(),
-        };
-      }
-      return record;
+      const rows = this.#ofHost.all(normalizeDomain(host)) as { origin: string }[];
+      return rows.map((r) => this.#record(r.origin, now)).filter((r) => r !== undefined)
+        .sort((a, b) => b.attempts - a.attempts || (a.origin < b.origin ? -1 : 1));
     });
+  }
+
+  #record(o: string, now: number): DomainRecord | undefined {
+    const rows = this.#tiers.all(o, this.#oldestExcludedDay(now)) as {
+      tier: string;
+      a: number;
+      s: number;
+      f: number;
+    }[];
+    const info = this.#info.get(o) as InfoRow | undefined;
+    const probations = new Map(
+      (this.#probations.all(o) as unknown as ProbationRow[]).map((p) => [p.tier, p]),
+    );
+    if (rows.length === 0 && !info && probations.size === 0) return undefined;
+    const tiers: Record<string, TierState> = {};
+    let a = 0, s = 0, f = 0;
+    const names = new Set([...rows.map((r) => r.tier), ...probations.keys()]);
+    const counts = new Map(rows.map((r) => [r.tier, r]));
+    for (const tier of [...names].sort()) {
+      const row = counts.get(tier);
+      const p = probations.get(tier);
+      const c = tierCounts(Number(row?.a ?? 0), Number(row?.s ?? 0), Number(row?.f ?? 0));
+      tiers[tier] = tierState(c, Number(p?.consecutive_failures ?? 0), num(p?.retry_at), now);
+      a += c.attempts;
+      s += c.successes;
+      f += c.failures;
+    }
+    const record: DomainRecord = {
+      origin: o,
+      host: originHost(o),
+      window_days: DOMAIN_WINDOW_DAYS,
+      ...tierCounts(a, s, f),
+      tiers,
+    };
+    if (info?.last_failure_at != null) {
+      record.last_failure = {
+        tier: info.last_failure_tier ?? "unknown",
+        reason: info.last_failure_reason ?? "unknown",
+        at: new Date(Number(info.last_failure_at)).toISOString(),
+      };
+    }
+    if (info?.robots_state != null && info.robots_checked_at != null) {
+      record.robots = {
+        state: info.robots_state as RobotsState,
+        checked_at: new Date(Number(info.robots_checked_at)).toISOString(),
+      };
+    }
+    if (info?.llms_txt != null && info.llms_checked_at != null) {
+      record.llms_txt = {
+        exists: Number(info.llms_txt) === 1,
+        checked_at: new Date(Number(info.llms_checked_at)).toISOString(),
+      };
+    }
+    return record;
   }
 
   /** {@inheritDoc DomainStats.summary} */
@@ -199,46 +253,75 @@ export class SqliteDomainStats implements DomainStats {
     return Promise.try(() => {
       const limit = checkLimit(options.limit);
       const rows = this.#top.all(this.#oldestExcludedDay(this.#now()), limit) as {
-        domain: string;
+        origin: string;
         a: number;
         s: number;
         f: number;
       }[];
       return rows.map((r) => ({
-        domain: r.domain,
+        origin: r.origin,
         ...tierCounts(Number(r.a), Number(r.s), Number(r.f)),
       }));
     });
   }
 
-  /** {@inheritDoc DomainStats.shouldSkip} */
-  shouldSkip(domain: string, tier: string): Promise<boolean> {
+  /** {@inheritDoc DomainStats.skipped} */
+  skipped(origin: string): Promise<Map<string, number>> {
     return Promise.try(() => {
-      const row = this.#tier.get(
-        normalizeDomain(domain),
-        checkTier(tier),
-        this.#oldestExcludedDay(this.#now()),
-      ) as { a: number; s: number };
-      return skipVerdict({ attempts: Number(row.a), successes: Number(row.s) });
+      const now = this.#now();
+      const skipped = new Map<string, number>();
+      for (const p of this.#probations.all(normalizeOrigin(origin)) as unknown as ProbationRow[]) {
+        const at = num(p.retry_at);
+        if (at !== null && at > now) skipped.set(p.tier, at);
+      }
+      return skipped;
     });
   }
 
+  /** {@inheritDoc DomainStats.shouldSkip} */
+  async shouldSkip(origin: string, tier: string): Promise<boolean> {
+    checkTier(tier);
+    return (await this.skipped(origin)).has(tier);
+  }
+
   /** {@inheritDoc DomainStats.setRobots} */
-  setRobots(domain: string, state: RobotsState): Promise<void> {
+  setRobots(origin: string, state: RobotsState): Promise<void> {
     return Promise.try(() => {
-      this.#robots.run(normalizeDomain(domain), checkRobots(state), this.#now());
+      const o = normalizeOrigin(origin);
+      this.#robots.run(o, originHost(o), checkRobots(state), this.#now());
     });
   }
 
   /** {@inheritDoc DomainStats.setLlmsTxt} */
-  setLlmsTxt(domain: string, exists: boolean): Promise<void> {
+  setLlmsTxt(origin: string, exists: boolean): Promise<void> {
     return Promise.try(() => {
-      this.#llms.run(normalizeDomain(domain), exists ? 1 : 0, this.#now());
+      const o = normalizeOrigin(origin);
+      this.#llms.run(o, originHost(o), exists ? 1 : 0, this.#now());
     });
+  }
+
+  /** {@inheritDoc DomainStats.clear} */
+  clear(): Promise<number> {
+    return Promise.try(() =>
+      transaction(this.#db, () => {
+        const known = this.#db.prepare(
+          `SELECT count(*) AS n FROM (SELECT origin FROM origin_info UNION
+             SELECT origin FROM origin_daily UNION SELECT origin FROM origin_tiers)`,
+        ).get() as { n: number };
+        this.#db.exec(
+          "DELETE FROM origin_daily; DELETE FROM origin_tiers; DELETE FROM origin_info;",
+        );
+        return Number(known.n);
+      })
+    );
   }
 
   /** The newest day no longer inside the window (buckets must be newer). */
   #oldestExcludedDay(now: number): number {
     return dayNumber(now) - DOMAIN_WINDOW_DAYS;
   }
+}
+
+function num(value: number | bigint | null | undefined): number | null {
+  return value === null || value === undefined ? null : Number(value);
 }

@@ -94,4 +94,48 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    name: "domain memory keyed by origin, with probation",
+    // The host-keyed tables counted policy refusals (blocked ports, robots)
+    // as failures and mixed every port and scheme of a host: their verdicts
+    // are not evidence, so they are dropped rather than carried over.
+    up: `
+      DROP TABLE IF EXISTS domain_daily;
+      DROP TABLE IF EXISTS domain_info;
+
+      CREATE TABLE origin_daily (
+        origin    TEXT    NOT NULL,
+        tier      TEXT    NOT NULL,
+        day       INTEGER NOT NULL,
+        attempts  INTEGER NOT NULL DEFAULT 0,
+        successes INTEGER NOT NULL DEFAULT 0,
+        failures  INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (origin, tier, day)
+      ) WITHOUT ROWID;
+      CREATE INDEX origin_daily_by_day ON origin_daily (day);
+
+      CREATE TABLE origin_tiers (
+        origin               TEXT    NOT NULL,
+        tier                 TEXT    NOT NULL,
+        consecutive_failures INTEGER NOT NULL DEFAULT 0,
+        retry_at             INTEGER,
+        updated_at           INTEGER NOT NULL,
+        PRIMARY KEY (origin, tier)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE origin_info (
+        origin              TEXT PRIMARY KEY,
+        host                TEXT NOT NULL,
+        last_failure_reason TEXT,
+        last_failure_tier   TEXT,
+        last_failure_at     INTEGER,
+        robots_state        TEXT,
+        robots_checked_at   INTEGER,
+        llms_txt            INTEGER,
+        llms_checked_at     INTEGER
+      ) WITHOUT ROWID;
+      CREATE INDEX origin_info_by_host ON origin_info (host);
+    `,
+  },
 ];

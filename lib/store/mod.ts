@@ -8,7 +8,7 @@
  * import { openStore } from "./mod.ts";
  * const store = openStore({ path: ":memory:" });
  * await store.cache.set("search", "q", ["a"]);
- * await store.domains.record("example.com", "http", true);
+ * await store.domains.record("https://example.com", "http", true);
  * console.assert(store.backend === "sqlite");
  * await store.close();
  * ```

@@ -9,7 +9,7 @@ Deno.test("openStore uses $XDG_DATA_HOME/gleaner/gleaner.db by default, created 
     assert.equal(store.path, `${root}/gleaner/gleaner.db`);
     assert.equal(store.backend, "sqlite");
     await store.cache.set("pages", "https://example.com/", { title: "Example" });
-    await store.domains.record("example.com", "http", true);
+    await store.domains.record("https://example.com", "http", true);
     await store.embeddings.put("m", new Map([["h", new Float32Array([0.5])]]));
     await store.close();
     await store.close();
@@ -18,7 +18,7 @@ Deno.test("openStore uses $XDG_DATA_HOME/gleaner/gleaner.db by default, created 
 
     const again = openStore({ path: store.path });
     assert.deepEqual(await again.cache.get("pages", "https://example.com/"), { title: "Example" });
-    assert.equal((await again.domains.get("example.com"))?.successes, 1);
+    assert.equal((await again.domains.get("https://example.com"))?.successes, 1);
     assert.equal((await again.embeddings.get("m", ["h"])).get("h")?.[0], 0.5);
     await again.close();
   } finally {
@@ -71,7 +71,7 @@ Deno.test("with an unreachable cache_url, ready() and commands fail provider_una
       !e.message.includes("s3cret");
     await assert.rejects(store.ready(), unavailable);
     await assert.rejects(store.cache.get("search", "q"), unavailable);
-    await assert.rejects(store.domains.record("a.example", "http", true), unavailable);
+    await assert.rejects(store.domains.record("https://a.example", "http", true), unavailable);
   } finally {
     await store.close();
   }

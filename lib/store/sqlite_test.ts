@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { GleanerError } from "../errors.ts";
+import { SqliteDomainStats } from "./domain_stats.ts";
 import { type Migration, MIGRATIONS } from "./migrations.ts";
 import { defaultDatabasePath, migrate, openDatabase, transaction, userVersion } from "./sqlite.ts";
 
@@ -36,20 +37,55 @@ Deno.test("migrations are applied once and are idempotent across reopenings", as
     const db = openDatabase(path);
     assert.equal(userVersion(db), MIGRATIONS.length);
     for (
-      const t of ["cache_entries", "cache_totals", "domain_daily", "domain_info", "embeddings"]
+      const t of ["cache_entries", "cache_totals", "origin_daily", "origin_info", "embeddings"]
     ) {
       assert.ok(tables(db).includes(t), t);
     }
     const again = migrate(db);
     assert.deepEqual(again, { from: MIGRATIONS.length, to: MIGRATIONS.length, applied: [] });
-    db.prepare("INSERT INTO domain_info (domain) VALUES ('kept.example')").run();
+    db.prepare(
+      "INSERT INTO origin_info (origin, host) VALUES ('https://kept.example', 'kept.example')",
+    ).run();
     db.close();
 
     const reopened = openDatabase(path);
     assert.equal(userVersion(reopened), MIGRATIONS.length);
-    const n = reopened.prepare("SELECT COUNT(*) AS n FROM domain_info").get() as { n: number };
+    const n = reopened.prepare("SELECT COUNT(*) AS n FROM origin_info").get() as { n: number };
     assert.equal(n.n, 1);
     reopened.close();
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a schema-1 file upgrades in place: cache kept, host-keyed domain memory replaced by origins", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    const path = `${root}/old.db`;
+    const old = openDatabase(path, { migrations: MIGRATIONS.slice(0, 1) });
+    assert.equal(userVersion(old), 1);
+    old.prepare(
+      "INSERT INTO cache_entries VALUES ('pages', 'k', '\"v\"', 3, 1, 1)",
+    ).run();
+    // What the old code left after 10 refused requests: a host "skipped" for 30 days.
+    old.prepare(
+      "INSERT INTO domain_daily VALUES ('127.0.0.1', 'http', 20000, 10, 0, 10)",
+    ).run();
+    old.close();
+
+    const db = openDatabase(path);
+    assert.equal(userVersion(db), MIGRATIONS.length);
+    assert.ok(!tables(db).includes("domain_daily"));
+    assert.ok(tables(db).includes("origin_tiers"));
+    const cached = db.prepare("SELECT value FROM cache_entries WHERE key = 'k'").get() as {
+      value: string;
+    };
+    assert.equal(cached.value, '"v"');
+    const stats = new SqliteDomainStats(db);
+    assert.equal(await stats.shouldSkip("http://127.0.0.1", "http"), false);
+    await stats.record("http://127.0.0.1:8080", "http", true);
+    assert.equal((await stats.get("http://127.0.0.1:8080"))?.successes, 1);
+    db.close();
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -96,15 +96,28 @@ export interface TierCounts {
   success_rate: number | null;
 }
 
-/** Everything known about one domain. */
+/** What is known about one tier on one origin: counts, and whether it is skipped now. */
+export interface TierState extends TierCounts {
+  /** Failures since the last success (capped escalation, see {@link probationMs}). */
+  consecutive_failures: number;
+  /**
+   * While the tier is on probation: when it will be tried again (ISO). The
+   * cascade skips it until then, unless every other tier is skipped or failed.
+   */
+  skipped_until?: string;
+}
+
+/** Everything known about one origin (`scheme://host[:port]`). */
 export interface DomainRecord extends TierCounts {
-  /** The normalised domain (lower case, no trailing dot). */
-  domain: string;
+  /** The origin, as `URL.origin` spells it (default ports omitted). */
+  origin: string;
+  /** Its host name (lower case). */
+  host: string;
   /** Length of the rolling window (days). */
   window_days: number;
-  /** Counts per tier over the window. */
-  tiers: Record<string, TierCounts>;
-  /** Latest failure, if any was recorded (kept beyond the window). */
+  /** Counts and probation per tier. */
+  tiers: Record<string, TierState>;
+  /** Latest failure that counted, if any (kept beyond the window). */
   last_failure?: { tier: string; reason: string; at: string };
   /** Latest robots.txt state, if known. */
   robots?: { state: RobotsState; checked_at: string };
@@ -114,47 +127,85 @@ export interface DomainRecord extends TierCounts {
 
 /** One line of {@link DomainStats.summary}. */
 export interface DomainSummary extends TierCounts {
-  /** The domain. */
-  domain: string;
+  /** The origin. */
+  origin: string;
 }
 
 /**
- * Per-domain memory of what worked: attempts, successes and failures per tier
- * over a rolling 30-day window (per-day buckets summed at read time), the last
- * failure, robots.txt state and llms.txt presence. Counters are atomic
- * increments, so concurrent processes never lose counts.
+ * Per-origin memory of what worked, keyed by origin (`scheme://host:port`,
+ * so one port's trouble never affects another): attempts, successes and
+ * failures per tier over a rolling 30-day window (for display), and a short
+ * probation per tier that the cascade reads as a hint.
+ *
+ * Probation: after {@link SKIP_AFTER_FAILURES} consecutive failures of a
+ * tier, it is skipped until `retry_at` = last failure + {@link probationMs}
+ * (5 min, 15 min, 1 h, then 6 h at most). The first attempt after that is a
+ * probe: a success resets the tier, a failure starts the next, longer
+ * probation. Failures arriving while the tier is already on probation (reads
+ * that were in flight) are counted but do not lengthen it, so a burst during
+ * a short outage costs one short probation. Only outcomes that say something
+ * about the tier on that origin should be recorded (the cascade decides).
+ * Counters are atomic, so concurrent processes never lose counts.
  *
  * @example
  * ```ts
  * import type { DomainStats } from "./types.ts";
- * async function readWithMemory(stats: DomainStats, domain: string): Promise<boolean> {
- *   if (await stats.shouldSkip(domain, "http")) return false;
- *   await stats.record(domain, "http", true);
+ * async function readWithMemory(stats: DomainStats, origin: string): Promise<boolean> {
+ *   if (await stats.shouldSkip(origin, "http")) return false;
+ *   await stats.record(origin, "http", true);
  *   return true;
  * }
  * ```
  */
 export interface DomainStats {
-  /** Counts one attempt of `tier` on `domain`; a failure may carry a short reason (e.g. an error code). */
-  record(domain: string, tier: string, ok: boolean, reason?: string): Promise<void>;
-  /** Everything known about a domain, or `undefined` when nothing is. */
-  get(domain: string): Promise<DomainRecord | undefined>;
-  /** Domains with the most attempts in the window, most first. */
+  /** Counts one attempt of `tier` on `origin`; a failure may carry a short reason (e.g. an error code). */
+  record(origin: string, tier: string, ok: boolean, reason?: string): Promise<void>;
+  /** Everything known about an origin, or `undefined` when nothing is. */
+  get(origin: string): Promise<DomainRecord | undefined>;
+  /** Every origin known on a host name (any scheme and port), busiest first. */
+  forHost(host: string): Promise<DomainRecord[]>;
+  /** Origins with the most attempts in the window, most first. */
   summary(options?: { limit?: number }): Promise<DomainSummary[]>;
-  /** True when `tier` succeeded under 30% of at least 10 attempts on `domain` in the window. */
-  shouldSkip(domain: string, tier: string): Promise<boolean>;
-  /** Remembers the robots.txt state of a domain. */
-  setRobots(domain: string, state: RobotsState): Promise<void>;
-  /** Remembers whether `/llms.txt` exists on a domain. */
-  setLlmsTxt(domain: string, exists: boolean): Promise<void>;
+  /** The tiers of `origin` on probation now, each with the time it will be retried (ms since epoch). */
+  skipped(origin: string): Promise<Map<string, number>>;
+  /** True when `tier` is on probation on `origin` now. */
+  shouldSkip(origin: string, tier: string): Promise<boolean>;
+  /** Remembers the robots.txt state of an origin. */
+  setRobots(origin: string, state: RobotsState): Promise<void>;
+  /** Remembers whether `/llms.txt` exists on an origin. */
+  setLlmsTxt(origin: string, exists: boolean): Promise<void>;
+  /** Forgets everything (counts, probation, robots, llms.txt); returns how many origins were known. */
+  clear(): Promise<number>;
 }
 
 /** Length of the rolling window of domain stats (days, today included). */
 export const DOMAIN_WINDOW_DAYS = 30;
-/** Attempts needed before {@link DomainStats.shouldSkip} may say yes. */
-export const SKIP_MIN_ATTEMPTS = 10;
-/** Success rate under which a tier is skipped. */
-export const SKIP_MAX_SUCCESS_RATE = 0.3;
+/** Consecutive failures of a tier on an origin before it is skipped. */
+export const SKIP_AFTER_FAILURES = 3;
+/** Probation lengths (ms) after 3, 4, 5, and 6 or more consecutive failures. */
+export const PROBATION_STEPS_MS: readonly number[] = [
+  5 * 60_000,
+  15 * 60_000,
+  60 * 60_000,
+  6 * 60 * 60_000,
+];
+
+/**
+ * How long a tier is skipped after `consecutiveFailures` failures in a row
+ * (0 = not skipped): 5 min at the 3rd, 15 min, 1 h, then 6 h at most.
+ *
+ * @example
+ * ```ts
+ * import { probationMs } from "./types.ts";
+ * console.assert(probationMs(2) === 0 && probationMs(3) === 300_000);
+ * console.assert(probationMs(40) === 6 * 3_600_000);
+ * ```
+ */
+export function probationMs(consecutiveFailures: number): number {
+  if (consecutiveFailures < SKIP_AFTER_FAILURES) return 0;
+  const step = Math.min(consecutiveFailures - SKIP_AFTER_FAILURES, PROBATION_STEPS_MS.length - 1);
+  return PROBATION_STEPS_MS[step];
+}
 
 const DAY_MS = 86_400_000;
 
@@ -204,10 +255,84 @@ export function tierCounts(attempts: number, successes: number, failures: number
   };
 }
 
-/** The skip rule shared by every backend. */
-export function skipVerdict(counts: { attempts: number; successes: number }): boolean {
-  return counts.attempts >= SKIP_MIN_ATTEMPTS &&
-    counts.successes / counts.attempts < SKIP_MAX_SUCCESS_RATE;
+/**
+ * Normalises an origin (`https://Example.com:443/` → `https://example.com`);
+ * throws `invalid_arguments` unless it is an http(s) origin.
+ *
+ * @example
+ * ```ts
+ * import { normalizeOrigin } from "./types.ts";
+ * console.assert(normalizeOrigin("HTTPS://Example.com:443/") === "https://example.com");
+ * console.assert(normalizeOrigin("http://127.0.0.1:8080") === "http://127.0.0.1:8080");
+ * ```
+ */
+export function normalizeOrigin(origin: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(String(origin ?? "").trim());
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname) {
+    throw new GleanerError(
+      "invalid_arguments",
+      `origin "${String(origin).slice(0, 80)}" is not an http(s) origin`,
+      { details: { field: "origin" } },
+    );
+  }
+  return url.origin;
+}
+
+/** The host name of a normalised origin (lower case, IPv6 in brackets). */
+export function originHost(origin: string): string {
+  return new URL(origin).hostname;
+}
+
+/** The probation fields of one tier on one origin. */
+export interface Probation {
+  /** Failures since the last success. */
+  consecutive_failures: number;
+  /** When the tier may be tried again (ms since epoch), `null` when not on probation. */
+  retry_at: number | null;
+}
+
+/**
+ * The probation rule shared by every backend: a success clears it; a failure
+ * while on probation changes nothing (it was in flight); any other failure
+ * adds one and, from the {@link SKIP_AFTER_FAILURES}th, sets `retry_at`.
+ *
+ * @example
+ * ```ts
+ * import { nextProbation } from "./types.ts";
+ * let p = { consecutive_failures: 0, retry_at: null as number | null };
+ * for (let i = 0; i < 3; i++) p = nextProbation(p, false, 1000);
+ * console.assert(p.retry_at === 1000 + 300_000);
+ * console.assert(nextProbation(p, true, 2000).retry_at === null);
+ * ```
+ */
+export function nextProbation(
+  previous: Probation | undefined,
+  ok: boolean,
+  now: number,
+): Probation {
+  if (ok) return { consecutive_failures: 0, retry_at: null };
+  const prev = previous ?? { consecutive_failures: 0, retry_at: null };
+  if (prev.retry_at !== null && prev.retry_at > now) return prev;
+  const consecutive = prev.consecutive_failures + 1;
+  const wait = probationMs(consecutive);
+  return { consecutive_failures: consecutive, retry_at: wait > 0 ? now + wait : null };
+}
+
+/** A tier's {@link TierState} from its counts and probation fields. */
+export function tierState(
+  counts: TierCounts,
+  consecutiveFailures: number,
+  retryAt: number | null,
+  now: number,
+): TierState {
+  const state: TierState = { ...counts, consecutive_failures: consecutiveFailures };
+  if (retryAt !== null && retryAt > now) state.skipped_until = new Date(retryAt).toISOString();
+  return state;
 }
 
 /** Trims a failure reason to a short single line (it must never carry secrets or bodies). */

@@ -31,11 +31,15 @@ import {
   type DomainStats,
   type DomainSummary,
   normalizeDomain,
+  normalizeOrigin,
+  originHost,
+  PROBATION_STEPS_MS,
   type RobotsState,
   shortReason,
-  skipVerdict,
-  type TierCounts,
+  SKIP_AFTER_FAILURES,
   tierCounts,
+  type TierState,
+  tierState,
 } from "./types.ts";
 
 export type { Redis };
@@ -288,18 +292,48 @@ export interface ValkeyDomainStatsOptions {
 }
 
 /**
- * {@link DomainStats} on Valkey. Keys: `<prefix>d:<domain>:<day>` (hash of
- * `<tier>:a|s|f` counters), `<prefix>dz:<day>` (sorted set of attempts per
- * domain, for the summary), `<prefix>di:<domain>` (last failure, robots.txt,
- * llms.txt). Counters only ever move by `HINCRBY`/`ZINCRBY` inside `MULTI`.
+ * The probation step of {@link nextProbation}, atomically on the server.
+ * KEYS[1] = probation hash; ARGV = tier, now, ok (1/0), threshold, ttl, steps….
+ */
+const PROBATION_SCRIPT = `
+local c_field = ARGV[1] .. ':c'
+local r_field = ARGV[1] .. ':r'
+local now = tonumber(ARGV[2])
+if ARGV[3] == '1' then
+  redis.call('HSET', KEYS[1], c_field, '0')
+  redis.call('HDEL', KEYS[1], r_field)
+else
+  local r = tonumber(redis.call('HGET', KEYS[1], r_field) or '0') or 0
+  if r <= now then
+    local c = redis.call('HINCRBY', KEYS[1], c_field, 1)
+    local threshold = tonumber(ARGV[4])
+    if c >= threshold then
+      local steps = #ARGV - 5
+      local i = math.min(c - threshold, steps - 1)
+      redis.call('HSET', KEYS[1], r_field, string.format('%.0f', now + tonumber(ARGV[6 + i])))
+    end
+  end
+end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
+return 1
+`;
+
+/**
+ * {@link DomainStats} on Valkey. Keys: `<prefix>o:<origin>:<day>` (hash of
+ * `<tier>:a|s|f` counters), `<prefix>oz:<day>` (sorted set of attempts per
+ * origin, for the summary), `<prefix>ot:<origin>` (probation: `<tier>:c`
+ * consecutive failures, `<tier>:r` retry time), `<prefix>oi:<origin>` (host,
+ * last failure, robots.txt, llms.txt) and `<prefix>oh:<host>` (the host's
+ * origins). Counters only ever move by `HINCRBY`/`ZINCRBY` inside `MULTI`;
+ * the probation step is one server-side script in the same transaction.
  *
  * @example
  * ```ts ignore
  * import { connectValkey, ValkeyDomainStats } from "./valkey.ts";
  * const client = await connectValkey("redis://127.0.0.1:6379");
  * const stats = new ValkeyDomainStats(client);
- * await stats.record("example.com", "http", true);
- * console.assert((await stats.get("example.com"))?.successes === 1);
+ * await stats.record("https://example.com", "http", true);
+ * console.assert((await stats.get("https://example.com"))?.successes === 1);
  * await client.quit();
  * ```
  */
@@ -315,16 +349,24 @@ export class ValkeyDomainStats implements DomainStats {
     this.#now = options.now ?? Date.now;
   }
 
-  #dayKey(domain: string, day: number): string {
-    return `${this.#prefix}d:${domain}:${day}`;
+  #dayKey(origin: string, day: number): string {
+    return `${this.#prefix}o:${origin}:${day}`;
   }
 
   #topKey(day: number): string {
-    return `${this.#prefix}dz:${day}`;
+    return `${this.#prefix}oz:${day}`;
   }
 
-  #infoKey(domain: string): string {
-    return `${this.#prefix}di:${domain}`;
+  #tiersKey(origin: string): string {
+    return `${this.#prefix}ot:${origin}`;
+  }
+
+  #infoKey(origin: string): string {
+    return `${this.#prefix}oi:${origin}`;
+  }
+
+  #hostKey(host: string): string {
+    return `${this.#prefix}oh:${host}`;
   }
 
   /** The day numbers inside the window, newest first. */
@@ -334,33 +376,49 @@ export class ValkeyDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.record} */
-  async record(domain: string, tier: string, ok: boolean, reason?: string): Promise<void> {
-    const d = normalizeDomain(domain);
+  async record(origin: string, tier: string, ok: boolean, reason?: string): Promise<void> {
+    const o = normalizeOrigin(origin);
     checkTier(tier);
     const now = this.#now();
     const day = dayNumber(now);
-    const dayKey = this.#dayKey(d, day);
+    const dayKey = this.#dayKey(o, day);
     const topKey = this.#topKey(day);
+    const infoKey = this.#infoKey(o);
+    const hostKey = this.#hostKey(originHost(o));
     const tx = this.#client.multi()
       .hincrby(dayKey, `${tier}:a`, 1)
       .hincrby(dayKey, `${tier}:${ok ? "s" : "f"}`, 1)
       .expire(dayKey, DAY_KEY_TTL_S)
-      .zincrby(topKey, 1, d)
-      .expire(topKey, DAY_KEY_TTL_S);
+      .zincrby(topKey, 1, o)
+      .expire(topKey, DAY_KEY_TTL_S)
+      .hset(infoKey, { host: originHost(o) })
+      .expire(infoKey, INFO_KEY_TTL_S)
+      .sadd(hostKey, o)
+      .expire(hostKey, INFO_KEY_TTL_S)
+      .eval(
+        PROBATION_SCRIPT,
+        1,
+        this.#tiersKey(o),
+        tier,
+        String(now),
+        ok ? "1" : "0",
+        String(SKIP_AFTER_FAILURES),
+        String(DAY_KEY_TTL_S),
+        ...PROBATION_STEPS_MS.map(String),
+      );
     if (!ok) {
-      const infoKey = this.#infoKey(d);
       tx.hset(infoKey, {
         last_failure_reason: shortReason(reason),
         last_failure_tier: tier,
         last_failure_at: String(now),
-      }).expire(infoKey, INFO_KEY_TTL_S);
+      });
     }
     checkExec(await call(tx.exec()));
   }
 
-  async #tierTotals(domain: string): Promise<Map<string, [number, number, number]>> {
+  async #tierTotals(origin: string): Promise<Map<string, [number, number, number]>> {
     const pipe = this.#client.pipeline();
-    for (const day of this.#days()) pipe.hgetall(this.#dayKey(domain, day));
+    for (const day of this.#days()) pipe.hgetall(this.#dayKey(origin, day));
     const totals = new Map<string, [number, number, number]>();
     for (const [error, hash] of (await call(pipe.exec())) ?? []) {
       if (error) throw unavailable(error);
@@ -377,25 +435,50 @@ export class ValkeyDomainStats implements DomainStats {
     return totals;
   }
 
+  /** Probation per tier: consecutive failures and retry time. */
+  async #probations(origin: string): Promise<Map<string, { c: number; r: number | null }>> {
+    const hash = await call(this.#client.hgetall(this.#tiersKey(origin)));
+    const out = new Map<string, { c: number; r: number | null }>();
+    for (const [field, raw] of Object.entries(hash)) {
+      const colon = field.lastIndexOf(":");
+      const tier = field.slice(0, colon);
+      const entry = out.get(tier) ?? { c: 0, r: null };
+      if (field.endsWith(":c")) entry.c = Number(raw) || 0;
+      else if (field.endsWith(":r")) entry.r = Number(raw) || null;
+      else continue;
+      out.set(tier, entry);
+    }
+    return out;
+  }
+
   /** {@inheritDoc DomainStats.get} */
-  async get(domain: string): Promise<DomainRecord | undefined> {
-    const d = normalizeDomain(domain);
-    const [totals, info] = await Promise.all([
-      this.#tierTotals(d),
-      call(this.#client.hgetall(this.#infoKey(d))),
+  get(origin: string): Promise<DomainRecord | undefined> {
+    return Promise.try(() => this.#record(normalizeOrigin(origin)));
+  }
+
+  async #record(o: string): Promise<DomainRecord | undefined> {
+    const [totals, probations, info] = await Promise.all([
+      this.#tierTotals(o),
+      this.#probations(o),
+      call(this.#client.hgetall(this.#infoKey(o))),
     ]);
-    if (totals.size === 0 && Object.keys(info).length === 0) return undefined;
-    const tiers: Record<string, TierCounts> = {};
+    if (totals.size === 0 && probations.size === 0 && Object.keys(info).length === 0) {
+      return undefined;
+    }
+    const now = this.#now();
+    const tiers: Record<string, TierState> = {};
     let a = 0, s = 0, f = 0;
-    for (const tier of [...totals.keys()].sort()) {
-      const [ta, ts, tf] = totals.get(tier)!;
-      tiers[tier] = tierCounts(ta, ts, tf);
+    for (const tier of [...new Set([...totals.keys(), ...probations.keys()])].sort()) {
+      const [ta, ts, tf] = totals.get(tier) ?? [0, 0, 0];
+      const p = probations.get(tier);
+      tiers[tier] = tierState(tierCounts(ta, ts, tf), p?.c ?? 0, p?.r ?? null, now);
       a += ta;
       s += ts;
       f += tf;
     }
     const record: DomainRecord = {
-      domain: d,
+      origin: o,
+      host: originHost(o),
       window_days: DOMAIN_WINDOW_DAYS,
       ...tierCounts(a, s, f),
       tiers,
@@ -422,18 +505,26 @@ export class ValkeyDomainStats implements DomainStats {
     return record;
   }
 
+  /** {@inheritDoc DomainStats.forHost} */
+  async forHost(host: string): Promise<DomainRecord[]> {
+    const origins = await call(this.#client.smembers(this.#hostKey(normalizeDomain(host))));
+    const records = await Promise.all(origins.sort().map((o) => this.#record(o)));
+    return records.filter((r) => r !== undefined)
+      .sort((x, y) => y.attempts - x.attempts || (x.origin < y.origin ? -1 : 1));
+  }
+
   /** {@inheritDoc DomainStats.summary} */
   async summary(options: { limit?: number } = {}): Promise<DomainSummary[]> {
     const limit = checkLimit(options.limit);
     const keys = this.#days().map((day) => this.#topKey(day));
     const flat = await call(this.#client.zunion(keys.length, ...keys, "WITHSCORES"));
-    const ranked: { domain: string; score: number }[] = [];
+    const ranked: { origin: string; score: number }[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
-      ranked.push({ domain: flat[i], score: Number(flat[i + 1]) });
+      ranked.push({ origin: flat[i], score: Number(flat[i + 1]) });
     }
-    ranked.sort((x, y) => y.score - x.score || (x.domain < y.domain ? -1 : 1));
+    ranked.sort((x, y) => y.score - x.score || (x.origin < y.origin ? -1 : 1));
     const top = ranked.slice(0, limit);
-    const totals = await Promise.all(top.map((r) => this.#tierTotals(r.domain)));
+    const totals = await Promise.all(top.map((r) => this.#tierTotals(r.origin)));
     return top.map((r, i) => {
       let a = 0, s = 0, f = 0;
       for (const [ta, ts, tf] of totals[i].values()) {
@@ -441,51 +532,76 @@ export class ValkeyDomainStats implements DomainStats {
         s += ts;
         f += tf;
       }
-      return { domain: r.domain, ...tierCounts(a, s, f) };
+      return { origin: r.origin, ...tierCounts(a, s, f) };
     });
   }
 
-  /** {@inheritDoc DomainStats.shouldSkip} */
-  async shouldSkip(domain: string, tier: string): Promise<boolean> {
-    const d = normalizeDomain(domain);
-    checkTier(tier);
-    const pipe = this.#client.pipeline();
-    for (const day of this.#days()) pipe.hmget(this.#dayKey(d, day), `${tier}:a`, `${tier}:s`);
-    let attempts = 0, successes = 0;
-    for (const [error, pair] of (await call(pipe.exec())) ?? []) {
-      if (error) throw unavailable(error);
-      const [a, s] = pair as (string | null)[];
-      attempts += Number(a ?? 0) || 0;
-      successes += Number(s ?? 0) || 0;
+  /** {@inheritDoc DomainStats.skipped} */
+  async skipped(origin: string): Promise<Map<string, number>> {
+    const now = this.#now();
+    const skipped = new Map<string, number>();
+    for (const [tier, p] of await this.#probations(normalizeOrigin(origin))) {
+      if (p.r !== null && p.r > now) skipped.set(tier, p.r);
     }
-    return skipVerdict({ attempts, successes });
+    return skipped;
+  }
+
+  /** {@inheritDoc DomainStats.shouldSkip} */
+  async shouldSkip(origin: string, tier: string): Promise<boolean> {
+    checkTier(tier);
+    return (await this.skipped(origin)).has(tier);
   }
 
   /** {@inheritDoc DomainStats.setRobots} */
-  async setRobots(domain: string, state: RobotsState): Promise<void> {
-    const key = this.#infoKey(normalizeDomain(domain));
-    checkExec(
-      await this.#client.multi()
-        .hset(key, {
-          robots_state: checkRobots(state),
-          robots_checked_at: String(this.#now()),
-        })
-        .expire(key, INFO_KEY_TTL_S)
-        .exec()
-        .catch((e) => Promise.reject(unavailable(e))),
-    );
+  async setRobots(origin: string, state: RobotsState): Promise<void> {
+    await this.#setInfo(origin, {
+      robots_state: checkRobots(state),
+      robots_checked_at: String(this.#now()),
+    });
   }
 
   /** {@inheritDoc DomainStats.setLlmsTxt} */
-  async setLlmsTxt(domain: string, exists: boolean): Promise<void> {
-    const key = this.#infoKey(normalizeDomain(domain));
+  async setLlmsTxt(origin: string, exists: boolean): Promise<void> {
+    await this.#setInfo(origin, {
+      llms_txt: exists ? "1" : "0",
+      llms_checked_at: String(this.#now()),
+    });
+  }
+
+  async #setInfo(origin: string, fields: Record<string, string>): Promise<void> {
+    const o = normalizeOrigin(origin);
+    const key = this.#infoKey(o);
+    const hostKey = this.#hostKey(originHost(o));
     checkExec(
-      await this.#client.multi()
-        .hset(key, { llms_txt: exists ? "1" : "0", llms_checked_at: String(this.#now()) })
-        .expire(key, INFO_KEY_TTL_S)
-        .exec()
-        .catch((e) => Promise.reject(unavailable(e))),
+      await call(
+        this.#client.multi()
+          .hset(key, { host: originHost(o), ...fields })
+          .expire(key, INFO_KEY_TTL_S)
+          .sadd(hostKey, o)
+          .expire(hostKey, INFO_KEY_TTL_S)
+          .exec(),
+      ),
     );
+  }
+
+  /** {@inheritDoc DomainStats.clear} (also removes the host-keyed keys of earlier versions). */
+  async clear(): Promise<number> {
+    let origins = 0;
+    for (const kind of ["oi", "o", "oz", "ot", "oh", "d", "dz", "di"]) {
+      const match = `${globEscape(this.#prefix)}${kind}:*`;
+      let cursor = "0";
+      do {
+        const [next, keys] = await call(
+          this.#client.scan(cursor, "MATCH", match, "COUNT", 500),
+        );
+        cursor = next;
+        if (keys.length > 0) {
+          const removed = await call(this.#client.del(...keys));
+          if (kind === "oi") origins += removed;
+        }
+      } while (cursor !== "0");
+    }
+    return origins;
   }
 }
 

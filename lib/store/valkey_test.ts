@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { GleanerError } from "../errors.ts";
 import { openStore } from "./mod.ts";
+import { checkClear, checkOriginKeys, checkProbation } from "./testdata/domain_contract.ts";
 import {
   assertRaceCounts,
   redisAvailable,
@@ -105,26 +106,27 @@ Deno.test({
 });
 
 Deno.test({
-  name: "ValkeyDomainStats: counts, 30-day window, shouldSkip, summary, info",
+  name: "ValkeyDomainStats: counts, 30-day window, summary, info",
   ignore: !HAVE_REDIS,
   fn: () =>
     withServer(async ({ url }) => {
       await withClient(url, async (client) => {
         const c = clock();
         const stats = new ValkeyDomainStats(client, { prefix: "t2:", now: c.now });
-        assert.equal(await stats.get("example.com"), undefined);
-        const at = async (daysAgo: number, domain: string, tier: string, ok: boolean, n = 1) => {
+        const o = "https://example.com";
+        assert.equal(await stats.get(o), undefined);
+        const at = async (daysAgo: number, origin: string, tier: string, ok: boolean, n = 1) => {
           c.set(c.start - daysAgo * DAY);
-          for (let i = 0; i < n; i++) await stats.record(domain, tier, ok, "timeout");
+          for (let i = 0; i < n; i++) await stats.record(origin, tier, ok, "timeout");
         };
-        await at(30, "example.com", "http", false, 6); // just outside the window
-        await at(29, "example.com", "http", true, 3); // oldest day inside
-        await at(0, "Example.com", "browser", false, 1);
-        await at(0, "example.com", "browser", true, 1);
+        await at(30, o, "http", false, 6); // just outside the window
+        await at(29, o, "http", true, 3); // oldest day inside
+        await at(0, "HTTPS://Example.com:443", "browser", false, 1);
+        await at(0, o, "browser", true, 1);
         c.set(c.start);
-        await stats.setRobots("example.com", "allow_all");
-        await stats.setLlmsTxt("example.com", false);
-        const rec = await stats.get("example.com");
+        await stats.setRobots(o, "allow_all");
+        await stats.setLlmsTxt(o, false);
+        const rec = await stats.get(o);
         assert.ok(rec);
         assert.deepEqual(
           { a: rec.attempts, s: rec.successes, f: rec.failures },
@@ -135,12 +137,7 @@ Deno.test({
           successes: 3,
           failures: 0,
           success_rate: 1,
-        });
-        assert.deepEqual(rec.tiers.browser, {
-          attempts: 2,
-          successes: 1,
-          failures: 1,
-          success_rate: 0.5,
+          consecutive_failures: 0,
         });
         assert.deepEqual(rec.last_failure, {
           tier: "browser",
@@ -149,35 +146,51 @@ Deno.test({
         });
         assert.equal(rec.robots?.state, "allow_all");
         assert.equal(rec.llms_txt?.exists, false);
-        const ttl = await client.ttl(`t2:d:example.com:${Math.floor(c.start / DAY)}`);
+        const ttl = await client.ttl(`t2:o:${o}:${Math.floor(c.start / DAY)}`);
         assert.ok(ttl > 30 * 86_400 && ttl <= 31 * 86_400, `ttl ${ttl}`);
-
-        for (let i = 0; i < 9; i++) await stats.record("bad.example", "http", false);
-        assert.equal(await stats.shouldSkip("bad.example", "http"), false);
-        await stats.record("bad.example", "http", false);
-        assert.equal(await stats.shouldSkip("bad.example", "http"), true);
-        for (let i = 0; i < 7; i++) await stats.record("edge.example", "http", false);
-        for (let i = 0; i < 3; i++) await stats.record("edge.example", "http", true);
-        assert.equal(
-          await stats.shouldSkip("edge.example", "http"),
-          false,
-          "3/10 is not under 30%",
-        );
-        // Old failures outside the window do not count toward skipping.
-        await at(31, "gone.example", "http", false, 20);
-        c.set(c.start);
-        assert.equal(await stats.shouldSkip("gone.example", "http"), false);
-
-        const top = await stats.summary({ limit: 2 });
-        assert.deepEqual(top.map((t) => [t.domain, t.attempts]), [
-          ["bad.example", 10],
-          ["edge.example", 10],
+        for (let i = 0; i < 9; i++) await stats.record("https://busy.example", "http", true);
+        assert.deepEqual((await stats.summary({ limit: 1 })).map((t) => [t.origin, t.attempts]), [
+          ["https://busy.example", 9],
         ]);
-        assert.deepEqual((await stats.summary()).map((t) => t.domain), [
-          "bad.example",
-          "edge.example",
-          "example.com",
-        ]);
+      });
+    }),
+});
+
+Deno.test({
+  name: "ValkeyDomainStats: keyed by origin, a host lists its origins",
+  ignore: !HAVE_REDIS,
+  fn: () =>
+    withServer(async ({ url }) => {
+      await withClient(url, async (client) => {
+        const c = clock();
+        await checkOriginKeys(new ValkeyDomainStats(client, { prefix: "t4:", now: c.now }), c);
+      });
+    }),
+});
+
+Deno.test({
+  name: "ValkeyDomainStats: probation is short and growing; a one-minute outage is not a lockout",
+  ignore: !HAVE_REDIS,
+  fn: () =>
+    withServer(async ({ url }) => {
+      await withClient(url, async (client) => {
+        const c = clock();
+        await checkProbation(new ValkeyDomainStats(client, { prefix: "t5:", now: c.now }), c);
+      });
+    }),
+});
+
+Deno.test({
+  name: "ValkeyDomainStats: clear forgets every origin, and the host-keyed keys of old versions",
+  ignore: !HAVE_REDIS,
+  fn: () =>
+    withServer(async ({ url }) => {
+      await withClient(url, async (client) => {
+        await client.set("t6:d:127.0.0.1:20000", "1");
+        await client.set("t6:c:pages:kept", "1");
+        await checkClear(new ValkeyDomainStats(client, { prefix: "t6:" }));
+        assert.equal(await client.exists("t6:d:127.0.0.1:20000"), 0);
+        assert.equal(await client.exists("t6:c:pages:kept"), 1, "the cache is not touched");
       });
     }),
 });
@@ -190,12 +203,14 @@ Deno.test({
       await runWriters(2, {
         backend: "valkey",
         target: url,
-        domain: "race.example",
+        domain: "https://race.example",
         n: 200,
         prefix: "t3:",
       });
       await withClient(url, async (client) => {
-        const rec = await new ValkeyDomainStats(client, { prefix: "t3:" }).get("race.example");
+        const rec = await new ValkeyDomainStats(client, { prefix: "t3:" }).get(
+          "https://race.example",
+        );
         assertRaceCounts(rec);
       });
     }),
@@ -212,9 +227,9 @@ Deno.test({
         assert.equal(a.backend, "valkey");
         await a.cache.set("search", "shared", [1]);
         assert.deepEqual(await b.cache.get("search", "shared"), [1], "second process sees it");
-        await a.domains.record("x.example", "http", true);
-        await b.domains.record("x.example", "http", false, "blocked");
-        assert.equal((await a.domains.get("x.example"))?.attempts, 2);
+        await a.domains.record("https://x.example", "http", true);
+        await b.domains.record("https://x.example", "http", false, "timeout");
+        assert.equal((await a.domains.get("https://x.example"))?.attempts, 2);
         // Embeddings stay in SQLite.
         await a.embeddings.put("m", new Map([["h", new Float32Array([1])]]));
         assert.equal((await b.embeddings.get("m", ["h"])).size, 0);

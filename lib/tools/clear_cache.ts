@@ -1,9 +1,11 @@
 /**
- * The `clear_cache` tool: drop cached searches, pages, crawl manifests, or all.
+ * The `clear_cache` tool: drop cached searches, pages, crawl manifests, the
+ * per-site reading memory, or all of them.
  *
  * @module
  */
 import { z } from "zod";
+import type { CacheNamespace } from "../store/types.ts";
 import { defineTool } from "./spec.ts";
 
 /** The tool definition. */
@@ -11,18 +13,42 @@ export const clearCacheTool = defineTool({
   name: "clear_cache",
   title: "Clear cache",
   description:
-    "Removes cached search answers, pages or crawl manifests (or all of them) so the next call reads fresh from the web.",
-  input: z.object({
-    target: z.enum(["search", "pages", "crawl", "all"]).default("all").describe("What to clear"),
+    "Removes cached search answers, pages or crawl manifests so the next call reads fresh from the web, or (target domains) forgets the per-site reading memory, so tiers skipped on a site are tried again at once. all clears every one of them.",
+  input: z.strictObject({
+    target: z.enum(["search", "pages", "crawl", "domains", "all"]).default("all").describe(
+      "What to clear: a cache namespace, domains (reading memory per site), or all",
+    ),
   }),
-  output: z.object({ removed: z.number().int(), target: z.string() }),
+  output: z.object({
+    removed: z.number().int().describe("Cache entries removed"),
+    origins_forgotten: z.number().int().describe(
+      "Sites (origins) whose reading memory was cleared",
+    ),
+    target: z.string(),
+  }),
   http: { path: "/v1/cache/clear" },
   readOnly: false,
   openWorld: false,
   handler: async (input, { gleaner }) => {
-    const result = await gleaner.store.cache.clear(input.target);
-    return { removed: result.removed, target: input.target };
+    const { cache, domains } = gleaner.store;
+    const removed = input.target === "domains"
+      ? 0
+      : (await cache.clear(input.target as CacheNamespace | "all")).removed;
+    const forgotten = input.target === "domains" || input.target === "all"
+      ? await domains.clear()
+      : 0;
+    return { removed, origins_forgotten: forgotten, target: input.target };
   },
-  render: (out) =>
-    `Removed ${out.removed} cached ${out.target === "all" ? "entries" : out.target + " entries"}.`,
+  render: (out) => {
+    const entries = `Removed ${out.removed} cached ${
+      out.target === "all" || out.target === "domains" ? "entries" : out.target + " entries"
+    }`;
+    if (out.target === "domains") {
+      return `Forgot the reading memory of ${out.origins_forgotten} sites.`;
+    }
+    if (out.target === "all") {
+      return `${entries}; forgot the reading memory of ${out.origins_forgotten} sites.`;
+    }
+    return `${entries}.`;
+  },
 });

@@ -1,9 +1,10 @@
 /**
- * The `domain_stats` tool: what Gleaner remembers about reading each domain.
+ * The `domain_stats` tool: what Gleaner remembers about reading each origin.
  *
  * @module
  */
 import { z } from "zod";
+import { normalizeOrigin } from "../store/types.ts";
 import { defineTool } from "./spec.ts";
 
 const Counts = z.object({
@@ -13,17 +14,26 @@ const Counts = z.object({
   success_rate: z.number().nullable(),
 });
 
+const TierState = Counts.extend({
+  consecutive_failures: z.number().int(),
+  skipped_until: z.string().optional(),
+});
+
+/** One origin as `domain_stats` shows it. */
+export const OriginStats = z.object({
+  origin: z.string(),
+  host: z.string(),
+  window_days: z.number().int(),
+  tiers: z.record(z.string(), TierState),
+  last_failure: z.object({ tier: z.string(), reason: z.string(), at: z.string() }).optional(),
+  robots: z.object({ state: z.string(), checked_at: z.string() }).optional(),
+  llms_txt: z.object({ exists: z.boolean(), checked_at: z.string() }).optional(),
+}).extend(Counts.shape);
+
 /** Output of `domain_stats`. */
 export const DomainStatsOutput = z.object({
-  domain: z.object({
-    domain: z.string(),
-    window_days: z.number().int(),
-    tiers: z.record(z.string(), Counts),
-    last_failure: z.object({ tier: z.string(), reason: z.string(), at: z.string() }).optional(),
-    robots: z.object({ state: z.string(), checked_at: z.string() }).optional(),
-    llms_txt: z.object({ exists: z.boolean(), checked_at: z.string() }).optional(),
-  }).extend(Counts.shape).optional(),
-  summary: z.array(Counts.extend({ domain: z.string() })).optional(),
+  origins: z.array(OriginStats).optional(),
+  summary: z.array(Counts.extend({ origin: z.string() })).optional(),
 });
 
 /** The tool definition. */
@@ -31,42 +41,48 @@ export const domainStatsTool = defineTool({
   name: "domain_stats",
   title: "Domain reading memory",
   description:
-    "Shows what Gleaner remembers about reading a domain over the last 30 days (attempts and success per reading tier, last failure, robots.txt, llms.txt), or a summary of the most-read domains when no domain is given.",
-  input: z.object({
-    domain: z.string().min(1).max(253).optional().describe(
-      "A domain such as example.com; omit for a summary",
+    "Shows what Gleaner remembers about reading a site, per origin (scheme, host and port): attempts and successes per reading tier over the last 30 days, tiers currently skipped and when they are retried (skipped_until), last failure, robots.txt, llms.txt. Give a host (all its origins) or an origin; omit for a summary of the most-read origins. clear_cache with target domains forgets it all.",
+  input: z.strictObject({
+    domain: z.string().min(1).max(300).optional().describe(
+      "A host such as example.com (shows each of its origins) or an origin such as https://example.com:8443; omit for a summary",
     ),
-    limit: z.number().int().min(1).max(200).default(20).describe("Domains in the summary"),
+    limit: z.number().int().min(1).max(200).default(20).describe("Origins in the summary"),
   }),
   output: DomainStatsOutput,
   http: { path: "/v1/domains" },
   readOnly: true,
   openWorld: false,
   handler: async (input, { gleaner }) => {
-    if (input.domain) return { domain: await gleaner.store.domains.get(input.domain) };
-    return { summary: await gleaner.store.domains.summary({ limit: input.limit }) };
+    const domains = gleaner.store.domains;
+    if (input.domain?.includes("://")) {
+      const record = await domains.get(normalizeOrigin(input.domain));
+      return { origins: record ? [record] : [] };
+    }
+    if (input.domain) return { origins: await domains.forHost(input.domain) };
+    return { summary: await domains.summary({ limit: input.limit }) };
   },
   render: (out) => {
     if (out.summary) {
-      if (out.summary.length === 0) return "No domains read yet.";
+      if (out.summary.length === 0) return "No sites read yet.";
       return out.summary.map((d) =>
-        `${d.domain}: ${d.successes}/${d.attempts} ok` +
+        `${d.origin}: ${d.successes}/${d.attempts} ok` +
         (d.success_rate === null ? "" : ` (${Math.round(d.success_rate * 100)}%)`)
       ).join("\n");
     }
-    const d = out.domain;
-    if (!d) return "Nothing recorded for this domain.";
-    const tiers = Object.entries(d.tiers).map(([tier, c]) =>
-      `  ${tier}: ${c.successes}/${c.attempts} ok`
-    );
-    return [
-      `${d.domain} (last ${d.window_days} days): ${d.successes}/${d.attempts} ok`,
-      ...tiers,
-      d.last_failure
-        ? `last failure: ${d.last_failure.tier} ${d.last_failure.reason} at ${d.last_failure.at}`
-        : "",
-      d.robots ? `robots.txt: ${d.robots.state}` : "",
-      d.llms_txt ? `llms.txt: ${d.llms_txt.exists ? "present" : "absent"}` : "",
-    ].filter(Boolean).join("\n");
+    if (!out.origins?.length) return "Nothing recorded for this site.";
+    return out.origins.map((d) =>
+      [
+        `${d.origin} (last ${d.window_days} days): ${d.successes}/${d.attempts} ok`,
+        ...Object.entries(d.tiers).map(([tier, c]) =>
+          `  ${tier}: ${c.successes}/${c.attempts} ok` +
+          (c.skipped_until ? `, skipped until ${c.skipped_until}` : "")
+        ),
+        d.last_failure
+          ? `last failure: ${d.last_failure.tier} ${d.last_failure.reason} at ${d.last_failure.at}`
+          : "",
+        d.robots ? `robots.txt: ${d.robots.state}` : "",
+        d.llms_txt ? `llms.txt: ${d.llms_txt.exists ? "present" : "absent"}` : "",
+      ].filter(Boolean).join("\n")
+    ).join("\n\n");
   },
 });

@@ -1,0 +1,141 @@
+/**
+ * Test helper (not part of the library): the behaviour every
+ * {@link DomainStats} backend must show, run by the SQLite and Valkey tests.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { GleanerError } from "../../errors.ts";
+import type { DomainStats } from "../types.ts";
+
+const MIN = 60_000;
+
+/** A settable clock. */
+export interface TestClock {
+  /** Current time (ms). */
+  now: () => number;
+  /** Sets the time. */
+  set: (ms: number) => number;
+}
+
+/** Counts, last failure, robots and llms.txt are kept per origin; a host lists its origins. */
+export async function checkOriginKeys(stats: DomainStats, c: TestClock): Promise<void> {
+  const at = new Date(c.now()).toISOString();
+  assert.equal(await stats.get("https://example.com"), undefined);
+  await stats.record("https://Example.COM:443/", "http", true);
+  await stats.record("https://example.com", "http", false, "http_403\n(blocked)");
+  await stats.record("https://example.com", "browser", true);
+  await stats.record("http://example.com:8080", "http", false, "timeout");
+  await stats.setRobots("https://example.com", "partial");
+  await stats.setLlmsTxt("https://example.com", true);
+  const rec = await stats.get("HTTPS://example.com/");
+  assert.ok(rec);
+  assert.equal(rec.origin, "https://example.com");
+  assert.equal(rec.host, "example.com");
+  assert.equal(rec.window_days, 30);
+  assert.deepEqual(
+    { a: rec.attempts, s: rec.successes, f: rec.failures, r: rec.success_rate },
+    { a: 3, s: 2, f: 1, r: 2 / 3 },
+  );
+  assert.deepEqual(rec.tiers.http, {
+    attempts: 2,
+    successes: 1,
+    failures: 1,
+    success_rate: 0.5,
+    consecutive_failures: 1,
+  });
+  assert.deepEqual(rec.tiers.browser, {
+    attempts: 1,
+    successes: 1,
+    failures: 0,
+    success_rate: 1,
+    consecutive_failures: 0,
+  });
+  assert.deepEqual(rec.last_failure, { tier: "http", reason: "http_403 (blocked)", at });
+  assert.deepEqual(rec.robots, { state: "partial", checked_at: at });
+  assert.deepEqual(rec.llms_txt, { exists: true, checked_at: at });
+  const other = await stats.get("http://example.com:8080");
+  assert.equal(other?.attempts, 1, "another port is another origin");
+  assert.equal(other?.last_failure?.reason, "timeout");
+  const all = await stats.forHost("EXAMPLE.com");
+  assert.deepEqual(all.map((r) => r.origin), ["https://example.com", "http://example.com:8080"]);
+  assert.deepEqual(await stats.forHost("nothing.example"), []);
+  const top = await stats.summary({ limit: 1 });
+  assert.deepEqual(top, [{
+    origin: "https://example.com",
+    attempts: 3,
+    successes: 2,
+    failures: 1,
+    success_rate: 2 / 3,
+  }]);
+  await assert.rejects(stats.record("https://example.com", "Bad Tier", true), GleanerError);
+  await assert.rejects(stats.record("example.com", "http", true), GleanerError, "not an origin");
+  await assert.rejects(stats.record("ftp://example.com", "http", true), GleanerError);
+  await assert.rejects(stats.setRobots("https://example.com", "maybe" as "partial"), GleanerError);
+}
+
+/**
+ * Probation: skipped from the 3rd failure in a row for 5 min, then 15 min,
+ * 1 h, 6 h at most; failures in flight during probation do not lengthen it;
+ * a success resets it; a one-minute outage costs one short probation.
+ */
+export async function checkProbation(stats: DomainStats, c: TestClock): Promise<void> {
+  const o = "http://flaky.example:8080";
+  const t0 = c.now();
+  await stats.record(o, "http", false, "timeout");
+  await stats.record(o, "http", false, "timeout");
+  assert.equal(await stats.shouldSkip(o, "http"), false, "two failures are not a pattern");
+  await stats.record(o, "http", false, "timeout");
+  assert.equal(await stats.shouldSkip(o, "http"), true);
+  assert.equal(await stats.shouldSkip(o, "browser"), false, "other tier untouched");
+  assert.equal(await stats.shouldSkip("http://flaky.example:8081", "http"), false, "other port");
+  assert.deepEqual(await stats.skipped(o), new Map([["http", t0 + 5 * MIN]]));
+  // Reads that were in flight fail during the probation: counted, not escalated.
+  for (let i = 0; i < 10; i++) await stats.record(o, "http", false, "timeout");
+  let rec = await stats.get(o);
+  assert.equal(rec?.tiers.http.failures, 13);
+  assert.equal(rec?.tiers.http.consecutive_failures, 3);
+  assert.equal(rec?.tiers.http.skipped_until, new Date(t0 + 5 * MIN).toISOString());
+  // After the probation the next attempt is a probe.
+  c.set(t0 + 5 * MIN + 1);
+  assert.equal(await stats.shouldSkip(o, "http"), false);
+  await stats.record(o, "http", false, "timeout");
+  assert.deepEqual(await stats.skipped(o), new Map([["http", c.now() + 15 * MIN]]));
+  c.set(c.now() + 15 * MIN + 1);
+  await stats.record(o, "http", false, "timeout");
+  assert.deepEqual(await stats.skipped(o), new Map([["http", c.now() + 60 * MIN]]));
+  for (let i = 0; i < 4; i++) {
+    c.set(c.now() + 6 * 60 * MIN + 1);
+    await stats.record(o, "http", false, "timeout");
+    assert.deepEqual(await stats.skipped(o), new Map([["http", c.now() + 6 * 60 * MIN]]), "capped");
+  }
+  // One success resets it.
+  c.set(c.now() + 6 * 60 * MIN + 1);
+  await stats.record(o, "http", true);
+  rec = await stats.get(o);
+  assert.equal(rec?.tiers.http.consecutive_failures, 0);
+  assert.equal(rec?.tiers.http.skipped_until, undefined);
+  assert.deepEqual(await stats.skipped(o), new Map());
+
+  // A one-minute outage: 30 failures in a minute, then the origin is back.
+  const down = "https://outage.example";
+  const start = c.now();
+  for (let i = 0; i < 30; i++) {
+    c.set(start + i * 2_000);
+    await stats.record(down, "http", false, "provider_unavailable");
+  }
+  c.set(start + 4_000 + 5 * MIN + 1);
+  assert.equal(await stats.shouldSkip(down, "http"), false, "retried minutes later, not weeks");
+}
+
+/** `clear` forgets every origin and says how many there were. */
+export async function checkClear(stats: DomainStats): Promise<void> {
+  await stats.record("https://a.example", "http", false, "timeout");
+  await stats.record("https://b.example", "http", true);
+  await stats.setLlmsTxt("https://c.example", false);
+  assert.equal(await stats.clear(), 3);
+  assert.equal(await stats.get("https://a.example"), undefined);
+  assert.deepEqual(await stats.forHost("a.example"), []);
+  assert.deepEqual(await stats.summary(), []);
+  assert.equal(await stats.clear(), 0);
+}
