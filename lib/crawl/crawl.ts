@@ -27,7 +27,7 @@ import type { Config } from "../config.ts";
 import { type ErrorCode, GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
-import type { Reader } from "../read/cascade.ts";
+import { parsePageUrl, type Reader } from "../read/cascade.ts";
 import type { Page } from "../read/types.ts";
 import type { Cache } from "../store/types.ts";
 import { discoverSitemapUrls } from "./sitemap.ts";
@@ -153,25 +153,7 @@ function checkInt(
 }
 
 function parseStart(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new GleanerError(
-      "invalid_arguments",
-      `url: not a valid absolute URL: ${String(raw).slice(0, 200)}`,
-      {
-        details: { field: "url" },
-      },
-    );
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new GleanerError("invalid_arguments", "url: only http and https URLs can be crawled", {
-      details: { field: "url" },
-    });
-  }
-  url.hash = "";
-  return url;
+  return parsePageUrl(raw);
 }
 
 /**

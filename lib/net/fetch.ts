@@ -47,7 +47,8 @@
  * - Non-2xx responses are returned with their status, never thrown.
  * - The User-Agent is always `network.user_agent` (the honest default names
  *   Gleaner and its URL); callers cannot replace it.
- * - Concurrency per host is capped (`per_host_concurrency`), FIFO.
+ * - Concurrency per origin (scheme, host, port) is capped (`per_host_concurrency`),
+ *   FIFO: two ports of one host are two servers.
  * - Logs name origin and path only, never query strings (they may hold keys).
  *
  * @module
@@ -102,7 +103,7 @@ export interface GuardedFetcher extends Fetcher {
   fetch(url: string | URL, options?: FetchOptions): Promise<GuardedResponse>;
   /** The robots.txt cache this fetcher consults when `options.robots` is true. */
   readonly robots: RobotsChecker;
-  /** The per-host concurrency limiter. */
+  /** The per-origin concurrency limiter (keys are `URL.origin`). */
   readonly limiter: HostLimiter;
 }
 
@@ -416,7 +417,7 @@ export function createFetcher(
       if (opts.robots && config.respect_robots) await robots.assertAllowed(url, signal);
       if (body !== undefined) headers.set("content-length", String(body.length));
       else headers.delete("content-length");
-      const release = await limiter.acquire(url.hostname, signal);
+      const release = await limiter.acquire(url.origin, signal);
       try {
         const started = performance.now();
         const res = await requestOnce(url, method, Object.fromEntries(headers), body, signal);

@@ -513,6 +513,35 @@ Deno.test("robots.txt: a missing file (404) allows everything", async () => {
   }
 });
 
+Deno.test("the limiter is per origin: a busy port of a host does not hold up another port", async () => {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const slow = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async () => {
+    await held;
+    return new Response("slow");
+  });
+  const fast = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    return new Response("fast");
+  });
+  const a = `http://127.0.0.1:${slow.addr.port}`;
+  const b = `http://127.0.0.1:${fast.addr.port}`;
+  try {
+    const fetcher = createFetcher(network({ allow_private: [a, b], per_host_concurrency: 1 }));
+    const pending = fetcher.fetch(`${a}/wait`);
+    while (fetcher.limiter.active(a) === 0) await new Promise((r) => setTimeout(r, 5));
+    // Keyed by host name, this request would queue behind the held one until its deadline.
+    const other = await fetcher.fetch(`${b}/now`, { timeoutMs: 5_000 });
+    assert.equal(other.text(), "fast");
+    assert.equal(fetcher.limiter.active(a), 1, "the slow request is still in flight");
+    release();
+    assert.equal((await pending).text(), "slow");
+  } finally {
+    release();
+    await slow.shutdown();
+    await fast.shutdown();
+  }
+});
+
 Deno.test("per-host limiter: concurrent requests to one host stay within the limit", async () => {
   let active = 0;
   let peak = 0;
@@ -533,7 +562,7 @@ Deno.test("per-host limiter: concurrent requests to one host stay within the lim
       const all = Array.from({ length: 5 }, (_, i) => fetcher.fetch(`${origin}/${i}`));
       await Promise.all(all);
       assert.equal(peak, limit, `limit ${limit}`);
-      assert.equal(fetcher.limiter.active("127.0.0.1"), 0);
+      assert.equal(fetcher.limiter.active(origin), 0);
     }
   } finally {
     await server.shutdown();

@@ -1,6 +1,7 @@
 /**
- * Per-host politeness: at most N requests in flight to one host, the rest
- * wait in FIFO order. Keyed by lower-case host name.
+ * Per-origin politeness: at most N requests in flight to one origin
+ * (scheme, host and port), the rest wait in FIFO order. Keys are compared
+ * in lower case; the fetcher passes `URL.origin`.
  *
  * @module
  */

@@ -1,7 +1,8 @@
 /**
- * The reading cascade: each tier in order, skipped when it does not apply or
- * when domain memory says it fails there; the browser steps in when the HTTP
- * result is thin; every read says which tier produced it.
+ * The reading cascade: each tier in order, skipped when it does not apply,
+ * put off while domain memory has it on probation for the origin; the
+ * browser steps in when the HTTP result is thin; every read says which tier
+ * produced it, and a failed read says the most specific reason met.
  *
  * @module
  */
@@ -9,13 +10,19 @@ import type { Config } from "../config.ts";
 import { GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
+import { assertUrlAllowed } from "../net/address.ts";
 import type { Cache, DomainStats } from "../store/mod.ts";
+import { countsAgainstTier, mostSpecificFailure } from "./outcomes.ts";
+import { createPageCache } from "./page_cache.ts";
 import type { Page, ReadContext, ReadRequest, Tier, TierName } from "./types.ts";
 
 const log = getGleanerLogger("read");
 
 /** Failures no other tier may work around (policy, not luck). */
 const FINAL_CODES = new Set(["blocked_url", "robots_disallowed", "invalid_arguments", "too_large"]);
+
+/** A `%` that does not start a two-hex-digit escape. */
+const PERCENT_MALFORMED = /%(?![0-9a-fA-F]{2})/;
 
 /** What the cascade is built from. */
 export interface ReaderDeps {
@@ -27,7 +34,7 @@ export interface ReaderDeps {
   tiers: Tier[];
   /** Page cache (namespace `pages`). */
   cache?: Cache;
-  /** Per-domain tier memory. */
+  /** Per-origin tier memory. */
   domains?: DomainStats;
   /** Forced tier decisions per URL (operator rules): true = force on, false = force off. */
   tierRule?: (url: URL, tier: TierName) => boolean | undefined;
@@ -39,22 +46,63 @@ export interface Reader {
   read(request: ReadRequest): Promise<Page>;
 }
 
-/** Parses a URL a caller gave, or fails with `invalid_arguments`. */
+/**
+ * Parses a URL a caller gave, or fails with `invalid_arguments`: it must be
+ * absolute, `http:` or `https:` (other schemes are named in the message),
+ * have a host, and use well-formed percent-escapes (`%` then two hex digits).
+ *
+ * @example
+ * ```ts
+ * import { parsePageUrl } from "./cascade.ts";
+ * console.assert(parsePageUrl("https://example.com/a#b").href === "https://example.com/a");
+ * try { parsePageUrl("ftp://example.com/f"); } catch (e) { console.assert((e as { code: string }).code === "invalid_arguments"); }
+ * ```
+ */
 export function parsePageUrl(raw: string): URL {
+  const shown = String(raw).slice(0, 200);
+  let url: URL;
   try {
-    const url = new URL(raw);
-    url.hash = "";
-    return url;
+    url = new URL(raw);
   } catch {
+    throw new GleanerError("invalid_arguments", `url: not a valid absolute URL: ${shown}`, {
+      details: { field: "url" },
+    });
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new GleanerError(
       "invalid_arguments",
-      `url: not a valid absolute URL: ${raw.slice(0, 200)}`,
+      `url: the ${url.protocol.slice(0, 40)} scheme is not supported (only http and https): ${
+        url.protocol === "data:" || url.protocol === "javascript:" ? url.protocol : shown
+      }`,
+      { details: { field: "url", scheme: url.protocol.slice(0, -1).slice(0, 40) } },
     );
   }
+  if (!url.hostname) {
+    throw new GleanerError("invalid_arguments", `url: no host in ${shown}`, {
+      details: { field: "url" },
+    });
+  }
+  if (PERCENT_MALFORMED.test(url.pathname) || PERCENT_MALFORMED.test(url.search)) {
+    throw new GleanerError(
+      "invalid_arguments",
+      `url: malformed percent-encoding (a % not followed by two hex digits): ${shown}`,
+      { details: { field: "url" } },
+    );
+  }
+  url.hash = "";
+  return url;
 }
 
 /**
  * Creates a reader over the given tiers.
+ *
+ * Order of a read: the URL is checked (scheme, then the network policy in
+ * force: a refused URL is never answered from the cache), the cache is
+ * asked, then each applicable tier in order. Domain memory is a hint: tiers
+ * on probation for the URL's origin are put off, and tried anyway when
+ * every other tier failed or was put off too. Only outcomes that say
+ * something about a tier on that origin are recorded (see `outcomes.ts`).
+ * When no tier produced a page, the most specific failure met is thrown.
  *
  * @example
  * ```ts ignore
@@ -66,76 +114,120 @@ export function parsePageUrl(raw: string): URL {
  */
 export function createReader(deps: ReaderDeps): Reader {
   const context: ReadContext = { config: deps.config, fetcher: deps.fetcher };
+  const pages = createPageCache(deps.cache, deps.config);
 
-  async function record(url: URL, tier: TierName, ok: boolean, reason?: string) {
+  async function record(origin: string, tier: TierName, ok: boolean, reason?: string) {
     try {
-      await deps.domains?.record(url.origin, tier, ok, reason);
+      await deps.domains?.record(origin, tier, ok, reason);
     } catch (error) {
       log.debug("domain memory not updated: {error}", { error });
     }
   }
 
-  async function allowed(url: URL, tier: Tier, request: ReadRequest): Promise<boolean> {
-    const forced = deps.tierRule?.(url, tier.name);
-    if (forced !== undefined) return forced;
-    if (!tier.canHandle(url, request)) return false;
-    if (!deps.domains) return true;
+  async function onProbation(origin: string): Promise<Map<string, number>> {
+    if (!deps.domains) return new Map();
     try {
-      return !(await deps.domains.shouldSkip(url.origin, tier.name));
-    } catch {
-      return true;
+      return await deps.domains.skipped(origin);
+    } catch (error) {
+      log.debug("domain memory unavailable: {error}", { error });
+      return new Map();
     }
   }
 
   return {
     async read(request) {
       const url = parsePageUrl(request.url);
+      // The policy in force decides before the cache: a page cached under a
+      // looser policy must not be served under a stricter one.
+      assertUrlAllowed(url, deps.config.network);
       const render = request.render ?? deps.config.read.render;
       const effective: ReadRequest = { ...request, url: url.href, render };
-      if (deps.cache && !request.noCache) {
-        const cached = await deps.cache.get<Page>("pages", cacheKey(effective), {
-          maxAgeS: request.maxAgeS,
-        });
+      if (!request.noCache) {
+        const cached = await pages.get(effective);
         if (cached) return { ...cached, url: request.url, tier: "cache" };
       }
-      let lastError: GleanerError | undefined;
+      const origin = url.origin;
+      const skipped = await onProbation(origin);
+      const failures: { tier: TierName; error: GleanerError }[] = [];
+      const deferred: Tier[] = [];
       let thinPage: Page | undefined;
-      // In `auto` mode the browser steps in only when HTTP was thin, refused, or skipped for this domain.
+      // In `auto` mode the browser steps in only when HTTP was thin, refused, or put off.
       let browserWanted = render === "always";
-      for (const tier of deps.tiers) {
-        if (tier.name === "browser" && (render === "never" || !browserWanted)) continue;
-        if (tier.name === "wayback" && !(lastError && WAYBACK_CODES.has(lastError.code))) continue;
-        if (!(await allowed(url, tier, effective))) {
-          if (tier.name === "http") browserWanted = true;
-          continue;
-        }
+
+      const forcedFor = (tier: Tier) => deps.tierRule?.(url, tier.name);
+      const applies = (tier: Tier): boolean => {
+        if (tier.name === "browser" && (render === "never" || !browserWanted)) return false;
+        const forced = forcedFor(tier);
+        if (forced !== undefined) return forced;
+        return tier.canHandle(url, effective);
+      };
+
+      const attempt = async (tier: Tier): Promise<Page | undefined> => {
         request.signal?.throwIfAborted();
         try {
           const page = await tier.read(url, effective, context);
-          if (!page) continue;
+          if (!page) return undefined;
           if (tier.name === "http" && render === "auto" && page.thin) {
-            await record(url, tier.name, false, "thin");
+            await record(origin, tier.name, false, "thin");
             thinPage = page;
             browserWanted = true;
-            continue;
+            return undefined;
           }
-          await record(url, tier.name, true);
-          await deps.cache?.set("pages", cacheKey(effective), page).catch(() => {});
+          await record(origin, tier.name, true);
           return page;
         } catch (error) {
           const failure = toGleanerError(error, `reading ${url.href}`);
+          // The caller gave up: nothing was learnt about the tier, and no other tier is wanted.
+          if (request.signal?.aborted) throw failure;
           if (failure.code === "internal") {
             log.warn("{tier} failed on {url}: {error}", { tier: tier.name, url: url.href, error });
           }
-          await record(url, tier.name, false, failure.code);
+          if (countsAgainstTier(failure.code)) await record(origin, tier.name, false, failure.code);
           if (FINAL_CODES.has(failure.code)) throw failure;
           if (tier.name === "http" && BROWSER_CODES.has(failure.code)) browserWanted = true;
-          lastError = failure;
+          failures.push({ tier: tier.name, error: failure });
+          return undefined;
+        }
+      };
+
+      const done = async (page: Page): Promise<Page> => {
+        await pages.set(effective, page);
+        return page;
+      };
+
+      for (const tier of deps.tiers) {
+        if (tier.name === "wayback" || !applies(tier)) continue;
+        if (forcedFor(tier) === undefined && skipped.has(tier.name)) {
+          deferred.push(tier);
+          if (tier.name === "http") browserWanted = true;
+          continue;
+        }
+        const page = await attempt(tier);
+        if (page) return await done(page);
+      }
+      // Memory is a hint: what it put off is tried when nothing else produced a page.
+      if (!thinPage && deferred.length > 0) {
+        log.debug("{origin}: trying tiers on probation ({tiers})", {
+          origin,
+          tiers: deferred.map((t) => t.name).join(", "),
+        });
+        for (const tier of deferred) {
+          if (!applies(tier)) continue;
+          const page = await attempt(tier);
+          if (page) return await done(page);
         }
       }
       // The browser could not do better: the thin page is still the best answer.
       if (thinPage) return thinPage;
-      throw lastError ??
+      const cause = mostSpecificFailure(failures);
+      if (cause && WAYBACK_CODES.has(cause.code)) {
+        for (const tier of deps.tiers) {
+          if (tier.name !== "wayback" || !applies(tier)) continue;
+          const page = await attempt(tier);
+          if (page) return await done(page);
+        }
+      }
+      throw mostSpecificFailure(failures) ??
         new GleanerError("unsupported_content", `no reader could read ${url.href}`);
     },
   };
@@ -146,8 +238,3 @@ const BROWSER_CODES = new Set(["unauthorized", "rate_limited", "unsupported_cont
 
 /** Failures an archived copy may stand in for. */
 const WAYBACK_CODES = new Set(["not_found", "provider_unavailable", "timeout", "unauthorized"]);
-
-function cacheKey(request: ReadRequest): string {
-  const selector = request.targetSelector ? `#${request.targetSelector}` : "";
-  return `${request.render === "always" ? "browser:" : ""}${request.url}${selector}`;
-}

@@ -97,7 +97,12 @@ export async function pageFromResponse(
 export function titleFromUrl(url: string): string {
   const parsed = new URL(url);
   const last = parsed.pathname.split("/").filter(Boolean).pop();
-  return last ? decodeURIComponent(last) : parsed.hostname;
+  if (!last) return parsed.hostname;
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last; // malformed escapes: the segment as written
+  }
 }
 
 /** The HTTP tier. */

@@ -7,7 +7,10 @@ import { GleanerError } from "../errors.ts";
 
 /**
  * Throws the {@link GleanerError} an unsuccessful page status stands for;
- * returns quietly for 2xx.
+ * returns quietly for 2xx. 404/410 → `not_found`, 401/403 → `unauthorized`,
+ * 429 → `rate_limited`, 5xx and 408 → `provider_unavailable` "answered
+ * <status>" (the server answered: not a `timeout` of ours), anything else →
+ * `unsupported_content`.
  *
  * @example
  * ```ts
@@ -24,9 +27,12 @@ export function assertPageStatus(status: number, url: string): void {
     throw new GleanerError("unauthorized", `${url} refused access (${status})`);
   }
   if (status === 429) throw new GleanerError("rate_limited", `${url} is rate limiting (429)`);
-  if (status === 408 || status === 504) {
-    throw new GleanerError("timeout", `${url} timed out (${status})`);
+  // A 5xx (504 included) or a 408 is an answer the server gave: it is reported
+  // with its status, never as our own `timeout`.
+  if (status >= 500 || status === 408) {
+    throw new GleanerError("provider_unavailable", `${url} answered ${status}`, {
+      details: { status },
+    });
   }
-  if (status >= 500) throw new GleanerError("provider_unavailable", `${url} failed (${status})`);
   throw new GleanerError("unsupported_content", `${url} answered ${status}`);
 }

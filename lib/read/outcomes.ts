@@ -1,0 +1,101 @@
+/**
+ * What a tier's failure means for the cascade: whether it is evidence about
+ * that tier on that origin (so domain memory may count it), and which of
+ * several failures best explains why a page could not be read.
+ *
+ * @module
+ */
+import type { ErrorCode, GleanerError } from "../errors.ts";
+import type { TierName } from "./types.ts";
+
+/**
+ * Failures that say something about a tier on an origin, and so are counted
+ * by domain memory:
+ *
+ * - `timeout`: the tier did not get an answer in time (not a caller abort:
+ *   the cascade never records those);
+ * - `provider_unavailable`: 5xx answers, refused or reset connections, TLS
+ *   failures, Chromium unable to load the page;
+ * - `unauthorized` (401/403) and `rate_limited` (429): the origin refuses
+ *   this tier (bot walls usually refuse the plain HTTP client, not a browser).
+ *
+ * Not counted, because they are about the URL, the caller or our policy, not
+ * the tier: `blocked_url`, `robots_disallowed`, `invalid_arguments` (policy
+ * refusals made before any connection), `not_found` (a 404/410 is a correct
+ * answer), `too_large` and `unsupported_content` (the resource's size or
+ * type: the tier worked), `insufficient_balance` and `internal` (our side).
+ * A thin HTTP page is counted separately by the cascade (reason `thin`).
+ */
+export const EVIDENCE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "timeout",
+  "provider_unavailable",
+  "unauthorized",
+  "rate_limited",
+]);
+
+/**
+ * True when a failure of `code` counts against the tier in domain memory.
+ *
+ * @example
+ * ```ts
+ * import { countsAgainstTier } from "./outcomes.ts";
+ * console.assert(countsAgainstTier("timeout"));
+ * console.assert(!countsAgainstTier("blocked_url") && !countsAgainstTier("not_found"));
+ * ```
+ */
+export function countsAgainstTier(code: ErrorCode): boolean {
+  return EVIDENCE_CODES.has(code);
+}
+
+/**
+ * Most specific first: a policy refusal explains everything, then what the
+ * origin itself answered (statuses), then how it failed (timeout, outage),
+ * then the vaguest.
+ */
+const SPECIFICITY: readonly ErrorCode[] = [
+  "blocked_url",
+  "robots_disallowed",
+  "invalid_arguments",
+  "too_large",
+  "not_found",
+  "unauthorized",
+  "rate_limited",
+  "insufficient_balance",
+  "timeout",
+  "provider_unavailable",
+  "unsupported_content",
+  "internal",
+];
+
+/** Tiers that read a copy from elsewhere: their failures explain less than the origin's own. */
+const FALLBACK_TIERS: ReadonlySet<TierName> = new Set<TierName>(["wayback"]);
+
+/**
+ * The failure that best explains why no tier produced a page: the origin's
+ * own tiers before fallbacks (an archive's miss must not hide the site's
+ * 503), then by {@link SPECIFICITY}, the earliest on a tie.
+ *
+ * @example
+ * ```ts
+ * import { GleanerError } from "../errors.ts";
+ * import { mostSpecificFailure } from "./outcomes.ts";
+ * const best = mostSpecificFailure([
+ *   { tier: "http", error: new GleanerError("not_found", "x answered 404") },
+ *   { tier: "browser", error: new GleanerError("timeout", "x timed out") },
+ * ]);
+ * console.assert(best?.code === "not_found");
+ * ```
+ */
+export function mostSpecificFailure(
+  failures: readonly { tier: TierName; error: GleanerError }[],
+): GleanerError | undefined {
+  let best: { tier: TierName; error: GleanerError } | undefined;
+  const score = (f: { tier: TierName; error: GleanerError }) => {
+    const rank = SPECIFICITY.indexOf(f.error.code);
+    return (FALLBACK_TIERS.has(f.tier) ? 100 : 0) + (rank < 0 ? SPECIFICITY.length : rank);
+  };
+  for (const failure of failures) {
+    if (!best || score(failure) < score(best)) best = failure;
+  }
+  return best?.error;
+}
