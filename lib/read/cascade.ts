@@ -12,6 +12,7 @@ import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
 import { assertUrlAllowed } from "../net/address.ts";
 import type { Cache, DomainStats } from "../store/mod.ts";
+import { createOutageGate } from "../store/outage.ts";
 import { countsAgainstTier, mostSpecificFailure } from "./outcomes.ts";
 import { createPageCache } from "./page_cache.ts";
 import type { Page, ReadContext, ReadRequest, Tier, TierName } from "./types.ts";
@@ -115,21 +116,29 @@ export function parsePageUrl(raw: string): URL {
 export function createReader(deps: ReaderDeps): Reader {
   const context: ReadContext = { config: deps.config, fetcher: deps.fetcher };
   const pages = createPageCache(deps.cache, deps.config);
+  // Domain memory is optional: an outage pauses it instead of slowing every read.
+  const memory = createOutageGate();
+  const memoryFailed = (error: unknown) => {
+    if (memory.failed()) {
+      log.warn("domain memory unavailable, reading without it: {error}", { error });
+    }
+  };
 
   async function record(origin: string, tier: TierName, ok: boolean, reason?: string) {
+    if (!deps.domains || !memory.open()) return;
     try {
-      await deps.domains?.record(origin, tier, ok, reason);
+      await deps.domains.record(origin, tier, ok, reason);
     } catch (error) {
-      log.debug("domain memory not updated: {error}", { error });
+      memoryFailed(error);
     }
   }
 
   async function onProbation(origin: string): Promise<Map<string, number>> {
-    if (!deps.domains) return new Map();
+    if (!deps.domains || !memory.open()) return new Map();
     try {
       return await deps.domains.skipped(origin);
     } catch (error) {
-      log.debug("domain memory unavailable: {error}", { error });
+      memoryFailed(error);
       return new Map();
     }
   }

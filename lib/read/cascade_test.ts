@@ -105,40 +105,6 @@ Deno.test("cascade: a second read comes from the cache without a fetch; no_cache
   });
 });
 
-Deno.test("cascade: domain memory skips a tier that keeps failing", async () => {
-  let hits = 0;
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
-    if (new URL(req.url).pathname === "/robots.txt") return new Response("", { status: 404 });
-    hits++;
-    return new Response("down", { status: 503 });
-  });
-  const origin = `http://127.0.0.1:${server.addr.port}`;
-  const gleaner = await createGleaner({
-    network: { allow_private: [origin] },
-    store: { path: ":memory:" },
-    embed: { provider: "none" },
-    read: { render: "never" },
-  });
-  try {
-    for (let i = 0; i < 10; i++) {
-      await assert.rejects(
-        gleaner.reader.read({ url: `${origin}/page-${i}` }),
-        (e: GleanerError) => e.code === "provider_unavailable",
-      );
-    }
-    assert.equal(hits, 10);
-    assert.equal(await gleaner.store.domains.shouldSkip("127.0.0.1", "http"), true);
-    const record = await gleaner.store.domains.get("127.0.0.1");
-    assert.equal(record?.tiers.http.failures, 10);
-    assert.equal(record?.last_failure?.reason, "provider_unavailable");
-    await assert.rejects(gleaner.reader.read({ url: `${origin}/page-11` }), GleanerError);
-    assert.equal(hits, 10, "the skipped tier made no request");
-  } finally {
-    await gleaner.close();
-    await server.shutdown();
-  }
-});
-
 Deno.test({
   name: "cascade: a JavaScript-only page is thin over HTTP and read by the browser",
   ignore: ignoreBrowser,

@@ -9,13 +9,11 @@ import { type Config, privateAllowed } from "../config.ts";
 import { isErrorCode } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { assertUrlAllowed } from "../net/address.ts";
+import { createOutageGate } from "../store/outage.ts";
 import type { Cache } from "../store/types.ts";
 import type { Page, ReadRequest } from "./types.ts";
 
 const log = getGleanerLogger("read", "cache");
-
-/** How often a cache outage is logged as a warning (ms); the rest go to debug. */
-export const CACHE_WARNING_INTERVAL_MS = 60_000;
 
 /** What is stored under a page key. */
 export interface PageCacheEntry {
@@ -59,8 +57,9 @@ export interface PageCache {
 
 /**
  * Wraps the store's cache for pages. A failing cache (an unreachable
- * `store.cache_url`) degrades to uncached reads: one warning per minute, the
- * read goes on. An entry is served only when its URLs pass the current
+ * `store.cache_url`) degrades to uncached reads: the cache is left alone for
+ * 30 s after a failure, warned about once a minute at most, and the read
+ * goes on. An entry is served only when its URLs pass the current
  * static policy and every origin it was allowed to reach privately still is.
  *
  * @example
@@ -75,11 +74,9 @@ export function createPageCache(
   config: Config,
   now: () => number = Date.now,
 ): PageCache {
-  let lastWarning = Number.NEGATIVE_INFINITY;
+  const gate = createOutageGate({ now });
   const unavailable = (action: string, error: unknown) => {
-    const t = now();
-    if (t - lastWarning >= CACHE_WARNING_INTERVAL_MS) {
-      lastWarning = t;
+    if (gate.failed()) {
       log.warn("page cache unavailable ({action}), reading without it: {error}", {
         action,
         error: (error as { message?: string })?.message ?? String(error),
@@ -104,7 +101,7 @@ export function createPageCache(
   };
   return {
     async get(request) {
-      if (!cache) return undefined;
+      if (!cache || !gate.open()) return undefined;
       let entry: PageCacheEntry | undefined;
       try {
         entry = await cache.get<PageCacheEntry>("pages", pageCacheKey(request), {
@@ -125,7 +122,7 @@ export function createPageCache(
       return entry.page;
     },
     async set(request, page) {
-      if (!cache) return;
+      if (!cache || !gate.open()) return;
       const origins = new Set<string>();
       for (const raw of [request.url, page.finalUrl]) {
         try {

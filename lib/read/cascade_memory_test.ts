@@ -1,0 +1,233 @@
+/**
+ * Domain memory and the cascade: only tier evidence counts, memory is a
+ * hint with a short probation, and a failed read names its real cause.
+ */
+import assert from "node:assert/strict";
+import { parseConfig } from "../config.ts";
+import { createGleaner } from "../gleaner.ts";
+import { GleanerError } from "../errors.ts";
+import { createFetcher } from "../net/fetch.ts";
+import { openStore } from "../store/mod.ts";
+import { startFixtureWeb } from "../../tests/fixtures/web.ts";
+import { ignoreBrowser } from "../../tests/fixtures/browser.ts";
+import { createReader } from "./cascade.ts";
+import { defaultTiers } from "./tiers.ts";
+
+const MIN = 60_000;
+
+function serve(handler: (req: Request) => Response | Promise<Response>) {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    if (new URL(req.url).pathname === "/robots.txt") return new Response("", { status: 404 });
+    return handler(req);
+  });
+  return { server, origin: `http://127.0.0.1:${server.addr.port}` };
+}
+
+const code = (c: string, message?: RegExp) => (e: unknown) =>
+  e instanceof GleanerError && e.code === c && (!message || message.test(e.message));
+
+Deno.test("policy refusals never count: 10 reads of a blocked port do not touch another port", async () => {
+  const web = await startFixtureWeb();
+  const gleaner = await createGleaner({
+    network: { allow_private: [web.origin] },
+    store: { path: ":memory:" },
+    embed: { provider: "none" },
+    read: { render: "never" },
+  });
+  try {
+    for (let i = 0; i < 10; i++) {
+      await assert.rejects(
+        gleaner.reader.read({ url: `http://127.0.0.1:1/page-${i}` }),
+        code("blocked_url"),
+      );
+    }
+    assert.equal(await gleaner.store.domains.get("http://127.0.0.1:1"), undefined);
+    assert.deepEqual(await gleaner.store.domains.forHost("127.0.0.1"), []);
+    const page = await gleaner.reader.read({ url: web.url("/pages/wikipedia") });
+    assert.equal(page.tier, "http");
+    // A 404 is an answer, not a tier failure.
+    for (let i = 0; i < 5; i++) {
+      await assert.rejects(
+        gleaner.reader.read({ url: web.url(`/missing-${i}`) }),
+        code("not_found"),
+      );
+    }
+    const rec = await gleaner.store.domains.get(web.origin);
+    assert.deepEqual(
+      { a: rec?.tiers.http.attempts, f: rec?.tiers.http.failures },
+      { a: 1, f: 0 },
+    );
+  } finally {
+    await gleaner.close();
+    await web.close();
+  }
+});
+
+Deno.test("a failing origin keeps its real cause: every read says 503, never 'no reader could read'", async () => {
+  let hits = 0;
+  const { server, origin } = serve(() => {
+    hits++;
+    return new Response("down", { status: 503 });
+  });
+  const gleaner = await createGleaner({
+    network: { allow_private: [origin] },
+    store: { path: ":memory:" },
+    embed: { provider: "none" },
+    read: { render: "never" },
+  });
+  try {
+    for (let i = 0; i < 12; i++) {
+      await assert.rejects(
+        gleaner.reader.read({ url: `${origin}/page-${i}` }),
+        code("provider_unavailable", /answered 503/),
+      );
+    }
+    // HTTP is on probation, but it is the only tier for render "never": tried anyway.
+    assert.equal(hits, 12);
+    const rec = await gleaner.store.domains.get(origin);
+    assert.equal(rec?.tiers.http.failures, 12);
+    assert.ok(rec?.tiers.http.skipped_until, "domain_stats shows when the tier is retried");
+    assert.equal(rec?.last_failure?.reason, "provider_unavailable");
+  } finally {
+    await gleaner.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("a fast 504 is reported as the server's answer, not as a timeout", async () => {
+  const { server, origin } = serve(() => new Response("gateway", { status: 504 }));
+  const gleaner = await createGleaner({
+    network: { allow_private: [origin] },
+    store: { path: ":memory:" },
+    embed: { provider: "none" },
+    read: { render: "never" },
+  });
+  try {
+    await assert.rejects(
+      gleaner.reader.read({ url: `${origin}/slow` }),
+      code("provider_unavailable", /answered 504/),
+    );
+  } finally {
+    await gleaner.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("a one-minute outage does not lock the origin out beyond a short probation", async () => {
+  let down = true;
+  const { server, origin } = serve(() =>
+    down ? new Response("down", { status: 503 }) : new Response(
+      "<html><head><title>Back</title></head><body><main><p>" +
+        "The service is back and this paragraph is long enough to count as content. ".repeat(8) +
+        "</p></main></body></html>",
+      { headers: { "content-type": "text/html" } },
+    )
+  );
+  let t = Date.UTC(2026, 0, 5, 12);
+  const config = parseConfig({
+    network: { allow_private: [origin] },
+    store: { path: ":memory:" },
+    embed: { provider: "none" },
+    read: { render: "never" },
+  });
+  const store = openStore(config.store, { now: () => t });
+  const fetcher = createFetcher(config.network);
+  const tiers = defaultTiers(config, { fetcher, domains: store.domains });
+  const reader = createReader({ config, fetcher, tiers: tiers.tiers, domains: store.domains });
+  try {
+    for (let i = 0; i < 15; i++) {
+      t += 4_000; // 15 failures within a minute
+      await assert.rejects(reader.read({ url: `${origin}/p${i}` }), code("provider_unavailable"));
+    }
+    const rec = await store.domains.get(origin);
+    const until = Date.parse(rec?.tiers.http.skipped_until ?? "");
+    assert.ok(
+      until - t <= 5 * MIN,
+      `probation ends within minutes (${rec?.tiers.http.skipped_until})`,
+    );
+    down = false;
+    t = until + 1;
+    assert.equal(await store.domains.shouldSkip(origin, "http"), false);
+    const page = await reader.read({ url: `${origin}/after` });
+    assert.equal(page.tier, "http");
+    assert.equal(page.title, "Back");
+    assert.equal((await store.domains.get(origin))?.tiers.http.consecutive_failures, 0);
+  } finally {
+    await tiers.close();
+    await store.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("URLs: other schemes and malformed escapes are invalid_arguments, never internal", async () => {
+  const { server, origin } = serve((req) => {
+    const path = new URL(req.url).pathname;
+    return new Response(`notes at ${path}`, { headers: { "content-type": "text/plain" } });
+  });
+  const gleaner = await createGleaner({
+    network: { allow_private: [origin] },
+    store: { path: ":memory:" },
+    embed: { provider: "none" },
+    read: { render: "never" },
+  });
+  try {
+    for (
+      const [url, scheme] of [
+        ["gopher://example.com/1", "gopher:"],
+        ["ftp://example.com/file.txt", "ftp:"],
+        ["file:///etc/passwd", "file:"],
+        ["data:text/html,<p>hi</p>", "data:"],
+        ["javascript:alert(1)", "javascript:"],
+      ]
+    ) {
+      await assert.rejects(
+        gleaner.reader.read({ url }),
+        (e: unknown) =>
+          e instanceof GleanerError && e.code === "invalid_arguments" && e.message.includes(scheme),
+        url,
+      );
+    }
+    await assert.rejects(
+      gleaner.reader.read({ url: "http://x.example/%E0%A4%A" }),
+      code("invalid_arguments", /percent-encoding/),
+    );
+    // Well-formed escapes that are not UTF-8 are legal: the title keeps them as written.
+    const page = await gleaner.reader.read({ url: `${origin}/notes/%FF.txt` });
+    assert.equal(page.tier, "structured");
+    assert.equal(page.title, "%FF.txt");
+  } finally {
+    await gleaner.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test({
+  name: "probation in auto mode: a thin HTTP tier is put off and the browser reads directly",
+  ignore: ignoreBrowser,
+  fn: async () => {
+    const web = await startFixtureWeb();
+    const gleaner = await createGleaner({
+      network: { allow_private: [web.origin] },
+      store: { path: ":memory:" },
+      embed: { provider: "none" },
+      read: { render: "auto" },
+    });
+    try {
+      for (let i = 0; i < 4; i++) {
+        const page = await gleaner.reader.read({ url: web.url("/js-only"), noCache: true });
+        assert.equal(page.tier, "browser");
+      }
+      const rec = await gleaner.store.domains.get(web.origin);
+      assert.equal(rec?.tiers.http.attempts, 3, "after 3 thin pages HTTP is put off");
+      assert.equal(rec?.tiers.browser.attempts, 4);
+      assert.ok(rec?.tiers.http.skipped_until);
+      // Forgetting is immediate.
+      assert.equal(await gleaner.store.domains.clear(), 1);
+      await gleaner.reader.read({ url: web.url("/js-only"), noCache: true });
+      assert.equal((await gleaner.store.domains.get(web.origin))?.tiers.http.attempts, 1);
+    } finally {
+      await gleaner.close();
+      await web.close();
+    }
+  },
+});

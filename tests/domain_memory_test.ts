@@ -1,0 +1,75 @@
+/**
+ * domain_stats and clear_cache through the real MCP client: per-origin
+ * records, when a skipped tier is retried, and forgetting on demand.
+ */
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { createGleaner } from "../mod.ts";
+import { createMcpServer } from "../mcp/mod.ts";
+
+type ToolResult = {
+  isError?: boolean;
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, unknown>;
+};
+
+Deno.test("MCP: domain_stats shows origins of a host and their probation; clear_cache domains forgets", async () => {
+  const down = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (req) =>
+      new URL(req.url).pathname === "/robots.txt"
+        ? new Response("", { status: 404 })
+        : new Response("down", { status: 503 }),
+  );
+  const origin = `http://127.0.0.1:${down.addr.port}`;
+  const gleaner = await createGleaner({
+    network: { allow_private: [origin] },
+    store: { path: ":memory:" },
+    embed: { provider: "none" },
+    read: { render: "never" },
+  });
+  const server = createMcpServer(gleaner);
+  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  try {
+    await server.connect(b);
+    await client.connect(a);
+    const call = async (name: string, args: Record<string, unknown>) =>
+      await client.callTool({ name, arguments: args }) as ToolResult;
+    for (let i = 0; i < 3; i++) {
+      const r = await call("scrape_urls", { items: [{ url: `${origin}/p${i}` }] });
+      assert.doesNotMatch(JSON.stringify(r), /no reader could read|Input validation/);
+      assert.match(JSON.stringify(r), /answered 503/);
+    }
+    for (const query of [origin, "127.0.0.1"]) {
+      const stats = await call("domain_stats", { domain: query });
+      assert.ok(!stats.isError, stats.content[0]?.text);
+      const origins = stats.structuredContent?.origins as {
+        origin: string;
+        tiers: Record<string, { failures: number; skipped_until?: string }>;
+      }[];
+      assert.equal(origins.length, 1, query);
+      assert.equal(origins[0].origin, origin);
+      assert.equal(origins[0].tiers.http.failures, 3);
+      assert.ok(origins[0].tiers.http.skipped_until, "when the skipped tier is retried");
+      assert.match(stats.content[0].text, /skipped until/);
+    }
+    const bad = await call("domain_stats", { domain: "example.com", extra: 1 });
+    assert.ok(bad.isError, "inputs are strict");
+
+    const cleared = await call("clear_cache", { target: "domains" });
+    assert.ok(!cleared.isError, cleared.content[0]?.text);
+    assert.equal(cleared.structuredContent?.origins_forgotten, 1);
+    const after = await call("domain_stats", { domain: "127.0.0.1" });
+    assert.deepEqual(after.structuredContent?.origins, []);
+    const all = await call("clear_cache", {});
+    assert.equal(all.structuredContent?.target, "all");
+    assert.equal(all.structuredContent?.origins_forgotten, 0);
+  } finally {
+    await client.close();
+    await server.close();
+    await gleaner.close();
+    await down.shutdown();
+  }
+});
