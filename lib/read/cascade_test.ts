@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createGleaner, type Gleaner } from "../gleaner.ts";
-import { GleanerError } from "../errors.ts";
+import type { GleanerError } from "../errors.ts";
 import { ignoreBrowser } from "../../tests/fixtures/browser.ts";
 import { startFixtureWeb } from "../../tests/fixtures/web.ts";
 
