@@ -56,6 +56,7 @@ export type {
   DomainRecord,
   DomainSummary,
   RobotsState,
+  TierState,
 } from "./lib/store/types.ts";
 export type { Relevance } from "./lib/rank/fusion.ts";
 export type { FetchedResponse, Fetcher, FetchOptions } from "./lib/net/types.ts";
