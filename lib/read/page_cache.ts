@@ -28,8 +28,9 @@ export interface PageCacheEntry {
 }
 
 /**
- * The cache key of a read: URL, render mode and target selector (a
- * `render: "never"` read must not answer an `auto` caller).
+ * The cache key of a read: URL, render mode, target selector and the
+ * selector waited for (a `render: "never"` read must not answer an `auto`
+ * caller).
  *
  * @example
  * ```ts
@@ -44,6 +45,7 @@ export function pageCacheKey(request: ReadRequest): string {
     request.render ?? "auto",
     request.url,
     request.targetSelector ?? "",
+    request.waitForSelector ?? "",
   ]);
 }
 
