@@ -191,7 +191,7 @@ export function createReader(deps: ReaderDeps): Reader {
           if (failure.code === "internal") {
             log.warn("{tier} failed on {url}: {error}", { tier: tier.name, url: url.href, error });
           }
-          if (countsAgainstTier(failure.code)) await record(origin, tier.name, false, failure.code);
+          if (countsAgainstTier(failure)) await record(origin, tier.name, false, failure.code);
           if (FINAL_CODES.has(failure.code)) throw failure;
           if (tier.name === "http" && BROWSER_CODES.has(failure.code)) browserWanted = true;
           failures.push({ tier: tier.name, error: failure });

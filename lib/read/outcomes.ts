@@ -34,17 +34,28 @@ export const EVIDENCE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 ]);
 
 /**
- * True when a failure of `code` counts against the tier in domain memory.
+ * True when a failure counts against the tier in domain memory: its code is
+ * one of {@link EVIDENCE_CODES}, and it is not about this machine's setup (a
+ * failure naming one of our settings or permissions in `details.field` /
+ * `details.flag`, such as Chromium missing at `read.chrome_path`, says
+ * nothing about the origin, and must not outlive the operator's fix).
  *
  * @example
  * ```ts
+ * import { GleanerError } from "../errors.ts";
  * import { countsAgainstTier } from "./outcomes.ts";
- * console.assert(countsAgainstTier("timeout"));
- * console.assert(!countsAgainstTier("blocked_url") && !countsAgainstTier("not_found"));
+ * console.assert(countsAgainstTier(new GleanerError("timeout", "x timed out")));
+ * console.assert(!countsAgainstTier(new GleanerError("blocked_url", "port 1 is not allowed")));
+ * console.assert(!countsAgainstTier(new GleanerError("not_found", "x answered 404")));
+ * console.assert(!countsAgainstTier(
+ *   new GleanerError("provider_unavailable", "no Chromium found", { details: { field: "read.chrome_path" } }),
+ * ));
  * ```
  */
-export function countsAgainstTier(code: ErrorCode): boolean {
-  return EVIDENCE_CODES.has(code);
+export function countsAgainstTier(error: GleanerError): boolean {
+  if (!EVIDENCE_CODES.has(error.code)) return false;
+  const details = error.details ?? {};
+  return details.field === undefined && details.flag === undefined;
 }
 
 /**
