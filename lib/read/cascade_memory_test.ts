@@ -226,3 +226,26 @@ Deno.test({
     }
   },
 });
+
+Deno.test("a setup failure (no Chromium at read.chrome_path) is not held against the origin", async () => {
+  const web = await startFixtureWeb();
+  const gleaner = await createGleaner({
+    network: { allow_private: [web.origin] },
+    store: { path: ":memory:" },
+    embed: { provider: "none" },
+    read: { render: "always", chrome_path: "/nonexistent/chromium" },
+  });
+  try {
+    for (let i = 0; i < 4; i++) {
+      await assert.rejects(
+        gleaner.reader.read({ url: web.url("/pages/wikipedia"), noCache: true }),
+        code("provider_unavailable", /chrome_path/),
+      );
+    }
+    assert.equal(await gleaner.store.domains.shouldSkip(web.origin, "browser"), false);
+    assert.equal(await gleaner.store.domains.get(web.origin), undefined);
+  } finally {
+    await gleaner.close();
+    await web.close();
+  }
+});
