@@ -6,6 +6,7 @@
  */
 import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
+import { runDegradeBench } from "./degrade.ts";
 import { runExtractionBench } from "./extraction.ts";
 import { runPipelineBench } from "./pipeline.ts";
 
@@ -14,6 +15,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   pipeline: () => runPipelineBench(),
   containment: () => runContainmentBench(),
   browser: () => runBrowserBench(),
+  degrade: () => runDegradeBench(),
 };
 
 const wanted = Deno.args.length ? Deno.args : Object.keys(BENCHES);
