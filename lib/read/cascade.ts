@@ -189,7 +189,11 @@ export function createReader(deps: ReaderDeps): Reader {
           // The caller gave up: nothing was learnt about the tier, and no other tier is wanted.
           if (request.signal?.aborted) throw failure;
           if (failure.code === "internal") {
-            log.warn("{tier} failed on {url}: {error}", { tier: tier.name, url: url.href, error });
+            log.warn("{tier} failed on {url}: {error}", {
+              tier: tier.name,
+              url: `${url.origin}${url.pathname}`,
+              error,
+            });
           }
           if (countsAgainstTier(failure)) await record(origin, tier.name, false, failure.code);
           if (FINAL_CODES.has(failure.code)) throw failure;

@@ -117,7 +117,7 @@ export function createPageCache(
       if (entry === undefined) return undefined;
       if (!servable(entry)) {
         log.debug("cached page of {url} not served under the current network policy", {
-          url: request.url,
+          url: where(request.url),
         });
         return undefined;
       }
@@ -142,4 +142,14 @@ export function createPageCache(
       }
     },
   };
+}
+
+/** Origin and path, for logs (query strings may hold secrets). */
+function where(raw: string): string {
+  try {
+    const url = new URL(raw);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return "(invalid URL)";
+  }
 }
