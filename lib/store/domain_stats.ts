@@ -20,7 +20,7 @@ import {
   type DomainStats,
   type DomainSummary,
   nextProbation,
-  normalizeDomain,
+  normalizeHost,
   normalizeOrigin,
   originHost,
   type RobotsState,
@@ -188,7 +188,7 @@ export class SqliteDomainStats implements DomainStats {
   forHost(host: string): Promise<DomainRecord[]> {
     return Promise.try(() => {
       const now = this.#now();
-      const rows = this.#ofHost.all(normalizeDomain(host)) as { origin: string }[];
+      const rows = this.#ofHost.all(normalizeHost(host)) as { origin: string }[];
       return rows.map((r) => this.#record(r.origin, now)).filter((r) => r !== undefined)
         .sort((a, b) => b.attempts - a.attempts || (a.origin < b.origin ? -1 : 1));
     });

@@ -283,6 +283,22 @@ export function normalizeOrigin(origin: string): string {
   return url.origin;
 }
 
+/**
+ * A host name as origins spell it: lower case, no trailing dot, IPv6 in
+ * brackets (`::1` → `[::1]`); throws `invalid_arguments` on a malformed one.
+ *
+ * @example
+ * ```ts
+ * import { normalizeHost } from "./types.ts";
+ * console.assert(normalizeHost("Example.COM.") === "example.com");
+ * console.assert(normalizeHost("::1") === "[::1]");
+ * ```
+ */
+export function normalizeHost(host: string): string {
+  const h = normalizeDomain(host);
+  return h.includes(":") && !h.startsWith("[") ? `[${h}]` : h;
+}
+
 /** The host name of a normalised origin (lower case, IPv6 in brackets). */
 export function originHost(origin: string): string {
   return new URL(origin).hostname;

@@ -30,7 +30,7 @@ import {
   type DomainRecord,
   type DomainStats,
   type DomainSummary,
-  normalizeDomain,
+  normalizeHost,
   normalizeOrigin,
   originHost,
   PROBATION_STEPS_MS,
@@ -507,7 +507,7 @@ export class ValkeyDomainStats implements DomainStats {
 
   /** {@inheritDoc DomainStats.forHost} */
   async forHost(host: string): Promise<DomainRecord[]> {
-    const origins = await call(this.#client.smembers(this.#hostKey(normalizeDomain(host))));
+    const origins = await call(this.#client.smembers(this.#hostKey(normalizeHost(host))));
     const records = await Promise.all(origins.sort().map((o) => this.#record(o)));
     return records.filter((r) => r !== undefined)
       .sort((x, y) => y.attempts - x.attempts || (x.origin < y.origin ? -1 : 1));

@@ -60,6 +60,9 @@ export async function checkOriginKeys(stats: DomainStats, c: TestClock): Promise
   const all = await stats.forHost("EXAMPLE.com");
   assert.deepEqual(all.map((r) => r.origin), ["https://example.com", "http://example.com:8080"]);
   assert.deepEqual(await stats.forHost("nothing.example"), []);
+  await stats.record("http://[::1]:8080", "http", true);
+  assert.deepEqual((await stats.forHost("::1")).map((r) => r.origin), ["http://[::1]:8080"]);
+  assert.deepEqual((await stats.forHost("[::1]")).map((r) => r.host), ["[::1]"]);
   const top = await stats.summary({ limit: 1 });
   assert.deepEqual(top, [{
     origin: "https://example.com",
