@@ -13,7 +13,7 @@ import type { Fetcher } from "../net/types.ts";
 import { assertUrlAllowed } from "../net/address.ts";
 import type { Cache, DomainStats } from "../store/mod.ts";
 import { createOutageGate } from "../store/outage.ts";
-import { countsAgainstTier, mostSpecificFailure } from "./outcomes.ts";
+import { countsAgainstTier, memoryPolicy, mostSpecificFailure } from "./outcomes.ts";
 import { createPageCache } from "./page_cache.ts";
 import type { Page, ReadContext, ReadRequest, Tier, TierName } from "./types.ts";
 
@@ -116,6 +116,8 @@ export function parsePageUrl(raw: string): URL {
 export function createReader(deps: ReaderDeps): Reader {
   const context: ReadContext = { config: deps.config, fetcher: deps.fetcher };
   const pages = createPageCache(deps.cache, deps.config);
+  // Verdicts reached under other settings are not applied (see memoryPolicy).
+  const scope = { policy: memoryPolicy(deps.config) };
   // Domain memory is optional: an outage pauses it instead of slowing every read.
   const memory = createOutageGate();
   const memoryFailed = (error: unknown) => {
@@ -127,7 +129,7 @@ export function createReader(deps: ReaderDeps): Reader {
   async function record(origin: string, tier: TierName, ok: boolean, reason?: string) {
     if (!deps.domains || !memory.open()) return;
     try {
-      await deps.domains.record(origin, tier, ok, reason);
+      await deps.domains.record(origin, tier, ok, reason, scope);
     } catch (error) {
       memoryFailed(error);
     }
@@ -136,7 +138,7 @@ export function createReader(deps: ReaderDeps): Reader {
   async function onProbation(origin: string): Promise<Map<string, number>> {
     if (!deps.domains || !memory.open()) return new Map();
     try {
-      return await deps.domains.skipped(origin);
+      return await deps.domains.skipped(origin, scope);
     } catch (error) {
       memoryFailed(error);
       return new Map();

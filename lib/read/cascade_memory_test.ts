@@ -11,6 +11,7 @@ import { openStore } from "../store/mod.ts";
 import { startFixtureWeb } from "../../tests/fixtures/web.ts";
 import { ignoreBrowser } from "../../tests/fixtures/browser.ts";
 import { createReader } from "./cascade.ts";
+import { memoryPolicy } from "./outcomes.ts";
 import { defaultTiers } from "./tiers.ts";
 
 const MIN = 60_000;
@@ -247,5 +248,51 @@ Deno.test("a setup failure (no Chromium at read.chrome_path) is not held against
   } finally {
     await gleaner.close();
     await web.close();
+  }
+});
+
+Deno.test("a verdict reached under other settings is not inherited: a new user agent is tried at once", async () => {
+  let plainHits = 0;
+  const { server, origin } = serve((req) => {
+    if (req.headers.get("user-agent") === "blocked-agent") {
+      return new Response("no bots", { status: 403 });
+    }
+    plainHits++;
+    return new Response(
+      "<html><head><title>Welcome</title></head><body><main><p>" +
+        "A page with enough words to be read as content by the extractor. ".repeat(8) +
+        "</p></main></body></html>",
+      { headers: { "content-type": "text/html" } },
+    );
+  });
+  const root = await Deno.makeTempDir();
+  const base = {
+    store: { path: `${root}/shared.db` },
+    embed: { provider: "none" },
+    read: { render: "auto" },
+  } as const;
+  const before = await createGleaner({
+    ...base,
+    network: { allow_private: [origin], user_agent: "blocked-agent" },
+  });
+  const after = await createGleaner({
+    ...base,
+    network: { allow_private: [origin], user_agent: "fixed-agent" },
+  });
+  try {
+    for (let i = 0; i < 3; i++) {
+      await before.reader.read({ url: `${origin}/p${i}`, render: "never" }).catch(() => {});
+    }
+    const policy = (g: typeof before) => ({ policy: memoryPolicy(g.config) });
+    assert.equal(await before.store.domains.shouldSkip(origin, "http", policy(before)), true);
+    assert.equal(await after.store.domains.shouldSkip(origin, "http", policy(after)), false);
+    const page = await after.reader.read({ url: `${origin}/p9` });
+    assert.equal(page.tier, "http", "HTTP was tried first under the new user agent");
+    assert.equal(plainHits, 1);
+  } finally {
+    await before.close();
+    await after.close();
+    await server.shutdown();
+    await Deno.remove(root, { recursive: true });
   }
 });

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
+import type { Config } from "../config.ts";
 import type { ErrorCode, GleanerError } from "../errors.ts";
 import type { TierName } from "./types.ts";
 
@@ -109,4 +111,44 @@ export function mostSpecificFailure(
     if (!best || score(failure) < score(best)) best = failure;
   }
   return best?.error;
+}
+
+/**
+ * The fingerprint of the settings that decide how tiers fare on a site
+ * (network policy and limits, user agent, render mode, Chromium, GitHub
+ * access), stored with domain memory's verdicts so a verdict reached under
+ * other settings is not applied: an operator's change takes effect at once.
+ * Secrets only count by presence; the value is a 16-hex-digit SHA-256 prefix.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config.ts";
+ * import { memoryPolicy } from "./outcomes.ts";
+ * const a = memoryPolicy(parseConfig({}));
+ * console.assert(a === memoryPolicy(parseConfig({ read: { concurrency: 9 } })));
+ * console.assert(a !== memoryPolicy(parseConfig({ network: { user_agent: "other" } })));
+ * ```
+ */
+export function memoryPolicy(config: Config): string {
+  const n = config.network;
+  const r = config.read;
+  const settings = [
+    n.allow_private,
+    n.allowed_ports,
+    n.connect_timeout_ms,
+    n.timeout_ms,
+    n.max_bytes,
+    n.max_decompressed_bytes,
+    n.max_redirects,
+    n.user_agent,
+    n.respect_robots,
+    r.render,
+    r.chrome_path ?? null,
+    r.browser_cdp_url ?? null,
+    r.browser_timeout_ms,
+    r.github_token !== undefined,
+    r.github_api_url,
+    r.github_raw_url,
+  ];
+  return createHash("sha256").update(JSON.stringify(settings)).digest("hex").slice(0, 16);
 }

@@ -13,17 +13,21 @@ import { transaction } from "./sqlite.ts";
 import {
   checkLimit,
   checkRobots,
+  checkScope,
   checkTier,
   dayNumber,
   DOMAIN_WINDOW_DAYS,
   type DomainRecord,
   type DomainStats,
   type DomainSummary,
+  type MemoryScope,
   nextProbation,
   normalizeHost,
   normalizeOrigin,
   originHost,
+  type Probation,
   type RobotsState,
+  sameScope,
   shortReason,
   type TierCounts,
   tierCounts,
@@ -55,6 +59,7 @@ interface ProbationRow {
   tier: string;
   consecutive_failures: number;
   retry_at: number | null;
+  policy: string | null;
 }
 
 /**
@@ -113,16 +118,16 @@ export class SqliteDomainStats implements DomainStats {
        WHERE origin = ? AND coalesce(last_failure_at, 0) <= ?`,
     );
     this.#probation = db.prepare(
-      "SELECT tier, consecutive_failures, retry_at FROM origin_tiers WHERE origin = ? AND tier = ?",
+      "SELECT tier, consecutive_failures, retry_at, policy FROM origin_tiers WHERE origin = ? AND tier = ?",
     );
     this.#probations = db.prepare(
-      "SELECT tier, consecutive_failures, retry_at FROM origin_tiers WHERE origin = ?",
+      "SELECT tier, consecutive_failures, retry_at, policy FROM origin_tiers WHERE origin = ?",
     );
     this.#setProbation = db.prepare(
-      `INSERT INTO origin_tiers (origin, tier, consecutive_failures, retry_at, updated_at)
-       VALUES (?, ?, ?, ?, ?)
+      `INSERT INTO origin_tiers (origin, tier, consecutive_failures, retry_at, policy, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (origin, tier) DO UPDATE SET consecutive_failures = excluded.consecutive_failures,
-         retry_at = excluded.retry_at, updated_at = excluded.updated_at`,
+         retry_at = excluded.retry_at, policy = excluded.policy, updated_at = excluded.updated_at`,
     );
     this.#robots = db.prepare(
       `INSERT INTO origin_info (origin, host, robots_state, robots_checked_at) VALUES (?, ?, ?, ?)
@@ -151,10 +156,17 @@ export class SqliteDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.record} */
-  record(origin: string, tier: string, ok: boolean, reason?: string): Promise<void> {
+  record(
+    origin: string,
+    tier: string,
+    ok: boolean,
+    reason?: string,
+    scope?: MemoryScope,
+  ): Promise<void> {
     return Promise.try(() => {
       const o = normalizeOrigin(origin);
       checkTier(tier);
+      checkScope(scope);
       const now = this.#now();
       const day = dayNumber(now);
       transaction(this.#db, () => {
@@ -162,13 +174,15 @@ export class SqliteDomainStats implements DomainStats {
         this.#bump.run(o, tier, day, ok ? 1 : 0, ok ? 0 : 1);
         if (!ok) this.#failure.run(shortReason(reason), tier, now, o, now);
         const row = this.#probation.get(o, tier) as ProbationRow | undefined;
-        const next = nextProbation(
-          row &&
-            { consecutive_failures: Number(row.consecutive_failures), retry_at: num(row.retry_at) },
-          ok,
+        const next = nextProbation(row && probation(row), ok, now, scope);
+        this.#setProbation.run(
+          o,
+          tier,
+          next.consecutive_failures,
+          next.retry_at,
+          next.policy,
           now,
         );
-        this.#setProbation.run(o, tier, next.consecutive_failures, next.retry_at, now);
       });
       if (now - this.#lastPrune >= this.#pruneEvery) {
         this.#lastPrune = now;
@@ -180,21 +194,22 @@ export class SqliteDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.get} */
-  get(origin: string): Promise<DomainRecord | undefined> {
-    return Promise.try(() => this.#record(normalizeOrigin(origin), this.#now()));
+  get(origin: string, scope?: MemoryScope): Promise<DomainRecord | undefined> {
+    return Promise.try(() => this.#record(normalizeOrigin(origin), this.#now(), checkScope(scope)));
   }
 
   /** {@inheritDoc DomainStats.forHost} */
-  forHost(host: string): Promise<DomainRecord[]> {
+  forHost(host: string, scope?: MemoryScope): Promise<DomainRecord[]> {
     return Promise.try(() => {
+      checkScope(scope);
       const now = this.#now();
       const rows = this.#ofHost.all(normalizeHost(host)) as { origin: string }[];
-      return rows.map((r) => this.#record(r.origin, now)).filter((r) => r !== undefined)
+      return rows.map((r) => this.#record(r.origin, now, scope)).filter((r) => r !== undefined)
         .sort((a, b) => b.attempts - a.attempts || (a.origin < b.origin ? -1 : 1));
     });
   }
 
-  #record(o: string, now: number): DomainRecord | undefined {
+  #record(o: string, now: number, scope?: MemoryScope): DomainRecord | undefined {
     const rows = this.#tiers.all(o, this.#oldestExcludedDay(now)) as {
       tier: string;
       a: number;
@@ -214,7 +229,7 @@ export class SqliteDomainStats implements DomainStats {
       const row = counts.get(tier);
       const p = probations.get(tier);
       const c = tierCounts(Number(row?.a ?? 0), Number(row?.s ?? 0), Number(row?.f ?? 0));
-      tiers[tier] = tierState(c, Number(p?.consecutive_failures ?? 0), num(p?.retry_at), now);
+      tiers[tier] = tierState(c, p && probation(p), now, scope);
       a += c.attempts;
       s += c.successes;
       f += c.failures;
@@ -266,22 +281,23 @@ export class SqliteDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.skipped} */
-  skipped(origin: string): Promise<Map<string, number>> {
+  skipped(origin: string, scope?: MemoryScope): Promise<Map<string, number>> {
     return Promise.try(() => {
+      checkScope(scope);
       const now = this.#now();
       const skipped = new Map<string, number>();
       for (const p of this.#probations.all(normalizeOrigin(origin)) as unknown as ProbationRow[]) {
         const at = num(p.retry_at);
-        if (at !== null && at > now) skipped.set(p.tier, at);
+        if (at !== null && at > now && sameScope(p.policy, scope)) skipped.set(p.tier, at);
       }
       return skipped;
     });
   }
 
   /** {@inheritDoc DomainStats.shouldSkip} */
-  async shouldSkip(origin: string, tier: string): Promise<boolean> {
+  async shouldSkip(origin: string, tier: string, scope?: MemoryScope): Promise<boolean> {
     checkTier(tier);
-    return (await this.skipped(origin)).has(tier);
+    return (await this.skipped(origin, scope)).has(tier);
   }
 
   /** {@inheritDoc DomainStats.setRobots} */
@@ -320,6 +336,14 @@ export class SqliteDomainStats implements DomainStats {
   #oldestExcludedDay(now: number): number {
     return dayNumber(now) - DOMAIN_WINDOW_DAYS;
   }
+}
+
+function probation(row: ProbationRow): Probation {
+  return {
+    consecutive_failures: Number(row.consecutive_failures),
+    retry_at: num(row.retry_at),
+    policy: row.policy ?? null,
+  };
 }
 
 function num(value: number | bigint | null | undefined): number | null {

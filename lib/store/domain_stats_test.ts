@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { GleanerError } from "../errors.ts";
 import { SqliteDomainStats } from "./domain_stats.ts";
 import { openDatabase } from "./sqlite.ts";
-import { checkClear, checkOriginKeys, checkProbation } from "./testdata/domain_contract.ts";
+import {
+  checkClear,
+  checkOriginKeys,
+  checkPolicy,
+  checkProbation,
+} from "./testdata/domain_contract.ts";
 import { assertRaceCounts, runWriters } from "./testdata/helpers.ts";
 
 const DAY = 86_400_000;
@@ -23,6 +28,12 @@ Deno.test("probation: short and growing, reset by a success; a one-minute outage
   const c = clock();
   const db = openDatabase(":memory:");
   await checkProbation(new SqliteDomainStats(db, { now: c.now }), c);
+  db.close();
+});
+
+Deno.test("a verdict reached under other settings is not applied", async () => {
+  const db = openDatabase(":memory:");
+  await checkPolicy(new SqliteDomainStats(db));
   db.close();
 });
 

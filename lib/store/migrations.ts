@@ -120,6 +120,7 @@ export const MIGRATIONS: readonly Migration[] = [
         tier                 TEXT    NOT NULL,
         consecutive_failures INTEGER NOT NULL DEFAULT 0,
         retry_at             INTEGER,
+        policy               TEXT,
         updated_at           INTEGER NOT NULL,
         PRIMARY KEY (origin, tier)
       ) WITHOUT ROWID;

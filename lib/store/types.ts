@@ -147,6 +147,13 @@ export interface DomainSummary extends TierCounts {
  * about the tier on that origin should be recorded (the cascade decides).
  * Counters are atomic, so concurrent processes never lose counts.
  *
+ * Policy: a verdict is only as good as the settings it was reached under
+ * (user agent, timeouts, Chromium…). Callers pass a fingerprint of those
+ * settings as {@link MemoryScope.policy}; a probation reached under another
+ * policy is neither applied nor shown, and the next outcome under the new
+ * policy starts the tier's run afresh. Without a policy every verdict
+ * applies.
+ *
  * @example
  * ```ts
  * import type { DomainStats } from "./types.ts";
@@ -159,23 +166,35 @@ export interface DomainSummary extends TierCounts {
  */
 export interface DomainStats {
   /** Counts one attempt of `tier` on `origin`; a failure may carry a short reason (e.g. an error code). */
-  record(origin: string, tier: string, ok: boolean, reason?: string): Promise<void>;
+  record(
+    origin: string,
+    tier: string,
+    ok: boolean,
+    reason?: string,
+    scope?: MemoryScope,
+  ): Promise<void>;
   /** Everything known about an origin, or `undefined` when nothing is. */
-  get(origin: string): Promise<DomainRecord | undefined>;
+  get(origin: string, scope?: MemoryScope): Promise<DomainRecord | undefined>;
   /** Every origin known on a host name (any scheme and port), busiest first. */
-  forHost(host: string): Promise<DomainRecord[]>;
+  forHost(host: string, scope?: MemoryScope): Promise<DomainRecord[]>;
   /** Origins with the most attempts in the window, most first. */
   summary(options?: { limit?: number }): Promise<DomainSummary[]>;
   /** The tiers of `origin` on probation now, each with the time it will be retried (ms since epoch). */
-  skipped(origin: string): Promise<Map<string, number>>;
+  skipped(origin: string, scope?: MemoryScope): Promise<Map<string, number>>;
   /** True when `tier` is on probation on `origin` now. */
-  shouldSkip(origin: string, tier: string): Promise<boolean>;
+  shouldSkip(origin: string, tier: string, scope?: MemoryScope): Promise<boolean>;
   /** Remembers the robots.txt state of an origin. */
   setRobots(origin: string, state: RobotsState): Promise<void>;
   /** Remembers whether `/llms.txt` exists on an origin. */
   setLlmsTxt(origin: string, exists: boolean): Promise<void>;
   /** Forgets everything (counts, probation, robots, llms.txt); returns how many origins were known. */
   clear(): Promise<number>;
+}
+
+/** Which verdicts apply: see "Policy" in {@link DomainStats}. */
+export interface MemoryScope {
+  /** Fingerprint of the settings verdicts are reached under (1-64 characters). */
+  policy?: string;
 }
 
 /** Length of the rolling window of domain stats (days, today included). */
@@ -310,43 +329,70 @@ export interface Probation {
   consecutive_failures: number;
   /** When the tier may be tried again (ms since epoch), `null` when not on probation. */
   retry_at: number | null;
+  /** The policy the run was recorded under, `null` when none was given. */
+  policy: string | null;
+}
+
+/** True when a probation recorded under `stored` applies to a caller with `scope`. */
+export function sameScope(stored: string | null | undefined, scope?: MemoryScope): boolean {
+  return scope?.policy === undefined || (stored ?? null) === scope.policy;
+}
+
+/** Checks a policy fingerprint (1-64 characters without spaces). */
+export function checkScope(scope?: MemoryScope): MemoryScope | undefined {
+  if (scope?.policy !== undefined && !/^\S{1,64}$/.test(scope.policy)) {
+    throw new GleanerError("invalid_arguments", "policy must be 1-64 characters without spaces", {
+      details: { field: "policy" },
+    });
+  }
+  return scope;
 }
 
 /**
- * The probation rule shared by every backend: a success clears it; a failure
- * while on probation changes nothing (it was in flight); any other failure
- * adds one and, from the {@link SKIP_AFTER_FAILURES}th, sets `retry_at`.
+ * The probation rule shared by every backend: a run recorded under another
+ * policy starts afresh; a success clears it; a failure while on probation
+ * changes nothing (it was in flight); any other failure adds one and, from
+ * the {@link SKIP_AFTER_FAILURES}th, sets `retry_at`.
  *
  * @example
  * ```ts
- * import { nextProbation } from "./types.ts";
- * let p = { consecutive_failures: 0, retry_at: null as number | null };
+ * import { nextProbation, type Probation } from "./types.ts";
+ * let p: Probation = { consecutive_failures: 0, retry_at: null, policy: null };
  * for (let i = 0; i < 3; i++) p = nextProbation(p, false, 1000);
  * console.assert(p.retry_at === 1000 + 300_000);
  * console.assert(nextProbation(p, true, 2000).retry_at === null);
+ * console.assert(nextProbation(p, false, 2000, { policy: "new" }).consecutive_failures === 1);
  * ```
  */
 export function nextProbation(
   previous: Probation | undefined,
   ok: boolean,
   now: number,
+  scope?: MemoryScope,
 ): Probation {
-  if (ok) return { consecutive_failures: 0, retry_at: null };
-  const prev = previous ?? { consecutive_failures: 0, retry_at: null };
-  if (prev.retry_at !== null && prev.retry_at > now) return prev;
+  const policy = scope?.policy ?? previous?.policy ?? null;
+  const fresh: Probation = { consecutive_failures: 0, retry_at: null, policy };
+  if (ok) return fresh;
+  const prev = previous && sameScope(previous.policy, scope) ? previous : fresh;
+  if (prev.retry_at !== null && prev.retry_at > now) return { ...prev, policy };
   const consecutive = prev.consecutive_failures + 1;
   const wait = probationMs(consecutive);
-  return { consecutive_failures: consecutive, retry_at: wait > 0 ? now + wait : null };
+  return { consecutive_failures: consecutive, retry_at: wait > 0 ? now + wait : null, policy };
 }
 
-/** A tier's {@link TierState} from its counts and probation fields. */
+/** A tier's {@link TierState} from its counts and probation (shown only when it applies to `scope`). */
 export function tierState(
   counts: TierCounts,
-  consecutiveFailures: number,
-  retryAt: number | null,
+  probation: Probation | undefined,
   now: number,
+  scope?: MemoryScope,
 ): TierState {
-  const state: TierState = { ...counts, consecutive_failures: consecutiveFailures };
+  const applies = probation !== undefined && sameScope(probation.policy, scope);
+  const state: TierState = {
+    ...counts,
+    consecutive_failures: applies ? probation.consecutive_failures : 0,
+  };
+  const retryAt = applies ? probation.retry_at : null;
   if (retryAt !== null && retryAt > now) state.skipped_until = new Date(retryAt).toISOString();
   return state;
 }

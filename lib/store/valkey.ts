@@ -24,17 +24,21 @@ import {
   checkLimit,
   checkNamespace,
   checkRobots,
+  checkScope,
   checkTier,
   dayNumber,
   DOMAIN_WINDOW_DAYS,
   type DomainRecord,
   type DomainStats,
   type DomainSummary,
+  type MemoryScope,
   normalizeHost,
   normalizeOrigin,
   originHost,
+  type Probation,
   PROBATION_STEPS_MS,
   type RobotsState,
+  sameScope,
   shortReason,
   SKIP_AFTER_FAILURES,
   tierCounts,
@@ -293,12 +297,19 @@ export interface ValkeyDomainStatsOptions {
 
 /**
  * The probation step of {@link nextProbation}, atomically on the server.
- * KEYS[1] = probation hash; ARGV = tier, now, ok (1/0), threshold, ttl, steps….
+ * KEYS[1] = probation hash; ARGV = tier, now, ok (1/0), threshold, ttl,
+ * policy ('' for none), steps….
  */
 const PROBATION_SCRIPT = `
 local c_field = ARGV[1] .. ':c'
 local r_field = ARGV[1] .. ':r'
+local p_field = ARGV[1] .. ':p'
 local now = tonumber(ARGV[2])
+local policy = ARGV[6]
+if policy ~= '' and redis.call('HGET', KEYS[1], p_field) ~= policy then
+  redis.call('HSET', KEYS[1], c_field, '0', p_field, policy)
+  redis.call('HDEL', KEYS[1], r_field)
+end
 if ARGV[3] == '1' then
   redis.call('HSET', KEYS[1], c_field, '0')
   redis.call('HDEL', KEYS[1], r_field)
@@ -308,9 +319,9 @@ else
     local c = redis.call('HINCRBY', KEYS[1], c_field, 1)
     local threshold = tonumber(ARGV[4])
     if c >= threshold then
-      local steps = #ARGV - 5
+      local steps = #ARGV - 6
       local i = math.min(c - threshold, steps - 1)
-      redis.call('HSET', KEYS[1], r_field, string.format('%.0f', now + tonumber(ARGV[6 + i])))
+      redis.call('HSET', KEYS[1], r_field, string.format('%.0f', now + tonumber(ARGV[7 + i])))
     end
   end
 end
@@ -322,7 +333,7 @@ return 1
  * {@link DomainStats} on Valkey. Keys: `<prefix>o:<origin>:<day>` (hash of
  * `<tier>:a|s|f` counters), `<prefix>oz:<day>` (sorted set of attempts per
  * origin, for the summary), `<prefix>ot:<origin>` (probation: `<tier>:c`
- * consecutive failures, `<tier>:r` retry time), `<prefix>oi:<origin>` (host,
+ * consecutive failures, `<tier>:r` retry time, `<tier>:p` policy), `<prefix>oi:<origin>` (host,
  * last failure, robots.txt, llms.txt) and `<prefix>oh:<host>` (the host's
  * origins). Counters only ever move by `HINCRBY`/`ZINCRBY` inside `MULTI`;
  * the probation step is one server-side script in the same transaction.
@@ -376,9 +387,16 @@ export class ValkeyDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.record} */
-  async record(origin: string, tier: string, ok: boolean, reason?: string): Promise<void> {
+  async record(
+    origin: string,
+    tier: string,
+    ok: boolean,
+    reason?: string,
+    scope?: MemoryScope,
+  ): Promise<void> {
     const o = normalizeOrigin(origin);
     checkTier(tier);
+    checkScope(scope);
     const now = this.#now();
     const day = dayNumber(now);
     const dayKey = this.#dayKey(o, day);
@@ -404,6 +422,7 @@ export class ValkeyDomainStats implements DomainStats {
         ok ? "1" : "0",
         String(SKIP_AFTER_FAILURES),
         String(DAY_KEY_TTL_S),
+        scope?.policy ?? "",
         ...PROBATION_STEPS_MS.map(String),
       );
     if (!ok) {
@@ -436,15 +455,16 @@ export class ValkeyDomainStats implements DomainStats {
   }
 
   /** Probation per tier: consecutive failures and retry time. */
-  async #probations(origin: string): Promise<Map<string, { c: number; r: number | null }>> {
+  async #probations(origin: string): Promise<Map<string, Probation>> {
     const hash = await call(this.#client.hgetall(this.#tiersKey(origin)));
-    const out = new Map<string, { c: number; r: number | null }>();
+    const out = new Map<string, Probation>();
     for (const [field, raw] of Object.entries(hash)) {
       const colon = field.lastIndexOf(":");
       const tier = field.slice(0, colon);
-      const entry = out.get(tier) ?? { c: 0, r: null };
-      if (field.endsWith(":c")) entry.c = Number(raw) || 0;
-      else if (field.endsWith(":r")) entry.r = Number(raw) || null;
+      const entry = out.get(tier) ?? { consecutive_failures: 0, retry_at: null, policy: null };
+      if (field.endsWith(":c")) entry.consecutive_failures = Number(raw) || 0;
+      else if (field.endsWith(":r")) entry.retry_at = Number(raw) || null;
+      else if (field.endsWith(":p")) entry.policy = raw;
       else continue;
       out.set(tier, entry);
     }
@@ -452,11 +472,11 @@ export class ValkeyDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.get} */
-  get(origin: string): Promise<DomainRecord | undefined> {
-    return Promise.try(() => this.#record(normalizeOrigin(origin)));
+  get(origin: string, scope?: MemoryScope): Promise<DomainRecord | undefined> {
+    return Promise.try(() => this.#record(normalizeOrigin(origin), checkScope(scope)));
   }
 
-  async #record(o: string): Promise<DomainRecord | undefined> {
+  async #record(o: string, scope?: MemoryScope): Promise<DomainRecord | undefined> {
     const [totals, probations, info] = await Promise.all([
       this.#tierTotals(o),
       this.#probations(o),
@@ -471,7 +491,7 @@ export class ValkeyDomainStats implements DomainStats {
     for (const tier of [...new Set([...totals.keys(), ...probations.keys()])].sort()) {
       const [ta, ts, tf] = totals.get(tier) ?? [0, 0, 0];
       const p = probations.get(tier);
-      tiers[tier] = tierState(tierCounts(ta, ts, tf), p?.c ?? 0, p?.r ?? null, now);
+      tiers[tier] = tierState(tierCounts(ta, ts, tf), probations.get(tier), now, scope);
       a += ta;
       s += ts;
       f += tf;
@@ -506,9 +526,10 @@ export class ValkeyDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.forHost} */
-  async forHost(host: string): Promise<DomainRecord[]> {
+  async forHost(host: string, scope?: MemoryScope): Promise<DomainRecord[]> {
+    checkScope(scope);
     const origins = await call(this.#client.smembers(this.#hostKey(normalizeHost(host))));
-    const records = await Promise.all(origins.sort().map((o) => this.#record(o)));
+    const records = await Promise.all(origins.sort().map((o) => this.#record(o, scope)));
     return records.filter((r) => r !== undefined)
       .sort((x, y) => y.attempts - x.attempts || (x.origin < y.origin ? -1 : 1));
   }
@@ -537,19 +558,22 @@ export class ValkeyDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.skipped} */
-  async skipped(origin: string): Promise<Map<string, number>> {
+  async skipped(origin: string, scope?: MemoryScope): Promise<Map<string, number>> {
+    checkScope(scope);
     const now = this.#now();
     const skipped = new Map<string, number>();
     for (const [tier, p] of await this.#probations(normalizeOrigin(origin))) {
-      if (p.r !== null && p.r > now) skipped.set(tier, p.r);
+      if (p.retry_at !== null && p.retry_at > now && sameScope(p.policy, scope)) {
+        skipped.set(tier, p.retry_at);
+      }
     }
     return skipped;
   }
 
   /** {@inheritDoc DomainStats.shouldSkip} */
-  async shouldSkip(origin: string, tier: string): Promise<boolean> {
+  async shouldSkip(origin: string, tier: string, scope?: MemoryScope): Promise<boolean> {
     checkTier(tier);
-    return (await this.skipped(origin)).has(tier);
+    return (await this.skipped(origin, scope)).has(tier);
   }
 
   /** {@inheritDoc DomainStats.setRobots} */

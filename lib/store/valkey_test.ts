@@ -5,7 +5,12 @@
 import assert from "node:assert/strict";
 import { GleanerError } from "../errors.ts";
 import { openStore } from "./mod.ts";
-import { checkClear, checkOriginKeys, checkProbation } from "./testdata/domain_contract.ts";
+import {
+  checkClear,
+  checkOriginKeys,
+  checkPolicy,
+  checkProbation,
+} from "./testdata/domain_contract.ts";
 import {
   assertRaceCounts,
   redisAvailable,
@@ -176,6 +181,17 @@ Deno.test({
       await withClient(url, async (client) => {
         const c = clock();
         await checkProbation(new ValkeyDomainStats(client, { prefix: "t5:", now: c.now }), c);
+      });
+    }),
+});
+
+Deno.test({
+  name: "ValkeyDomainStats: a verdict reached under other settings is not applied",
+  ignore: !HAVE_REDIS,
+  fn: () =>
+    withServer(async ({ url }) => {
+      await withClient(url, async (client) => {
+        await checkPolicy(new ValkeyDomainStats(client, { prefix: "t7:" }));
       });
     }),
 });

@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from "zod";
+import { memoryPolicy } from "../read/outcomes.ts";
 import { normalizeOrigin } from "../store/types.ts";
 import { defineTool } from "./spec.ts";
 
@@ -54,11 +55,13 @@ export const domainStatsTool = defineTool({
   openWorld: false,
   handler: async (input, { gleaner }) => {
     const domains = gleaner.store.domains;
+    // Probation is shown as it applies to this instance's settings.
+    const scope = { policy: memoryPolicy(gleaner.config) };
     if (input.domain?.includes("://")) {
-      const record = await domains.get(normalizeOrigin(input.domain));
+      const record = await domains.get(normalizeOrigin(input.domain), scope);
       return { origins: record ? [record] : [] };
     }
-    if (input.domain) return { origins: await domains.forHost(input.domain) };
+    if (input.domain) return { origins: await domains.forHost(input.domain, scope) };
     return { summary: await domains.summary({ limit: input.limit }) };
   },
   render: (out) => {

@@ -142,3 +142,25 @@ export async function checkClear(stats: DomainStats): Promise<void> {
   assert.deepEqual(await stats.summary(), []);
   assert.equal(await stats.clear(), 0);
 }
+
+/**
+ * A probation reached under one policy (settings fingerprint) is neither
+ * applied nor shown under another, and the new policy starts the run afresh.
+ */
+export async function checkPolicy(stats: DomainStats): Promise<void> {
+  const o = "https://policy.example";
+  const old = { policy: "ua-1" };
+  const next = { policy: "ua-2" };
+  for (let i = 0; i < 3; i++) await stats.record(o, "http", false, "unauthorized", old);
+  assert.equal(await stats.shouldSkip(o, "http", old), true);
+  assert.equal(await stats.shouldSkip(o, "http"), true, "no policy given: every verdict applies");
+  assert.equal(await stats.shouldSkip(o, "http", next), false, "another policy: not applied");
+  assert.equal((await stats.get(o, next))?.tiers.http.skipped_until, undefined, "nor shown");
+  assert.ok((await stats.get(o, old))?.tiers.http.skipped_until);
+  await stats.record(o, "http", false, "unauthorized", next);
+  const rec = await stats.get(o, next);
+  assert.equal(rec?.tiers.http.consecutive_failures, 1, "the run starts afresh");
+  assert.equal(rec?.tiers.http.failures, 4, "counts are kept");
+  assert.equal(await stats.shouldSkip(o, "http", old), false, "the old verdict is gone");
+  await assert.rejects(stats.record(o, "http", true, undefined, { policy: "has space" }));
+}
