@@ -174,7 +174,9 @@ export function createReader(deps: ReaderDeps): Reader {
       };
 
       const attempt = async (tier: Tier): Promise<Page | undefined> => {
-        request.signal?.throwIfAborted();
+        if (request.signal?.aborted) {
+          throw toGleanerError(request.signal.reason, `reading ${url.origin}${url.pathname}`);
+        }
         try {
           const page = await tier.read(url, effective, context);
           if (!page) return undefined;
