@@ -245,7 +245,10 @@ export function createReader(deps: ReaderDeps): Reader {
         }
       }
       throw mostSpecificFailure(failures) ??
-        new GleanerError("unsupported_content", `no reader could read ${url.href}`);
+        new GleanerError(
+          "unsupported_content",
+          `no reading tier applies to ${url.origin}${url.pathname} (render ${render}, tier rules)`,
+        );
     },
   };
 }
