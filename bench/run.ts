@@ -7,6 +7,7 @@
 import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
 import { runExtractionBench } from "./extraction.ts";
+import { runMemoryBench } from "./memory.ts";
 import { runPipelineBench } from "./pipeline.ts";
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
@@ -14,6 +15,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   pipeline: () => runPipelineBench(),
   containment: () => runContainmentBench(),
   browser: () => runBrowserBench(),
+  memory: () => runMemoryBench(),
 };
 
 const wanted = Deno.args.length ? Deno.args : Object.keys(BENCHES);
