@@ -8,6 +8,7 @@ import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
 import { runDegradeBench } from "./degrade.ts";
 import { runExtractionBench } from "./extraction.ts";
+import { runMemoryBench } from "./memory.ts";
 import { runPipelineBench } from "./pipeline.ts";
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
@@ -16,6 +17,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   containment: () => runContainmentBench(),
   browser: () => runBrowserBench(),
   degrade: () => runDegradeBench(),
+  memory: () => runMemoryBench(),
 };
 
 const wanted = Deno.args.length ? Deno.args : Object.keys(BENCHES);
