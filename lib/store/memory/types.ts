@@ -1,0 +1,555 @@
+/**
+ * The memory store's contract: the public types every surface returns
+ * (memories, save/recall/list inputs and results, notices) and the low-level
+ * {@link MemoryBackend} interface a SQL engine implements (SQLite by default,
+ * PostgreSQL as an option). Ranking fusion, duplicate detection, budget
+ * trimming, notices and rendering live above the backend, in shared code
+ * (`service.ts`), so every backend behaves the same.
+ *
+ * Stability: this file is the contract between backends. Changes are
+ * additive only (new optional fields, new methods with a default elsewhere).
+ *
+ * @module
+ */
+
+/** What a memory is about: an event or fact learned (`episodic`) or a standing fact about the user (`profile`). */
+export type MemoryKind = "episodic" | "profile";
+
+/** Both kinds, in a fixed order. */
+export const MEMORY_KINDS: readonly MemoryKind[] = ["episodic", "profile"] as const;
+
+/**
+ * One stored memory, as returned by the backend and by `get_memory`.
+ * Timestamps are ISO 8601 strings in UTC with milliseconds
+ * (`2026-01-02T03:04:05.678Z`).
+ */
+export interface Memory {
+  /** Numeric id, unique in one user's store; stable across updates. */
+  id: number;
+  /** Short stable reference (8 Crockford base32 characters, lowercase); stable across updates. */
+  ref: string;
+  /** The text of the memory. */
+  content: string;
+  /** Episodic or profile. */
+  kind: MemoryKind;
+  /** Session the memory was saved in; `null` when saved without one. */
+  session_id: string | null;
+  /** When first saved. */
+  created_at: string;
+  /** When the content last changed (equals `created_at` until updated). */
+  updated_at: string;
+  /** How many recalls returned it. */
+  recall_count: number;
+  /** When a recall last returned it; `null` if never. */
+  last_recalled_at: string | null;
+  /**
+   * For an old version kept as history: the id of the live memory that
+   * replaced it. `null` for live memories (the only ones recalled or listed).
+   */
+  superseded_by: number | null;
+  /** Tokens of `content` (o200k). */
+  tokens: number;
+  /** Embedder id whose vector is stored for it; `null` while it waits for (re-)embedding. */
+  embedding_model: string | null;
+}
+
+// ---------------------------------------------------------------------------
+// Notices
+// ---------------------------------------------------------------------------
+
+/** Stable codes of the notices a memory tool attaches to its answer. */
+export type MemoryNoticeCode =
+  /** A new memory was skipped: cosine ≥ 0.95 to an existing one in the same scope. */
+  | "duplicate"
+  /** A new memory was saved but looks like an existing one (cosine ≥ 0.80). */
+  | "similar_to"
+  /** Content over 800 tokens was saved; consider splitting it. */
+  | "consider_splitting"
+  /** A background re-embed is running (progress and estimate attached). */
+  | "reembedding"
+  /** No embedder is available: duplicates are not detected and recall ranks with BM25 alone. */
+  | "no_embedder"
+  /** The token budget cut results. */
+  | "budget";
+
+/** A remark attached to a tool answer; never an error. */
+export interface MemoryNotice {
+  /** Stable code. */
+  code: MemoryNoticeCode;
+  /** One sentence for humans and models. */
+  message: string;
+  /** Index of the input item it concerns (save). */
+  index?: number;
+  /** Ref of the memory it names (the existing one for `duplicate` / `similar_to`). */
+  ref?: string;
+  /** Cosine similarity (`duplicate`, `similar_to`). */
+  similarity?: number;
+  /** Memories embedded with the current model so far (`reembedding`). */
+  done?: number;
+  /** Memories to embed in all (`reembedding`). */
+  total?: number;
+  /** Estimated seconds left (`reembedding`), when a rate is known. */
+  eta_seconds?: number;
+}
+
+// ---------------------------------------------------------------------------
+// save_memories
+// ---------------------------------------------------------------------------
+
+/** One memory to save. */
+export interface SaveMemoryInput {
+  /** The text to remember (not empty). */
+  content: string;
+  /** Default `episodic`. */
+  kind?: MemoryKind;
+  /** Optional session scope inside the user's store. */
+  session_id?: string;
+}
+
+/** Input of `save_memories`. */
+export interface SaveMemoriesInput {
+  /** Memories to save in one transaction (all or none). */
+  memories: SaveMemoryInput[];
+}
+
+/** What happened to one input memory. */
+export interface SaveMemoryItemResult {
+  /** Position in the input. */
+  index: number;
+  /** `saved`, or `duplicate` (skipped; `ref` names the existing memory). */
+  status: "saved" | "duplicate";
+  /** Ref of the new memory, or of the existing one it duplicates. */
+  ref: string;
+  /** Id of the new memory, or of the existing one it duplicates. */
+  id: number;
+  /** Tokens of the content. */
+  tokens: number;
+}
+
+/** Output of `save_memories`. */
+export interface SaveMemoriesResult {
+  /** One entry per input memory, in input order. */
+  results: SaveMemoryItemResult[];
+  /** How many were written. */
+  saved: number;
+  /** How many were skipped as duplicates. */
+  duplicates: number;
+  /** Duplicates, near-duplicates, long content, re-embed progress. */
+  notices: MemoryNotice[];
+}
+
+// ---------------------------------------------------------------------------
+// recall_memories
+// ---------------------------------------------------------------------------
+
+/** Relevance label of a ranked memory (same thresholds as evidence ranking). */
+export type MemoryRelevance = "high" | "medium" | "low";
+
+/** Input of `recall_memories`. */
+export interface RecallMemoriesInput {
+  /** What to recall; without it, the newest memories ("recent" mode). */
+  query?: string;
+  /** Most memories to return (default 10). */
+  top_k?: number;
+  /** Token budget of the recalled memories (default 2,000); the profile has its own budget. */
+  max_tokens?: number;
+  /** Only memories of this session (profile memories are attached whatever the session). */
+  session_id?: string;
+}
+
+/** One recalled (episodic) memory. */
+export interface RecalledMemory {
+  /** 1-based position in the answer. */
+  index: number;
+  /** Short ref. */
+  ref: string;
+  /** Numeric id. */
+  id: number;
+  /** The text. */
+  content: string;
+  /** Session it was saved in. */
+  session_id: string | null;
+  /** When first saved. */
+  created_at: string;
+  /** When last changed. */
+  updated_at: string;
+  /** Tokens of the content. */
+  tokens: number;
+  /** Fused 0..1 score ("search" mode only; absent in "recent" mode). */
+  score?: number;
+  /** Label of the score ("search" mode only). */
+  relevance?: MemoryRelevance;
+}
+
+/** One profile memory attached to a recall. */
+export interface ProfileMemory {
+  /** Short ref. */
+  ref: string;
+  /** Numeric id. */
+  id: number;
+  /** The text. */
+  content: string;
+  /** When first saved. */
+  created_at: string;
+  /** When last changed. */
+  updated_at: string;
+  /** Tokens of the content. */
+  tokens: number;
+}
+
+/** Output of `recall_memories`. */
+export interface RecallMemoriesResult {
+  /** `search` (a query was given) or `recent` (newest first, no scores). */
+  mode: "search" | "recent";
+  /** When the recall ran (ISO 8601, UTC). */
+  current_time: string;
+  /** Which retrievers ranked the memories (`bm25`, `dense`); empty in recent mode. */
+  retrievers: ("bm25" | "dense")[];
+  /** The whole profile pool, newest first, trimmed to its own budget. */
+  profile: ProfileMemory[];
+  /** Profile memories in the store (before the profile budget). */
+  profile_total: number;
+  /** Recalled memories, best first (recent mode: newest first). */
+  memories: RecalledMemory[];
+  /** Memories that matched (before `top_k` and the budget). */
+  matched: number;
+  /** True when `top_k` or the token budget cut matched memories. */
+  truncated: boolean;
+  /** Tokens of the returned memories' contents (profile included). */
+  tokens: number;
+  /** Budget cuts, re-embed progress, missing embedder. */
+  notices: MemoryNotice[];
+}
+
+// ---------------------------------------------------------------------------
+// list_memories
+// ---------------------------------------------------------------------------
+
+/** Orders of `list_memories`. */
+export type MemorySort = "recent" | "stale" | "relevance";
+
+/** Input of `list_memories`. */
+export interface ListMemoriesInput {
+  /** Only this kind. */
+  kind?: MemoryKind;
+  /** Only memories created at or after (ISO 8601 date or date-time, or a duration ago: `7d`, `12h`, `30m`, `2w`). */
+  since?: string;
+  /** Only memories created before (same forms as `since`). */
+  until?: string;
+  /** Only memories matching these words (full-text). */
+  search?: string;
+  /** Only memories of this session. */
+  session_id?: string;
+  /** `recent` (newest first, default), `stale` (least recently recalled first), `relevance` (needs `search`). */
+  sort?: MemorySort;
+  /** Page size, at most 200 (default 20). */
+  limit?: number;
+  /** Items to skip (default 0). */
+  offset?: number;
+}
+
+/** One listed memory (a preview, never embedded or budgeted). */
+export interface ListedMemory {
+  /** Short ref. */
+  ref: string;
+  /** Numeric id. */
+  id: number;
+  /** Kind. */
+  kind: MemoryKind;
+  /** Session. */
+  session_id: string | null;
+  /** The start of the content. */
+  preview: string;
+  /** True when `preview` is shorter than the content. */
+  preview_truncated: boolean;
+  /** When first saved. */
+  created_at: string;
+  /** When last changed. */
+  updated_at: string;
+  /** How many recalls returned it. */
+  recall_count: number;
+  /** When a recall last returned it. */
+  last_recalled_at: string | null;
+  /** Tokens of the whole content. */
+  tokens: number;
+}
+
+/** Output of `list_memories`. */
+export interface ListMemoriesResult {
+  /** The page. */
+  memories: ListedMemory[];
+  /** Memories matching the filters (all pages). */
+  total_count: number;
+  /** True when more pages follow. */
+  has_more: boolean;
+  /** Offset of this page. */
+  offset: number;
+  /** Page size asked. */
+  limit: number;
+  /** Re-embed progress. */
+  notices: MemoryNotice[];
+}
+
+// ---------------------------------------------------------------------------
+// Backend contract
+// ---------------------------------------------------------------------------
+
+/**
+ * Which live memories an operation sees. Superseded versions (history) are
+ * never seen by scoped operations.
+ */
+export interface MemoryScope {
+  /**
+   * `undefined`: every session; `null`: only memories saved without a
+   * session; a string: only that session.
+   */
+  session_id?: string | null;
+  /** Only this kind (default: both). */
+  kind?: MemoryKind;
+}
+
+/** A vector with the embedder that produced it. */
+export interface MemoryEmbedding {
+  /** Embedder id (`Embedder.id`). */
+  model: string;
+  /** Unit-length vector of the store's dimensions. */
+  vector: Float32Array;
+}
+
+/** A row to insert (the backend assigns `id` and `ref`). */
+export interface NewMemoryRow {
+  /** Content (already validated non-empty). */
+  content: string;
+  /** Kind. */
+  kind: MemoryKind;
+  /** Session or `null`. */
+  session_id: string | null;
+  /** Tokens of `content`. */
+  tokens: number;
+  /** Creation time (ms since the epoch); also `updated_at`. */
+  created_at: number;
+  /** Its vector; absent when no embedder was available (the row waits for re-embedding). */
+  embedding?: MemoryEmbedding;
+}
+
+/** The new content of {@link MemoryBackend.update}. */
+export interface MemoryUpdate {
+  /** New content. */
+  content: string;
+  /** Tokens of the new content. */
+  tokens: number;
+  /** Update time (ms since the epoch). */
+  updated_at: number;
+  /** Vector of the new content; absent: the old vector is dropped and the row waits for re-embedding. */
+  embedding?: MemoryEmbedding;
+}
+
+/** Outcome of {@link MemoryBackend.update}. */
+export interface MemoryUpdateResult {
+  /** The live memory: same id and ref, new content. */
+  memory: Memory;
+  /** The old version kept as history (new id and ref, `superseded_by` = live id). */
+  previous: Memory;
+}
+
+/** Filters, order and page of {@link MemoryBackend.list}. */
+export interface MemoryListQuery extends MemoryScope {
+  /** Created at or after (ms since the epoch). */
+  since?: number;
+  /** Created strictly before (ms since the epoch). */
+  until?: number;
+  /** Full-text filter (same matching as {@link MemoryBackend.lexicalCandidates}); blank: none. */
+  search?: string;
+  /**
+   * `recent`: `created_at` desc, then id desc. `stale`: `last_recalled_at`
+   * (never recalled first, then oldest), ties by `created_at` asc, then id asc.
+   * `relevance`: text score best first (falls back to `recent` without `search`).
+   */
+  sort: MemorySort;
+  /** Page size (≥ 1). */
+  limit: number;
+  /** Rows to skip (≥ 0). */
+  offset: number;
+}
+
+/** A page of {@link MemoryBackend.list}. */
+export interface MemoryListPage {
+  /** Live memories of the page, in order. */
+  items: Memory[];
+  /** Live memories matching the filters (all pages). */
+  total: number;
+}
+
+/** A candidate from one retriever. */
+export interface MemoryCandidate {
+  /** Memory id. */
+  id: number;
+  /**
+   * The retriever's own score, higher is better: BM25 relevance (positive,
+   * `-bm25()` in SQLite) for lexical, cosine similarity (−1..1) for vector.
+   */
+  score: number;
+}
+
+/** A row waiting for (re-)embedding. */
+export interface PendingEmbedding {
+  /** Memory id. */
+  id: number;
+  /** Its content. */
+  content: string;
+}
+
+/** Counts of one store. */
+export interface MemoryCounts {
+  /** Live memories. */
+  live: number;
+  /** Live episodic memories. */
+  episodic: number;
+  /** Live profile memories. */
+  profile: number;
+  /** Superseded versions kept as history. */
+  history: number;
+  /** Live memories with a vector of the current model. */
+  embedded: number;
+  /** Live memories waiting for a vector of the current model. */
+  pending: number;
+}
+
+/**
+ * The low-level store of one user's memories. A SQL engine implements it;
+ * everything above (fusion, duplicates, budgets, notices, rendering) is
+ * shared. Methods are async so network engines fit; every write is atomic.
+ * Only live memories (`superseded_by IS NULL`) are seen by scoped reads,
+ * candidates, lists, profile and counts of live rows; `get`/`getMany`/
+ * `history` also return history rows.
+ *
+ * The vector index holds vectors of one model at a time
+ * ({@link MemoryBackend.useEmbeddingModel}); vectors are only kept for live
+ * memories.
+ */
+export interface MemoryBackend {
+  /** Engine name (`sqlite`, `postgres`). */
+  readonly engine: string;
+
+  /**
+   * Declares the current embedder. When `model` or `dimensions` differ from
+   * what the store holds, every stored vector is dropped (the index is
+   * rebuilt for `dimensions`) and every live memory becomes pending. Returns
+   * true when that reset happened. Idempotent.
+   */
+  useEmbeddingModel(model: string, dimensions: number): Promise<boolean>;
+
+  /** The model and dimensions of the vector index, or `null` before the first {@link useEmbeddingModel}. */
+  embeddingModel(): Promise<{ model: string; dimensions: number } | null>;
+
+  /**
+   * Inserts rows in ONE transaction: all or none. Assigns each a fresh id and
+   * a unique ref (see `newRef`). Returns the memories in input order. A row's
+   * embedding is stored only when its model is the current one (else the row
+   * is pending).
+   */
+  insert(rows: NewMemoryRow[]): Promise<Memory[]>;
+
+  /**
+   * Replaces the content of live memory `id` in one transaction: the old
+   * version is copied to a history row (fresh id and ref, `superseded_by` =
+   * `id`, same `created_at`, its old `updated_at`), the live row keeps id, ref,
+   * kind, session, `created_at` and recall counts. Throws `not_found` for an
+   * unknown or superseded id.
+   */
+  update(id: number, change: MemoryUpdate): Promise<MemoryUpdateResult>;
+
+  /** Deletes live memory `id`, its history and its vector. False when no live memory has that id. */
+  delete(id: number): Promise<boolean>;
+
+  /** A memory (live or history) by id or ref; `undefined` when absent. */
+  get(key: { id: number } | { ref: string }): Promise<Memory | undefined>;
+
+  /** Memories by id (live or history), in the order of `ids`, absent ones skipped. */
+  getMany(ids: readonly number[]): Promise<Memory[]>;
+
+  /** Older versions of live memory `id`, newest first (empty when none). */
+  history(id: number): Promise<Memory[]>;
+
+  /** A filtered, ordered page of live memories and the total count. */
+  list(query: MemoryListQuery): Promise<MemoryListPage>;
+
+  /**
+   * The retriever's own top `k` live memories for full-text `query` in
+   * `scope`, best first (BM25 / FTS). Words are matched OR-wise after the
+   * engine's own tokenisation; a query with no usable word yields none.
+   * Never throws on user text (quotes, operators, tags are plain words).
+   */
+  lexicalCandidates(query: string, k: number, scope: MemoryScope): Promise<MemoryCandidate[]>;
+
+  /**
+   * The `k` nearest live memories to `vector` in `scope` by cosine, best
+   * first, with cosine similarity as score. Only memories with a vector of
+   * the current model take part.
+   */
+  vectorCandidates(
+    vector: Float32Array,
+    k: number,
+    scope: MemoryScope,
+  ): Promise<MemoryCandidate[]>;
+
+  /** Live profile memories, newest first (`created_at` desc, id desc), at most `limit`. */
+  profilePool(limit: number): Promise<Memory[]>;
+
+  /** Adds one to `recall_count` and sets `last_recalled_at` (ms since the epoch) of these ids. */
+  markRecalled(ids: readonly number[], at: number): Promise<void>;
+
+  /** Up to `limit` live memories without a vector of the current model, lowest id first. */
+  pendingEmbeddings(limit: number): Promise<PendingEmbedding[]>;
+
+  /**
+   * Stores vectors of `model` for these ids in one transaction; ids that are
+   * gone (deleted, superseded) are skipped, and nothing is stored when
+   * `model` is no longer the current one. Returns how many were stored.
+   */
+  setEmbeddings(
+    model: string,
+    items: readonly { id: number; vector: Float32Array }[],
+  ): Promise<number>;
+
+  /** Counts of the store. */
+  counts(): Promise<MemoryCounts>;
+
+  /** Releases the connection. */
+  close(): Promise<void>;
+}
+
+/** Opens a fresh, empty backend (used by the contract suite). */
+export type MemoryBackendFactory = () => Promise<MemoryBackend>;
+
+/** Crockford base32 in lowercase: digits and letters without i, l, o, u. */
+export const REF_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+
+/** Length of a memory ref. */
+export const REF_LENGTH = 8;
+
+/** The shape of a ref (8 characters of {@link REF_ALPHABET}). */
+export const REF_PATTERN: RegExp = /^[0-9a-hjkmnp-tv-z]{8}$/;
+
+/**
+ * A fresh random ref: 8 characters of lowercase Crockford base32 (40 bits).
+ * Backends check uniqueness inside their insert transaction and draw again
+ * on a clash.
+ *
+ * @example
+ * ```ts
+ * import { newRef, REF_PATTERN } from "./types.ts";
+ * console.assert(REF_PATTERN.test(newRef()));
+ * ```
+ */
+export function newRef(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(REF_LENGTH));
+  let out = "";
+  for (const b of bytes) out += REF_ALPHABET[b & 31];
+  return out;
+}
+
+/** Milliseconds since the epoch to the ISO 8601 form memories carry. */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
