@@ -1,0 +1,765 @@
+/**
+ * The PostgreSQL memory backend: the same {@link MemoryBackend} as SQLite,
+ * on PostgreSQL 15+ with pgvector, so many stateless Gleaner instances can
+ * share one memory store.
+ *
+ * - Hosted mode: one table for every user, a `tenant` column first in every
+ *   index, and `tenant = $1` in every statement ({@link PostgresMemoryDatabase.backend}).
+ * - Lexical: `tsvector` (`english`) + GIN; candidates are the matches of the
+ *   OR of the query's lexemes, ranked by BM25 (k1 1.2, b 0.75) computed in
+ *   SQL: term frequency from `ts_rank_cd` of each single-term query, document
+ *   length from the content's tokens, IDF from document frequencies counted
+ *   over the matched set (every document holding a query term is in it).
+ * - Dense: `vector` + one partial HNSW index (cosine) per dimension count;
+ *   iterative scans keep filtered searches from coming back short.
+ * - Candidates are top-k per retriever (LIMIT in SQL), never the whole table.
+ *
+ * @module
+ */
+import { GleanerError } from "../../errors.ts";
+import {
+  inTransaction,
+  openPgPool,
+  type PgClient,
+  pgError,
+  type PgPool,
+  type PgQueryable,
+} from "./postgres_client.ts";
+import { ensureVectorIndex, migratePostgres, TS_CONFIG } from "./postgres_schema.ts";
+import {
+  isoTime,
+  type Memory,
+  type MemoryBackend,
+  type MemoryCandidate,
+  type MemoryCounts,
+  type MemoryKind,
+  type MemoryListPage,
+  type MemoryListQuery,
+  type MemoryScope,
+  type MemoryUpdate,
+  type MemoryUpdateResult,
+  type NewMemoryRow,
+  newRef,
+  type PendingEmbedding,
+} from "./types.ts";
+
+/** Options of {@link openPostgresMemory} and {@link PostgresMemoryDatabase.open}. */
+export interface PostgresMemoryOptions {
+  /** `memory.postgres_url` (a secret: never logged or echoed). */
+  url: string;
+  /** Most pooled connections per process (default 10). */
+  maxConnections?: number;
+  /** HNSW candidate list size (`hnsw.ef_search`, default 100). */
+  efSearch?: number;
+}
+
+/** Most query lexemes used for ranking (longer queries keep the first ones). */
+const MAX_TERMS = 64;
+/** Draws of a fresh ref before giving up (a clash is ~n / 2^40). */
+const REF_TRIES = 8;
+/** BM25 parameters. */
+const K1 = 1.2;
+const B = 0.75;
+
+const COLS = "id, ref, content, kind, session_id, created_at, updated_at, recall_count, " +
+  "last_recalled_at, superseded_by, tokens, embedding_model";
+
+interface Row {
+  id: string | number;
+  ref: string;
+  content: string;
+  kind: MemoryKind;
+  session_id: string | null;
+  created_at: string | number;
+  updated_at: string | number;
+  recall_count: number;
+  last_recalled_at: string | number | null;
+  superseded_by: string | number | null;
+  tokens: number;
+  embedding_model: string | null;
+}
+
+function toMemory(r: Row): Memory {
+  return {
+    id: Number(r.id),
+    ref: r.ref,
+    content: r.content,
+    kind: r.kind,
+    session_id: r.session_id,
+    created_at: isoTime(Number(r.created_at)),
+    updated_at: isoTime(Number(r.updated_at)),
+    recall_count: Number(r.recall_count),
+    last_recalled_at: r.last_recalled_at === null ? null : isoTime(Number(r.last_recalled_at)),
+    superseded_by: r.superseded_by === null ? null : Number(r.superseded_by),
+    tokens: Number(r.tokens),
+    embedding_model: r.embedding_model,
+  };
+}
+
+/** pgvector's text form of a vector. */
+function vectorText(v: Float32Array): string {
+  return `[${Array.from(v).join(",")}]`;
+}
+
+/** A lexeme as a quoted tsquery operand (no operator in user text survives). */
+function quoteLexeme(lexeme: string): string {
+  return `'${lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+}
+
+function checkVector(v: Float32Array, dims: number, field: string): void {
+  if (v.length !== dims) {
+    throw new GleanerError(
+      "invalid_arguments",
+      `${field} has ${v.length} dimensions; the memory store holds ${dims}`,
+    );
+  }
+  for (const x of v) {
+    if (!Number.isFinite(x)) {
+      throw new GleanerError("invalid_arguments", `${field} has a non-finite component`);
+    }
+  }
+}
+
+function checkContent(content: string, field: string): void {
+  if (content.includes("\0")) {
+    throw new GleanerError(
+      "invalid_arguments",
+      `${field} contains a NUL character, which PostgreSQL text cannot hold`,
+    );
+  }
+}
+
+function checkKind(kind: unknown, field: string): void {
+  if (kind !== "episodic" && kind !== "profile") {
+    throw new GleanerError("invalid_arguments", `${field} must be "episodic" or "profile"`);
+  }
+}
+
+/** `id` when it can name a row, else undefined (no row has it). */
+function rowId(id: unknown): number | undefined {
+  return typeof id === "number" && Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
+
+/** Appends the scope filters to `where`, binding values into `params`. */
+function addScope(scope: MemoryScope, where: string[], params: unknown[]): void {
+  if (scope.kind !== undefined) {
+    checkKind(scope.kind, "kind");
+    where.push(`kind = $${params.push(scope.kind)}`);
+  }
+  if (scope.session_id === null) where.push("session_id IS NULL");
+  else if (scope.session_id !== undefined) {
+    where.push(`session_id = $${params.push(String(scope.session_id))}`);
+  }
+}
+
+/** The current embedder of one tenant. */
+interface TenantModel {
+  model: string;
+  dims: number;
+}
+
+/**
+ * One pool and schema shared by every tenant of a PostgreSQL database.
+ * {@link PostgresMemoryDatabase.backend} gives a tenant's store; closing a
+ * tenant's store leaves the pool open, {@link PostgresMemoryDatabase.close}
+ * ends it.
+ *
+ * @example
+ * ```ts ignore
+ * const db = await PostgresMemoryDatabase.open({ url: "postgres://gleaner@127.0.0.1/gleaner" });
+ * const alice = db.backend("alice");
+ * await alice.useEmbeddingModel("static:m", 100);
+ * await db.close();
+ * ```
+ */
+export class PostgresMemoryDatabase {
+  /** The connection pool. */
+  readonly pool: PgPool;
+
+  private constructor(pool: PgPool) {
+    this.pool = pool;
+  }
+
+  /** Connects (lazily loading `npm:pg`) and migrates the schema. */
+  static async open(opts: PostgresMemoryOptions): Promise<PostgresMemoryDatabase> {
+    const pool = await openPgPool({
+      url: opts.url,
+      max: opts.maxConnections,
+      efSearch: opts.efSearch,
+    });
+    try {
+      await migratePostgres(pool);
+    } catch (err) {
+      await pool.end().catch(() => {});
+      throw pgError(err, "migrate");
+    }
+    return new PostgresMemoryDatabase(pool);
+  }
+
+  /** The store of `tenant` (`""` in single-user mode); every statement is filtered on it. */
+  backend(tenant: string): PostgresMemoryBackend {
+    return new PostgresMemoryBackend(this.pool, tenant, false);
+  }
+
+  /** Ends the pool. */
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/**
+ * Opens the single-user PostgreSQL store (tenant `""`, or `tenant`): its
+ * `close()` ends the pool.
+ *
+ * @example
+ * ```ts ignore
+ * const store = await openPostgresMemory({ url: "postgres://gleaner@127.0.0.1/gleaner" });
+ * await store.useEmbeddingModel("static:m", 100);
+ * await store.close();
+ * ```
+ */
+export async function openPostgresMemory(
+  opts: PostgresMemoryOptions & { tenant?: string },
+): Promise<PostgresMemoryBackend> {
+  const db = await PostgresMemoryDatabase.open(opts);
+  return new PostgresMemoryBackend(db.pool, opts.tenant ?? "", true);
+}
+
+/** {@link MemoryBackend} of one tenant on PostgreSQL. */
+export class PostgresMemoryBackend implements MemoryBackend {
+  /** Engine name. */
+  readonly engine = "postgres";
+  /** The tenant every statement is filtered on. */
+  readonly tenant: string;
+  private readonly pool: PgPool;
+  private readonly ownsPool: boolean;
+  private model: TenantModel | null | undefined = undefined;
+
+  /** Use {@link PostgresMemoryDatabase.backend} or {@link openPostgresMemory}. */
+  constructor(pool: PgPool, tenant: string, ownsPool: boolean) {
+    if (typeof tenant !== "string") {
+      throw new GleanerError("invalid_arguments", "tenant must be a string");
+    }
+    this.pool = pool;
+    this.tenant = tenant;
+    this.ownsPool = ownsPool;
+  }
+
+  private async run<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw pgError(err, operation);
+    }
+  }
+
+  private async readModel(q: PgQueryable, lock = ""): Promise<TenantModel | null> {
+    const { rows } = await q.query<{ model: string | null; dims: number | null }>(
+      `SELECT model, dims FROM gleaner_memory_tenant WHERE tenant = $1 ${lock}`,
+      [this.tenant],
+    );
+    const r = rows[0];
+    return r && r.model !== null && r.dims !== null ? { model: r.model, dims: r.dims } : null;
+  }
+
+  private async currentModel(): Promise<TenantModel | null> {
+    if (this.model === undefined) this.model = await this.readModel(this.pool);
+    return this.model;
+  }
+
+  /** Declares the current embedder; drops every vector of this tenant when it changes. */
+  async useEmbeddingModel(model: string, dimensions: number): Promise<boolean> {
+    if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 16_000) {
+      throw new GleanerError(
+        "invalid_arguments",
+        `embedding dimensions must be an integer from 1 to 16000, got ${dimensions}`,
+      );
+    }
+    return await this.run("use embedding model", () =>
+      inTransaction(this.pool, async (c) => {
+        await c.query(
+          "INSERT INTO gleaner_memory_tenant (tenant) VALUES ($1) ON CONFLICT DO NOTHING",
+          [this.tenant],
+        );
+        const prev = await this.readModel(c, "FOR UPDATE");
+        await ensureVectorIndex(c, dimensions);
+        if (prev && prev.model === model && prev.dims === dimensions) {
+          this.model = prev;
+          return false;
+        }
+        await c.query(
+          `UPDATE gleaner_memory SET embedding = NULL, embedding_model = NULL, embedding_dims = NULL
+           WHERE tenant = $1 AND embedding IS NOT NULL`,
+          [this.tenant],
+        );
+        await c.query("UPDATE gleaner_memory_tenant SET model = $2, dims = $3 WHERE tenant = $1", [
+          this.tenant,
+          model,
+          dimensions,
+        ]);
+        this.model = { model, dims: dimensions };
+        return prev !== null;
+      }));
+  }
+
+  /** The current embedder of this tenant, or `null` before the first declaration. */
+  async embeddingModel(): Promise<{ model: string; dimensions: number } | null> {
+    return await this.run("read embedding model", async () => {
+      const m = await this.readModel(this.pool);
+      this.model = m;
+      return m ? { model: m.model, dimensions: m.dims } : null;
+    });
+  }
+
+  /** Inserts rows in one transaction (all or none). */
+  async insert(rows: NewMemoryRow[]): Promise<Memory[]> {
+    if (rows.length === 0) return [];
+    rows.forEach((r, i) => {
+      checkContent(r.content, `memories[${i}].content`);
+      checkKind(r.kind, `memories[${i}].kind`);
+    });
+    return await this.run("insert", () =>
+      inTransaction(this.pool, async (c) => {
+        const model = await this.readModel(c, "FOR SHARE");
+        const vecs = rows.map((r, i) => {
+          if (!r.embedding || !model || r.embedding.model !== model.model) return null;
+          checkVector(r.embedding.vector, model.dims, `memories[${i}].embedding`);
+          return vectorText(r.embedding.vector);
+        });
+        const out = new Map<number, Memory>();
+        let todo = rows.map((_, i) => i);
+        for (let attempt = 0; todo.length > 0; attempt++) {
+          if (attempt >= REF_TRIES) {
+            throw new GleanerError("internal", "could not draw a unique memory ref");
+          }
+          const refs = new Set<string>();
+          while (refs.size < todo.length) refs.add(newRef());
+          const refList = [...refs];
+          const { rows: made } = await c.query<Row>(
+            `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
+               updated_at, tokens, embedding_model, embedding_dims, embedding)
+             SELECT $1, u.ref, u.content, u.kind, u.session_id, u.created_at, u.created_at,
+               u.tokens, CASE WHEN u.vec IS NULL THEN NULL ELSE $2 END,
+               CASE WHEN u.vec IS NULL THEN NULL ELSE $3::integer END, u.vec::vector
+             FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
+                         $9::integer[], $10::text[])
+               WITH ORDINALITY AS u(ref, content, kind, session_id, created_at, tokens, vec, ord)
+             ORDER BY u.ord
+             ON CONFLICT (tenant, ref) DO NOTHING
+             RETURNING ${COLS}`,
+            [
+              this.tenant,
+              model?.model ?? null,
+              model?.dims ?? null,
+              refList,
+              todo.map((i) => rows[i].content),
+              todo.map((i) => rows[i].kind),
+              todo.map((i) => rows[i].session_id),
+              todo.map((i) => Math.trunc(rows[i].created_at)),
+              todo.map((i) => Math.trunc(rows[i].tokens)),
+              todo.map((i) => vecs[i]),
+            ],
+          );
+          const byRef = new Map(made.map((r) => [r.ref, r]));
+          const left: number[] = [];
+          todo.forEach((i, j) => {
+            const r = byRef.get(refList[j]);
+            if (r) out.set(i, toMemory(r));
+            else left.push(i);
+          });
+          todo = left;
+        }
+        return rows.map((_, i) => out.get(i)!);
+      }));
+  }
+
+  /** Replaces the content of live memory `id`, keeping the old version as history. */
+  async update(id: number, change: MemoryUpdate): Promise<MemoryUpdateResult> {
+    checkContent(change.content, "content");
+    const notFound = () => new GleanerError("not_found", `no live memory with id ${id}`);
+    const key = rowId(id);
+    if (key === undefined) throw notFound();
+    return await this.run("update", () =>
+      inTransaction(this.pool, async (c) => {
+        const model = await this.readModel(c, "FOR SHARE");
+        const live = await c.query<Row>(
+          `SELECT ${COLS} FROM gleaner_memory
+           WHERE tenant = $1 AND id = $2 AND superseded_by IS NULL FOR UPDATE`,
+          [this.tenant, key],
+        );
+        if (live.rows.length === 0) throw notFound();
+        let vec: string | null = null;
+        if (change.embedding && model && change.embedding.model === model.model) {
+          checkVector(change.embedding.vector, model.dims, "embedding");
+          vec = vectorText(change.embedding.vector);
+        }
+        let previous: Row | undefined;
+        for (let attempt = 0; !previous; attempt++) {
+          if (attempt >= REF_TRIES) {
+            throw new GleanerError("internal", "could not draw a unique memory ref");
+          }
+          const { rows } = await c.query<Row>(
+            `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
+               updated_at, recall_count, last_recalled_at, superseded_by, tokens)
+             SELECT tenant, $3, content, kind, session_id, created_at, updated_at, recall_count,
+               last_recalled_at, id, tokens
+             FROM gleaner_memory WHERE tenant = $1 AND id = $2
+             ON CONFLICT (tenant, ref) DO NOTHING
+             RETURNING ${COLS}`,
+            [this.tenant, key, newRef()],
+          );
+          previous = rows[0];
+        }
+        const { rows } = await c.query<Row>(
+          `UPDATE gleaner_memory SET content = $3, tokens = $4, updated_at = $5,
+             embedding = $6::vector, embedding_model = $7, embedding_dims = $8
+           WHERE tenant = $1 AND id = $2
+           RETURNING ${COLS}`,
+          [
+            this.tenant,
+            key,
+            change.content,
+            Math.trunc(change.tokens),
+            Math.trunc(change.updated_at),
+            vec,
+            vec === null ? null : model!.model,
+            vec === null ? null : model!.dims,
+          ],
+        );
+        return { memory: toMemory(rows[0]), previous: toMemory(previous) };
+      }));
+  }
+
+  /** Deletes live memory `id` with its history (foreign key cascade) and vector. */
+  async delete(id: number): Promise<boolean> {
+    const key = rowId(id);
+    if (key === undefined) return false;
+    return await this.run("delete", async () => {
+      const res = await this.pool.query(
+        "DELETE FROM gleaner_memory WHERE tenant = $1 AND id = $2 AND superseded_by IS NULL",
+        [this.tenant, key],
+      );
+      return (res.rowCount ?? 0) > 0;
+    });
+  }
+
+  /** A memory (live or history) of this tenant by id or ref. */
+  async get(key: { id: number } | { ref: string }): Promise<Memory | undefined> {
+    let where: string;
+    let value: unknown;
+    if ("id" in key) {
+      value = rowId(key.id);
+      if (value === undefined) return undefined;
+      where = "id = $2";
+    } else {
+      if (typeof key.ref !== "string") return undefined;
+      value = key.ref;
+      where = "ref = $2";
+    }
+    return await this.run("get", async () => {
+      const { rows } = await this.pool.query<Row>(
+        `SELECT ${COLS} FROM gleaner_memory WHERE tenant = $1 AND ${where}`,
+        [this.tenant, value],
+      );
+      return rows[0] ? toMemory(rows[0]) : undefined;
+    });
+  }
+
+  /** Memories of this tenant by id, in the order of `ids`. */
+  async getMany(ids: readonly number[]): Promise<Memory[]> {
+    const keys = [...new Set(ids.map(rowId).filter((x): x is number => x !== undefined))];
+    if (keys.length === 0) return [];
+    return await this.run("get", async () => {
+      const { rows } = await this.pool.query<Row>(
+        `SELECT ${COLS} FROM gleaner_memory WHERE tenant = $1 AND id = ANY($2::bigint[])`,
+        [this.tenant, keys],
+      );
+      const byId = new Map(rows.map((r) => [Number(r.id), toMemory(r)]));
+      return ids.map((id) => byId.get(id)).filter((m): m is Memory => m !== undefined);
+    });
+  }
+
+  /** Older versions of live memory `id`, newest first. */
+  async history(id: number): Promise<Memory[]> {
+    const key = rowId(id);
+    if (key === undefined) return [];
+    return await this.run("history", async () => {
+      const { rows } = await this.pool.query<Row>(
+        `SELECT ${COLS} FROM gleaner_memory WHERE tenant = $1 AND superseded_by = $2
+         ORDER BY id DESC`,
+        [this.tenant, key],
+      );
+      return rows.map(toMemory);
+    });
+  }
+
+  /** The query's distinct lexemes (the `english` configuration), at most {@link MAX_TERMS}. */
+  private async lexemes(text: string): Promise<string[]> {
+    if (!text.trim()) return [];
+    const { rows } = await this.pool.query<{ t: string[] }>(
+      `SELECT tsvector_to_array(to_tsvector('${TS_CONFIG}'::regconfig, $1)) AS t`,
+      [text.replaceAll("\0", " ")],
+    );
+    return (rows[0]?.t ?? []).slice(0, MAX_TERMS);
+  }
+
+  /**
+   * SQL ranking the live rows matching `where` (params bound in `params`) and
+   * any of `terms` by BM25; selects `id, score`, best first.
+   */
+  private bm25Sql(where: string[], params: unknown[], terms: string[]): string {
+    const quoted = terms.map(quoteLexeme);
+    const any = params.push(quoted.join(" | "));
+    const each = params.push(quoted);
+    return `
+      WITH m AS MATERIALIZED (
+        SELECT id, tsv, greatest(tokens, 1)::float8 AS len FROM gleaner_memory
+        WHERE ${where.join(" AND ")} AND tsv @@ $${any}::tsquery
+      ),
+      t AS (SELECT q, i FROM unnest($${each}::tsquery[]) WITH ORDINALITY AS u(q, i)),
+      st AS (SELECT count(*)::float8 AS n, greatest(avg(len), 1) AS avgdl FROM m),
+      df AS (
+        SELECT t.i, t.q, count(*)::float8 AS df FROM t JOIN m ON m.tsv @@ t.q GROUP BY t.i, t.q
+      ),
+      s AS (
+        SELECT m.id, sum(
+          ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
+          * (x.tf * ${K1 + 1}) / (x.tf + ${K1} * (${1 - B} + ${B} * m.len / st.avgdl))
+        ) AS score
+        FROM m CROSS JOIN st JOIN df ON m.tsv @@ df.q
+        CROSS JOIN LATERAL (SELECT ts_rank_cd(m.tsv, df.q, 0)::float8 * 10 AS tf) x
+        GROUP BY m.id
+      )
+      SELECT id, score FROM s`;
+  }
+
+  /** A filtered, ordered page of this tenant's live memories and their total. */
+  async list(query: MemoryListQuery): Promise<MemoryListPage> {
+    const limit = Math.max(1, Math.trunc(query.limit));
+    const offset = Math.max(0, Math.trunc(query.offset));
+    return await this.run("list", async () => {
+      const params: unknown[] = [this.tenant];
+      const where = ["tenant = $1", "superseded_by IS NULL"];
+      addScope(query, where, params);
+      if (query.since !== undefined) where.push(`created_at >= $${params.push(query.since)}`);
+      if (query.until !== undefined) where.push(`created_at < $${params.push(query.until)}`);
+      const search = query.search?.trim() ? query.search : undefined;
+      let terms: string[] = [];
+      if (search !== undefined) {
+        terms = await this.lexemes(search);
+        if (terms.length === 0) return { items: [], total: 0 };
+      }
+      if (search !== undefined && query.sort === "relevance") {
+        const sql = this.bm25Sql(where, params, terms);
+        const lim = params.push(limit);
+        const off = params.push(offset);
+        const { rows } = await this.pool.query<Row & { score: number; total: string }>(
+          `WITH r AS (${sql}), c AS (SELECT count(*) AS total FROM r)
+           SELECT g.${COLS.split(", ").join(", g.")}, c.total
+           FROM c LEFT JOIN LATERAL (
+             SELECT id, score FROM r ORDER BY score DESC, id DESC LIMIT $${lim} OFFSET $${off}
+           ) p ON true
+           LEFT JOIN gleaner_memory g ON g.tenant = $1 AND g.id = p.id
+           ORDER BY p.score DESC, p.id DESC`,
+          params,
+        );
+        return {
+          items: rows.filter((r) => r.id !== null).map(toMemory),
+          total: Number(rows[0]?.total ?? 0),
+        };
+      }
+      if (search !== undefined) {
+        where.push(`tsv @@ $${params.push(terms.map(quoteLexeme).join(" | "))}::tsquery`);
+      }
+      const order = query.sort === "stale"
+        ? "last_recalled_at ASC NULLS FIRST, created_at ASC, id ASC"
+        : "created_at DESC, id DESC";
+      const filter = where.join(" AND ");
+      const countParams = params.slice();
+      const lim = params.push(limit);
+      const off = params.push(offset);
+      const [page, count] = await Promise.all([
+        this.pool.query<Row>(
+          `SELECT ${COLS} FROM gleaner_memory WHERE ${filter}
+           ORDER BY ${order} LIMIT $${lim} OFFSET $${off}`,
+          params,
+        ),
+        this.pool.query<{ n: string }>(
+          `SELECT count(*) AS n FROM gleaner_memory WHERE ${filter}`,
+          countParams,
+        ),
+      ]);
+      return { items: page.rows.map(toMemory), total: Number(count.rows[0].n) };
+    });
+  }
+
+  /** This tenant's top `k` live memories for `query` by BM25 over `tsvector`. */
+  async lexicalCandidates(
+    query: string,
+    k: number,
+    scope: MemoryScope,
+  ): Promise<MemoryCandidate[]> {
+    const limit = Math.trunc(k);
+    if (!(limit > 0) || typeof query !== "string") return [];
+    return await this.run("lexical search", async () => {
+      const terms = await this.lexemes(query);
+      if (terms.length === 0) return [];
+      const params: unknown[] = [this.tenant];
+      const where = ["tenant = $1", "superseded_by IS NULL"];
+      addScope(scope, where, params);
+      const sql = this.bm25Sql(where, params, terms);
+      const lim = params.push(limit);
+      const { rows } = await this.pool.query<{ id: string; score: number }>(
+        `${sql} ORDER BY score DESC, id DESC LIMIT $${lim}`,
+        params,
+      );
+      return rows.map((r) => ({ id: Number(r.id), score: Number(r.score) }));
+    });
+  }
+
+  /** This tenant's `k` nearest live memories to `vector` by cosine (HNSW). */
+  async vectorCandidates(
+    vector: Float32Array,
+    k: number,
+    scope: MemoryScope,
+  ): Promise<MemoryCandidate[]> {
+    const limit = Math.trunc(k);
+    if (!(limit > 0)) return [];
+    return await this.run("vector search", async () => {
+      const model = await this.currentModel();
+      if (!model || vector.length !== model.dims) return [];
+      checkVector(vector, model.dims, "query vector");
+      const d = model.dims;
+      const params: unknown[] = [this.tenant, vectorText(vector), model.model];
+      const where = [
+        "tenant = $1",
+        `embedding_dims = ${d}`,
+        "superseded_by IS NULL",
+        "embedding_model = $3",
+      ];
+      addScope(scope, where, params);
+      const lim = params.push(limit);
+      const dist = `embedding::vector(${d}) <=> $2::vector(${d})`;
+      const { rows } = await this.pool.query<{ id: string; dist: number }>(
+        `WITH c AS MATERIALIZED (
+           SELECT id, ${dist} AS dist FROM gleaner_memory
+           WHERE ${where.join(" AND ")}
+           ORDER BY ${dist} LIMIT $${lim}
+         )
+         SELECT id, dist FROM c ORDER BY dist, id`,
+        params,
+      );
+      return rows.map((r) => ({ id: Number(r.id), score: 1 - Number(r.dist) }));
+    });
+  }
+
+  /** This tenant's live profile memories, newest first. */
+  async profilePool(limit: number): Promise<Memory[]> {
+    const n = Math.trunc(limit);
+    if (!(n > 0)) return [];
+    return await this.run("profile", async () => {
+      const { rows } = await this.pool.query<Row>(
+        `SELECT ${COLS} FROM gleaner_memory
+         WHERE tenant = $1 AND superseded_by IS NULL AND kind = 'profile'
+         ORDER BY created_at DESC, id DESC LIMIT $2`,
+        [this.tenant, n],
+      );
+      return rows.map(toMemory);
+    });
+  }
+
+  /** Counts one recall of each of these live ids at `at`. */
+  async markRecalled(ids: readonly number[], at: number): Promise<void> {
+    const keys = [...new Set(ids.map(rowId).filter((x): x is number => x !== undefined))];
+    if (keys.length === 0) return;
+    return await this.run("mark recalled", async () => {
+      await this.pool.query(
+        `UPDATE gleaner_memory SET recall_count = recall_count + 1, last_recalled_at = $3
+         WHERE tenant = $1 AND id = ANY($2::bigint[]) AND superseded_by IS NULL`,
+        [this.tenant, keys, Math.trunc(at)],
+      );
+    });
+  }
+
+  /** Live memories of this tenant without a vector, lowest id first. */
+  async pendingEmbeddings(limit: number): Promise<PendingEmbedding[]> {
+    const n = Math.trunc(limit);
+    if (!(n > 0)) return [];
+    return await this.run("pending embeddings", async () => {
+      const { rows } = await this.pool.query<{ id: string; content: string }>(
+        `SELECT id, content FROM gleaner_memory
+         WHERE tenant = $1 AND superseded_by IS NULL AND embedding IS NULL
+         ORDER BY id LIMIT $2`,
+        [this.tenant, n],
+      );
+      return rows.map((r) => ({ id: Number(r.id), content: r.content }));
+    });
+  }
+
+  /** Stores vectors of `model` for live ids of this tenant, in one transaction. */
+  async setEmbeddings(
+    model: string,
+    items: readonly { id: number; vector: Float32Array }[],
+  ): Promise<number> {
+    const valid = items.filter((it) => rowId(it.id) !== undefined);
+    if (valid.length === 0) return 0;
+    return await this.run(
+      "store embeddings",
+      () =>
+        inTransaction(this.pool, async (c: PgClient) => {
+          const current = await this.readModel(c, "FOR SHARE");
+          if (!current || current.model !== model) return 0;
+          valid.forEach((it, i) => checkVector(it.vector, current.dims, `items[${i}].vector`));
+          const res = await c.query(
+            `UPDATE gleaner_memory g SET embedding = u.vec::vector, embedding_model = $2,
+             embedding_dims = $3
+           FROM unnest($4::bigint[], $5::text[]) AS u(id, vec)
+           WHERE g.tenant = $1 AND g.id = u.id AND g.superseded_by IS NULL`,
+            [
+              this.tenant,
+              current.model,
+              current.dims,
+              valid.map((it) => it.id),
+              valid.map((it) => vectorText(it.vector)),
+            ],
+          );
+          return res.rowCount ?? 0;
+        }),
+    );
+  }
+
+  /** Counts of this tenant's store. */
+  async counts(): Promise<MemoryCounts> {
+    return await this.run("counts", async () => {
+      const { rows } = await this.pool.query<Record<keyof MemoryCounts, string>>(
+        `SELECT
+           count(*) FILTER (WHERE g.superseded_by IS NULL) AS live,
+           count(*) FILTER (WHERE g.superseded_by IS NULL AND g.kind = 'episodic') AS episodic,
+           count(*) FILTER (WHERE g.superseded_by IS NULL AND g.kind = 'profile') AS profile,
+           count(*) FILTER (WHERE g.superseded_by IS NOT NULL) AS history,
+           count(*) FILTER (WHERE g.superseded_by IS NULL AND g.embedding IS NOT NULL
+                              AND g.embedding_model = t.model) AS embedded
+         FROM gleaner_memory g
+         LEFT JOIN gleaner_memory_tenant t ON t.tenant = g.tenant
+         WHERE g.tenant = $1`,
+        [this.tenant],
+      );
+      const r = rows[0];
+      const live = Number(r.live);
+      const embedded = Number(r.embedded);
+      return {
+        live,
+        episodic: Number(r.episodic),
+        profile: Number(r.profile),
+        history: Number(r.history),
+        embedded,
+        pending: live - embedded,
+      };
+    });
+  }
+
+  /** Ends the pool when this store opened it ({@link openPostgresMemory}); else nothing. */
+  async close(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
+  }
+}
