@@ -25,6 +25,11 @@ export interface OpenDatabaseOptions {
   busyTimeoutMs?: number;
   /** Migrations to apply (default: {@link MIGRATIONS}). */
   migrations?: readonly Migration[];
+  /**
+   * SQLite extensions to load before migrating (e.g. `sqliteVec.load`); when
+   * given, the connection is opened with `allowExtension: true`.
+   */
+  extensions?: readonly ((db: DatabaseSync) => void)[];
 }
 
 /** Outcome of {@link migrate}. */
@@ -86,7 +91,9 @@ export function openDatabase(
   let db: DatabaseSync;
   try {
     if (!inMemory) prepareFile(path);
-    db = new DatabaseSync(path);
+    db = options.extensions?.length
+      ? new DatabaseSync(path, { allowExtension: true })
+      : new DatabaseSync(path);
   } catch (error) {
     throw openError(path, error);
   }
@@ -103,6 +110,7 @@ export function openDatabase(
       db.exec("PRAGMA synchronous = NORMAL");
     }
     db.exec("PRAGMA foreign_keys = ON");
+    for (const load of options.extensions ?? []) load(db);
     migrate(db, options.migrations ?? MIGRATIONS);
   } catch (error) {
     db.close();

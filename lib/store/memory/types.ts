@@ -505,11 +505,13 @@ export interface MemoryBackend {
   /**
    * Stores vectors of `model` for these ids in one transaction; ids that are
    * gone (deleted, superseded) are skipped, and nothing is stored when
-   * `model` is no longer the current one. Returns how many were stored.
+   * `model` is no longer the current one. With `content`, a row whose
+   * content changed since it was read is skipped too (a concurrent update).
+   * Returns how many were stored.
    */
   setEmbeddings(
     model: string,
-    items: readonly { id: number; vector: Float32Array }[],
+    items: readonly { id: number; vector: Float32Array; content?: string }[],
   ): Promise<number>;
 
   /** Counts of the store. */

@@ -1,0 +1,586 @@
+/**
+ * The SQLite engine of the memory store: `node:sqlite` in WAL mode, an FTS5
+ * index kept in sync by triggers (BM25), and vectors in a sqlite-vec `vec0`
+ * table with cosine distance and the embedder's dimensions.
+ *
+ * @example
+ * ```ts
+ * import { openSqliteMemoryBackend } from "./sqlite.ts";
+ * const backend = openSqliteMemoryBackend(":memory:");
+ * await backend.useEmbeddingModel("demo", 2);
+ * const [m] = await backend.insert([{
+ *   content: "prefers tabs over spaces",
+ *   kind: "profile",
+ *   session_id: null,
+ *   tokens: 5,
+ *   created_at: Date.now(),
+ *   embedding: { model: "demo", vector: new Float32Array([1, 0]) },
+ * }]);
+ * const hits = await backend.lexicalCandidates("tabs", 5, {});
+ * console.assert(hits[0].id === m.id);
+ * await backend.close();
+ * ```
+ *
+ * @module
+ */
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import * as sqliteVec from "sqlite-vec";
+import { GleanerError } from "../../errors.ts";
+import { MEMORY_PATH, openDatabase, transaction } from "../sqlite.ts";
+import { MEMORY_MIGRATIONS } from "./migrations.ts";
+import { ftsQuery } from "./text.ts";
+import {
+  isoTime,
+  type Memory,
+  type MemoryBackend,
+  type MemoryCandidate,
+  type MemoryCounts,
+  type MemoryKind,
+  type MemoryListPage,
+  type MemoryListQuery,
+  type MemoryScope,
+  type MemoryUpdate,
+  type MemoryUpdateResult,
+  type NewMemoryRow,
+  newRef,
+  type PendingEmbedding,
+} from "./types.ts";
+
+/** Options of {@link openSqliteMemoryBackend}. */
+export interface SqliteMemoryOptions {
+  /** Busy timeout (ms) for a lock held by another process. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * The default memory file: `$XDG_DATA_HOME/gleaner/memory.db`, else
+ * `$HOME/.local/share/gleaner/memory.db`.
+ *
+ * @example
+ * ```ts
+ * import { defaultMemoryPath } from "./sqlite.ts";
+ * console.assert(defaultMemoryPath({ XDG_DATA_HOME: "/d" }) === "/d/gleaner/memory.db");
+ * ```
+ */
+export function defaultMemoryPath(env: Record<string, string | undefined> = readEnv()): string {
+  const base = env.XDG_DATA_HOME || (env.HOME ? `${env.HOME}/.local/share` : undefined);
+  if (!base) {
+    throw new GleanerError(
+      "invalid_arguments",
+      "memory.path: neither XDG_DATA_HOME nor HOME is set; set memory.path",
+      { details: { field: "memory.path" } },
+    );
+  }
+  return `${base.replace(/\/+$/, "")}/gleaner/memory.db`;
+}
+
+/**
+ * Opens (creating 0600 in a 0700 folder, migrating in place) the memory file
+ * at `path`; `:memory:` keeps it in memory.
+ */
+export function openSqliteMemoryBackend(
+  path: string = defaultMemoryPath(),
+  options: SqliteMemoryOptions = {},
+): SqliteMemoryBackend {
+  const db = openDatabase(path, {
+    migrations: MEMORY_MIGRATIONS,
+    busyTimeoutMs: options.busyTimeoutMs,
+    extensions: [(db) => sqliteVec.load(db)],
+  });
+  return new SqliteMemoryBackend(db, path);
+}
+
+interface Row {
+  id: number;
+  ref: string;
+  content: string;
+  kind: MemoryKind;
+  session_id: string | null;
+  created_at: number;
+  updated_at: number;
+  recall_count: number;
+  last_recalled_at: number | null;
+  superseded_by: number | null;
+  tokens: number;
+  embedding_model: string | null;
+}
+
+const COLUMNS =
+  "m.id, m.ref, m.content, m.kind, m.session_id, m.created_at, m.updated_at, m.recall_count, " +
+  "m.last_recalled_at, m.superseded_by, m.tokens, m.embedding_model";
+
+const VECTORS = "memory_vectors";
+const NO_SESSION = "";
+
+function toMemory(row: Row): Memory {
+  return {
+    id: Number(row.id),
+    ref: row.ref,
+    content: row.content,
+    kind: row.kind,
+    session_id: row.session_id,
+    created_at: isoTime(Number(row.created_at)),
+    updated_at: isoTime(Number(row.updated_at)),
+    recall_count: Number(row.recall_count),
+    last_recalled_at: row.last_recalled_at === null ? null : isoTime(Number(row.last_recalled_at)),
+    superseded_by: row.superseded_by === null ? null : Number(row.superseded_by),
+    tokens: Number(row.tokens),
+    embedding_model: row.embedding_model,
+  };
+}
+
+/** WHERE fragments of a scope over `memories m` (live rows only). */
+function scopeWhere(scope: MemoryScope, where: string[], params: SQLInputValue[]): void {
+  where.push("m.superseded_by IS NULL");
+  if (scope.kind) {
+    where.push("m.kind = ?");
+    params.push(scope.kind);
+  }
+  if (scope.session_id === null) where.push("m.session_id IS NULL");
+  else if (scope.session_id !== undefined) {
+    where.push("m.session_id = ?");
+    params.push(scope.session_id);
+  }
+}
+
+/** The SQLite {@link MemoryBackend}. Synchronous inside; every write is one transaction. */
+export class SqliteMemoryBackend implements MemoryBackend {
+  /** Engine name. */
+  readonly engine = "sqlite";
+  /** The connection (tests and benchmarks read it). */
+  readonly db: DatabaseSync;
+  /** The file path, or `:memory:`. */
+  readonly path: string;
+  #model: { model: string; dimensions: number } | null;
+  #statements = new Map<string, StatementSync>();
+
+  /** Wraps an open, migrated connection (see {@link openSqliteMemoryBackend}). */
+  constructor(db: DatabaseSync, path: string = MEMORY_PATH) {
+    this.db = db;
+    this.path = path;
+    this.#model = this.#readModel();
+  }
+
+  #stmt(sql: string): StatementSync {
+    let s = this.#statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.#statements.set(sql, s);
+    }
+    return s;
+  }
+
+  #readModel(): { model: string; dimensions: number } | null {
+    const rows = this.#stmt(
+      "SELECT key, value FROM memory_meta WHERE key IN ('embedding_model', 'dimensions')",
+    ).all() as { key: string; value: string }[];
+    const map = new Map(rows.map((r) => [r.key, r.value]));
+    const model = map.get("embedding_model");
+    const dimensions = Number(map.get("dimensions"));
+    if (!model || !Number.isInteger(dimensions) || dimensions <= 0) return null;
+    const table = this.#stmt("SELECT 1 FROM sqlite_master WHERE name = ?").get(VECTORS);
+    return table ? { model, dimensions } : null;
+  }
+
+  /** Re-reads the current model (another process may have changed it). */
+  #currentModel(): { model: string; dimensions: number } | null {
+    this.#model = this.#readModel();
+    return this.#model;
+  }
+
+  useEmbeddingModel(model: string, dimensions: number): Promise<boolean> {
+    if (!Number.isInteger(dimensions) || dimensions <= 0) {
+      return Promise.reject(
+        new GleanerError("invalid_arguments", `embedding dimensions ${dimensions} is not usable`),
+      );
+    }
+    return Promise.resolve(transaction(this.db, () => {
+      const current = this.#currentModel();
+      if (current && current.model === model && current.dimensions === dimensions) return false;
+      this.db.exec(`DROP TABLE IF EXISTS ${VECTORS}`);
+      this.db.exec(
+        `CREATE VIRTUAL TABLE ${VECTORS} USING vec0(` +
+          `memory_id INTEGER PRIMARY KEY, embedding float[${dimensions}] distance_metric=cosine, ` +
+          `kind TEXT, session TEXT)`,
+      );
+      this.db.exec("UPDATE memories SET embedding_model = NULL WHERE embedding_model IS NOT NULL");
+      const put = this.#stmt("INSERT OR REPLACE INTO memory_meta (key, value) VALUES (?, ?)");
+      put.run("embedding_model", model);
+      put.run("dimensions", String(dimensions));
+      this.#statements.clear();
+      this.#model = { model, dimensions };
+      return current !== null;
+    }));
+  }
+
+  embeddingModel(): Promise<{ model: string; dimensions: number } | null> {
+    const current = this.#currentModel();
+    return Promise.resolve(current ? { ...current } : null);
+  }
+
+  #putVector(id: number, kind: MemoryKind, session: string | null, vector: Float32Array): void {
+    this.#stmt(`DELETE FROM ${VECTORS} WHERE memory_id = ?`).run(BigInt(id));
+    this.#stmt(
+      `INSERT INTO ${VECTORS} (memory_id, embedding, kind, session) VALUES (?, ?, ?, ?)`,
+    ).run(BigInt(id), vector, kind, session ?? NO_SESSION);
+  }
+
+  #freshRef(taken: Set<string>): string {
+    const exists = this.#stmt("SELECT 1 FROM memories WHERE ref = ?");
+    for (;;) {
+      const ref = newRef();
+      if (!taken.has(ref) && !exists.get(ref)) {
+        taken.add(ref);
+        return ref;
+      }
+    }
+  }
+
+  insert(rows: NewMemoryRow[]): Promise<Memory[]> {
+    if (rows.length === 0) return Promise.resolve([]);
+    try {
+      return Promise.resolve(transaction(this.db, () => {
+        const current = this.#currentModel();
+        const add = this.#stmt(
+          "INSERT INTO memories (ref, content, kind, session_id, created_at, updated_at, " +
+            "superseded_by, tokens, embedding_model, recall_count, last_recalled_at) " +
+            "VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, 0, NULL)",
+        );
+        const taken = new Set<string>();
+        return rows.map((row) => {
+          const ref = this.#freshRef(taken);
+          const embedded = row.embedding && current && row.embedding.model === current.model
+            ? row.embedding
+            : undefined;
+          const created = Math.trunc(row.created_at);
+          const { lastInsertRowid } = add.run(
+            ref,
+            row.content,
+            row.kind,
+            row.session_id,
+            created,
+            created,
+            row.tokens,
+            embedded ? embedded.model : null,
+          );
+          const id = Number(lastInsertRowid);
+          if (embedded) this.#putVector(id, row.kind, row.session_id, embedded.vector);
+          return toMemory({
+            id,
+            ref,
+            content: row.content,
+            kind: row.kind,
+            session_id: row.session_id,
+            created_at: created,
+            updated_at: created,
+            recall_count: 0,
+            last_recalled_at: null,
+            superseded_by: null,
+            tokens: row.tokens,
+            embedding_model: embedded ? embedded.model : null,
+          });
+        });
+      }));
+    } catch (error) {
+      return Promise.reject(writeError("save", error));
+    }
+  }
+
+  #live(id: number): Row | undefined {
+    return this.#stmt(
+      `SELECT ${COLUMNS} FROM memories m WHERE m.id = ? AND m.superseded_by IS NULL`,
+    ).get(id) as Row | undefined;
+  }
+
+  update(id: number, change: MemoryUpdate): Promise<MemoryUpdateResult> {
+    try {
+      return Promise.resolve(transaction(this.db, () => {
+        const old = this.#live(id);
+        if (!old) throw new GleanerError("not_found", `memory ${id} not found`);
+        const current = this.#currentModel();
+        const ref = this.#freshRef(new Set());
+        const { lastInsertRowid } = this.#stmt(
+          "INSERT INTO memories (ref, content, kind, session_id, created_at, updated_at, " +
+            "superseded_by, tokens, embedding_model, recall_count, last_recalled_at) " +
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+        ).run(
+          ref,
+          old.content,
+          old.kind,
+          old.session_id,
+          old.created_at,
+          old.updated_at,
+          id,
+          old.tokens,
+          old.recall_count,
+          old.last_recalled_at,
+        );
+        const embedded = change.embedding && current && change.embedding.model === current.model
+          ? change.embedding
+          : undefined;
+        const updated = Math.trunc(change.updated_at);
+        this.#stmt(
+          "UPDATE memories SET content = ?, tokens = ?, updated_at = ?, embedding_model = ? " +
+            "WHERE id = ?",
+        ).run(change.content, change.tokens, updated, embedded ? embedded.model : null, id);
+        if (current) this.#stmt(`DELETE FROM ${VECTORS} WHERE memory_id = ?`).run(BigInt(id));
+        if (embedded) this.#putVector(id, old.kind, old.session_id, embedded.vector);
+        const previous = toMemory({
+          ...old,
+          id: Number(lastInsertRowid),
+          ref,
+          superseded_by: id,
+          embedding_model: null,
+        });
+        const memory = toMemory({
+          ...old,
+          content: change.content,
+          tokens: change.tokens,
+          updated_at: updated,
+          embedding_model: embedded ? embedded.model : null,
+        });
+        return { memory, previous };
+      }));
+    } catch (error) {
+      return Promise.reject(writeError("update", error));
+    }
+  }
+
+  delete(id: number): Promise<boolean> {
+    try {
+      return Promise.resolve(transaction(this.db, () => {
+        if (!this.#live(id)) return false;
+        this.#stmt("DELETE FROM memories WHERE superseded_by = ?").run(id);
+        this.#stmt("DELETE FROM memories WHERE id = ?").run(id);
+        if (this.#currentModel()) {
+          this.#stmt(`DELETE FROM ${VECTORS} WHERE memory_id = ?`).run(BigInt(id));
+        }
+        return true;
+      }));
+    } catch (error) {
+      return Promise.reject(writeError("delete", error));
+    }
+  }
+
+  get(key: { id: number } | { ref: string }): Promise<Memory | undefined> {
+    const row = "id" in key
+      ? this.#stmt(`SELECT ${COLUMNS} FROM memories m WHERE m.id = ?`).get(key.id)
+      : this.#stmt(`SELECT ${COLUMNS} FROM memories m WHERE m.ref = ?`).get(key.ref);
+    return Promise.resolve(row ? toMemory(row as unknown as Row) : undefined);
+  }
+
+  getMany(ids: readonly number[]): Promise<Memory[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    const unique = [...new Set(ids)];
+    const found = new Map<number, Memory>();
+    for (let i = 0; i < unique.length; i += 500) {
+      const chunk = unique.slice(i, i + 500);
+      const rows = this.db.prepare(
+        `SELECT ${COLUMNS} FROM memories m WHERE m.id IN (${chunk.map(() => "?").join(",")})`,
+      ).all(...chunk) as unknown as Row[];
+      for (const row of rows) found.set(Number(row.id), toMemory(row));
+    }
+    return Promise.resolve(ids.map((id) => found.get(id)).filter((m): m is Memory => !!m));
+  }
+
+  history(id: number): Promise<Memory[]> {
+    const rows = this.#stmt(
+      `SELECT ${COLUMNS} FROM memories m WHERE m.superseded_by = ? ORDER BY m.id DESC`,
+    ).all(id) as unknown as Row[];
+    return Promise.resolve(rows.map(toMemory));
+  }
+
+  list(query: MemoryListQuery): Promise<MemoryListPage> {
+    const where: string[] = [];
+    const params: SQLInputValue[] = [];
+    scopeWhere(query, where, params);
+    if (query.since !== undefined) {
+      where.push("m.created_at >= ?");
+      params.push(Math.trunc(query.since));
+    }
+    if (query.until !== undefined) {
+      where.push("m.created_at < ?");
+      params.push(Math.trunc(query.until));
+    }
+    let from = "memories m";
+    const search = query.search?.trim() ? ftsQuery(query.search) : undefined;
+    if (query.search?.trim() && !search) return Promise.resolve({ items: [], total: 0 });
+    if (search) {
+      from = "memories_fts f JOIN memories m ON m.id = f.rowid";
+      where.unshift("memories_fts MATCH ?");
+      params.unshift(search);
+    }
+    const order = query.sort === "stale"
+      ? "m.last_recalled_at IS NOT NULL, m.last_recalled_at ASC, m.created_at ASC, m.id ASC"
+      : query.sort === "relevance" && search
+      ? "bm25(memories_fts) ASC, m.created_at DESC, m.id DESC"
+      : "m.created_at DESC, m.id DESC";
+    const clause = where.join(" AND ");
+    const items = this.#stmt(
+      `SELECT ${COLUMNS} FROM ${from} WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    ).all(...params, Math.max(1, query.limit), Math.max(0, query.offset)) as unknown as Row[];
+    const { n } = this.#stmt(`SELECT count(*) AS n FROM ${from} WHERE ${clause}`)
+      .get(...params) as { n: number };
+    return Promise.resolve({ items: items.map(toMemory), total: Number(n) });
+  }
+
+  lexicalCandidates(query: string, k: number, scope: MemoryScope): Promise<MemoryCandidate[]> {
+    const match = ftsQuery(query);
+    if (!match || k <= 0) return Promise.resolve([]);
+    const where = ["memories_fts MATCH ?"];
+    const params: SQLInputValue[] = [match];
+    scopeWhere(scope, where, params);
+    const rows = this.#stmt(
+      `SELECT m.id AS id, -bm25(memories_fts) AS score ` +
+        `FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid ` +
+        `WHERE ${where.join(" AND ")} ORDER BY bm25(memories_fts) ASC, m.id DESC LIMIT ?`,
+    ).all(...params, Math.trunc(k)) as { id: number; score: number }[];
+    return Promise.resolve(rows.map((r) => ({ id: Number(r.id), score: Number(r.score) })));
+  }
+
+  vectorCandidates(
+    vector: Float32Array,
+    k: number,
+    scope: MemoryScope,
+  ): Promise<MemoryCandidate[]> {
+    const current = this.#model;
+    if (!current || k <= 0 || vector.length !== current.dimensions) return Promise.resolve([]);
+    const where = ["embedding MATCH ?", "k = ?"];
+    const params: SQLInputValue[] = [vector, Math.min(4096, Math.trunc(k))];
+    if (scope.kind) {
+      where.push("kind = ?");
+      params.push(scope.kind);
+    }
+    if (scope.session_id !== undefined) {
+      where.push("session = ?");
+      params.push(scope.session_id ?? NO_SESSION);
+    }
+    let rows: { id: number; distance: number }[];
+    try {
+      rows = this.#stmt(
+        `SELECT memory_id AS id, distance FROM ${VECTORS} WHERE ${where.join(" AND ")} ` +
+          `ORDER BY distance`,
+      ).all(...params) as { id: number; distance: number }[];
+    } catch (error) {
+      // Another process switched the model (table rebuilt): re-read and retry once.
+      if (this.#currentModel()?.dimensions === current.dimensions) throw error;
+      this.#statements.clear();
+      return Promise.resolve([]);
+    }
+    return Promise.resolve(rows.map((r) => ({ id: Number(r.id), score: 1 - Number(r.distance) })));
+  }
+
+  profilePool(limit: number): Promise<Memory[]> {
+    const rows = this.#stmt(
+      `SELECT ${COLUMNS} FROM memories m WHERE m.superseded_by IS NULL AND m.kind = 'profile' ` +
+        `ORDER BY m.created_at DESC, m.id DESC LIMIT ?`,
+    ).all(Math.max(0, Math.trunc(limit))) as unknown as Row[];
+    return Promise.resolve(rows.map(toMemory));
+  }
+
+  markRecalled(ids: readonly number[], at: number): Promise<void> {
+    if (ids.length === 0) return Promise.resolve();
+    try {
+      transaction(this.db, () => {
+        const mark = this.#stmt(
+          "UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ? WHERE id = ?",
+        );
+        for (const id of new Set(ids)) mark.run(Math.trunc(at), id);
+      });
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(writeError("recall bookkeeping", error));
+    }
+  }
+
+  pendingEmbeddings(limit: number): Promise<PendingEmbedding[]> {
+    const rows = this.#stmt(
+      "SELECT id, content FROM memories WHERE superseded_by IS NULL AND embedding_model IS NULL " +
+        "ORDER BY id LIMIT ?",
+    ).all(Math.max(0, Math.trunc(limit))) as { id: number; content: string }[];
+    return Promise.resolve(rows.map((r) => ({ id: Number(r.id), content: r.content })));
+  }
+
+  setEmbeddings(
+    model: string,
+    items: readonly { id: number; vector: Float32Array; content?: string }[],
+  ): Promise<number> {
+    if (items.length === 0) return Promise.resolve(0);
+    try {
+      return Promise.resolve(transaction(this.db, () => {
+        const current = this.#currentModel();
+        if (!current || current.model !== model) return 0;
+        const read = this.#stmt(
+          "SELECT kind, session_id, content FROM memories " +
+            "WHERE id = ? AND superseded_by IS NULL AND embedding_model IS NULL",
+        );
+        const mark = this.#stmt("UPDATE memories SET embedding_model = ? WHERE id = ?");
+        let stored = 0;
+        for (const item of items) {
+          const row = read.get(item.id) as
+            | { kind: MemoryKind; session_id: string | null; content: string }
+            | undefined;
+          if (!row || (item.content !== undefined && item.content !== row.content)) continue;
+          this.#putVector(item.id, row.kind, row.session_id, item.vector);
+          mark.run(model, item.id);
+          stored++;
+        }
+        return stored;
+      }));
+    } catch (error) {
+      return Promise.reject(writeError("re-embed", error));
+    }
+  }
+
+  counts(): Promise<MemoryCounts> {
+    const row = this.#stmt(
+      "SELECT " +
+        "coalesce(sum(superseded_by IS NULL), 0) AS live, " +
+        "coalesce(sum(superseded_by IS NULL AND kind = 'episodic'), 0) AS episodic, " +
+        "coalesce(sum(superseded_by IS NULL AND kind = 'profile'), 0) AS profile, " +
+        "coalesce(sum(superseded_by IS NOT NULL), 0) AS history, " +
+        "coalesce(sum(superseded_by IS NULL AND embedding_model IS NOT NULL), 0) AS embedded " +
+        "FROM memories",
+    ).get() as Record<string, number>;
+    const live = Number(row.live);
+    const embedded = Number(row.embedded);
+    return Promise.resolve({
+      live,
+      episodic: Number(row.episodic),
+      profile: Number(row.profile),
+      history: Number(row.history),
+      embedded,
+      pending: live - embedded,
+    });
+  }
+
+  close(): Promise<void> {
+    this.#statements.clear();
+    if (this.db.isOpen) this.db.close();
+    return Promise.resolve();
+  }
+}
+
+function writeError(what: string, error: unknown): GleanerError {
+  if (error instanceof GleanerError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/Dimension mismatch/i.test(message)) {
+    return new GleanerError("invalid_arguments", `memory ${what}: vector has the wrong length`, {
+      cause: error,
+    });
+  }
+  if (/database is locked|SQLITE_BUSY/i.test(message)) {
+    return new GleanerError("timeout", `memory ${what}: the store is locked by another process`, {
+      cause: error,
+    });
+  }
+  return new GleanerError("internal", `memory ${what} failed`, { cause: error });
+}
+
+function readEnv(): Record<string, string | undefined> {
+  try {
+    return Deno.env.toObject();
+  } catch {
+    return {};
+  }
+}
