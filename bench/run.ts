@@ -1,12 +1,14 @@
 /**
  * `deno task bench`: every benchmark, one JSON document on stdout.
- * Pass names to run a subset: `deno task bench pipeline extraction`.
+ * Pass names to run a subset: `deno task bench pipeline extraction`; `--name=value`
+ * arguments are options read by the benchmarks themselves.
  *
  * @module
  */
 import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
 import { runExtractionBench } from "./extraction.ts";
+import { runMemoryBackendBench } from "./memory_backends.ts";
 import { runPipelineBench } from "./pipeline.ts";
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
@@ -14,9 +16,12 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   pipeline: () => runPipelineBench(),
   containment: () => runContainmentBench(),
   browser: () => runBrowserBench(),
+  memory_backends: () => runMemoryBackendBench(),
 };
 
-const wanted = Deno.args.length ? Deno.args : Object.keys(BENCHES);
+// `--name=value` arguments are options of the benchmarks, not names.
+const names = Deno.args.filter((a) => !a.startsWith("--"));
+const wanted = names.length ? names : Object.keys(BENCHES);
 const results: Record<string, unknown> = {
   date: new Date().toISOString(),
   deno: Deno.version.deno,

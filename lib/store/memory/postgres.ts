@@ -518,17 +518,18 @@ export class PostgresMemoryBackend implements MemoryBackend {
       ),
       t AS (SELECT q, i FROM unnest($${each}::tsquery[]) WITH ORDINALITY AS u(q, i)),
       st AS (SELECT count(*)::float8 AS n, greatest(avg(len), 1) AS avgdl FROM m),
-      df AS (
-        SELECT t.i, t.q, count(*)::float8 AS df FROM t JOIN m ON m.tsv @@ t.q GROUP BY t.i, t.q
+      p AS (
+        SELECT m.id, m.len, ts_rank_cd(m.tsv, t.q, 0)::float8 * 10 AS tf,
+          count(*) OVER (PARTITION BY t.i)::float8 AS df
+        FROM m JOIN t ON m.tsv @@ t.q
       ),
       s AS (
-        SELECT m.id, sum(
-          ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
-          * (x.tf * ${K1 + 1}) / (x.tf + ${K1} * (${1 - B} + ${B} * m.len / st.avgdl))
+        SELECT p.id, sum(
+          ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5))
+          * (p.tf * ${K1 + 1}) / (p.tf + ${K1} * (${1 - B} + ${B} * p.len / st.avgdl))
         ) AS score
-        FROM m CROSS JOIN st JOIN df ON m.tsv @@ df.q
-        CROSS JOIN LATERAL (SELECT ts_rank_cd(m.tsv, df.q, 0)::float8 * 10 AS tf) x
-        GROUP BY m.id
+        FROM p CROSS JOIN st
+        GROUP BY p.id
       )
       SELECT id, score FROM s`;
   }
@@ -696,10 +697,13 @@ export class PostgresMemoryBackend implements MemoryBackend {
     });
   }
 
-  /** Stores vectors of `model` for live ids of this tenant, in one transaction. */
+  /**
+   * Stores vectors of `model` for live ids of this tenant, in one transaction;
+   * an item with `content` is skipped when the row's content changed since.
+   */
   async setEmbeddings(
     model: string,
-    items: readonly { id: number; vector: Float32Array }[],
+    items: readonly { id: number; vector: Float32Array; content?: string }[],
   ): Promise<number> {
     const valid = items.filter((it) => rowId(it.id) !== undefined);
     if (valid.length === 0) return 0;
@@ -713,14 +717,16 @@ export class PostgresMemoryBackend implements MemoryBackend {
           const res = await c.query(
             `UPDATE gleaner_memory g SET embedding = u.vec::vector, embedding_model = $2,
              embedding_dims = $3
-           FROM unnest($4::bigint[], $5::text[]) AS u(id, vec)
-           WHERE g.tenant = $1 AND g.id = u.id AND g.superseded_by IS NULL`,
+           FROM unnest($4::bigint[], $5::text[], $6::text[]) AS u(id, vec, content)
+           WHERE g.tenant = $1 AND g.id = u.id AND g.superseded_by IS NULL
+             AND (u.content IS NULL OR g.content = u.content)`,
             [
               this.tenant,
               current.model,
               current.dims,
               valid.map((it) => it.id),
               valid.map((it) => vectorText(it.vector)),
+              valid.map((it) => it.content ?? null),
             ],
           );
           return res.rowCount ?? 0;

@@ -49,8 +49,8 @@ export interface PgPoolOptions {
   efSearch?: number;
 }
 
-/** SQLSTATE classes that mean "the server is not reachable or not usable now". */
-const UNAVAILABLE = /^(08|57|53)/;
+/** SQLSTATEs that mean "the server is not reachable or not usable now" (not 08P01, a bug). */
+const UNAVAILABLE = /^(0800[0-6]|57P0[1-5]|53\d{3})$/;
 /** Socket errors of an unreachable server. */
 const NET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIMEDOUT", "EPIPE"]);
 

@@ -97,6 +97,22 @@ Deno.test({
       });
 
       await t.step(
+        "setEmbeddings skips a row whose content changed since it was read",
+        async () => {
+          const b = db.backend("reembed");
+          await b.useEmbeddingModel(CONTRACT_MODEL, CONTRACT_DIMENSIONS);
+          const [m, n] = await b.insert([row("old text"), row("other text")]);
+          await b.update(m.id, { content: "new text", tokens: 2, updated_at: T0 + 1 });
+          const stored = await b.setEmbeddings(CONTRACT_MODEL, [
+            { id: m.id, vector: unit(1), content: "old text" },
+            { id: n.id, vector: unit(0, 1), content: "other text" },
+          ]);
+          assert.equal(stored, 1);
+          assert.deepEqual((await b.pendingEmbeddings(5)).map((p) => p.id), [m.id]);
+        },
+      );
+
+      await t.step(
         "content with a NUL character is invalid_arguments, nothing written",
         async () => {
           const b = db.backend("nul");
