@@ -23,10 +23,16 @@ export {
   bindTool,
   type CallOptions,
   callTool,
+  deleteMemory,
+  getMemory,
+  listMemories,
+  recallMemories,
   research,
+  saveMemories,
   scrapeUrls,
   search,
   type ToolFunction,
+  updateMemory,
 } from "./lib/api.ts";
 export {
   createGleaner,
@@ -58,6 +64,26 @@ export type {
   RobotsState,
 } from "./lib/store/types.ts";
 export type { Relevance } from "./lib/rank/fusion.ts";
+export type {
+  DeleteMemoryResult,
+  GetMemoryResult,
+  ListedMemory,
+  ListMemoriesInput,
+  ListMemoriesResult,
+  Memory,
+  MemoryBackend,
+  MemoryKind,
+  MemoryNotice,
+  ProfileMemory,
+  RecalledMemory,
+  RecallMemoriesInput,
+  RecallMemoriesResult,
+  SaveMemoriesInput,
+  SaveMemoriesResult,
+  UpdateMemoryInput,
+  UpdateMemoryResult,
+} from "./lib/store/memory/types.ts";
+export { MemoryService } from "./lib/store/memory/service.ts";
 export type { FetchedResponse, Fetcher, FetchOptions } from "./lib/net/types.ts";
 export type { Page, PageLink, ReadRequest, TierName } from "./lib/read/types.ts";
 export type { EvidenceItem } from "./lib/rank/select.ts";

@@ -8,6 +8,12 @@ import type { z } from "zod";
 import { GleanerError } from "./errors.ts";
 import type { Gleaner } from "./gleaner.ts";
 import { researchTool } from "./tools/research.ts";
+import { saveMemoriesTool } from "./tools/save_memories.ts";
+import { recallMemoriesTool } from "./tools/recall_memories.ts";
+import { listMemoriesTool } from "./tools/list_memories.ts";
+import { getMemoryTool } from "./tools/get_memory.ts";
+import { updateMemoryTool } from "./tools/update_memory.ts";
+import { deleteMemoryTool } from "./tools/delete_memory.ts";
 import { scrapeUrlsTool } from "./tools/scrape_urls.ts";
 import { searchTool } from "./tools/search.ts";
 import type { Progress, ToolSpec } from "./tools/spec.ts";
@@ -98,3 +104,60 @@ export const research: ToolFunction<typeof researchTool.input, typeof researchTo
   bindTool(
     researchTool,
   );
+
+/**
+ * Saves memories in one transaction (all or none); duplicates are skipped and reported.
+ *
+ * @example
+ * ```ts
+ * import { createGleaner, saveMemories } from "../mod.ts";
+ * const gleaner = await createGleaner({ memory: { path: ":memory:" }, embed: { provider: "none" } });
+ * const out = await saveMemories(gleaner, { memories: [{ content: "Deploys go out on Tuesdays." }] });
+ * console.assert(out.saved === 1);
+ * await gleaner.close();
+ * ```
+ */
+export const saveMemories: ToolFunction<
+  typeof saveMemoriesTool.input,
+  typeof saveMemoriesTool.output
+> = bindTool(saveMemoriesTool);
+
+/**
+ * Recalls the memories relevant to a query (or the newest), with the profile, within a token budget.
+ *
+ * @example
+ * ```ts
+ * import { createGleaner, recallMemories, saveMemories } from "../mod.ts";
+ * const gleaner = await createGleaner({ memory: { path: ":memory:" }, embed: { provider: "none" } });
+ * await saveMemories(gleaner, { memories: [{ content: "Deploys go out on Tuesdays." }] });
+ * const out = await recallMemories(gleaner, { query: "when do deploys happen" });
+ * console.assert(out.memories[0].content.includes("Tuesdays"));
+ * await gleaner.close();
+ * ```
+ */
+export const recallMemories: ToolFunction<
+  typeof recallMemoriesTool.input,
+  typeof recallMemoriesTool.output
+> = bindTool(recallMemoriesTool);
+
+/** Lists memories (previews) with filters, sorting and paging. */
+export const listMemories: ToolFunction<
+  typeof listMemoriesTool.input,
+  typeof listMemoriesTool.output
+> = bindTool(listMemoriesTool);
+
+/** One memory in full, by ref or id, with its older versions. */
+export const getMemory: ToolFunction<typeof getMemoryTool.input, typeof getMemoryTool.output> =
+  bindTool(getMemoryTool);
+
+/** Replaces a memory's content (same ref); the old version is kept as history. */
+export const updateMemory: ToolFunction<
+  typeof updateMemoryTool.input,
+  typeof updateMemoryTool.output
+> = bindTool(updateMemoryTool);
+
+/** Deletes a memory and its older versions. */
+export const deleteMemory: ToolFunction<
+  typeof deleteMemoryTool.input,
+  typeof deleteMemoryTool.output
+> = bindTool(deleteMemoryTool);

@@ -22,6 +22,8 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "read.github_token",
   "embed.api_key",
   "store.cache_url",
+  "memory.hosted_proxy_token",
+  "memory.hosted_hmac_secret",
 ]);
 
 /** Settings of the HTTP/MCP server. */
@@ -215,6 +217,49 @@ export const StoreSchema = z.object({
   cache_max_bytes: z.number().int().positive().default(200_000_000),
 });
 
+/** A secret of at least 32 bytes (UTF-8). */
+const longSecret = () =>
+  z.string().refine((s) => new TextEncoder().encode(s).length >= 32, {
+    message: "must be at least 32 bytes",
+  }).optional();
+
+/** Settings of the memory store (`save_memories`, `recall_memories`, …). */
+export const MemorySchema = z.object({
+  /** Serve the six memory tools. */
+  enabled: z.boolean().default(true),
+  /** Engine of the memory store. */
+  backend: z.enum(["sqlite"]).default("sqlite"),
+  /** SQLite file; default `$XDG_DATA_HOME/gleaner/memory.db`. `:memory:` keeps nothing. */
+  path: z.string().optional(),
+  /** Token budget of the profile pool attached to every recall. */
+  profile_max_tokens: z.number().int().min(0).default(500),
+  /** Weight of the dense (vector) ranking in reciprocal rank fusion; BM25 gets the rest. */
+  dense_weight: z.number().min(0).max(1).default(0.5),
+  /** Vector candidates below this cosine similarity are not candidates. */
+  dense_min_similarity: z.number().min(-1).max(1).default(0.3),
+  /** Fused scores below this are dropped (0: keep every candidate). */
+  min_score: z.number().min(0).max(1).default(0),
+  /**
+   * Hosted mode: behind a trusted reverse proxy, each user gets their own memory file.
+   * Requests must come from `hosted_trusted_proxies` with `hosted_proxy_token` and a user id.
+   */
+  hosted: z.boolean().default(false),
+  /** Header carrying the proxy-verified user id. */
+  hosted_user_header: z.string().min(1).default("x-gleaner-user"),
+  /** Header carrying the shared proxy token. */
+  hosted_token_header: z.string().min(1).default("x-gleaner-proxy-token"),
+  /** Shared proxy token (at least 32 bytes), compared in constant time. */
+  hosted_proxy_token: longSecret(),
+  /** Source addresses (IPs or CIDR ranges) the proxy connects from. */
+  hosted_trusted_proxies: z.array(z.string()).default(["127.0.0.1", "::1"]),
+  /** Key (at least 32 bytes) of the HMAC that names each user's file. */
+  hosted_hmac_secret: longSecret(),
+  /** Folder of the per-user files; default: `users/` beside `path`. */
+  hosted_dir: z.string().optional(),
+  /** Per-user stores kept open at once (least recently used ones are closed). */
+  hosted_max_open: z.number().int().positive().default(64),
+});
+
 /** Settings of logging. */
 export const LogSchema = z.object({
   /** Lowest level written to stderr. */
@@ -230,6 +275,7 @@ export const ConfigSchema = z.object({
   rank: RankSchema.default(RankSchema.parse({})),
   embed: EmbedSchema.default(EmbedSchema.parse({})),
   store: StoreSchema.default(StoreSchema.parse({})),
+  memory: MemorySchema.default(MemorySchema.parse({})),
   log: LogSchema.default(LogSchema.parse({})),
 });
 

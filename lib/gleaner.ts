@@ -17,6 +17,8 @@ import { openStore, type Store } from "./store/mod.ts";
 import { createEmbedder } from "./rank/embed/mod.ts";
 import type { Embedder } from "./rank/embed/types.ts";
 import { expanderOptions, loadQueryExpander, type QueryExpander } from "./rank/expand.ts";
+import type { MemoryService } from "./store/memory/service.ts";
+import { MemoryStores } from "./store/memory/stores.ts";
 
 const log = getGleanerLogger();
 
@@ -39,6 +41,18 @@ export interface Gleaner {
    * `undefined` when turned off or it cannot load.
    */
   expander(): Promise<QueryExpander | undefined>;
+  /**
+   * The memory store the memory tools use: the local one, or in hosted mode
+   * the store of the user this view was made for ({@link Gleaner.forUser});
+   * a hosted Gleaner without a user answers `unauthorized`.
+   */
+  memories(): Promise<MemoryService>;
+  /**
+   * A view of this Gleaner whose memory tools use `user`'s own store (hosted
+   * mode, `user` verified by the trusted proxy). Everything else is shared;
+   * closing the view closes nothing.
+   */
+  forUser(user: string): Gleaner;
   /** Releases the browser, embedder and store. */
   close(): Promise<void>;
 }
@@ -95,7 +109,8 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   });
   let embedderPromise: Promise<Embedder | undefined> | undefined;
   let expanderPromise: Promise<QueryExpander | undefined> | undefined;
-  return {
+  const memoryStores = new MemoryStores(config.memory, { embedder: () => gleaner.embedder() });
+  const gleaner: Gleaner = {
     config,
     fetcher,
     search: withSearchCache(createSearchRouter(config, fetcher), store.cache),
@@ -119,11 +134,24 @@ export function createGleanerFromConfig(config: Config): Gleaner {
       });
       return expanderPromise;
     },
+    memories() {
+      return memoryStores.forUser();
+    },
+    forUser(user: string): Gleaner {
+      return {
+        ...gleaner,
+        memories: () => memoryStores.forUser(user),
+        forUser: (other: string) => gleaner.forUser(other),
+        close: () => Promise.resolve(),
+      };
+    },
     async close() {
+      await memoryStores.close();
       await tiers.close();
       const embedder = await embedderPromise?.catch(() => undefined);
       await embedder?.close?.();
       await store.close();
     },
   };
+  return gleaner;
 }

@@ -6,6 +6,12 @@
 import { clearCacheTool } from "./clear_cache.ts";
 import { crawlSiteTool } from "./crawl_site.ts";
 import { currentDatetimeTool } from "./current_datetime.ts";
+import { deleteMemoryTool } from "./delete_memory.ts";
+import { getMemoryTool } from "./get_memory.ts";
+import { listMemoriesTool } from "./list_memories.ts";
+import { recallMemoriesTool } from "./recall_memories.ts";
+import { saveMemoriesTool } from "./save_memories.ts";
+import { updateMemoryTool } from "./update_memory.ts";
 import { domainStatsTool } from "./domain_stats.ts";
 import { researchTool } from "./research.ts";
 import { scrapeUrlsTool } from "./scrape_urls.ts";
@@ -16,10 +22,16 @@ export {
   clearCacheTool,
   crawlSiteTool,
   currentDatetimeTool,
+  deleteMemoryTool,
   domainStatsTool,
+  getMemoryTool,
+  listMemoriesTool,
+  recallMemoriesTool,
   researchTool,
+  saveMemoriesTool,
   scrapeUrlsTool,
   searchTool,
+  updateMemoryTool,
 };
 export {
   type AnyToolSpec,
@@ -38,4 +50,10 @@ export const TOOLS: readonly AnyToolSpec[] = [
   domainStatsTool,
   clearCacheTool,
   currentDatetimeTool,
+  saveMemoriesTool,
+  recallMemoriesTool,
+  listMemoriesTool,
+  getMemoryTool,
+  updateMemoryTool,
+  deleteMemoryTool,
 ];

@@ -291,6 +291,53 @@ export interface ListMemoriesResult {
 }
 
 // ---------------------------------------------------------------------------
+// get_memory, update_memory, delete_memory
+// ---------------------------------------------------------------------------
+
+/** Names one memory: its `ref` or its numeric `id` (exactly one). */
+export type MemoryKey = { ref: string; id?: undefined } | { id: number; ref?: undefined };
+
+/** Output of `get_memory`. */
+export interface GetMemoryResult {
+  /** The memory (a live one, or an old version when its ref was asked). */
+  memory: Memory;
+  /** Older versions of a live memory, newest first (empty for an old version). */
+  history: Memory[];
+  /** Re-embed progress. */
+  notices: MemoryNotice[];
+}
+
+/** Input of `update_memory`. */
+export interface UpdateMemoryInput {
+  /** Ref of the live memory to change. */
+  ref: string;
+  /** Its new content (not empty). */
+  content: string;
+}
+
+/** Output of `update_memory`. */
+export interface UpdateMemoryResult {
+  /** The live memory with its new content (same ref and id). */
+  memory: Memory;
+  /** Ref of the old version now kept as history. */
+  previous_ref: string;
+  /** Long content, near-duplicates, re-embed progress. */
+  notices: MemoryNotice[];
+}
+
+/** Output of `delete_memory`. */
+export interface DeleteMemoryResult {
+  /** Always true (an unknown memory is `not_found`). */
+  deleted: boolean;
+  /** Ref of the deleted memory. */
+  ref: string;
+  /** Id of the deleted memory. */
+  id: number;
+  /** Old versions deleted with it. */
+  history_deleted: number;
+}
+
+// ---------------------------------------------------------------------------
 // Backend contract
 // ---------------------------------------------------------------------------
 

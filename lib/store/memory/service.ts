@@ -1,0 +1,731 @@
+/**
+ * The memory service: everything above the backend, shared by every engine.
+ * Duplicate detection on save, hybrid recall (each retriever's own top
+ * candidates fused with weighted RRF), relevance labels, token budgets,
+ * the profile pool, notices, and the background re-embed job that catches
+ * the store up when the embedding model changes.
+ *
+ * @example
+ * ```ts
+ * import { MemoryService } from "./service.ts";
+ * import { openSqliteMemoryBackend } from "./sqlite.ts";
+ * const memories = new MemoryService(openSqliteMemoryBackend(":memory:"));
+ * await memories.save({ memories: [{ content: "The staging database runs PostgreSQL 16." }] });
+ * const out = await memories.recall({ query: "which postgres version on staging" });
+ * console.assert(out.memories[0].content.includes("PostgreSQL 16"));
+ * await memories.close();
+ * ```
+ *
+ * @module
+ */
+import { GleanerError } from "../../errors.ts";
+import { getGleanerLogger } from "../../log.ts";
+import type { Embedder } from "../../rank/embed/types.ts";
+import { cosine, isZeroVector } from "../../rank/embed/vector.ts";
+import { fuseRankings, relevanceOf } from "../../rank/fusion.ts";
+import { countTokens } from "../../rank/tokens.ts";
+import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
+import { parseTimeFilter } from "./time.ts";
+import type {
+  DeleteMemoryResult,
+  GetMemoryResult,
+  ListedMemory,
+  ListMemoriesInput,
+  ListMemoriesResult,
+  Memory,
+  MemoryBackend,
+  MemoryKey,
+  MemoryNotice,
+  NewMemoryRow,
+  ProfileMemory,
+  RecalledMemory,
+  RecallMemoriesInput,
+  RecallMemoriesResult,
+  SaveMemoriesInput,
+  SaveMemoriesResult,
+  SaveMemoryItemResult,
+  UpdateMemoryInput,
+  UpdateMemoryResult,
+} from "./types.ts";
+
+const log = getGleanerLogger("memory");
+
+/** Cosine at or above which a new memory is a duplicate (skipped). */
+export const DUPLICATE_SIMILARITY = 0.95;
+/** Cosine at or above which a new memory is saved with a `similar_to` notice. */
+export const SIMILAR_SIMILARITY = 0.8;
+/** Content longer than this many tokens is saved with a "consider splitting" notice. */
+export const SPLIT_TOKENS = 800;
+/** Default `top_k` of a recall. */
+export const DEFAULT_TOP_K = 10;
+/** Default token budget of a recall (episodic memories). */
+export const DEFAULT_MAX_TOKENS = 2_000;
+/** Default token budget of the profile pool. */
+export const DEFAULT_PROFILE_MAX_TOKENS = 500;
+/** RRF constant. */
+export const RRF_K = 60;
+/** Characters of a `list_memories` preview. */
+export const PREVIEW_CHARS = 200;
+
+/** Options of {@link MemoryService}. */
+export interface MemoryServiceOptions {
+  /** The embedder (loaded lazily); without one, recall is BM25 alone and duplicates go unseen. */
+  embedder?: () => Promise<Embedder | undefined>;
+  /** Token budget of the profile pool (default 500). */
+  profileMaxTokens?: number;
+  /** Weight of the dense ranking (default 0.5); BM25 gets `1 - dense_weight`. */
+  denseWeight?: number;
+  /** Vector candidates below this cosine are dropped (default 0.3). */
+  denseMinSimilarity?: number;
+  /** Fused scores below this are dropped (default 0). */
+  minScore?: number;
+  /** Memories per re-embed batch (default 64). */
+  reembedBatch?: number;
+  /** Clock (ms since the epoch). */
+  now?: () => number;
+}
+
+/** Per-call options of {@link MemoryService.recall} not exposed as tool arguments. */
+export interface RecallOptions {
+  /** Cancels the call. */
+  signal?: AbortSignal;
+  /** The query's vector, already embedded (benchmarks time recall without embedding). */
+  queryVector?: Float32Array;
+}
+
+/** Progress of the background re-embed job. */
+export interface ReembedStatus {
+  /** True while the job runs. */
+  running: boolean;
+  /** Memories embedded by this run. */
+  done: number;
+  /** Memories the run had to embed when it started (grows if more arrive). */
+  total: number;
+  /** Estimated seconds left, when a rate is known. */
+  eta_seconds?: number;
+}
+
+interface Ready {
+  embedder?: Embedder;
+  model?: string;
+}
+
+/** One user's memories: the six operations over a {@link MemoryBackend}. */
+export class MemoryService {
+  /** The engine underneath. */
+  readonly backend: MemoryBackend;
+  #options: Required<Omit<MemoryServiceOptions, "embedder">> & {
+    embedder?: MemoryServiceOptions["embedder"];
+  };
+  #ready?: Promise<Ready>;
+  #job?: Promise<void>;
+  #jobState = { done: 0, total: 0, started: 0 };
+  #closed = false;
+
+  /** Wraps a backend. */
+  constructor(backend: MemoryBackend, options: MemoryServiceOptions = {}) {
+    this.backend = backend;
+    this.#options = {
+      embedder: options.embedder,
+      profileMaxTokens: options.profileMaxTokens ?? DEFAULT_PROFILE_MAX_TOKENS,
+      denseWeight: options.denseWeight ?? 0.5,
+      denseMinSimilarity: options.denseMinSimilarity ?? 0.3,
+      minScore: options.minScore ?? 0,
+      reembedBatch: options.reembedBatch ?? 64,
+      now: options.now ?? Date.now,
+    };
+  }
+
+  /** Loads the embedder once, declares its model to the backend and starts catching up. */
+  #prepare(): Promise<Ready> {
+    this.#ready ??= (async () => {
+      let embedder: Embedder | undefined;
+      try {
+        embedder = await this.#options.embedder?.();
+      } catch (error) {
+        log.warn("memory: no embedder, BM25 only: {error}", { error: String(error) });
+      }
+      if (!embedder) return {};
+      let dimensions = embedder.dimensions;
+      if (!dimensions) {
+        const [probe] = await embedder.embedDocuments(["dimensions probe"]);
+        dimensions = probe?.length ?? 0;
+      }
+      if (!dimensions) return {};
+      const reset = await this.backend.useEmbeddingModel(embedder.id, dimensions);
+      if (reset) {
+        log.info("memory: embedding model is now {model}; re-embedding", { model: embedder.id });
+      }
+      const ready = { embedder, model: embedder.id };
+      if ((await this.backend.counts()).pending > 0) this.#startReembed(ready);
+      return ready;
+    })();
+    return this.#ready;
+  }
+
+  /** Resolves once the embedder is loaded and the store knows its model (tests, benchmarks). */
+  async ready(): Promise<void> {
+    await this.#prepare();
+  }
+
+  /** Progress of the re-embed job. */
+  reembedStatus(): ReembedStatus {
+    const { done, total, started } = this.#jobState;
+    const running = this.#job !== undefined;
+    const elapsed = (this.#options.now() - started) / 1000;
+    const rate = done > 0 && elapsed > 0 ? done / elapsed : 0;
+    return {
+      running,
+      done,
+      total,
+      eta_seconds: running && rate > 0 ? Math.ceil(Math.max(0, total - done) / rate) : undefined,
+    };
+  }
+
+  /** Resolves when no re-embed job runs (tests). */
+  async reembedIdle(): Promise<void> {
+    await this.#prepare();
+    while (this.#job) await this.#job;
+  }
+
+  #startReembed(ready: Ready): void {
+    if (this.#job || this.#closed || !ready.embedder || !ready.model) return;
+    const { embedder, model } = ready;
+    const job = (async () => {
+      const pending = (await this.backend.counts()).pending;
+      this.#jobState = { done: 0, total: pending, started: this.#options.now() };
+      for (;;) {
+        if (this.#closed) return;
+        const batch = await this.backend.pendingEmbeddings(this.#options.reembedBatch);
+        if (batch.length === 0) return;
+        const vectors = await embedder.embedDocuments(batch.map((b) => b.content));
+        if (this.#closed) return;
+        const stored = await this.backend.setEmbeddings(
+          model,
+          batch.map((b, i) => ({ id: b.id, vector: vectors[i], content: b.content })),
+        );
+        this.#jobState.done += stored;
+        this.#jobState.total = Math.max(this.#jobState.total, this.#jobState.done);
+        if (stored === 0) return; // the model changed under us, or every row moved on
+        // Let requests run between batches.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    })().catch((error) => {
+      if (!this.#closed) {
+        log.warn("memory: re-embedding stopped: {error}", { error: String(error) });
+      }
+    }).finally(() => {
+      if (this.#job === job) this.#job = undefined;
+    });
+    this.#job = job;
+  }
+
+  /** Notices every answer carries: re-embed progress, or no embedder. */
+  #statusNotices(ready: Ready): MemoryNotice[] {
+    if (!ready.embedder) {
+      return [{
+        code: "no_embedder",
+        message:
+          "No embedder is available: recall ranks with BM25 alone and duplicates are not detected.",
+      }];
+    }
+    if (!this.#job) return [];
+    const s = this.reembedStatus();
+    return [{
+      code: "reembedding",
+      message: `Re-embedding memories for model ${ready.model}: ${s.done} of ${s.total} done` +
+        (s.eta_seconds !== undefined ? `, about ${s.eta_seconds} s left` : "") +
+        "; recall ranks with BM25 alone meanwhile.",
+      done: s.done,
+      total: s.total,
+      ...(s.eta_seconds !== undefined ? { eta_seconds: s.eta_seconds } : {}),
+    }];
+  }
+
+  #open(): void {
+    if (this.#closed) throw new GleanerError("internal", "memory store is closed");
+  }
+
+  /**
+   * Saves memories in one transaction (all or none). A memory whose cosine
+   * to an existing one in the same scope (same `session_id`, or both
+   * without) is ≥ 0.95 is skipped as a duplicate; ≥ 0.80 is saved with a
+   * `similar_to` notice; over 800 tokens is saved with a `consider_splitting`
+   * notice. Empty content is `invalid_arguments`.
+   */
+  async save(input: SaveMemoriesInput, signal?: AbortSignal): Promise<SaveMemoriesResult> {
+    this.#open();
+    const items = input.memories.map((m, index) => {
+      if (typeof m.content !== "string" || m.content.trim() === "") {
+        throw new GleanerError(
+          "invalid_arguments",
+          `memories.${index}.content: must not be empty`,
+          {
+            details: { field: `memories.${index}.content` },
+          },
+        );
+      }
+      return {
+        index,
+        content: m.content,
+        kind: m.kind ?? "episodic",
+        session_id: m.session_id ?? null,
+        tokens: countTokens(m.content),
+      };
+    });
+    const ready = await this.#prepare();
+    let vectors: (Float32Array | undefined)[] = items.map(() => undefined);
+    let embedFailed = false;
+    if (ready.embedder && items.length > 0) {
+      try {
+        vectors = await ready.embedder.embedDocuments(items.map((i) => i.content), signal);
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        embedFailed = true;
+        log.warn("memory: embedding failed, saving without vectors: {error}", {
+          error: String(error),
+        });
+      }
+    }
+    signal?.throwIfAborted();
+
+    const notices: MemoryNotice[] = [];
+    const results: (SaveMemoryItemResult | undefined)[] = items.map(() => undefined);
+    // Input indexes that name an earlier item of this batch (resolved after insert).
+    const sameBatch = new Map<number, number>();
+    const accepted: number[] = [];
+    for (const item of items) {
+      const vector = vectors[item.index];
+      let best: { similarity: number; id?: number; batchIndex?: number } | undefined;
+      if (vector && !isZeroVector(vector)) {
+        const [top] = await this.backend.vectorCandidates(vector, 1, {
+          session_id: item.session_id,
+        });
+        if (top) best = { similarity: top.score, id: top.id };
+        for (const j of accepted) {
+          if (items[j].session_id !== item.session_id) continue;
+          const other = vectors[j];
+          if (!other) continue;
+          const similarity = cosine(vector, other);
+          if (!best || similarity > best.similarity) best = { similarity, batchIndex: j };
+        }
+      }
+      if (best && best.similarity >= DUPLICATE_SIMILARITY) {
+        results[item.index] = {
+          index: item.index,
+          status: "duplicate",
+          ref: "",
+          id: best.id ?? -1,
+          tokens: item.tokens,
+        };
+        if (best.batchIndex !== undefined) sameBatch.set(item.index, best.batchIndex);
+        notices.push({
+          code: "duplicate",
+          message: "",
+          index: item.index,
+          similarity: round(best.similarity),
+        });
+        continue;
+      }
+      if (best && best.similarity >= SIMILAR_SIMILARITY) {
+        if (best.batchIndex !== undefined) sameBatch.set(item.index, best.batchIndex);
+        notices.push({
+          code: "similar_to",
+          message: "",
+          index: item.index,
+          similarity: round(best.similarity),
+          ...(best.id !== undefined ? { ref: String(best.id) } : {}),
+        });
+      }
+      if (item.tokens > SPLIT_TOKENS) {
+        notices.push({
+          code: "consider_splitting",
+          message: `Memory ${item.index} has ${item.tokens} tokens (over ${SPLIT_TOKENS}): ` +
+            "consider splitting it into smaller facts so recall can return just the relevant one.",
+          index: item.index,
+        });
+      }
+      accepted.push(item.index);
+    }
+
+    const now = this.#options.now();
+    const rows: NewMemoryRow[] = accepted.map((i) => {
+      const item = items[i];
+      const vector = vectors[i];
+      return {
+        content: item.content,
+        kind: item.kind,
+        session_id: item.session_id,
+        tokens: item.tokens,
+        created_at: now,
+        ...(vector && ready.model && !isZeroVector(vector)
+          ? { embedding: { model: ready.model, vector } }
+          : {}),
+      };
+    });
+    const saved = await this.backend.insert(rows);
+    const byIndex = new Map<number, Memory>();
+    accepted.forEach((i, n) => {
+      byIndex.set(i, saved[n]);
+      results[i] = {
+        index: i,
+        status: "saved",
+        ref: saved[n].ref,
+        id: saved[n].id,
+        tokens: items[i].tokens,
+      };
+    });
+
+    // Name the memories notices point at: refs of existing ones, or of this batch's.
+    const existingIds = notices.flatMap((n) =>
+      (n.code === "duplicate" || n.code === "similar_to") && n.index !== undefined &&
+        !sameBatch.has(n.index)
+        ? [n.code === "duplicate" ? results[n.index]!.id : Number(n.ref)]
+        : []
+    );
+    const existing = new Map(
+      (await this.backend.getMany(existingIds)).map((m) => [m.id, m] as const),
+    );
+    for (const notice of notices) {
+      if (notice.code !== "duplicate" && notice.code !== "similar_to") continue;
+      const index = notice.index!;
+      const target = sameBatch.has(index)
+        ? byIndex.get(sameBatch.get(index)!)
+        : existing.get(notice.code === "duplicate" ? results[index]!.id : Number(notice.ref));
+      if (!target) continue;
+      notice.ref = target.ref;
+      if (notice.code === "duplicate") {
+        results[index] = { ...results[index]!, ref: target.ref, id: target.id };
+        notice.message = `Memory ${index} was not saved: it duplicates ${target.ref} ` +
+          `(similarity ${notice.similarity}).`;
+      } else {
+        notice.message = `Memory ${index} was saved but is similar to ${target.ref} ` +
+          `(similarity ${notice.similarity}); update that one instead if it is the same fact.`;
+      }
+    }
+    if (embedFailed) {
+      notices.push({
+        code: "no_embedder",
+        message:
+          "Embedding failed: memories were saved without vectors and will be embedded later.",
+      });
+      this.#startReembed(ready);
+    }
+    const final = results as SaveMemoryItemResult[];
+    return {
+      results: final,
+      saved: accepted.length,
+      duplicates: final.filter((r) => r.status === "duplicate").length,
+      notices: [...notices, ...this.#statusNotices(ready)],
+    };
+  }
+
+  /**
+   * Recalls memories. With a query: BM25 and vector candidates (each
+   * retriever's own top), weighted RRF, relevance labels, trimmed to
+   * `top_k` and `max_tokens`. Without: the newest first. The whole profile
+   * pool is attached, trimmed to its own budget.
+   */
+  async recall(
+    input: RecallMemoriesInput,
+    options: RecallOptions = {},
+  ): Promise<RecallMemoriesResult> {
+    this.#open();
+    const topK = input.top_k ?? DEFAULT_TOP_K;
+    const maxTokens = input.max_tokens ?? DEFAULT_MAX_TOKENS;
+    const ready = await this.#prepare();
+    const now = this.#options.now();
+    const scope = {
+      kind: "episodic" as const,
+      ...(input.session_id !== undefined ? { session_id: input.session_id } : {}),
+    };
+    const notices = this.#statusNotices(ready);
+
+    // Profile pool, newest first, inside its own budget.
+    const pool = await this.backend.profilePool(1_000);
+    const profile: ProfileMemory[] = [];
+    let profileTokens = 0;
+    for (const m of pool) {
+      const entry = {
+        ref: m.ref,
+        id: m.id,
+        content: m.content,
+        created_at: m.created_at,
+        updated_at: m.updated_at,
+        tokens: m.tokens,
+      };
+      const cost = countTokens(renderProfileMemory(entry));
+      if (profileTokens + cost > this.#options.profileMaxTokens) continue;
+      profileTokens += cost;
+      profile.push(entry);
+    }
+
+    const query = input.query?.trim() ?? "";
+    let ranked: { memory: Memory; score?: number }[];
+    let matched: number;
+    const retrievers: ("bm25" | "dense")[] = [];
+    if (query) {
+      const k = Math.max(50, topK * 4);
+      const lexical = await this.backend.lexicalCandidates(query, k, scope);
+      retrievers.push("bm25");
+      let dense: number[] | undefined;
+      if (ready.embedder && !this.#job && this.#options.denseWeight > 0) {
+        let vector = options.queryVector;
+        if (!vector) {
+          try {
+            [vector] = await ready.embedder.embedQueries([query], options.signal);
+          } catch (error) {
+            if (options.signal?.aborted) throw error;
+            log.warn("memory: query embedding failed, BM25 alone: {error}", {
+              error: String(error),
+            });
+          }
+        }
+        if (vector && !isZeroVector(vector)) {
+          const near = await this.backend.vectorCandidates(vector, k, scope);
+          dense = near.filter((c) => c.score >= this.#options.denseMinSimilarity).map((c) => c.id);
+          retrievers.push("dense");
+        }
+      }
+      const rankings = [{
+        order: lexical.map((c) => c.id),
+        weight: dense ? 1 - this.#options.denseWeight : 1,
+      }];
+      if (dense) rankings.push({ order: dense, weight: this.#options.denseWeight });
+      const fused = fuseRankings(rankings, RRF_K)
+        .filter((f) => f.score >= this.#options.minScore);
+      matched = fused.length;
+      const head = fused.slice(0, Math.max(topK * 3, 30));
+      const memories = new Map(
+        (await this.backend.getMany(head.map((f) => f.key))).map((m) => [m.id, m] as const),
+      );
+      ranked = head.flatMap((f) => {
+        const memory = memories.get(f.key);
+        return memory ? [{ memory, score: f.score }] : [];
+      });
+    } else {
+      const page = await this.backend.list({
+        ...scope,
+        sort: "recent",
+        limit: Math.max(topK * 3, 30),
+        offset: 0,
+      });
+      matched = page.total;
+      ranked = page.items.map((memory) => ({ memory }));
+    }
+
+    const memories: RecalledMemory[] = [];
+    let tokens = 0;
+    let overBudget = 0;
+    for (const { memory, score } of ranked) {
+      if (memories.length >= topK) break;
+      const entry: RecalledMemory = {
+        index: memories.length + 1,
+        ref: memory.ref,
+        id: memory.id,
+        content: memory.content,
+        session_id: memory.session_id,
+        created_at: memory.created_at,
+        updated_at: memory.updated_at,
+        tokens: memory.tokens,
+        ...(score !== undefined ? { score: round(score), relevance: relevanceOf(score) } : {}),
+      };
+      const cost = countTokens(renderRecalledMemory(entry));
+      if (tokens + cost > maxTokens) {
+        overBudget++;
+        continue;
+      }
+      tokens += cost;
+      memories.push(entry);
+    }
+    if (overBudget > 0) {
+      notices.push({
+        code: "budget",
+        message: `${matched} memories matched; ${memories.length} fit in max_tokens ${maxTokens}` +
+          " (raise max_tokens or narrow the query for more).",
+      });
+    }
+    if (memories.length > 0) await this.backend.markRecalled(memories.map((m) => m.id), now);
+    return {
+      mode: query ? "search" : "recent",
+      current_time: new Date(now).toISOString(),
+      retrievers,
+      profile,
+      profile_total: pool.length,
+      memories,
+      matched,
+      truncated: memories.length < matched,
+      tokens: tokens + profileTokens,
+      notices,
+    };
+  }
+
+  /** Lists memories: filters, sort, paging; previews only, no embedding, no budget. */
+  async list(input: ListMemoriesInput = {}): Promise<ListMemoriesResult> {
+    this.#open();
+    const ready = await this.#prepare();
+    const now = this.#options.now();
+    const limit = Math.min(200, Math.max(1, input.limit ?? 20));
+    const offset = Math.max(0, input.offset ?? 0);
+    const since = input.since !== undefined
+      ? parseTimeFilter(input.since, "since", now)
+      : undefined;
+    const until = input.until !== undefined
+      ? parseTimeFilter(input.until, "until", now)
+      : undefined;
+    const page = await this.backend.list({
+      ...(input.kind ? { kind: input.kind } : {}),
+      ...(input.session_id !== undefined ? { session_id: input.session_id } : {}),
+      since,
+      until,
+      search: input.search,
+      sort: input.sort ?? "recent",
+      limit,
+      offset,
+    });
+    return {
+      memories: page.items.map(preview),
+      total_count: page.total,
+      has_more: offset + page.items.length < page.total,
+      offset,
+      limit,
+      notices: this.#statusNotices(ready),
+    };
+  }
+
+  async #find(key: MemoryKey, field = "ref"): Promise<Memory> {
+    const memory = key.ref !== undefined
+      ? await this.backend.get({ ref: key.ref.trim().toLowerCase() })
+      : await this.backend.get({ id: key.id! });
+    if (!memory) {
+      const name = key.ref !== undefined ? `ref ${key.ref}` : `id ${key.id}`;
+      throw new GleanerError("not_found", `no memory with ${name}`, { details: { field } });
+    }
+    return memory;
+  }
+
+  /** One memory by ref or id, with its older versions. */
+  async get(key: MemoryKey): Promise<GetMemoryResult> {
+    this.#open();
+    const ready = await this.#prepare();
+    const memory = await this.#find(key);
+    const history = memory.superseded_by === null ? await this.backend.history(memory.id) : [];
+    return { memory, history, notices: this.#statusNotices(ready) };
+  }
+
+  /** Replaces a live memory's content (re-embedded); the old version stays as history. */
+  async update(input: UpdateMemoryInput, signal?: AbortSignal): Promise<UpdateMemoryResult> {
+    this.#open();
+    if (input.content.trim() === "") {
+      throw new GleanerError("invalid_arguments", "content: must not be empty", {
+        details: { field: "content" },
+      });
+    }
+    const ready = await this.#prepare();
+    const current = await this.#find({ ref: input.ref });
+    if (current.superseded_by !== null) {
+      throw new GleanerError(
+        "not_found",
+        `ref ${current.ref} is an old version; update the live memory instead`,
+        { details: { field: "ref" } },
+      );
+    }
+    const tokens = countTokens(input.content);
+    let vector: Float32Array | undefined;
+    if (ready.embedder) {
+      try {
+        [vector] = await ready.embedder.embedDocuments([input.content], signal);
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        log.warn("memory: embedding failed on update: {error}", { error: String(error) });
+      }
+    }
+    const notices: MemoryNotice[] = [];
+    if (vector && !isZeroVector(vector)) {
+      const near = await this.backend.vectorCandidates(vector, 2, {
+        session_id: current.session_id,
+      });
+      const other = near.find((c) => c.id !== current.id && c.score >= SIMILAR_SIMILARITY);
+      if (other) {
+        const [m] = await this.backend.getMany([other.id]);
+        if (m) {
+          notices.push({
+            code: "similar_to",
+            message: `The new content is similar to ${m.ref} (similarity ${round(other.score)}).`,
+            ref: m.ref,
+            similarity: round(other.score),
+          });
+        }
+      }
+    }
+    if (tokens > SPLIT_TOKENS) {
+      notices.push({
+        code: "consider_splitting",
+        message:
+          `The new content has ${tokens} tokens (over ${SPLIT_TOKENS}): consider splitting it.`,
+      });
+    }
+    const { memory, previous } = await this.backend.update(current.id, {
+      content: input.content,
+      tokens,
+      updated_at: this.#options.now(),
+      ...(vector && ready.model && !isZeroVector(vector)
+        ? { embedding: { model: ready.model, vector } }
+        : {}),
+    });
+    if (!memory.embedding_model && ready.embedder) this.#startReembed(ready);
+    return {
+      memory,
+      previous_ref: previous.ref,
+      notices: [...notices, ...this.#statusNotices(ready)],
+    };
+  }
+
+  /** Deletes a live memory and its history. */
+  async delete(key: MemoryKey): Promise<DeleteMemoryResult> {
+    this.#open();
+    const memory = await this.#find(key);
+    if (memory.superseded_by !== null) {
+      throw new GleanerError(
+        "not_found",
+        `ref ${memory.ref} is an old version; delete the live memory instead`,
+        { details: { field: "ref" } },
+      );
+    }
+    const history = await this.backend.history(memory.id);
+    if (!await this.backend.delete(memory.id)) {
+      throw new GleanerError("not_found", `no memory with ref ${memory.ref}`);
+    }
+    return { deleted: true, ref: memory.ref, id: memory.id, history_deleted: history.length };
+  }
+
+  /** Stops the re-embed job and closes the backend. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#job?.catch(() => {});
+    await this.backend.close();
+  }
+}
+
+function preview(m: Memory): ListedMemory {
+  const flat = m.content.replace(/\s+/g, " ").trim();
+  const cut = flat.length > PREVIEW_CHARS;
+  return {
+    ref: m.ref,
+    id: m.id,
+    kind: m.kind,
+    session_id: m.session_id,
+    preview: cut ? `${flat.slice(0, PREVIEW_CHARS - 1).trimEnd()}…` : flat,
+    preview_truncated: cut,
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+    recall_count: m.recall_count,
+    last_recalled_at: m.last_recalled_at,
+    tokens: m.tokens,
+  };
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

@@ -1,0 +1,41 @@
+/**
+ * The `get_memory` tool: one memory in full, with its older versions.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { escapeMemoryText } from "../store/memory/render.ts";
+import { memoryKey, MemoryKeyInput, MemoryNoticeSchema, MemorySchema } from "./memory_schemas.ts";
+import { defineTool } from "./spec.ts";
+
+/** Output of `get_memory`. */
+export const GetMemoryOutput = z.object({
+  memory: MemorySchema,
+  history: z.array(MemorySchema),
+  notices: z.array(MemoryNoticeSchema),
+});
+
+/** The tool definition. */
+export const getMemoryTool = defineTool({
+  name: "get_memory",
+  title: "Get memory",
+  description: "Returns one stored memory in full (by ref or id), with its older versions.",
+  input: MemoryKeyInput,
+  output: GetMemoryOutput,
+  http: { path: "/v1/memories/get" },
+  readOnly: true,
+  openWorld: false,
+  handler: async (input, { gleaner }) => await (await gleaner.memories()).get(memoryKey(input)),
+  render: (out) => {
+    const m = out.memory;
+    const lines = [
+      `<memory ref="${m.ref}" kind="${m.kind}" created_at="${m.created_at}" updated_at="${m.updated_at}">` +
+      `${escapeMemoryText(m.content)}</memory>`,
+    ];
+    if (m.superseded_by !== null) lines.push("(an old version, replaced by a newer one)");
+    if (out.history.length) {
+      lines.push(`Older versions: ${out.history.map((h) => h.ref).join(", ")}`);
+    }
+    return lines.join("\n");
+  },
+});

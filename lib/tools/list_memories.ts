@@ -1,0 +1,76 @@
+/**
+ * The `list_memories` tool: browse stored memories (previews, filters, pages).
+ *
+ * @module
+ */
+import { z } from "zod";
+import { escapeMemoryText } from "../store/memory/render.ts";
+import { KindSchema, MemoryNoticeSchema, SessionIdSchema } from "./memory_schemas.ts";
+import { defineTool } from "./spec.ts";
+
+const TIME_HELP =
+  "ISO 8601 date or date-time (UTC when no offset), or a duration ago: 30m, 12h, 7d, 2w";
+
+/** Input of `list_memories`. */
+export const ListMemoriesInput = z.strictObject({
+  kind: KindSchema.optional(),
+  since: z.string().max(64).optional().describe(`Created at or after: ${TIME_HELP}`),
+  until: z.string().max(64).optional().describe(`Created before: ${TIME_HELP}`),
+  search: z.string().max(1_000).optional().describe("Only memories containing these words"),
+  session_id: SessionIdSchema.optional(),
+  sort: z.enum(["recent", "stale", "relevance"]).default("recent").describe(
+    "recent: newest first; stale: least recently recalled first; relevance: best text match (with search)",
+  ),
+  limit: z.number().int().min(1).max(200).default(20),
+  offset: z.number().int().min(0).default(0),
+});
+
+/** Output of `list_memories`. */
+export const ListMemoriesOutput = z.object({
+  memories: z.array(z.object({
+    ref: z.string(),
+    id: z.number().int(),
+    kind: KindSchema,
+    session_id: z.string().nullable(),
+    preview: z.string(),
+    preview_truncated: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    recall_count: z.number().int(),
+    last_recalled_at: z.string().nullable(),
+    tokens: z.number().int(),
+  })),
+  total_count: z.number().int(),
+  has_more: z.boolean(),
+  offset: z.number().int(),
+  limit: z.number().int(),
+  notices: z.array(MemoryNoticeSchema),
+});
+
+/** The tool definition. */
+export const listMemoriesTool = defineTool({
+  name: "list_memories",
+  title: "List memories",
+  description:
+    "Lists stored memories as short previews with filters (kind, time, words, session), sorting and paging; for reviewing or cleaning up memories, not for answering (use recall_memories).",
+  input: ListMemoriesInput,
+  output: ListMemoriesOutput,
+  http: { path: "/v1/memories/list" },
+  readOnly: true,
+  openWorld: false,
+  handler: async (input, { gleaner }) => await (await gleaner.memories()).list(input),
+  render: (out) => {
+    const end = out.offset + out.memories.length;
+    const lines = [
+      out.memories.length
+        ? `Memories ${out.offset + 1}-${end} of ${out.total_count}` +
+          (out.has_more ? ` (more: offset ${end})` : "") + ":"
+        : `No memories (total ${out.total_count}).`,
+    ];
+    for (const m of out.memories) {
+      lines.push(`- ${m.ref} [${m.kind}] ${m.created_at}: ${escapeMemoryText(m.preview)}`);
+    }
+    for (const notice of out.notices) lines.push(`Note: ${notice.message}`);
+    return lines.join("\n");
+  },
+});

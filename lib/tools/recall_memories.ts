@@ -1,0 +1,70 @@
+/**
+ * The `recall_memories` tool: the stored memories that matter now, within a token budget.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { renderRecall } from "../store/memory/render.ts";
+import { MemoryNoticeSchema, SessionIdSchema } from "./memory_schemas.ts";
+import { defineTool } from "./spec.ts";
+
+/** Input of `recall_memories`. */
+export const RecallMemoriesInput = z.strictObject({
+  query: z.string().max(4_000).optional().describe(
+    "What you need to remember; omit for the most recent memories",
+  ),
+  top_k: z.number().int().min(1).max(100).default(10).describe("Most memories to return"),
+  max_tokens: z.number().int().min(1).max(100_000).default(2_000).describe(
+    "Token budget of the recalled memories (the profile has its own)",
+  ),
+  session_id: SessionIdSchema.optional(),
+});
+
+/** Output of `recall_memories`. */
+export const RecallMemoriesOutput = z.object({
+  mode: z.enum(["search", "recent"]),
+  current_time: z.string(),
+  retrievers: z.array(z.enum(["bm25", "dense"])),
+  profile: z.array(z.object({
+    ref: z.string(),
+    id: z.number().int(),
+    content: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    tokens: z.number().int(),
+  })),
+  profile_total: z.number().int(),
+  memories: z.array(z.object({
+    index: z.number().int(),
+    ref: z.string(),
+    id: z.number().int(),
+    content: z.string(),
+    session_id: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    tokens: z.number().int(),
+    score: z.number().optional(),
+    relevance: z.enum(["high", "medium", "low"]).optional(),
+  })),
+  matched: z.number().int(),
+  truncated: z.boolean(),
+  tokens: z.number().int(),
+  notices: z.array(MemoryNoticeSchema),
+});
+
+/** The tool definition. */
+export const recallMemoriesTool = defineTool({
+  name: "recall_memories",
+  title: "Recall memories",
+  description:
+    "Recalls stored memories relevant to a query (keyword and meaning match), best first, within a token budget; without a query, the most recent ones. The user's profile memories are always attached. Call it at the start of a task instead of asking the user again.",
+  input: RecallMemoriesInput,
+  output: RecallMemoriesOutput,
+  http: { path: "/v1/memories/recall" },
+  // Recall only bumps recall counters: a read for the client's approval purposes.
+  readOnly: true,
+  openWorld: false,
+  handler: async (input, { gleaner, signal }) =>
+    await (await gleaner.memories()).recall(input, { signal }),
+  render: renderRecall,
+});

@@ -1,0 +1,60 @@
+/**
+ * The `save_memories` tool: remember facts across sessions.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { MemoryNoticeSchema, SessionIdSchema } from "./memory_schemas.ts";
+import { defineTool } from "./spec.ts";
+
+/** Input of `save_memories`. */
+export const SaveMemoriesInput = z.strictObject({
+  memories: z.array(z.strictObject({
+    content: z.string().max(100_000).refine((s) => s.trim() !== "", {
+      message: "must not be empty",
+    }).describe("One concise fact or event, in your own words"),
+    kind: z.enum(["episodic", "profile"]).optional().describe(
+      "episodic (default): something learned or done; profile: a standing fact about the user, attached to every recall",
+    ),
+    session_id: SessionIdSchema.optional(),
+  })).min(1).max(1_000).describe("Memories to save together (all or none)"),
+});
+
+/** Output of `save_memories`. */
+export const SaveMemoriesOutput = z.object({
+  results: z.array(z.object({
+    index: z.number().int(),
+    status: z.enum(["saved", "duplicate"]),
+    ref: z.string(),
+    id: z.number().int(),
+    tokens: z.number().int(),
+  })),
+  saved: z.number().int(),
+  duplicates: z.number().int(),
+  notices: z.array(MemoryNoticeSchema),
+});
+
+/** The tool definition. */
+export const saveMemoriesTool = defineTool({
+  name: "save_memories",
+  title: "Save memories",
+  description:
+    "Saves concise memories for later sessions, in one transaction (all or none). Save short self-contained facts (one per memory); kind 'profile' for standing facts about the user. Near-identical memories are skipped as duplicates and similar ones are flagged with the ref to update instead.",
+  input: SaveMemoriesInput,
+  output: SaveMemoriesOutput,
+  http: { path: "/v1/memories/save" },
+  readOnly: false,
+  openWorld: false,
+  handler: async (input, { gleaner, signal }) =>
+    await (await gleaner.memories()).save(input, signal),
+  render: (out) => {
+    const saved = out.results.filter((r) => r.status === "saved").map((r) => r.ref);
+    const lines = [
+      `Saved ${out.saved} ${out.saved === 1 ? "memory" : "memories"}` +
+      (saved.length ? ` (${saved.join(", ")})` : "") +
+      (out.duplicates ? `; skipped ${out.duplicates} duplicate(s)` : "") + ".",
+    ];
+    for (const notice of out.notices) lines.push(`- ${notice.message}`);
+    return lines.join("\n");
+  },
+});
