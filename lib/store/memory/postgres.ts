@@ -196,9 +196,13 @@ export class PostgresMemoryDatabase {
     return new PostgresMemoryDatabase(pool);
   }
 
-  /** The store of `tenant` (`""` in single-user mode); every statement is filtered on it. */
-  backend(tenant: string): PostgresMemoryBackend {
-    return new PostgresMemoryBackend(this.pool, tenant, false);
+  /**
+   * The store of `tenant` (`""` in single-user mode); every statement is
+   * filtered on it. Its `close()` runs `onClose` (default: nothing; the pool
+   * stays open).
+   */
+  backend(tenant: string, onClose?: () => Promise<void>): PostgresMemoryBackend {
+    return new PostgresMemoryBackend(this.pool, tenant, onClose);
   }
 
   /** Ends the pool. */
@@ -222,7 +226,7 @@ export async function openPostgresMemory(
   opts: PostgresMemoryOptions & { tenant?: string },
 ): Promise<PostgresMemoryBackend> {
   const db = await PostgresMemoryDatabase.open(opts);
-  return new PostgresMemoryBackend(db.pool, opts.tenant ?? "", true);
+  return db.backend(opts.tenant ?? "", () => db.close());
 }
 
 /** {@link MemoryBackend} of one tenant on PostgreSQL. */
@@ -232,17 +236,17 @@ export class PostgresMemoryBackend implements MemoryBackend {
   /** The tenant every statement is filtered on. */
   readonly tenant: string;
   private readonly pool: PgPool;
-  private readonly ownsPool: boolean;
+  private readonly onClose?: () => Promise<void>;
   private model: TenantModel | null | undefined = undefined;
 
   /** Use {@link PostgresMemoryDatabase.backend} or {@link openPostgresMemory}. */
-  constructor(pool: PgPool, tenant: string, ownsPool: boolean) {
+  constructor(pool: PgPool, tenant: string, onClose?: () => Promise<void>) {
     if (typeof tenant !== "string") {
       throw new GleanerError("invalid_arguments", "tenant must be a string");
     }
     this.pool = pool;
     this.tenant = tenant;
-    this.ownsPool = ownsPool;
+    this.onClose = onClose;
   }
 
   private async run<T>(operation: string, fn: () => Promise<T>): Promise<T> {
@@ -764,8 +768,8 @@ export class PostgresMemoryBackend implements MemoryBackend {
     });
   }
 
-  /** Ends the pool when this store opened it ({@link openPostgresMemory}); else nothing. */
+  /** Releases the store: ends the pool when this store owns it ({@link openPostgresMemory}). */
   async close(): Promise<void> {
-    if (this.ownsPool) await this.pool.end();
+    await this.onClose?.();
   }
 }
