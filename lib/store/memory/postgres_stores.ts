@@ -12,7 +12,7 @@
 import { createHmac } from "node:crypto";
 import type { Config } from "../../config.ts";
 import { GleanerError } from "../../errors.ts";
-import { PostgresMemoryBackend, PostgresMemoryDatabase } from "./postgres.ts";
+import { type PostgresMemoryBackend, PostgresMemoryDatabase } from "./postgres.ts";
 
 /** The `memory` section of the configuration. */
 type MemorySettings = Config["memory"];
