@@ -2,10 +2,10 @@
  * Recall latency of the memory backends at scale: the same synthetic store
  * (default 100,000 memories, embedded with the shipped static model) loaded
  * into SQLite and into PostgreSQL (a throwaway cluster with pgvector), then
- * the backend side of a recall timed per query: BM25 candidates and vector
- * candidates (top k each, in parallel), reciprocal rank fusion, `getMany` of
- * the top 10, the profile pool and `markRecalled`. Query embedding is done
- * before the clock starts. PostgreSQL is bulk-loaded without its HNSW index,
+ * `MemoryService.recall` timed per query (profile pool, BM25 and vector
+ * candidates, weighted RRF, `getMany`, budget, `markRecalled`), with the
+ * query vector computed before the clock starts; the two retrievers' own
+ * candidate queries are timed too. PostgreSQL is bulk-loaded without its HNSW index,
  * which is built afterwards (load time includes the build); steady-state
  * inserts (batches of 100 into the full store) are measured separately.
  *
@@ -21,6 +21,7 @@ import { openSqliteMemoryBackend } from "../lib/store/memory/sqlite.ts";
 import { PostgresMemoryDatabase } from "../lib/store/memory/postgres.ts";
 import { inTransaction } from "../lib/store/memory/postgres_client.ts";
 import { ensureVectorIndex, vectorIndexName } from "../lib/store/memory/postgres_schema.ts";
+import { MemoryService } from "../lib/store/memory/service.ts";
 import type { MemoryBackend, NewMemoryRow } from "../lib/store/memory/types.ts";
 import { startPostgres } from "../tests/fixtures/postgres.ts";
 
@@ -171,20 +172,17 @@ async function measure(
   }
   await bulk?.after();
   const loadS = (performance.now() - loadStart) / 1000;
+  // Recall through the shared memory service, with the query vector given
+  // (query embedding excluded from the clock).
+  const service = new MemoryService(backend, { embedder: () => Promise.resolve(embedder) });
+  await service.ready();
+  const scope = { kind: "episodic" as const };
   const recall = async (i: number) => {
-    const [lex, vec] = await Promise.all([
-      backend.lexicalCandidates(corpus.queries[i], opts.k, {}),
-      backend.vectorCandidates(queryVectors[i], opts.k, {}),
-    ]);
-    const fused = new Map<number, number>();
-    for (const list of [lex, vec]) {
-      list.forEach((c, rank) => fused.set(c.id, (fused.get(c.id) ?? 0) + 1 / (60 + rank + 1)));
-    }
-    const top = [...fused.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([id]) => id);
-    await backend.getMany(top);
-    await backend.profilePool(50);
-    await backend.markRecalled(top, Date.now());
-    return { lex: lex.length, vec: vec.length };
+    const r = await service.recall(
+      { query: corpus.queries[i], top_k: 10 },
+      { queryVector: queryVectors[i] },
+    );
+    return r.memories.length;
   };
   for (let i = 0; i < 20; i++) await recall(i);
   const total: number[] = [];
@@ -192,15 +190,14 @@ async function measure(
   const dense: number[] = [];
   let empty = 0;
   for (let i = 20; i < corpus.queries.length; i++) {
-    const t = performance.now();
-    const got = await recall(i);
-    total.push(performance.now() - t);
-    if (got.lex === 0 && got.vec === 0) empty++;
     let s = performance.now();
-    await backend.lexicalCandidates(corpus.queries[i], opts.k, {});
+    if ((await recall(i)) === 0) empty++;
+    total.push(performance.now() - s);
+    s = performance.now();
+    await backend.lexicalCandidates(corpus.queries[i], opts.k, scope);
     lexical.push(performance.now() - s);
     s = performance.now();
-    await backend.vectorCandidates(queryVectors[i], opts.k, {});
+    await backend.vectorCandidates(queryVectors[i], opts.k, scope);
     dense.push(performance.now() - s);
   }
   // Approximate-search quality: overlap of the top 10 with the exact top 10.
@@ -231,7 +228,7 @@ async function measure(
     vector_candidates: summary(dense),
     vector_recall_at_10: Math.round((hit / (sample * 10)) * 1000) / 1000,
     queries: total.length,
-    queries_without_candidates: empty,
+    queries_without_results: empty,
   };
 }
 
@@ -263,8 +260,9 @@ export async function runMemoryBackendBench(
       memories: opts.memories,
       k: opts.k,
       dimensions: embedder.dimensions,
-      note: "recall = lexical + vector candidates (parallel), RRF, getMany(10), profilePool(50), " +
-        "markRecalled; query embedding excluded",
+      note: "recall = MemoryService.recall({ query, top_k: 10 }) with the query vector given " +
+        "(query embedding excluded): profile pool, BM25 + vector candidates (k 50), RRF, " +
+        "getMany, budget, markRecalled",
     },
   };
   for (const engine of opts.backends) {

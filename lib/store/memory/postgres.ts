@@ -631,8 +631,13 @@ export class PostgresMemoryBackend implements MemoryBackend {
     const limit = Math.trunc(k);
     if (!(limit > 0)) return [];
     return await this.run("vector search", async () => {
-      const model = await this.currentModel();
-      if (!model || vector.length !== model.dims) return [];
+      let model = await this.currentModel();
+      if (!model || vector.length !== model.dims) {
+        // Another instance may have switched the model since it was cached.
+        this.model = undefined;
+        model = await this.currentModel();
+        if (!model || vector.length !== model.dims) return [];
+      }
       checkVector(vector, model.dims, "query vector");
       const d = model.dims;
       const params: unknown[] = [this.tenant, vectorText(vector), model.model];
