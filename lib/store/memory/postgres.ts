@@ -57,6 +57,14 @@ export interface PostgresMemoryOptions {
 const MAX_TERMS = 64;
 /** Draws of a fresh ref before giving up (a clash is ~n / 2^40). */
 const REF_TRIES = 8;
+/** A lexical match stops widening to more common terms once this many rows are expected. */
+const WIDEN_ROWS = 1_000;
+/** When even the rarest query term is this common, only this many newest matching rows are ranked. */
+const MAX_MATCH = 5_000;
+/** When the rarest terms find fewer than k rows, this many newest rows matching any term are ranked too. */
+const FALLBACK_ROWS = 2_000;
+/** How long the planner's lexeme frequencies are reused (ms). */
+const STATS_TTL = 300_000;
 /** BM25 parameters. */
 const K1 = 1.2;
 const B = 0.75;
@@ -152,6 +160,44 @@ function addScope(scope: MemoryScope, where: string[], params: unknown[]): void 
   }
 }
 
+/** Lexeme frequencies: listed lexemes, and the frequency every unlisted one is below. */
+interface LexemeStats {
+  freq: Map<string, number>;
+  floor: number;
+}
+
+const statsCache = new WeakMap<PgPool, { at: number; stats: Promise<LexemeStats> }>();
+
+/**
+ * Fraction of rows holding each frequent lexeme, from the planner's
+ * statistics of `tsv` (`pg_stats.most_common_elems`, kept by ANALYZE /
+ * autovacuum); empty before the first ANALYZE. Cached per pool.
+ */
+function lexemeStats(pool: PgPool): Promise<LexemeStats> {
+  const now = Date.now();
+  const hit = statsCache.get(pool);
+  if (hit && now - hit.at < STATS_TTL) return hit.stats;
+  statsCache.delete(pool);
+  const stats = pool.query<{ elems: string[] | null; freqs: number[] | null }>(
+    `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
+     FROM pg_stats
+     WHERE schemaname = current_schema() AND tablename = 'gleaner_memory' AND attname = 'tsv'`,
+  ).then(({ rows }) => {
+    const freq = new Map<string, number>();
+    const r = rows[0];
+    if (!r?.elems || !r.freqs) return { freq, floor: 0 };
+    r.elems.forEach((e, i) => freq.set(e, Number(r.freqs![i])));
+    // After the per-lexeme frequencies come their minimum and maximum.
+    return { freq, floor: Number(r.freqs[r.elems.length] ?? 1) };
+  }, () => ({ freq: new Map<string, number>(), floor: 0 }));
+  statsCache.set(pool, { at: now, stats });
+  // Until ANALYZE has run there is nothing to keep: ask again next time.
+  stats.then((st) => {
+    if (st.freq.size === 0 && statsCache.get(pool)?.stats === stats) statsCache.delete(pool);
+  });
+  return stats;
+}
+
 /** The current embedder of one tenant. */
 interface TenantModel {
   model: string;
@@ -238,6 +284,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
   private readonly pool: PgPool;
   private readonly onClose?: () => Promise<void>;
   private model: TenantModel | null | undefined = undefined;
+  private live: { at: number; n: number } | undefined;
 
   /** Use {@link PostgresMemoryDatabase.backend} or {@link openPostgresMemory}. */
   constructor(pool: PgPool, tenant: string, onClose?: () => Promise<void>) {
@@ -509,33 +556,64 @@ export class PostgresMemoryBackend implements MemoryBackend {
 
   /**
    * SQL ranking the live rows matching `where` (params bound in `params`) and
-   * any of `terms` by BM25; selects `id, score`, best first.
+   * any of `plan.match` (default: every term) by BM25 over all `terms`;
+   * selects `id, score`. IDF uses `plan.n` documents (default: the matched
+   * set's size) and, per term, the larger of its matched count and
+   * `plan.estDf` (an estimate for terms left out of the match).
    */
-  private bm25Sql(where: string[], params: unknown[], terms: string[]): string {
+  private bm25Sql(
+    where: string[],
+    params: unknown[],
+    terms: string[],
+    plan: { n?: number; estDf?: number[]; match?: string[]; newest?: number } = {},
+  ): string {
     const quoted = terms.map(quoteLexeme);
-    const any = params.push(quoted.join(" | "));
+    const any = params.push((plan.match ?? terms).map(quoteLexeme).join(" | "));
     const each = params.push(quoted);
+    const est = params.push(plan.estDf ?? terms.map(() => 0));
+    const n = params.push(plan.n ?? 0);
+    const newest = plan.newest
+      ? `ORDER BY created_at DESC, id DESC LIMIT $${params.push(plan.newest)}`
+      : "";
     return `
       WITH m AS MATERIALIZED (
         SELECT id, tsv, greatest(tokens, 1)::float8 AS len FROM gleaner_memory
-        WHERE ${where.join(" AND ")} AND tsv @@ $${any}::tsquery
+        WHERE ${where.join(" AND ")} AND tsv @@ $${any}::tsquery ${newest}
       ),
-      t AS (SELECT q, i FROM unnest($${each}::tsquery[]) WITH ORDINALITY AS u(q, i)),
-      st AS (SELECT count(*)::float8 AS n, greatest(avg(len), 1) AS avgdl FROM m),
+      t AS (
+        SELECT q, est, i FROM unnest($${each}::tsquery[], $${est}::float8[])
+          WITH ORDINALITY AS u(q, est, i)
+      ),
+      st AS (
+        SELECT greatest(count(*)::float8, $${n}::float8) AS n, greatest(avg(len), 1) AS avgdl
+        FROM m
+      ),
       p AS (
         SELECT m.id, m.len, ts_rank_cd(m.tsv, t.q, 0)::float8 * 10 AS tf,
-          count(*) OVER (PARTITION BY t.i)::float8 AS df
+          greatest(count(*) OVER (PARTITION BY t.i)::float8, t.est) AS df
         FROM m JOIN t ON m.tsv @@ t.q
       ),
       s AS (
         SELECT p.id, sum(
-          ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5))
+          ln(1 + greatest(st.n - p.df + 0.5, 0.5) / (p.df + 0.5))
           * (p.tf * ${K1 + 1}) / (p.tf + ${K1} * (${1 - B} + ${B} * p.len / st.avgdl))
         ) AS score
         FROM p CROSS JOIN st
         GROUP BY p.id
       )
       SELECT id, score FROM s`;
+  }
+
+  /** Live memories of this tenant (index-only count, cached for a minute). */
+  private async liveCount(): Promise<number> {
+    const now = Date.now();
+    if (this.live && now - this.live.at < 60_000) return this.live.n;
+    const { rows } = await this.pool.query<{ n: string }>(
+      "SELECT count(*) AS n FROM gleaner_memory WHERE tenant = $1 AND superseded_by IS NULL",
+      [this.tenant],
+    );
+    this.live = { at: now, n: Number(rows[0].n) };
+    return this.live.n;
   }
 
   /** A filtered, ordered page of this tenant's live memories and their total. */
@@ -609,16 +687,51 @@ export class PostgresMemoryBackend implements MemoryBackend {
     return await this.run("lexical search", async () => {
       const terms = await this.lexemes(query);
       if (terms.length === 0) return [];
-      const params: unknown[] = [this.tenant];
-      const where = ["tenant = $1", "superseded_by IS NULL"];
-      addScope(scope, where, params);
-      const sql = this.bm25Sql(where, params, terms);
-      const lim = params.push(limit);
-      const { rows } = await this.pool.query<{ id: string; score: number }>(
-        `${sql} ORDER BY score DESC, id DESC LIMIT $${lim}`,
-        params,
-      );
-      return rows.map((r) => ({ id: Number(r.id), score: Number(r.score) }));
+      const [n, stats] = await Promise.all([this.liveCount(), lexemeStats(this.pool)]);
+      // Bounded work, rarest first: the match is the OR of the rarest terms
+      // until about max(WIDEN_ROWS, 20·k) rows are expected (a term expected
+      // in more rows than that alone never widens it past the rarest); the
+      // more common terms only score the rows found. Expected rows come from the
+      // planner's lexeme frequencies (a lexeme it does not list is rarer than
+      // its least frequent one). When even the rarest term is that common,
+      // only the newest MAX_MATCH matching rows are ranked; when the rarest
+      // terms find fewer than k rows, the newest FALLBACK_ROWS rows matching
+      // any term are ranked as well.
+      const estDf = terms.map((t) => Math.round((stats.freq.get(t) ?? 0) * n));
+      const upper = terms.map((t, i) => stats.freq.has(t) ? estDf[i] : stats.floor * n);
+      const order = terms.map((_, i) => i).sort((x, y) => upper[x] - upper[y]);
+      const target = Math.max(WIDEN_ROWS, 20 * limit);
+      const match: string[] = [];
+      let expected = 0;
+      const known = stats.freq.size > 0; // no statistics yet (small or new table): match all
+      for (const i of order) {
+        if (known && match.length > 0 && (expected >= target || upper[i] > target)) break;
+        match.push(terms[i]);
+        expected += upper[i];
+      }
+      const ranked = async (plan: { match: string[]; newest?: number }) => {
+        const params: unknown[] = [this.tenant];
+        const where = ["tenant = $1", "superseded_by IS NULL"];
+        addScope(scope, where, params);
+        const sql = this.bm25Sql(where, params, terms, { n, estDf, ...plan });
+        const lim = params.push(limit);
+        const { rows } = await this.pool.query<{ id: string; score: number }>(
+          `${sql} ORDER BY score DESC, id DESC LIMIT $${lim}`,
+          params,
+        );
+        return rows.map((r) => ({ id: Number(r.id), score: Number(r.score) }));
+      };
+      const first = await ranked({
+        match,
+        newest: known && upper[order[0]] > MAX_MATCH ? MAX_MATCH : undefined,
+      });
+      if (first.length >= limit || match.length === terms.length) return first;
+      // The rare terms found fewer than k: rank the newest rows matching any term too.
+      const byId = new Map(first.map((c) => [c.id, c]));
+      for (const c of await ranked({ match: terms, newest: FALLBACK_ROWS })) {
+        if (!byId.has(c.id)) byId.set(c.id, c);
+      }
+      return [...byId.values()].sort((a, b) => b.score - a.score || b.id - a.id).slice(0, limit);
     });
   }
 

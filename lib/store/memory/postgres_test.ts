@@ -96,6 +96,28 @@ Deno.test({
         assert.equal((await b.lexicalCandidates("東京", 5, {}))[0]?.id, odd.id);
       });
 
+      await t.step("large store: rarest terms match first, common ones only score", async () => {
+        const b = db.backend("large");
+        const rows = Array.from(
+          { length: 3000 },
+          (_, i) => row(`weekly status update number ${i}`, { created_at: T0 + i }),
+        );
+        for (let i = 0; i < rows.length; i += 1000) await b.insert(rows.slice(i, i + 1000));
+        const budget = await b.insert([
+          row("quarterly budget review status", { created_at: T0 - 10 }),
+          row("budget for the offsite", { created_at: T0 - 20 }),
+        ]);
+        await db.pool.query("ANALYZE gleaner_memory");
+        // "status" is expected in ~3,000 rows: only "budget" matches, "status" scores.
+        const hits = await b.lexicalCandidates("budget status", 10, {});
+        assert.deepEqual(hits.slice(0, 2).map((h) => h.id), [budget[0].id, budget[1].id]);
+        // Fewer than k from the rare term: the newest rows matching any term fill up.
+        assert.equal(hits.length, 10);
+        for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1].score >= hits[i].score);
+        assert.ok(hits.slice(2).every((h) => h.score < hits[1].score));
+        assert.equal((await b.lexicalCandidates("weekly status", 25, {})).length, 25);
+      });
+
       await t.step(
         "setEmbeddings skips a row whose content changed since it was read",
         async () => {
