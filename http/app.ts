@@ -16,6 +16,7 @@ import { TOOLS } from "../lib/tools/mod.ts";
 import { VERSION } from "../lib/version.ts";
 import { handleMcpRequest } from "../mcp/http.ts";
 import { bearerGuard, hostGuard, servedHostNames } from "./guard.ts";
+import { hostedIdentity, requestGleaner } from "./hosted.ts";
 
 const log = getGleanerLogger("http");
 
@@ -35,6 +36,7 @@ export function createApp(gleaner: Gleaner, tools: readonly AnyToolSpec[] = TOOL
   const app = new Hono();
   app.use(hostGuard(servedHostNames(gleaner.config.server)));
   app.use(bearerGuard(gleaner.config.server.api_key));
+  app.use(hostedIdentity(gleaner));
 
   app.get("/health", (c) => c.json({ status: "ok", version: VERSION }));
   app.get("/config", (c) => c.json(redactConfig(gleaner.config)));
@@ -46,7 +48,7 @@ export function createApp(gleaner: Gleaner, tools: readonly AnyToolSpec[] = TOOL
         path: tool.http?.path,
       })),
     }));
-  app.all("/mcp", (c) => handleMcpRequest(gleaner, c.req.raw));
+  app.all("/mcp", (c) => handleMcpRequest(requestGleaner(c, gleaner), c.req.raw));
 
   for (const tool of tools) {
     if (!tool.http) continue;
@@ -61,7 +63,9 @@ export function createApp(gleaner: Gleaner, tools: readonly AnyToolSpec[] = TOOL
         );
       }
       try {
-        return c.json(await callTool(tool, gleaner, body, { signal: c.req.raw.signal }));
+        return c.json(
+          await callTool(tool, requestGleaner(c, gleaner), body, { signal: c.req.raw.signal }),
+        );
       } catch (error) {
         const failure = toGleanerError(error, tool.name);
         if (failure.code === "internal") {

@@ -37,7 +37,7 @@ const V1_MEMORIES = `
     content,
     content = 'memories',
     content_rowid = 'id',
-    tokenize = 'unicode61 remove_diacritics 2'
+    tokenize = 'porter unicode61 remove_diacritics 2'
   );
   CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
     INSERT INTO memories_fts (rowid, content) VALUES (new.id, new.content);

@@ -1,0 +1,122 @@
+/**
+ * Hosted mode: several users share one server behind a trusted reverse
+ * proxy. The proxy authenticates users and forwards a verified user id
+ * header plus a shared proxy token (≥ 32 bytes, compared in constant time),
+ * from configured source addresses. A request without that identity is
+ * refused; the user's memory tools then use that user's own store. A user
+ * id is never taken from a tool argument.
+ *
+ * @module
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { Context, MiddlewareHandler } from "hono";
+import ipaddr from "ipaddr.js";
+import type { Config } from "../lib/config.ts";
+import { GleanerError, HTTP_STATUS } from "../lib/errors.ts";
+import type { Gleaner } from "../lib/gleaner.ts";
+import { getGleanerLogger } from "../lib/log.ts";
+import { checkUserId } from "../lib/store/memory/stores.ts";
+
+const log = getGleanerLogger("http");
+
+const scoped = new WeakMap<Request, Gleaner>();
+
+/**
+ * The Gleaner a request runs with: the verified user's view in hosted mode
+ * (set by {@link hostedIdentity}), else `gleaner` itself.
+ */
+export function requestGleaner(c: Context, gleaner: Gleaner): Gleaner {
+  return scoped.get(c.req.raw) ?? gleaner;
+}
+
+/** True when `address` is one of `trusted` (IPs or CIDR ranges; IPv4-mapped IPv6 matches IPv4). */
+export function isTrustedAddress(address: string, trusted: readonly string[]): boolean {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.process(address.replace(/^\[|\]$/g, ""));
+  } catch {
+    return false;
+  }
+  for (const entry of trusted) {
+    try {
+      if (entry.includes("/")) {
+        const [range, bits] = ipaddr.parseCIDR(entry);
+        if (range.kind() === ip.kind() && ip.match([range, bits])) return true;
+      } else {
+        const other = ipaddr.process(entry);
+        if (other.kind() === ip.kind() && other.toNormalizedString() === ip.toNormalizedString()) {
+          return true;
+        }
+      }
+    } catch {
+      log.warn("memory.hosted_trusted_proxies: {entry} is not an address or range", { entry });
+    }
+  }
+  return false;
+}
+
+/** Constant-time comparison of two secrets (different lengths compare unequal, also in constant time). */
+export function sameSecret(given: string, expected: string): boolean {
+  const a = new TextEncoder().encode(given);
+  const b = new TextEncoder().encode(expected);
+  const len = Math.max(a.length, b.length, 1);
+  const pa = new Uint8Array(len);
+  const pb = new Uint8Array(len);
+  pa.set(a);
+  pb.set(b);
+  return timingSafeEqual(pa, pb) && a.length === b.length;
+}
+
+/**
+ * The identity a request carries, checked against the hosted settings:
+ * the verified user id, or a `GleanerError("unauthorized")`.
+ */
+export function verifyProxyIdentity(
+  settings: Config["memory"],
+  request: Request,
+  remoteAddress: string | undefined,
+): string {
+  if (!remoteAddress || !isTrustedAddress(remoteAddress, settings.hosted_trusted_proxies)) {
+    throw new GleanerError("unauthorized", "request did not come from a trusted proxy");
+  }
+  const token = request.headers.get(settings.hosted_token_header);
+  if (!token || !settings.hosted_proxy_token || !sameSecret(token, settings.hosted_proxy_token)) {
+    throw new GleanerError("unauthorized", "missing or wrong proxy token");
+  }
+  const user = request.headers.get(settings.hosted_user_header);
+  if (user === null) throw new GleanerError("unauthorized", "missing verified user id");
+  checkUserId(user);
+  return user;
+}
+
+/**
+ * Hono middleware of hosted mode (a no-op when `memory.hosted` is off):
+ * every route but `/health` needs a valid proxy identity (else 401), and the
+ * request then runs with that user's view of the Gleaner ({@link requestGleaner}).
+ *
+ * @example
+ * ```ts ignore
+ * import { Hono } from "hono";
+ * import { hostedIdentity, requestGleaner } from "./hosted.ts";
+ * const app = new Hono();
+ * app.use(hostedIdentity(gleaner));
+ * app.post("/v1/x", (c) => c.json(requestGleaner(c, gleaner).config.memory.hosted));
+ * ```
+ */
+export function hostedIdentity(gleaner: Gleaner): MiddlewareHandler {
+  const settings = gleaner.config.memory;
+  return async (c, next) => {
+    if (!settings.hosted || c.req.path === "/health") return await next();
+    const env = c.env as { remoteAddr?: { hostname?: string } } | undefined;
+    try {
+      const user = verifyProxyIdentity(settings, c.req.raw, env?.remoteAddr?.hostname);
+      scoped.set(c.req.raw, gleaner.forUser(user));
+    } catch (error) {
+      const failure = error instanceof GleanerError
+        ? error
+        : new GleanerError("unauthorized", "proxy identity could not be checked");
+      return Response.json({ error: failure.toJSON() }, { status: HTTP_STATUS[failure.code] });
+    }
+    await next();
+  };
+}
