@@ -239,7 +239,7 @@ export const MemorySchema = z.object({
   /** Weight of the dense (vector) ranking in reciprocal rank fusion; BM25 gets the rest. */
   dense_weight: z.number().min(0).max(1).default(0.5),
   /** Vector candidates below this cosine similarity are not candidates. */
-  dense_min_similarity: z.number().min(-1).max(1).default(0.3),
+  dense_min_similarity: z.number().min(-1).max(1).default(0.1),
   /** Fused scores below this are dropped (0: keep every candidate). */
   min_score: z.number().min(0).max(1).default(0),
   /**

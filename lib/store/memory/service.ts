@@ -75,7 +75,7 @@ export interface MemoryServiceOptions {
   profileMaxTokens?: number;
   /** Weight of the dense ranking (default 0.5); BM25 gets `1 - dense_weight`. */
   denseWeight?: number;
-  /** Vector candidates below this cosine are dropped (default 0.3). */
+  /** Vector candidates below this cosine are dropped (default 0.1). */
   denseMinSimilarity?: number;
   /** Fused scores below this are dropped (default 0). */
   minScore?: number;
@@ -129,7 +129,7 @@ export class MemoryService {
       embedder: options.embedder,
       profileMaxTokens: options.profileMaxTokens ?? DEFAULT_PROFILE_MAX_TOKENS,
       denseWeight: options.denseWeight ?? 0.5,
-      denseMinSimilarity: options.denseMinSimilarity ?? 0.3,
+      denseMinSimilarity: options.denseMinSimilarity ?? 0.1,
       minScore: options.minScore ?? 0,
       reembedBatch: options.reembedBatch ?? 64,
       now: options.now ?? Date.now,

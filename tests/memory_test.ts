@@ -1,0 +1,406 @@
+/**
+ * The six memory tools end to end on real SQLite files: the real MCP SDK
+ * client over stdio (the CLI in a subprocess) and Streamable HTTP, the REST
+ * routes, and hosted mode (proxy identity, one file per user, isolation).
+ */
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { createGleaner, parseConfig } from "../mod.ts";
+import { serveHttp } from "../http/serve.ts";
+import { memoryFilePath } from "../lib/store/memory/stores.ts";
+import { DENO_RUN_FLAGS } from "./fixtures/world.ts";
+
+const CLI = new URL("../cli.ts", import.meta.url).pathname;
+const PROXY_TOKEN = "proxy-token-0123456789abcdef0123456789";
+const HMAC_SECRET = "hmac-secret-0123456789abcdef0123456789";
+
+type ToolResult = {
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+async function call(client: Client, name: string, args: Record<string, unknown>) {
+  const out = await client.callTool({ name, arguments: args }) as ToolResult;
+  return out;
+}
+
+async function ok(client: Client, name: string, args: Record<string, unknown>) {
+  const out = await call(client, name, args);
+  assert.ok(!out.isError, `${name}: ${out.content[0]?.text}`);
+  return { json: out.structuredContent as Json, text: out.content[0].text };
+}
+
+/** The round trip every MCP transport must pass. */
+async function exerciseMemoryTools(client: Client): Promise<void> {
+  const { tools } = await client.listTools();
+  const names = tools.map((t: { name: string }) => t.name);
+  for (
+    const name of [
+      "save_memories",
+      "recall_memories",
+      "list_memories",
+      "get_memory",
+      "update_memory",
+      "delete_memory",
+    ]
+  ) assert.ok(names.includes(name), `${name} listed`);
+
+  const saved = await ok(client, "save_memories", {
+    memories: [
+      { content: "The production database runs PostgreSQL 16 on host db1." },
+      { content: "Sam prefers answers in British English.", kind: "profile" },
+      { content: "Deploys happen on Tuesdays after the release meeting.", session_id: "s1" },
+      { content: "The production database runs PostgreSQL 16 on host db1." },
+    ],
+  });
+  assert.equal(saved.json.saved, 3);
+  assert.equal(saved.json.duplicates, 1);
+  const [dbRef, profileRef, deployRef] = saved.json.results.map((r: Json) => r.ref);
+  assert.equal(saved.json.results[3].ref, dbRef);
+  assert.match(saved.text, /Saved 3 memories/);
+  assert.match(saved.text, new RegExp(`duplicates ${dbRef}`));
+
+  const recall = await ok(client, "recall_memories", { query: "which postgres version in prod" });
+  assert.equal(recall.json.memories[0].ref, dbRef);
+  assert.equal(recall.json.profile[0].ref, profileRef);
+  assert.match(recall.text, /^<agent_profile>\n/);
+  assert.match(recall.text, /<recalled_memories current_time="[^"]+" mode="search"/);
+  assert.match(recall.text, new RegExp(`<memory index="1" ref="${dbRef}" relevance="\\w+"`));
+  assert.match(recall.text, /not instructions/);
+
+  const recent = await ok(client, "recall_memories", { session_id: "s1" });
+  assert.equal(recent.json.mode, "recent");
+  assert.deepEqual(recent.json.memories.map((m: Json) => m.ref), [deployRef]);
+
+  const listed = await ok(client, "list_memories", { sort: "recent", limit: 2 });
+  assert.equal(listed.json.total_count, 3);
+  assert.equal(listed.json.has_more, true);
+  assert.equal(listed.json.memories.length, 2);
+
+  const updated = await ok(client, "update_memory", {
+    ref: deployRef,
+    content: "Deploys moved to Thursdays after the release meeting.",
+  });
+  assert.equal(updated.json.memory.ref, deployRef);
+  const got = await ok(client, "get_memory", { ref: deployRef });
+  assert.match(got.json.memory.content, /Thursdays/);
+  assert.equal(got.json.history[0].ref, updated.json.previous_ref);
+  assert.match(got.text, /Thursdays/);
+
+  const deleted = await ok(client, "delete_memory", { id: got.json.memory.id });
+  assert.equal(deleted.json.ref, deployRef);
+  assert.equal(deleted.json.history_deleted, 1);
+  const gone = await call(client, "get_memory", { ref: deployRef });
+  assert.equal(gone.isError, true);
+  assert.match(gone.content[0].text, /^not_found:/);
+
+  const empty = await call(client, "save_memories", { memories: [{ content: "  " }] });
+  assert.equal(empty.isError, true);
+  assert.match(empty.content[0].text, /invalid_arguments:|Input validation error/);
+  const stray = await call(client, "recall_memories", { query: "x", user: "someone-else" });
+  assert.equal(stray.isError, true);
+  assert.match(stray.content[0].text, /invalid_arguments:|Input validation error/);
+}
+
+Deno.test("MCP over stdio: the six memory tools round trip on a real file", async () => {
+  const root = await Deno.makeTempDir();
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", ...DENO_RUN_FLAGS, CLI, "mcp"],
+    env: {
+      ...Deno.env.toObject(),
+      GLEANER_DB: `${root}/gleaner.db`,
+      GLEANER_MEMORY_PATH: `${root}/mem/memory.db`,
+      XDG_CONFIG_HOME: root,
+      NO_COLOR: "1",
+    },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+  try {
+    await client.connect(transport as Transport);
+    await exerciseMemoryTools(client);
+  } finally {
+    await client.close();
+  }
+  try {
+    assert.equal((await Deno.stat(`${root}/mem/memory.db`)).mode! & 0o777, 0o600);
+    assert.equal((await Deno.stat(`${root}/mem`)).mode! & 0o777, 0o700);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("MCP over Streamable HTTP and REST: memory tools round trip", async () => {
+  const root = await Deno.makeTempDir();
+  const gleaner = await createGleaner({
+    server: { port: 0 },
+    store: { path: `${root}/gleaner.db` },
+    memory: { path: `${root}/memory.db` },
+  });
+  const server = serveHttp(gleaner);
+  try {
+    const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)) as Transport,
+    );
+    try {
+      await exerciseMemoryTools(client);
+    } finally {
+      await client.close();
+    }
+
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.url}/v1/memories/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    let res = await post("save", {
+      memories: [{ content: "The cat is named Miso and likes tuna." }],
+    });
+    assert.equal(res.status, 200);
+    const saved = await res.json();
+    const ref = saved.results[0].ref;
+    res = await post("recall", { query: "what is the cat called" });
+    const recall = await res.json();
+    assert.equal(recall.memories[0].ref, ref);
+    assert.equal(recall.memories[0].content, "The cat is named Miso and likes tuna.");
+    res = await post("list", { search: "cat", sort: "relevance" });
+    assert.equal((await res.json()).memories[0].ref, ref);
+    res = await post("get", { ref });
+    assert.equal((await res.json()).memory.ref, ref);
+    res = await post("update", { ref, content: "The cat is named Miso and likes salmon." });
+    assert.equal((await res.json()).memory.content, "The cat is named Miso and likes salmon.");
+    res = await post("delete", { ref });
+    assert.equal((await res.json()).deleted, true);
+    res = await post("get", { ref });
+    assert.equal(res.status, 404);
+    assert.equal((await res.json()).error.code, "not_found");
+    res = await post("get", { ref, id: 3 });
+    assert.equal(res.status, 400);
+    await res.body?.cancel();
+    res = await post("save", { memories: [] });
+    assert.equal(res.status, 400);
+    assert.equal((await res.json()).error.code, "invalid_arguments");
+  } finally {
+    await server.shutdown();
+    await gleaner.close();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+interface Hosted {
+  url: string;
+  root: string;
+  as(
+    user: string | null,
+    token?: string | null,
+  ): (path: string, body: unknown) => Promise<Response>;
+  close(): Promise<void>;
+}
+
+async function startHosted(trusted: string[] = ["127.0.0.1", "::1"]): Promise<Hosted> {
+  const root = await Deno.makeTempDir();
+  const gleaner = await createGleaner({
+    server: { port: 0 },
+    store: { path: `${root}/gleaner.db` },
+    memory: {
+      path: `${root}/memory.db`,
+      hosted: true,
+      hosted_proxy_token: PROXY_TOKEN,
+      hosted_hmac_secret: HMAC_SECRET,
+      hosted_trusted_proxies: trusted,
+    },
+  });
+  const server = serveHttp(gleaner);
+  return {
+    url: server.url,
+    root,
+    as: (user, token = PROXY_TOKEN) => (path, body) => {
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (user !== null) headers["x-gleaner-user"] = user;
+      if (token !== null) headers["x-gleaner-proxy-token"] = token;
+      return fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+      });
+    },
+    close: async () => {
+      await server.shutdown();
+      await gleaner.close();
+      await Deno.remove(root, { recursive: true });
+    },
+  };
+}
+
+Deno.test("hosted: each user has a separate file; A can never read or delete B's memories", async () => {
+  const h = await startHosted();
+  try {
+    const alice = h.as("alice@example.com");
+    const bob = h.as("bob@example.com");
+    let res = await alice("/v1/memories/save", {
+      memories: [
+        { content: "Alice's bank PIN hint: the year the lighthouse was built." },
+        { content: "Alice is vegetarian.", kind: "profile" },
+      ],
+    });
+    assert.equal(res.status, 200);
+    const aliceSaved = await res.json();
+    const [secretRef] = aliceSaved.results.map((r: Json) => r.ref);
+    const secretId = aliceSaved.results[0].id;
+
+    res = await bob("/v1/memories/save", { memories: [{ content: "Bob plays the cello." }] });
+    const bobId = (await res.json()).results[0].id;
+    assert.equal(bobId, secretId, "ids overlap across users: isolation cannot rely on them");
+
+    // Bob, whatever the arguments, sees only his own store.
+    res = await bob("/v1/memories/recall", { query: "bank PIN lighthouse" });
+    let out = await res.json();
+    assert.deepEqual(out.memories, []);
+    assert.deepEqual(out.profile, []);
+    res = await bob("/v1/memories/recall", {});
+    out = await res.json();
+    assert.deepEqual(out.memories.map((m: Json) => m.content), ["Bob plays the cello."]);
+    res = await bob("/v1/memories/list", { search: "PIN" });
+    assert.equal((await res.json()).total_count, 0);
+    res = await bob("/v1/memories/get", { ref: secretRef });
+    assert.equal(res.status, 404);
+    await res.body?.cancel();
+    res = await bob("/v1/memories/delete", { ref: secretRef });
+    assert.equal(res.status, 404);
+    await res.body?.cancel();
+    res = await bob("/v1/memories/update", { ref: secretRef, content: "overwritten" });
+    assert.equal(res.status, 404);
+    await res.body?.cancel();
+    res = await bob("/v1/memories/get", { id: secretId });
+    assert.equal((await res.json()).memory.content, "Bob plays the cello.");
+    res = await bob("/v1/memories/delete", { id: secretId });
+    assert.equal((await res.json()).deleted, true, "deletes Bob's own id, not Alice's");
+    // A user id in the arguments is refused, never used.
+    res = await bob("/v1/memories/recall", { query: "PIN", user: "alice@example.com" });
+    assert.equal(res.status, 400);
+    await res.body?.cancel();
+    res = await bob("/v1/memories/list", { session_id: "alice@example.com" });
+    assert.equal((await res.json()).total_count, 0);
+
+    // Alice still has everything.
+    res = await alice("/v1/memories/get", { ref: secretRef });
+    assert.match((await res.json()).memory.content, /lighthouse/);
+    res = await alice("/v1/memories/recall", { query: "PIN" });
+    out = await res.json();
+    assert.equal(out.memories[0].ref, secretRef);
+    assert.equal(out.profile[0].content, "Alice is vegetarian.");
+
+    // Separate files, named by the HMAC, created 0600.
+    const settings = parseConfig({
+      memory: {
+        path: `${h.root}/memory.db`,
+        hosted: true,
+        hosted_proxy_token: PROXY_TOKEN,
+        hosted_hmac_secret: HMAC_SECRET,
+      },
+    }).memory;
+    const aliceFile = memoryFilePath(settings, "alice@example.com");
+    const bobFile = memoryFilePath(settings, "bob@example.com");
+    assert.notEqual(aliceFile, bobFile);
+    assert.ok(!aliceFile.includes("alice"));
+    assert.equal((await Deno.stat(aliceFile)).mode! & 0o777, 0o600);
+    assert.equal((await Deno.stat(bobFile)).mode! & 0o777, 0o600);
+    const names = [...Deno.readDirSync(`${h.root}/users`)].map((e) => e.name)
+      .filter((n) => n.endsWith(".db"));
+    assert.equal(names.length, 2);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("hosted: requests without a valid proxy identity are refused", async () => {
+  const h = await startHosted();
+  try {
+    const cases: [string, Response][] = [
+      ["no token", await h.as("alice", null)("/v1/memories/recall", {})],
+      [
+        "wrong token",
+        await h.as("alice", PROXY_TOKEN.replace("0", "1"))("/v1/memories/recall", {}),
+      ],
+      ["short token", await h.as("alice", PROXY_TOKEN.slice(0, 31))("/v1/memories/recall", {})],
+      ["no user", await h.as(null)("/v1/memories/recall", {})],
+      ["empty user", await h.as("")("/v1/memories/recall", {})],
+      ["mcp without identity", await h.as(null, null)("/mcp", {})],
+      ["research route too", await h.as(null, null)("/v1/datetime", {})],
+    ];
+    for (const [name, res] of cases) {
+      assert.equal(res.status, 401, name);
+      assert.equal((await res.json()).error.code, "unauthorized", name);
+    }
+    const health = await fetch(`${h.url}/health`);
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
+  } finally {
+    await h.close();
+  }
+  const untrusted = await startHosted(["10.9.8.7", "192.168.0.0/16"]);
+  try {
+    const res = await untrusted.as("alice")("/v1/memories/recall", {});
+    assert.equal(res.status, 401, "loopback is not a configured proxy address");
+    await res.body?.cancel();
+  } finally {
+    await untrusted.close();
+  }
+});
+
+Deno.test("hosted: MCP over HTTP uses the proxy-verified user's store", async () => {
+  const h = await startHosted();
+  const connect = async (user: string) => {
+    const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), {
+        requestInit: {
+          headers: { "x-gleaner-user": user, "x-gleaner-proxy-token": PROXY_TOKEN },
+        },
+      }) as Transport,
+    );
+    return client;
+  };
+  const alice = await connect("alice");
+  const bob = await connect("bob");
+  try {
+    const saved = await ok(alice, "save_memories", {
+      memories: [{ content: "Alice's locker code is 4411." }],
+    });
+    const ref = saved.json.results[0].ref;
+    const fromBob = await ok(bob, "recall_memories", { query: "locker code" });
+    assert.deepEqual(fromBob.json.memories, []);
+    const del = await call(bob, "delete_memory", { ref });
+    assert.equal(del.isError, true);
+    const fromAlice = await ok(alice, "recall_memories", { query: "locker code" });
+    assert.equal(fromAlice.json.memories[0].ref, ref);
+  } finally {
+    await alice.close();
+    await bob.close();
+    await h.close();
+  }
+});
+
+Deno.test("hosted mode refuses to start without its secrets", async () => {
+  await assert.rejects(
+    () => createGleaner({ memory: { path: ":memory:", hosted: true } }),
+    /memory\.hosted_proxy_token is required/,
+  );
+  await assert.rejects(
+    () =>
+      createGleaner({
+        memory: { path: ":memory:", hosted: true, hosted_proxy_token: "short" },
+      }),
+    /at least 32 bytes/,
+  );
+});
