@@ -8,6 +8,7 @@
 import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
 import { runExtractionBench } from "./extraction.ts";
+import { runMemoryBench } from "./memory.ts";
 import { runMemoryBackendBench } from "./memory_backends.ts";
 import { runPipelineBench } from "./pipeline.ts";
 
@@ -16,6 +17,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   pipeline: () => runPipelineBench(),
   containment: () => runContainmentBench(),
   browser: () => runBrowserBench(),
+  memory: () => runMemoryBench(),
   memory_backends: () => runMemoryBackendBench(),
 };
 

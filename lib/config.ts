@@ -238,8 +238,11 @@ export const MemorySchema = z.object({
   profile_max_tokens: z.number().int().min(0).default(500),
   /** Weight of the dense (vector) ranking in reciprocal rank fusion; BM25 gets the rest. */
   dense_weight: z.number().min(0).max(1).default(0.5),
-  /** Vector candidates below this cosine similarity are not candidates. */
-  dense_min_similarity: z.number().min(-1).max(1).default(0.1),
+  /**
+   * Vector candidates below this cosine similarity are not candidates. Unset: 0.5 for the static
+   * model (measured on the confusable set of `bench/memory.ts`), 0.2 for other embedders.
+   */
+  dense_min_similarity: z.number().min(-1).max(1).optional(),
   /** Fused scores below this are dropped (0: keep every candidate). */
   min_score: z.number().min(0).max(1).default(0),
   /**

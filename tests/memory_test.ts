@@ -67,7 +67,9 @@ async function exerciseMemoryTools(client: Client): Promise<void> {
   assert.match(saved.text, /Saved 3 memories/);
   assert.match(saved.text, new RegExp(`duplicates ${dbRef}`));
 
-  const recall = await ok(client, "recall_memories", { query: "which postgres version in prod" });
+  const recall = await ok(client, "recall_memories", {
+    query: "which postgres version runs in production",
+  });
   assert.equal(recall.json.memories[0].ref, dbRef);
   assert.equal(recall.json.profile[0].ref, profileRef);
   assert.match(recall.text, /^<agent_profile>\n/);

@@ -46,7 +46,7 @@ export const saveMemoriesTool = defineTool({
   readOnly: false,
   openWorld: false,
   handler: async (input, { gleaner, signal }) =>
-    await (await gleaner.memories()).save(input, signal),
+    await (await gleaner.memories()).save(input, { signal }),
   render: (out) => {
     const saved = out.results.filter((r) => r.status === "saved").map((r) => r.ref);
     const lines = [

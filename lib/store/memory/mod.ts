@@ -36,6 +36,7 @@ export {
   type RecallOptions,
   type ReembedStatus,
   RRF_K,
+  type SaveOptions,
   SIMILAR_SIMILARITY,
   SPLIT_TOKENS,
 } from "./service.ts";
@@ -50,4 +51,4 @@ export {
 } from "./stores.ts";
 export { escapeMemoryText, renderRecall } from "./render.ts";
 export { parseTimeFilter } from "./time.ts";
-export { ftsQuery, queryWords } from "./text.ts";
+export { ftsQuery, queryWords, searchWords, STOPWORDS } from "./text.ts";

@@ -64,6 +64,23 @@ export const DEFAULT_MAX_TOKENS = 2_000;
 export const DEFAULT_PROFILE_MAX_TOKENS = 500;
 /** RRF constant. */
 export const RRF_K = 60;
+/** Profile memories read per recall before checking whether more could fit. */
+const PROFILE_PAGE = 64;
+/** Most profile memories a recall considers. */
+const MAX_PROFILE_POOL = 2_000;
+/**
+ * Tokens of a rendered memory element without its content (tags, ref, time):
+ * an entry whose content alone leaves less than half of this is not counted.
+ */
+const ENTRY_OVERHEAD_TOKENS = countTokens(
+  '<memory index="10" ref="abcdefgh" relevance="medium" created_at="2026-01-01T00:00:00.000Z"></memory>',
+);
+
+/** Tokens of a rendered profile element without its content. */
+const PROFILE_OVERHEAD_TOKENS = countTokens(
+  '<memory ref="abcdefgh" created_at="2026-01-01T00:00:00.000Z"></memory>',
+);
+
 /** Characters of a `list_memories` preview. */
 export const PREVIEW_CHARS = 200;
 
@@ -75,7 +92,10 @@ export interface MemoryServiceOptions {
   profileMaxTokens?: number;
   /** Weight of the dense ranking (default 0.5); BM25 gets `1 - dense_weight`. */
   denseWeight?: number;
-  /** Vector candidates below this cosine are dropped (default 0.1). */
+  /**
+   * Vector candidates below this cosine are dropped (default: 0.5 for the
+   * static model, whose unrelated texts still score 0.2–0.3, else 0.2).
+   */
   denseMinSimilarity?: number;
   /** Fused scores below this are dropped (default 0). */
   minScore?: number;
@@ -91,6 +111,14 @@ export interface RecallOptions {
   signal?: AbortSignal;
   /** The query's vector, already embedded (benchmarks time recall without embedding). */
   queryVector?: Float32Array;
+}
+
+/** Per-call options of {@link MemoryService.save} not exposed as tool arguments. */
+export interface SaveOptions {
+  /** Cancels the call. */
+  signal?: AbortSignal;
+  /** The contents' vectors, already embedded in input order (benchmarks time saving without embedding). */
+  vectors?: Float32Array[];
 }
 
 /** Progress of the background re-embed job. */
@@ -114,8 +142,9 @@ interface Ready {
 export class MemoryService {
   /** The engine underneath. */
   readonly backend: MemoryBackend;
-  #options: Required<Omit<MemoryServiceOptions, "embedder">> & {
+  #options: Required<Omit<MemoryServiceOptions, "embedder" | "denseMinSimilarity">> & {
     embedder?: MemoryServiceOptions["embedder"];
+    denseMinSimilarity?: number;
   };
   #ready?: Promise<Ready>;
   #job?: Promise<void>;
@@ -129,7 +158,7 @@ export class MemoryService {
       embedder: options.embedder,
       profileMaxTokens: options.profileMaxTokens ?? DEFAULT_PROFILE_MAX_TOKENS,
       denseWeight: options.denseWeight ?? 0.5,
-      denseMinSimilarity: options.denseMinSimilarity ?? 0.1,
+      denseMinSimilarity: options.denseMinSimilarity,
       minScore: options.minScore ?? 0,
       reembedBatch: options.reembedBatch ?? 64,
       now: options.now ?? Date.now,
@@ -253,8 +282,9 @@ export class MemoryService {
    * `similar_to` notice; over 800 tokens is saved with a `consider_splitting`
    * notice. Empty content is `invalid_arguments`.
    */
-  async save(input: SaveMemoriesInput, signal?: AbortSignal): Promise<SaveMemoriesResult> {
+  async save(input: SaveMemoriesInput, options: SaveOptions = {}): Promise<SaveMemoriesResult> {
     this.#open();
+    const signal = options.signal;
     const items = input.memories.map((m, index) => {
       if (typeof m.content !== "string" || m.content.trim() === "") {
         throw new GleanerError(
@@ -276,7 +306,9 @@ export class MemoryService {
     const ready = await this.#prepare();
     let vectors: (Float32Array | undefined)[] = items.map(() => undefined);
     let embedFailed = false;
-    if (ready.embedder && items.length > 0) {
+    if (options.vectors && options.vectors.length === items.length && ready.embedder) {
+      vectors = options.vectors;
+    } else if (ready.embedder && items.length > 0) {
       try {
         vectors = await ready.embedder.embedDocuments(items.map((i) => i.content), signal);
       } catch (error) {
@@ -441,11 +473,16 @@ export class MemoryService {
     };
     const notices = this.#statusNotices(ready);
 
-    // Profile pool, newest first, inside its own budget.
-    const pool = await this.backend.profilePool(1_000);
+    // Profile pool, newest first, inside its own budget. Most pools fit in
+    // one small page; a larger one is read whole only if budget is left.
+    const budget = this.#options.profileMaxTokens;
+    let pool = await this.backend.profilePool(PROFILE_PAGE);
+    let profileTotal = pool.length;
     const profile: ProfileMemory[] = [];
     let profileTokens = 0;
-    for (const m of pool) {
+    const takeProfile = (m: Memory) => {
+      const left = budget - profileTokens;
+      if (left < PROFILE_OVERHEAD_TOKENS || m.tokens + PROFILE_OVERHEAD_TOKENS / 2 > left) return;
       const entry = {
         ref: m.ref,
         id: m.id,
@@ -455,9 +492,19 @@ export class MemoryService {
         tokens: m.tokens,
       };
       const cost = countTokens(renderProfileMemory(entry));
-      if (profileTokens + cost > this.#options.profileMaxTokens) continue;
+      if (cost > left) return;
       profileTokens += cost;
       profile.push(entry);
+    };
+    pool.forEach(takeProfile);
+    if (pool.length === PROFILE_PAGE) {
+      profileTotal =
+        (await this.backend.list({ kind: "profile", sort: "recent", limit: 1, offset: 0 }))
+          .total;
+      if (budget - profileTokens >= PROFILE_OVERHEAD_TOKENS) {
+        pool = await this.backend.profilePool(MAX_PROFILE_POOL);
+        pool.slice(PROFILE_PAGE).forEach(takeProfile);
+      }
     }
 
     const query = input.query?.trim() ?? "";
@@ -483,7 +530,8 @@ export class MemoryService {
         }
         if (vector && !isZeroVector(vector)) {
           const near = await this.backend.vectorCandidates(vector, k, scope);
-          dense = near.filter((c) => c.score >= this.#options.denseMinSimilarity).map((c) => c.id);
+          const floor = this.#options.denseMinSimilarity ?? defaultDenseFloor(ready.model);
+          dense = near.filter((c) => c.score >= floor).map((c) => c.id);
           retrievers.push("dense");
         }
       }
@@ -519,6 +567,11 @@ export class MemoryService {
     let overBudget = 0;
     for (const { memory, score } of ranked) {
       if (memories.length >= topK) break;
+      const left = maxTokens - tokens;
+      if (memory.tokens + ENTRY_OVERHEAD_TOKENS / 2 > left) {
+        overBudget++;
+        continue;
+      }
       const entry: RecalledMemory = {
         index: memories.length + 1,
         ref: memory.ref,
@@ -531,7 +584,7 @@ export class MemoryService {
         ...(score !== undefined ? { score: round(score), relevance: relevanceOf(score) } : {}),
       };
       const cost = countTokens(renderRecalledMemory(entry));
-      if (tokens + cost > maxTokens) {
+      if (cost > left) {
         overBudget++;
         continue;
       }
@@ -551,7 +604,7 @@ export class MemoryService {
       current_time: new Date(now).toISOString(),
       retrievers,
       profile,
-      profile_total: pool.length,
+      profile_total: profileTotal,
       memories,
       matched,
       truncated: memories.length < matched,
@@ -706,6 +759,11 @@ export class MemoryService {
     await this.#job?.catch(() => {});
     await this.backend.close();
   }
+}
+
+/** The dense candidate floor when none is configured (see {@link MemoryServiceOptions}). */
+export function defaultDenseFloor(model: string | undefined): number {
+  return model?.startsWith("static:") ? 0.5 : 0.2;
 }
 
 function preview(m: Memory): ListedMemory {

@@ -172,7 +172,9 @@ export class MemoryStores {
         embedder: this.#options.embedder,
         profileMaxTokens: this.#settings.profile_max_tokens,
         denseWeight: this.#settings.dense_weight,
-        denseMinSimilarity: this.#settings.dense_min_similarity,
+        ...(this.#settings.dense_min_similarity !== undefined
+          ? { denseMinSimilarity: this.#settings.dense_min_similarity }
+          : {}),
         minScore: this.#settings.min_score,
       });
     })();
