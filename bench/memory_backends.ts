@@ -27,6 +27,8 @@ import { startPostgres } from "../tests/fixtures/postgres.ts";
 
 const MODEL_DIR = new URL("../models/static/", import.meta.url).pathname;
 const BATCH = 1000;
+/** Standing facts about the user (the profile pool every recall attaches). */
+const PROFILE_MEMORIES = 50;
 
 /** Options of {@link runMemoryBackendBench}. */
 export interface MemoryBackendBenchOptions {
@@ -113,7 +115,7 @@ export async function makeCorpus(n: number, queries: number): Promise<Corpus> {
     topicWords.push(own.length ? own : [pick(topic)]);
     rows.push({
       content: text.join(" "),
-      kind: rand() < 0.01 ? "profile" : "episodic",
+      kind: i < PROFILE_MEMORIES ? "profile" : "episodic",
       session_id: rand() < 0.5 ? `s${Math.floor(rand() * 50)}` : null,
       tokens: len,
       created_at: t0 + i * 60_000,
