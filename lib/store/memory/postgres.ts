@@ -5,11 +5,15 @@
  *
  * - Hosted mode: one table for every user, a `tenant` column first in every
  *   index, and `tenant = $1` in every statement ({@link PostgresMemoryDatabase.backend}).
- * - Lexical: `tsvector` (`english`) + GIN; candidates are the matches of the
- *   OR of the query's lexemes, ranked by BM25 (k1 1.2, b 0.75) computed in
- *   SQL: term frequency from `ts_rank_cd` of each single-term query, document
- *   length from the content's tokens, IDF from document frequencies counted
- *   over the matched set (every document holding a query term is in it).
+ * - Lexical: `tsvector` (`english`: stemming, stop words) + GIN, ranked by
+ *   BM25 (k1 1.2, b 0.75) computed in SQL (not `ts_rank_cd`, which has no
+ *   IDF): term frequency from `ts_rank_cd` of each single-term query,
+ *   document length from the content's tokens, N = the tenant's live
+ *   memories, document frequency counted over the matched rows (or the
+ *   planner's lexeme frequency, when larger). Work is bounded: the match is
+ *   the OR of the rarest query terms (planner statistics) until about
+ *   max(1,000, 20·k) rows are expected; more common terms only score those
+ *   rows, and the newest rows matching any term fill in below k.
  * - Dense: `vector` + one partial HNSW index (cosine) per dimension count;
  *   iterative scans keep filtered searches from coming back short.
  * - Candidates are top-k per retriever (LIMIT in SQL), never the whole table.
