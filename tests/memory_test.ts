@@ -209,7 +209,10 @@ interface Hosted {
   close(): Promise<void>;
 }
 
-async function startHosted(trusted: string[] = ["127.0.0.1", "::1"]): Promise<Hosted> {
+async function startHosted(
+  trusted: string[] = ["127.0.0.1", "::1"],
+  extra: Record<string, unknown> = {},
+): Promise<Hosted> {
   const root = await Deno.makeTempDir();
   const gleaner = await createGleaner({
     server: { port: 0 },
@@ -220,6 +223,7 @@ async function startHosted(trusted: string[] = ["127.0.0.1", "::1"]): Promise<Ho
       hosted_proxy_token: PROXY_TOKEN,
       hosted_hmac_secret: HMAC_SECRET,
       hosted_trusted_proxies: trusted,
+      ...extra,
     },
   });
   const server = serveHttp(gleaner);
@@ -389,6 +393,30 @@ Deno.test("hosted: MCP over HTTP uses the proxy-verified user's store", async ()
   } finally {
     await alice.close();
     await bob.close();
+    await h.close();
+  }
+});
+
+Deno.test("hosted: stores closed when over hosted_max_open reopen with their memories", async () => {
+  const h = await startHosted(undefined, { hosted_max_open: 1 });
+  try {
+    const users = ["u1", "u2", "u3"];
+    // Concurrent calls from several users while stores are evicted under them.
+    await Promise.all(users.map(async (u) => {
+      const res = await h.as(u)("/v1/memories/save", {
+        memories: [{ content: `The favourite colour of ${u} is teal.` }],
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+      await res.body?.cancel();
+    }));
+    for (const u of [...users, ...users]) {
+      const res = await h.as(u)("/v1/memories/recall", {});
+      const out = await res.json();
+      assert.deepEqual(out.memories.map((m: Json) => m.content), [
+        `The favourite colour of ${u} is teal.`,
+      ]);
+    }
+  } finally {
     await h.close();
   }
 });

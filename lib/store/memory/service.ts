@@ -150,6 +150,8 @@ export class MemoryService {
   #job?: Promise<void>;
   #jobState = { done: 0, total: 0, started: 0 };
   #closed = false;
+  #active = 0;
+  #drained?: () => void;
 
   /** Wraps a backend. */
   constructor(backend: MemoryBackend, options: MemoryServiceOptions = {}) {
@@ -271,8 +273,15 @@ export class MemoryService {
     }];
   }
 
-  #open(): void {
+  /** Runs one public operation; {@link close} waits for the ones in flight. */
+  async #run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.#closed) throw new GleanerError("internal", "memory store is closed");
+    this.#active++;
+    try {
+      return await fn();
+    } finally {
+      if (--this.#active === 0) this.#drained?.();
+    }
   }
 
   /**
@@ -282,8 +291,11 @@ export class MemoryService {
    * `similar_to` notice; over 800 tokens is saved with a `consider_splitting`
    * notice. Empty content is `invalid_arguments`.
    */
-  async save(input: SaveMemoriesInput, options: SaveOptions = {}): Promise<SaveMemoriesResult> {
-    this.#open();
+  save(input: SaveMemoriesInput, options: SaveOptions = {}): Promise<SaveMemoriesResult> {
+    return this.#run(() => this.#save(input, options));
+  }
+
+  async #save(input: SaveMemoriesInput, options: SaveOptions = {}): Promise<SaveMemoriesResult> {
     const signal = options.signal;
     const items = input.memories.map((m, index) => {
       if (typeof m.content !== "string" || m.content.trim() === "") {
@@ -458,11 +470,17 @@ export class MemoryService {
    * `top_k` and `max_tokens`. Without: the newest first. The whole profile
    * pool is attached, trimmed to its own budget.
    */
-  async recall(
+  recall(
     input: RecallMemoriesInput,
     options: RecallOptions = {},
   ): Promise<RecallMemoriesResult> {
-    this.#open();
+    return this.#run(() => this.#recall(input, options));
+  }
+
+  async #recall(
+    input: RecallMemoriesInput,
+    options: RecallOptions = {},
+  ): Promise<RecallMemoriesResult> {
     const topK = input.top_k ?? DEFAULT_TOP_K;
     const maxTokens = input.max_tokens ?? DEFAULT_MAX_TOKENS;
     const ready = await this.#prepare();
@@ -614,8 +632,11 @@ export class MemoryService {
   }
 
   /** Lists memories: filters, sort, paging; previews only, no embedding, no budget. */
-  async list(input: ListMemoriesInput = {}): Promise<ListMemoriesResult> {
-    this.#open();
+  list(input: ListMemoriesInput = {}): Promise<ListMemoriesResult> {
+    return this.#run(() => this.#list(input));
+  }
+
+  async #list(input: ListMemoriesInput = {}): Promise<ListMemoriesResult> {
     const ready = await this.#prepare();
     const now = this.#options.now();
     const limit = Math.min(200, Math.max(1, input.limit ?? 20));
@@ -658,8 +679,11 @@ export class MemoryService {
   }
 
   /** One memory by ref or id, with its older versions. */
-  async get(key: MemoryKey): Promise<GetMemoryResult> {
-    this.#open();
+  get(key: MemoryKey): Promise<GetMemoryResult> {
+    return this.#run(() => this.#get(key));
+  }
+
+  async #get(key: MemoryKey): Promise<GetMemoryResult> {
     const ready = await this.#prepare();
     const memory = await this.#find(key);
     const history = memory.superseded_by === null ? await this.backend.history(memory.id) : [];
@@ -667,8 +691,11 @@ export class MemoryService {
   }
 
   /** Replaces a live memory's content (re-embedded); the old version stays as history. */
-  async update(input: UpdateMemoryInput, signal?: AbortSignal): Promise<UpdateMemoryResult> {
-    this.#open();
+  update(input: UpdateMemoryInput, signal?: AbortSignal): Promise<UpdateMemoryResult> {
+    return this.#run(() => this.#update(input, signal));
+  }
+
+  async #update(input: UpdateMemoryInput, signal?: AbortSignal): Promise<UpdateMemoryResult> {
     if (input.content.trim() === "") {
       throw new GleanerError("invalid_arguments", "content: must not be empty", {
         details: { field: "content" },
@@ -735,8 +762,11 @@ export class MemoryService {
   }
 
   /** Deletes a live memory and its history. */
-  async delete(key: MemoryKey): Promise<DeleteMemoryResult> {
-    this.#open();
+  delete(key: MemoryKey): Promise<DeleteMemoryResult> {
+    return this.#run(() => this.#delete(key));
+  }
+
+  async #delete(key: MemoryKey): Promise<DeleteMemoryResult> {
     const memory = await this.#find(key);
     if (memory.superseded_by !== null) {
       throw new GleanerError(
@@ -756,6 +786,7 @@ export class MemoryService {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#active > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
     await this.#job?.catch(() => {});
     await this.backend.close();
   }
