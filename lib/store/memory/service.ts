@@ -24,7 +24,7 @@ import type { Embedder } from "../../rank/embed/types.ts";
 import { cosine, isZeroVector } from "../../rank/embed/vector.ts";
 import { fuseRankings, relevanceOf } from "../../rank/fusion.ts";
 import { countTokens } from "../../rank/tokens.ts";
-import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
+import { renderedTokens, renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { parseTimeFilter } from "./time.ts";
 import type {
   DeleteMemoryResult,
@@ -509,7 +509,7 @@ export class MemoryService {
         updated_at: m.updated_at,
         tokens: m.tokens,
       };
-      const cost = countTokens(renderProfileMemory(entry));
+      const cost = renderedTokens(renderProfileMemory(entry));
       if (cost > left) return;
       profileTokens += cost;
       profile.push(entry);
@@ -601,7 +601,7 @@ export class MemoryService {
         tokens: memory.tokens,
         ...(score !== undefined ? { score: round(score), relevance: relevanceOf(score) } : {}),
       };
-      const cost = countTokens(renderRecalledMemory(entry));
+      const cost = renderedTokens(renderRecalledMemory(entry));
       if (cost > left) {
         overBudget++;
         continue;

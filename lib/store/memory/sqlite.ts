@@ -28,7 +28,7 @@ import * as sqliteVec from "sqlite-vec";
 import { GleanerError } from "../../errors.ts";
 import { MEMORY_PATH, openDatabase, transaction } from "../sqlite.ts";
 import { MEMORY_MIGRATIONS } from "./migrations.ts";
-import { ftsQuery } from "./text.ts";
+import { ftsQuery, searchWords } from "./text.ts";
 import {
   isoTime,
   type Memory,
@@ -110,6 +110,8 @@ const COLUMNS =
   "m.last_recalled_at, m.superseded_by, m.tokens, m.embedding_model";
 
 const VECTORS = "memory_vectors";
+/** A word found in at least this many rows is "common" for recall (see `#recallMatch`). */
+export const COMMON_WORD_ROWS = 1_000;
 const NO_SESSION = "";
 
 function toMemory(row: Row): Memory {
@@ -424,8 +426,29 @@ export class SqliteMemoryBackend implements MemoryBackend {
     return Promise.resolve({ items: items.map(toMemory), total: Number(n) });
   }
 
+  /**
+   * The MATCH expression of a recall query. Scoring every row that holds a
+   * common word costs time in proportion to the table, so words found in at
+   * least {@link COMMON_WORD_ROWS} rows (counted with a bounded scan) are
+   * left out when rarer ones remain: the rare words pick the candidates and
+   * rank them. Words absent from the store are dropped.
+   */
+  #recallMatch(query: string): string | undefined {
+    const words = searchWords(query);
+    if (words.length <= 1) return words.length ? `"${words[0]}"` : undefined;
+    const count = this.#stmt(
+      "SELECT count(*) AS n FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
+    );
+    const present = words
+      .map((w) => ({ w, n: Number((count.get(`"${w}"`, COMMON_WORD_ROWS) as { n: number }).n) }))
+      .filter((c) => c.n > 0);
+    if (present.length === 0) return undefined;
+    const rare = present.filter((c) => c.n < COMMON_WORD_ROWS);
+    return (rare.length ? rare : present).map((c) => `"${c.w}"`).join(" OR ");
+  }
+
   lexicalCandidates(query: string, k: number, scope: MemoryScope): Promise<MemoryCandidate[]> {
-    const match = ftsQuery(query);
+    const match = this.#recallMatch(query);
     if (!match || k <= 0) return Promise.resolve([]);
     const where = ["memories_fts MATCH ?"];
     const params: SQLInputValue[] = [match];
