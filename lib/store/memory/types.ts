@@ -524,8 +524,11 @@ export interface MemoryBackend {
   /**
    * The retriever's own top `k` live memories for full-text `query` in
    * `scope`, best first (BM25 / FTS). Words are matched OR-wise after the
-   * engine's own tokenisation; a query with no usable word yields none.
-   * Never throws on user text (quotes, operators, tags are plain words).
+   * engine's own tokenisation (stemming, stop words); a query with no usable
+   * word yields none. An engine may leave out words so common that scoring
+   * them would cost time in proportion to the store, as long as rarer words
+   * of the query remain. Never throws on user text (quotes, operators, tags
+   * are plain words).
    */
   lexicalCandidates(query: string, k: number, scope: MemoryScope): Promise<MemoryCandidate[]>;
 
