@@ -87,8 +87,16 @@ export function openSqliteMemoryBackend(
     busyTimeoutMs: options.busyTimeoutMs,
     extensions: [(db) => sqliteVec.load(db)],
   });
+  if (path !== MEMORY_PATH) {
+    // Vector search reads every vector: map the file instead of copying pages
+    // through a small page cache (measured about twice as fast at 20,000).
+    db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
+  }
   return new SqliteMemoryBackend(db, path);
 }
+
+/** Bytes of the memory file mapped into memory (address space, not resident memory). */
+const MMAP_BYTES = 256 * 1024 * 1024;
 
 interface Row {
   id: number;
