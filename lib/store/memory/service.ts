@@ -436,7 +436,14 @@ export class MemoryService {
       const target = sameBatch.has(index)
         ? byIndex.get(sameBatch.get(index)!)
         : existing.get(notice.code === "duplicate" ? results[index]!.id : Number(notice.ref));
-      if (!target) continue;
+      if (!target) {
+        // The memory it resembled was deleted meanwhile (another call).
+        delete notice.ref;
+        notice.message = notice.code === "duplicate"
+          ? `Memory ${index} was not saved: it duplicates a memory deleted meanwhile.`
+          : `Memory ${index} was saved; it resembled a memory deleted meanwhile.`;
+        continue;
+      }
       notice.ref = target.ref;
       if (notice.code === "duplicate") {
         results[index] = { ...results[index]!, ref: target.ref, id: target.id };
