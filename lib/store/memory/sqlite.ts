@@ -120,6 +120,8 @@ const COLUMNS =
 const VECTORS = "memory_vectors";
 /** A word found in at least this many rows is "common" for recall (see `#recallMatch`). */
 export const COMMON_WORD_ROWS = 1_000;
+/** Most matching rows BM25 scores for one recall (the newest ones). */
+export const MAX_SCORED_ROWS = 5_000;
 const NO_SESSION = "";
 
 function toMemory(row: Row): Memory {
@@ -458,14 +460,18 @@ export class SqliteMemoryBackend implements MemoryBackend {
   lexicalCandidates(query: string, k: number, scope: MemoryScope): Promise<MemoryCandidate[]> {
     const match = this.#recallMatch(query);
     if (!match || k <= 0) return Promise.resolve([]);
-    const where = ["memories_fts MATCH ?"];
-    const params: SQLInputValue[] = [match];
+    const where: string[] = [];
+    const params: SQLInputValue[] = [];
     scopeWhere(scope, where, params);
+    // BM25 scores at most the newest MAX_SCORED_ROWS matching rows, so a query
+    // made only of common words costs the same in any store size.
     const rows = this.#stmt(
-      `SELECT m.id AS id, -bm25(memories_fts) AS score ` +
-        `FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid ` +
-        `WHERE ${where.join(" AND ")} ORDER BY bm25(memories_fts) ASC, m.id DESC LIMIT ?`,
-    ).all(...params, Math.trunc(k)) as { id: number; score: number }[];
+      `SELECT m.id AS id, f.score AS score FROM (` +
+        `SELECT rowid AS rid, -bm25(memories_fts) AS score FROM memories_fts ` +
+        `WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?` +
+        `) f JOIN memories m ON m.id = f.rid WHERE ${where.join(" AND ")} ` +
+        `ORDER BY f.score DESC, m.id DESC LIMIT ?`,
+    ).all(match, MAX_SCORED_ROWS, ...params, Math.trunc(k)) as { id: number; score: number }[];
     return Promise.resolve(rows.map((r) => ({ id: Number(r.id), score: Number(r.score) })));
   }
 
