@@ -121,7 +121,7 @@ const VECTORS = "memory_vectors";
 /** A word found in at least this many rows is "common" for recall (see `#recallMatch`). */
 export const COMMON_WORD_ROWS = 1_000;
 /** Most matching rows BM25 scores for one recall (the newest ones). */
-export const MAX_SCORED_ROWS = 5_000;
+export const MAX_SCORED_ROWS = 2_000;
 const NO_SESSION = "";
 
 function toMemory(row: Row): Memory {
