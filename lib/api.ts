@@ -111,7 +111,11 @@ export const research: ToolFunction<typeof researchTool.input, typeof researchTo
  * @example
  * ```ts
  * import { createGleaner, saveMemories } from "../mod.ts";
- * const gleaner = await createGleaner({ memory: { path: ":memory:" }, embed: { provider: "none" } });
+ * const gleaner = await createGleaner({
+ *   store: { path: ":memory:" },
+ *   memory: { path: ":memory:" },
+ *   embed: { provider: "none" },
+ * });
  * const out = await saveMemories(gleaner, { memories: [{ content: "Deploys go out on Tuesdays." }] });
  * console.assert(out.saved === 1);
  * await gleaner.close();
@@ -128,7 +132,11 @@ export const saveMemories: ToolFunction<
  * @example
  * ```ts
  * import { createGleaner, recallMemories, saveMemories } from "../mod.ts";
- * const gleaner = await createGleaner({ memory: { path: ":memory:" }, embed: { provider: "none" } });
+ * const gleaner = await createGleaner({
+ *   store: { path: ":memory:" },
+ *   memory: { path: ":memory:" },
+ *   embed: { provider: "none" },
+ * });
  * await saveMemories(gleaner, { memories: [{ content: "Deploys go out on Tuesdays." }] });
  * const out = await recallMemories(gleaner, { query: "when do deploys happen" });
  * console.assert(out.memories[0].content.includes("Tuesdays"));
