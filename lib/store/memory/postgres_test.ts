@@ -184,6 +184,59 @@ Deno.test({
       }
     });
 
+    await t.step(
+      "instances writing one tenant at once: nothing lost, history serialised",
+      async () => {
+        const dbs = await Promise.all(
+          Array.from({ length: 3 }, () => PostgresMemoryDatabase.open({ url: server.url })),
+        );
+        try {
+          const stores = dbs.map((d) => d.backend("busy"));
+          await stores[0].useEmbeddingModel(CONTRACT_MODEL, CONTRACT_DIMENSIONS);
+          const [target] = await stores[0].insert([row("version 0")]);
+          const made = await Promise.all(
+            stores.flatMap((s, i) =>
+              Array.from(
+                { length: 10 },
+                (_, j) => s.insert(Array.from({ length: 5 }, (_, k) => row(`note ${i}-${j}-${k}`))),
+              )
+            ),
+          );
+          const refs = new Set(
+            made.flat().map((m) => m.ref),
+          );
+          assert.equal(refs.size, 150);
+          await Promise.all(
+            stores.flatMap((s, i) =>
+              Array.from({ length: 4 }, (_, j) =>
+                s.update(target.id, {
+                  content: `version ${i}.${j}`,
+                  tokens: 2,
+                  updated_at: T0 + 1,
+                }))
+            ),
+          );
+          const history = await stores[1].history(target.id);
+          assert.equal(history.length, 12);
+          // Each update saw the previous one's result: every version kept exactly once.
+          const live = await stores[0].get({ id: target.id });
+          const versions = new Set([live!.content, ...history.map((h) => h.content)]);
+          assert.equal(versions.size, 13);
+          assert.ok(versions.has("version 0"));
+          assert.deepEqual(await stores[2].counts(), {
+            live: 151,
+            episodic: 151,
+            profile: 0,
+            history: 12,
+            embedded: 0,
+            pending: 151,
+          });
+        } finally {
+          await Promise.all(dbs.map((d) => d.close()));
+        }
+      },
+    );
+
     await t.step("an unreachable server is provider_unavailable and hides the URL", async () => {
       const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
       const port = (probe.addr as Deno.NetAddr).port;
