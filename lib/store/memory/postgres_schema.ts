@@ -9,6 +9,9 @@
  *
  * - Full text: `tsv` is a generated `tsvector` (`english` configuration:
  *   stemming and stop words), indexed by GIN on `(tenant, tsv)` (btree_gin).
+ * - Pages are kept 30% free (fillfactor 70) so the recall bookkeeping
+ *   (`recall_count`, `last_recalled_at`, updated on every recall) is written
+ *   as heap-only updates, without new entries in the GIN and HNSW indexes.
  * - Vectors: an untyped `vector` column plus `embedding_dims`; one partial
  *   HNSW index (cosine) per dimension count, created on first use
  *   ({@link ensureVectorIndex}), so tenants or models of other sizes coexist.
@@ -72,7 +75,7 @@ CREATE TABLE gleaner_memory (
   CHECK ((embedding IS NULL) = (embedding_dims IS NULL)),
   CHECK ((embedding IS NULL) = (embedding_model IS NULL)),
   CHECK (embedding IS NULL OR superseded_by IS NULL)
-);
+) WITH (fillfactor = 70);
 
 CREATE INDEX gleaner_memory_recent ON gleaner_memory (tenant, created_at DESC, id DESC)
   WHERE superseded_by IS NULL;
