@@ -527,7 +527,8 @@ export interface MemoryBackend {
    * engine's own tokenisation (stemming, stop words); a query with no usable
    * word yields none. An engine may leave out words so common that scoring
    * them would cost time in proportion to the store, as long as rarer words
-   * of the query remain. Never throws on user text (quotes, operators, tags
+   * of the query remain, and may score only the newest few thousand matching
+   * rows when more match. Never throws on user text (quotes, operators, tags
    * are plain words).
    */
   lexicalCandidates(query: string, k: number, scope: MemoryScope): Promise<MemoryCandidate[]>;
