@@ -127,7 +127,10 @@ export async function runMemoryBackendContract(
       b.insert([
         row("first of a failing batch", { embedding: vec(CONTRACT_MODEL, 1, 0, 0, 0) }),
         row("bad vector", {
-          embedding: { model: CONTRACT_MODEL, vector: new Float32Array(CONTRACT_DIMENSIONS + 3) },
+          embedding: {
+            model: CONTRACT_MODEL,
+            vector: new Float32Array(CONTRACT_DIMENSIONS + 3).fill(0.5),
+          },
         }),
       ])
     );
@@ -447,6 +450,23 @@ export async function runMemoryBackendContract(
     // Same dimensions, other model: also a reset.
     assert.equal(await b.useEmbeddingModel(CONTRACT_MODEL, 3), true);
     assert.equal((await b.counts()).embedded, 0);
+  });
+
+  await step("an all-zero vector marks a row embedded but never matches", async (b) => {
+    const zero = new Float32Array(CONTRACT_DIMENSIONS);
+    const [z, v] = await b.insert([
+      row("no direction", { embedding: { model: CONTRACT_MODEL, vector: zero } }),
+      row("some direction", { embedding: vec(CONTRACT_MODEL, 1, 0, 0, 0) }),
+    ]);
+    assert.equal(z.embedding_model, CONTRACT_MODEL);
+    const near = await b.vectorCandidates(unit(1, 0, 0, 0), 5, {});
+    assert.deepEqual(ids(near), [v.id]);
+    assert.ok(near.every((c) => Number.isFinite(c.score)));
+    const [p] = await b.insert([row("pending")]);
+    assert.equal(await b.setEmbeddings(CONTRACT_MODEL, [{ id: p.id, vector: zero }]), 1);
+    assert.deepEqual(await b.pendingEmbeddings(10), []);
+    assert.deepEqual(ids(await b.vectorCandidates(unit(1, 0, 0, 0), 5, {})), [v.id]);
+    assert.equal((await b.counts()).pending, 0);
   });
 
   await step("content round-trips byte for byte", async (b) => {

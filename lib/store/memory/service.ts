@@ -402,9 +402,7 @@ export class MemoryService {
         session_id: item.session_id,
         tokens: item.tokens,
         created_at: now,
-        ...(vector && ready.model && !isZeroVector(vector)
-          ? { embedding: { model: ready.model, vector } }
-          : {}),
+        ...(vector && ready.model ? { embedding: { model: ready.model, vector } } : {}),
       };
     });
     const saved = await this.backend.insert(rows);
@@ -756,9 +754,7 @@ export class MemoryService {
       content: input.content,
       tokens,
       updated_at: this.#options.now(),
-      ...(vector && ready.model && !isZeroVector(vector)
-        ? { embedding: { model: ready.model, vector } }
-        : {}),
+      ...(vector && ready.model ? { embedding: { model: ready.model, vector } } : {}),
     });
     if (!memory.embedding_model && ready.embedder) this.#startReembed(ready);
     return {

@@ -26,6 +26,7 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import * as sqliteVec from "sqlite-vec";
 import { GleanerError } from "../../errors.ts";
+import { isZeroVector } from "../../rank/embed/vector.ts";
 import { MEMORY_PATH, openDatabase, transaction } from "../sqlite.ts";
 import { MEMORY_MIGRATIONS } from "./migrations.ts";
 import { ftsQuery, searchWords } from "./text.ts";
@@ -232,6 +233,9 @@ export class SqliteMemoryBackend implements MemoryBackend {
 
   #putVector(id: number, kind: MemoryKind, session: string | null, vector: Float32Array): void {
     this.#stmt(`DELETE FROM ${VECTORS} WHERE memory_id = ?`).run(BigInt(id));
+    // An all-zero vector (a text the model maps to nothing) has no direction:
+    // the row counts as embedded but never takes part in vector search.
+    if (isZeroVector(vector)) return;
     this.#stmt(
       `INSERT INTO ${VECTORS} (memory_id, embedding, kind, session) VALUES (?, ?, ?, ?)`,
     ).run(BigInt(id), vector, kind, session ?? NO_SESSION);

@@ -558,7 +558,8 @@ export interface MemoryBackend {
    * gone (deleted, superseded) are skipped, and nothing is stored when
    * `model` is no longer the current one. With `content`, a row whose
    * content changed since it was read is skipped too (a concurrent update).
-   * Returns how many were stored.
+   * An all-zero vector marks the row embedded without taking part in vector
+   * search. Returns how many were stored.
    */
   setEmbeddings(
     model: string,
