@@ -113,6 +113,14 @@ function vectorText(v: Float32Array): string {
   return `[${Array.from(v).join(",")}]`;
 }
 
+/**
+ * What is stored for a vector: its text form, or `""` for an all-zero vector
+ * (the row counts as embedded but holds no vector: cosine would be NaN).
+ */
+function storedVector(v: Float32Array): string {
+  return v.some((x) => x !== 0) ? vectorText(v) : "";
+}
+
 /** A lexeme as a quoted tsquery operand (no operator in user text survives). */
 function quoteLexeme(lexeme: string): string {
   return `'${lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
@@ -344,7 +352,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
         }
         await c.query(
           `UPDATE gleaner_memory SET embedding = NULL, embedding_model = NULL, embedding_dims = NULL
-           WHERE tenant = $1 AND embedding IS NOT NULL`,
+           WHERE tenant = $1 AND embedding_model IS NOT NULL`,
           [this.tenant],
         );
         await c.query("UPDATE gleaner_memory_tenant SET model = $2, dims = $3 WHERE tenant = $1", [
@@ -379,7 +387,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
         const vecs = rows.map((r, i) => {
           if (!r.embedding || !model || r.embedding.model !== model.model) return null;
           checkVector(r.embedding.vector, model.dims, `memories[${i}].embedding`);
-          return vectorText(r.embedding.vector);
+          return storedVector(r.embedding.vector);
         });
         const out = new Map<number, Memory>();
         let todo = rows.map((_, i) => i);
@@ -395,7 +403,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
                updated_at, tokens, embedding_model, embedding_dims, embedding)
              SELECT $1, u.ref, u.content, u.kind, u.session_id, u.created_at, u.created_at,
                u.tokens, CASE WHEN u.vec IS NULL THEN NULL ELSE $2 END,
-               CASE WHEN u.vec IS NULL THEN NULL ELSE $3::integer END, u.vec::vector
+               CASE WHEN NULLIF(u.vec, '') IS NULL THEN NULL ELSE $3::integer END, NULLIF(u.vec, '')::vector
              FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
                          $9::integer[], $10::text[])
                WITH ORDINALITY AS u(ref, content, kind, session_id, created_at, tokens, vec, ord)
@@ -446,7 +454,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
         let vec: string | null = null;
         if (change.embedding && model && change.embedding.model === model.model) {
           checkVector(change.embedding.vector, model.dims, "embedding");
-          vec = vectorText(change.embedding.vector);
+          vec = storedVector(change.embedding.vector);
         }
         let previous: Row | undefined;
         for (let attempt = 0; !previous; attempt++) {
@@ -467,7 +475,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
         }
         const { rows } = await c.query<Row>(
           `UPDATE gleaner_memory SET content = $3, tokens = $4, updated_at = $5,
-             embedding = $6::vector, embedding_model = $7, embedding_dims = $8
+             embedding = NULLIF($6, '')::vector, embedding_model = $7, embedding_dims = $8
            WHERE tenant = $1 AND id = $2
            RETURNING ${COLS}`,
           [
@@ -478,7 +486,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
             Math.trunc(change.updated_at),
             vec,
             vec === null ? null : model!.model,
-            vec === null ? null : model!.dims,
+            vec === null || vec === "" ? null : model!.dims,
           ],
         );
         return { memory: toMemory(rows[0]), previous: toMemory(previous) };
@@ -815,7 +823,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
     return await this.run("pending embeddings", async () => {
       const { rows } = await this.pool.query<{ id: string; content: string }>(
         `SELECT id, content FROM gleaner_memory
-         WHERE tenant = $1 AND superseded_by IS NULL AND embedding IS NULL
+         WHERE tenant = $1 AND superseded_by IS NULL AND embedding_model IS NULL
          ORDER BY id LIMIT $2`,
         [this.tenant, n],
       );
@@ -841,8 +849,8 @@ export class PostgresMemoryBackend implements MemoryBackend {
           if (!current || current.model !== model) return 0;
           valid.forEach((it, i) => checkVector(it.vector, current.dims, `items[${i}].vector`));
           const res = await c.query(
-            `UPDATE gleaner_memory g SET embedding = u.vec::vector, embedding_model = $2,
-             embedding_dims = $3
+            `UPDATE gleaner_memory g SET embedding = NULLIF(u.vec, '')::vector,
+             embedding_model = $2, embedding_dims = CASE WHEN NULLIF(u.vec, '') IS NULL THEN NULL ELSE $3::integer END
            FROM unnest($4::bigint[], $5::text[], $6::text[]) AS u(id, vec, content)
            WHERE g.tenant = $1 AND g.id = u.id AND g.superseded_by IS NULL
              AND (u.content IS NULL OR g.content = u.content)`,
@@ -851,7 +859,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
               current.model,
               current.dims,
               valid.map((it) => it.id),
-              valid.map((it) => vectorText(it.vector)),
+              valid.map((it) => storedVector(it.vector)),
               valid.map((it) => it.content ?? null),
             ],
           );
@@ -869,7 +877,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
            count(*) FILTER (WHERE g.superseded_by IS NULL AND g.kind = 'episodic') AS episodic,
            count(*) FILTER (WHERE g.superseded_by IS NULL AND g.kind = 'profile') AS profile,
            count(*) FILTER (WHERE g.superseded_by IS NOT NULL) AS history,
-           count(*) FILTER (WHERE g.superseded_by IS NULL AND g.embedding IS NOT NULL
+           count(*) FILTER (WHERE g.superseded_by IS NULL
                               AND g.embedding_model = t.model) AS embedded
          FROM gleaner_memory g
          LEFT JOIN gleaner_memory_tenant t ON t.tenant = g.tenant

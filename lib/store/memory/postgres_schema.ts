@@ -73,7 +73,7 @@ CREATE TABLE gleaner_memory (
   UNIQUE (tenant, ref),
   FOREIGN KEY (tenant, superseded_by) REFERENCES gleaner_memory (tenant, id) ON DELETE CASCADE,
   CHECK ((embedding IS NULL) = (embedding_dims IS NULL)),
-  CHECK ((embedding IS NULL) = (embedding_model IS NULL)),
+  CHECK (embedding IS NULL OR embedding_model IS NOT NULL),
   CHECK (embedding IS NULL OR superseded_by IS NULL)
 ) WITH (fillfactor = 70);
 
@@ -86,7 +86,7 @@ CREATE INDEX gleaner_memory_session ON gleaner_memory (tenant, session_id, creat
 CREATE INDEX gleaner_memory_history ON gleaner_memory (tenant, superseded_by)
   WHERE superseded_by IS NOT NULL;
 CREATE INDEX gleaner_memory_pending ON gleaner_memory (tenant, id)
-  WHERE superseded_by IS NULL AND embedding IS NULL;
+  WHERE superseded_by IS NULL AND embedding_model IS NULL;
 CREATE INDEX gleaner_memory_fts ON gleaner_memory USING gin (tenant, tsv)
   WHERE superseded_by IS NULL;
 `,
