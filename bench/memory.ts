@@ -261,5 +261,6 @@ if (import.meta.main) {
     queries,
     skipQuality: Deno.args.includes("--no-quality"),
   });
+  // deno-lint-ignore no-console
   console.log(JSON.stringify(result, null, 2));
 }

@@ -1,6 +1,7 @@
 /**
  * `deno task bench`: every benchmark, one JSON document on stdout.
- * Pass names to run a subset: `deno task bench pipeline extraction`.
+ * Pass names to run a subset: `deno task bench pipeline extraction`; `--name=value`
+ * arguments are options read by the benchmarks themselves.
  *
  * @module
  */
@@ -9,6 +10,7 @@ import { runContainmentBench } from "./containment.ts";
 import { runDegradeBench } from "./degrade.ts";
 import { runExtractionBench } from "./extraction.ts";
 import { runMemoryBench } from "./memory.ts";
+import { runMemoryBackendBench } from "./memory_backends.ts";
 import { runPipelineBench } from "./pipeline.ts";
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
@@ -18,9 +20,12 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   browser: () => runBrowserBench(),
   degrade: () => runDegradeBench(),
   memory: () => runMemoryBench(),
+  memory_backends: () => runMemoryBackendBench(),
 };
 
-const wanted = Deno.args.length ? Deno.args : Object.keys(BENCHES);
+// `--name=value` arguments are options of the benchmarks, not names.
+const names = Deno.args.filter((a) => !a.startsWith("--"));
+const wanted = names.length ? names : Object.keys(BENCHES);
 const results: Record<string, unknown> = {
   date: new Date().toISOString(),
   deno: Deno.version.deno,

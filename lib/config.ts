@@ -24,6 +24,7 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "store.cache_url",
   "memory.hosted_proxy_token",
   "memory.hosted_hmac_secret",
+  "memory.postgres_url",
 ]);
 
 /** Settings of the HTTP/MCP server. */
@@ -227,8 +228,10 @@ const longSecret = () =>
 export const MemorySchema = z.object({
   /** Serve the six memory tools. */
   enabled: z.boolean().default(true),
-  /** Engine of the memory store. */
-  backend: z.enum(["sqlite"]).default("sqlite"),
+  /** Engine of the memory store: embedded SQLite, or PostgreSQL + pgvector shared by many instances. */
+  backend: z.enum(["sqlite", "postgres"]).default("sqlite"),
+  /** `postgres://user:password@host:5432/db` of the shared store (a secret; `backend: "postgres"`). */
+  postgres_url: z.string().min(1).optional(),
   /** SQLite file; default `$XDG_DATA_HOME/gleaner/memory.db`. `:memory:` keeps nothing. */
   path: z.string().optional(),
   /** Token budget of the profile pool attached to every recall. */

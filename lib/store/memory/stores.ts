@@ -23,12 +23,20 @@ export const MAX_USER_ID_BYTES = 256;
 /**
  * Opens the configured engine's backend for one store. `user` is set in
  * hosted mode (already verified); the SQLite engine then opens that user's
- * own file.
+ * own file, the PostgreSQL engine that user's tenant in the shared database.
  */
-export function openMemoryBackend(settings: MemorySettings, user?: string): MemoryBackend {
+export function openMemoryBackend(
+  settings: MemorySettings,
+  user?: string,
+): MemoryBackend | Promise<MemoryBackend> {
   switch (settings.backend) {
     case "sqlite":
       return openSqliteMemoryBackend(memoryFilePath(settings, user));
+    case "postgres":
+      // Loaded only here, so SQLite users never load the PostgreSQL client.
+      return import("./postgres_stores.ts").then((m) =>
+        m.openPostgresMemoryBackend(settings, user)
+      );
     default:
       throw new GleanerError(
         "invalid_arguments",
