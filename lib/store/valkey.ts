@@ -490,7 +490,6 @@ export class ValkeyDomainStats implements DomainStats {
     let a = 0, s = 0, f = 0;
     for (const tier of [...new Set([...totals.keys(), ...probations.keys()])].sort()) {
       const [ta, ts, tf] = totals.get(tier) ?? [0, 0, 0];
-      const p = probations.get(tier);
       tiers[tier] = tierState(tierCounts(ta, ts, tf), probations.get(tier), now, scope);
       a += ta;
       s += ts;
