@@ -8,12 +8,14 @@ import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
 import { runExtractionBench } from "./extraction.ts";
 import { runPipelineBench } from "./pipeline.ts";
+import { runStartupBench } from "./startup.ts";
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   extraction: () => runExtractionBench(),
   pipeline: () => runPipelineBench(),
   containment: () => runContainmentBench(),
   browser: () => runBrowserBench(),
+  startup: () => runStartupBench(),
 };
 
 const wanted = Deno.args.length ? Deno.args : Object.keys(BENCHES);
