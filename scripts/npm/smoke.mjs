@@ -1,0 +1,84 @@
+// deno-lint-ignore-file no-console
+// The npm package as a Node user meets it: run by scripts/npm_smoke.sh with
+// Node 22 inside a fresh project where the packed tarball is installed.
+// Serves one page on 127.0.0.1 from this process, reads it with scrape_urls
+// through the library, lists the tools over MCP stdio (`npx gleaner mcp`)
+// with the real SDK client, and prints one line per check.
+import assert from "node:assert/strict";
+import http from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createGleaner, scrapeUrls, TOOLS, VERSION } from "@gleaner/gleaner";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const ANSWER = "The lighthouse keeper lit the lamp at dusk every evening for forty years.";
+const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>The Lighthouse at Point Reyes</title></head><body><main><article>
+<h1>The Lighthouse at Point Reyes</h1>
+<p>The Point Reyes Lighthouse stands on a headland west of San Francisco, where fog is common for much of the summer.</p>
+<p>${ANSWER}</p>
+<p>Visitors walk down more than three hundred steps to reach the lens room, which holds a first-order Fresnel lens made in Paris.</p>
+<p>Grey whales pass the headland on their migration between Alaska and Mexico in winter and spring.</p>
+</article></main></body></html>`;
+
+const server = http.createServer((req, res) => {
+  if (req.url === "/lighthouse") {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(PAGE);
+  } else {
+    res.writeHead(404, { "content-type": "text/plain" });
+    res.end("not found");
+  }
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const { port } = server.address();
+const origin = `http://127.0.0.1:${port}`;
+const dir = mkdtempSync(join(tmpdir(), "gleaner-npm-"));
+
+try {
+  assert.equal(process.versions.node.split(".")[0], "22", `Node ${process.versions.node}`);
+  assert.ok(TOOLS.some((t) => t.name === "scrape_urls"));
+  const gleaner = await createGleaner({
+    network: { allow_private: [origin], allowed_ports: [port] },
+    store: { path: join(dir, "gleaner.db") },
+    read: { render: "never" },
+  });
+  try {
+    const out = await scrapeUrls(gleaner, {
+      items: [{ url: `${origin}/lighthouse`, query: "when did the keeper light the lamp" }],
+      max_tokens: 300,
+    });
+    assert.equal(out.items[0].ok, true, JSON.stringify(out.items[0].error));
+    assert.equal(out.items[0].title, "The Lighthouse at Point Reyes");
+    assert.ok(out.evidence.some((e) => e.text.includes(ANSWER)), JSON.stringify(out.evidence));
+    assert.ok(out.tokens <= 300);
+    console.log(
+      `ok scrape_urls on Node ${process.versions.node} (gleaner ${VERSION}, ranking ${
+        JSON.stringify(out.ranking)
+      })`,
+    );
+  } finally {
+    await gleaner.close();
+  }
+
+  const transport = new StdioClientTransport({
+    command: "npx",
+    args: ["--no-install", "gleaner", "mcp"],
+    env: { ...process.env, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: join(dir, "config") },
+    stderr: "inherit",
+  });
+  const client = new Client({ name: "npm-smoke", version: "1" });
+  await client.connect(transport);
+  try {
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((t) => t.name === "scrape_urls"), "scrape_urls listed");
+    console.log(`ok npx gleaner mcp: tools/list gives ${tools.length} tools`);
+  } finally {
+    await client.close();
+  }
+} finally {
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+}
