@@ -249,6 +249,16 @@ export async function buildNpm(outDir = `${ROOT}dist/npm`): Promise<string> {
   await Deno.writeTextFile(`${work}/tsconfig.json`, JSON.stringify(tsconfig, null, 2));
   await run(`${work}/node_modules/.bin/tsc`, ["-p", `${work}/tsconfig.json`], work);
 
+  // tsc keeps `.ts` in the specifiers of declaration files: point them at the emitted files.
+  for (const file of (await walk(outDir)).filter((f) => f.endsWith(".d.ts"))) {
+    const text = await Deno.readTextFile(`${outDir}/${file}`);
+    const fixed = text.replace(
+      /((?:from\s+|import\(\s*)["'])(\.{1,2}\/[^"']+)\.ts(["'])/g,
+      "$1$2.js$3",
+    );
+    if (fixed !== text) await Deno.writeTextFile(`${outDir}/${file}`, fixed);
+  }
+
   // 3. package.json from what the output imports.
   const versions = new Map<string, string>();
   for (const target of Object.values(denoJson.imports)) {
