@@ -21,7 +21,6 @@ const FLAGS = [
   "--allow-read",
   "--allow-write",
   "--allow-env",
-  "--allow-sys",
   "--allow-ffi",
   "--allow-run",
 ];
