@@ -8,7 +8,8 @@
  * 2. rewrites what Node lacks: entry points and modules that name `Deno`
  *    import `_shims/deno.ts` (`@deno/shim-deno` plus small adapters and the
  *    `Promise.try` polyfill, see `scripts/npm/deno_shim.ts`), `import.meta.main` becomes a check of
- *    `process.argv[1]`, the Deno shebang becomes a Node one;
+ *    `process.argv[1]`, `new URL("./x.ts", import.meta.url)` (workers) points at `x.js`, the
+ *    Deno shebang becomes a Node one;
  * 3. compiles with TypeScript (`tsc`: ES2022 modules, `.d.ts`, relative
  *    `.ts` imports rewritten to `.js`), without a type check (`deno check`
  *    is the type check; the Node typings of the shims differ in details);
@@ -146,6 +147,11 @@ function transform(path: string, source: string): string {
     const shebang = out.match(/^#!.*\n/)?.[0] ?? "";
     out = shebang + importLine + out.slice(shebang.length);
   }
+  // Modules loaded by URL (workers) are emitted as .js too.
+  out = out.replace(
+    /new URL\((["'])(\.{1,2}\/[^"']+)\.ts\1, import\.meta\.url\)/g,
+    "new URL($1$2.js$1, import.meta.url)",
+  );
   return out.replaceAll("import.meta.main", "isMainModule(import.meta.url)");
 }
 
