@@ -2,17 +2,19 @@
 // The npm package as a Node user meets it: run by scripts/npm_smoke.sh with
 // Node 22 inside a fresh project where the packed tarball is installed.
 // Serves one page on 127.0.0.1 from this process, reads it with scrape_urls
-// through the library, lists the tools over MCP stdio (`npx gleaner mcp`)
-// with the real SDK client, and prints one line per check.
+// through the library, saves and recalls a memory in a memory file (when the
+// package has the memory tools), lists the tools over MCP stdio
+// (`npx gleaner mcp`) with the real SDK client, and prints one line per check.
 import assert from "node:assert/strict";
 import http from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createGleaner, scrapeUrls, TOOLS, VERSION } from "@gleaner/gleaner";
+import * as lib from "@gleaner/gleaner";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
+const { createGleaner, scrapeUrls, TOOLS, VERSION } = lib;
 const ANSWER = "The lighthouse keeper lit the lamp at dusk every evening for forty years.";
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>The Lighthouse at Point Reyes</title></head><body><main><article>
@@ -40,10 +42,12 @@ const dir = mkdtempSync(join(tmpdir(), "gleaner-npm-"));
 try {
   assert.equal(process.versions.node.split(".")[0], "22", `Node ${process.versions.node}`);
   assert.ok(TOOLS.some((t) => t.name === "scrape_urls"));
+  const hasMemory = typeof lib.saveMemories === "function";
   const gleaner = await createGleaner({
     network: { allow_private: [origin], allowed_ports: [port] },
     store: { path: join(dir, "gleaner.db") },
     read: { render: "never" },
+    ...(hasMemory ? { memory: { path: join(dir, "memory.db") } } : {}),
   });
   try {
     const out = await scrapeUrls(gleaner, {
@@ -59,6 +63,18 @@ try {
         JSON.stringify(out.ranking)
       })`,
     );
+    if (hasMemory) {
+      const fact = "The user's favourite lighthouse is Point Reyes, visited every June.";
+      const saved = await lib.saveMemories(gleaner, { memories: [{ content: fact }] });
+      assert.equal(saved.saved, 1, JSON.stringify(saved));
+      const recalled = await lib.recallMemories(gleaner, {
+        query: "which lighthouse does the user like",
+      });
+      assert.ok(recalled.memories.some((m) => m.content === fact), JSON.stringify(recalled));
+      console.log(`ok memory round trip (retrievers ${recalled.retrievers.join("+")})`);
+    } else {
+      console.log("skip memory round trip: this build has no memory tools");
+    }
   } finally {
     await gleaner.close();
   }
