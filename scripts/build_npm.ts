@@ -94,13 +94,13 @@ async function localModules(entry: string): Promise<string[]> {
 }
 
 /** Bare package name of an import specifier (`hono/utils/x` → `hono`). */
-function packageName(specifier: string): string {
+export function packageName(specifier: string): string {
   const parts = specifier.split("/");
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
 }
 
 /** `npm:/@scope/name@1.2.3/` or `npm:name@1.2.3` → [name, version]. */
-function npmTarget(target: string): [string, string] | undefined {
+export function npmTarget(target: string): [string, string] | undefined {
   const m = target.match(/^npm:\/?((?:@[^/@]+\/)?[^/@]+)@([^/]+)\/?$/);
   return m ? [m[1], m[2]] : undefined;
 }
@@ -123,13 +123,13 @@ function stripComments(source: string): string {
 }
 
 /** Code outside comments names the `Deno` namespace. */
-function usesDeno(source: string): boolean {
+export function usesDeno(source: string): boolean {
   const code = stripComments(source);
   return /(?<![\w.$"'])Deno\b(?!["'])/.test(code);
 }
 
 /** Rewrites one module for Node. */
-function transform(path: string, source: string): string {
+export function transform(path: string, source: string): string {
   let out = source;
   if (out.startsWith("#!")) {
     out = out.replace(/^#!.*\n/, path === "cli.ts" ? "#!/usr/bin/env node\n" : "");
@@ -156,7 +156,7 @@ function transform(path: string, source: string): string {
 }
 
 /** Bare specifiers (npm packages) imported by a compiled module. */
-function bareImports(js: string): string[] {
+export function bareImports(js: string): string[] {
   const found: string[] = [];
   const re =
     /(?:import|export)\s[^;]*?from\s*["']([^"'./][^"']*)["']|import\(\s*["']([^"'./][^"']*)["']\s*\)|import\s*["']([^"'./][^"']*)["']/g;
