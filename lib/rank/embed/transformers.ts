@@ -11,8 +11,10 @@
  *
  * transformers.js pulls onnxruntime-node, onnxruntime-web and sharp (about
  * 430 MB in `node_modules`), so it is not in the import map: it is imported
- * by its full `npm:` specifier ({@link TRANSFORMERS_SPECIFIER}) only when this
- * provider loads a model, and Deno installs it then (pinned by `deno.lock`).
+ * by its full `npm:` specifier ({@link TRANSFORMERS_SPECIFIER}, an exact
+ * version) only when this provider loads a model, and Deno installs it then.
+ * It is kept out of `deno.lock` too, since `deno install` installs every
+ * package the lock names; `deno task test` runs on a copy of the lock.
  *
  * @module
  */
