@@ -47,7 +47,7 @@ export interface CacheStats {
  *
  * @example
  * ```ts
- * import type { Cache } from "./types.ts";
+ * import type { Cache } from "@gleaner/gleaner";
  * async function cachedAnswer(cache: Cache, query: string): Promise<unknown> {
  *   return await cache.get("search", query) ?? "miss";
  * }
@@ -126,7 +126,7 @@ export interface DomainSummary extends TierCounts {
  *
  * @example
  * ```ts
- * import type { DomainStats } from "./types.ts";
+ * import type { DomainStats } from "@gleaner/gleaner";
  * async function readWithMemory(stats: DomainStats, domain: string): Promise<boolean> {
  *   if (await stats.shouldSkip(domain, "http")) return false;
  *   await stats.record(domain, "http", true);

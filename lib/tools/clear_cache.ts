@@ -4,10 +4,25 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./spec.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** The tool definition. */
-export const clearCacheTool = defineTool({
+export const clearCacheTool: ToolSpec<
+  z.ZodObject<{
+    target: z.ZodDefault<
+      z.ZodEnum<{
+        search: "search";
+        pages: "pages";
+        crawl: "crawl";
+        all: "all";
+      }>
+    >;
+  }, z.core.$strip>,
+  z.ZodObject<{
+    removed: z.ZodNumber;
+    target: z.ZodString;
+  }, z.core.$strip>
+> = defineTool({
   name: "clear_cache",
   title: "Clear cache",
   description:

@@ -4,9 +4,14 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./spec.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
 
-const Counts = z.object({
+const Counts: z.ZodObject<{
+  attempts: z.ZodNumber;
+  successes: z.ZodNumber;
+  failures: z.ZodNumber;
+  success_rate: z.ZodNullable<z.ZodNumber>;
+}, z.core.$strip> = z.object({
   attempts: z.number().int(),
   successes: z.number().int(),
   failures: z.number().int(),
@@ -14,7 +19,57 @@ const Counts = z.object({
 });
 
 /** Output of `domain_stats`. */
-export const DomainStatsOutput = z.object({
+export const DomainStatsOutput: z.ZodObject<{
+  domain: z.ZodOptional<
+    z.ZodObject<{
+      domain: z.ZodString;
+      window_days: z.ZodNumber;
+      tiers: z.ZodRecord<
+        z.ZodString,
+        z.ZodObject<{
+          attempts: z.ZodNumber;
+          successes: z.ZodNumber;
+          failures: z.ZodNumber;
+          success_rate: z.ZodNullable<z.ZodNumber>;
+        }, z.core.$strip>
+      >;
+      last_failure: z.ZodOptional<
+        z.ZodObject<{
+          tier: z.ZodString;
+          reason: z.ZodString;
+          at: z.ZodString;
+        }, z.core.$strip>
+      >;
+      robots: z.ZodOptional<
+        z.ZodObject<{
+          state: z.ZodString;
+          checked_at: z.ZodString;
+        }, z.core.$strip>
+      >;
+      llms_txt: z.ZodOptional<
+        z.ZodObject<{
+          exists: z.ZodBoolean;
+          checked_at: z.ZodString;
+        }, z.core.$strip>
+      >;
+      attempts: z.ZodNumber;
+      successes: z.ZodNumber;
+      failures: z.ZodNumber;
+      success_rate: z.ZodNullable<z.ZodNumber>;
+    }, z.core.$strip>
+  >;
+  summary: z.ZodOptional<
+    z.ZodArray<
+      z.ZodObject<{
+        attempts: z.ZodNumber;
+        successes: z.ZodNumber;
+        failures: z.ZodNumber;
+        success_rate: z.ZodNullable<z.ZodNumber>;
+        domain: z.ZodString;
+      }, z.core.$strip>
+    >
+  >;
+}, z.core.$strip> = z.object({
   domain: z.object({
     domain: z.string(),
     window_days: z.number().int(),
@@ -27,7 +82,13 @@ export const DomainStatsOutput = z.object({
 });
 
 /** The tool definition. */
-export const domainStatsTool = defineTool({
+export const domainStatsTool: ToolSpec<
+  z.ZodObject<{
+    domain: z.ZodOptional<z.ZodString>;
+    limit: z.ZodDefault<z.ZodNumber>;
+  }, z.core.$strip>,
+  typeof DomainStatsOutput
+> = defineTool({
   name: "domain_stats",
   title: "Domain reading memory",
   description:

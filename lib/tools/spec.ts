@@ -59,7 +59,7 @@ export interface ToolSpec<
  * @example
  * ```ts
  * import { z } from "zod";
- * import { defineTool } from "./spec.ts";
+ * import { defineTool } from "@gleaner/gleaner";
  * const ping = defineTool({
  *   name: "ping",
  *   title: "Ping",
