@@ -47,7 +47,11 @@ function serve(options: ServeOptions, handler: Handler) {
   options.signal?.addEventListener("abort", () => void shutdown(), { once: true });
   return {
     get addr() {
-      return addr;
+      // Node binds an IP address synchronously: the real port is known at once (port 0 too).
+      const bound = server.address();
+      return bound && typeof bound === "object"
+        ? { hostname: bound.address, port: bound.port, transport: "tcp" as const }
+        : addr;
     },
     finished,
     shutdown,

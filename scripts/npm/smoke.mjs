@@ -2,7 +2,7 @@
 // The npm package as a Node user meets it: run by scripts/npm_smoke.sh with
 // Node 22 inside a fresh project where the packed tarball is installed.
 // Serves one page on 127.0.0.1 from this process, reads it with scrape_urls
-// through the library, saves and recalls a memory in a memory file (when the
+// through the library and over the HTTP API, saves and recalls a memory in a memory file (when the
 // package has the memory tools), lists the tools over MCP stdio
 // (`npx gleaner mcp`) with the real SDK client, and prints one line per check.
 import assert from "node:assert/strict";
@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as lib from "@gleaner/gleaner";
+import { serveHttp } from "@gleaner/gleaner/http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
@@ -24,6 +25,14 @@ const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <p>Visitors walk down more than three hundred steps to reach the lens room, which holds a first-order Fresnel lens made in Paris.</p>
 <p>Grey whales pass the headland on their migration between Alaska and Mexico in winter and spring.</p>
 </article></main></body></html>`;
+
+async function freePort() {
+  const probe = http.createServer();
+  await new Promise((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 const server = http.createServer((req, res) => {
   if (req.url === "/lighthouse") {
@@ -47,6 +56,9 @@ try {
     network: { allow_private: [origin], allowed_ports: [port] },
     store: { path: join(dir, "gleaner.db") },
     read: { render: "never" },
+    // A fixed free port: on Node the listening socket is bound after serveHttp returns,
+    // so with port 0 its `url` could not name the port.
+    server: { host: "127.0.0.1", port: await freePort() },
     ...(hasMemory ? { memory: { path: join(dir, "memory.db") } } : {}),
   });
   try {
@@ -74,6 +86,24 @@ try {
       console.log(`ok memory round trip (retrievers ${recalled.retrievers.join("+")})`);
     } else {
       console.log("skip memory round trip: this build has no memory tools");
+    }
+    // The HTTP surface on Node's http server (Deno.serve over @hono/node-server).
+    const http = serveHttp(gleaner);
+    try {
+      const health = await fetch(`${http.url}/health`);
+      assert.equal(health.status, 200);
+      assert.equal((await health.json()).version, VERSION);
+      const scrape = await fetch(`${http.url}/v1/scrape`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ items: [{ url: `${origin}/lighthouse`, query: "keeper lamp" }] }),
+      });
+      assert.equal(scrape.status, 200);
+      const body = await scrape.json();
+      assert.ok(body.evidence.some((e) => e.text.includes(ANSWER)), JSON.stringify(body));
+      console.log(`ok HTTP on Node: ${http.url} /health and POST /v1/scrape`);
+    } finally {
+      await http.shutdown();
     }
   } finally {
     await gleaner.close();
