@@ -18,17 +18,13 @@
  *
  * @module
  */
+// Only what `--version` and `--help` need is imported statically: every
+// command loads its own part of the graph (dynamic imports below), so the
+// short commands answer without loading extraction, ranking or the store.
 import { parseArgs } from "node:util";
-import { loadConfig, redactConfig } from "./lib/config.ts";
 import { GleanerError, toGleanerError } from "./lib/errors.ts";
-import { callTool } from "./lib/api.ts";
-import { createGleanerFromConfig } from "./lib/gleaner.ts";
-import { setupLogging } from "./lib/log.ts";
-import { TOOLS } from "./lib/tools/mod.ts";
 import type { AnyToolSpec } from "./lib/tools/spec.ts";
 import { VERSION } from "./lib/version.ts";
-import { serveStdio } from "./mcp/stdio.ts";
-import { serveHttp } from "./http/serve.ts";
 
 const USAGE = `gleaner ${VERSION} — web research and memory for AI agents
 
@@ -85,7 +81,9 @@ async function main(args: string[]): Promise<number> {
     if (at < 1) throw new Error(`--set expects section.key=value, got ${entry}`);
     flags[entry.slice(0, at)] = entry.slice(at + 1);
   }
+  const { loadConfig, redactConfig } = await import("./lib/config.ts");
   const config = await loadConfig({ flags, file: values.config });
+  const { setupLogging } = await import("./lib/log.ts");
   await setupLogging(config.log.level);
 
   const [command = "mcp", ...rest] = positionals;
@@ -97,13 +95,17 @@ async function main(args: string[]): Promise<number> {
     return report.ok ? 0 : 1;
   }
 
+  const { createGleanerFromConfig } = await import("./lib/gleaner.ts");
   const gleaner = createGleanerFromConfig(config);
   try {
     switch (command) {
-      case "mcp":
+      case "mcp": {
+        const { serveStdio } = await import("./mcp/stdio.ts");
         await serveStdio(gleaner);
         return 0;
+      }
       case "serve": {
+        const { serveHttp } = await import("./http/serve.ts");
         const controller = new AbortController();
         for (const signal of ["SIGINT", "SIGTERM"] as const) {
           Deno.addSignalListener(signal, () => controller.abort());
@@ -148,6 +150,10 @@ async function main(args: string[]): Promise<number> {
   }
 
   async function runTool(name: string, input: unknown, json?: boolean): Promise<number> {
+    const [{ TOOLS }, { callTool }] = await Promise.all([
+      import("./lib/tools/mod.ts"),
+      import("./lib/api.ts"),
+    ]);
     const tool = TOOLS.find((t) => t.name === name) as AnyToolSpec | undefined;
     if (!tool) throw new Error(`tool ${name} is not available`);
     let output;

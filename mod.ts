@@ -51,9 +51,16 @@ export {
 export { ERROR_CODES, type ErrorCode, GleanerError } from "./lib/errors.ts";
 export * from "./lib/tools/mod.ts";
 export type { SearchResponse, SearchRouter } from "./lib/search/router.ts";
-export type { Attempt, SearchHit, SearchRequest, TimeRange } from "./lib/search/types.ts";
+export type {
+  Attempt,
+  AttemptOutcome,
+  SearchHit,
+  SearchRequest,
+  TimeRange,
+} from "./lib/search/types.ts";
 export type { Reader } from "./lib/read/cascade.ts";
 export type { Cache, DomainStats, Store } from "./lib/store/mod.ts";
+export { CACHE_NAMESPACES } from "./lib/store/types.ts";
 export type {
   CacheClearResult,
   CacheGetOptions,
@@ -62,7 +69,9 @@ export type {
   DomainRecord,
   DomainSummary,
   RobotsState,
+  TierCounts,
   TierState,
+  VerdictScope,
 } from "./lib/store/types.ts";
 export type { Relevance } from "./lib/rank/fusion.ts";
 export type {
@@ -73,20 +82,43 @@ export type {
   ListMemoriesResult,
   Memory,
   MemoryBackend,
+  MemoryCandidate,
+  MemoryCounts,
+  MemoryEmbedding,
+  MemoryKey,
   MemoryKind,
+  MemoryListPage,
+  MemoryListQuery,
   MemoryNotice,
+  MemoryNoticeCode,
+  MemoryRelevance,
+  MemoryScope,
+  MemorySort,
+  MemoryUpdate,
+  MemoryUpdateResult,
+  NewMemoryRow,
+  PendingEmbedding,
   ProfileMemory,
   RecalledMemory,
   RecallMemoriesInput,
   RecallMemoriesResult,
   SaveMemoriesInput,
   SaveMemoriesResult,
+  SaveMemoryInput,
+  SaveMemoryItemResult,
   UpdateMemoryInput,
   UpdateMemoryResult,
 } from "./lib/store/memory/types.ts";
-export { MemoryService } from "./lib/store/memory/service.ts";
+export {
+  MemoryService,
+  type RecallOptions,
+  type ReembedStatus,
+  type SaveOptions,
+} from "./lib/store/memory/service.ts";
 export type { FetchedResponse, Fetcher, FetchOptions } from "./lib/net/types.ts";
 export type { Page, PageLink, ReadRequest, TierName } from "./lib/read/types.ts";
+export { TIER_NAMES } from "./lib/read/types.ts";
+export type { QueryExpander } from "./lib/rank/expand.ts";
 export type { EvidenceItem } from "./lib/rank/select.ts";
 export type { Embedder, EmbeddingCache } from "./lib/rank/embed/types.ts";
 export { VERSION } from "./lib/version.ts";

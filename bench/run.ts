@@ -12,6 +12,7 @@ import { runExtractionBench } from "./extraction.ts";
 import { runMemoryBench } from "./memory.ts";
 import { runMemoryBackendBench } from "./memory_backends.ts";
 import { runPipelineBench } from "./pipeline.ts";
+import { runStartupBench } from "./startup.ts";
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   extraction: () => runExtractionBench(),
@@ -21,6 +22,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   degrade: () => runDegradeBench(),
   memory: () => runMemoryBench(),
   memory_backends: () => runMemoryBackendBench(),
+  startup: () => runStartupBench(),
 };
 
 // `--name=value` arguments are options of the benchmarks, not names.

@@ -25,8 +25,8 @@ const log = getGleanerLogger("http");
  *
  * @example
  * ```ts ignore
- * import { createGleaner } from "../mod.ts";
- * import { createApp } from "./app.ts";
+ * import { createGleaner } from "@gleaner/gleaner";
+ * import { createApp } from "@gleaner/gleaner/http";
  * const app = createApp(await createGleaner());
  * const res = await app.request("http://localhost/health");
  * console.assert(res.status === 200);

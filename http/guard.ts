@@ -38,7 +38,7 @@ export function hostHeaderName(value: string): string | undefined {
  * @example
  * ```ts
  * import { Hono } from "hono";
- * import { hostGuard } from "./guard.ts";
+ * import { hostGuard } from "@gleaner/gleaner/http";
  * const app = new Hono().use(hostGuard(new Set(["localhost", "127.0.0.1"])));
  * const res = await app.request("http://evil.example/health");
  * console.assert(res.status === 403);
@@ -73,7 +73,7 @@ export function hostGuard(allowed: Set<string>): MiddlewareHandler {
  * @example
  * ```ts
  * import { Hono } from "hono";
- * import { bearerGuard } from "./guard.ts";
+ * import { bearerGuard } from "@gleaner/gleaner/http";
  * const app = new Hono().use(bearerGuard("k")).get("/x", (c) => c.text("ok"));
  * console.assert((await app.request("/x")).status === 401);
  * ```

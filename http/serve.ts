@@ -22,8 +22,8 @@ export interface RunningServer {
  *
  * @example
  * ```ts ignore
- * import { createGleaner } from "../mod.ts";
- * import { serveHttp } from "./serve.ts";
+ * import { createGleaner } from "@gleaner/gleaner";
+ * import { serveHttp } from "@gleaner/gleaner/http";
  * const server = serveHttp(await createGleaner({ server: { port: 0 } }));
  * console.log(server.url);
  * await server.shutdown();

@@ -63,7 +63,7 @@ export function bindTool<I extends z.ZodObject, O extends z.ZodObject>(
  *
  * @example
  * ```ts ignore
- * import { createGleaner, search } from "../mod.ts";
+ * import { createGleaner, search } from "@gleaner/gleaner";
  * const gleaner = await createGleaner();
  * const out = await search(gleaner, { items: [{ query: "deno kv", max_results: 5 }] });
  * console.log(out.items[0].results.map((r) => r.url));
@@ -78,7 +78,7 @@ export const search: ToolFunction<typeof searchTool.input, typeof searchTool.out
  *
  * @example
  * ```ts ignore
- * import { createGleaner, scrapeUrls } from "../mod.ts";
+ * import { createGleaner, scrapeUrls } from "@gleaner/gleaner";
  * const gleaner = await createGleaner();
  * const out = await scrapeUrls(gleaner, { items: [{ url: "https://example.com/", query: "what is this domain for" }], max_tokens: 500 });
  * for (const e of out.evidence) console.log(e.url, e.text);
@@ -94,7 +94,7 @@ export const scrapeUrls: ToolFunction<typeof scrapeUrlsTool.input, typeof scrape
  *
  * @example
  * ```ts ignore
- * import { createGleaner, research } from "../mod.ts";
+ * import { createGleaner, research } from "@gleaner/gleaner";
  * const gleaner = await createGleaner();
  * const out = await research(gleaner, { query: "when did SQLite add WAL mode", max_tokens: 1000 });
  * console.log(out.evidence.map((e) => `${e.url}: ${e.text}`).join("\n"));

@@ -35,7 +35,7 @@ export interface DoctorReport {
  *
  * @example
  * ```ts ignore
- * import { parseConfig } from "./config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * import { runDoctor } from "./doctor.ts";
  * const report = await runDoctor(parseConfig({ store: { path: ":memory:" } }));
  * console.log(report.checks.map((c) => `${c.ok ? "ok" : "--"} ${c.name}: ${c.detail}`).join("\n"));

@@ -45,7 +45,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
  *
  * @example
  * ```ts
- * import { GleanerError } from "./errors.ts";
+ * import { GleanerError } from "@gleaner/gleaner";
  * const err = new GleanerError("blocked_url", "http://127.0.0.1/ resolves to a private address");
  * console.assert(err.code === "blocked_url");
  * ```

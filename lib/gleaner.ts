@@ -68,7 +68,7 @@ export interface CreateGleanerOptions {
  *
  * @example
  * ```ts ignore
- * import { createGleaner } from "./gleaner.ts";
+ * import { createGleaner } from "@gleaner/gleaner";
  * const gleaner = await createGleaner({ store: { path: ":memory:" } });
  * const { results } = await gleaner.search.search({ query: "deno sqlite", max_results: 5 });
  * await gleaner.close();

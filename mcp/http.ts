@@ -13,8 +13,8 @@ import { createMcpServer } from "./server.ts";
  *
  * @example
  * ```ts ignore
- * import { createGleaner } from "../mod.ts";
- * import { handleMcpRequest } from "./http.ts";
+ * import { createGleaner } from "@gleaner/gleaner";
+ * import { handleMcpRequest } from "@gleaner/gleaner/mcp";
  * const gleaner = await createGleaner();
  * Deno.serve((request) => handleMcpRequest(gleaner, request));
  * ```

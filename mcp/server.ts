@@ -29,8 +29,8 @@ type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  * @example
  * ```ts ignore
  * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
- * import { createGleaner } from "../mod.ts";
- * import { createMcpServer } from "./server.ts";
+ * import { createGleaner } from "@gleaner/gleaner";
+ * import { createMcpServer } from "@gleaner/gleaner/mcp";
  * const server = createMcpServer(await createGleaner());
  * await server.connect(new StdioServerTransport());
  * ```

@@ -13,8 +13,8 @@ import { createMcpServer } from "./server.ts";
  *
  * @example
  * ```ts ignore
- * import { createGleaner } from "../mod.ts";
- * import { serveStdio } from "./stdio.ts";
+ * import { createGleaner } from "@gleaner/gleaner";
+ * import { serveStdio } from "@gleaner/gleaner/mcp";
  * await serveStdio(await createGleaner());
  * ```
  */

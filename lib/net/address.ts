@@ -182,7 +182,7 @@ function isPublicIpv6(addr: ipaddr.IPv6): boolean {
  * @example
  * ```ts
  * import { assertUrlAllowed } from "./address.ts";
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * const policy = parseConfig({}).network;
  * assertUrlAllowed(new URL("https://example.com/"), policy); // passes
  * try {
@@ -237,7 +237,7 @@ export function assertUrlAllowed(url: URL, policy: AddressPolicy): void {
  * @example
  * ```ts ignore
  * import { assertResolvedPublic } from "./address.ts";
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * const policy = parseConfig({}).network;
  * const addresses = await assertResolvedPublic("example.com", policy, "https://example.com");
  * ```

@@ -181,7 +181,7 @@ function where(url: URL): string {
  * @example
  * ```ts ignore
  * import { createFetcher } from "./fetch.ts";
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * const fetcher = createFetcher(parseConfig({}).network);
  * const res = await fetcher.fetch("https://example.com/", { robots: true });
  * console.log(res.status, res.mediaType, res.charset, res.text().length);

@@ -6,7 +6,7 @@
  * @example
  * ```ts ignore
  * import { createFetcher } from "./mod.ts";
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * const fetcher = createFetcher(parseConfig({}).network);
  * const page = await fetcher.fetch("https://example.com/", { robots: true });
  * console.log(page.status, page.mediaType, page.text().slice(0, 80));

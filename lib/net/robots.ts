@@ -93,7 +93,7 @@ function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> 
  * ```ts ignore
  * import { createFetcher } from "./fetch.ts";
  * import { createRobotsChecker } from "./robots.ts";
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * const robots = createRobotsChecker(createFetcher(parseConfig({}).network));
  * await robots.assertAllowed("https://example.com/page");
  * ```

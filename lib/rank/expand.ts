@@ -146,7 +146,7 @@ export function createQueryExpander(
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * import { expanderOptions } from "./expand.ts";
  * console.assert(expanderOptions(parseConfig({}).rank).neighbours === 8);
  * ```

@@ -154,7 +154,7 @@ interface Session {
  * @example
  * ```ts ignore
  * import { createBrowserTier } from "./browser.ts";
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * const tier = createBrowserTier(parseConfig({ read: { browser_pages: 2 } }));
  * try {
  *   const page = await tier.read("https://example.com/", { targetSelector: "main" });

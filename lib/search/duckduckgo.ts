@@ -281,7 +281,7 @@ export type DuckDuckGoSettings = Pick<
  *
  * @example
  * ```ts ignore
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * import { createFetcher } from "../net/fetch.ts";
  * import { createDuckDuckGoBackend } from "./duckduckgo.ts";
  * const config = parseConfig();

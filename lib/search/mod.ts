@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts ignore
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * import { createFetcher } from "../net/fetch.ts";
  * import { createSearchRouter } from "./mod.ts";
  * const config = parseConfig();

@@ -113,7 +113,7 @@ function refine(hits: SearchHit[], domains: string[], max: number): SearchHit[] 
  *
  * @example
  * ```ts ignore
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * import { createFetcher } from "../net/fetch.ts";
  * import { createSearchRouter } from "./router.ts";
  * const config = parseConfig();

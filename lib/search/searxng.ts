@@ -157,7 +157,7 @@ export function searxngHits(response: SearxngResponse): SearchHit[] {
  *
  * @example
  * ```ts ignore
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * import { createFetcher } from "../net/fetch.ts";
  * import { createSearxngBackend } from "./searxng.ts";
  * const config = parseConfig({ search: { searxng_url: "https://searx.example.org" } });

@@ -35,7 +35,7 @@ export function safeEndpoint(url: string | URL): string {
  *
  * @example
  * ```ts
- * import { GleanerError } from "../errors.ts";
+ * import { GleanerError } from "@gleaner/gleaner";
  * import { toSearchFailure } from "./upstream.ts";
  * const failure = toSearchFailure(new GleanerError("timeout", "x timed out"), "duckduckgo", "https://html.duckduckgo.com/html/");
  * console.assert(failure.outcome === "unavailable" && failure.code === "timeout");

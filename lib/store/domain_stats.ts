@@ -20,7 +20,6 @@ import {
   type DomainRecord,
   type DomainStats,
   type DomainSummary,
-  type MemoryScope,
   nextProbation,
   normalizeHost,
   normalizeOrigin,
@@ -33,6 +32,7 @@ import {
   tierCounts,
   type TierState,
   tierState,
+  type VerdictScope,
 } from "./types.ts";
 
 export type { DomainRecord, DomainStats, DomainSummary, RobotsState, TierCounts, TierState };
@@ -161,7 +161,7 @@ export class SqliteDomainStats implements DomainStats {
     tier: string,
     ok: boolean,
     reason?: string,
-    scope?: MemoryScope,
+    scope?: VerdictScope,
   ): Promise<void> {
     return Promise.try(() => {
       const o = normalizeOrigin(origin);
@@ -194,12 +194,12 @@ export class SqliteDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.get} */
-  get(origin: string, scope?: MemoryScope): Promise<DomainRecord | undefined> {
+  get(origin: string, scope?: VerdictScope): Promise<DomainRecord | undefined> {
     return Promise.try(() => this.#record(normalizeOrigin(origin), this.#now(), checkScope(scope)));
   }
 
   /** {@inheritDoc DomainStats.forHost} */
-  forHost(host: string, scope?: MemoryScope): Promise<DomainRecord[]> {
+  forHost(host: string, scope?: VerdictScope): Promise<DomainRecord[]> {
     return Promise.try(() => {
       checkScope(scope);
       const now = this.#now();
@@ -209,7 +209,7 @@ export class SqliteDomainStats implements DomainStats {
     });
   }
 
-  #record(o: string, now: number, scope?: MemoryScope): DomainRecord | undefined {
+  #record(o: string, now: number, scope?: VerdictScope): DomainRecord | undefined {
     const rows = this.#tiers.all(o, this.#oldestExcludedDay(now)) as {
       tier: string;
       a: number;
@@ -281,7 +281,7 @@ export class SqliteDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.skipped} */
-  skipped(origin: string, scope?: MemoryScope): Promise<Map<string, number>> {
+  skipped(origin: string, scope?: VerdictScope): Promise<Map<string, number>> {
     return Promise.try(() => {
       checkScope(scope);
       const now = this.#now();
@@ -295,7 +295,7 @@ export class SqliteDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.shouldSkip} */
-  async shouldSkip(origin: string, tier: string, scope?: MemoryScope): Promise<boolean> {
+  async shouldSkip(origin: string, tier: string, scope?: VerdictScope): Promise<boolean> {
     checkTier(tier);
     return (await this.skipped(origin, scope)).has(tier);
   }

@@ -47,7 +47,7 @@ export interface CacheStats {
  *
  * @example
  * ```ts
- * import type { Cache } from "./types.ts";
+ * import type { Cache } from "@gleaner/gleaner";
  * async function cachedAnswer(cache: Cache, query: string): Promise<unknown> {
  *   return await cache.get("search", query) ?? "miss";
  * }
@@ -149,14 +149,14 @@ export interface DomainSummary extends TierCounts {
  *
  * Policy: a verdict is only as good as the settings it was reached under
  * (user agent, timeouts, Chromium…). Callers pass a fingerprint of those
- * settings as {@link MemoryScope.policy}; a probation reached under another
+ * settings as {@link VerdictScope.policy}; a probation reached under another
  * policy is neither applied nor shown, and the next outcome under the new
  * policy starts the tier's run afresh. Without a policy every verdict
  * applies.
  *
  * @example
  * ```ts
- * import type { DomainStats } from "./types.ts";
+ * import type { DomainStats } from "@gleaner/gleaner";
  * async function readWithMemory(stats: DomainStats, origin: string): Promise<boolean> {
  *   if (await stats.shouldSkip(origin, "http")) return false;
  *   await stats.record(origin, "http", true);
@@ -171,18 +171,18 @@ export interface DomainStats {
     tier: string,
     ok: boolean,
     reason?: string,
-    scope?: MemoryScope,
+    scope?: VerdictScope,
   ): Promise<void>;
   /** Everything known about an origin, or `undefined` when nothing is. */
-  get(origin: string, scope?: MemoryScope): Promise<DomainRecord | undefined>;
+  get(origin: string, scope?: VerdictScope): Promise<DomainRecord | undefined>;
   /** Every origin known on a host name (any scheme and port), busiest first. */
-  forHost(host: string, scope?: MemoryScope): Promise<DomainRecord[]>;
+  forHost(host: string, scope?: VerdictScope): Promise<DomainRecord[]>;
   /** Origins with the most attempts in the window, most first. */
   summary(options?: { limit?: number }): Promise<DomainSummary[]>;
   /** The tiers of `origin` on probation now, each with the time it will be retried (ms since epoch). */
-  skipped(origin: string, scope?: MemoryScope): Promise<Map<string, number>>;
+  skipped(origin: string, scope?: VerdictScope): Promise<Map<string, number>>;
   /** True when `tier` is on probation on `origin` now. */
-  shouldSkip(origin: string, tier: string, scope?: MemoryScope): Promise<boolean>;
+  shouldSkip(origin: string, tier: string, scope?: VerdictScope): Promise<boolean>;
   /** Remembers the robots.txt state of an origin. */
   setRobots(origin: string, state: RobotsState): Promise<void>;
   /** Remembers whether `/llms.txt` exists on an origin. */
@@ -192,7 +192,7 @@ export interface DomainStats {
 }
 
 /** Which verdicts apply: see "Policy" in {@link DomainStats}. */
-export interface MemoryScope {
+export interface VerdictScope {
   /** Fingerprint of the settings verdicts are reached under (1-64 characters). */
   policy?: string;
 }
@@ -334,12 +334,12 @@ export interface Probation {
 }
 
 /** True when a probation recorded under `stored` applies to a caller with `scope`. */
-export function sameScope(stored: string | null | undefined, scope?: MemoryScope): boolean {
+export function sameScope(stored: string | null | undefined, scope?: VerdictScope): boolean {
   return scope?.policy === undefined || (stored ?? null) === scope.policy;
 }
 
 /** Checks a policy fingerprint (1-64 characters without spaces). */
-export function checkScope(scope?: MemoryScope): MemoryScope | undefined {
+export function checkScope(scope?: VerdictScope): VerdictScope | undefined {
   if (scope?.policy !== undefined && !/^\S{1,64}$/.test(scope.policy)) {
     throw new GleanerError("invalid_arguments", "policy must be 1-64 characters without spaces", {
       details: { field: "policy" },
@@ -368,7 +368,7 @@ export function nextProbation(
   previous: Probation | undefined,
   ok: boolean,
   now: number,
-  scope?: MemoryScope,
+  scope?: VerdictScope,
 ): Probation {
   const policy = scope?.policy ?? previous?.policy ?? null;
   const fresh: Probation = { consecutive_failures: 0, retry_at: null, policy };
@@ -385,7 +385,7 @@ export function tierState(
   counts: TierCounts,
   probation: Probation | undefined,
   now: number,
-  scope?: MemoryScope,
+  scope?: VerdictScope,
 ): TierState {
   const applies = probation !== undefined && sameScope(probation.policy, scope);
   const state: TierState = {

@@ -31,7 +31,6 @@ import {
   type DomainRecord,
   type DomainStats,
   type DomainSummary,
-  type MemoryScope,
   normalizeHost,
   normalizeOrigin,
   originHost,
@@ -44,6 +43,7 @@ import {
   tierCounts,
   type TierState,
   tierState,
+  type VerdictScope,
 } from "./types.ts";
 
 export type { Redis };
@@ -392,7 +392,7 @@ export class ValkeyDomainStats implements DomainStats {
     tier: string,
     ok: boolean,
     reason?: string,
-    scope?: MemoryScope,
+    scope?: VerdictScope,
   ): Promise<void> {
     const o = normalizeOrigin(origin);
     checkTier(tier);
@@ -472,11 +472,11 @@ export class ValkeyDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.get} */
-  get(origin: string, scope?: MemoryScope): Promise<DomainRecord | undefined> {
+  get(origin: string, scope?: VerdictScope): Promise<DomainRecord | undefined> {
     return Promise.try(() => this.#record(normalizeOrigin(origin), checkScope(scope)));
   }
 
-  async #record(o: string, scope?: MemoryScope): Promise<DomainRecord | undefined> {
+  async #record(o: string, scope?: VerdictScope): Promise<DomainRecord | undefined> {
     const [totals, probations, info] = await Promise.all([
       this.#tierTotals(o),
       this.#probations(o),
@@ -525,7 +525,7 @@ export class ValkeyDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.forHost} */
-  async forHost(host: string, scope?: MemoryScope): Promise<DomainRecord[]> {
+  async forHost(host: string, scope?: VerdictScope): Promise<DomainRecord[]> {
     checkScope(scope);
     const origins = await call(this.#client.smembers(this.#hostKey(normalizeHost(host))));
     const records = await Promise.all(origins.sort().map((o) => this.#record(o, scope)));
@@ -557,7 +557,7 @@ export class ValkeyDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.skipped} */
-  async skipped(origin: string, scope?: MemoryScope): Promise<Map<string, number>> {
+  async skipped(origin: string, scope?: VerdictScope): Promise<Map<string, number>> {
     checkScope(scope);
     const now = this.#now();
     const skipped = new Map<string, number>();
@@ -570,7 +570,7 @@ export class ValkeyDomainStats implements DomainStats {
   }
 
   /** {@inheritDoc DomainStats.shouldSkip} */
-  async shouldSkip(origin: string, tier: string, scope?: MemoryScope): Promise<boolean> {
+  async shouldSkip(origin: string, tier: string, scope?: VerdictScope): Promise<boolean> {
     checkTier(tier);
     return (await this.skipped(origin, scope)).has(tier);
   }

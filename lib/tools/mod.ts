@@ -41,6 +41,14 @@ export {
   type ToolSpec,
 } from "./spec.ts";
 
+// The schemas the tool types name, public so that they are documented.
+export { CrawlOutput } from "./crawl_site.ts";
+export { CurrentDatetimeOutput } from "./current_datetime.ts";
+export { DomainStatsOutput } from "./domain_stats.ts";
+export { ResearchInput, ResearchOutput } from "./research.ts";
+export { ScrapeInput, ScrapeOutput } from "./scrape_urls.ts";
+export { SearchInput, SearchOutput } from "./search.ts";
+
 /** All tools, in the order clients list them. */
 export const TOOLS: readonly AnyToolSpec[] = [
   searchTool,

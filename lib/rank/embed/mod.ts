@@ -70,7 +70,7 @@ export interface EmbedderDeps {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * import { createEmbedder } from "./mod.ts";
  * const embedder = await createEmbedder(parseConfig({ embed: { provider: "static" } }).embed);
  * console.assert(embedder !== null && embedder.dimensions === 100);
@@ -203,7 +203,7 @@ async function ffiState(): Promise<EmbedderStatus["ffi"]> {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * import { embedderStatus } from "./mod.ts";
  * const status = await embedderStatus(parseConfig({}).embed);
  * console.assert(status.provider === "static" && status.static.present);

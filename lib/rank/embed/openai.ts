@@ -164,7 +164,7 @@ function parseResponse(text: string, count: number, where: string): number[][] {
  * @example
  * ```ts ignore
  * import { createFetcher } from "../../net/fetch.ts";
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * import { createOpenAIEmbedder } from "./openai.ts";
  * const embedder = createOpenAIEmbedder({
  *   fetcher: createFetcher(parseConfig({}).network),

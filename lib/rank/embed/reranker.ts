@@ -28,7 +28,7 @@ const shared = new Map<string, Promise<RerankerResult>>();
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * import { sharedReranker } from "./reranker.ts";
  * const none = await sharedReranker(parseConfig({}).rank);
  * console.assert(none === null);

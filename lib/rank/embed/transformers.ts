@@ -9,9 +9,15 @@
  * same layout, so the next start is offline. onnxruntime-node needs
  * `--allow-ffi` under Deno.
  *
+ * transformers.js pulls onnxruntime-node, onnxruntime-web and sharp (about
+ * 430 MB in `node_modules`), so it is not in the import map: it is imported
+ * by its full `npm:` specifier ({@link TRANSFORMERS_SPECIFIER}, an exact
+ * version) only when this provider loads a model, and Deno installs it then.
+ * It is kept out of `deno.lock` too, since `deno install` installs every
+ * package the lock names; `deno task test` runs on a copy of the lock.
+ *
  * @module
  */
-import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import { GleanerError, toGleanerError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { SerialQueue } from "./queue.ts";
@@ -19,6 +25,40 @@ import type { Embedder } from "./types.ts";
 import { toUnitVector } from "./vector.ts";
 
 const logger = getGleanerLogger("rank", "embed");
+
+/**
+ * The transformers.js package, imported only when a model loads. Kept out of
+ * the import map and out of static analysis (the specifier is a variable), so
+ * neither `deno install` nor a run that never loads a model fetches
+ * onnxruntime.
+ */
+export const TRANSFORMERS_SPECIFIER = "npm:@huggingface/transformers@4.3.2";
+
+/** The part of a transformers.js feature-extraction pipeline Gleaner uses. */
+interface FeatureExtractionPipeline {
+  (
+    texts: string[],
+    options: { pooling: Pooling; normalize: boolean },
+  ): Promise<{ dims: number[]; data: unknown; dispose?: () => void }>;
+  tokenizer: unknown;
+  dispose(): Promise<void>;
+}
+
+/** The part of the transformers.js module Gleaner uses. */
+interface TransformersModule {
+  env: {
+    allowRemoteModels: boolean;
+    allowLocalModels: boolean;
+    localModelPath: string;
+    cacheDir: string | null;
+  };
+  pipeline(task: "feature-extraction", model: string, options: {
+    dtype: TransformersDtype;
+    device: "cpu";
+    local_files_only: boolean;
+    cache_dir?: string;
+  }): Promise<unknown>;
+}
 
 /** How token vectors become one text vector. */
 export type Pooling = "mean" | "cls";
@@ -320,7 +360,9 @@ async function loadPipeline(
   options: { modelsDir?: string; allowRemote: boolean; dtype: TransformersDtype },
 ): Promise<FeatureExtractionPipeline> {
   await requireFfi();
-  const transformers = await import("@huggingface/transformers");
+  // Node (the npm build) resolves the bare name: an optional peer dependency.
+  const specifier = "Deno" in globalThis ? TRANSFORMERS_SPECIFIER : "@huggingface/transformers";
+  const transformers = await import(specifier) as TransformersModule;
   const { env } = transformers;
   const run = async () => {
     const saved = {

@@ -53,7 +53,7 @@ export interface RequestGuard {
  * @example
  * ```ts
  * import { createRequestGuard } from "./guard.ts";
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * const guard = createRequestGuard(parseConfig({}).network);
  * const blocked = await guard.check("http://169.254.169.254/latest/meta-data/", "fetch");
  * console.assert(blocked?.code === "blocked_url");
@@ -108,7 +108,7 @@ export function createRequestGuard(
  * @example
  * ```ts
  * import { assertHostAllowed } from "./guard.ts";
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * const policy = parseConfig({}).network;
  * const dns = () => Promise.resolve([{ address: "10.0.0.7", family: 4 }]);
  * await assertHostAllowed("intranet.test", policy, "http://intranet.test", dns)

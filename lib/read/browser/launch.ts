@@ -120,7 +120,7 @@ function envChromePath(): string | undefined {
  * @example
  * ```ts
  * import { findChromium } from "./launch.ts";
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * const path = await findChromium(parseConfig({})).catch(() => undefined);
  * console.log(path ?? "no Chromium here");
  * ```
@@ -195,7 +195,7 @@ export interface OpenBrowserOptions {
  * @example
  * ```ts ignore
  * import { openBrowser } from "./launch.ts";
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * const handle = await openBrowser(parseConfig({}));
  * await handle.dispose();
  * ```

@@ -133,7 +133,7 @@ const log = getGleanerLogger("read", "browser", "proxy");
  * @example
  * ```ts ignore
  * import { startEgressProxy } from "./proxy.ts";
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "@gleaner/gleaner";
  * const proxy = await startEgressProxy(parseConfig({}).network);
  * console.log(`--proxy-server=${proxy.url}`);
  * await proxy.close();

@@ -1,0 +1,165 @@
+/**
+ * Start-up cost of the `gleaner` command, each run a fresh process:
+ * - `--version` and `--help`: wall time to exit and peak RSS;
+ * - `mcp`: wall time from spawning the server to the answer of `tools/list`,
+ *   driven by the real MCP SDK client over stdio, and the server's peak RSS
+ *   at that moment (`VmHWM`).
+ *
+ * The server runs with the permissions of `deno task mcp`. Peak RSS of the
+ * short commands is read through `/usr/bin/time` when it exists (`null`
+ * otherwise). Run alone: `deno run -A bench/startup.ts`.
+ *
+ * @module
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const CLI = new URL("../cli.ts", import.meta.url).pathname;
+/** The flags of `deno task mcp`. */
+const FLAGS = [
+  "--allow-net",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-ffi",
+  "--allow-run",
+];
+const RUNS = 5;
+const TIME = "/usr/bin/time";
+
+/** Figures of one measured command over several fresh processes. */
+export interface StartupFigure {
+  /** Wall time of the first (coldest) run, ms. */
+  first_ms: number;
+  /** Median wall time, ms. */
+  p50_ms: number;
+  /** Fastest run, ms. */
+  min_ms: number;
+  /** Median peak resident set, MB (`null` when it cannot be read). */
+  rss_mb: number | null;
+  /** Runs measured. */
+  runs: number;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+function summarise(ms: number[], rss: (number | null)[]): StartupFigure {
+  const known = rss.filter((r): r is number => r !== null);
+  return {
+    first_ms: Math.round(ms[0]),
+    p50_ms: Math.round(median(ms)),
+    min_ms: Math.round(Math.min(...ms)),
+    rss_mb: known.length ? Math.round(median(known) / 1024) : null,
+    runs: ms.length,
+  };
+}
+
+async function hasTime(): Promise<boolean> {
+  try {
+    return (await Deno.stat(TIME)).isFile;
+  } catch {
+    return false;
+  }
+}
+
+async function timeCommand(args: string[], withTime: boolean): Promise<[number, number | null]> {
+  const deno = [Deno.execPath(), "run", ...FLAGS, CLI, ...args];
+  const [cmd, ...rest] = withTime ? [TIME, "-f", "RSS_KB=%M", ...deno] : deno;
+  const started = performance.now();
+  const out = await new Deno.Command(cmd, {
+    args: rest,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const ms = performance.now() - started;
+  const err = new TextDecoder().decode(out.stderr);
+  if (!out.success) throw new Error(`gleaner ${args.join(" ")} failed: ${err.slice(0, 400)}`);
+  const rss = err.match(/RSS_KB=(\d+)/);
+  return [ms, rss ? Number(rss[1]) : null];
+}
+
+async function peakRssKb(pid: number | null | undefined): Promise<number | null> {
+  if (!pid) return null;
+  try {
+    const status = await Deno.readTextFile(`/proc/${pid}/status`);
+    const m = status.match(/VmHWM:\s+(\d+) kB/);
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function toolsListOnce(): Promise<[number, number | null, number]> {
+  const dir = await Deno.makeTempDir({ prefix: "gleaner-startup-" });
+  const started = performance.now();
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", ...FLAGS, CLI, "mcp"],
+    env: {
+      NO_COLOR: "1",
+      HOME: dir,
+      XDG_DATA_HOME: `${dir}/data`,
+      XDG_CONFIG_HOME: `${dir}/config`,
+      PATH: Deno.env.get("PATH") ?? "",
+    },
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "startup-bench", version: "1" });
+  try {
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    const ms = performance.now() - started;
+    const rss = await peakRssKb(transport.pid);
+    return [ms, rss, tools.length];
+  } finally {
+    await client.close();
+    await Deno.remove(dir, { recursive: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Measures `--version`, `--help` and `tools/list` over stdio.
+ *
+ * @example
+ * ```ts ignore
+ * import { runStartupBench } from "./startup.ts";
+ * console.log(await runStartupBench());
+ * ```
+ */
+export async function runStartupBench(runs = RUNS): Promise<Record<string, unknown>> {
+  const withTime = await hasTime();
+  const result: Record<string, unknown> = {
+    command: `deno run ${FLAGS.join(" ")} cli.ts`,
+    rss_source: withTime ? "/usr/bin/time %M; VmHWM for mcp" : "VmHWM for mcp only",
+  };
+  for (const args of [["--version"], ["--help"]]) {
+    const ms: number[] = [];
+    const rss: (number | null)[] = [];
+    for (let i = 0; i < runs; i++) {
+      const [t, r] = await timeCommand(args, withTime);
+      ms.push(t);
+      rss.push(r);
+    }
+    result[args[0].replace(/^--/, "")] = summarise(ms, rss);
+  }
+  const ms: number[] = [];
+  const rss: (number | null)[] = [];
+  let tools = 0;
+  for (let i = 0; i < runs; i++) {
+    const [t, r, n] = await toolsListOnce();
+    ms.push(t);
+    rss.push(r);
+    tools = n;
+  }
+  result.mcp_tools_list = { ...summarise(ms, rss), tools, target_ms: 400 };
+  return result;
+}
+
+if (import.meta.main) {
+  // deno-lint-ignore no-console
+  console.log(JSON.stringify(await runStartupBench(), null, 2));
+}

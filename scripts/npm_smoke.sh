@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The npm package on Node 22, as a user installs it: builds dist/npm, packs it,
+# installs the tarball into a temporary project next to Node 22 (the npm `node`
+# package ships the binary), then from Node runs scripts/npm/smoke.mjs
+# (scrape_urls against a page served on 127.0.0.1 by that script, MCP
+# tools/list over `npx gleaner mcp`), tsc on a typed consumer
+# (scripts/npm/smoke_types.ts) and `npx gleaner --version`.
+# Needs the npm registry (packages only); all traffic of the checks is loopback.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+deno task build:npm
+(cd dist/npm && npm pack --silent --pack-destination "$tmp" >/dev/null)
+tarball=$(ls "$tmp"/*.tgz)
+echo "npm: packed $(basename "$tarball") ($(du -k "$tarball" | cut -f1) KB)"
+
+mkdir -p "$tmp/node" "$tmp/app"
+(cd "$tmp/node" && npm install --silent --no-audit --no-fund --no-save node@22 >/dev/null 2>&1)
+export PATH="$tmp/node/node_modules/node/bin:$PATH"
+echo "npm: node $(node --version)"
+
+cd "$tmp/app"
+echo '{ "name": "gleaner-npm-smoke", "private": true, "type": "module" }' > package.json
+npm install --silent --no-audit --no-fund --ignore-scripts "$tarball" >/dev/null
+cp "$root/scripts/npm/smoke.mjs" smoke.mjs
+NO_COLOR=1 node --no-warnings smoke.mjs
+# The types: tsc on a consumer of the three library entry points.
+npm install --silent --no-audit --no-fund --no-save typescript@5.9.3 @types/node@22.20.7 >/dev/null
+cp "$root/scripts/npm/smoke_types.ts" smoke_types.ts
+npx --no-install tsc --noEmit --strict --target es2022 --module nodenext \
+  --moduleResolution nodenext --skipLibCheck --types node smoke_types.ts
+echo "ok tsc: the package's .d.ts type a consumer of ., ./mcp and ./http"
+version=$(npx --no-install gleaner --version)
+[ "$version" = "gleaner $(cd "$root" && deno eval 'console.log(JSON.parse(Deno.readTextFileSync("deno.json")).version)')" ]
+echo "ok npx gleaner --version: $version"
