@@ -13,6 +13,7 @@ import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
+import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
 import { VERSION } from "../lib/version.ts";
 import { handleMcpRequest } from "../mcp/http.ts";
 import { bearerGuard, hostGuard, servedHostNames } from "./guard.ts";
@@ -46,7 +47,8 @@ export function createApp(gleaner: Gleaner, tools: readonly AnyToolSpec[] = TOOL
         path: tool.http?.path,
       })),
     }));
-  app.all("/mcp", (c) => handleMcpRequest(gleaner, c.req.raw));
+  app.all("/mcp", (c) => handleMcpRequest(gleaner, c.req.raw, tools));
+  app.all("/mcp/deep-research", (c) => handleMcpRequest(gleaner, c.req.raw, DEEP_RESEARCH_TOOLS));
 
   for (const tool of tools) {
     if (!tool.http) continue;
