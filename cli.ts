@@ -24,6 +24,7 @@ import { GleanerError, toGleanerError } from "./lib/errors.ts";
 import { callTool } from "./lib/api.ts";
 import { createGleanerFromConfig } from "./lib/gleaner.ts";
 import { setupLogging } from "./lib/log.ts";
+import { initTelemetry, shutdownTelemetry } from "./lib/telemetry/mod.ts";
 import { TOOLS } from "./lib/tools/mod.ts";
 import type { AnyToolSpec } from "./lib/tools/spec.ts";
 import { VERSION } from "./lib/version.ts";
@@ -97,6 +98,7 @@ async function main(args: string[]): Promise<number> {
     return report.ok ? 0 : 1;
   }
 
+  await initTelemetry();
   const gleaner = createGleanerFromConfig(config);
   try {
     switch (command) {
@@ -173,7 +175,9 @@ function printError(text: string): void {
 
 if (import.meta.main) {
   try {
-    Deno.exit(await main(Deno.args));
+    const code = await main(Deno.args);
+    await shutdownTelemetry();
+    Deno.exit(code);
   } catch (error) {
     const failure = toGleanerError(error, "gleaner");
     printError(`${failure.code}: ${failure.code === "internal" ? String(error) : failure.message}`);

@@ -17,6 +17,8 @@ import { openStore, type Store } from "./store/mod.ts";
 import { createEmbedder } from "./rank/embed/mod.ts";
 import type { Embedder } from "./rank/embed/types.ts";
 import { expanderOptions, loadQueryExpander, type QueryExpander } from "./rank/expand.ts";
+import { initTelemetry } from "./telemetry/mod.ts";
+import { traceSearch, traceTier } from "./telemetry/stages.ts";
 
 const log = getGleanerLogger();
 
@@ -50,7 +52,8 @@ export interface CreateGleanerOptions {
 }
 
 /**
- * Creates a Gleaner from a (partial) configuration.
+ * Creates a Gleaner from a (partial) configuration. Loads OpenTelemetry first
+ * when an `OTEL_*` variable asks for it (see `telemetry.ts`).
  *
  * @example
  * ```ts ignore
@@ -67,6 +70,7 @@ export async function createGleaner(
   const config = options.fromEnvironment
     ? await loadConfig({ overrides: input })
     : parseConfig(input);
+  await initTelemetry();
   return createGleanerFromConfig(config);
 }
 
@@ -86,7 +90,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   const reader = createReader({
     config,
     fetcher,
-    tiers: tiers.tiers,
+    tiers: tiers.tiers.map(traceTier),
     cache: store.cache,
     domains: store.domains,
     tierRule: config.read.tier_rules_path
@@ -98,7 +102,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   return {
     config,
     fetcher,
-    search: withSearchCache(createSearchRouter(config, fetcher), store.cache),
+    search: traceSearch(withSearchCache(createSearchRouter(config, fetcher), store.cache)),
     reader,
     store,
     embedder() {
