@@ -17,6 +17,7 @@ import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
 import { VERSION } from "../lib/version.ts";
 import { handleMcpRequest } from "../mcp/http.ts";
 import { bearerGuard, hostGuard, servedHostNames } from "./guard.ts";
+import { mountUi } from "./ui/mod.ts";
 
 const log = getGleanerLogger("http");
 
@@ -35,6 +36,7 @@ const log = getGleanerLogger("http");
 export function createApp(gleaner: Gleaner, tools: readonly AnyToolSpec[] = TOOLS): Hono {
   const app = new Hono();
   app.use(hostGuard(servedHostNames(gleaner.config.server)));
+  mountUi(app);
   app.use(bearerGuard(gleaner.config.server.api_key));
 
   app.get("/health", (c) => c.json({ status: "ok", version: VERSION }));
