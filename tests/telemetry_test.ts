@@ -15,30 +15,17 @@ interface Received {
   body: string;
 }
 
-function spanNames(received: Received[]): string[] {
-  const names: string[] = [];
-  for (const r of received.filter((r) => r.path === "/v1/traces")) {
-    const json = JSON.parse(r.body) as {
-      resourceSpans: { scopeSpans: { spans: { name: string }[] }[] }[];
-    };
-    for (const rs of json.resourceSpans) {
-      for (const ss of rs.scopeSpans) for (const span of ss.spans) names.push(span.name);
-    }
-  }
-  return names;
-}
-
-function metricNames(received: Received[]): string[] {
-  const names: string[] = [];
-  for (const r of received.filter((r) => r.path === "/v1/metrics")) {
-    const json = JSON.parse(r.body) as {
-      resourceMetrics: { scopeMetrics: { metrics: { name: string }[] }[] }[];
-    };
-    for (const rm of json.resourceMetrics) {
-      for (const sm of rm.scopeMetrics) for (const m of sm.metrics) names.push(m.name);
-    }
-  }
-  return names;
+/** Names of the spans (`/v1/traces`) or metrics (`/v1/metrics`) received. */
+function exportedNames(received: Received[], signal: "traces" | "metrics"): string[] {
+  const [outer, inner, leaf] = signal === "traces"
+    ? ["resourceSpans", "scopeSpans", "spans"]
+    : ["resourceMetrics", "scopeMetrics", "metrics"];
+  type Batch = Record<string, Record<string, Record<string, { name: string }[]>[]>[]>;
+  return received.filter((r) => r.path === `/v1/${signal}`).flatMap((r) =>
+    (JSON.parse(r.body) as Batch)[outer].flatMap((resource) =>
+      resource[inner].flatMap((scope) => scope[leaf].map((item) => item.name))
+    )
+  );
 }
 
 Deno.test("telemetry is off without an OTLP endpoint", async () => {
@@ -78,11 +65,11 @@ Deno.test("telemetry: spans per tool and stage, metrics, and no query, URL or pa
 
     // Everything is sent before the process exits.
     assert.ok(headers.length >= 2 && headers.every((h) => h === "k 1"), "OTLP headers sent");
-    const spans = spanNames(received);
+    const spans = exportedNames(received, "traces");
     for (const name of ["gleaner.tool.scrape_urls", "gleaner.read.http", "gleaner.rank"]) {
       assert.ok(spans.includes(name), `span ${name} exported (got ${spans.join(", ")})`);
     }
-    const metrics = metricNames(received);
+    const metrics = exportedNames(received, "metrics");
     for (
       const name of [
         "gleaner.tool.duration",
