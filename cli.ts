@@ -96,6 +96,8 @@ async function main(args: string[]): Promise<number> {
   }
 
   const { createGleanerFromConfig } = await import("./lib/gleaner.ts");
+  const { initTelemetry } = await import("./lib/telemetry/mod.ts");
+  await initTelemetry();
   const gleaner = createGleanerFromConfig(config);
   try {
     switch (command) {
@@ -179,7 +181,10 @@ function printError(text: string): void {
 
 if (import.meta.main) {
   try {
-    Deno.exit(await main(Deno.args));
+    const code = await main(Deno.args);
+    const { shutdownTelemetry } = await import("./lib/telemetry/mod.ts");
+    await shutdownTelemetry();
+    Deno.exit(code);
   } catch (error) {
     const failure = toGleanerError(error, "gleaner");
     printError(`${failure.code}: ${failure.code === "internal" ? String(error) : failure.message}`);

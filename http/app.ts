@@ -13,10 +13,12 @@ import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
+import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
 import { VERSION } from "../lib/version.ts";
 import { handleMcpRequest } from "../mcp/http.ts";
 import { bearerGuard, hostGuard, servedHostNames } from "./guard.ts";
 import { hostedIdentity, requestGleaner } from "./hosted.ts";
+import { mountUi } from "./ui/mod.ts";
 
 const log = getGleanerLogger("http");
 
@@ -35,6 +37,7 @@ const log = getGleanerLogger("http");
 export function createApp(gleaner: Gleaner, tools: readonly AnyToolSpec[] = TOOLS): Hono {
   const app = new Hono();
   app.use(hostGuard(servedHostNames(gleaner.config.server)));
+  mountUi(app);
   app.use(bearerGuard(gleaner.config.server.api_key));
   app.use(hostedIdentity(gleaner));
 
@@ -48,7 +51,11 @@ export function createApp(gleaner: Gleaner, tools: readonly AnyToolSpec[] = TOOL
         path: tool.http?.path,
       })),
     }));
-  app.all("/mcp", (c) => handleMcpRequest(requestGleaner(c, gleaner), c.req.raw));
+  app.all("/mcp", (c) => handleMcpRequest(requestGleaner(c, gleaner), c.req.raw, tools));
+  app.all(
+    "/mcp/deep-research",
+    (c) => handleMcpRequest(requestGleaner(c, gleaner), c.req.raw, DEEP_RESEARCH_TOOLS),
+  );
 
   for (const tool of tools) {
     if (!tool.http) continue;

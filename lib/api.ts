@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import { GleanerError } from "./errors.ts";
 import type { Gleaner } from "./gleaner.ts";
+import { telemetry } from "./telemetry/mod.ts";
 import { researchTool } from "./tools/research.ts";
 import { saveMemoriesTool } from "./tools/save_memories.ts";
 import { recallMemoriesTool } from "./tools/recall_memories.ts";
@@ -26,22 +27,27 @@ export interface CallOptions {
   progress?: (update: Progress) => void;
 }
 
-/** Validates input with the tool's schema and runs it. */
-export async function callTool<I extends z.ZodObject, O extends z.ZodObject>(
+/**
+ * Validates input with the tool's schema and runs it (inside a `gleaner.tool`
+ * span when telemetry is on).
+ */
+export function callTool<I extends z.ZodObject, O extends z.ZodObject>(
   tool: ToolSpec<I, O>,
   gleaner: Gleaner,
   input: z.input<I>,
   options: CallOptions = {},
 ): Promise<z.output<O>> {
-  const parsed = tool.input.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new GleanerError(
-      "invalid_arguments",
-      `${issue.path.join(".") || "input"}: ${issue.message}`,
-    );
-  }
-  return await tool.handler(parsed.data, { gleaner, ...options });
+  return telemetry().span(`tool.${tool.name}`, "tool", { "gleaner.tool": tool.name }, async () => {
+    const parsed = tool.input.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new GleanerError(
+        "invalid_arguments",
+        `${issue.path.join(".") || "input"}: ${issue.message}`,
+      );
+    }
+    return await tool.handler(parsed.data, { gleaner, ...options });
+  });
 }
 
 /** A tool as a typed library function. */

@@ -19,6 +19,8 @@ import type { Embedder } from "./rank/embed/types.ts";
 import { expanderOptions, loadQueryExpander, type QueryExpander } from "./rank/expand.ts";
 import type { MemoryService } from "./store/memory/service.ts";
 import { MemoryStores } from "./store/memory/stores.ts";
+import { initTelemetry } from "./telemetry/mod.ts";
+import { traceSearch, traceTier } from "./telemetry/stages.ts";
 
 const log = getGleanerLogger();
 
@@ -64,7 +66,8 @@ export interface CreateGleanerOptions {
 }
 
 /**
- * Creates a Gleaner from a (partial) configuration.
+ * Creates a Gleaner from a (partial) configuration. Loads OpenTelemetry first
+ * when an `OTEL_*` variable asks for it (see `telemetry.ts`).
  *
  * @example
  * ```ts ignore
@@ -81,6 +84,7 @@ export async function createGleaner(
   const config = options.fromEnvironment
     ? await loadConfig({ overrides: input })
     : parseConfig(input);
+  await initTelemetry();
   return createGleanerFromConfig(config);
 }
 
@@ -100,7 +104,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   const reader = createReader({
     config,
     fetcher,
-    tiers: tiers.tiers,
+    tiers: tiers.tiers.map(traceTier),
     cache: store.cache,
     domains: store.domains,
     tierRule: config.read.tier_rules_path
@@ -113,7 +117,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   const gleaner: Gleaner = {
     config,
     fetcher,
-    search: withSearchCache(createSearchRouter(config, fetcher), store.cache),
+    search: traceSearch(withSearchCache(createSearchRouter(config, fetcher), store.cache)),
     reader,
     store,
     embedder() {

@@ -6,10 +6,13 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Gleaner } from "../lib/gleaner.ts";
+import type { AnyToolSpec } from "../lib/tools/spec.ts";
+import { TOOLS } from "../lib/tools/mod.ts";
 import { createMcpServer } from "./server.ts";
 
 /**
- * Answers one MCP Streamable HTTP request.
+ * Answers one MCP Streamable HTTP request with a server offering `tools`
+ * (default: every Gleaner tool).
  *
  * @example
  * ```ts ignore
@@ -19,8 +22,12 @@ import { createMcpServer } from "./server.ts";
  * Deno.serve((request) => handleMcpRequest(gleaner, request));
  * ```
  */
-export async function handleMcpRequest(gleaner: Gleaner, request: Request): Promise<Response> {
-  const server = createMcpServer(gleaner);
+export async function handleMcpRequest(
+  gleaner: Gleaner,
+  request: Request,
+  tools: readonly AnyToolSpec[] = TOOLS,
+): Promise<Response> {
+  const server = createMcpServer(gleaner, tools);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: false,

@@ -21,6 +21,7 @@ import {
 } from "../rank/select.ts";
 import { countTokens } from "../rank/tokens.ts";
 import type { Page } from "../read/types.ts";
+import { telemetry } from "../telemetry/mod.ts";
 import { shareBudget } from "./budget.ts";
 
 /** One page read, with the query it should answer (none: the page in order). */
@@ -90,7 +91,22 @@ export function isWholePageQuery(query: string | undefined): boolean {
  * console.log(packet.text);
  * ```
  */
-export async function gatherEvidence(options: GatherOptions): Promise<EvidencePacket> {
+export function gatherEvidence(options: GatherOptions): Promise<EvidencePacket> {
+  return telemetry().span("rank", "rank", {}, async (span) => {
+    const packet = await gatherPacket(options);
+    span.set({
+      "gleaner.ranking": packet.ranking,
+      "gleaner.tokens": packet.tokens,
+      "gleaner.page_tokens": packet.pageTokens,
+    });
+    telemetry().tokensSaved(packet.pageTokens - packet.tokens, {
+      "gleaner.ranking": packet.ranking,
+    });
+    return packet;
+  });
+}
+
+async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
   const { reads, maxTokens, rank } = options;
   const queryGroups = new Map<string, Page[]>();
   const wholePages: Page[] = [];

@@ -1,0 +1,146 @@
+/**
+ * Opt-in OpenTelemetry: spans per tool call and per stage (search, read tier,
+ * rank), and metrics for latency, tokens saved and failures by code, sent to
+ * an OTLP/HTTP collector.
+ *
+ * Nothing is loaded unless an OTLP endpoint is configured with the standard
+ * variables (`OTEL_EXPORTER_OTLP_ENDPOINT`, or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`
+ * / `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`): without one every call here is a
+ * no-op and the exporter module is never imported. See `otlp.ts` for the
+ * variables honoured.
+ *
+ * What is exported: tool, stage and tier names, backends, error codes,
+ * outcomes, durations and token counts. Never query text, URLs, page content
+ * or settings.
+ *
+ * @module
+ */
+
+/** Attribute values Gleaner attaches (names and codes only, never user text). */
+export type TelemetryAttributes = Record<string, string | number | boolean>;
+
+/** What instrumented code sees of the current span. */
+export interface SpanHandle {
+  /** Adds attributes to the span (and to its duration measurement). */
+  set(attributes: TelemetryAttributes): void;
+}
+
+/** Gleaner's instruments; {@link NOOP_TELEMETRY} when telemetry is off. */
+export interface Telemetry {
+  /** True when an exporter is running. */
+  readonly enabled: boolean;
+  /**
+   * Runs `fn` inside a span named `gleaner.<name>` (a child of the current
+   * one), records its duration in the `gleaner.<metric>.duration` histogram
+   * (ms) and, when it throws, counts the failure by code in `gleaner.failures`.
+   */
+  span<T>(
+    name: string,
+    metric: string,
+    attributes: TelemetryAttributes,
+    fn: (span: SpanHandle) => Promise<T>,
+  ): Promise<T>;
+  /** Adds to the `gleaner.tokens.saved` counter. */
+  tokensSaved(tokens: number, attributes: TelemetryAttributes): void;
+  /** Sends what is buffered and stops the export timers. */
+  shutdown(): Promise<void>;
+}
+
+const NOOP_SPAN: SpanHandle = { set() {} };
+
+/** The telemetry in force without an OTLP endpoint: does nothing, loads nothing. */
+export const NOOP_TELEMETRY: Telemetry = {
+  enabled: false,
+  span: (_name, _metric, _attributes, fn) => fn(NOOP_SPAN),
+  tokensSaved() {},
+  shutdown: () => Promise.resolve(),
+};
+
+/**
+ * True when the environment configures an OTLP endpoint and does not set
+ * `OTEL_SDK_DISABLED=true`.
+ *
+ * @example
+ * ```ts
+ * import { telemetryRequested } from "./mod.ts";
+ * console.assert(telemetryRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }));
+ * console.assert(!telemetryRequested({ HOME: "/root" }));
+ * console.assert(!telemetryRequested({
+ *   OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318",
+ *   OTEL_SDK_DISABLED: "true",
+ * }));
+ * ```
+ */
+export function telemetryRequested(env: Record<string, string | undefined>): boolean {
+  if (/^true$/i.test(env.OTEL_SDK_DISABLED ?? "")) return false;
+  return [
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+  ].some((name) => (env[name] ?? "").trim() !== "");
+}
+
+function readEnv(): Record<string, string | undefined> {
+  try {
+    return Deno.env.toObject();
+  } catch {
+    return {};
+  }
+}
+
+let current: Telemetry | undefined;
+let loading: Promise<Telemetry> | undefined;
+
+/**
+ * Starts telemetry once per process when the environment asks for it (see
+ * {@link telemetryRequested}); resolves to {@link NOOP_TELEMETRY} otherwise.
+ * Entry points call it at start-up and {@link shutdownTelemetry} before exit.
+ *
+ * @example
+ * ```ts
+ * import { initTelemetry } from "./mod.ts";
+ * const telemetry = await initTelemetry({});
+ * console.assert(telemetry.enabled === false);
+ * ```
+ */
+export function initTelemetry(
+  env: Record<string, string | undefined> = readEnv(),
+): Promise<Telemetry> {
+  if (current) return Promise.resolve(current);
+  if (!telemetryRequested(env)) return Promise.resolve(NOOP_TELEMETRY);
+  loading ??= import("./otlp.ts").then(({ createOtlpTelemetry }) =>
+    current = createOtlpTelemetry(env)
+  );
+  return loading;
+}
+
+/**
+ * The telemetry in force: the exporter after {@link initTelemetry} started
+ * one, else the no-op.
+ *
+ * @example
+ * ```ts
+ * import { telemetry } from "./mod.ts";
+ * const value = await telemetry().span("demo", "demo", {}, () => Promise.resolve(42));
+ * console.assert(value === 42);
+ * ```
+ */
+export function telemetry(): Telemetry {
+  return current ?? NOOP_TELEMETRY;
+}
+
+/**
+ * Flushes and stops the exporter, if one runs. Safe to call when none does.
+ *
+ * @example
+ * ```ts
+ * import { shutdownTelemetry } from "./mod.ts";
+ * await shutdownTelemetry();
+ * ```
+ */
+export async function shutdownTelemetry(): Promise<void> {
+  const running = current;
+  current = undefined;
+  loading = undefined;
+  await running?.shutdown();
+}

@@ -1,0 +1,179 @@
+/**
+ * The Deep Research presentation: exactly two tools, `search` and `fetch`, in
+ * the shape research clients (ChatGPT-style deep research connectors) expect.
+ *
+ * - `search(query)` → `{ results: [{ id, title, url }] }`, at most 10; an empty
+ *   query or no match gives `[]`.
+ * - `fetch(id)` → `{ id, title, text, url, metadata? }`: the whole readable
+ *   Markdown of the page the id names.
+ *
+ * An id is the result's URL, read through Gleaner's reading cascade, or, when
+ * memory is on, `memory:<ref>` for one of the agent's stored memories (cited
+ * as `gleaner://memory/<ref>`). The
+ * compact text of each result is the same object as compact JSON, so clients
+ * that read only `content[0].text` get the contract too.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { GleanerError } from "../errors.ts";
+import { parsePageUrl } from "../read/cascade.ts";
+import { defineTool } from "./spec.ts";
+import type { AnyToolSpec } from "./spec.ts";
+
+/** Most results one Deep Research search returns. */
+export const DEEP_RESEARCH_MAX_RESULTS = 10;
+
+/** Most stored memories among those results. */
+export const DEEP_RESEARCH_MAX_MEMORIES = 3;
+
+const MEMORY_ID = /^memory:([a-z0-9]{4,32})$/i;
+
+function memoryCitation(ref: string): string {
+  return `gleaner://memory/${ref}`;
+}
+
+function memoryTitle(content: string): string {
+  const line = content.replace(/\s+/g, " ").trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/** One search result of the Deep Research contract. */
+export const DeepResearchResult = z.object({
+  id: z.string().min(1).describe("Pass to fetch to read the document"),
+  title: z.string(),
+  url: z.string().min(1).describe("The citation URL"),
+});
+
+/** Output of the Deep Research `search`. */
+export const DeepResearchSearchOutput = z.object({
+  results: z.array(DeepResearchResult),
+});
+
+/** Output of the Deep Research `fetch`. */
+export const DeepResearchFetchOutput = z.object({
+  id: z.string(),
+  title: z.string(),
+  text: z.string().describe("The whole readable document as Markdown"),
+  url: z.string().min(1),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Compact JSON with the contract's keys first and only once. */
+function compact(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+/** The Deep Research `search` tool. */
+export const deepResearchSearchTool = defineTool({
+  name: "search",
+  title: "Search",
+  description:
+    "Searches the web for the query and returns up to 10 results, each with an id to pass to fetch, a title and the URL to cite.",
+  input: z.strictObject({
+    query: z.string().max(2000).describe("What to search for"),
+  }),
+  output: DeepResearchSearchOutput,
+  readOnly: true,
+  openWorld: true,
+  handler: async (input, { gleaner, signal }) => {
+    const query = input.query.trim();
+    if (query === "") return { results: [] };
+    const out: z.output<typeof DeepResearchResult>[] = [];
+    if (gleaner.config.memory.enabled) {
+      const recalled = await (await gleaner.memories()).recall({
+        query,
+        top_k: DEEP_RESEARCH_MAX_MEMORIES,
+        max_tokens: 1_000,
+      }, { signal });
+      for (const memory of recalled.memories) {
+        out.push({
+          id: `memory:${memory.ref}`,
+          title: memoryTitle(memory.content),
+          url: memoryCitation(memory.ref),
+        });
+      }
+    }
+    const { results } = await gleaner.search.search({
+      query,
+      max_results: DEEP_RESEARCH_MAX_RESULTS,
+      signal,
+    });
+    const seen = new Set<string>();
+    for (const hit of results) {
+      if (!hit.url || seen.has(hit.url)) continue;
+      seen.add(hit.url);
+      out.push({ id: hit.url, title: hit.title || hit.url, url: hit.url });
+      if (out.length >= DEEP_RESEARCH_MAX_RESULTS) break;
+    }
+    return { results: out };
+  },
+  render: compact,
+});
+
+/** The Deep Research `fetch` tool. */
+export const deepResearchFetchTool = defineTool({
+  name: "fetch",
+  title: "Fetch",
+  description:
+    "Reads the document an id from search names (a URL) and returns its whole readable text as Markdown, with its title and the URL to cite.",
+  input: z.strictObject({
+    id: z.string().min(1).max(4096).describe("An id returned by search"),
+  }),
+  output: DeepResearchFetchOutput,
+  readOnly: true,
+  openWorld: true,
+  handler: async (input, { gleaner, signal }) => {
+    const id = input.id.trim();
+    const memoryRef = gleaner.config.memory.enabled ? id.match(MEMORY_ID)?.[1] : undefined;
+    if (memoryRef) {
+      const { memory } = await (await gleaner.memories()).get({ ref: memoryRef.toLowerCase() });
+      return {
+        id,
+        title: memoryTitle(memory.content),
+        text: memory.content,
+        url: memoryCitation(memory.ref),
+        metadata: {
+          source: "memory",
+          kind: memory.kind,
+          created_at: memory.created_at,
+          updated_at: memory.updated_at,
+        },
+      };
+    }
+    if (!/^https?:\/\//i.test(id)) {
+      throw new GleanerError(
+        "invalid_arguments",
+        `id: not an id from search (an http(s) URL or memory:<ref>): ${id.slice(0, 200)}`,
+        { details: { field: "id" } },
+      );
+    }
+    const url = parsePageUrl(id);
+    const page = await gleaner.reader.read({ url: url.href, signal });
+    const metadata: Record<string, unknown> = {
+      source: "web",
+      tier: page.tier,
+      media_type: page.mediaType,
+      fetched_at: page.fetchedAt,
+    };
+    if (page.finalUrl && page.finalUrl !== id) metadata.final_url = page.finalUrl;
+    if (page.published) metadata.published = page.published;
+    if (page.byline) metadata.author = page.byline;
+    if (page.lang) metadata.language = page.lang;
+    return {
+      id,
+      title: page.title || page.finalUrl || id,
+      text: page.markdown,
+      // Cite where the text was read from (a page's own canonical claim is not checked).
+      url: page.finalUrl || id,
+      metadata,
+    };
+  },
+  render: compact,
+});
+
+/** The tools of the Deep Research presentation, in the order clients list them. */
+export const DEEP_RESEARCH_TOOLS: readonly AnyToolSpec[] = [
+  deepResearchSearchTool,
+  deepResearchFetchTool,
+];

@@ -1,0 +1,151 @@
+/**
+ * The Deep Research presentation, driven by the real MCP SDK client over
+ * Streamable HTTP at `/mcp/deep-research`, against the loopback world.
+ */
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { createGleaner } from "../mod.ts";
+import { serveHttp } from "../http/serve.ts";
+import { normalizeText, startTestWorld } from "./fixtures/world.ts";
+
+type ToolResult = {
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+/** The contract's shape check, applied to every result. */
+function assertContract(result: ToolResult, keys: string[]): Record<string, unknown> {
+  assert.ok(!result.isError, result.content[0]?.text);
+  assert.equal(result.content.length, 1, "exactly one content item");
+  assert.equal(result.content[0].type, "text");
+  const fromText = JSON.parse(result.content[0].text) as Record<string, unknown>;
+  assert.deepEqual(fromText, result.structuredContent, "text is the object as JSON");
+  assert.ok(!result.content[0].text.includes("\n"), "compact JSON");
+  for (const key of keys) assert.ok(key in fromText, `has ${key}`);
+  return fromText;
+}
+
+Deno.test("Deep Research presentation: exactly search and fetch, contract shapes, strict input", async () => {
+  const world = await startTestWorld();
+  const gleaner = await createGleaner({
+    ...world.config,
+    server: { port: 0 },
+    memory: { path: ":memory:" },
+  });
+  const saved = await (await gleaner.memories()).save({
+    memories: [{
+      content: "The team streams large fetch api responses through a TransformStream.",
+    }],
+  });
+  const ref = saved.results[0].ref!;
+  const server = serveHttp(gleaner);
+  const client = new Client({ name: "deep-research-test", version: "1.0.0" });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/deep-research`)) as Transport,
+    );
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t: { name: string }) => t.name).sort(), ["fetch", "search"]);
+    for (const tool of tools) {
+      assert.equal(tool.annotations?.readOnlyHint, true, `${tool.name} is read-only`);
+      assert.equal(
+        (tool.inputSchema as { additionalProperties?: unknown }).additionalProperties,
+        false,
+        `${tool.name} refuses unknown keys`,
+      );
+    }
+
+    const found = await client.callTool({
+      name: "search",
+      arguments: { query: "fetch api streams" },
+    }) as ToolResult;
+    const out = assertContract(found, ["results"]) as {
+      results: { id: string; title: string; url: string }[];
+    };
+    assert.ok(out.results.length > 0 && out.results.length <= 10);
+    for (const r of out.results) {
+      assert.deepEqual(Object.keys(r).sort(), ["id", "title", "url"]);
+      assert.ok(r.url.length > 0 && r.id.length > 0);
+    }
+    assert.deepEqual(out.results[0], {
+      id: `memory:${ref}`,
+      title: "The team streams large fetch api responses through a TransformStream.",
+      url: `gleaner://memory/${ref}`,
+    }, "corpus = memories + web");
+    assert.ok(out.results.some((r) => r.url === world.web.url("/pages/mozilla-1")));
+
+    const remembered = await client.callTool({
+      name: "fetch",
+      arguments: { id: `memory:${ref}` },
+    }) as ToolResult;
+    const memoryDoc = assertContract(remembered, ["id", "title", "text", "url"]) as {
+      text: string;
+      metadata: { source: string };
+    };
+    assert.match(memoryDoc.text, /TransformStream/);
+    assert.equal(memoryDoc.metadata.source, "memory");
+
+    const empty = await client.callTool({
+      name: "search",
+      arguments: { query: "  " },
+    }) as ToolResult;
+    assert.deepEqual(assertContract(empty, ["results"]), { results: [] });
+
+    const pageUrl = world.web.url("/pages/002");
+    const fetched = await client.callTool({
+      name: "fetch",
+      arguments: { id: pageUrl },
+    }) as ToolResult;
+    const doc = assertContract(fetched, ["id", "title", "text", "url"]) as {
+      id: string;
+      text: string;
+      url: string;
+      title: string;
+    };
+    assert.equal(doc.id, pageUrl);
+    assert.equal(doc.url, pageUrl);
+    assert.ok(doc.title.length > 0);
+    assert.ok(
+      normalizeText(doc.text).includes(
+        normalizeText("Both interfaces have a boolean attribute bodyUsed"),
+      ),
+      "the whole page text is returned",
+    );
+
+    const unknownKey = await client.callTool({
+      name: "fetch",
+      arguments: { id: pageUrl, max_tokens: 10 },
+    }) as ToolResult;
+    assert.equal(unknownKey.isError, true);
+    assert.match(unknownKey.content[0].text, /max_tokens/);
+
+    const notAnId = await client.callTool({
+      name: "fetch",
+      arguments: { id: "doc-1" },
+    }) as ToolResult;
+    assert.equal(notAnId.isError, true);
+    assert.match(notAnId.content[0].text, /^invalid_arguments/);
+
+    const blocked = await client.callTool({
+      name: "fetch",
+      arguments: { id: "http://169.254.169.254/latest/meta-data/" },
+    }) as ToolResult;
+    assert.equal(blocked.isError, true);
+    assert.match(blocked.content[0].text, /^blocked_url/);
+
+    // The default endpoint keeps Gleaner's own tools.
+    const own = new Client({ name: "own-tools", version: "1.0.0" });
+    await own.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)) as Transport);
+    const ownTools = (await own.listTools()).tools.map((t: { name: string }) => t.name);
+    await own.close();
+    assert.ok(ownTools.includes("scrape_urls") && !ownTools.includes("fetch"));
+  } finally {
+    await client.close();
+    await server.shutdown();
+    await gleaner.close();
+    await world.close();
+  }
+});

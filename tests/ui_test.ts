@@ -1,0 +1,145 @@
+/**
+ * The `/ui` page in headless Chromium: research and scrape show evidence with
+ * sources, offsets and token counts; the API behind it keeps its bearer token.
+ * A screenshot is kept in `dist/test-artifacts/`.
+ */
+import assert from "node:assert/strict";
+import puppeteer from "puppeteer-core";
+import { createGleaner } from "../mod.ts";
+import { serveHttp } from "../http/serve.ts";
+import { CHROMIUM_ARGS } from "../lib/read/browser/launch.ts";
+import { browserSuffix, chromium, ignoreBrowser } from "./fixtures/browser.ts";
+import { startTestWorld } from "./fixtures/world.ts";
+
+const KEY = "ui-test-key-0123456789abcdef0123456789";
+const ARTIFACTS = new URL("../dist/test-artifacts/", import.meta.url);
+
+Deno.test({
+  name: `/ui: research and scrape in a real browser, same auth as the API${browserSuffix}`,
+  ignore: ignoreBrowser,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    assert.ok(chromium, "Chromium is required (GLEANER_REQUIRE_BROWSER=1)");
+    const world = await startTestWorld();
+    const gleaner = await createGleaner({
+      ...world.config,
+      server: { port: 0, api_key: KEY },
+      memory: { path: ":memory:" },
+    });
+    const server = serveHttp(gleaner);
+    const profile = await Deno.makeTempDir({ prefix: "gleaner-ui-test-" });
+    const browser = await puppeteer.launch({
+      executablePath: chromium,
+      headless: true,
+      pipe: true,
+      userDataDir: profile,
+      args: [...CHROMIUM_ARGS],
+    });
+    try {
+      // The page is public; the API it calls is not.
+      const shell = await fetch(`${server.url}/ui`);
+      assert.equal(shell.status, 200);
+      assert.match(shell.headers.get("content-security-policy") ?? "", /script-src 'self'/);
+      await shell.body?.cancel();
+      const noKey = await fetch(`${server.url}/v1/research`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: "x" }),
+      });
+      assert.equal(noKey.status, 401);
+      await noKey.body?.cancel();
+
+      const page = await browser.newPage();
+      await page.setViewport({ width: 1100, height: 1400 });
+      await page.goto(`${server.url}/ui`, { waitUntil: "load" });
+      await page.type("#api-key", KEY);
+      await page.$eval("#api-key", (input) => input.dispatchEvent(new Event("change")));
+
+      // Research: evidence with sources, offsets and token counts.
+      await page.type("#research-form input[name=query]", "how does the fetch api handle streams");
+      await page.click("#research-form button");
+      await page.waitForSelector("#evidence-summary", { timeout: 60_000 });
+      const research = await page.evaluate(() => ({
+        summary: document.querySelector("#evidence-summary")!.textContent!,
+        cards: document.querySelectorAll("#output .evidence").length,
+        offsets: [...document.querySelectorAll("#output .evidence .offsets")].map((e) =>
+          e.textContent!
+        ),
+        links: [...document.querySelectorAll("#output .evidence a")].map((a) =>
+          (a as HTMLAnchorElement).href
+        ),
+        sources: [...document.querySelectorAll("#output .summary a")].length,
+        injected: document.querySelectorAll("#output img, #output script, #output iframe")
+          .length,
+      }));
+      assert.match(research.summary, /\d+ passages · \d+ tokens of evidence from \d+ tokens/);
+      assert.ok(research.cards > 0, "evidence cards shown");
+      assert.ok(research.offsets.every((o) => /^chars \d+–\d+$/.test(o)), research.offsets[0]);
+      assert.ok(research.links.every((href) => href.startsWith(world.web.origin)));
+      assert.ok(research.sources > 0, "sources listed");
+      assert.equal(research.injected, 0, "page text never becomes markup");
+      await Deno.mkdir(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: new URL("ui-research.png", ARTIFACTS).pathname });
+
+      // Scrape one page with a question.
+      await page.click("#tabs [data-tab=scrape]");
+      await page.type("#scrape-form input[name=url]", world.web.url("/pages/002"));
+      await page.type(
+        "#scrape-form input[name=query]",
+        "how can I tell whether a request body was already consumed",
+      );
+      await page.click("#scrape-form button");
+      await page.waitForSelector("#output .evidence", { timeout: 60_000 });
+      const text = await page.$eval("#output", (e) => e.textContent ?? "");
+      assert.match(text, /bodyUsed/);
+      assert.match(text, /tokens in the page/);
+
+      // Memories: save, list, edit and delete through the page.
+      await page.waitForSelector("#tabs [data-tab=memories]:not([hidden])");
+      await page.click("#tabs [data-tab=memories]");
+      await page.waitForSelector("#output .summary");
+      await page.type(
+        "#memory-save-form textarea",
+        "The staging database is <b>PostgreSQL 15</b>.",
+      );
+      await page.click("#memory-save-form button");
+      await page.waitForSelector("#output .memory");
+      const saved = await page.$eval("#output .memory .text", (e) => e.textContent ?? "");
+      assert.equal(saved, "The staging database is <b>PostgreSQL 15</b>.");
+      assert.equal(await page.$$eval("#output .memory b", (b) => b.length), 0, "stays text");
+      await page.click("#output .memory .edit");
+      await page.waitForSelector("#output .memory textarea");
+      await page.$eval("#output .memory textarea", (area) => {
+        (area as HTMLTextAreaElement).value = "The staging database is PostgreSQL 16.";
+      });
+      await page.click("#output .memory .save");
+      await page.waitForFunction(() =>
+        document.querySelector("#output .memory .text")?.textContent?.includes("16")
+      );
+      await page.click("#output .memory .delete");
+      await page.waitForFunction(() => document.querySelectorAll("#output .memory").length === 0);
+      const listed = await gleaner.memories().then((m) => m.list({}));
+      assert.equal(listed.total_count, 0, "deleted in the store");
+
+      // A wrong key is refused by the API and the page says so.
+      await page.$eval("#api-key", (input) => {
+        (input as HTMLInputElement).value = "wrong";
+        input.dispatchEvent(new Event("change"));
+      });
+      await page.click("#tabs [data-tab=scrape]");
+      await page.click("#scrape-form button");
+      await page.waitForFunction(
+        () => document.querySelector("#status")!.textContent!.startsWith("unauthorized"),
+        { timeout: 30_000 },
+      );
+      await page.screenshot({ path: new URL("ui-scrape.png", ARTIFACTS).pathname });
+    } finally {
+      await browser.close();
+      await server.shutdown();
+      await gleaner.close();
+      await world.close();
+      await Deno.remove(profile, { recursive: true }).catch(() => {});
+    }
+  },
+});
