@@ -1,0 +1,171 @@
+/**
+ * Boilerplate removal around a main-content extractor: {@link precleanDocument}
+ * repairs and trims the page before the extractor scores it, and
+ * {@link pruneContent} drops the blocks of its output that are not the
+ * article (share bars, newsletter prompts, related links, captions, author
+ * bios, cookie notices). Both only remove or move original nodes; text is
+ * never rewritten.
+ *
+ * @module
+ */
+
+/** Class/id words that mark a block as page furniture rather than article text. */
+const BOILER_HINT = new RegExp(
+  "(?:^|[\\s_-])(?:" + [
+    "share",
+    "sharing",
+    "sharebar",
+    "social",
+    "newsletter",
+    "subscribe",
+    "subscription",
+    "signup",
+    "related",
+    "recommended",
+    "recommendations",
+    "readmore",
+    "read-more",
+    "more-stories",
+    "promo",
+    "advert",
+    "advertisement",
+    "ad",
+    "ads",
+    "sponsor",
+    "sponsored",
+    "outbrain",
+    "taboola",
+    "breadcrumb",
+    "breadcrumbs",
+    "tags",
+    "tag-list",
+    "author",
+    "bio",
+    "byline",
+    "comments?",
+    "disqus",
+    "cookie",
+    "consent",
+    "gdpr",
+    "popup",
+    "modal",
+    "caption",
+    "credit",
+    "credits",
+    "copyright",
+  ].join("|") + ")(?:$|[\\s_-])",
+  "i",
+);
+
+/** Class/id words of consent banners and dialogs, removed from the whole page. */
+const CONSENT_HINT =
+  /(?:^|[\s_-])(?:cookies?|consent|gdpr|onetrust|didomi|usercentrics|cmp|cookiebanner)(?:$|[\s_-])/i;
+const COMMENTS_HINT = /(?:^|[\s_-])(?:comments?|comment-list|disqus_thread|respond)(?:$|[\s_-])/i;
+
+function hints(el: Element): string {
+  return `${el.getAttribute("id") ?? ""} ${el.getAttribute("class") ?? ""}`;
+}
+
+function textLength(el: Element): number {
+  return (el.textContent ?? "").replace(/\s+/g, " ").trim().length;
+}
+
+/**
+ * Repairs and trims a parsed page before main-content scoring: unwraps
+ * `<html>`/`<body>` elements nested inside the body, puts React streamed
+ * content (`<div hidden id="S:0">`) where its placeholder (`<template
+ * id="B:0">`) was, and removes consent banners, dialogs and comment sections.
+ * Mutates the document.
+ *
+ * @example
+ * ```ts
+ * import { parseDocument } from "./dom.ts";
+ * import { precleanDocument } from "./boilerplate.ts";
+ * const doc = parseDocument('<main><template id="B:0"></template></main><div hidden id="S:0"><p>Text</p></div>');
+ * precleanDocument(doc);
+ * console.assert(doc.querySelector("main p")?.textContent === "Text");
+ * ```
+ */
+export function precleanDocument(doc: Document): void {
+  const body = doc.body;
+  if (!body) return;
+  for (const nested of body.querySelectorAll("html, body, head")) {
+    if (nested.tagName === "HEAD") {
+      nested.remove();
+      continue;
+    }
+    nested.replaceWith(...nested.childNodes);
+  }
+  for (const streamed of body.querySelectorAll("div[hidden][id^='S:']")) {
+    const slot = doc.getElementById(`B:${streamed.id.slice(2)}`);
+    if (slot && slot.tagName === "TEMPLATE") {
+      slot.replaceWith(...streamed.childNodes);
+      streamed.remove();
+    } else {
+      streamed.removeAttribute("hidden");
+    }
+  }
+  const total = textLength(body);
+  for (const el of body.querySelectorAll("[id], [class], [role], [aria-modal], dialog")) {
+    if (!body.contains(el)) continue;
+    const h = hints(el);
+    const role = el.getAttribute("role");
+    const dialog = el.tagName === "DIALOG" || role === "dialog" || role === "alertdialog" ||
+      el.getAttribute("aria-modal") === "true";
+    if (dialog || CONSENT_HINT.test(h) || COMMENTS_HINT.test(h)) {
+      if (textLength(el) < total * 0.5) el.remove();
+    }
+  }
+}
+
+const BLOCKS = "div, section, aside, p, ul, ol, li, figure, figcaption, span, table, " +
+  "header, footer, nav, h1, h2, h3, h4, h5, h6, blockquote, form, dl";
+
+const PROMPT_TEXT =
+  /\b(?:sign up|subscribe|newsletter|inbox|follow us|share this|all rights reserved)\b|^\s*(?:©|copyright\b)/i;
+
+function linkTextLength(el: Element): number {
+  let n = 0;
+  for (const a of el.querySelectorAll("a")) n += textLength(a);
+  return n;
+}
+
+/**
+ * Drops the blocks of an extracted article that are page furniture: blocks
+ * whose class/id says share, newsletter, related, ad, author, caption,
+ * comments and the like; figure captions; short newsletter/sign-up/copyright
+ * prompts; and paragraphs that are nothing but a link. Blocks holding a large
+ * share of the article's text are kept whatever their class. Mutates `root`.
+ *
+ * @example
+ * ```ts
+ * import { parseDocument } from "./dom.ts";
+ * import { pruneContent } from "./boilerplate.ts";
+ * const body = parseDocument(
+ *   '<div><p>Tides rise and fall twice a day.</p><div class="share-bar">Share</div></div>',
+ * ).body;
+ * pruneContent(body);
+ * console.assert(body.textContent === "Tides rise and fall twice a day.");
+ * ```
+ */
+export function pruneContent(root: Element): void {
+  const total = textLength(root);
+  for (const el of root.querySelectorAll(BLOCKS)) {
+    if (!root.contains(el)) continue;
+    const len = textLength(el);
+    if (len === 0) continue;
+    if (len > total * 0.3) continue;
+    const tag = el.tagName;
+    if (tag === "FIGCAPTION" || BOILER_HINT.test(hints(el))) {
+      el.remove();
+      continue;
+    }
+    if (len < 300 && (tag === "P" || tag === "DIV" || tag === "LI") && PROMPT_TEXT.test(el.textContent ?? "")) {
+      el.remove();
+      continue;
+    }
+    if ((tag === "P" || /^H[1-6]$/.test(tag)) && len > 0 && linkTextLength(el) >= len * 0.9) {
+      el.remove();
+    }
+  }
+}
