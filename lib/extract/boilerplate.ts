@@ -58,9 +58,9 @@ const BOILER_HINT = new RegExp(
 );
 
 /** Class/id words of consent banners and dialogs, removed from the whole page. */
-const CONSENT_HINT =
-  /(?:^|[\s_-])(?:cookies?|consent|gdpr|onetrust|didomi|usercentrics|cmp|cookiebanner)(?:$|[\s_-])/i;
-const COMMENTS_HINT = /(?:^|[\s_-])(?:comments?|comment-list|disqus_thread|respond)(?:$|[\s_-])/i;
+const CONSENT_HINT = /(?:^|\s)(?:cookie|consent|gdpr|onetrust|didomi|usercentrics|cmp[-_])/i;
+const CONSENT_TEXT = /cookie|consent|privacy|datenschutz/i;
+const COMMENTS_HINT = /(?:^|\s)(?:comments?(?:$|\s|[-_])|commentlist|disqus|respond(?:$|\s))/i;
 
 function hints(el: Element): string {
   return `${el.getAttribute("id") ?? ""} ${el.getAttribute("class") ?? ""}`;
@@ -112,7 +112,8 @@ export function precleanDocument(doc: Document): void {
     const role = el.getAttribute("role");
     const dialog = el.tagName === "DIALOG" || role === "dialog" || role === "alertdialog" ||
       el.getAttribute("aria-modal") === "true";
-    if (dialog || CONSENT_HINT.test(h) || COMMENTS_HINT.test(h)) {
+    const consent = CONSENT_HINT.test(h) && CONSENT_TEXT.test(el.textContent ?? "");
+    if (dialog || consent || COMMENTS_HINT.test(h)) {
       if (textLength(el) < total * 0.5) el.remove();
     }
   }
@@ -121,8 +122,15 @@ export function precleanDocument(doc: Document): void {
 const BLOCKS = "div, section, aside, p, ul, ol, li, figure, figcaption, span, table, " +
   "header, footer, nav, h1, h2, h3, h4, h5, h6, blockquote, form, dl";
 
-const PROMPT_TEXT =
-  /\b(?:sign up|subscribe|newsletter|inbox|follow us|share this|all rights reserved)\b|^\s*(?:©|copyright\b)/i;
+const PROMPT_TEXT = new RegExp(
+  [
+    "\\b(?:sign up|signup|subscribe|register)\\b[^.!?]*\\b(?:newsletter|e-?mails?|inbox|updates)\\b",
+    "\\b(?:newsletter|e-?mails?|inbox)\\b[^.!?]*\\b(?:sign up|subscribe)\\b",
+    "\\ball rights reserved\\b",
+    "^\\s*(?:©|copyright\\b)",
+  ].join("|"),
+  "i",
+);
 
 function linkTextLength(el: Element): number {
   let n = 0;
