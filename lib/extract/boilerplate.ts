@@ -132,9 +132,106 @@ const PROMPT_TEXT = new RegExp(
   "i",
 );
 
+function isLinkList(list: Element, len: number): boolean {
+  const items = list.querySelectorAll("li");
+  return items.length >= 3 && linkTextLength(list) >= len * 0.8;
+}
+
 function linkTextLength(el: Element): number {
   let n = 0;
   for (const a of el.querySelectorAll("a")) n += textLength(a);
+  return n;
+}
+
+/** Headings that open what follows the article: comments, related links, "read more". */
+const COMMENTS_MARKER = new RegExp(
+  "^(?:\\d+\\s+)?(?:" + [
+    "comments?",
+    "responses?",
+    "replies",
+    "discussion",
+    "leave a (?:comment|reply)",
+    "(?:join|add to) the (?:conversation|discussion)",
+    "trackbacks?",
+    "kommentare",
+    "commentaires",
+    "comentarios",
+  ].join("|") + ")\\s*:?$",
+  "i",
+);
+const RELATED_MARKER = new RegExp(
+  "^(?:" + [
+    "related(?: articles| posts| stories| content| reading| links| coverage)?",
+    "(?:read|see) (?:more|also)",
+    "more (?:from|on|stories|articles|news)\\b.*",
+    "you (?:may|might) also (?:like|enjoy)",
+    "recommended(?: for you| articles| stories)?",
+    "popular(?: posts| stories| articles)?",
+    "most (?:read|popular|viewed)",
+    "trending(?: now)?",
+    "mehr zum thema",
+    "(?:das )?könnte (?:sie|dich) auch interessieren",
+    "weitere artikel",
+    "lesen sie auch",
+    "auch interessant",
+    "à lire aussi",
+    "sur le même sujet",
+    "noticias relacionadas",
+    "te puede interesar",
+  ].join("|") + ")\\s*:?$",
+  "i",
+);
+
+function markerKind(el: Element, len: number): "comments" | "related" | null {
+  if (len > 60) return null;
+  const tag = el.tagName;
+  if (!/^H[1-6]$/.test(tag) && tag !== "P" && tag !== "DIV" && tag !== "SPAN" && tag !== "STRONG") {
+    return null;
+  }
+  if (el.querySelector("p, div, ul, ol, table") && !/^H[1-6]$/.test(tag)) return null;
+  const text = (el.textContent ?? "").replace(/\s+/g, " ").trim();
+  if (COMMENTS_MARKER.test(text)) return "comments";
+  if (RELATED_MARKER.test(text)) return "related";
+  return null;
+}
+
+/** Removes a "related" marker and the link lists and short teasers right after it. */
+function dropRelated(marker: Element): void {
+  let node: Element | null = marker;
+  while (node && !node.nextElementSibling && node.parentElement) node = node.parentElement;
+  let next = node === marker ? marker.nextElementSibling : node?.nextElementSibling ?? null;
+  marker.remove();
+  while (next) {
+    const len = textLength(next);
+    if (len > 0 && linkTextLength(next) < len * 0.5 && len > 120) break;
+    const after: Element | null = next.nextElementSibling;
+    next.remove();
+    next = after;
+  }
+}
+
+/** Removes `el` and everything after it (in document order) under `root`. */
+function cutFrom(el: Element, root: Element): void {
+  let node: Element | null = el;
+  while (node && node !== root) {
+    const parent: Element | null = node.parentElement;
+    while (node.nextSibling) node.nextSibling.remove();
+    if (node === el) node.remove();
+    node = parent;
+  }
+}
+
+function precedingTextLength(el: Element, root: Element): number {
+  let n = 0;
+  let node: Element | null = el;
+  while (node && node !== root) {
+    let sib = node.previousSibling;
+    while (sib) {
+      n += (sib.textContent ?? "").replace(/\s+/g, " ").trim().length;
+      sib = sib.previousSibling;
+    }
+    node = node.parentElement;
+  }
   return n;
 }
 
@@ -164,6 +261,19 @@ export function pruneContent(root: Element): void {
     if (len === 0) continue;
     if (len > total * 0.3) continue;
     const tag = el.tagName;
+    const marker = markerKind(el, len);
+    if (marker === "comments" && precedingTextLength(el, root) >= 500) {
+      cutFrom(el, root);
+      continue;
+    }
+    if (marker === "related") {
+      dropRelated(el);
+      continue;
+    }
+    if ((tag === "UL" || tag === "OL") && isLinkList(el, len)) {
+      el.remove();
+      continue;
+    }
     if (tag === "FIGCAPTION" || BOILER_HINT.test(hints(el))) {
       el.remove();
       continue;
