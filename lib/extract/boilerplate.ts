@@ -156,7 +156,7 @@ const COMMENTS_MARKER = new RegExp(
     "kommentare",
     "commentaires",
     "comentarios",
-  ].join("|") + ")\\s*:?$",
+  ].join("|") + ")[\\s:»›>(\\d)]*$",
   "i",
 );
 const RELATED_MARKER = new RegExp(
@@ -278,7 +278,10 @@ export function pruneContent(root: Element): void {
       el.remove();
       continue;
     }
-    if (len < 300 && (tag === "P" || tag === "DIV" || tag === "LI") && PROMPT_TEXT.test(el.textContent ?? "")) {
+    if (
+      len < 300 && (tag === "P" || tag === "DIV" || tag === "LI") &&
+      PROMPT_TEXT.test(el.textContent ?? "")
+    ) {
       el.remove();
       continue;
     }
