@@ -57,6 +57,18 @@ const BOILER_HINT = new RegExp(
   "i",
 );
 
+/** Class/id words of image, video and embed blocks: what text they hold is a caption or credit. */
+const MEDIA_HINT =
+  /(?:^|[\s_-])(?:inline)?(?:image|img|photo|picture|media|gallery|video|figure|embed|slideshow)/i;
+
+/** Lead-ins of a link to another article placed between paragraphs. */
+const READ_ALSO =
+  /^\s*(?:also read|read also|read more|see also|related|more|watch|listen|lesen sie auch|mehr dazu|auch interessant|lire aussi|à lire aussi|lee también|leer más)\s*[:|»>]/i;
+
+/** First sentence of an author bio. */
+const BIO =
+  /^(?:[\p{Lu}][\p{L}.'’-]*\s+){1,4}(?:is|was|has been|joined)\b[^.]{0,200}\b(?:writer|journalist|editor|reporter|correspondent|author|founder|contributor|columnist|producer|analyst|freelancer|blogger|photographer|host)\b/u;
+
 /** Class/id words of consent banners and dialogs, removed from the whole page. */
 const CONSENT_HINT = /(?:^|\s)(?:cookie|consent|gdpr|onetrust|didomi|usercentrics|cmp[-_])/i;
 const CONSENT_TEXT = /cookie|consent|privacy|datenschutz/i;
@@ -135,6 +147,18 @@ const PROMPT_TEXT = new RegExp(
 function isLinkList(list: Element, len: number): boolean {
   const items = list.querySelectorAll("li");
   return items.length >= 3 && linkTextLength(list) >= len * 0.8;
+}
+
+/** Whether less than 300 characters of text follow `el` under `root`. */
+function isTrailing(el: Element, root: Element): boolean {
+  let n = 0;
+  for (let node: Element | null = el; node && node !== root; node = node.parentElement) {
+    for (let sib = node.nextSibling; sib; sib = sib.nextSibling) {
+      n += (sib.textContent ?? "").replace(/\s+/g, " ").trim().length;
+      if (n >= 300) return false;
+    }
+  }
+  return true;
 }
 
 function linkTextLength(el: Element): number {
@@ -278,10 +302,22 @@ export function pruneContent(root: Element): void {
       el.remove();
       continue;
     }
+    if (len < 400 && tag !== "P" && MEDIA_HINT.test(hints(el))) {
+      el.remove();
+      continue;
+    }
+    const text = el.textContent ?? "";
+    if (len < 250 && el.querySelector("a") && READ_ALSO.test(text)) {
+      el.remove();
+      continue;
+    }
     if (
-      len < 300 && (tag === "P" || tag === "DIV" || tag === "LI") &&
-      PROMPT_TEXT.test(el.textContent ?? "")
+      len < 600 && (tag === "P" || tag === "DIV") && BIO.test(text.trim()) && isTrailing(el, root)
     ) {
+      el.remove();
+      continue;
+    }
+    if (len < 300 && (tag === "P" || tag === "DIV" || tag === "LI") && PROMPT_TEXT.test(text)) {
       el.remove();
       continue;
     }
