@@ -107,3 +107,24 @@ Deno.test("precleanDocument: removes comment sections", () => {
   precleanDocument(doc);
   assert.ok(!textOf(doc.body).includes("First!"));
 });
+
+Deno.test("pruneContent: image embeds' captions, 'Also read' lead-ins and a trailing author bio go", () => {
+  const root = pruned(
+    '<div class="InlineImage-imageEmbed"><p>Planes on the tarmac at dawn.</p><p>Agency | Getty</p></div>' +
+      para(4) +
+      "<p>Also read: <a href='/x'>Why the tides are late this year</a></p>" +
+      para(4) +
+      "<p>Jane Doe is a science writer who covers oceans and the Moon for the paper.</p>",
+  );
+  const text = textOf(root);
+  assert.ok(!text.includes("tarmac"));
+  assert.ok(!text.includes("Also read"));
+  assert.ok(!text.includes("Jane Doe"));
+  assert.equal(text, `${PROSE.repeat(4).trim()} ${PROSE.repeat(4).trim()}`);
+});
+
+Deno.test("pruneContent: a bio-like sentence in the middle of the article stays", () => {
+  const mid = "<p>Jane Doe is a science writer who has followed the tides for decades.</p>";
+  const root = pruned(para(4) + mid + para(6));
+  assert.ok(textOf(root).includes("Jane Doe"));
+});

@@ -13,10 +13,12 @@ import {
   type MainContentExtractor,
   readabilityExtractor,
 } from "./main_content.ts";
-import { paragraphContainer, proseChars, stripChrome } from "./paragraphs.ts";
+import { paragraphContainer, proseChars, sharedProse, stripChrome } from "./paragraphs.ts";
 
 /** Readability's pick is "thin" below this share of the paragraph container's prose. */
 const THIN_SHARE = 0.5;
+/** Below this share the pick is so small that the copy need not contain it. */
+const TINY_SHARE = 0.2;
 
 /**
  * Readability with boilerplate removal before and after: the default extractor.
@@ -47,7 +49,10 @@ export const gleanerExtractor: MainContentExtractor = {
     if (copy && container && picked < container.chars * THIN_SHARE) {
       stripChrome(copy);
       pruneContent(copy);
-      if (proseChars(copy) > picked) {
+      // A copy that drops most of a substantial pick is another part of the page, not a superset.
+      const superset = !main || picked < container.chars * TINY_SHARE ||
+        sharedProse(main.root, copy) >= 0.5;
+      if (proseChars(copy) > picked && superset) {
         return { ...main, root: copy, method: "gleaner" };
       }
     }

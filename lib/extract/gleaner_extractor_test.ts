@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseDocument } from "./dom.ts";
 import { readabilityExtractor } from "./main_content.ts";
-import { paragraphContainer, proseChars, stripChrome } from "./paragraphs.ts";
+import { paragraphContainer, proseChars, sharedProse, stripChrome } from "./paragraphs.ts";
 import { extractHtml } from "./mod.ts";
 
 const sentence = (topic: string) =>
@@ -45,4 +45,16 @@ Deno.test("extractHtml: Gleaner's extractor is the default and drops furniture R
   assert.ok(!page.markdown.includes("newsletter"));
   const plain = extractHtml(html, "https://example.com/tides", { extractor: readabilityExtractor });
   assert.ok(plain.markdown.includes("newsletter"), "precondition: Readability keeps the prompt");
+});
+
+Deno.test("stripChrome: inline-style hidden blocks go; sharedProse measures overlap", () => {
+  const p = `<p>${sentence("shown")}</p>`;
+  const root =
+    parseDocument(`<div>${p}<div style="display: none"><p>${sentence("hidden")}</p></div></div>`)
+      .body;
+  stripChrome(root);
+  assert.ok(!root.textContent!.includes("hidden section"));
+  const other = parseDocument(`<p>${sentence("other")}</p>`).body;
+  assert.equal(sharedProse(parseDocument(p).body, root), 1);
+  assert.equal(sharedProse(other, root), 0);
 });

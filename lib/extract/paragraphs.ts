@@ -112,10 +112,42 @@ const CHROME = "script, style, noscript, template, nav, aside, footer, header, f
  */
 export function stripChrome(root: Element): void {
   for (const el of root.querySelectorAll(CHROME)) el.remove();
+  for (const el of root.querySelectorAll("[style]")) {
+    if (HIDDEN_STYLE.test(el.getAttribute("style") ?? "") && root.contains(el)) el.remove();
+  }
   for (const el of root.querySelectorAll("[class], [id]")) {
     const hint = `${el.getAttribute("id") ?? ""} ${el.getAttribute("class") ?? ""}`;
     if (UNLIKELY.test(hint) && root.contains(el)) el.remove();
   }
+}
+
+const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
+
+/**
+ * Share (0..1) of the prose paragraphs of `picked` whose words also occur in
+ * `copy`; 1 when `picked` has no prose paragraph.
+ *
+ * @example
+ * ```ts
+ * import { parseDocument } from "./dom.ts";
+ * import { sharedProse } from "./paragraphs.ts";
+ * const p = "<p>" + "Tides rise and fall twice a day. ".repeat(3) + "</p>";
+ * const a = parseDocument(p).body;
+ * console.assert(sharedProse(a, parseDocument(p + p).body) === 1);
+ * ```
+ */
+export function sharedProse(picked: Element, copy: Element): number {
+  const words = (text: string) => (text.match(/[\p{L}\p{N}]+/gu) ?? []).join(" ");
+  const haystack = words(copy.textContent ?? "");
+  let all = 0;
+  let found = 0;
+  for (const p of picked.querySelectorAll("p")) {
+    const n = prose(p);
+    if (n === 0) continue;
+    all += n;
+    if (haystack.includes(words(p.textContent ?? ""))) found += n;
+  }
+  return all === 0 ? 1 : found / all;
 }
 
 /** Class/id words of blocks that sit beside an article rather than in it. */
