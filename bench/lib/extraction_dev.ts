@@ -147,9 +147,13 @@ export function pageRecall([tp, fp, fn]: Counts): number {
 
 /** Precision, recall and F1 of a set of pages, as score.ts aggregates them. */
 export interface Aggregate {
+  /** Pages aggregated. */
   pages: number;
+  /** Mean per-page precision (pages with any predicted shingle). */
   precision: number;
+  /** Mean per-page recall (pages with any true shingle). */
   recall: number;
+  /** F1 of the two means. */
   f1: number;
 }
 
@@ -174,7 +178,9 @@ export function aggregate(rows: Counts[]): Aggregate {
 
 /** One scored page. */
 export interface ScoredPage {
+  /** The page. */
   page: DevPage;
+  /** Its TP/FP/FN shares. */
   counts: Counts;
 }
 
