@@ -220,9 +220,12 @@ function markerKind(el: Element, len: number): "comments" | "related" | null {
 }
 
 /** Removes a "related" marker and the link lists and short teasers right after it. */
-function dropRelated(marker: Element): void {
+function dropRelated(marker: Element, root: Element): void {
   let node: Element | null = marker;
-  while (node && !node.nextElementSibling && node.parentElement) node = node.parentElement;
+  while (node && node !== root && !node.nextElementSibling && node.parentElement !== root) {
+    node = node.parentElement;
+  }
+  if (node === root) node = marker;
   let next = node === marker ? marker.nextElementSibling : node?.nextElementSibling ?? null;
   marker.remove();
   while (next) {
@@ -291,7 +294,7 @@ export function pruneContent(root: Element): void {
       continue;
     }
     if (marker === "related") {
-      dropRelated(el);
+      dropRelated(el, root);
       continue;
     }
     if ((tag === "UL" || tag === "OL") && isLinkList(el, len)) {

@@ -128,3 +128,12 @@ Deno.test("pruneContent: a bio-like sentence in the middle of the article stays"
   const root = pruned(para(4) + mid + para(6));
   assert.ok(textOf(root).includes("Jane Doe"));
 });
+
+Deno.test("pruneContent: a related heading at the very end touches nothing outside the root", () => {
+  const doc = parseDocument(
+    `<div id="root">${para(5)}<div><h3>Related</h3></div></div><p id="outside">After</p>`,
+  );
+  pruneContent(doc.getElementById("root")!);
+  assert.ok(doc.getElementById("outside"));
+  assert.ok(!textOf(doc.body).includes("Related"));
+});
