@@ -169,17 +169,16 @@ function linkTextLength(el: Element): number {
 
 /** Headings that open what follows the article: comments, related links, "read more". */
 const COMMENTS_MARKER = new RegExp(
-  "^(?:\\d+\\s+)?(?:" + [
-    "comments?",
-    "responses?",
-    "replies",
-    "discussion",
+  "^(?:" + [
+    "(?:\\d+\\s+)?comments",
+    "\\d+\\s+(?:comments?|responses?|replies|reactions?)",
+    "(?:\\d+\\s+)?(?:responses|replies) to\\b.*",
     "leave a (?:comment|reply)",
     "(?:join|add to) the (?:conversation|discussion)",
     "trackbacks?",
-    "kommentare",
-    "commentaires",
-    "comentarios",
+    "(?:\\d+\\s+)?kommentare",
+    "(?:\\d+\\s+)?commentaires",
+    "(?:\\d+\\s+)?comentarios",
   ].join("|") + ")[\\s:»›>(\\d)]*$",
   "i",
 );

@@ -137,3 +137,11 @@ Deno.test("pruneContent: a related heading at the very end touches nothing outsi
   assert.ok(doc.getElementById("outside"));
   assert.ok(!textOf(doc.body).includes("Related"));
 });
+
+Deno.test("pruneContent: a section heading that merely reads 'Response' does not end the article", () => {
+  const root = pruned(para(5) + "<h2>Response</h2>" + para(5) + "<h2>12 Responses</h2>" + para(2));
+  const text = textOf(root);
+  assert.ok(text.includes("Response"));
+  assert.ok(!text.includes("12 Responses"));
+  assert.equal(text, `${PROSE.repeat(5).trim()} Response${PROSE.repeat(5).trim()}`);
+});
