@@ -10,14 +10,15 @@ import {
   extractMainContent,
   type ExtractorName,
   type MainContentExtractor,
-  readabilityExtractor,
 } from "./main_content.ts";
+import { gleanerExtractor } from "./gleaner_extractor.ts";
 import { htmlToMarkdown } from "./markdown.ts";
 import { type PageMetadata, readMetadata } from "./metadata.ts";
 import { collectLinks, mergeLinks, type PageLink } from "./links.ts";
 
 export type { ExtractorName, MainContent, MainContentExtractor } from "./main_content.ts";
 export { readabilityExtractor } from "./main_content.ts";
+export { gleanerExtractor } from "./gleaner_extractor.ts";
 export type { JsonLdArticle, PageMetadata } from "./metadata.ts";
 export type { PageLink } from "./links.ts";
 export { htmlToMarkdown } from "./markdown.ts";
@@ -37,7 +38,7 @@ export interface ExtractedPage extends Omit<PageMetadata, "jsonLd"> {
 
 /** Options of {@link extractHtml}. */
 export interface ExtractOptions {
-  /** Main-content extractor; default Readability (best 4-gram F1 in bench/extraction.ts). */
+  /** Main-content extractor; default {@link gleanerExtractor} (Readability with boilerplate removal; best F1 on extraction-dev in bench/extraction.ts). */
   extractor?: MainContentExtractor;
 }
 
@@ -73,7 +74,7 @@ export function extractHtml(
   const meta = readMetadata(doc, url);
   const base = baseUrlOf(doc, url);
   const pageLinks = collectLinks(doc, base, url);
-  const main = extractMainContent(doc, url, options.extractor ?? readabilityExtractor) ??
+  const main = extractMainContent(doc, url, options.extractor ?? gleanerExtractor) ??
     bodyContent(parseDocument(cleaned));
   const mainLinks = collectLinks(main.root, base, url);
   let markdown = htmlToMarkdown(main.root, { mutate: true });

@@ -71,7 +71,7 @@ Deno.test("extractHtml: metadata from meta tags, JSON-LD, canonical and lang", (
   assert.equal(result.byline, "Ada, Grace");
   assert.equal(result.siteName, "Ocean News");
   assert.equal(result.excerpt, "All about tides.");
-  assert.equal(result.method, "readability");
+  assert.equal(result.method, "gleaner");
 });
 
 Deno.test("extractHtml: JSON-LD articleBody replaces thin main content", () => {
