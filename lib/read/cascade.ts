@@ -29,6 +29,8 @@ export interface ReaderDeps {
   cache?: Cache;
   /** Per-domain tier memory. */
   domains?: DomainStats;
+  /** Extracts HTML pages off the main thread (the tiers' {@link ReadContext.extract}). */
+  extract?: ReadContext["extract"];
   /** Forced tier decisions per URL (operator rules): true = force on, false = force off. */
   tierRule?: (url: URL, tier: TierName) => boolean | undefined;
 }
@@ -65,7 +67,11 @@ export function parsePageUrl(raw: string): URL {
  * ```
  */
 export function createReader(deps: ReaderDeps): Reader {
-  const context: ReadContext = { config: deps.config, fetcher: deps.fetcher };
+  const context: ReadContext = {
+    config: deps.config,
+    fetcher: deps.fetcher,
+    ...(deps.extract ? { extract: deps.extract } : {}),
+  };
 
   async function record(url: URL, tier: TierName, ok: boolean, reason?: string) {
     try {

@@ -6,7 +6,9 @@
  * @module
  */
 import { GleanerError } from "../errors.ts";
-import { extractHtml } from "../extract/mod.ts";
+import type { Config } from "../config.ts";
+import { extractHtml, type ExtractOptions } from "../extract/mod.ts";
+import type { HtmlExtractor } from "../extract/pool.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { pdfToMarkdown } from "./convert/pdf.ts";
 import { isStructuredType, looksLikeHtml, structuredToMarkdown } from "./convert/structured.ts";
@@ -16,22 +18,39 @@ import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 
+/** How {@link pageFromHtml} extracts: the tiers' context and the read's signal. */
+export interface HtmlReadOptions {
+  /** Off-main-thread extraction (else inline {@link extractHtml} with the limits of `config`). */
+  extract?: HtmlExtractor;
+  /** Settings (`read.max_html_chars`, `read.max_links`) for inline extraction. */
+  config?: Config;
+  /** Cancels the extraction. */
+  signal?: AbortSignal;
+  /** The body was already cut at the network size limit. */
+  truncated?: boolean;
+}
+
 /**
- * Turns an HTML document into a {@link Page}.
+ * Turns an HTML document into a {@link Page}: through the extraction pool
+ * when the context has one, else inline.
  *
  * @example
  * ```ts ignore
  * import { pageFromHtml } from "./http.ts";
- * const page = pageFromHtml("<title>T</title><p>Hello</p>", "https://example.com/", "https://example.com/", "http");
+ * const page = await pageFromHtml("<title>T</title><p>Hello</p>", "https://example.com/", "https://example.com/", "http");
  * ```
  */
-export function pageFromHtml(
+export async function pageFromHtml(
   html: string,
   requestedUrl: string,
   finalUrl: string,
   tier: Page["tier"],
-): Page {
-  const extracted = extractHtml(html, finalUrl);
+  options: HtmlReadOptions = {},
+): Promise<Page> {
+  const extracted = options.extract
+    ? await options.extract(html, finalUrl, options.signal)
+    : extractHtml(html, finalUrl, inlineOptions(options.config));
+  const truncated = options.truncated || extracted.truncated;
   return {
     url: requestedUrl,
     finalUrl,
@@ -46,15 +65,27 @@ export function pageFromHtml(
     canonical: extracted.canonical,
     fetchedAt: new Date().toISOString(),
     ...(tier === "http" && looksThin(html, extracted.markdown) ? { thin: true } : {}),
+    ...(truncated ? { truncated: true } : {}),
   };
+}
+
+/** {@link extractHtml} options from the read settings. */
+export function inlineOptions(config?: Config): ExtractOptions {
+  return config
+    ? { limits: { maxChars: config.read.max_html_chars }, maxLinks: config.read.max_links }
+    : {};
 }
 
 /** Turns a fetched response into a {@link Page}, whatever it holds. */
 export async function pageFromResponse(
   response: FetchedResponse,
   requestedUrl: string,
-  options: { maxPdfPages?: number } = {},
+  options: { maxPdfPages?: number } & HtmlReadOptions = {},
 ): Promise<Page> {
+  const htmlOptions: HtmlReadOptions = {
+    ...options,
+    truncated: options.truncated || (response as { truncated?: boolean }).truncated,
+  };
   const { mediaType } = response;
   const base = {
     url: requestedUrl,
@@ -63,7 +94,7 @@ export async function pageFromResponse(
     fetchedAt: new Date().toISOString(),
   };
   if (HTML_TYPES.has(mediaType)) {
-    return pageFromHtml(response.text(), requestedUrl, response.url, "http");
+    return await pageFromHtml(response.text(), requestedUrl, response.url, "http", htmlOptions);
   }
   if (mediaType === "application/pdf") {
     const pdf = await pdfToMarkdown(response.body, { maxPages: options.maxPdfPages });
@@ -77,7 +108,9 @@ export async function pageFromResponse(
   }
   if (isStructuredType(mediaType) || mediaType.startsWith("text/")) {
     const text = response.text();
-    if (looksLikeHtml(text)) return pageFromHtml(text, requestedUrl, response.url, "http");
+    if (looksLikeHtml(text)) {
+      return await pageFromHtml(text, requestedUrl, response.url, "http", htmlOptions);
+    }
     const effective = isStructuredType(mediaType) ? mediaType : "text/plain";
     return {
       ...base,
@@ -113,6 +146,10 @@ export const httpTier: Tier = {
       },
     });
     assertPageStatus(response.status, url.href);
-    return await pageFromResponse(response, request.url);
+    return await pageFromResponse(response, request.url, {
+      extract: context.extract,
+      config: context.config,
+      signal: request.signal,
+    });
   },
 };

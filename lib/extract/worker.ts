@@ -1,0 +1,49 @@
+/**
+ * The worker thread of the extraction pool (`pool.ts`): runs
+ * {@link extractHtml} off the main thread, so a slow page cannot block a
+ * server, and can be stopped by terminating the thread. Protocol: the
+ * thread posts `{ ready: true }` once loaded; each {@link ExtractRequest}
+ * answers one {@link ExtractReply} with the same id.
+ *
+ * @module
+ */
+import { parentPort } from "node:worker_threads";
+import { GleanerError } from "../errors.ts";
+import { type ExtractedPage, extractHtml, type ExtractOptions } from "./mod.ts";
+
+/** A request to the worker. */
+export interface ExtractRequest {
+  /** Matches the reply to the request. */
+  id: number;
+  /** The page's HTML. */
+  html: string;
+  /** The page's URL (base of its links). */
+  url: string;
+  /** Limits (the extractor is always Readability). */
+  options?: Omit<ExtractOptions, "extractor">;
+}
+
+/** An answer of the worker. */
+export type ExtractReply =
+  | { id: number; page: ExtractedPage }
+  | { id: number; error: { code: string; message: string } };
+
+// Only when started as a worker thread (importing this module for its types does nothing).
+if (parentPort) {
+  const port = parentPort;
+  port.on("message", (request: ExtractRequest) => {
+    let reply: ExtractReply;
+    try {
+      reply = { id: request.id, page: extractHtml(request.html, request.url, request.options) };
+    } catch (error) {
+      reply = {
+        id: request.id,
+        error: error instanceof GleanerError
+          ? { code: error.code, message: error.message }
+          : { code: "internal", message: error instanceof Error ? error.message : String(error) },
+      };
+    }
+    port.postMessage(reply);
+  });
+  port.postMessage({ ready: true });
+}
