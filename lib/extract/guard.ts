@@ -117,16 +117,17 @@ export function boundHtml(html: string, limits: HtmlLimits = {}): BoundedHtml {
       if (at !== -1) stack.length = at;
       continue;
     }
-    if (++elements > maxElements) {
-      parts.push(html.slice(copied, m.index));
-      copied = html.length;
-      truncated = true;
-      break;
-    }
-    if (VOID.has(name) || m[0].endsWith("/>")) continue;
-    if (SELF_CLOSING_SIBLINGS.has(name) && stack[stack.length - 1] === name) continue;
-    if (stack.length < maxDepth) {
-      stack.push(name);
+    const leaf = VOID.has(name) || m[0].endsWith("/>") ||
+      (SELF_CLOSING_SIBLINGS.has(name) && stack[stack.length - 1] === name);
+    if (leaf || stack.length < maxDepth) {
+      // Kept: counts against the element limit (flattened tags make no element).
+      if (++elements > maxElements) {
+        parts.push(html.slice(copied, m.index));
+        copied = html.length;
+        truncated = true;
+        break;
+      }
+      if (!leaf) stack.push(name);
       continue;
     }
     flattened++;
