@@ -19,5 +19,19 @@ try {
   const page = extractHtml(html, "http://x.test/");
   const t2 = performance.now();
   const tokens = countTokens(page.markdown);
-  console.log(which, "extract ms", Math.round(t2 - t), "tokens ms", Math.round(performance.now() - t2), "md", page.markdown.length, "links", page.links.length, "rss MB", Math.round(Deno.memoryUsage().rss / 1e6));
-} catch (e) { console.log(which, "error", String(e).slice(0, 200), Math.round(performance.now() - t)); }
+  console.log(
+    which,
+    "extract ms",
+    Math.round(t2 - t),
+    "tokens ms",
+    Math.round(performance.now() - t2),
+    "md",
+    page.markdown.length,
+    "links",
+    page.links.length,
+    "rss MB",
+    Math.round(Deno.memoryUsage().rss / 1e6),
+  );
+} catch (e) {
+  console.log(which, "error", String(e).slice(0, 200), Math.round(performance.now() - t));
+}

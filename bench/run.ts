@@ -8,12 +8,15 @@ import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
 import { runExtractionBench } from "./extraction.ts";
 import { runPipelineBench } from "./pipeline.ts";
+import { runHealthBench, runTokensBench } from "./health.ts";
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   extraction: () => runExtractionBench(),
   pipeline: () => runPipelineBench(),
   containment: () => runContainmentBench(),
   browser: () => runBrowserBench(),
+  health: () => runHealthBench(),
+  tokens: () => runTokensBench(),
 };
 
 const wanted = Deno.args.length ? Deno.args : Object.keys(BENCHES);

@@ -1,0 +1,131 @@
+/**
+ * `deno task bench health`: does the server stay responsive while it reads
+ * hostile pages? Starts the HTTP server (`http/serve.ts`) and a loopback
+ * fixture of 10 hostile pages (`tests/fixtures/hostile.ts`: deep nesting,
+ * 100,000 links, a 120,000-character CJK run, a 4 MB word, binary served as
+ * HTML, a gzip bomb, unclosed scripts, 400,000 elements, ...), fires the 10
+ * reads at once through REST (`POST /v1/scrape`, one page each) and samples
+ * `GET /health` every 10 ms until they are done. Prints the `/health`
+ * latency percentiles (target: p99 under 50 ms) and each read's outcome.
+ *
+ * Also `deno task bench tokens`: milliseconds to count tokens of 5 MB
+ * pathological texts (one word, CJK without spaces, whitespace) and of
+ * ordinary text.
+ *
+ * @module
+ */
+import { createGleaner } from "../mod.ts";
+import { serveHttp } from "../http/serve.ts";
+import { HOSTILE_PATHS, serveHostile } from "../tests/fixtures/hostile.ts";
+import { countTokens } from "../lib/rank/tokens.ts";
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** Runs the health benchmark and returns its JSON result. */
+export async function runHealthBench(): Promise<unknown> {
+  const web = serveHostile();
+  const port = Number(new URL(web.origin).port);
+  const gleaner = await createGleaner({
+    network: { allow_private: [web.origin], allowed_ports: [port], respect_robots: false },
+    store: { path: ":memory:" },
+    embed: { provider: "none" },
+    read: { render: "never" },
+    server: { port: 0 },
+  });
+  const server = serveHttp(gleaner);
+  try {
+    // Warm up: the extraction thread starts and the routes answer once.
+    await (await fetch(`${server.url}/health`)).body?.cancel();
+    await (await fetch(`${server.url}/v1/scrape`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ items: [{ url: `${web.origin}/nested-divs` }], max_tokens: 200 }),
+    })).body?.cancel();
+
+    const outcomes: Record<string, unknown> = {};
+    const started = performance.now();
+    const reads = HOSTILE_PATHS.map(async (path) => {
+      const t0 = performance.now();
+      const response = await fetch(`${server.url}/v1/scrape`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ items: [{ url: `${web.origin}${path}` }], max_tokens: 500 }),
+      });
+      const json = await response.json();
+      const item = json.items?.[0];
+      outcomes[path] = {
+        ms: Math.round(performance.now() - t0),
+        outcome: item?.ok ? "ok" : item?.error?.code ?? `http ${response.status}`,
+        ...(item?.ok ? { page_tokens: item.page_tokens, truncated: item.truncated } : {}),
+      };
+    });
+    let done = false;
+    const all = Promise.all(reads).finally(() => done = true);
+    const samples: number[] = [];
+    while (!done) {
+      const t0 = performance.now();
+      const response = await fetch(`${server.url}/health`);
+      await response.body?.cancel();
+      samples.push(performance.now() - t0);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await all;
+    const sorted = [...samples].sort((a, b) => a - b);
+    return {
+      what: "GET /health latency (ms) while 10 hostile pages are read through POST /v1/scrape",
+      wall_ms: Math.round(performance.now() - started),
+      health: {
+        samples: samples.length,
+        p50: round(percentile(sorted, 50)),
+        p99: round(percentile(sorted, 99)),
+        max: round(sorted[sorted.length - 1]),
+        target_p99_ms: 50,
+      },
+      reads: outcomes,
+      extract_workers: gleaner.config.read.extract_workers,
+      extract_timeout_ms: gleaner.config.read.extract_timeout_ms,
+    };
+  } finally {
+    await server.shutdown();
+    await gleaner.close();
+    await web.close();
+  }
+}
+
+/** Runs the token-counting benchmark: ms per 5 MB text. */
+export function runTokensBench(): Promise<unknown> {
+  const n = 5_000_000;
+  let cjk = "";
+  for (let i = 0; cjk.length < n / 3; i++) cjk += String.fromCharCode(0x4e00 + (i * 7919) % 3000);
+  const words = ["the", "tide", "rises", "twice", "a", "day,", "because", "of", "Moon."];
+  const prose: string[] = [];
+  for (let i = 0, len = 0; len < n; i++) {
+    const w = words[(i * 7) % words.length];
+    prose.push(w);
+    len += w.length + 1;
+  }
+  const texts: Record<string, string> = {
+    "one word (5 MB)": "abcdefghij".repeat(n / 10),
+    "CJK without spaces (5 MB UTF-8)": cjk,
+    "spaces (5 MB)": " ".repeat(n),
+    "ordinary prose (5 MB)": prose.join(" "),
+  };
+  const out: Record<string, unknown> = {};
+  for (const [name, text] of Object.entries(texts)) {
+    const t0 = performance.now();
+    const tokens = countTokens(text);
+    out[name] = { ms: Math.round(performance.now() - t0), chars: text.length, tokens };
+  }
+  return Promise.resolve({ what: "countTokens on 5 MB texts (target: under 1 s each)", ...out });
+}
+
+if (import.meta.main) {
+  const which = Deno.args[0] ?? "health";
+  const result = which === "tokens" ? await runTokensBench() : await runHealthBench();
+  Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(result, null, 2) + "\n"));
+}
