@@ -49,7 +49,8 @@ export async function runHealthBench(): Promise<unknown> {
 
     const outcomes: Record<string, unknown> = {};
     const started = performance.now();
-    const reads = HOSTILE_PATHS.map(async (path) => {
+    const only = Deno.env.get("HOSTILE_ONLY");
+    const reads = HOSTILE_PATHS.filter((p) => !only || p === only).map(async (path) => {
       const t0 = performance.now();
       const response = await fetch(`${server.url}/v1/scrape`, {
         method: "POST",

@@ -37,6 +37,8 @@ export interface ExtractedPage extends Omit<PageMetadata, "jsonLd"> {
   method: ExtractorName | "json-ld";
   /** True when the HTML was cut before parsing (see {@link HtmlLimits}). */
   truncated?: boolean;
+  /** o200k tokens of `markdown`, when the extractor counted them (the extraction threads do). */
+  markdownTokens?: number;
 }
 
 /** Options of {@link extractHtml}. */

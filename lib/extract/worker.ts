@@ -10,6 +10,7 @@
 import { parentPort } from "node:worker_threads";
 import { GleanerError } from "../errors.ts";
 import { type ExtractedPage, extractHtml, type ExtractOptions } from "./mod.ts";
+import { countTokens } from "../rank/tokens.ts";
 
 /** A request to the worker. */
 export interface ExtractRequest {
@@ -34,7 +35,9 @@ if (parentPort) {
   port.on("message", (request: ExtractRequest) => {
     let reply: ExtractReply;
     try {
-      reply = { id: request.id, page: extractHtml(request.html, request.url, request.options) };
+      const page = extractHtml(request.html, request.url, request.options);
+      // Counted here too, so the main thread need not count a huge page again.
+      reply = { id: request.id, page: { ...page, markdownTokens: countTokens(page.markdown) } };
     } catch (error) {
       reply = {
         id: request.id,

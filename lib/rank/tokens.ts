@@ -26,6 +26,9 @@ export const TOKEN_PIECE_CHARS = 2048;
 
 /** Longest run without a pre-token boundary counted whole; longer runs are cut at this size. */
 export const TOKEN_RUN_CHARS = 256;
+/** How far ahead the end of a run without boundaries is looked for at a time. */
+const RUN_SCAN_CHARS = 65_536;
+
 /** Size of the cuts through a run without boundaries (short: byte-pair merging is quadratic). */
 const HARD = 64;
 
@@ -56,42 +59,53 @@ function forEachPiece(
   text: string,
   maxChars: number,
   tailChars: number,
-  piece: (start: number, end: number) => void,
+  piece: (start: number, end: number) => boolean | void,
 ): void {
   const re = new RegExp(BOUNDARY.source, BOUNDARY.flags);
   const hardChars = Math.min(tailChars, HARD);
   let start = 0;
+  // True while `start` is inside a run without boundaries whose end is not found yet.
+  let inRun = false;
   while (text.length - start > maxChars) {
-    const limit = start + maxChars;
-    // The tail is searched in a slice holding one character more for the lookbehind.
-    const from = limit - tailChars - 1;
-    const window = text.slice(from, limit + 1);
-    let cut = -1;
+    let at = start;
+    if (!inRun) {
+      const limit = start + maxChars;
+      // The tail is searched in a slice holding one character more for the lookbehind.
+      const from = limit - tailChars - 1;
+      const window = text.slice(from, limit + 1);
+      let cut = -1;
+      re.lastIndex = 1;
+      for (let m = re.exec(window); m; m = re.exec(window)) {
+        if (m.index >= 1 && !isLowSurrogate(window, m.index)) cut = from + m.index;
+      }
+      if (cut > start) {
+        if (piece(start, cut) === false) return;
+        start = cut;
+        continue;
+      }
+      // A run without boundaries covers the tail: the piece ends where the tail starts.
+      at = limit - tailChars;
+      if (isLowSurrogate(text, at)) at++;
+      if (piece(start, at) === false) return;
+    }
+    // Find where the run ends, looking at most RUN_SCAN_CHARS ahead at a time (a caller
+    // that stops early never scans the whole run), and cut it hard up to there.
+    const ahead = text.slice(at, at + RUN_SCAN_CHARS);
+    let end = at + ahead.length;
+    inRun = true;
     re.lastIndex = 1;
-    for (let m = re.exec(window); m; m = re.exec(window)) {
-      if (m.index >= 1 && !isLowSurrogate(window, m.index)) cut = from + m.index;
-    }
-    if (cut > start) {
-      piece(start, cut);
-      start = cut;
-      continue;
-    }
-    // A run without boundaries covers the tail: find where it ends, then cut it hard.
-    let end = text.length;
-    re.lastIndex = limit + 1;
-    for (let m = re.exec(text); m; m = re.exec(text)) {
-      if (!isLowSurrogate(text, m.index)) {
-        end = m.index;
+    for (let m = re.exec(ahead); m; m = re.exec(ahead)) {
+      if (!isLowSurrogate(ahead, m.index)) {
+        end = at + m.index;
+        inRun = false;
         break;
       }
     }
-    let at = limit - tailChars;
-    if (isLowSurrogate(text, at)) at++;
-    piece(start, at);
+    if (end >= text.length) inRun = false;
     while (end - at > hardChars) {
       let next = at + hardChars;
       if (isLowSurrogate(text, next)) next++;
-      piece(at, next);
+      if (piece(at, next) === false) return;
       at = next;
     }
     start = at;
@@ -123,7 +137,9 @@ export function tokenPieces(
     text,
     Math.floor(maxChars),
     tail,
-    (start, end) => pieces.push(text.slice(start, end)),
+    (start, end) => {
+      pieces.push(text.slice(start, end));
+    },
   );
   return pieces;
 }
@@ -147,6 +163,31 @@ export function countTokens(text: string): number {
   let total = 0;
   forEachPiece(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS, (start, end) => {
     total += countO200k(text.slice(start, end), OPTIONS);
+  });
+  return total;
+}
+
+/**
+ * {@link countTokens} that stops once the count passes `limit`: the exact
+ * count when it is at most `limit`, else some number above `limit`. Its cost
+ * grows with `limit`, not with the text, so budget checks on huge pages stay
+ * cheap.
+ *
+ * @example
+ * ```ts
+ * import { countTokens, countTokensUpTo } from "./tokens.ts";
+ * const text = "word ".repeat(100_000);
+ * console.assert(countTokensUpTo(text, 50) > 50);
+ * console.assert(countTokensUpTo("Hello, world!", 50) === countTokens("Hello, world!"));
+ * ```
+ */
+export function countTokensUpTo(text: string, limit: number): number {
+  if (!text) return 0;
+  if (text.length <= TOKEN_PIECE_CHARS) return countO200k(text, OPTIONS);
+  let total = 0;
+  forEachPiece(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS, (start, end) => {
+    total += countO200k(text.slice(start, end), OPTIONS);
+    return total <= limit;
   });
   return total;
 }

@@ -66,6 +66,7 @@ export async function pageFromHtml(
     fetchedAt: new Date().toISOString(),
     ...(tier === "http" && looksThin(html, extracted.markdown) ? { thin: true } : {}),
     ...(truncated ? { truncated: true } : {}),
+    ...(extracted.markdownTokens !== undefined ? { markdownTokens: extracted.markdownTokens } : {}),
   };
 }
 

@@ -76,6 +76,8 @@ export interface Page {
   thin?: boolean;
   /** True when the body or its HTML was cut at a size limit: only the start was read. */
   truncated?: boolean;
+  /** o200k tokens of `markdown`, when counted while reading (off the main thread). */
+  markdownTokens?: number;
 }
 
 /** What tiers share. */
