@@ -7,7 +7,8 @@
  */
 import { GleanerError } from "../errors.ts";
 import type { Config } from "../config.ts";
-import { extractHtml, type ExtractOptions } from "../extract/mod.ts";
+import { extractHtml, type ExtractOptions, HTML_LIMITS } from "../extract/mod.ts";
+import { canonicalCharset } from "../net/content.ts";
 import type { HtmlExtractor } from "../extract/pool.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { pdfToMarkdown } from "./convert/pdf.ts";
@@ -95,7 +96,12 @@ export async function pageFromResponse(
     fetchedAt: new Date().toISOString(),
   };
   if (HTML_TYPES.has(mediaType)) {
-    return await pageFromHtml(response.text(), requestedUrl, response.url, "http", htmlOptions);
+    const maxChars = options.config?.read.max_html_chars ?? HTML_LIMITS.maxChars;
+    const { text, cut } = await decodeHtmlBody(response, maxChars);
+    return await pageFromHtml(text, requestedUrl, response.url, "http", {
+      ...htmlOptions,
+      truncated: htmlOptions.truncated || cut,
+    });
   }
   if (mediaType === "application/pdf") {
     const pdf = await pdfToMarkdown(response.body, { maxPages: options.maxPdfPages });
@@ -125,6 +131,35 @@ export async function pageFromResponse(
     "unsupported_content",
     `${response.url} is ${mediaType || "binary"}, not a readable page`,
   );
+}
+
+const DECODE_SLICE_BYTES = 1 << 20;
+
+/**
+ * Decodes an HTML body a megabyte at a time, yielding to the event loop
+ * between slices (a 20 MB body decoded at once blocks a server for a large
+ * part of a second), and only as far as extraction reads: the first
+ * `3 × maxChars` bytes always hold at least `maxChars` characters. `cut` says
+ * bytes were left undecoded.
+ */
+export async function decodeHtmlBody(
+  response: FetchedResponse,
+  maxChars: number,
+): Promise<{ text: string; cut: boolean }> {
+  const body = response.body;
+  if (body.length <= DECODE_SLICE_BYTES) return { text: response.text(), cut: false };
+  const end = Math.min(body.length, 3 * maxChars);
+  const decoder = new TextDecoder(canonicalCharset(response.charset) ?? "utf-8");
+  const parts: string[] = [];
+  for (let at = 0; at < end; at += DECODE_SLICE_BYTES) {
+    const last = at + DECODE_SLICE_BYTES >= end;
+    parts.push(decoder.decode(body.subarray(at, Math.min(end, at + DECODE_SLICE_BYTES)), {
+      stream: !last,
+    }));
+    if (!last) await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  const text = parts.join("");
+  return { text, cut: end < body.length };
 }
 
 /** A title for content that has none: the last path segment or the host. */
