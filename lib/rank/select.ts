@@ -9,7 +9,7 @@
 import { chunkMarkdown, type Unit } from "./chunk.ts";
 import { cosine, dedupe, jaccard, tokenSet } from "./dedupe.ts";
 import { type Relevance, relevanceOf } from "./fusion.ts";
-import { countTokens, countTokensUpTo } from "./tokens.ts";
+import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "./tokens.ts";
 
 /** The page a candidate unit comes from. */
 export interface EvidenceSource {
@@ -418,12 +418,15 @@ export function pageInOrder(markdown: string, maxTokens: number, from = 0): Page
       truncated: false,
     };
   }
-  const ends = chunkMarkdown(markdown).map((u) => u.end).filter((e) => e > begin);
+  // Units ending past the point where the budget is spent cannot fit: only the start of a
+  // huge page is chunked (with a margin of a few pieces).
+  const reach = begin + tokenReach(whole, maxTokens) + 2 * TOKEN_PIECE_CHARS;
+  const ends = chunkMarkdown(markdown.length > reach ? markdown.slice(0, reach) : markdown)
+    .map((u) => u.end).filter((e) => e > begin);
   // Cut at the last unit that fits; if not even one does, at a word boundary inside the first.
   let cut = longestFittingCut(markdown, begin, ends, maxTokens);
   if (!cut) {
-    // No token is longer than 256 characters: past maxTokens × 256 characters nothing fits.
-    const limit = Math.min(ends[0] ?? markdown.length, begin + (maxTokens + 1) * 256);
+    const limit = Math.min(ends[0] ?? markdown.length, reach);
     const wordEnds: number[] = [];
     for (let i = begin; i < limit; i++) {
       if (/\s/.test(markdown[i])) wordEnds.push(begin + markdown.slice(begin, i).trimEnd().length);

@@ -191,3 +191,30 @@ export function countTokensUpTo(text: string, limit: number): number {
   });
   return total;
 }
+
+/**
+ * How many characters of `text` are enough to pass `limit` tokens: the end of
+ * the piece where the running count first exceeds `limit` (`text.length` when
+ * it never does). Prefixes longer than this hold more than `limit` tokens, so
+ * a budget search need not look further.
+ *
+ * @example
+ * ```ts
+ * import { tokenReach } from "./tokens.ts";
+ * const text = "word ".repeat(100_000);
+ * console.assert(tokenReach(text, 100) < 5_000);
+ * console.assert(tokenReach("short", 100) === 5);
+ * ```
+ */
+export function tokenReach(text: string, limit: number): number {
+  if (text.length <= TOKEN_PIECE_CHARS) return text.length;
+  let total = 0;
+  let reach = text.length;
+  forEachPiece(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS, (start, end) => {
+    total += countO200k(text.slice(start, end), OPTIONS);
+    if (total <= limit) return true;
+    reach = end;
+    return false;
+  });
+  return reach;
+}

@@ -133,10 +133,10 @@ export async function pageFromResponse(
   );
 }
 
-const DECODE_SLICE_BYTES = 1 << 20;
+const DECODE_SLICE_BYTES = 1 << 18;
 
 /**
- * Decodes an HTML body a megabyte at a time, yielding to the event loop
+ * Decodes an HTML body 256 KB at a time, yielding to the event loop
  * between slices (a 20 MB body decoded at once blocks a server for a large
  * part of a second), and only as far as extraction reads: the first
  * `3 × maxChars` bytes always hold at least `maxChars` characters. `cut` says
