@@ -22,6 +22,9 @@ import type { ExtractReply, ExtractRequest } from "./worker.ts";
 
 const log = getGleanerLogger("extract");
 
+/** Characters of HTML posted to a thread at a time. */
+const PART_CHARS = 1 << 18;
+
 /** Options of {@link createExtractPool}. */
 export interface ExtractPoolOptions {
   /** Worker threads (default 1). */
@@ -158,10 +161,26 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
       if (slot.job === job) kill(slot, cancelled(job.url));
     };
     job.signal?.addEventListener("abort", job.onAbort, { once: true });
+    void send(slot, worker, job, slot.id);
+  };
+
+  /**
+   * Posts the page in parts of {@link PART_CHARS} characters, yielding between
+   * them: copying a few megabytes to the thread at once blocks the main thread.
+   */
+  const send = async (slot: Slot, worker: Worker, job: Job, id: number) => {
+    for (let at = 0; at < job.html.length - PART_CHARS; at += PART_CHARS) {
+      worker.postMessage(
+        { id, part: job.html.slice(at, at + PART_CHARS) } satisfies ExtractRequest,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (slot.job !== job || slot.worker !== worker) return;
+    }
+    const last = Math.max(0, Math.ceil(job.html.length / PART_CHARS) - 1) * PART_CHARS;
     worker.postMessage(
       {
-        id: slot.id,
-        html: job.html,
+        id,
+        html: job.html.slice(last),
         url: job.url,
         options: poolOptions.options,
       } satisfies ExtractRequest,

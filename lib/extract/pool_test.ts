@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { GleanerError } from "../errors.ts";
 import { extractHtml } from "./mod.ts";
 import { createExtractPool } from "./pool.ts";
+import { countTokens } from "../rank/tokens.ts";
 import { binaryBytes, nestedDivs } from "../../tests/fixtures/hostile.ts";
 import { PAGES_PATH } from "../../tests/fixtures/web.ts";
 
@@ -17,7 +18,14 @@ Deno.test("extract pool: same page as extractHtml; deadline and abort stop the t
   try {
     const html = await Deno.readTextFile(`${PAGES_PATH}/001/source.html`);
     const page = await pool.extract(html, URL_);
-    assert.deepEqual(page, extractHtml(html, URL_));
+    const { markdownTokens, ...extracted } = page;
+    assert.deepEqual(extracted, extractHtml(html, URL_));
+    assert.equal(markdownTokens, countTokens(page.markdown));
+    // A page bigger than one posted part arrives whole.
+    const big = `<title>Big</title><article><p>${
+      "Tides rise and fall. ".repeat(60_000)
+    }</p></article>`;
+    assert.equal((await pool.extract(big, URL_)).markdown, extractHtml(big, URL_).markdown);
 
     const slow = nestedDivs(4_000);
     await assert.rejects(

@@ -2,8 +2,9 @@
  * The worker thread of the extraction pool (`pool.ts`): runs
  * {@link extractHtml} off the main thread, so a slow page cannot block a
  * server, and can be stopped by terminating the thread. Protocol: the
- * thread posts `{ ready: true }` once loaded; each {@link ExtractRequest}
- * answers one {@link ExtractReply} with the same id.
+ * thread posts `{ ready: true }` once loaded; a page arrives as `{ id, part }`
+ * messages then one {@link ExtractPage}, answered by one {@link ExtractReply}
+ * with the same id.
  *
  * @module
  */
@@ -12,11 +13,14 @@ import { GleanerError } from "../errors.ts";
 import { type ExtractedPage, extractHtml, type ExtractOptions } from "./mod.ts";
 import { countTokens } from "../rank/tokens.ts";
 
-/** A request to the worker. */
-export interface ExtractRequest {
+/** A request to the worker: leading parts of the HTML, then the rest with the URL. */
+export type ExtractRequest = { id: number; part: string } | ExtractPage;
+
+/** The last message of a request. */
+export interface ExtractPage {
   /** Matches the reply to the request. */
   id: number;
-  /** The page's HTML. */
+  /** The page's HTML (after the parts sent before it with the same id). */
   html: string;
   /** The page's URL (base of its links). */
   url: string;
@@ -32,10 +36,24 @@ export type ExtractReply =
 // Only when started as a worker thread (importing this module for its types does nothing).
 if (parentPort) {
   const port = parentPort;
-  port.on("message", (request: ExtractRequest) => {
+  let parts: string[] = [];
+  let partsId = -1;
+  port.on("message", (message: ExtractRequest) => {
+    if (message.id !== partsId) {
+      parts = [];
+      partsId = message.id;
+    }
+    if ("part" in message) {
+      parts.push(message.part);
+      return;
+    }
+    const request = message;
+    parts.push(request.html);
+    const html = parts.join("");
+    parts = [];
     let reply: ExtractReply;
     try {
-      const page = extractHtml(request.html, request.url, request.options);
+      const page = extractHtml(html, request.url, request.options);
       // Counted here too, so the main thread need not count a huge page again.
       reply = { id: request.id, page: { ...page, markdownTokens: countTokens(page.markdown) } };
     } catch (error) {
