@@ -13,6 +13,7 @@ import { runMemoryBench } from "./memory.ts";
 import { runMemoryBackendBench } from "./memory_backends.ts";
 import { runPipelineBench } from "./pipeline.ts";
 import { runStartupBench } from "./startup.ts";
+import { runHealthBench, runTokensBench } from "./health.ts";
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   extraction: () => runExtractionBench(),
@@ -23,6 +24,8 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   memory: () => runMemoryBench(),
   memory_backends: () => runMemoryBackendBench(),
   startup: () => runStartupBench(),
+  health: () => runHealthBench(),
+  tokens: () => runTokensBench(),
 };
 
 // `--name=value` arguments are options of the benchmarks, not names.

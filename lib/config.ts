@@ -123,6 +123,14 @@ export const ReadSchema = z.object({
   llms_txt_domains: z.array(z.string()).default([]),
   /** Operator file forcing tiers per domain or path prefix. */
   tier_rules_path: z.string().optional(),
+  /** Worker threads that extract HTML pages off the main thread. */
+  extract_workers: z.number().int().min(1).max(16).default(1),
+  /** Deadline of one page's extraction; the thread is stopped and the read fails with `timeout`. */
+  extract_timeout_ms: z.number().int().positive().default(15_000),
+  /** Characters of HTML parsed per page (the rest is cut and the page marked truncated). */
+  max_html_chars: z.number().int().positive().default(3_000_000),
+  /** Links kept per page, main content first. */
+  max_links: z.number().int().min(0).default(1_000),
 });
 
 /** Settings of passage selection. */

@@ -105,6 +105,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
     config,
     fetcher,
     tiers: tiers.tiers.map(traceTier),
+    extract: tiers.extract,
     cache: store.cache,
     domains: store.domains,
     tierRule: config.read.tier_rules_path

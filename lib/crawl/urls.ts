@@ -5,6 +5,7 @@
  * @module
  */
 import { GleanerError } from "../errors.ts";
+import { compileLinearGlob, compileLinearRegex, PatternError } from "./linear_match.ts";
 
 /** Extensions of files that are not pages (images, media, archives, fonts, assets, office files, feeds). */
 export const NON_PAGE_EXTENSIONS: ReadonlySet<string> = new Set([
@@ -118,27 +119,6 @@ export function looksLikePage(url: URL): boolean {
 /** A compiled include/exclude pattern. */
 export type PathPattern = (pathAndQuery: string) => boolean;
 
-function globToRegExp(glob: string): RegExp {
-  let source = "";
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i];
-    if (ch === "*") {
-      if (glob[i + 1] === "*") {
-        source += ".*";
-        i++;
-      } else {
-        source += "[^/]*";
-      }
-    } else if (ch === "?") {
-      source += "[^/]";
-    } else {
-      source += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-    }
-  }
-  // A pattern ending in "/" covers everything below it.
-  return new RegExp(`^${source}${glob.endsWith("/") ? ".*" : ""}$`);
-}
-
 /**
  * Compiles a path pattern. Regular expressions are written `re:<regex>` or
  * start with `^`, and are searched in the path plus query. Anything else is
@@ -146,7 +126,11 @@ function globToRegExp(glob: string): RegExp {
  * anything, `?` one character; a glob ending in `/` matches everything below
  * that folder, and a glob not starting with `/` or `**` matches at any depth
  * (`*.html` matches `/a/b.html`).
- * Throws `invalid_arguments` naming `field` for a bad regex.
+ *
+ * Both run in time linear in the path (see `linear_match.ts`): regular
+ * expressions are limited to a subset without backreferences or
+ * lookarounds, and patterns to 200 characters. Throws `invalid_arguments`
+ * naming `field` and the pattern for anything else.
  *
  * @example
  * ```ts
@@ -162,20 +146,26 @@ export function compilePathPattern(pattern: string, field = "pattern"): PathPatt
   if (!text) {
     throw new GleanerError("invalid_arguments", `${field}: empty pattern`, { details: { field } });
   }
-  if (text.startsWith("re:") || text.startsWith("^")) {
-    let re: RegExp;
-    try {
-      re = new RegExp(text.startsWith("re:") ? text.slice(3) : text);
-    } catch {
-      throw new GleanerError("invalid_arguments", `${field}: invalid regular expression`, {
-        details: { field },
-      });
+  const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+  try {
+    if (text.startsWith("re:") || text.startsWith("^")) {
+      return compileLinearRegex(text.startsWith("re:") ? text.slice(3) : text);
     }
-    return (path) => re.test(path);
+    const glob = text.startsWith("/") || text.startsWith("**") ? text : `**/${text}`;
+    // A pattern ending in "/" covers everything below it.
+    const match = compileLinearGlob(glob.endsWith("/") ? `${glob}**` : glob);
+    return (path) => {
+      const query = path.indexOf("?");
+      return match(query === -1 ? path : path.slice(0, query));
+    };
+  } catch (error) {
+    if (!(error instanceof PatternError)) throw error;
+    throw new GleanerError(
+      "invalid_arguments",
+      `${field}: pattern ${shown} refused: ${error.message}`,
+      { details: { field } },
+    );
   }
-  const glob = text.startsWith("/") || text.startsWith("**") ? text : `**/${text}`;
-  const re = globToRegExp(glob);
-  return (path) => re.test(path.replace(/\?.*$/, ""));
 }
 
 /** Include/exclude filter over URL paths. */

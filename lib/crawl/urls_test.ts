@@ -51,3 +51,25 @@ Deno.test("path patterns: globs, folder prefixes, regexes", () => {
   assert.ok(!pass(new URL("https://e.com/docs/old-api")));
   assert.ok(createPathFilter()(new URL("https://e.com/anything")));
 });
+
+Deno.test("path patterns: catastrophic regexes and globs run in linear time", () => {
+  // Backtracking took seconds to hours on these 32-character paths.
+  const path = `/${"a".repeat(30)}!`;
+  assert.equal(compilePathPattern("re:(a+)+$")(path), false);
+  assert.equal(compilePathPattern("re:(a|aa)*b")(path), false);
+  assert.equal(compilePathPattern("/**a**a**a**a**a**a**a**a**a**b")(path), false);
+  const pass = createPathFilter(["re:(\\w+\\w*)+\\.html$"], ["**a*a*a*a*a*a*a*a*a*a*a*x"]);
+  assert.equal(pass(new URL(`https://e.com/${"a".repeat(40)}.htm`)), false);
+});
+
+Deno.test("path patterns: backreferences, lookarounds and long patterns are refused by name", () => {
+  for (const pattern of ["re:(a)\\1", "re:a(?=b)", "re:(?<!x)y", `re:${"a".repeat(201)}`]) {
+    assert.throws(
+      () => createPathFilter([pattern]),
+      (e) =>
+        e instanceof GleanerError && e.code === "invalid_arguments" &&
+        e.message.startsWith("include[0]: pattern ") && e.message.includes(pattern.slice(3, 6)),
+      pattern,
+    );
+  }
+});

@@ -19,7 +19,7 @@ import {
   renderEvidence,
   selectEvidence,
 } from "../rank/select.ts";
-import { countTokens } from "../rank/tokens.ts";
+import { countTokens, countTokensUpTo } from "../rank/tokens.ts";
 import type { Page } from "../read/types.ts";
 import { telemetry } from "../telemetry/mod.ts";
 import { shareBudget } from "./budget.ts";
@@ -125,14 +125,15 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
   for (const read of reads) {
     let count = pageTokensByUrl.get(read.page.finalUrl);
     if (count === undefined) {
-      count = countTokens(read.page.markdown);
+      count = read.page.markdownTokens ?? countTokens(read.page.markdown);
       pageTokensByUrl.set(read.page.finalUrl, count);
     }
     pageTokens += count;
   }
 
+  // A demand above the budget weighs as the budget: counting stops there (huge pages stay cheap).
   const wholeDemands = wholePages.map((page) =>
-    countTokens(renderEvidence([wholeItem(page, page.markdown.trim(), 0)]))
+    countTokensUpTo(renderEvidence([wholeItem(page, page.markdown.trim(), 0)]), maxTokens + 1)
   );
   const demands = [...wholeDemands, ...(queryGroups.size ? [Infinity] : [])];
   const weights = [...wholePages.map(() => 1), queryGroups.size];

@@ -22,7 +22,8 @@ function withoutFragment(url: string): string {
 /**
  * Collects the links under `root` (an element or a document), resolved
  * against `base`, skipping non-http(s) schemes, fragment-only links and links
- * back to `pageUrl`. Fragments are dropped; each URL appears once.
+ * back to `pageUrl`. Fragments are dropped; each URL appears once; at most
+ * `limit` links are collected.
  *
  * @example
  * ```ts
@@ -33,12 +34,18 @@ function withoutFragment(url: string): string {
  * console.assert(links.length === 1 && links[0].url === "https://example.com/a");
  * ```
  */
-export function collectLinks(root: ParentNode, base: string, pageUrl: string): PageLink[] {
+export function collectLinks(
+  root: ParentNode,
+  base: string,
+  pageUrl: string,
+  limit = Infinity,
+): PageLink[] {
   const self = withoutFragment(pageUrl);
   const baseSelf = withoutFragment(base);
   const out: PageLink[] = [];
   const index = new Map<string, number>();
   for (const a of root.querySelectorAll("a[href]")) {
+    if (out.length >= limit) break;
     const href = a.getAttribute("href") ?? "";
     if (!href.trim() || href.trim().startsWith("#")) continue;
     const resolved = resolveUrl(href, base);

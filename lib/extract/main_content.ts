@@ -7,6 +7,7 @@
  */
 import { Readability } from "@mozilla/readability";
 import { getGleanerLogger } from "../log.ts";
+import { resolveUrl } from "./dom.ts";
 
 /** Name of a main-content extractor (`readability` ships; others can be plugged in). */
 export type ExtractorName = string;
@@ -60,7 +61,13 @@ function clean(value: string | null | undefined): string | undefined {
  */
 export const readabilityExtractor: MainContentExtractor = {
   name: "readability",
-  extract(doc: Document): MainContent | null {
+  extract(doc: Document, url: string): MainContent | null {
+    // Readability resolves relative links against the document's base URI, which linkedom
+    // takes from `globalThis.location` (a worker thread's own script URL): pin it to the page.
+    const base = resolveUrl(doc.querySelector("base[href]")?.getAttribute("href") ?? "", url) ??
+      url;
+    Object.defineProperty(doc, "baseURI", { value: base, configurable: true });
+    Object.defineProperty(doc, "documentURI", { value: url, configurable: true });
     const article = new Readability<Element>(doc, {
       keepClasses: true,
       serializer: (node) => node as Element,

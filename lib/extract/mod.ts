@@ -15,6 +15,7 @@ import { gleanerExtractor } from "./gleaner_extractor.ts";
 import { htmlToMarkdown } from "./markdown.ts";
 import { type PageMetadata, readMetadata } from "./metadata.ts";
 import { collectLinks, mergeLinks, type PageLink } from "./links.ts";
+import { assertNotBinary, boundHtml, HTML_LIMITS, type HtmlLimits } from "./guard.ts";
 
 export type { ExtractorName, MainContent, MainContentExtractor } from "./main_content.ts";
 export { readabilityExtractor } from "./main_content.ts";
@@ -25,6 +26,7 @@ export { htmlToMarkdown } from "./markdown.ts";
 export { cleanTitle, readMetadata } from "./metadata.ts";
 export { collectLinks } from "./links.ts";
 export { parseDocument } from "./dom.ts";
+export { boundHtml, HTML_LIMITS, type HtmlLimits, looksBinary } from "./guard.ts";
 
 /** A page reduced to what an agent reads: its metadata (see {@link PageMetadata}), Markdown and links. */
 export interface ExtractedPage extends Omit<PageMetadata, "jsonLd"> {
@@ -34,13 +36,24 @@ export interface ExtractedPage extends Omit<PageMetadata, "jsonLd"> {
   links: PageLink[];
   /** What produced `markdown`. */
   method: ExtractorName | "json-ld";
+  /** True when the HTML was cut before parsing (see {@link HtmlLimits}). */
+  truncated?: boolean;
+  /** o200k tokens of `markdown`, when the extractor counted them (the extraction threads do). */
+  markdownTokens?: number;
 }
 
 /** Options of {@link extractHtml}. */
 export interface ExtractOptions {
   /** Main-content extractor; default {@link gleanerExtractor} (Readability with boilerplate removal; best F1 on extraction-dev in bench/extraction.ts). */
   extractor?: MainContentExtractor;
+  /** Bounds on the HTML parsed (size, nesting depth, element count); defaults in `HTML_LIMITS`. */
+  limits?: HtmlLimits;
+  /** Links kept, main content first (default {@link MAX_LINKS}). */
+  maxLinks?: number;
 }
+
+/** Links kept per page by default, main content first. */
+export const MAX_LINKS = 1_000;
 
 const THIN_WORDS = 60;
 
@@ -50,6 +63,10 @@ function wordCount(text: string): number {
 
 /**
  * Extracts the main content of an HTML page as Markdown, with metadata and links.
+ *
+ * Hostile pages are bounded before parsing (see `guard.ts`): binary bodies
+ * throw `unsupported_content`; size, nesting depth and element count are
+ * capped (the page is then `truncated`), and at most `maxLinks` links are kept.
  *
  * @example
  * ```ts
@@ -69,14 +86,20 @@ export function extractHtml(
   url: string,
   options: ExtractOptions = {},
 ): ExtractedPage {
-  const cleaned = stripScripts(html);
+  assertNotBinary(html, url);
+  const maxChars = options.limits?.maxChars ?? HTML_LIMITS.maxChars;
+  // Scripts are stripped from a slice a little longer than the parse limit: it is linear anyway.
+  const bounded = boundHtml(stripScripts(html.slice(0, maxChars * 2)), options.limits);
+  const truncated = bounded.truncated || html.length > maxChars * 2;
+  const cleaned = bounded.html;
+  const maxLinks = options.maxLinks ?? MAX_LINKS;
   const doc = parseDocument(cleaned);
   const meta = readMetadata(doc, url);
   const base = baseUrlOf(doc, url);
-  const pageLinks = collectLinks(doc, base, url);
+  const pageLinks = collectLinks(doc, base, url, maxLinks);
   const main = extractMainContent(doc, url, options.extractor ?? gleanerExtractor) ??
     bodyContent(parseDocument(cleaned));
-  const mainLinks = collectLinks(main.root, base, url);
+  const mainLinks = collectLinks(main.root, base, url, maxLinks);
   let markdown = htmlToMarkdown(main.root, { mutate: true });
   let method: ExtractedPage["method"] = main.method;
   const body = meta.jsonLd?.articleBody;
@@ -88,7 +111,7 @@ export function extractHtml(
   return {
     title: meta.title,
     markdown,
-    links: mergeLinks(mainLinks, pageLinks),
+    links: mergeLinks(mainLinks, pageLinks).slice(0, maxLinks),
     lang: meta.lang ?? main.lang,
     byline: meta.byline ?? main.byline,
     published: meta.published ?? main.published,
@@ -96,5 +119,6 @@ export function extractHtml(
     siteName: meta.siteName ?? main.siteName,
     canonical: meta.canonical,
     method,
+    ...(truncated ? { truncated } : {}),
   };
 }

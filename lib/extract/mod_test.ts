@@ -106,3 +106,70 @@ Deno.test("bodyContent: the fallback keeps body text without chrome or scripts",
   assert.equal(main.method, "body");
   assert.equal(main.root.textContent, "Short note.");
 });
+
+Deno.test("extractHtml: hostile pages are bounded (links kept, binary refused, big pages truncated)", async () => {
+  const { binaryBytes, manyLinks } = await import("../../tests/fixtures/hostile.ts");
+  const { GleanerError } = await import("../errors.ts");
+  const links = extractHtml(manyLinks(3_000), "https://example.com/");
+  assert.equal(links.links.length, 1_000);
+  assert.equal(links.links[0].url, "https://example.com/l/0");
+  assert.equal(
+    extractHtml(manyLinks(3_000), "https://example.com/", { maxLinks: 10 }).links.length,
+    10,
+  );
+  assert.throws(
+    () => extractHtml(new TextDecoder().decode(binaryBytes(100_000)), "https://example.com/bin"),
+    (e) =>
+      e instanceof GleanerError && e.code === "unsupported_content" &&
+      /example\.com\/bin/.test(e.message),
+  );
+  const big = extractHtml(
+    `<title>Big</title><article><p>${"Tides rise. ".repeat(50_000)}</p></article>`,
+    "https://example.com/",
+    {
+      limits: { maxChars: 100_000 },
+    },
+  );
+  assert.equal(big.truncated, true);
+  assert.ok(big.markdown.length < 100_000 && big.markdown.startsWith("Tides rise."));
+  assert.equal(extractHtml(ARTICLE, "https://example.com/").truncated, undefined);
+});
+
+Deno.test("extractHtml: every hostile page finishes (subprocess with a generous watchdog)", async () => {
+  // Before the bounds: 1,000 nested divs 6 s, 400,000 elements 50 s, 50,000 nested divs and
+  // 200,000 unclosed scripts over a minute each, binary bytes a stack overflow after 35 s.
+  const code = `
+    import * as h from "./tests/fixtures/hostile.ts";
+    import { extractHtml } from "./lib/extract/mod.ts";
+    const pages = {
+      nested: h.nestedDivs(1_000),
+      deep: h.nestedDivs(50_000),
+      scripts: h.unclosedScripts(200_000),
+      elements: "<html><body>" + "<span>x</span>".repeat(400_000) + "</body></html>",
+      bomb: "<html><body><p>start</p>" + "<b>".repeat(1_000_000) + "</body></html>",
+    };
+    const out = {};
+    for (const [name, html] of Object.entries(pages)) {
+      const page = extractHtml(html, "https://example.com/");
+      out[name] = { chars: page.markdown.length, truncated: page.truncated ?? false };
+    }
+    console.log(JSON.stringify(out));
+  `;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", code],
+    cwd: new URL("../../", import.meta.url),
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const watchdog = setTimeout(() => child.kill("SIGKILL"), 120_000);
+  const out = await child.output();
+  clearTimeout(watchdog);
+  assert.ok(
+    out.success,
+    `extraction did not finish: ${new TextDecoder().decode(out.stderr).slice(-500)}`,
+  );
+  const result = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.ok(result.nested.chars > 500 && result.deep.chars > 500, JSON.stringify(result));
+  assert.equal(result.elements.truncated, true);
+  assert.ok(result.scripts.chars > 500);
+});

@@ -9,7 +9,7 @@
 import { chunkMarkdown, type Unit } from "./chunk.ts";
 import { cosine, dedupe, jaccard, tokenSet } from "./dedupe.ts";
 import { type Relevance, relevanceOf } from "./fusion.ts";
-import { countTokens } from "./tokens.ts";
+import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "./tokens.ts";
 
 /** The page a candidate unit comes from. */
 export interface EvidenceSource {
@@ -408,7 +408,7 @@ export function pageInOrder(markdown: string, maxTokens: number, from = 0): Page
   const lead = rest.length - rest.trimStart().length;
   const begin = start + lead;
   const whole = markdown.slice(begin).trimEnd();
-  const wholeTokens = countTokens(whole);
+  const wholeTokens = countTokensUpTo(whole, maxTokens);
   if (wholeTokens <= maxTokens) {
     return {
       text: whole,
@@ -418,11 +418,15 @@ export function pageInOrder(markdown: string, maxTokens: number, from = 0): Page
       truncated: false,
     };
   }
-  const ends = chunkMarkdown(markdown).map((u) => u.end).filter((e) => e > begin);
+  // Units ending past the point where the budget is spent cannot fit: only the start of a
+  // huge page is chunked (with a margin of a few pieces).
+  const reach = begin + tokenReach(whole, maxTokens) + 2 * TOKEN_PIECE_CHARS;
+  const ends = chunkMarkdown(markdown.length > reach ? markdown.slice(0, reach) : markdown)
+    .map((u) => u.end).filter((e) => e > begin);
   // Cut at the last unit that fits; if not even one does, at a word boundary inside the first.
   let cut = longestFittingCut(markdown, begin, ends, maxTokens);
   if (!cut) {
-    const limit = ends[0] ?? markdown.length;
+    const limit = Math.min(ends[0] ?? markdown.length, reach);
     const wordEnds: number[] = [];
     for (let i = begin; i < limit; i++) {
       if (/\s/.test(markdown[i])) wordEnds.push(begin + markdown.slice(begin, i).trimEnd().length);
@@ -449,7 +453,7 @@ function longestFittingCut(
   let best: { end: number; tokens: number } | undefined;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const tokens = countTokens(markdown.slice(begin, ends[mid]));
+    const tokens = countTokensUpTo(markdown.slice(begin, ends[mid]), maxTokens);
     if (tokens <= maxTokens) {
       best = { end: ends[mid], tokens };
       lo = mid + 1;

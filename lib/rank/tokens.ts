@@ -2,6 +2,17 @@
  * Token counting with the o200k_base encoding (gpt-tokenizer): budgets are
  * counted on the exact text the model receives.
  *
+ * Byte-pair encoding costs grow with the square of a pre-token's length, so
+ * one unbroken run (120 KB of Chinese, a 5 MB "word") would block the event
+ * loop for seconds to hours. Text is therefore counted in pieces of at most
+ * {@link TOKEN_PIECE_CHARS} characters, cut where o200k's own pre-tokenizer
+ * always cuts (before a space or tab after a non-space, after a line break
+ * before a letter or digit, between a letter or digit and punctuation), so
+ * the count of ordinary text is exactly the count of the whole. A run longer
+ * than {@link TOKEN_RUN_CHARS} characters without such a place is cut every
+ * {@link TOKEN_RUN_CHARS} characters: the cost stays linear and the count of
+ * that run is off by at most a token or two per cut.
+ *
  * @module
  */
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
@@ -10,8 +21,134 @@ import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
 // ordinary text instead of throwing.
 const OPTIONS = { disallowedSpecial: new Set<string>() };
 
+/** Longest piece handed to the tokenizer at once (characters). */
+export const TOKEN_PIECE_CHARS = 2048;
+
+/** Longest run without a pre-token boundary counted whole; longer runs are cut at this size. */
+export const TOKEN_RUN_CHARS = 256;
+/** How far ahead the end of a run without boundaries is looked for at a time. */
+const RUN_SCAN_CHARS = 65_536;
+
+/** Size of the cuts through a run without boundaries (short: byte-pair merging is quadratic). */
+const HARD = 64;
+
 /**
- * Number of o200k_base tokens in `text`.
+ * Places where o200k's pre-tokenizer always ends a pre-token, whatever comes
+ * before or after (the match is the first character of the next piece):
+ * a space or tab after a non-space; a letter or digit after a line break;
+ * punctuation (not an apostrophe, which can start a contraction) after a
+ * letter, mark or digit.
+ */
+const BOUNDARY =
+  /(?<=\S)[^\S\r\n]|(?<=[\r\n])[\p{L}\p{N}]|(?<=[\p{L}\p{N}\p{M}])[^\p{L}\p{N}\p{M}\s']/gu;
+
+function isLowSurrogate(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * Calls `piece(start, end)` for consecutive ranges covering `text`. Each
+ * piece of at most `maxChars` characters ends at the last boundary within
+ * its final `tailChars` characters; when there is none, the piece ends where
+ * that stretch starts and the run without boundaries that follows is cut
+ * every `tailChars` characters (never inside a surrogate pair). Each
+ * character is looked at a bounded number of times.
+ */
+function forEachPiece(
+  text: string,
+  maxChars: number,
+  tailChars: number,
+  piece: (start: number, end: number) => boolean | void,
+): void {
+  const re = new RegExp(BOUNDARY.source, BOUNDARY.flags);
+  const hardChars = Math.min(tailChars, HARD);
+  let start = 0;
+  // True while `start` is inside a run without boundaries whose end is not found yet.
+  let inRun = false;
+  while (text.length - start > maxChars) {
+    let at = start;
+    if (!inRun) {
+      const limit = start + maxChars;
+      // The tail is searched in a slice holding one character more for the lookbehind.
+      const from = limit - tailChars - 1;
+      const window = text.slice(from, limit + 1);
+      let cut = -1;
+      re.lastIndex = 1;
+      for (let m = re.exec(window); m; m = re.exec(window)) {
+        if (m.index >= 1 && !isLowSurrogate(window, m.index)) cut = from + m.index;
+      }
+      if (cut > start) {
+        if (piece(start, cut) === false) return;
+        start = cut;
+        continue;
+      }
+      // A run without boundaries covers the tail: the piece ends where the tail starts.
+      at = limit - tailChars;
+      if (isLowSurrogate(text, at)) at++;
+      if (piece(start, at) === false) return;
+    }
+    // Find where the run ends, looking at most RUN_SCAN_CHARS ahead at a time (a caller
+    // that stops early never scans the whole run), and cut it hard up to there.
+    const ahead = text.slice(at, at + RUN_SCAN_CHARS);
+    let end = at + ahead.length;
+    inRun = true;
+    re.lastIndex = 1;
+    for (let m = re.exec(ahead); m; m = re.exec(ahead)) {
+      if (!isLowSurrogate(ahead, m.index)) {
+        end = at + m.index;
+        inRun = false;
+        break;
+      }
+    }
+    if (end >= text.length) inRun = false;
+    while (end - at > hardChars) {
+      let next = at + hardChars;
+      if (isLowSurrogate(text, next)) next++;
+      if (piece(at, next) === false) return;
+      at = next;
+    }
+    start = at;
+  }
+  if (start < text.length) piece(start, text.length);
+}
+
+/**
+ * Splits `text` into the pieces {@link countTokens} counts one by one: at
+ * most `maxChars` characters (one more to keep a surrogate pair), ending at
+ * a pre-token boundary found in the last `tailChars` characters, or cut
+ * every `tailChars` characters through a run without boundaries.
+ *
+ * @example
+ * ```ts
+ * import { tokenPieces } from "./tokens.ts";
+ * console.assert(tokenPieces("one two three", 8, 4).join("|") === "one two| three");
+ * console.assert(tokenPieces("x".repeat(14), 8, 4).join("|") === "xxxx|xxxx|xxxx|xx");
+ * ```
+ */
+export function tokenPieces(
+  text: string,
+  maxChars: number = TOKEN_PIECE_CHARS,
+  tailChars: number = TOKEN_RUN_CHARS,
+): string[] {
+  const tail = Math.max(1, Math.min(Math.floor(tailChars), Math.floor(maxChars) - 1));
+  const pieces: string[] = [];
+  forEachPiece(
+    text,
+    Math.floor(maxChars),
+    tail,
+    (start, end) => {
+      pieces.push(text.slice(start, end));
+    },
+  );
+  return pieces;
+}
+
+/**
+ * Number of o200k_base tokens in `text`, counted in bounded pieces so the
+ * cost is linear in the length (see the module notes): exact for ordinary
+ * text; a run longer than {@link TOKEN_RUN_CHARS} characters without a
+ * pre-token boundary is counted in cuts of that size.
  *
  * @example
  * ```ts
@@ -22,5 +159,62 @@ const OPTIONS = { disallowedSpecial: new Set<string>() };
  */
 export function countTokens(text: string): number {
   if (!text) return 0;
-  return countO200k(text, OPTIONS);
+  if (text.length <= TOKEN_PIECE_CHARS) return countO200k(text, OPTIONS);
+  let total = 0;
+  forEachPiece(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS, (start, end) => {
+    total += countO200k(text.slice(start, end), OPTIONS);
+  });
+  return total;
+}
+
+/**
+ * {@link countTokens} that stops once the count passes `limit`: the exact
+ * count when it is at most `limit`, else some number above `limit`. Its cost
+ * grows with `limit`, not with the text, so budget checks on huge pages stay
+ * cheap.
+ *
+ * @example
+ * ```ts
+ * import { countTokens, countTokensUpTo } from "./tokens.ts";
+ * const text = "word ".repeat(100_000);
+ * console.assert(countTokensUpTo(text, 50) > 50);
+ * console.assert(countTokensUpTo("Hello, world!", 50) === countTokens("Hello, world!"));
+ * ```
+ */
+export function countTokensUpTo(text: string, limit: number): number {
+  if (!text) return 0;
+  if (text.length <= TOKEN_PIECE_CHARS) return countO200k(text, OPTIONS);
+  let total = 0;
+  forEachPiece(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS, (start, end) => {
+    total += countO200k(text.slice(start, end), OPTIONS);
+    return total <= limit;
+  });
+  return total;
+}
+
+/**
+ * How many characters of `text` are enough to pass `limit` tokens: the end of
+ * the piece where the running count first exceeds `limit` (`text.length` when
+ * it never does). Prefixes longer than this hold more than `limit` tokens, so
+ * a budget search need not look further.
+ *
+ * @example
+ * ```ts
+ * import { tokenReach } from "./tokens.ts";
+ * const text = "word ".repeat(100_000);
+ * console.assert(tokenReach(text, 100) < 5_000);
+ * console.assert(tokenReach("short", 100) === 5);
+ * ```
+ */
+export function tokenReach(text: string, limit: number): number {
+  if (text.length <= TOKEN_PIECE_CHARS) return text.length;
+  let total = 0;
+  let reach = text.length;
+  forEachPiece(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS, (start, end) => {
+    total += countO200k(text.slice(start, end), OPTIONS);
+    if (total <= limit) return true;
+    reach = end;
+    return false;
+  });
+  return reach;
 }

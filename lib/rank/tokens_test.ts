@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
-import { countTokens } from "./tokens.ts";
-import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { countTokens, TOKEN_PIECE_CHARS, tokenPieces } from "./tokens.ts";
+import { countTokens as countWhole, encode } from "gpt-tokenizer/encoding/o200k_base";
+import { extractHtml } from "../extract/mod.ts";
+import { loadPages } from "../../bench/extraction.ts";
+
+const WHOLE = { disallowedSpecial: new Set<string>() };
 
 Deno.test("countTokens: o200k_base counts, special-token text counted as text", () => {
   assert.equal(countTokens(""), 0);
@@ -8,4 +12,104 @@ Deno.test("countTokens: o200k_base counts, special-token text counted as text", 
   assert.equal(countTokens(text), encode(text).length);
   assert.ok(countTokens("a <|endoftext|> b") > 3);
   assert.ok(countTokens("数据".repeat(50)) > 10);
+});
+
+Deno.test("countTokens: counting in pieces gives exactly the whole count on real pages", async () => {
+  const pages = (await loadPages()).filter((_, i) => i % 3 === 0);
+  const texts = pages.map((page) =>
+    extractHtml(page.html, "http://fakehost/test/page.html").markdown
+  );
+  for (const [i, text] of texts.entries()) {
+    assert.equal(countTokens(text), countWhole(text, WHOLE), pages[i].name);
+  }
+  assert.ok(texts.filter((t) => t.length > TOKEN_PIECE_CHARS).length > 20);
+  const all = texts.join("\n\n");
+  assert.equal(countTokens(all), countWhole(all, WHOLE));
+});
+
+Deno.test("tokenPieces: cuts only where o200k cuts pre-tokens, so the sum is exact", () => {
+  // Random text from fragments no longer than the search tail: a boundary is always found.
+  const fragments = [
+    "a",
+    "B",
+    "é",
+    "e\u0301",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    ".",
+    ",",
+    "'",
+    "'s",
+    "’",
+    "1",
+    "23",
+    "数",
+    "据",
+    "/",
+    "-",
+    "(",
+    ")",
+    "«",
+    "\u00a0",
+    "😀",
+    "<|endoftext|>",
+    "ABc",
+    "http://x.y/z",
+  ];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let t = 0; t < 2000; t++) {
+    let text = "";
+    const n = 60 + Math.floor(next() * 200);
+    for (let i = 0; i < n; i++) {
+      text += fragments[Math.floor(next() * fragments.length)];
+      if (i % 3 === 2) text += " ";
+    }
+    const pieces = tokenPieces(text, 40, 30);
+    assert.equal(pieces.join(""), text);
+    assert.ok(pieces.length > 1);
+    const sum = pieces.reduce((total, piece) => total + countWhole(piece, WHOLE), 0);
+    assert.equal(sum, countWhole(text, WHOLE), JSON.stringify(text));
+  }
+});
+
+Deno.test("tokenPieces: unbroken runs are cut into short pieces, pairs kept whole", () => {
+  const emoji = "😀".repeat(5_000);
+  for (const text of ["a".repeat(100_000), "数据库".repeat(30_000), " ".repeat(50_000), emoji]) {
+    const pieces = tokenPieces(text);
+    assert.equal(pieces.join(""), text);
+    assert.ok(pieces.every((p) => p.length <= TOKEN_PIECE_CHARS + 1));
+    // Past the first piece, the run is cut into pieces of at most 64 characters (65 for a pair).
+    assert.ok(pieces.slice(1, -1).every((p) => p.length <= 65), String(pieces.length));
+  }
+  assert.ok(tokenPieces(emoji).every((p) => !/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(p)));
+});
+
+Deno.test("countTokens: a 1 MB unbroken run is counted (bounded pieces) and the count is sane", async () => {
+  // Run in a subprocess with a generous watchdog: whole-run byte-pair merging takes hours here.
+  const code = `
+    import { countTokens } from "./lib/rank/tokens.ts";
+    const cjk = Array.from({ length: 1_000_000 }, (_, i) => String.fromCharCode(0x4e00 + (i * 7919) % 3000)).join("");
+    const word = "abcdefghij".repeat(100_000);
+    // Reference: the whole-run count of a short sample, scaled.
+    const { countTokens: whole } = await import("gpt-tokenizer/encoding/o200k_base");
+    const sample = whole(cjk.slice(0, 8_000)) * 125;
+    console.log(JSON.stringify([countTokens(cjk), countTokens(word), sample]));
+  `;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", code],
+    cwd: new URL("../../", import.meta.url),
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const watchdog = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const out = await child.output();
+  clearTimeout(watchdog);
+  assert.ok(out.success, `the count did not finish: ${new TextDecoder().decode(out.stderr)}`);
+  const [cjk, word, sample] = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.ok(Math.abs(cjk - sample) < 0.1 * sample, `CJK tokens ${cjk}, about ${sample} expected`);
+  assert.ok(word > 50_000 && word < 1_000_000, `word tokens ${word}`);
 });

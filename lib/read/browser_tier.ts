@@ -36,7 +36,7 @@ export function createBrowserReadTier(
   return {
     name: "browser",
     canHandle: (url) => url.protocol === "http:" || url.protocol === "https:",
-    async read(url, request) {
+    async read(url, request, context) {
       if (config.network.respect_robots) await deps.robots?.assertAllowed(url.href, request.signal);
       // Loaded on first use: puppeteer costs every process ~70 ms at start-up otherwise.
       engine ??= (await import("./browser.ts")).createBrowserTier(config);
@@ -46,7 +46,11 @@ export function createBrowserReadTier(
         signal: request.signal,
       });
       assertPageStatus(result.status, url.href);
-      return pageFromHtml(result.html, request.url, result.url, "browser");
+      return await pageFromHtml(result.html, request.url, result.url, "browser", {
+        extract: context?.extract,
+        config: context?.config ?? config,
+        signal: request.signal,
+      });
     },
     async close() {
       await engine?.close();

@@ -37,6 +37,8 @@ export interface ReaderDeps {
   cache?: Cache;
   /** Per-origin tier memory. */
   domains?: DomainStats;
+  /** Extracts HTML pages off the main thread (the tiers' {@link ReadContext.extract}). */
+  extract?: ReadContext["extract"];
   /** Forced tier decisions per URL (operator rules): true = force on, false = force off. */
   tierRule?: (url: URL, tier: TierName) => boolean | undefined;
 }
@@ -114,7 +116,11 @@ export function parsePageUrl(raw: string): URL {
  * ```
  */
 export function createReader(deps: ReaderDeps): Reader {
-  const context: ReadContext = { config: deps.config, fetcher: deps.fetcher };
+  const context: ReadContext = {
+    config: deps.config,
+    fetcher: deps.fetcher,
+    ...(deps.extract ? { extract: deps.extract } : {}),
+  };
   const pages = createPageCache(deps.cache, deps.config);
   // Verdicts reached under other settings are not applied (see memoryPolicy).
   const scope = { policy: memoryPolicy(deps.config) };

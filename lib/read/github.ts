@@ -325,7 +325,14 @@ async function readRaw(
   const human = blobUrl(owner, repo, ref, path);
   if (looksBinary(response.body)) {
     if (response.mediaType === "application/pdf") {
-      return { ...(await pageFromResponse(response, request.url)), finalUrl: human };
+      return {
+        ...(await pageFromResponse(response, request.url, {
+          extract: context.extract,
+          config: context.config,
+          signal: request.signal,
+        })),
+        finalUrl: human,
+      };
     }
     throw new GleanerError("unsupported_content", `${where} is a binary file, not a readable page`);
   }
@@ -358,7 +365,14 @@ async function readApi(
     data = JSON.parse(response.text());
   } catch {
     // Not JSON (a raw media type was asked for): read it as any response.
-    return { ...(await pageFromResponse(response, request.url)), tier: "github" };
+    return {
+      ...(await pageFromResponse(response, request.url, {
+        extract: context.extract,
+        config: context.config,
+        signal: request.signal,
+      })),
+      tier: "github",
+    };
   }
   if (isContentFile(data)) {
     const text = decodeBase64Text(data.content);

@@ -6,7 +6,10 @@
  * @module
  */
 import { GleanerError } from "../errors.ts";
-import { extractHtml } from "../extract/mod.ts";
+import type { Config } from "../config.ts";
+import { extractHtml, type ExtractOptions, HTML_LIMITS } from "../extract/mod.ts";
+import { canonicalCharset } from "../net/content.ts";
+import type { HtmlExtractor } from "../extract/pool.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { pdfToMarkdown } from "./convert/pdf.ts";
 import { isStructuredType, looksLikeHtml, structuredToMarkdown } from "./convert/structured.ts";
@@ -16,22 +19,39 @@ import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 
+/** How {@link pageFromHtml} extracts: the tiers' context and the read's signal. */
+export interface HtmlReadOptions {
+  /** Off-main-thread extraction (else inline {@link extractHtml} with the limits of `config`). */
+  extract?: HtmlExtractor;
+  /** Settings (`read.max_html_chars`, `read.max_links`) for inline extraction. */
+  config?: Config;
+  /** Cancels the extraction. */
+  signal?: AbortSignal;
+  /** The body was already cut at the network size limit. */
+  truncated?: boolean;
+}
+
 /**
- * Turns an HTML document into a {@link Page}.
+ * Turns an HTML document into a {@link Page}: through the extraction pool
+ * when the context has one, else inline.
  *
  * @example
  * ```ts ignore
  * import { pageFromHtml } from "./http.ts";
- * const page = pageFromHtml("<title>T</title><p>Hello</p>", "https://example.com/", "https://example.com/", "http");
+ * const page = await pageFromHtml("<title>T</title><p>Hello</p>", "https://example.com/", "https://example.com/", "http");
  * ```
  */
-export function pageFromHtml(
+export async function pageFromHtml(
   html: string,
   requestedUrl: string,
   finalUrl: string,
   tier: Page["tier"],
-): Page {
-  const extracted = extractHtml(html, finalUrl);
+  options: HtmlReadOptions = {},
+): Promise<Page> {
+  const extracted = options.extract
+    ? await options.extract(html, finalUrl, options.signal)
+    : extractHtml(html, finalUrl, inlineOptions(options.config));
+  const truncated = options.truncated || extracted.truncated;
   return {
     url: requestedUrl,
     finalUrl,
@@ -46,15 +66,28 @@ export function pageFromHtml(
     canonical: extracted.canonical,
     fetchedAt: new Date().toISOString(),
     ...(tier === "http" && looksThin(html, extracted.markdown) ? { thin: true } : {}),
+    ...(truncated ? { truncated: true } : {}),
+    ...(extracted.markdownTokens !== undefined ? { markdownTokens: extracted.markdownTokens } : {}),
   };
+}
+
+/** {@link extractHtml} options from the read settings. */
+export function inlineOptions(config?: Config): ExtractOptions {
+  return config
+    ? { limits: { maxChars: config.read.max_html_chars }, maxLinks: config.read.max_links }
+    : {};
 }
 
 /** Turns a fetched response into a {@link Page}, whatever it holds. */
 export async function pageFromResponse(
   response: FetchedResponse,
   requestedUrl: string,
-  options: { maxPdfPages?: number } = {},
+  options: { maxPdfPages?: number } & HtmlReadOptions = {},
 ): Promise<Page> {
+  const htmlOptions: HtmlReadOptions = {
+    ...options,
+    truncated: options.truncated || (response as { truncated?: boolean }).truncated,
+  };
   const { mediaType } = response;
   const base = {
     url: requestedUrl,
@@ -63,7 +96,12 @@ export async function pageFromResponse(
     fetchedAt: new Date().toISOString(),
   };
   if (HTML_TYPES.has(mediaType)) {
-    return pageFromHtml(response.text(), requestedUrl, response.url, "http");
+    const maxChars = options.config?.read.max_html_chars ?? HTML_LIMITS.maxChars;
+    const { text, cut } = await decodeHtmlBody(response, maxChars);
+    return await pageFromHtml(text, requestedUrl, response.url, "http", {
+      ...htmlOptions,
+      truncated: htmlOptions.truncated || cut,
+    });
   }
   if (mediaType === "application/pdf") {
     const pdf = await pdfToMarkdown(response.body, { maxPages: options.maxPdfPages });
@@ -77,7 +115,9 @@ export async function pageFromResponse(
   }
   if (isStructuredType(mediaType) || mediaType.startsWith("text/")) {
     const text = response.text();
-    if (looksLikeHtml(text)) return pageFromHtml(text, requestedUrl, response.url, "http");
+    if (looksLikeHtml(text)) {
+      return await pageFromHtml(text, requestedUrl, response.url, "http", htmlOptions);
+    }
     const effective = isStructuredType(mediaType) ? mediaType : "text/plain";
     return {
       ...base,
@@ -91,6 +131,35 @@ export async function pageFromResponse(
     "unsupported_content",
     `${response.url} is ${mediaType || "binary"}, not a readable page`,
   );
+}
+
+const DECODE_SLICE_BYTES = 1 << 18;
+
+/**
+ * Decodes an HTML body 256 KB at a time, yielding to the event loop
+ * between slices (a 20 MB body decoded at once blocks a server for a large
+ * part of a second), and only as far as extraction reads: the first
+ * `3 × maxChars` bytes always hold at least `maxChars` characters. `cut` says
+ * bytes were left undecoded.
+ */
+export async function decodeHtmlBody(
+  response: FetchedResponse,
+  maxChars: number,
+): Promise<{ text: string; cut: boolean }> {
+  const body = response.body;
+  if (body.length <= DECODE_SLICE_BYTES) return { text: response.text(), cut: false };
+  const end = Math.min(body.length, 3 * maxChars);
+  const decoder = new TextDecoder(canonicalCharset(response.charset) ?? "utf-8");
+  const parts: string[] = [];
+  for (let at = 0; at < end; at += DECODE_SLICE_BYTES) {
+    const last = at + DECODE_SLICE_BYTES >= end;
+    parts.push(decoder.decode(body.subarray(at, Math.min(end, at + DECODE_SLICE_BYTES)), {
+      stream: !last,
+    }));
+    if (!last) await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  const text = parts.join("");
+  return { text, cut: end < body.length };
 }
 
 /** A title for content that has none: the last path segment or the host. */
@@ -118,6 +187,10 @@ export const httpTier: Tier = {
       },
     });
     assertPageStatus(response.status, url.href);
-    return await pageFromResponse(response, request.url);
+    return await pageFromResponse(response, request.url, {
+      extract: context.extract,
+      config: context.config,
+      signal: request.signal,
+    });
   },
 };

@@ -8,7 +8,8 @@ import type { GuardedFetcher } from "../net/fetch.ts";
 import type { DomainStats } from "../store/types.ts";
 import { createBrowserReadTier } from "./browser_tier.ts";
 import { githubTier } from "./github.ts";
-import { httpTier } from "./http.ts";
+import { httpTier, inlineOptions } from "./http.ts";
+import { createExtractPool, type HtmlExtractor } from "../extract/pool.ts";
 import { createLlmsTxtTier } from "./llms_txt.ts";
 import { waybackTier } from "./wayback.ts";
 import type { Tier } from "./types.ts";
@@ -17,13 +18,15 @@ import type { Tier } from "./types.ts";
 export interface TierSet {
   /** Tiers in cascade order. */
   tiers: Tier[];
-  /** Releases the browser. */
+  /** HTML extraction in worker threads under `read.extract_timeout_ms` (give it to the reader). */
+  extract: HtmlExtractor;
+  /** Releases the browser and the extraction threads. */
   close(): Promise<void>;
 }
 
 /**
  * Builds the default cascade: github, llms.txt, http (with structured and PDF
- * bodies), browser, wayback (opt-in).
+ * bodies), browser, wayback (opt-in), and the extraction threads they share.
  *
  * @example
  * ```ts ignore
@@ -40,11 +43,18 @@ export function defaultTiers(
   const browser = createBrowserReadTier(config, { robots: deps.fetcher.robots });
   const llmsTxt = createLlmsTxtTier({ domains: deps.domains });
   const tiers: Tier[] = [githubTier, llmsTxt, httpTier, browser, waybackTier];
+  const pool = createExtractPool({
+    workers: config.read.extract_workers,
+    timeoutMs: config.read.extract_timeout_ms,
+    options: inlineOptions(config),
+  });
   return {
     tiers,
+    extract: pool.extract,
     async close() {
       llmsTxt.clear();
       await browser.close();
+      await pool.close();
     },
   };
 }

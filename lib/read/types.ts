@@ -6,6 +6,7 @@
  */
 import type { Config } from "../config.ts";
 import type { Fetcher } from "../net/types.ts";
+import type { HtmlExtractor } from "../extract/pool.ts";
 
 /** Names of the reading tiers, in cascade order. */
 export const TIER_NAMES = [
@@ -73,6 +74,10 @@ export interface Page {
   fetchedAt: string;
   /** True when the HTTP result looks like it needs JavaScript (the browser may do better). */
   thin?: boolean;
+  /** True when the body or its HTML was cut at a size limit: only the start was read. */
+  truncated?: boolean;
+  /** o200k tokens of `markdown`, when counted while reading (off the main thread). */
+  markdownTokens?: number;
 }
 
 /** What tiers share. */
@@ -81,6 +86,8 @@ export interface ReadContext {
   config: Config;
   /** The guarded fetcher. */
   fetcher: Fetcher;
+  /** Extracts HTML off the main thread under a deadline; without it, extraction runs inline. */
+  extract?: HtmlExtractor;
 }
 
 /** One way of reading a URL. */

@@ -166,11 +166,16 @@ export const waybackTier: Tier = {
     const archivedAt = waybackTimeToIso(snapshot.timestamp);
     const isHtml = response.mediaType === "text/html" ||
       response.mediaType === "application/xhtml+xml";
+    const htmlOptions = {
+      extract: context.extract,
+      config: context.config,
+      signal: request.signal,
+    };
     // Raw snapshots keep the original links: resolve them against the original URL.
     const base = URL.canParse(snapshot.originalUrl) ? snapshot.originalUrl : url.href;
     const page = isHtml
-      ? pageFromHtml(response.text(), request.url, base, "wayback")
-      : await pageFromResponse(response, request.url);
+      ? await pageFromHtml(response.text(), request.url, base, "wayback", htmlOptions)
+      : await pageFromResponse(response, request.url, htmlOptions);
     return { ...page, tier: "wayback", finalUrl: snapshot.url, archivedAt };
   },
 };

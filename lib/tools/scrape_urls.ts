@@ -47,6 +47,9 @@ export const ScrapeOutput = z.object({
     tier: z.string().optional().describe("Which reader produced the page"),
     published: z.string().optional(),
     page_tokens: z.number().int().optional().describe("Tokens of the whole page Markdown"),
+    truncated: z.boolean().optional().describe(
+      "True when only the start of a too-large page was read",
+    ),
     links: z.array(LinkSchema).optional().describe("Related links on the page, same site first"),
     error: ItemErrorSchema.optional(),
   })),
@@ -122,6 +125,7 @@ export const scrapeUrlsTool = defineTool({
           tier: page.tier,
           published: page.published,
           page_tokens: packet.pageTokensByUrl.get(page.finalUrl) ?? countTokens(page.markdown),
+          ...(page.truncated ? { truncated: true } : {}),
           links: relatedLinks(
             page.finalUrl,
             page.links,

@@ -1,0 +1,170 @@
+/**
+ * `deno task bench health`: does the server stay responsive while it reads
+ * hostile pages? Starts the HTTP server (`gleaner serve`, `http/serve.ts`, in
+ * its own process) and a loopback
+ * fixture of 10 hostile pages (`tests/fixtures/hostile.ts`: deep nesting,
+ * 100,000 links, a 120,000-character CJK run, a 4 MB word, binary served as
+ * HTML, a gzip bomb, unclosed scripts, 400,000 elements, ...), fires the 10
+ * reads at once through REST (`POST /v1/scrape`, one page each) and samples
+ * `GET /health` every 10 ms until they are done. Prints the `/health`
+ * latency percentiles (target: p99 under 50 ms) and each read's outcome.
+ *
+ * Also `deno task bench tokens`: milliseconds to count tokens of 5 MB
+ * pathological texts (one word, CJK without spaces, whitespace) and of
+ * ordinary text.
+ *
+ * @module
+ */
+import { HOSTILE_PATHS, serveHostile } from "../tests/fixtures/hostile.ts";
+import { countTokens } from "../lib/rank/tokens.ts";
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** A free loopback port (listen on 0, close). */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/**
+ * Runs the health benchmark and returns its JSON result. The server is a
+ * separate `gleaner serve` process (as in production), so the latency is
+ * its own; the hostile fixture and the sampler run in this process.
+ */
+export async function runHealthBench(): Promise<unknown> {
+  const web = serveHostile();
+  const webPort = Number(new URL(web.origin).port);
+  const port = freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const profile = Deno.env.get("HEALTH_BENCH_PROFILE");
+  const child = new Deno.Command(Deno.execPath(), {
+    // HEALTH_BENCH_PROFILE=<dir> writes the server's CPU profile there.
+    args: [
+      "run",
+      "-A",
+      ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
+      new URL("../cli.ts", import.meta.url).pathname,
+      "serve",
+    ],
+    env: {
+      GLEANER_SERVER_HOST: "127.0.0.1",
+      GLEANER_SERVER_PORT: String(port),
+      GLEANER_NETWORK_ALLOW_PRIVATE: JSON.stringify([web.origin]),
+      GLEANER_NETWORK_ALLOWED_PORTS: JSON.stringify([webPort]),
+      GLEANER_NETWORK_RESPECT_ROBOTS: "false",
+      GLEANER_STORE_PATH: ":memory:",
+      GLEANER_EMBED_PROVIDER: "none",
+      GLEANER_READ_RENDER: "never",
+      GLEANER_LOG_LEVEL: "warning",
+      XDG_CONFIG_HOME: "/nonexistent/gleaner-bench-config",
+    },
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    for (let i = 0;; i++) {
+      try {
+        const response = await fetch(`${base}/health`);
+        await response.body?.cancel();
+        if (response.ok) break;
+      } catch (error) {
+        if (i > 600) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const scrape = async (path: string) => {
+      const response = await fetch(`${base}/v1/scrape`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ items: [{ url: `${web.origin}${path}` }], max_tokens: 500 }),
+      });
+      return { status: response.status, json: await response.json() };
+    };
+    // Warm up: the extraction thread starts and the routes answer once.
+    await scrape("/nested-divs");
+
+    const only = Deno.env.get("HOSTILE_ONLY");
+    const outcomes: Record<string, unknown> = {};
+    const started = performance.now();
+    const reads = HOSTILE_PATHS.filter((p) => !only || p === only).map(async (path) => {
+      const t0 = performance.now();
+      const { status, json } = await scrape(path);
+      const item = json.items?.[0];
+      outcomes[path] = {
+        ms: Math.round(performance.now() - t0),
+        outcome: item?.ok ? "ok" : item?.error?.code ?? `http ${status}`,
+        ...(item?.ok ? { page_tokens: item.page_tokens, truncated: item.truncated } : {}),
+      };
+    });
+    let done = false;
+    const all = Promise.all(reads).finally(() => done = true);
+    const samples: number[] = [];
+    while (!done) {
+      const t0 = performance.now();
+      const response = await fetch(`${base}/health`);
+      await response.body?.cancel();
+      samples.push(performance.now() - t0);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await all;
+    const sorted = [...samples].sort((a, b) => a - b);
+    return {
+      what: "GET /health latency (ms) of a `gleaner serve` process while it reads 10 hostile " +
+        "pages, fired at once through POST /v1/scrape (one page each)",
+      wall_ms: Math.round(performance.now() - started),
+      health: {
+        samples: samples.length,
+        p50: round(percentile(sorted, 50)),
+        p99: round(percentile(sorted, 99)),
+        max: round(sorted[sorted.length - 1]),
+        target_p99_ms: 50,
+      },
+      reads: outcomes,
+      config: "defaults: read.extract_workers 1, read.extract_timeout_ms 15000",
+    };
+  } finally {
+    child.kill("SIGINT");
+    await child.status;
+    await web.close();
+  }
+}
+
+/** Runs the token-counting benchmark: ms per 5 MB text. */
+export function runTokensBench(): Promise<unknown> {
+  const n = 5_000_000;
+  let cjk = "";
+  for (let i = 0; cjk.length < n / 3; i++) cjk += String.fromCharCode(0x4e00 + (i * 7919) % 3000);
+  const words = ["the", "tide", "rises", "twice", "a", "day,", "because", "of", "Moon."];
+  const prose: string[] = [];
+  for (let i = 0, len = 0; len < n; i++) {
+    const w = words[(i * 7) % words.length];
+    prose.push(w);
+    len += w.length + 1;
+  }
+  const texts: Record<string, string> = {
+    "one word (5 MB)": "abcdefghij".repeat(n / 10),
+    "CJK without spaces (5 MB UTF-8)": cjk,
+    "spaces (5 MB)": " ".repeat(n),
+    "ordinary prose (5 MB)": prose.join(" "),
+  };
+  const out: Record<string, unknown> = {};
+  for (const [name, text] of Object.entries(texts)) {
+    const t0 = performance.now();
+    const tokens = countTokens(text);
+    out[name] = { ms: Math.round(performance.now() - t0), chars: text.length, tokens };
+  }
+  return Promise.resolve({ what: "countTokens on 5 MB texts (target: under 1 s each)", ...out });
+}
+
+if (import.meta.main) {
+  const which = Deno.args[0] ?? "health";
+  const result = which === "tokens" ? await runTokensBench() : await runHealthBench();
+  Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(result, null, 2) + "\n"));
+}

@@ -1,0 +1,244 @@
+/**
+ * A small pool of worker threads running {@link extractHtml}, each page
+ * under a deadline: the main thread (a server answering `/health` and other
+ * requests) never parses a page itself, and a page that takes too long is
+ * really stopped (its thread is terminated and replaced) instead of being
+ * abandoned while it keeps a core busy.
+ *
+ * The threads are `node:worker_threads` workers (as the USE-lite reranker
+ * uses), referenced only while a page is being extracted, so an idle pool
+ * never keeps a finished process alive. They are started on first use from
+ * `worker.ts` next to this file: a `deno compile` binary needs
+ * `--include lib/extract/worker.ts`.
+ *
+ * @module
+ */
+import { Worker } from "node:worker_threads";
+import { type ErrorCode, GleanerError } from "../errors.ts";
+import { getGleanerLogger } from "../log.ts";
+import type { ExtractedPage, ExtractOptions } from "./mod.ts";
+import { HTML_LIMITS } from "./guard.ts";
+import type { ExtractReply, ExtractRequest } from "./worker.ts";
+
+const log = getGleanerLogger("extract");
+
+/** Characters of HTML posted to a thread at a time. */
+const PART_CHARS = 1 << 18;
+
+/** Options of {@link createExtractPool}. */
+export interface ExtractPoolOptions {
+  /** Worker threads (default 1). */
+  workers?: number;
+  /** Deadline of one page's extraction, from the moment a thread takes it (default 15,000 ms). */
+  timeoutMs?: number;
+  /** Limits passed to {@link extractHtml} (the extractor is always Readability). */
+  options?: Omit<ExtractOptions, "extractor">;
+}
+
+/** Extraction of one page, off the main thread. */
+export type HtmlExtractor = (
+  html: string,
+  url: string,
+  signal?: AbortSignal,
+) => Promise<ExtractedPage>;
+
+/** A pool of extraction threads. */
+export interface ExtractPool {
+  /**
+   * Extracts a page in a worker thread. Rejects with `timeout` when the
+   * deadline passes or `signal` aborts (the thread is then stopped), and
+   * with the extractor's own `GleanerError` (`unsupported_content`, …).
+   */
+  extract: HtmlExtractor;
+  /** Stops every thread; waiting and running extractions fail. */
+  close(): Promise<void>;
+}
+
+interface Job {
+  html: string;
+  url: string;
+  signal?: AbortSignal;
+  resolve(page: ExtractedPage): void;
+  reject(error: Error): void;
+  onAbort?: () => void;
+}
+
+interface Slot {
+  worker?: Worker;
+  /** The thread has loaded the extractor (start-up does not count against a page's deadline). */
+  ready?: boolean;
+  job?: Job;
+  timer?: ReturnType<typeof setTimeout>;
+  id: number;
+}
+
+/**
+ * Creates a pool of extraction threads (started lazily).
+ *
+ * @example
+ * ```ts
+ * import { createExtractPool } from "./pool.ts";
+ * const pool = createExtractPool({ workers: 1, timeoutMs: 10_000 });
+ * const page = await pool.extract("<title>Tides</title><p>Tides rise and fall.</p>", "https://example.com/");
+ * console.assert(page.title === "Tides");
+ * await pool.close();
+ * ```
+ */
+export function createExtractPool(poolOptions: ExtractPoolOptions = {}): ExtractPool {
+  const size = Math.max(1, Math.floor(poolOptions.workers ?? 1));
+  const timeoutMs = Math.max(1, poolOptions.timeoutMs ?? 15_000);
+  const slots: Slot[] = Array.from({ length: size }, () => ({ id: 0 }));
+  const queue: Job[] = [];
+  let closed = false;
+
+  const settle = (slot: Slot): Job | undefined => {
+    const job = slot.job;
+    slot.job = undefined;
+    clearTimeout(slot.timer);
+    if (job?.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
+    slot.worker?.unref();
+    return job;
+  };
+
+  /** Stops the slot's thread (the work really stops) and fails its job. */
+  const kill = (slot: Slot, error: Error) => {
+    const worker = slot.worker;
+    slot.worker = undefined;
+    slot.ready = false;
+    const job = settle(slot);
+    if (worker) void worker.terminate();
+    job?.reject(error);
+    pump();
+  };
+
+  const start = (slot: Slot): Worker => {
+    const worker = new Worker(new URL("./worker.ts", import.meta.url));
+    worker.unref();
+    worker.on("message", (reply: ExtractReply | { ready: true }) => {
+      if (slot.worker !== worker) return;
+      if ("ready" in reply) {
+        slot.ready = true;
+        if (slot.job) arm(slot, slot.job);
+        return;
+      }
+      if (reply.id !== slot.id) return;
+      const job = settle(slot);
+      if ("page" in reply) job?.resolve(reply.page);
+      else job?.reject(new GleanerError(reply.error.code as ErrorCode, reply.error.message));
+      pump();
+    });
+    worker.on("error", (cause: Error) => {
+      if (slot.worker !== worker) return;
+      log.warn("extraction worker failed: {error}", { error: cause.message });
+      kill(
+        slot,
+        new GleanerError("internal", `extraction of ${slot.job?.url ?? "a page"} failed`, {
+          cause,
+        }),
+      );
+    });
+    return worker;
+  };
+
+  /** Starts the page's deadline. */
+  const arm = (slot: Slot, job: Job) => {
+    slot.timer = setTimeout(() => {
+      log.info("extraction of {url} stopped after {ms} ms", { url: job.url, ms: timeoutMs });
+      kill(
+        slot,
+        new GleanerError("timeout", `extracting ${job.url} took longer than ${timeoutMs} ms`),
+      );
+    }, timeoutMs);
+  };
+
+  const run = (slot: Slot, job: Job) => {
+    slot.job = job;
+    slot.id++;
+    const worker = slot.worker ??= start(slot);
+    worker.ref();
+    if (slot.ready) arm(slot, job);
+    job.onAbort = () => {
+      if (slot.job === job) kill(slot, cancelled(job.url));
+    };
+    job.signal?.addEventListener("abort", job.onAbort, { once: true });
+    void send(slot, worker, job, slot.id);
+  };
+
+  /**
+   * Posts the page in parts of {@link PART_CHARS} characters, yielding between
+   * them: copying a few megabytes to the thread at once blocks the main thread.
+   */
+  const send = async (slot: Slot, worker: Worker, job: Job, id: number) => {
+    for (let at = 0; at < job.html.length - PART_CHARS; at += PART_CHARS) {
+      worker.postMessage(
+        { id, part: job.html.slice(at, at + PART_CHARS) } satisfies ExtractRequest,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (slot.job !== job || slot.worker !== worker) return;
+    }
+    const last = Math.max(0, Math.ceil(job.html.length / PART_CHARS) - 1) * PART_CHARS;
+    worker.postMessage(
+      {
+        id,
+        html: job.html.slice(last),
+        url: job.url,
+        options: poolOptions.options,
+      } satisfies ExtractRequest,
+    );
+  };
+
+  const pump = () => {
+    for (const slot of slots) {
+      if (slot.job || closed) continue;
+      const job = queue.shift();
+      if (!job) return;
+      if (job.signal?.aborted) {
+        job.reject(cancelled(job.url));
+        continue;
+      }
+      run(slot, job);
+    }
+  };
+
+  return {
+    extract(html, url, signal) {
+      if (closed) {
+        return Promise.reject(new GleanerError("internal", "the extraction pool is closed"));
+      }
+      if (signal?.aborted) return Promise.reject(cancelled(url));
+      // Only what extractHtml reads is copied to the thread (one character more keeps the flag).
+      const keep = 2 * (poolOptions.options?.limits?.maxChars ?? HTML_LIMITS.maxChars) + 1;
+      if (html.length > keep) html = html.slice(0, keep);
+      return new Promise<ExtractedPage>((resolve, reject) => {
+        const job: Job = { html, url, signal, resolve, reject };
+        queue.push(job);
+        // A job still waiting for a thread leaves the queue when its caller gives up.
+        signal?.addEventListener("abort", () => {
+          const at = queue.indexOf(job);
+          if (at !== -1) {
+            queue.splice(at, 1);
+            reject(cancelled(url));
+          }
+        }, { once: true });
+        pump();
+      });
+    },
+    async close() {
+      closed = true;
+      const error = new GleanerError("internal", "the extraction pool is closed");
+      for (const job of queue.splice(0)) job.reject(error);
+      const stopping: Promise<number>[] = [];
+      for (const slot of slots) {
+        const worker = slot.worker;
+        slot.worker = undefined;
+        settle(slot)?.reject(error);
+        if (worker) stopping.push(worker.terminate());
+      }
+      await Promise.all(stopping);
+    },
+  };
+}
+
+function cancelled(url: string): GleanerError {
+  return new GleanerError("timeout", `extracting ${url} was cancelled`);
+}

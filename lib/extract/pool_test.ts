@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { GleanerError } from "../errors.ts";
+import { extractHtml } from "./mod.ts";
+import { createExtractPool } from "./pool.ts";
+import { countTokens } from "../rank/tokens.ts";
+import { binaryBytes, nestedDivs } from "../../tests/fixtures/hostile.ts";
+import { PAGES_PATH } from "../../tests/fixtures/web.ts";
+
+const URL_ = "https://example.com/page";
+
+Deno.test("extract pool: same page as extractHtml; deadline and abort stop the thread; failures keep their code", async () => {
+  // Caps off, so a deeply nested page really takes minutes (Readability is cubic in depth).
+  const pool = createExtractPool({
+    workers: 1,
+    timeoutMs: 1_500,
+    options: { limits: { maxDepth: 1_000_000, maxElements: 10_000_000 } },
+  });
+  try {
+    const html = await Deno.readTextFile(`${PAGES_PATH}/001/source.html`);
+    const page = await pool.extract(html, URL_);
+    const { markdownTokens, ...extracted } = page;
+    assert.deepEqual(extracted, extractHtml(html, URL_));
+    assert.equal(markdownTokens, countTokens(page.markdown));
+    // A page bigger than one posted part arrives whole.
+    const big = `<title>Big</title><article><p>${
+      "Tides rise and fall. ".repeat(60_000)
+    }</p></article>`;
+    assert.equal((await pool.extract(big, URL_)).markdown, extractHtml(big, URL_).markdown);
+
+    const slow = nestedDivs(4_000);
+    await assert.rejects(
+      pool.extract(slow, URL_),
+      (e) => e instanceof GleanerError && e.code === "timeout" && /took longer/.test(e.message),
+    );
+    // The thread was replaced: the pool still works.
+    assert.equal((await pool.extract(html, URL_)).title, page.title);
+
+    const controller = new AbortController();
+    const pending = pool.extract(slow, URL_, controller.signal);
+    setTimeout(() => controller.abort(), 300);
+    await assert.rejects(
+      pending,
+      (e) => e instanceof GleanerError && e.code === "timeout" && /cancelled/.test(e.message),
+    );
+
+    const binary = new TextDecoder().decode(binaryBytes(100_000));
+    await assert.rejects(
+      pool.extract(binary, URL_),
+      (e) => e instanceof GleanerError && e.code === "unsupported_content",
+    );
+    assert.equal((await pool.extract(html, URL_)).title, page.title);
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("extract pool: queued jobs run in turn, a queued abort leaves the queue", async () => {
+  const pool = createExtractPool({ workers: 1, timeoutMs: 60_000 });
+  try {
+    const pages = ["one", "two", "three"].map((t) => `<title>${t}</title><p>${t} body text</p>`);
+    const controller = new AbortController();
+    const results = pages.map((html, i) =>
+      pool.extract(html, URL_, i === 1 ? controller.signal : undefined)
+    );
+    controller.abort();
+    const settled = await Promise.allSettled(results);
+    assert.equal(settled[0].status === "fulfilled" && settled[0].value.title, "one");
+    assert.equal(settled[1].status, "rejected");
+    assert.equal(settled[2].status === "fulfilled" && settled[2].value.title, "three");
+  } finally {
+    await pool.close();
+  }
+  await assert.rejects(pool.extract("<p>x</p>", URL_), GleanerError);
+});
+
+Deno.test("extract pool: an idle pool does not keep the process alive", async () => {
+  const code = `
+    import { createExtractPool } from "./lib/extract/pool.ts";
+    const pool = createExtractPool({ workers: 2 });
+    const page = await pool.extract("<title>Idle</title><p>Some text.</p>", "https://example.com/");
+    console.log(page.title);
+  `;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", code],
+    cwd: new URL("../../", import.meta.url),
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const watchdog = setTimeout(() => child.kill("SIGKILL"), 120_000);
+  const out = await child.output();
+  clearTimeout(watchdog);
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), "Idle");
+});
