@@ -1,0 +1,48 @@
+/**
+ * Reading several URLs one call each: the shared loop of providers whose
+ * contents endpoint takes a single URL (Jina reader, Keenable fetch).
+ *
+ * @module
+ */
+import { GleanerError, toGleanerError } from "../../errors.ts";
+import { FALLBACK_CODES } from "./classify.ts";
+import type { ProviderContents, ProviderPage } from "./types.ts";
+
+/**
+ * Reads every URL with `readOne` (all at once: at most ten). A URL that fails
+ * gets an `error` entry; when every URL failed for a reason that lets the
+ * router fall back (credit, rate limit, outage), that failure is thrown
+ * instead, so the next provider is asked.
+ */
+export async function readEach(
+  urls: string[],
+  readOne: (url: string) => Promise<ProviderPage>,
+): Promise<ProviderContents> {
+  const settled = await Promise.allSettled(urls.map((url) => readOne(url)));
+  const failures = settled.flatMap((
+    s,
+  ) => (s.status === "rejected" ? [toGleanerError(s.reason)] : []));
+  if (failures.length === urls.length && failures.length > 0) {
+    const first = failures[0];
+    if (FALLBACK_CODES.has(first.code) || first.code === "invalid_arguments") throw first;
+  }
+  return {
+    pages: settled.map((s, i): ProviderPage => {
+      if (s.status === "fulfilled") return s.value;
+      const error = toGleanerError(s.reason);
+      return {
+        url: urls[i],
+        title: "",
+        content: "",
+        error: { code: error.code, message: error.message },
+      };
+    }),
+  };
+}
+
+/** Throws when a single-URL reader got a 2xx without any content. */
+export function requireContent(provider: string, url: string, content: string): void {
+  if (content.trim() === "") {
+    throw new GleanerError("unsupported_content", `${provider}: no content for ${url}`);
+  }
+}
