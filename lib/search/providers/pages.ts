@@ -5,27 +5,21 @@
  * @module
  */
 import { GleanerError, toGleanerError } from "../../errors.ts";
-import { FALLBACK_CODES } from "./classify.ts";
 import type { ProviderContents, ProviderPage } from "./types.ts";
 
 /**
  * Reads every URL with `readOne` (all at once: at most ten). A URL that fails
- * gets an `error` entry; when every URL failed for a reason that lets the
- * router fall back (credit, rate limit, outage), that failure is thrown
- * instead, so the next provider is asked.
+ * gets an `error` entry; when every URL failed, the first failure is thrown
+ * instead, so the router can classify it (and ask the next provider when the
+ * provider is out of credit, rate limited or down).
  */
 export async function readEach(
   urls: string[],
   readOne: (url: string) => Promise<ProviderPage>,
 ): Promise<ProviderContents> {
   const settled = await Promise.allSettled(urls.map((url) => readOne(url)));
-  const failures = settled.flatMap((
-    s,
-  ) => (s.status === "rejected" ? [toGleanerError(s.reason)] : []));
-  if (failures.length === urls.length && failures.length > 0) {
-    const first = failures[0];
-    if (FALLBACK_CODES.has(first.code) || first.code === "invalid_arguments") throw first;
-  }
+  const failures = settled.flatMap((s) => (s.status === "rejected" ? [s.reason] : []));
+  if (failures.length === urls.length && failures.length > 0) throw failures[0];
   return {
     pages: settled.map((s, i): ProviderPage => {
       if (s.status === "fulfilled") return s.value;
