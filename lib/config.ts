@@ -82,6 +82,10 @@ export const ProviderSettingsSchema = z.strictObject({
   max_results: z.number().int().positive().max(100).optional(),
   /** Calls per second sent at most (queued before sending). */
   requests_per_second: z.number().positive().optional(),
+  /** Model of providers that run one (Gemini: the model of quick answers). */
+  model: z.string().min(1).optional(),
+  /** Model of deep answers (Gemini). */
+  deep_model: z.string().min(1).optional(),
 });
 
 function safeJsonObject(text: string): unknown {
@@ -122,6 +126,10 @@ export const SearchSchema = z.object({
   jina_api_key: secret(),
   /** Keenable API key (optional: lifts the keyless limits). */
   keenable_api_key: secret(),
+  /** Parallel API key (search). */
+  parallel_api_key: secret(),
+  /** Gemini API key (answers grounded in Google Search, with citations). */
+  gemini_api_key: secret(),
   /**
    * Per-provider settings by provider name: `enabled` (keyless providers are off until
    * `true`; `false` turns any provider off), `base_url`, `timeout_ms`, `max_results`,
@@ -377,6 +385,8 @@ export const ENV_ALIASES: Readonly<Record<string, string>> = {
   TAVILY_API_KEY: "search.tavily_api_key",
   JINA_API_KEY: "search.jina_api_key",
   KEENABLE_API_KEY: "search.keenable_api_key",
+  PARALLEL_API_KEY: "search.parallel_api_key",
+  GEMINI_API_KEY: "search.gemini_api_key",
 };
 
 /**

@@ -4,8 +4,8 @@
  *
  * Default orders (paid providers first, since a user who holds a key wants it
  * used; then a self-hosted SearXNG; then keyless public services):
- * - search: brave, exa, tavily, searxng, keenable, jina, duckduckgo
- * - answer: exa, tavily
+ * - search: brave, exa, tavily, parallel, searxng, keenable, jina, duckduckgo
+ * - answer: exa, tavily, gemini
  * - contents: exa, tavily, jina, keenable, then Gleaner's own reader
  *
  * @module
@@ -14,6 +14,8 @@ import type { Config } from "../../config.ts";
 import { GleanerError } from "../../errors.ts";
 import { braveProvider } from "./brave.ts";
 import { exaProvider } from "./exa.ts";
+import { geminiProvider } from "./gemini.ts";
+import { parallelProvider } from "./parallel.ts";
 import { jinaProvider } from "./jina.ts";
 import { keenableProvider } from "./keenable.ts";
 import { duckduckgoProvider } from "./duckduckgo.ts";
@@ -27,6 +29,8 @@ export const PROVIDERS: readonly Provider[] = [
   braveProvider,
   exaProvider,
   tavilyProvider,
+  parallelProvider,
+  geminiProvider,
   jinaProvider,
   keenableProvider,
   searxngProvider,
@@ -35,8 +39,8 @@ export const PROVIDERS: readonly Provider[] = [
 
 /** The order each role tries providers in when its `search.<role>_order` is empty. */
 export const DEFAULT_ORDER: Readonly<Record<Role, readonly string[]>> = {
-  search: ["brave", "exa", "tavily", "searxng", "keenable", "jina", "duckduckgo"],
-  answer: ["exa", "tavily"],
+  search: ["brave", "exa", "tavily", "parallel", "searxng", "keenable", "jina", "duckduckgo"],
+  answer: ["exa", "tavily", "gemini"],
   contents: ["exa", "tavily", "jina", "keenable", GLEANER_READER],
 };
 
@@ -57,7 +61,7 @@ export function providerByName(
  * ```ts
  * import { parseConfig } from "../../config.ts";
  * import { roleOrder } from "./registry.ts";
- * console.assert(roleOrder(parseConfig({}), "answer").join() === "exa,tavily");
+ * console.assert(roleOrder(parseConfig({}), "answer").join() === "exa,tavily,gemini");
  * console.assert(roleOrder(parseConfig({ search: { backend: "searxng" } }), "search").join() === "searxng");
  * ```
  */
