@@ -51,6 +51,20 @@ export {
 export { ERROR_CODES, type ErrorCode, GleanerError } from "./lib/errors.ts";
 export * from "./lib/tools/mod.ts";
 export type { SearchResponse, SearchRouter } from "./lib/search/router.ts";
+export {
+  type FallbackEntry,
+  type RoleAnswerRequest,
+  type RoleAnswerResponse,
+  type RoleContentsRequest,
+  type RoleContentsResponse,
+  type RoleRouter,
+  type RoleSearchRequest,
+  type RoleSearchResponse,
+} from "./lib/search/roles.ts";
+export type { Provider, ProviderHit, ProviderPage, Role } from "./lib/search/providers/types.ts";
+export { PROVIDERS } from "./lib/search/providers/registry.ts";
+export { classifyFailure, type FailureClass } from "./lib/search/providers/classify.ts";
+export { toolsFor } from "./lib/tools/presentations.ts";
 export type {
   Attempt,
   AttemptOutcome,
