@@ -7,6 +7,8 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createGleaner } from "../mod.ts";
 import type { ConfigInput } from "../lib/config.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
@@ -15,6 +17,7 @@ import { createMcpServer } from "../mcp/server.ts";
 import { createApp } from "../http/app.ts";
 import { type FakeProviders, withFakeProviders } from "./fixtures/fake_providers.ts";
 import { startFixtureWeb } from "./fixtures/web.ts";
+import { DENO_RUN_FLAGS } from "./fixtures/world.ts";
 
 type ListedTool = {
   name: string;
@@ -298,5 +301,46 @@ Deno.test("the search tool uses the provider order and /config never shows keys"
       }
       assert.match(shown, /"exa_api_key":"\[redacted\]"/);
     });
+  });
+});
+
+Deno.test("gleaner mcp (stdio) declares the presentation set in the environment", async () => {
+  await withFakeProviders(async (fakes) => {
+    const port = new URL(fakes.origin).port;
+    const transport = new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", ...DENO_RUN_FLAGS, new URL("../cli.ts", import.meta.url).pathname, "mcp"],
+      env: {
+        PATH: Deno.env.get("PATH") ?? "",
+        HOME: Deno.env.get("HOME") ?? "/tmp",
+        NO_COLOR: "1",
+        XDG_CONFIG_HOME: "/nonexistent/gleaner-test-config",
+        GLEANER_STORE_PATH: ":memory:",
+        GLEANER_EMBED_PROVIDER: "none",
+        GLEANER_LOG_LEVEL: "warning",
+        GLEANER_NETWORK_ALLOW_PRIVATE: JSON.stringify([fakes.origin]),
+        GLEANER_NETWORK_ALLOWED_PORTS: JSON.stringify([80, 443, Number(port)]),
+        EXA_API_KEY: "stdio-exa-key",
+        GLEANER_SEARCH_PROVIDERS: JSON.stringify({ exa: { base_url: fakes.baseUrl("exa") } }),
+        GLEANER_SEARCH_PRESENTATION: "one_provider",
+        GLEANER_SEARCH_PRESENTATION_PROVIDER: "exa",
+      },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "providers-stdio", version: "0" });
+    try {
+      await client.connect(transport as Transport);
+      const names = ((await client.listTools()).tools as ListedTool[]).map((t) => t.name);
+      assert.deepEqual(names, ["exa_search", "exa_find_similar", "exa_contents", "exa_answer"]);
+      const result = await client.callTool({
+        name: "exa_search",
+        arguments: { query: "stdio", max_results: 2 },
+      }) as ToolResult;
+      assert.ok(!result.isError, result.content[0]?.text);
+      assert.equal((result.structuredContent as { results: unknown[] }).results.length, 2);
+      assert.equal(fakes.requestsOf("exa")[0].headers["x-api-key"], "stdio-exa-key");
+    } finally {
+      await client.close();
+    }
   });
 });
