@@ -104,7 +104,7 @@ async function main(args: string[]): Promise<number> {
       case "mcp": {
         const { serveStdio } = await import("./mcp/stdio.ts");
         const { toolsFor } = await import("./lib/tools/presentations.ts");
-        await serveStdio(gleaner, toolsFor(config));
+        await serveStdio(gleaner, { tools: toolsFor(config) });
         return 0;
       }
       case "serve": {

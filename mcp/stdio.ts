@@ -22,9 +22,9 @@ import { createMcpServer } from "./server.ts";
  */
 export async function serveStdio(
   gleaner: Gleaner,
-  tools: readonly AnyToolSpec[] = toolsFor(gleaner.config),
+  options: { tools?: readonly AnyToolSpec[] } = {},
 ): Promise<void> {
-  const server = createMcpServer(gleaner, tools);
+  const server = createMcpServer(gleaner, options.tools ?? toolsFor(gleaner.config));
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
