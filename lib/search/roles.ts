@@ -256,7 +256,7 @@ export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
     if (!admitted) {
       throw new SearchFailure("rate_limited", `${provider.name}: local rate limit reached`, {
         backend: provider.name,
-        details: { provider: provider.name },
+        details: { provider: provider.name, local: true },
       });
     }
     return await call({ config, fetcher, signal });
@@ -315,7 +315,8 @@ export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
         fallback_from.push({ provider: provider.name, code: failure.code });
         const retry = failure.details?.retry_after_s;
         const fallsBack = FALLBACK_CODES.has(failure.code);
-        if (fallsBack) {
+        // Held back by our own pacing: the provider did not fail.
+        if (fallsBack && failure.details?.local !== true) {
           breaker.failure(
             provider.name,
             failure.code,
@@ -468,7 +469,7 @@ export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
       } catch (error) {
         if (signal?.aborted) throw new GleanerError("timeout", `${name}: the call was cancelled`);
         const failure = toSearchFailure(error, name);
-        if (FALLBACK_CODES.has(failure.code)) {
+        if (FALLBACK_CODES.has(failure.code) && failure.details?.local !== true) {
           const retry = failure.details?.retry_after_s;
           breaker.failure(name, failure.code, typeof retry === "number" ? retry : undefined);
         }
