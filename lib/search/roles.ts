@@ -309,7 +309,7 @@ export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
         if (signal?.aborted) {
           throw new GleanerError("timeout", `${role}: the call was cancelled`, { cause: error });
         }
-        const failure = toSearchFailure(error, provider.name);
+        const failure = asFailure(error, provider.name);
         last = failure;
         attempts.push({ backend: provider.name, outcome: outcomeOf(failure), ms });
         fallback_from.push({ provider: provider.name, code: failure.code });
@@ -468,7 +468,7 @@ export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
         return value;
       } catch (error) {
         if (signal?.aborted) throw new GleanerError("timeout", `${name}: the call was cancelled`);
-        const failure = toSearchFailure(error, name);
+        const failure = asFailure(error, name);
         if (FALLBACK_CODES.has(failure.code) && failure.details?.local !== true) {
           const retry = failure.details?.retry_after_s;
           breaker.failure(name, failure.code, typeof retry === "number" ? retry : undefined);
@@ -553,6 +553,23 @@ function refine(
     if (out.length >= max) break;
   }
   return out;
+}
+
+/**
+ * A provider's failure as a {@link SearchFailure}. Anything that is not a
+ * Gleaner error nor a timeout is a bug, not an outage: `internal`, which
+ * stops the call instead of hiding behind a fallback.
+ */
+function asFailure(error: unknown, provider: string): SearchFailure {
+  if (error instanceof GleanerError || error instanceof DOMException) {
+    return toSearchFailure(error, provider);
+  }
+  log.error("{provider} failed unexpectedly: {error}", { provider, error });
+  return new SearchFailure("invalid", `${provider}: failed unexpectedly`, {
+    backend: provider,
+    code: "internal",
+    cause: error,
+  });
 }
 
 /** The error thrown to callers: the failure's code, plus the record of the route. */

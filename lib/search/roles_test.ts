@@ -264,3 +264,43 @@ Deno.test("roles: search filters domains for every provider and hints site: when
     assert.ok(excluded.results.every((r) => !r.url.includes("deno.com")));
   });
 });
+
+Deno.test("roles: contents fall back between providers; a bad URL list is refused up front", async () => {
+  await withFakeProviders(async (fakes) => {
+    const roles = routerOf(fakes, { contents_order: ["exa", "tavily"] });
+    assert.deepEqual(roles.providers("contents"), ["exa", "tavily"]);
+    fakes.setMode("exa", "unavailable");
+    const out = await roles.contents({
+      urls: ["https://a.example/1", "https://a.example/missing"],
+    });
+    assert.equal(out.role, "contents");
+    assert.equal(out.provider, "tavily");
+    assert.deepEqual(out.fallback_from, [{ provider: "exa", code: "provider_unavailable" }]);
+    assert.match(out.pages[0].content, /read by tavily/);
+    assert.equal(out.pages[1].error?.code, "provider_unavailable", "one URL fails alone");
+
+    const none = await failureOf(roles.contents({ urls: [] }));
+    assert.equal(none.code, "invalid_arguments");
+    const eleven = Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`);
+    assert.equal((await failureOf(roles.contents({ urls: eleven }))).code, "invalid_arguments");
+    const scheme = await failureOf(roles.contents({ urls: ["file:///etc/passwd"] }));
+    assert.equal(scheme.details?.field, "urls");
+    assert.equal(fakes.requestsOf("tavily").length, 1, "refused requests reach no provider");
+  });
+});
+
+Deno.test("roles: a misspelt provider in an order is a configuration error", async () => {
+  await withFakeProviders((fakes) => {
+    const config = parseConfig(fakes.config(KEYS, { search_order: ["exa", "bingo"] }));
+    assert.throws(
+      () => createRoleRouter({ config, fetcher: createFetcher(config.network) }),
+      /search\.search_order: bingo is not a provider that serves search/,
+    );
+    const answerOrder = parseConfig(fakes.config(KEYS, { answer_order: ["brave"] }));
+    assert.throws(
+      () => createRoleRouter({ config: answerOrder, fetcher: createFetcher(answerOrder.network) }),
+      /brave is not a provider that serves answer/,
+    );
+    return Promise.resolve();
+  });
+});
