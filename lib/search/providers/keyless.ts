@@ -22,8 +22,13 @@ function timeoutOf(config: Config, name: string): number {
 
 function backendFor(name: string, config: Config): SearchBackend {
   const timeout_ms = timeoutOf(config, name);
+  // `search.providers.duckduckgo.base_url` stands for both pages: `<base>/html/` and `<base>/lite/`.
+  const base = config.search.providers[DUCKDUCKGO]?.base_url?.replace(/\/+$/, "");
+  const pages = base
+    ? { duckduckgo_html_url: `${base}/html/`, duckduckgo_lite_url: `${base}/lite/` }
+    : {};
   return name === DUCKDUCKGO
-    ? createDuckDuckGoBackend({ ...config.search, timeout_ms })
+    ? createDuckDuckGoBackend({ ...config.search, ...pages, timeout_ms })
     : createSearxngBackend({ ...config.search, searxng_url: searxngUrl(config), timeout_ms });
 }
 
