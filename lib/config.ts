@@ -23,6 +23,8 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "search.tavily_api_key",
   "search.jina_api_key",
   "search.keenable_api_key",
+  "search.parallel_api_key",
+  "search.gemini_api_key",
   "read.github_token",
   "embed.api_key",
   "store.cache_url",
