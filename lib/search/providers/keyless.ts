@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { Config } from "../../config.ts";
 import { createDuckDuckGoBackend, DUCKDUCKGO } from "../duckduckgo.ts";
 import { createSearxngBackend, SEARXNG } from "../searxng.ts";
-import type { SearchBackend } from "../types.ts";
+import { type SearchBackend, SearchFailure } from "../types.ts";
 import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
 
 /** The SearXNG instance URL configured, if any. */
@@ -37,6 +37,27 @@ function maxOf(config: Config, name: string): number {
 }
 
 async function keylessSearch(
+  name: string,
+  req: ProviderSearchRequest,
+  env: ProviderEnv,
+): Promise<ProviderHit[]> {
+  try {
+    return await searchOnce(name, req, env);
+  } catch (error) {
+    // A timeout is an outage like any other (`provider_unavailable`), as for every provider.
+    if (error instanceof SearchFailure && error.code === "timeout" && !env.signal?.aborted) {
+      throw new SearchFailure(error.outcome, error.message, {
+        backend: name,
+        code: "provider_unavailable",
+        cause: error,
+        details: error.details,
+      });
+    }
+    throw error;
+  }
+}
+
+async function searchOnce(
   name: string,
   req: ProviderSearchRequest,
   env: ProviderEnv,

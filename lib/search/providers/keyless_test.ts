@@ -3,6 +3,7 @@ import { parseConfig } from "../../config.ts";
 import { GleanerError } from "../../errors.ts";
 import { createFetcher } from "../../net/fetch.ts";
 import { withFakeUpstreams } from "../../../tests/fixtures/upstreams.ts";
+import { serveLoopback } from "../../../tests/fixtures/serve.ts";
 import { duckduckgoProvider } from "./duckduckgo.ts";
 import { searxngProvider } from "./searxng.ts";
 
@@ -69,4 +70,29 @@ Deno.test("keyless providers: their failures carry the classified codes", async 
       assert.equal(error.code, code, `${backend} ${mode}`);
     }
   });
+});
+
+Deno.test("keyless providers: a timeout is provider_unavailable, as for every provider", async () => {
+  const hanging = serveLoopback((request) =>
+    new Promise<Response>((resolve) => {
+      const done = () => resolve(new Response("late"));
+      request.signal.addEventListener("abort", done, { once: true });
+      setTimeout(done, 5_000);
+    })
+  );
+  try {
+    const config = configFor(hanging.origin, {
+      providers: { duckduckgo: { base_url: hanging.origin, timeout_ms: 300 } },
+    });
+    const env = { config, fetcher: createFetcher(config.network) };
+    const error = await duckduckgoProvider.search!({ query: "x", max_results: 3 }, env).then(
+      () => assert.fail("expected a timeout"),
+      (e) => e,
+    );
+    assert.ok(error instanceof GleanerError);
+    assert.equal(error.code, "provider_unavailable");
+    assert.match(error.message, /timed out/);
+  } finally {
+    await hanging.close();
+  }
 });
