@@ -57,13 +57,34 @@ export {
   type RoleAnswerResponse,
   type RoleContentsRequest,
   type RoleContentsResponse,
+  type RoleMeta,
   type RoleRouter,
   type RoleSearchRequest,
   type RoleSearchResponse,
 } from "./lib/search/roles.ts";
-export type { Provider, ProviderHit, ProviderPage, Role } from "./lib/search/providers/types.ts";
+export type {
+  AnswerRequest,
+  AnyProviderTool,
+  ContentsRequest,
+  Provider,
+  ProviderAnswer,
+  ProviderContents,
+  ProviderEnv,
+  ProviderHit,
+  ProviderPage,
+  ProviderSearchRequest,
+  ProviderTool,
+  Role,
+  RoleOutputs,
+} from "./lib/search/providers/types.ts";
+export type { ProviderHealth } from "./lib/search/breaker.ts";
 export { PROVIDERS } from "./lib/search/providers/registry.ts";
-export { classifyFailure, type FailureClass } from "./lib/search/providers/classify.ts";
+export {
+  type Classification,
+  classifyFailure,
+  type FailureClass,
+  type FailureEvidence,
+} from "./lib/search/providers/classify.ts";
 export { toolsFor } from "./lib/tools/presentations.ts";
 export type {
   Attempt,
