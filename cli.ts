@@ -103,7 +103,8 @@ async function main(args: string[]): Promise<number> {
     switch (command) {
       case "mcp": {
         const { serveStdio } = await import("./mcp/stdio.ts");
-        await serveStdio(gleaner);
+        const { toolsFor } = await import("./lib/tools/presentations.ts");
+        await serveStdio(gleaner, { tools: toolsFor(config) });
         return 0;
       }
       case "serve": {
@@ -112,7 +113,8 @@ async function main(args: string[]): Promise<number> {
         for (const signal of ["SIGINT", "SIGTERM"] as const) {
           Deno.addSignalListener(signal, () => controller.abort());
         }
-        const server = serveHttp(gleaner, { signal: controller.signal });
+        const { toolsFor } = await import("./lib/tools/presentations.ts");
+        const server = serveHttp(gleaner, { signal: controller.signal, tools: toolsFor(config) });
         await server.finished;
         return 0;
       }

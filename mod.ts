@@ -51,6 +51,41 @@ export {
 export { ERROR_CODES, type ErrorCode, GleanerError } from "./lib/errors.ts";
 export * from "./lib/tools/mod.ts";
 export type { SearchResponse, SearchRouter } from "./lib/search/router.ts";
+export {
+  type FallbackEntry,
+  type RoleAnswerRequest,
+  type RoleAnswerResponse,
+  type RoleContentsRequest,
+  type RoleContentsResponse,
+  type RoleMeta,
+  type RoleRouter,
+  type RoleSearchRequest,
+  type RoleSearchResponse,
+} from "./lib/search/roles.ts";
+export type {
+  AnswerRequest,
+  AnyProviderTool,
+  ContentsRequest,
+  Provider,
+  ProviderAnswer,
+  ProviderContents,
+  ProviderEnv,
+  ProviderHit,
+  ProviderPage,
+  ProviderSearchRequest,
+  ProviderTool,
+  Role,
+  RoleOutputs,
+} from "./lib/search/providers/types.ts";
+export type { ProviderHealth } from "./lib/search/breaker.ts";
+export { PROVIDERS } from "./lib/search/providers/registry.ts";
+export {
+  type Classification,
+  classifyFailure,
+  type FailureClass,
+  type FailureEvidence,
+} from "./lib/search/providers/classify.ts";
+export { toolsFor } from "./lib/tools/presentations.ts";
 export type {
   Attempt,
   AttemptOutcome,

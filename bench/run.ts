@@ -12,6 +12,7 @@ import { runExtractionBench } from "./extraction.ts";
 import { runMemoryBench } from "./memory.ts";
 import { runMemoryBackendBench } from "./memory_backends.ts";
 import { runPipelineBench } from "./pipeline.ts";
+import { runProvidersBench } from "./providers.ts";
 import { runStartupBench } from "./startup.ts";
 import { runHealthBench, runTokensBench } from "./health.ts";
 
@@ -26,6 +27,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   startup: () => runStartupBench(),
   health: () => runHealthBench(),
   tokens: () => runTokensBench(),
+  providers: () => runProvidersBench(),
 };
 
 // `--name=value` arguments are options of the benchmarks, not names.

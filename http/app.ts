@@ -5,6 +5,7 @@
  * @module
  */
 import { Hono } from "hono";
+import { z } from "zod";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { redactConfig } from "../lib/config.ts";
 import { callTool } from "../lib/api.ts";
@@ -47,8 +48,10 @@ export function createApp(gleaner: Gleaner, tools: readonly AnyToolSpec[] = TOOL
     c.json({
       tools: tools.map((tool) => ({
         name: tool.name,
+        title: tool.title,
         description: tool.description,
-        path: tool.http?.path,
+        path: tool.http?.path ?? `/v1/tools/${tool.name}`,
+        input_schema: z.toJSONSchema(tool.input, { io: "input" }),
       })),
     }));
   app.all("/mcp", (c) => handleMcpRequest(requestGleaner(c, gleaner), c.req.raw, tools));
@@ -57,9 +60,12 @@ export function createApp(gleaner: Gleaner, tools: readonly AnyToolSpec[] = TOOL
     (c) => handleMcpRequest(requestGleaner(c, gleaner), c.req.raw, DEEP_RESEARCH_TOOLS),
   );
 
-  for (const tool of tools) {
-    if (!tool.http) continue;
-    app.post(tool.http.path, async (c) => {
+  const routes = tools.flatMap((tool) => [
+    ...(tool.http ? [{ path: tool.http.path, tool }] : []),
+    { path: `/v1/tools/${tool.name}`, tool },
+  ]);
+  for (const { path, tool } of routes) {
+    app.post(path, async (c) => {
       let body: unknown;
       try {
         const text = await c.req.text();

@@ -5,6 +5,8 @@
  */
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
+import type { AnyToolSpec } from "../lib/tools/spec.ts";
+import { toolsFor } from "../lib/tools/presentations.ts";
 import { createApp } from "./app.ts";
 
 /** A running server. */
@@ -29,8 +31,11 @@ export interface RunningServer {
  * await server.shutdown();
  * ```
  */
-export function serveHttp(gleaner: Gleaner, options: { signal?: AbortSignal } = {}): RunningServer {
-  const app = createApp(gleaner);
+export function serveHttp(
+  gleaner: Gleaner,
+  options: { signal?: AbortSignal; tools?: readonly AnyToolSpec[] } = {},
+): RunningServer {
+  const app = createApp(gleaner, options.tools ?? toolsFor(gleaner.config));
   const { host, port } = gleaner.config.server;
   const log = getGleanerLogger("http");
   let resolveUrl = "";

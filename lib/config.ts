@@ -19,6 +19,12 @@ const secret = () => z.string().min(1).optional();
 export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "server.api_key",
   "search.brave_api_key",
+  "search.exa_api_key",
+  "search.tavily_api_key",
+  "search.jina_api_key",
+  "search.keenable_api_key",
+  "search.parallel_api_key",
+  "search.gemini_api_key",
   "read.github_token",
   "embed.api_key",
   "store.cache_url",
@@ -66,6 +72,32 @@ export const NetworkSchema = z.object({
   per_host_concurrency: z.number().int().positive().default(2),
 });
 
+/** Settings of one search provider (`search.providers.<name>`). */
+export const ProviderSettingsSchema = z.strictObject({
+  /** Keyless providers answer only when `true`; `false` turns any provider off. */
+  enabled: z.boolean().optional(),
+  /** API base URL (tests point it at loopback). */
+  base_url: z.string().url().optional(),
+  /** Timeout of one call (default `search.timeout_ms`). */
+  timeout_ms: z.number().int().positive().optional(),
+  /** Most results asked of the provider in one call. */
+  max_results: z.number().int().positive().max(100).optional(),
+  /** Calls per second sent at most (queued before sending). */
+  requests_per_second: z.number().positive().optional(),
+  /** Model of providers that run one (Gemini: the model of quick answers). */
+  model: z.string().min(1).optional(),
+  /** Model of deep answers (Gemini). */
+  deep_model: z.string().min(1).optional(),
+});
+
+function safeJsonObject(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** Settings of web search. */
 export const SearchSchema = z.object({
   /** Which backend answers: `auto` = SearXNG when configured, else DuckDuckGo, the other on failure. */
@@ -88,6 +120,44 @@ export const SearchSchema = z.object({
   timeout_ms: z.number().int().positive().default(10_000),
   /** Brave Search API key (optional backend). */
   brave_api_key: secret(),
+  /** Exa API key (search, find-similar, contents, answer). */
+  exa_api_key: secret(),
+  /** Tavily API key (search, extract, answers). */
+  tavily_api_key: secret(),
+  /** Jina API key (reader and search; optional for the reader). */
+  jina_api_key: secret(),
+  /** Keenable API key (optional: lifts the keyless limits). */
+  keenable_api_key: secret(),
+  /** Parallel API key (search). */
+  parallel_api_key: secret(),
+  /** Gemini API key (answers grounded in Google Search, with citations). */
+  gemini_api_key: secret(),
+  /**
+   * Per-provider settings by provider name: `enabled` (keyless providers are off until
+   * `true`; `false` turns any provider off), `base_url`, `timeout_ms`, `max_results`,
+   * `requests_per_second`. A JSON object in `GLEANER_SEARCH_PROVIDERS`.
+   */
+  providers: z.preprocess(
+    (value) => (typeof value === "string" ? safeJsonObject(value) : value),
+    z.record(z.string(), ProviderSettingsSchema),
+  ).default({}),
+  /** Providers tried for `search`, in order; empty = the default order. */
+  search_order: z.array(z.string()).default([]),
+  /** Providers tried for `answer`, in order; empty = the default order. */
+  answer_order: z.array(z.string()).default([]),
+  /** Providers tried for `contents`, in order; empty = the default order (then Gleaner's reader). */
+  contents_order: z.array(z.string()).default([]),
+  /** Consecutive failures after which a provider is skipped for `breaker_cooldown_ms`. */
+  breaker_failures: z.number().int().positive().default(3),
+  /** How long a failing provider is skipped. */
+  breaker_cooldown_ms: z.number().int().min(0).default(60_000),
+  /**
+   * Which tools MCP and HTTP declare: Gleaner's own (`default`), one per role (`roles`),
+   * every configured provider's own (`all_tools`), or one provider's (`one_provider`).
+   */
+  presentation: z.enum(["default", "roles", "all_tools", "one_provider"]).default("default"),
+  /** The provider whose tools `presentation: one_provider` declares. */
+  presentation_provider: z.string().optional(),
 });
 
 /** Settings of page reading. */
@@ -313,6 +383,12 @@ export const ENV_ALIASES: Readonly<Record<string, string>> = {
   GLEANER_DB: "store.path",
   GITHUB_TOKEN: "read.github_token",
   BRAVE_API_KEY: "search.brave_api_key",
+  EXA_API_KEY: "search.exa_api_key",
+  TAVILY_API_KEY: "search.tavily_api_key",
+  JINA_API_KEY: "search.jina_api_key",
+  KEENABLE_API_KEY: "search.keenable_api_key",
+  PARALLEL_API_KEY: "search.parallel_api_key",
+  GEMINI_API_KEY: "search.gemini_api_key",
 };
 
 /**

@@ -8,6 +8,9 @@ import type { Config } from "./config.ts";
 import { findChromium } from "./read/browser/launch.ts";
 import { embedderStatus } from "./rank/embed/mod.ts";
 import { openStore } from "./store/mod.ts";
+import { ROLES } from "./search/providers/types.ts";
+import { usableProviders } from "./search/providers/registry.ts";
+import { toolsFor } from "./tools/presentations.ts";
 import { VERSION } from "./version.ts";
 
 /** One check of the doctor report. */
@@ -77,6 +80,23 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
       ok: true,
       detail: `not available: ${(error as Error).message}`,
     });
+  }
+  try {
+    const roles = ROLES.map((role) => {
+      const names = usableProviders(config, role).map((p) => p.name);
+      if (role === "contents") names.push("gleaner");
+      return `${role}: ${names.join(", ") || "none"}`;
+    });
+    const tools = toolsFor(config).map((t) => t.name);
+    checks.push({
+      name: "search providers",
+      ok: true,
+      detail: `${roles.join("; ")} (presentation ${config.search.presentation}: ${
+        tools.join(", ")
+      })`,
+    });
+  } catch (error) {
+    checks.push({ name: "search providers", ok: false, detail: (error as Error).message });
   }
   const privateNet = config.network.allow_private;
   checks.push({

@@ -9,7 +9,7 @@ import { getGleanerLogger } from "./log.ts";
 import { createFetcher } from "./net/fetch.ts";
 import type { Fetcher } from "./net/types.ts";
 import { createSearchRouter, type SearchRouter } from "./search/router.ts";
-import { withSearchCache } from "./search/cached.ts";
+import { createRoleRouter, type RoleRouter } from "./search/roles.ts";
 import { createReader, type Reader } from "./read/cascade.ts";
 import { defaultTiers } from "./read/tiers.ts";
 import { createTierRules } from "./read/tier_rules.ts";
@@ -30,8 +30,10 @@ export interface Gleaner {
   readonly config: Config;
   /** The guarded fetcher every request goes through. */
   readonly fetcher: Fetcher;
-  /** Web search. */
+  /** Web search (the `search` role in the foundation's shape). */
   readonly search: SearchRouter;
+  /** The provider layer: `search`, `answer` and `contents` over the configured providers. */
+  readonly roles: RoleRouter;
   /** Page reading through the tier cascade. */
   readonly reader: Reader;
   /** The embedded store (cache, domain memory, embeddings). */
@@ -112,13 +114,23 @@ export function createGleanerFromConfig(config: Config): Gleaner {
       ? createTierRules(config.read.tier_rules_path)
       : undefined,
   });
+  const roles = createRoleRouter({
+    config,
+    fetcher,
+    cache: store.cache,
+    readPage: async (url, signal) => {
+      const page = await reader.read({ url, signal });
+      return { title: page.title, markdown: page.markdown, published: page.published };
+    },
+  });
   let embedderPromise: Promise<Embedder | undefined> | undefined;
   let expanderPromise: Promise<QueryExpander | undefined> | undefined;
   const memoryStores = new MemoryStores(config.memory, { embedder: () => gleaner.embedder() });
   const gleaner: Gleaner = {
     config,
     fetcher,
-    search: traceSearch(withSearchCache(createSearchRouter(config, fetcher), store.cache)),
+    search: traceSearch(createSearchRouter(config, fetcher, roles)),
+    roles,
     reader,
     store,
     embedder() {

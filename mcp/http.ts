@@ -7,12 +7,12 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Gleaner } from "../lib/gleaner.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
-import { TOOLS } from "../lib/tools/mod.ts";
+import { toolsFor } from "../lib/tools/presentations.ts";
 import { createMcpServer } from "./server.ts";
 
 /**
  * Answers one MCP Streamable HTTP request with a server offering `tools`
- * (default: every Gleaner tool).
+ * (default: the tools of `search.presentation`).
  *
  * @example
  * ```ts ignore
@@ -25,7 +25,7 @@ import { createMcpServer } from "./server.ts";
 export async function handleMcpRequest(
   gleaner: Gleaner,
   request: Request,
-  tools: readonly AnyToolSpec[] = TOOLS,
+  tools: readonly AnyToolSpec[] = toolsFor(gleaner.config),
 ): Promise<Response> {
   const server = createMcpServer(gleaner, tools);
   const transport = new WebStandardStreamableHTTPServerTransport({

@@ -5,6 +5,8 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Gleaner } from "../lib/gleaner.ts";
+import type { AnyToolSpec } from "../lib/tools/spec.ts";
+import { toolsFor } from "../lib/tools/presentations.ts";
 import { createMcpServer } from "./server.ts";
 
 /**
@@ -18,8 +20,11 @@ import { createMcpServer } from "./server.ts";
  * await serveStdio(await createGleaner());
  * ```
  */
-export async function serveStdio(gleaner: Gleaner): Promise<void> {
-  const server = createMcpServer(gleaner);
+export async function serveStdio(
+  gleaner: Gleaner,
+  options: { tools?: readonly AnyToolSpec[] } = {},
+): Promise<void> {
+  const server = createMcpServer(gleaner, options.tools ?? toolsFor(gleaner.config));
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -1,7 +1,9 @@
 /**
- * Keyless web search: DuckDuckGo (HTML page, lite fallback) and SearXNG
- * behind a router that falls back, restricts domains, dedupes and records
- * every backend call.
+ * Web search: keyless DuckDuckGo and SearXNG, and the providers users hold
+ * keys for (Brave, Exa, Tavily, Parallel, Gemini, Jina, Keenable), behind a
+ * role router (`search`, `answer`, `contents`) that falls back when a
+ * provider is out of credit, rate limited or down, restricts domains,
+ * dedupes, caches and records every provider call.
  *
  * @example
  * ```ts ignore
@@ -45,3 +47,25 @@ export {
   type SearchRouter,
 } from "./router.ts";
 export { safeEndpoint, toSearchFailure } from "./upstream.ts";
+export * from "./providers/mod.ts";
+export {
+  createRoleRouter,
+  type FallbackEntry,
+  type RoleAnswerRequest,
+  type RoleAnswerResponse,
+  type RoleContentsRequest,
+  type RoleContentsResponse,
+  type RoleMeta,
+  type RoleRouter,
+  type RoleRouterOptions,
+  type RoleSearchRequest,
+  type RoleSearchResponse,
+  searchKey,
+} from "./roles.ts";
+export {
+  type Breaker,
+  createBreaker,
+  createPacer,
+  type Pacer,
+  type ProviderHealth,
+} from "./breaker.ts";

@@ -22,6 +22,8 @@ export interface SearchRequest {
   max_results: number;
   /** Only results on these domains (a domain includes its subdomains). */
   domains?: string[];
+  /** Skip the cache (the fresh answer is still stored). */
+  no_cache?: boolean;
   /** Cancels the search. */
   signal?: AbortSignal;
 }
@@ -36,7 +38,7 @@ export interface SearchHit {
   snippet: string;
   /** Publication date when the engine gives one (ISO 8601 when parseable). */
   published?: string;
-  /** The backend that found it (`duckduckgo`, `searxng`). */
+  /** The provider that found it (`duckduckgo`, `searxng`, `exa`, …). */
   source: string;
 }
 

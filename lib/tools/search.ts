@@ -5,10 +5,11 @@
  */
 import { z } from "zod";
 import { toGleanerError } from "../errors.ts";
+import { FallbackSchema } from "./role_schemas.ts";
 import { defineTool } from "./spec.ts";
 
 /** One query of a `search` call. */
-export const SearchItemInput = z.object({
+export const SearchItemInput = z.strictObject({
   query: z.string().max(2000).describe(
     "What to search for (an empty or bad query fails its item, not the call)",
   ),
@@ -25,8 +26,9 @@ export const SearchItemInput = z.object({
 });
 
 /** Input of `search`. */
-export const SearchInput = z.object({
+export const SearchInput = z.strictObject({
   items: z.array(SearchItemInput).min(1).max(5).describe("One to five independent queries"),
+  no_cache: z.boolean().optional().describe("Skip cached answers (up to 1 hour old)"),
 });
 
 /** One search result. */
@@ -54,6 +56,12 @@ export const SearchOutput = z.object({
     query: z.string(),
     results: z.array(SearchResultSchema),
     attempts: z.array(AttemptSchema),
+    provider: z.string().optional().describe("The provider that answered"),
+    fallback_from: z.array(FallbackSchema).optional().describe(
+      "Providers that failed first, with their codes",
+    ),
+    cached: z.boolean().optional().describe("True when answered from the cache"),
+    age_s: z.number().optional().describe("Age of a cached answer in seconds"),
     error: ItemErrorSchema.optional(),
   })),
 });
@@ -63,7 +71,7 @@ export const searchTool = defineTool({
   name: "search",
   title: "Web search",
   description:
-    "Searches the web and returns titles, URLs and snippets for up to 5 queries at once. Use `domains` to restrict results to sites you trust. Read promising results with scrape_urls, or use research to search and read in one call.",
+    "Searches the web and returns titles, URLs and snippets for up to 5 queries at once, using the configured search providers in order. Use `domains` to restrict results to sites you trust. Read promising results with scrape_urls, or use research to search and read in one call.",
   input: SearchInput,
   output: SearchOutput,
   http: { path: "/v1/search" },
@@ -72,15 +80,37 @@ export const searchTool = defineTool({
   handler: async (input, { gleaner, signal }) => {
     const items = await Promise.all(input.items.map(async (item) => {
       try {
-        const { results, attempts } = await gleaner.search.search({ ...item, signal });
-        return { query: item.query, results, attempts };
+        const answer = await gleaner.search.search({
+          ...item,
+          no_cache: input.no_cache,
+          signal,
+        });
+        return {
+          query: item.query,
+          results: answer.results.map(({ title, url, snippet, published, source }) => ({
+            title,
+            url,
+            snippet,
+            ...(published ? { published } : {}),
+            source,
+          })),
+          attempts: answer.attempts,
+          provider: answer.provider,
+          fallback_from: answer.fallback_from,
+          cached: answer.cached,
+          ...(answer.age_s !== undefined ? { age_s: answer.age_s } : {}),
+        };
       } catch (error) {
         const failure = toGleanerError(error, "search");
         const attempts = (failure.details?.attempts ?? []) as z.output<typeof AttemptSchema>[];
+        const fallback = failure.details?.fallback_from as
+          | z.output<typeof FallbackSchema>[]
+          | undefined;
         return {
           query: item.query,
           results: [],
           attempts,
+          ...(fallback ? { fallback_from: fallback } : {}),
           error: { code: failure.code, message: failure.message },
         };
       }

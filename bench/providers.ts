@@ -1,0 +1,176 @@
+/**
+ * Provider layer benchmark, against fake providers on loopback:
+ *
+ * - `overhead`: p50/p90 of one Exa search through the role router (order,
+ *   pacing, breaker, classification, normalization, domain filter) against
+ *   the same raw HTTP call through the guarded fetcher, interleaved; the
+ *   difference is what the router adds (target ≤ 1 ms at p50). Also the cost
+ *   of normalizing one answer alone.
+ * - `concurrent_429`: 200 concurrent searches while the first provider answers
+ *   429 (with `Retry-After`): every request must be answered, each answer
+ *   naming the provider that served it.
+ *
+ * Run alone: `deno run -A bench/providers.ts` (prints JSON).
+ *
+ * @module
+ */
+import { parseConfig } from "../lib/config.ts";
+import { createFetcher } from "../lib/net/fetch.ts";
+import { exaHits } from "../lib/search/providers/exa.ts";
+import { createRoleRouter } from "../lib/search/roles.ts";
+import { startFakeProviders } from "../tests/fixtures/fake_providers.ts";
+import { percentile } from "./lib/text_metrics.ts";
+
+const ROUNDS = 300;
+const CONCURRENT = 200;
+
+function stats(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  return {
+    p50_ms: round(percentile(sorted, 50)),
+    p90_ms: round(percentile(sorted, 90)),
+    mean_ms: round(values.reduce((a, b) => a + b, 0) / values.length),
+  };
+}
+
+/** Runs both measurements. */
+export async function runProvidersBench(): Promise<unknown> {
+  const fakes = startFakeProviders();
+  try {
+    // ---- overhead ----
+    const config = parseConfig(fakes.config({ exa: "bench-key", brave: "bench-key" }, {
+      search_order: ["exa"],
+    }));
+    const fetcher = createFetcher(config.network);
+    const roles = createRoleRouter({ config, fetcher });
+    const body = {
+      query: "sqlite wal",
+      numResults: 3,
+      type: "auto",
+      contents: { highlights: true },
+    };
+    const raw = async () => {
+      const res = await fetcher.fetch(`${fakes.baseUrl("exa")}/search`, {
+        method: "POST",
+        headers: { "x-api-key": "bench-key", "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+        robots: false,
+      });
+      return JSON.parse(res.text());
+    };
+    const routed = () => roles.search({ query: "sqlite wal", max_results: 3 });
+    for (let i = 0; i < 30; i++) {
+      await raw();
+      await routed();
+    }
+    const rawMs: number[] = [];
+    const routedMs: number[] = [];
+    let parsed: { results: unknown } = { results: [] };
+    for (let i = 0; i < ROUNDS; i++) {
+      // Alternate which goes first, so drift in machine load hits both alike.
+      const order = i % 2 === 0 ? [raw, routed] : [routed, raw];
+      for (const run of order) {
+        const t = performance.now();
+        const value = await run();
+        const ms = performance.now() - t;
+        if (run === raw) {
+          parsed = value as { results: unknown };
+          rawMs.push(ms);
+        } else routedMs.push(ms);
+      }
+    }
+    const paired = routedMs.map((ms, i) => ms - rawMs[i]).sort((a, b) => a - b);
+    const normalizeMs: number[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const t = performance.now();
+      exaHits(parsed.results);
+      normalizeMs.push(performance.now() - t);
+    }
+    const rawStats = stats(rawMs);
+    const routedStats = stats(routedMs);
+    const overhead = {
+      rounds: ROUNDS,
+      raw_http: rawStats,
+      routed: routedStats,
+      added_p50_ms: Math.round((routedStats.p50_ms - rawStats.p50_ms) * 1000) / 1000,
+      added_paired_median_ms: Math.round(percentile(paired, 50) * 1000) / 1000,
+      load_average: Deno.loadavg()[0],
+      normalize_one_answer: stats(normalizeMs),
+      target_added_p50_ms: 1,
+    };
+
+    // ---- 200 concurrent searches, first provider answering 429 ----
+    fakes.setMode("brave", "ratelimit");
+    const before = fakes.requests.length;
+    const config429 = parseConfig(fakes.config({ brave: "b", exa: "e" }, {
+      search_order: ["brave", "exa"],
+    }));
+    const roles429 = createRoleRouter({
+      config: config429,
+      fetcher: createFetcher(config429.network),
+    });
+    const started = performance.now();
+    const settled = await Promise.allSettled(
+      Array.from(
+        { length: CONCURRENT },
+        (_, i) => roles429.search({ query: `concurrent ${i}`, max_results: 3 }),
+      ),
+    );
+    const wall = performance.now() - started;
+    const served: Record<string, number> = {};
+    let namedProvider = 0;
+    let fellBack = 0;
+    const errors: Record<string, number> = {};
+    for (const s of settled) {
+      if (s.status === "rejected") {
+        const code = String((s.reason as { code?: string }).code ?? "unknown");
+        errors[code] = (errors[code] ?? 0) + 1;
+        continue;
+      }
+      served[s.value.provider] = (served[s.value.provider] ?? 0) + 1;
+      if (s.value.provider) namedProvider++;
+      if (s.value.fallback_from.length > 0) fellBack++;
+    }
+    const upstream = fakes.requests.slice(before);
+    // A second wave after the first 429s: brave is cooling down (Retry-After), not asked.
+    const beforeSecond = fakes.requests.length;
+    const second = await Promise.allSettled(
+      Array.from(
+        { length: CONCURRENT },
+        (_, i) => roles429.search({ query: `second wave ${i}`, max_results: 3 }),
+      ),
+    );
+    const secondUpstream = fakes.requests.slice(beforeSecond);
+    const concurrent = {
+      requests: CONCURRENT,
+      answered: settled.filter((s) => s.status === "fulfilled").length,
+      lost: settled.filter((s) => s.status === "rejected").length,
+      errors,
+      served_by: served,
+      answers_naming_provider: namedProvider,
+      answers_with_fallback_from: fellBack,
+      upstream_calls: {
+        brave_429: upstream.filter((r) => r.provider === "brave").length,
+        exa: upstream.filter((r) => r.provider === "exa").length,
+      },
+      wall_ms: Math.round(wall),
+      second_wave: {
+        answered: second.filter((s) => s.status === "fulfilled").length,
+        brave_calls: secondUpstream.filter((r) => r.provider === "brave").length,
+        exa_calls: secondUpstream.filter((r) => r.provider === "exa").length,
+      },
+      note:
+        "brave answers 429 with Retry-After: 30; all 200 calls are sent before the first 429 returns, so each asks brave once and falls back to exa; later calls would skip brave while it cools down. The guarded fetcher allows network.per_host_concurrency (2) connections to one host, so the 200 calls queue there.",
+    };
+    return { overhead, concurrent_429: concurrent };
+  } finally {
+    await fakes.close();
+  }
+}
+
+if (import.meta.main) {
+  Deno.stdout.writeSync(
+    new TextEncoder().encode(JSON.stringify(await runProvidersBench(), null, 2) + "\n"),
+  );
+}

@@ -1,0 +1,161 @@
+/**
+ * Per-provider health for the role router: a circuit breaker that skips a
+ * provider that keeps failing for a cool-down, and a pacer that holds calls
+ * back so a provider's requests-per-second limit is respected before sending.
+ *
+ * @module
+ */
+import type { ErrorCode } from "../errors.ts";
+
+/** What the breaker knows of one provider. */
+export interface ProviderHealth {
+  /** Provider name. */
+  provider: string;
+  /** `closed` (in use), `open` (skipped until `open_until`), `half_open` (on trial). */
+  state: "closed" | "open" | "half_open";
+  /** Failures in a row. */
+  failures: number;
+  /** When the cool-down ends (ISO 8601), while open. */
+  open_until?: string;
+  /** The code of the last failure. */
+  last_code?: ErrorCode;
+}
+
+/** Breaker settings. */
+export interface BreakerOptions {
+  /** Failures in a row that open the breaker. */
+  failures: number;
+  /** Cool-down (ms). */
+  cooldownMs: number;
+  /** Clock (tests and benchmarks may pass their own). */
+  now?: () => number;
+}
+
+/** A circuit breaker per provider. */
+export interface Breaker {
+  /** True while the provider is cooling down. */
+  isOpen(provider: string): boolean;
+  /** Records a success: the provider is closed again. */
+  success(provider: string): void;
+  /**
+   * Records a failure. Out of credit opens at once (for the cool-down); a
+   * rate limit with `Retry-After` opens for that long; other failures open
+   * after `failures` in a row, and a failure on trial re-opens at once.
+   */
+  failure(provider: string, code: ErrorCode, retryAfterS?: number): void;
+  /** The state of every provider seen. */
+  health(): ProviderHealth[];
+}
+
+/**
+ * Creates a breaker.
+ *
+ * @example
+ * ```ts
+ * import { createBreaker } from "./breaker.ts";
+ * let now = 0;
+ * const breaker = createBreaker({ failures: 2, cooldownMs: 1000, now: () => now });
+ * breaker.failure("exa", "provider_unavailable");
+ * console.assert(!breaker.isOpen("exa"));
+ * breaker.failure("exa", "provider_unavailable");
+ * console.assert(breaker.isOpen("exa"));
+ * now = 1001;
+ * console.assert(!breaker.isOpen("exa"));
+ * ```
+ */
+export function createBreaker(options: BreakerOptions): Breaker {
+  const now = options.now ?? Date.now;
+  const state = new Map<string, { failures: number; openUntil: number; lastCode?: ErrorCode }>();
+  const entry = (provider: string) => {
+    let e = state.get(provider);
+    if (!e) state.set(provider, e = { failures: 0, openUntil: 0 });
+    return e;
+  };
+  return {
+    isOpen: (provider) => (state.get(provider)?.openUntil ?? 0) > now(),
+    success(provider) {
+      const e = entry(provider);
+      e.failures = 0;
+      e.openUntil = 0;
+    },
+    failure(provider, code, retryAfterS) {
+      const e = entry(provider);
+      e.failures++;
+      e.lastCode = code;
+      const at = now();
+      let until = 0;
+      if (code === "insufficient_balance") until = at + options.cooldownMs;
+      else if (code === "rate_limited" && retryAfterS !== undefined) {
+        until = at + retryAfterS * 1000;
+      } else if (e.failures >= options.failures) until = at + options.cooldownMs;
+      e.openUntil = Math.max(e.openUntil, until);
+    },
+    health() {
+      const at = now();
+      return [...state.entries()].map(([provider, e]) => ({
+        provider,
+        state: e.openUntil > at ? "open" : e.failures >= options.failures ? "half_open" : "closed",
+        failures: e.failures,
+        ...(e.openUntil > at ? { open_until: new Date(e.openUntil).toISOString() } : {}),
+        ...(e.lastCode ? { last_code: e.lastCode } : {}),
+      }));
+    },
+  };
+}
+
+/** Holds calls back to a rate per provider. */
+export interface Pacer {
+  /**
+   * Resolves when a call to `provider` may be sent at `perSecond`; returns
+   * false (and reserves nothing) when that would take longer than `maxWaitMs`.
+   */
+  wait(
+    provider: string,
+    perSecond: number | undefined,
+    maxWaitMs: number,
+    signal?: AbortSignal,
+  ): Promise<boolean>;
+}
+
+/**
+ * Creates a pacer: calls to one provider are spaced `1000 / perSecond` ms apart.
+ *
+ * @example
+ * ```ts
+ * import { createPacer } from "./breaker.ts";
+ * const pacer = createPacer();
+ * console.assert(await pacer.wait("keenable", 1000, 100));
+ * console.assert(await pacer.wait("keenable", undefined, 0));
+ * ```
+ */
+export function createPacer(): Pacer {
+  const next = new Map<string, number>();
+  return {
+    async wait(provider, perSecond, maxWaitMs, signal) {
+      if (!perSecond) return true;
+      const gap = 1000 / perSecond;
+      const now = performance.now();
+      const slot = Math.max(now, next.get(provider) ?? 0);
+      const delay = slot - now;
+      if (delay > maxWaitMs) return false;
+      next.set(provider, slot + gap);
+      if (delay > 0) await sleep(delay, signal);
+      return true;
+    },
+  };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { parseConfig } from "../../config.ts";
+import { createFetcher } from "../../net/fetch.ts";
+import { withFakeProviders } from "../../../tests/fixtures/fake_providers.ts";
+import { assertFailureClasses } from "../../../tests/fixtures/provider_checks.ts";
+import { braveProvider } from "./brave.ts";
+
+const KEY = "brave-test-key-456";
+
+Deno.test("brave: web search sends the token and Brave's parameters; results normalized", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ brave: KEY }));
+    const env = { config, fetcher: createFetcher(config.network) };
+    const hits = await braveProvider.search!({
+      query: "sqlite wal",
+      max_results: 50,
+      time_range: "month",
+      language: "de-DE",
+    }, env);
+    const [req] = fakes.requestsOf("brave");
+    assert.equal(req.method, "GET");
+    assert.equal(req.path, "/res/v1/web/search");
+    assert.equal(req.headers["x-subscription-token"], KEY);
+    assert.equal(req.headers.accept, "application/json");
+    assert.deepEqual(req.query, {
+      q: "sqlite wal",
+      count: "20",
+      freshness: "pm",
+      search_lang: "de",
+    });
+    assert.equal(hits.length, 3);
+    assert.equal(
+      hits[0].snippet,
+      "The default method by which SQLite implements atomic commit; about sqlite wal.",
+      "<strong> stripped",
+    );
+    assert.equal(hits[0].published, "2024-05-01T00:00:00.000Z");
+    assert.equal(hits[0].source, "brave");
+    assert.equal(hits[0].provider_data?.hostname, "sqlite.org");
+    assert.deepEqual(hits[0].provider_data?.extra_snippets, ["More text from the page."]);
+    assert.equal(hits[1].published, undefined);
+  });
+});
+
+Deno.test("brave: news search uses the news endpoint", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ brave: KEY }));
+    const env = { config, fetcher: createFetcher(config.network) };
+    const viaTopic = await braveProvider.search!(
+      { query: "n", max_results: 2, topic: "news" },
+      env,
+    );
+    assert.equal(fakes.requestsOf("brave")[0].path, "/res/v1/news/search");
+    assert.equal(viaTopic.length, 2);
+    const tool = braveProvider.tools.find((t) => t.name === "brave_news_search")!;
+    const out = await tool.run(tool.input.parse({ query: "n" }), env) as { results: unknown[] };
+    assert.equal(out.results.length, 3);
+    assert.equal(fakes.requestsOf("brave")[1].path, "/res/v1/news/search");
+  });
+});
+
+Deno.test("brave: every failure class is produced and classified", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ brave: KEY }, {
+      providers: { brave: { timeout_ms: 400 } },
+    }));
+    const env = { config, fetcher: createFetcher(config.network) };
+    await assertFailureClasses(
+      fakes,
+      "brave",
+      KEY,
+      () => braveProvider.search!({ query: "x", max_results: 3 }, env),
+    );
+  });
+});

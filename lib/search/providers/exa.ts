@@ -1,0 +1,269 @@
+/**
+ * Exa: search, find-similar, contents and answer (`x-api-key: <key>`, JSON
+ * POSTs to `<base>/search`, `/findSimilar`, `/contents`, `/answer`).
+ *
+ * Request fields sent: `/search` `query`, `numResults`, `type` (`auto`, or
+ * `deep` for deep searches), `includeDomains`, `excludeDomains`,
+ * `startPublishedDate`, `category: "news"` for news, `contents.highlights`;
+ * `/findSimilar` `url`, `numResults`, `excludeSourceDomain`,
+ * `contents.highlights`; `/contents` `urls`, `text`; `/answer` `query`,
+ * `text`.
+ *
+ * Fields read: `results[]` with `url`, `title`, `publishedDate`, `author`,
+ * `score`, `id`, `highlights[]`, `text`, `summary`; `/contents` also
+ * `statuses[]` (`id`, `status`, `error.tag`, `error.httpStatusCode`);
+ * `/answer` `answer` and `citations[]` (`url`, `title`, `publishedDate`,
+ * `author`, `text`), plus `costDollars.total` and `requestId` kept in
+ * `provider_data`.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { Config } from "../../config.ts";
+import type { TimeRange } from "../types.ts";
+import { toIsoDate } from "../upstream.ts";
+import {
+  boundedData,
+  callJson,
+  hasArray,
+  isRecord,
+  isWebUrl,
+  plainText,
+  providerSettings,
+  records,
+  str,
+} from "./http.ts";
+import type {
+  ContentsRequest,
+  Provider,
+  ProviderAnswer,
+  ProviderContents,
+  ProviderEnv,
+  ProviderHit,
+  ProviderSearchRequest,
+} from "./types.ts";
+
+/** The provider's name. */
+export const EXA = "exa";
+
+const RANGE_DAYS: Readonly<Record<TimeRange, number>> = { day: 1, week: 7, month: 31, year: 366 };
+
+function settings(config: Config) {
+  return providerSettings(config, EXA, { baseUrl: "https://api.exa.ai", maxResults: 25 });
+}
+
+function headers(config: Config): Record<string, string> {
+  return { "x-api-key": config.search.exa_api_key ?? "" };
+}
+
+/** The snippet of an Exa result: its highlights, else the start of its text or summary. */
+function exaSnippet(r: Record<string, unknown>): string {
+  const highlights = Array.isArray(r.highlights) ? r.highlights.map(plainText).join(" … ") : "";
+  const text = highlights || plainText(r.summary) || plainText(r.text);
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+}
+
+/** Turns Exa result objects into hits. */
+export function exaHits(results: unknown): ProviderHit[] {
+  const hits: ProviderHit[] = [];
+  for (const r of records(results)) {
+    if (!isWebUrl(r.url)) continue;
+    const published = toIsoDate(r.publishedDate);
+    hits.push({
+      title: plainText(r.title) || str(r.url),
+      url: str(r.url).trim(),
+      snippet: exaSnippet(r),
+      ...(published ? { published } : {}),
+      source: EXA,
+      provider_data: boundedData({ score: r.score, author: r.author, id: r.id }),
+    });
+  }
+  return hits;
+}
+
+async function post(env: ProviderEnv, path: string, json: unknown, field = "results") {
+  const s = settings(env.config);
+  return await callJson(env, {
+    provider: EXA,
+    url: `${s.baseUrl}${path}`,
+    method: "POST",
+    headers: headers(env.config),
+    json,
+    timeoutMs: s.timeoutMs,
+  }, hasArray(field));
+}
+
+async function exaSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
+  const s = settings(env.config);
+  const body: Record<string, unknown> = {
+    query: req.query,
+    numResults: Math.min(req.max_results, s.maxResults),
+    type: req.depth === "deep" ? "deep" : "auto",
+    contents: { highlights: true },
+  };
+  if (req.domains?.length) body.includeDomains = req.domains;
+  if (req.exclude_domains?.length) body.excludeDomains = req.exclude_domains;
+  if (req.topic === "news") body.category = "news";
+  if (req.time_range) {
+    body.startPublishedDate = new Date(Date.now() - RANGE_DAYS[req.time_range] * 86_400_000)
+      .toISOString();
+  }
+  return exaHits((await post(env, "/search", body)).results);
+}
+
+async function exaFindSimilar(
+  input: { url: string; max_results: number; exclude_source_domain: boolean },
+  env: ProviderEnv,
+): Promise<ProviderHit[]> {
+  const s = settings(env.config);
+  const body = await post(env, "/findSimilar", {
+    url: input.url,
+    numResults: Math.min(input.max_results, s.maxResults),
+    excludeSourceDomain: input.exclude_source_domain,
+    contents: { highlights: true },
+  });
+  return exaHits(body.results);
+}
+
+async function exaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+  const body = await post(env, "/contents", { urls: req.urls, text: true });
+  const results = records(body.results);
+  const statuses = records(body.statuses);
+  const pages = req.urls.map((url) => {
+    const found = results.find((r) => r.url === url || r.id === url);
+    if (found) {
+      const published = toIsoDate(found.publishedDate);
+      return {
+        url,
+        title: plainText(found.title),
+        content: str(found.text),
+        ...(published ? { published } : {}),
+        provider_data: boundedData({ author: found.author, id: found.id }),
+      };
+    }
+    const status = statuses.find((st) => st.id === url);
+    const error = isRecord(status?.error) ? status.error : {};
+    const httpStatus = typeof error.httpStatusCode === "number" ? error.httpStatusCode : undefined;
+    return {
+      url,
+      title: "",
+      content: "",
+      error: {
+        code: httpStatus === 404 ? "not_found" : "provider_unavailable",
+        message: `exa could not read ${url}${httpStatus ? ` (HTTP ${httpStatus})` : ""}`,
+      },
+    };
+  });
+  return { pages };
+}
+
+async function exaAnswer(
+  req: { query: string; depth: "quick" | "deep" },
+  env: ProviderEnv,
+): Promise<ProviderAnswer> {
+  const body = await post(
+    env,
+    "/answer",
+    { query: req.query, text: req.depth === "deep" },
+    "citations",
+  );
+  const answer = typeof body.answer === "string" ? body.answer : JSON.stringify(body.answer ?? "");
+  const cost = isRecord(body.costDollars) ? body.costDollars.total : undefined;
+  return {
+    answer,
+    citations: exaHits(body.citations),
+    provider_data: boundedData({ request_id: body.requestId, cost_dollars: cost }),
+  };
+}
+
+const ExaSearchInput = z.strictObject({
+  query: z.string().min(1).max(2000).describe("What to search for (natural language works well)"),
+  max_results: z.number().int().min(1).max(25).default(10).describe("Results (1-25)"),
+  domains: z.array(z.string()).max(20).optional().describe("Only these domains"),
+  exclude_domains: z.array(z.string()).max(20).optional().describe("Never these domains"),
+  time_range: z.enum(["day", "week", "month", "year"]).optional().describe(
+    "Only results published this recently",
+  ),
+  topic: z.enum(["general", "news"]).optional().describe("`news` searches news articles"),
+  depth: z.enum(["quick", "deep"]).optional().describe("`deep` runs Exa's deeper search"),
+});
+
+const ExaSimilarInput = z.strictObject({
+  url: z.string().url().describe("A page; results are pages like it"),
+  max_results: z.number().int().min(1).max(25).default(10).describe("Results (1-25)"),
+  exclude_source_domain: z.boolean().default(true).describe("Leave out the page's own site"),
+});
+
+const ExaContentsInput = z.strictObject({
+  urls: z.array(z.string().url()).min(1).max(10).describe("One to ten URLs"),
+});
+
+const ExaAnswerInput = z.strictObject({
+  query: z.string().min(1).max(2000).describe("The question"),
+  depth: z.enum(["quick", "deep"]).default("quick").describe(
+    "`deep` also returns the text of each citation",
+  ),
+});
+
+/**
+ * The Exa provider (`search.exa_api_key`, env `EXA_API_KEY`).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config.ts";
+ * import { exaProvider } from "./exa.ts";
+ * console.assert(exaProvider.roles.includes("answer"));
+ * console.assert(!exaProvider.isConfigured(parseConfig({})));
+ * ```
+ */
+export const exaProvider: Provider = {
+  name: EXA,
+  title: "Exa",
+  roles: ["search", "answer", "contents"],
+  configHint: "search.exa_api_key",
+  nativeDomains: true,
+  isConfigured: (config) =>
+    Boolean(config.search.exa_api_key) && settings(config).enabled !== false,
+  search: exaSearch,
+  answer: exaAnswer,
+  contents: exaContents,
+  tools: [
+    {
+      name: "exa_search",
+      title: "Exa search",
+      description:
+        "Searches the web with Exa's neural index: titles, URLs, highlight snippets, dates. Good for natural-language queries.",
+      kind: "search",
+      input: ExaSearchInput,
+      run: async (input: z.output<typeof ExaSearchInput>, env: ProviderEnv) => ({
+        results: await exaSearch(input, env),
+      }),
+    },
+    {
+      name: "exa_find_similar",
+      title: "Exa find similar",
+      description: "Finds pages similar to a given URL with Exa.",
+      kind: "search",
+      input: ExaSimilarInput,
+      run: async (input: z.output<typeof ExaSimilarInput>, env: ProviderEnv) => ({
+        results: await exaFindSimilar(input, env),
+      }),
+    },
+    {
+      name: "exa_contents",
+      title: "Exa contents",
+      description: "Returns the clean text of one to ten pages, read by Exa.",
+      kind: "contents",
+      input: ExaContentsInput,
+      run: (input: z.output<typeof ExaContentsInput>, env: ProviderEnv) => exaContents(input, env),
+    },
+    {
+      name: "exa_answer",
+      title: "Exa answer",
+      description: "Answers a question from a web search, with the sources it cites.",
+      kind: "answer",
+      input: ExaAnswerInput,
+      run: (input: z.output<typeof ExaAnswerInput>, env: ProviderEnv) => exaAnswer(input, env),
+    },
+  ],
+};

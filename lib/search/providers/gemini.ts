@@ -1,0 +1,128 @@
+/**
+ * Gemini: answers grounded in Google Search, with citations
+ * (`x-goog-api-key: <key>`, `POST <base>/v1beta/models/<model>:generateContent`
+ * with the `google_search` tool). Quick answers use `gemini-2.5-flash`, deep
+ * ones `gemini-2.5-pro` (`search.providers.gemini.model` / `deep_model`).
+ *
+ * Request fields sent: `contents[0].parts[0].text` (the question),
+ * `tools: [{ google_search: {} }]`.
+ *
+ * Fields read: `candidates[0].content.parts[].text` (joined: the answer),
+ * `candidates[0].groundingMetadata.groundingChunks[].web` (`uri`, `title`:
+ * the citations; the URI is Google's grounding redirect),
+ * `groundingMetadata.webSearchQueries`, `modelVersion` (kept in
+ * `provider_data`). A candidate without text (blocked, or no answer) is
+ * `provider_unavailable`.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { Config } from "../../config.ts";
+import { providerFailure } from "./classify.ts";
+import {
+  boundedData,
+  callJson,
+  hasArray,
+  isRecord,
+  isWebUrl,
+  providerSettings,
+  records,
+  str,
+} from "./http.ts";
+import type { Provider, ProviderAnswer, ProviderEnv, ProviderHit } from "./types.ts";
+
+/** The provider's name. */
+export const GEMINI = "gemini";
+
+function settings(config: Config) {
+  return providerSettings(config, GEMINI, {
+    baseUrl: "https://generativelanguage.googleapis.com",
+    maxResults: 20,
+  });
+}
+
+function modelFor(config: Config, depth: "quick" | "deep"): string {
+  const own = config.search.providers[GEMINI] ?? {};
+  return depth === "deep" ? own.deep_model ?? "gemini-2.5-pro" : own.model ?? "gemini-2.5-flash";
+}
+
+async function geminiAnswer(
+  req: { query: string; depth: "quick" | "deep" },
+  env: ProviderEnv,
+): Promise<ProviderAnswer> {
+  const s = settings(env.config);
+  const model = modelFor(env.config, req.depth);
+  const url = `${s.baseUrl}/v1beta/models/${encodeURIComponent(model)}:generateContent`;
+  const body = await callJson(env, {
+    provider: GEMINI,
+    url,
+    method: "POST",
+    headers: { "x-goog-api-key": env.config.search.gemini_api_key ?? "" },
+    json: {
+      contents: [{ role: "user", parts: [{ text: req.query }] }],
+      tools: [{ google_search: {} }],
+    },
+    timeoutMs: s.timeoutMs,
+  }, hasArray("candidates"));
+  const candidate = records(body.candidates)[0] ?? {};
+  const content = isRecord(candidate.content) ? candidate.content : {};
+  const answer = records(content.parts).map((part) => str(part.text)).join("").trim();
+  if (!answer) throw providerFailure(GEMINI, url, { status: 200, unreadable: true });
+  const grounding = isRecord(candidate.groundingMetadata) ? candidate.groundingMetadata : {};
+  const citations: ProviderHit[] = [];
+  for (const chunk of records(grounding.groundingChunks)) {
+    const web = isRecord(chunk.web) ? chunk.web : {};
+    if (!isWebUrl(web.uri)) continue;
+    citations.push({
+      title: str(web.title) || str(web.uri),
+      url: str(web.uri),
+      snippet: "",
+      source: GEMINI,
+    });
+  }
+  return {
+    answer,
+    citations: citations.slice(0, s.maxResults),
+    provider_data: boundedData({
+      model: body.modelVersion ?? model,
+      search_queries: grounding.webSearchQueries,
+    }),
+  };
+}
+
+const GeminiInput = z.strictObject({
+  query: z.string().min(1).max(4000).describe("The question"),
+  depth: z.enum(["quick", "deep"]).default("quick").describe(
+    "`quick`: the fast model; `deep`: the stronger model",
+  ),
+});
+
+/**
+ * The Gemini provider (`search.gemini_api_key`, env `GEMINI_API_KEY`).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config.ts";
+ * import { geminiProvider } from "./gemini.ts";
+ * console.assert(geminiProvider.roles.join() === "answer");
+ * console.assert(geminiProvider.isConfigured(parseConfig({ search: { gemini_api_key: "k" } })));
+ * ```
+ */
+export const geminiProvider: Provider = {
+  name: GEMINI,
+  title: "Gemini",
+  roles: ["answer"],
+  configHint: "search.gemini_api_key",
+  isConfigured: (config) =>
+    Boolean(config.search.gemini_api_key) && settings(config).enabled !== false,
+  answer: geminiAnswer,
+  tools: [{
+    name: "gemini_grounded_answer",
+    title: "Gemini grounded answer",
+    description:
+      "Answers a question with Gemini grounded in Google Search, citing the pages it used.",
+    kind: "answer",
+    input: GeminiInput,
+    run: (input: z.output<typeof GeminiInput>, env: ProviderEnv) => geminiAnswer(input, env),
+  }],
+};

@@ -1,0 +1,225 @@
+/**
+ * Shared plumbing of provider modules: their settings, one JSON call through
+ * the guarded fetcher with every failure classified, and small normalizers.
+ *
+ * @module
+ */
+import type { Config } from "../../config.ts";
+import { GleanerError } from "../../errors.ts";
+import type { FetchedResponse } from "../../net/types.ts";
+import { cleanText } from "../upstream.ts";
+import { providerFailure } from "./classify.ts";
+import type { ProviderEnv } from "./types.ts";
+
+/** Settings of one provider, defaults filled in. */
+export interface ResolvedProviderSettings {
+  /** `search.providers.<name>.enabled`, when set. */
+  enabled?: boolean;
+  /** Base URL without a trailing slash. */
+  baseUrl: string;
+  /** Timeout of one call (ms). */
+  timeoutMs: number;
+  /** Most results asked in one call. */
+  maxResults: number;
+  /** Calls per second, when limited. */
+  requestsPerSecond?: number;
+}
+
+/**
+ * The settings of `name`, with the provider's defaults.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config.ts";
+ * import { providerSettings } from "./http.ts";
+ * const config = parseConfig({ search: { providers: { exa: { base_url: "http://127.0.0.1:9/" } } } });
+ * const settings = providerSettings(config, "exa", { baseUrl: "https://api.exa.ai", maxResults: 25 });
+ * console.assert(settings.baseUrl === "http://127.0.0.1:9" && settings.maxResults === 25);
+ * ```
+ */
+export function providerSettings(
+  config: Config,
+  name: string,
+  defaults: { baseUrl: string; maxResults: number; requestsPerSecond?: number },
+): ResolvedProviderSettings {
+  const own = config.search.providers[name] ?? {};
+  return {
+    enabled: own.enabled,
+    baseUrl: (own.base_url ?? defaults.baseUrl).replace(/\/+$/, ""),
+    timeoutMs: own.timeout_ms ?? config.search.timeout_ms,
+    maxResults: own.max_results ?? defaults.maxResults,
+    requestsPerSecond: own.requests_per_second ?? defaults.requestsPerSecond,
+  };
+}
+
+/** One upstream call. */
+export interface ProviderCall {
+  /** Provider name (for messages). */
+  provider: string;
+  /** Full URL. */
+  url: string | URL;
+  /** Method (default GET). */
+  method?: "GET" | "POST";
+  /** Headers (credentials go here, never into the URL). */
+  headers?: Record<string, string>;
+  /** JSON body (POST). */
+  json?: unknown;
+  /** Timeout (ms). */
+  timeoutMs: number;
+  /** Largest body accepted (bytes). */
+  maxBytes?: number;
+}
+
+/**
+ * Sends one call and returns the 2xx response; every other outcome throws the
+ * classified failure (`providerFailure`). A cancelled caller gets `timeout`.
+ */
+export async function callProvider(env: ProviderEnv, call: ProviderCall): Promise<FetchedResponse> {
+  let res: FetchedResponse;
+  try {
+    res = await env.fetcher.fetch(call.url, {
+      method: call.method ?? "GET",
+      headers: {
+        Accept: "application/json",
+        ...(call.json !== undefined ? { "Content-Type": "application/json" } : {}),
+        ...call.headers,
+      },
+      body: call.json !== undefined ? JSON.stringify(call.json) : undefined,
+      signal: env.signal,
+      timeoutMs: call.timeoutMs,
+      maxBytes: call.maxBytes ?? 8_000_000,
+      robots: false,
+    });
+  } catch (error) {
+    if (env.signal?.aborted) {
+      throw new GleanerError("timeout", `${call.provider}: the call was cancelled`, {
+        cause: error,
+      });
+    }
+    throw providerFailure(call.provider, call.url, { error });
+  }
+  if (res.status < 200 || res.status > 299) {
+    throw providerFailure(call.provider, call.url, {
+      status: res.status,
+      headers: res.headers,
+      body: safeText(res),
+    });
+  }
+  return res;
+}
+
+function safeText(res: FetchedResponse): string {
+  try {
+    return res.text();
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Calls and parses a JSON answer; a 2xx body that is not JSON, or that
+ * `check` rejects, is `provider_unavailable` (unreadable).
+ */
+export async function callJson<T>(
+  env: ProviderEnv,
+  call: ProviderCall,
+  check: (value: unknown) => value is T,
+): Promise<T> {
+  const res = await callProvider(env, call);
+  let value: unknown;
+  try {
+    value = JSON.parse(res.text());
+  } catch (error) {
+    throw providerFailure(call.provider, call.url, { status: res.status, unreadable: true, error });
+  }
+  if (!check(value)) {
+    throw providerFailure(call.provider, call.url, { status: res.status, unreadable: true });
+  }
+  return value;
+}
+
+/** True for a plain object. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A check that `field` of an object is an array. */
+export function hasArray(field: string): (value: unknown) => value is Record<string, unknown> {
+  return (value): value is Record<string, unknown> =>
+    isRecord(value) && Array.isArray(value[field]);
+}
+
+/** The records of an array field (non-objects dropped). */
+export function records(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+
+/** A string field, or `""`. */
+export function str(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+/** Plain text from an engine snippet that may hold tags and entities (`<strong>`, `&amp;`). */
+export function plainText(value: unknown): string {
+  return cleanText(
+    str(value)
+      .replace(/<[^>]{0,200}>/g, "")
+      .replace(
+        /&(amp|lt|gt|quot|#39|#x27|nbsp);/g,
+        (_, e: string) =>
+          ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#x27": "'", nbsp: " " })[e] ?? "",
+      ),
+  );
+}
+
+/** True for an absolute http(s) URL. */
+export function isWebUrl(value: unknown): value is string {
+  return typeof value === "string" && /^https?:\/\//i.test(value.trim());
+}
+
+/** Largest serialized size of `provider_data` (characters). */
+export const PROVIDER_DATA_MAX_CHARS = 2_000;
+
+/**
+ * A bounded copy of provider-specific fields: `undefined`/`null` dropped,
+ * strings cut to 300 characters, arrays to 10 entries, and fields dropped
+ * from the end until the JSON fits {@link PROVIDER_DATA_MAX_CHARS}.
+ *
+ * @example
+ * ```ts
+ * import { boundedData } from "./http.ts";
+ * const data = boundedData({ score: 0.9, text: "x".repeat(5000), none: null });
+ * console.assert(data?.score === 0.9 && String(data?.text).length <= 301 && !("none" in data!));
+ * ```
+ */
+export function boundedData(fields: Record<string, unknown>): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    const bounded = boundValue(value, 0);
+    if (bounded !== undefined) out[key] = bounded;
+  }
+  const keys = Object.keys(out);
+  while (keys.length > 0 && JSON.stringify(out).length > PROVIDER_DATA_MAX_CHARS) {
+    delete out[keys.pop()!];
+  }
+  return keys.length > 0 ? out : undefined;
+}
+
+function boundValue(value: unknown, depth: number): unknown {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value.length > 300 ? `${value.slice(0, 300)}…` : value;
+  if (typeof value === "number" || typeof value === "boolean") return value;
+  if (depth >= 2) return undefined;
+  if (Array.isArray(value)) {
+    return value.slice(0, 10).map((v) => boundValue(v, depth + 1)).filter((v) => v !== undefined);
+  }
+  if (isRecord(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value).slice(0, 20)) {
+      const bounded = boundValue(v, depth + 1);
+      if (bounded !== undefined) out[k] = bounded;
+    }
+    return out;
+  }
+  return undefined;
+}

@@ -1,0 +1,163 @@
+/**
+ * Jina: the reader (`GET https://r.jina.ai/<url>`) for contents and search
+ * (`GET https://s.jina.ai/?q=<query>`). The key is optional for the reader
+ * (`Authorization: Bearer <key>` raises its limits); without a key the
+ * provider is used only when enabled (`search.providers.jina.enabled`).
+ * A `base_url` override serves both: `<base>/<url>` and `<base>/?q=`.
+ *
+ * Requests send `Accept: application/json`; search also sends
+ * `X-Respond-With: no-content` (titles, URLs and descriptions only).
+ *
+ * Fields read: reader `data.title`, `data.url`, `data.content`,
+ * `data.description`, `data.publishedTime`, `data.usage.tokens`; search
+ * `data[]` with `title`, `url`, `description`, `date`.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { Config } from "../../config.ts";
+import { toIsoDate } from "../upstream.ts";
+import {
+  boundedData,
+  callJson,
+  isRecord,
+  isWebUrl,
+  plainText,
+  providerSettings,
+  records,
+  str,
+} from "./http.ts";
+import { readEach, requireContent } from "./pages.ts";
+import type {
+  ContentsRequest,
+  Provider,
+  ProviderContents,
+  ProviderEnv,
+  ProviderHit,
+  ProviderPage,
+  ProviderSearchRequest,
+} from "./types.ts";
+
+/** The provider's name. */
+export const JINA = "jina";
+
+function settings(config: Config) {
+  return providerSettings(config, JINA, { baseUrl: "", maxResults: 10 });
+}
+
+function endpoints(config: Config): { reader: string; search: string } {
+  const base = settings(config).baseUrl;
+  return base
+    ? { reader: base, search: base }
+    : { reader: "https://r.jina.ai", search: "https://s.jina.ai" };
+}
+
+function auth(config: Config): Record<string, string> {
+  const key = config.search.jina_api_key;
+  return key ? { Authorization: `Bearer ${key}` } : {};
+}
+
+async function jinaRead(url: string, env: ProviderEnv): Promise<ProviderPage> {
+  const s = settings(env.config);
+  const body = await callJson(env, {
+    provider: JINA,
+    url: `${endpoints(env.config).reader}/${url}`,
+    headers: auth(env.config),
+    timeoutMs: s.timeoutMs,
+  }, (value): value is Record<string, unknown> => isRecord(value) && isRecord(value.data));
+  const data = body.data as Record<string, unknown>;
+  const content = str(data.content);
+  requireContent(JINA, url, content);
+  const published = toIsoDate(data.publishedTime);
+  const usage = isRecord(data.usage) ? data.usage.tokens : undefined;
+  return {
+    url,
+    title: plainText(data.title),
+    content,
+    ...(published ? { published } : {}),
+    provider_data: boundedData({ description: data.description, tokens: usage }),
+  };
+}
+
+function jinaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+  return readEach(req.urls, (url) => jinaRead(url, env));
+}
+
+async function jinaSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
+  const s = settings(env.config);
+  const url = new URL(`${endpoints(env.config).search}/`);
+  url.searchParams.set("q", req.query);
+  const body = await callJson(env, {
+    provider: JINA,
+    url,
+    headers: { ...auth(env.config), "X-Respond-With": "no-content" },
+    timeoutMs: s.timeoutMs,
+  }, (value): value is Record<string, unknown> => isRecord(value) && Array.isArray(value.data));
+  const hits: ProviderHit[] = [];
+  for (const r of records(body.data)) {
+    if (!isWebUrl(r.url)) continue;
+    const published = toIsoDate(r.date);
+    hits.push({
+      title: plainText(r.title) || str(r.url),
+      url: str(r.url).trim(),
+      snippet: plainText(r.description),
+      ...(published ? { published } : {}),
+      source: JINA,
+    });
+  }
+  return hits.slice(0, Math.min(req.max_results, s.maxResults));
+}
+
+const JinaReadInput = z.strictObject({
+  urls: z.array(z.string().url()).min(1).max(10).describe("One to ten URLs"),
+});
+
+const JinaSearchInput = z.strictObject({
+  query: z.string().min(1).max(400).describe("What to search for"),
+  max_results: z.number().int().min(1).max(10).default(5).describe("Results (1-10)"),
+});
+
+/**
+ * The Jina provider (`search.jina_api_key`, env `JINA_API_KEY`; or keyless
+ * with `search.providers.jina.enabled: true`).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config.ts";
+ * import { jinaProvider } from "./jina.ts";
+ * console.assert(!jinaProvider.isConfigured(parseConfig({})));
+ * console.assert(jinaProvider.isConfigured(parseConfig({ search: { providers: { jina: { enabled: true } } } })));
+ * ```
+ */
+export const jinaProvider: Provider = {
+  name: JINA,
+  title: "Jina",
+  roles: ["search", "contents"],
+  configHint: "search.jina_api_key or search.providers.jina.enabled",
+  isConfigured: (config) => {
+    const enabled = settings(config).enabled;
+    return enabled === true || (Boolean(config.search.jina_api_key) && enabled !== false);
+  },
+  search: jinaSearch,
+  contents: jinaContents,
+  tools: [
+    {
+      name: "jina_read",
+      title: "Jina reader",
+      description: "Reads one to ten pages as Markdown with the Jina reader.",
+      kind: "contents",
+      input: JinaReadInput,
+      run: (input: z.output<typeof JinaReadInput>, env: ProviderEnv) => jinaContents(input, env),
+    },
+    {
+      name: "jina_search",
+      title: "Jina search",
+      description: "Searches the web with Jina: titles, URLs and descriptions.",
+      kind: "search",
+      input: JinaSearchInput,
+      run: async (input: z.output<typeof JinaSearchInput>, env: ProviderEnv) => ({
+        results: await jinaSearch(input, env),
+      }),
+    },
+  ],
+};

@@ -1,0 +1,171 @@
+/**
+ * Keenable: web search and page fetch, keyless by default. Without a key the
+ * public endpoints are used (`POST <base>/v1/search/public`,
+ * `GET <base>/v1/fetch/public?url=`, with the `X-Keenable-Title` header
+ * naming the client); with one (`X-API-Key: <key>`) the keyed endpoints
+ * `POST <base>/v1/search` and `GET <base>/v1/fetch?url=`. Keyless use is
+ * limited per IP (10 requests/s), so the provider sends at most 10 calls a
+ * second unless `search.providers.keenable.requests_per_second` says otherwise.
+ *
+ * Request body of search: `{ query }`. Fields read: search `results[]` with
+ * `title`, `url`, `snippet` (else `description`), `published_at`; fetch
+ * `url`, `title`, `content`, `description`, `author`, `published_at`.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { Config } from "../../config.ts";
+import { toIsoDate } from "../upstream.ts";
+import {
+  boundedData,
+  callJson,
+  hasArray,
+  isRecord,
+  isWebUrl,
+  plainText,
+  providerSettings,
+  records,
+  str,
+} from "./http.ts";
+import { readEach, requireContent } from "./pages.ts";
+import type {
+  ContentsRequest,
+  Provider,
+  ProviderContents,
+  ProviderEnv,
+  ProviderHit,
+  ProviderPage,
+  ProviderSearchRequest,
+} from "./types.ts";
+
+/** The provider's name. */
+export const KEENABLE = "keenable";
+
+/** The client name sent to the keyless endpoints. */
+const CLIENT_TITLE = "Gleaner";
+
+function settings(config: Config) {
+  return providerSettings(config, KEENABLE, {
+    baseUrl: "https://api.keenable.ai",
+    maxResults: 20,
+  });
+}
+
+function access(config: Config): { suffix: string; headers: Record<string, string> } {
+  const key = config.search.keenable_api_key;
+  return key
+    ? { suffix: "", headers: { "X-API-Key": key } }
+    : { suffix: "/public", headers: { "X-Keenable-Title": CLIENT_TITLE } };
+}
+
+async function keenableSearch(
+  req: ProviderSearchRequest,
+  env: ProviderEnv,
+): Promise<ProviderHit[]> {
+  const s = settings(env.config);
+  const { suffix, headers } = access(env.config);
+  const body = await callJson(env, {
+    provider: KEENABLE,
+    url: `${s.baseUrl}/v1/search${suffix}`,
+    method: "POST",
+    headers,
+    json: { query: req.query },
+    timeoutMs: s.timeoutMs,
+  }, hasArray("results"));
+  const hits: ProviderHit[] = [];
+  for (const r of records(body.results)) {
+    if (!isWebUrl(r.url)) continue;
+    const published = toIsoDate(r.published_at);
+    hits.push({
+      title: plainText(r.title) || str(r.url),
+      url: str(r.url).trim(),
+      snippet: plainText(r.snippet) || plainText(r.description),
+      ...(published ? { published } : {}),
+      source: KEENABLE,
+    });
+  }
+  return hits.slice(0, Math.min(req.max_results, s.maxResults));
+}
+
+async function keenableFetch(url: string, env: ProviderEnv): Promise<ProviderPage> {
+  const s = settings(env.config);
+  const { suffix, headers } = access(env.config);
+  const target = new URL(`${s.baseUrl}/v1/fetch${suffix}`);
+  target.searchParams.set("url", url);
+  const body = await callJson(env, {
+    provider: KEENABLE,
+    url: target,
+    headers,
+    timeoutMs: s.timeoutMs,
+  }, isRecord);
+  const content = str(body.content);
+  requireContent(KEENABLE, url, content);
+  const published = toIsoDate(body.published_at);
+  return {
+    url,
+    title: plainText(body.title),
+    content,
+    ...(published ? { published } : {}),
+    provider_data: boundedData({ description: body.description, author: body.author }),
+  };
+}
+
+function keenableContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+  return readEach(req.urls, (url) => keenableFetch(url, env));
+}
+
+const KeenableSearchInput = z.strictObject({
+  query: z.string().min(1).max(400).describe("What to search for"),
+  max_results: z.number().int().min(1).max(20).default(10).describe("Results (1-20)"),
+});
+
+const KeenableFetchInput = z.strictObject({
+  urls: z.array(z.string().url()).min(1).max(10).describe("One to ten URLs"),
+});
+
+/**
+ * The Keenable provider: enabled by `search.keenable_api_key` (env
+ * `KEENABLE_API_KEY`) or, keyless, by `search.providers.keenable.enabled`.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config.ts";
+ * import { keenableProvider } from "./keenable.ts";
+ * console.assert(!keenableProvider.isConfigured(parseConfig({})));
+ * console.assert(keenableProvider.isConfigured(parseConfig({ search: { providers: { keenable: { enabled: true } } } })));
+ * ```
+ */
+export const keenableProvider: Provider = {
+  name: KEENABLE,
+  title: "Keenable",
+  roles: ["search", "contents"],
+  defaultRequestsPerSecond: 10,
+  configHint: "search.keenable_api_key or search.providers.keenable.enabled",
+  isConfigured: (config) => {
+    const enabled = settings(config).enabled;
+    return enabled === true || (Boolean(config.search.keenable_api_key) && enabled !== false);
+  },
+  search: keenableSearch,
+  contents: keenableContents,
+  tools: [
+    {
+      name: "keenable_search",
+      title: "Keenable search",
+      description: "Searches the web with Keenable: titles, URLs, snippets and dates.",
+      kind: "search",
+      input: KeenableSearchInput,
+      run: async (input: z.output<typeof KeenableSearchInput>, env: ProviderEnv) => ({
+        results: await keenableSearch(input, env),
+      }),
+    },
+    {
+      name: "keenable_fetch",
+      title: "Keenable fetch",
+      description: "Reads one to ten pages as Markdown with Keenable.",
+      kind: "contents",
+      input: KeenableFetchInput,
+      run: (input: z.output<typeof KeenableFetchInput>, env: ProviderEnv) =>
+        keenableContents(input, env),
+    },
+  ],
+};

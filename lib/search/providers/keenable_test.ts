@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { parseConfig } from "../../config.ts";
+import { createFetcher } from "../../net/fetch.ts";
+import { withFakeProviders } from "../../../tests/fixtures/fake_providers.ts";
+import { assertFailureClasses } from "../../../tests/fixtures/provider_checks.ts";
+import { keenableProvider } from "./keenable.ts";
+
+const KEY = "keen_test_654";
+
+Deno.test("keenable: keyless uses the public endpoints with X-Keenable-Title", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({}, { providers: { keenable: { enabled: true } } }));
+    const env = { config, fetcher: createFetcher(config.network) };
+    const hits = await keenableProvider.search!({ query: "wal", max_results: 2 }, env);
+    let req = fakes.requestsOf("keenable")[0];
+    assert.equal(req.method, "POST");
+    assert.equal(req.path, "/v1/search/public");
+    assert.equal(req.headers["x-keenable-title"], "Gleaner");
+    assert.equal(req.headers["x-api-key"], undefined);
+    assert.deepEqual(req.body, { query: "wal" });
+    assert.equal(hits.length, 2);
+    assert.equal(hits[0].published, "2024-05-01T00:00:00.000Z");
+    assert.equal(hits[0].source, "keenable");
+
+    const out = await keenableProvider.contents!({ urls: ["https://a.example/p?q=1"] }, env);
+    req = fakes.requestsOf("keenable")[1];
+    assert.equal(req.path, "/v1/fetch/public");
+    assert.deepEqual(req.query, { url: "https://a.example/p?q=1" });
+    assert.match(out.pages[0].content, /read by keenable/);
+    assert.equal(out.pages[0].provider_data?.author, "A. Writer");
+  });
+});
+
+Deno.test("keenable: a key switches to the keyed endpoints", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ keenable: KEY }));
+    assert.ok(keenableProvider.isConfigured(config));
+    const env = { config, fetcher: createFetcher(config.network) };
+    await keenableProvider.search!({ query: "wal", max_results: 2 }, env);
+    const out = await keenableProvider.contents!({
+      urls: ["https://a.example/", "https://a.example/missing"],
+    }, env);
+    const [search, ...fetches] = fakes.requestsOf("keenable");
+    assert.equal(search.path, "/v1/search");
+    assert.equal(search.headers["x-api-key"], KEY);
+    assert.ok(fetches.every((r) => r.path === "/v1/fetch" && r.headers["x-api-key"] === KEY));
+    assert.equal(out.pages[0].error, undefined);
+    assert.equal(
+      out.pages[1].error?.code,
+      "internal",
+      "a page the fetcher cannot find fails alone",
+    );
+  });
+});
+
+Deno.test("keenable: every failure class is produced and classified", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ keenable: KEY }, {
+      providers: { keenable: { timeout_ms: 400 } },
+    }));
+    const env = { config, fetcher: createFetcher(config.network) };
+    await assertFailureClasses(
+      fakes,
+      "keenable",
+      KEY,
+      () => keenableProvider.search!({ query: "x", max_results: 2 }, env),
+    );
+    await assertFailureClasses(
+      fakes,
+      "keenable",
+      KEY,
+      () => keenableProvider.contents!({ urls: ["https://a.example/"] }, env),
+    );
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * Parallel: web search with LLM-ready excerpts (`x-api-key: <key>`,
+ * `POST <base>/v1/search`).
+ *
+ * Request fields sent: `objective` (the query as asked), `search_queries`
+ * (the query, with a `site:` hint when domains are asked), `mode` (`fast`,
+ * or `advanced` for deep searches), `advanced_settings.max_results`.
+ *
+ * Fields read: `search_id` (kept in `provider_data`), `results[]` with `url`,
+ * `title`, `publish_date`, `excerpts[]` (joined into the snippet).
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { Config } from "../../config.ts";
+import { toIsoDate } from "../upstream.ts";
+import {
+  boundedData,
+  callJson,
+  hasArray,
+  isWebUrl,
+  plainText,
+  providerSettings,
+  records,
+  str,
+} from "./http.ts";
+import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
+
+/** The provider's name. */
+export const PARALLEL = "parallel";
+
+function settings(config: Config) {
+  return providerSettings(config, PARALLEL, { baseUrl: "https://api.parallel.ai", maxResults: 20 });
+}
+
+/** Turns Parallel results into hits. */
+export function parallelHits(results: unknown, searchId?: unknown): ProviderHit[] {
+  const hits: ProviderHit[] = [];
+  for (const r of records(results)) {
+    if (!isWebUrl(r.url)) continue;
+    const excerpts = Array.isArray(r.excerpts) ? r.excerpts.map(plainText).filter(Boolean) : [];
+    const snippet = excerpts.join(" … ");
+    const published = toIsoDate(r.publish_date);
+    hits.push({
+      title: plainText(r.title) || str(r.url),
+      url: str(r.url).trim(),
+      snippet: snippet.length > 600 ? `${snippet.slice(0, 600)}…` : snippet,
+      ...(published ? { published } : {}),
+      source: PARALLEL,
+      provider_data: boundedData({ search_id: searchId, excerpts: excerpts.length }),
+    });
+  }
+  return hits;
+}
+
+async function parallelSearch(
+  req: ProviderSearchRequest,
+  env: ProviderEnv,
+): Promise<ProviderHit[]> {
+  const s = settings(env.config);
+  const body = await callJson(env, {
+    provider: PARALLEL,
+    url: `${s.baseUrl}/v1/search`,
+    method: "POST",
+    headers: { "x-api-key": env.config.search.parallel_api_key ?? "" },
+    json: {
+      objective: req.query,
+      search_queries: [req.query],
+      mode: req.depth === "deep" ? "advanced" : "fast",
+      advanced_settings: { max_results: Math.min(req.max_results, s.maxResults) },
+    },
+    timeoutMs: s.timeoutMs,
+  }, hasArray("results"));
+  return parallelHits(body.results, body.search_id);
+}
+
+const ParallelInput = z.strictObject({
+  objective: z.string().min(1).max(2000).describe("What you are looking for, in plain words"),
+  search_queries: z.array(z.string().min(1).max(200)).min(1).max(5).optional().describe(
+    "Keyword queries (default: the objective)",
+  ),
+  mode: z.enum(["fast", "basic", "advanced"]).default("fast").describe(
+    "`advanced` searches more thoroughly",
+  ),
+  max_results: z.number().int().min(1).max(20).default(10).describe("Results (1-20)"),
+});
+
+async function parallelTool(input: z.output<typeof ParallelInput>, env: ProviderEnv) {
+  const s = settings(env.config);
+  const body = await callJson(env, {
+    provider: PARALLEL,
+    url: `${s.baseUrl}/v1/search`,
+    method: "POST",
+    headers: { "x-api-key": env.config.search.parallel_api_key ?? "" },
+    json: {
+      objective: input.objective,
+      search_queries: input.search_queries ?? [input.objective],
+      mode: input.mode,
+      advanced_settings: { max_results: Math.min(input.max_results, s.maxResults) },
+    },
+    timeoutMs: s.timeoutMs,
+  }, hasArray("results"));
+  return { results: parallelHits(body.results, body.search_id) };
+}
+
+/**
+ * The Parallel provider (`search.parallel_api_key`, env `PARALLEL_API_KEY`).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config.ts";
+ * import { parallelProvider } from "./parallel.ts";
+ * console.assert(parallelProvider.isConfigured(parseConfig({ search: { parallel_api_key: "k" } })));
+ * ```
+ */
+export const parallelProvider: Provider = {
+  name: PARALLEL,
+  title: "Parallel",
+  roles: ["search"],
+  configHint: "search.parallel_api_key",
+  isConfigured: (config) =>
+    Boolean(config.search.parallel_api_key) && settings(config).enabled !== false,
+  search: parallelSearch,
+  tools: [{
+    name: "parallel_search",
+    title: "Parallel search",
+    description:
+      "Searches the web with Parallel from an objective and keyword queries; returns ranked excerpts.",
+    kind: "search",
+    input: ParallelInput,
+    run: parallelTool,
+  }],
+};

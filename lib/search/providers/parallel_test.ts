@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { parseConfig } from "../../config.ts";
+import { createFetcher } from "../../net/fetch.ts";
+import { withFakeProviders } from "../../../tests/fixtures/fake_providers.ts";
+import { assertFailureClasses } from "../../../tests/fixtures/provider_checks.ts";
+import { parallelProvider } from "./parallel.ts";
+
+const KEY = "parallel-test-key-987";
+
+Deno.test("parallel: search sends objective, queries, mode and max_results; excerpts become snippets", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ parallel: KEY }));
+    const env = { config, fetcher: createFetcher(config.network) };
+    const hits = await parallelProvider.search!({
+      query: "sqlite wal",
+      max_results: 2,
+      depth: "deep",
+    }, env);
+    const [req] = fakes.requestsOf("parallel");
+    assert.equal(req.method, "POST");
+    assert.equal(req.path, "/v1/search");
+    assert.equal(req.headers["x-api-key"], KEY);
+    assert.deepEqual(req.body, {
+      objective: "sqlite wal",
+      search_queries: ["sqlite wal"],
+      mode: "advanced",
+      advanced_settings: { max_results: 2 },
+    });
+    assert.equal(hits.length, 2);
+    assert.equal(
+      hits[0].snippet,
+      "The default method by which SQLite implements atomic commit; about sqlite wal. … A second excerpt.",
+    );
+    assert.equal(hits[0].published, "2024-05-01T00:00:00.000Z");
+    assert.equal(hits[0].provider_data?.search_id, "search_fake_1");
+
+    const tool = parallelProvider.tools[0];
+    await tool.run(tool.input.parse({ objective: "find wal docs", search_queries: ["wal"] }), env);
+    assert.deepEqual(fakes.requestsOf("parallel")[1].body, {
+      objective: "find wal docs",
+      search_queries: ["wal"],
+      mode: "fast",
+      advanced_settings: { max_results: 10 },
+    });
+  });
+});
+
+Deno.test("parallel: every failure class is produced and classified", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ parallel: KEY }, {
+      providers: { parallel: { timeout_ms: 400 } },
+    }));
+    const env = { config, fetcher: createFetcher(config.network) };
+    await assertFailureClasses(
+      fakes,
+      "parallel",
+      KEY,
+      () => parallelProvider.search!({ query: "x", max_results: 2 }, env),
+    );
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * Every provider Gleaner knows, the default order of each role, and which
+ * providers a configuration makes usable.
+ *
+ * Default orders (paid providers first, since a user who holds a key wants it
+ * used; then a self-hosted SearXNG; then keyless public services):
+ * - search: brave, exa, tavily, parallel, searxng, keenable, jina, duckduckgo
+ * - answer: exa, tavily, gemini
+ * - contents: exa, tavily, jina, keenable, then Gleaner's own reader
+ *
+ * @module
+ */
+import type { Config } from "../../config.ts";
+import { GleanerError } from "../../errors.ts";
+import { braveProvider } from "./brave.ts";
+import { exaProvider } from "./exa.ts";
+import { geminiProvider } from "./gemini.ts";
+import { parallelProvider } from "./parallel.ts";
+import { jinaProvider } from "./jina.ts";
+import { keenableProvider } from "./keenable.ts";
+import { duckduckgoProvider } from "./duckduckgo.ts";
+import { searxngProvider } from "./searxng.ts";
+import { GLEANER_READER } from "./reader.ts";
+import { tavilyProvider } from "./tavily.ts";
+import type { Provider, Role } from "./types.ts";
+
+/** Every provider module, by name. */
+export const PROVIDERS: readonly Provider[] = [
+  braveProvider,
+  exaProvider,
+  tavilyProvider,
+  parallelProvider,
+  geminiProvider,
+  jinaProvider,
+  keenableProvider,
+  searxngProvider,
+  duckduckgoProvider,
+];
+
+/** The order each role tries providers in when its `search.<role>_order` is empty. */
+export const DEFAULT_ORDER: Readonly<Record<Role, readonly string[]>> = {
+  search: ["brave", "exa", "tavily", "parallel", "searxng", "keenable", "jina", "duckduckgo"],
+  answer: ["exa", "tavily", "gemini"],
+  contents: ["exa", "tavily", "jina", "keenable", GLEANER_READER],
+};
+
+/** The provider called `name`, if Gleaner has one. */
+export function providerByName(
+  name: string,
+  extra: readonly Provider[] = [],
+): Provider | undefined {
+  return [...PROVIDERS, ...extra].find((p) => p.name === name);
+}
+
+/**
+ * The provider names a role tries, in order: `search.<role>_order`, else (for
+ * `search`) the legacy `search.backend` when it names one backend, else the
+ * default order. Unknown names are refused.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config.ts";
+ * import { roleOrder } from "./registry.ts";
+ * console.assert(roleOrder(parseConfig({}), "answer").join() === "exa,tavily,gemini");
+ * console.assert(roleOrder(parseConfig({ search: { backend: "searxng" } }), "search").join() === "searxng");
+ * ```
+ */
+export function roleOrder(config: Config, role: Role, extra: readonly Provider[] = []): string[] {
+  const field = `${role}_order` as const;
+  const explicit = config.search[field];
+  if (explicit.length > 0) {
+    for (const name of explicit) {
+      const roles: readonly Role[] | undefined = name === GLEANER_READER
+        ? ["contents"]
+        : providerByName(name, extra)?.roles;
+      if (!roles || !roles.includes(role)) {
+        throw new GleanerError(
+          "invalid_arguments",
+          `config: search.${field}: ${name} is not a provider that serves ${role}`,
+          { details: { field: `search.${field}` } },
+        );
+      }
+    }
+    return [...new Set(explicit)];
+  }
+  if (role === "search" && config.search.backend !== "auto") return [config.search.backend];
+  return [...DEFAULT_ORDER[role]];
+}
+
+/**
+ * The providers that can serve `role` now: in the role's order, configured.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config.ts";
+ * import { usableProviders } from "./registry.ts";
+ * const config = parseConfig({ search: { exa_api_key: "k" } });
+ * console.assert(usableProviders(config, "search").map((p) => p.name).join() === "exa,duckduckgo");
+ * ```
+ */
+export function usableProviders(
+  config: Config,
+  role: Role,
+  extra: readonly Provider[] = [],
+): Provider[] {
+  const out: Provider[] = [];
+  for (const name of roleOrder(config, role, extra)) {
+    const provider = providerByName(name, extra);
+    if (provider && provider.roles.includes(role) && provider.isConfigured(config)) {
+      out.push(provider);
+    }
+  }
+  return out;
+}
+
+/**
+ * Every configured provider (the reader excluded), in registry order.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config.ts";
+ * import { configuredProviders } from "./registry.ts";
+ * console.assert(configuredProviders(parseConfig({})).map((p) => p.name).join() === "duckduckgo");
+ * ```
+ */
+export function configuredProviders(config: Config): Provider[] {
+  return PROVIDERS.filter((p) => p.isConfigured(config));
+}

@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { configFromEnv, parseConfig, redactConfig, SECRET_KEYS } from "../../config.ts";
+import { GleanerError } from "../../errors.ts";
+import { configuredProviders, usableProviders } from "./registry.ts";
+
+Deno.test("provider settings: keys from their usual environment names, orders as lists", () => {
+  const config = parseConfig(configFromEnv({
+    BRAVE_API_KEY: "b",
+    EXA_API_KEY: "e",
+    TAVILY_API_KEY: "t",
+    PARALLEL_API_KEY: "p",
+    GEMINI_API_KEY: "g",
+    JINA_API_KEY: "j",
+    KEENABLE_API_KEY: "k",
+    GLEANER_SEARCH_SEARCH_ORDER: "tavily, exa",
+    GLEANER_SEARCH_PROVIDERS: '{"exa":{"timeout_ms":2500,"max_results":5}}',
+    GLEANER_SEARCH_PRESENTATION: "roles",
+  }));
+  assert.equal(config.search.exa_api_key, "e");
+  assert.deepEqual(config.search.search_order, ["tavily", "exa"]);
+  assert.deepEqual(config.search.providers.exa, { timeout_ms: 2500, max_results: 5 });
+  assert.equal(config.search.presentation, "roles");
+  assert.deepEqual(
+    configuredProviders(config).map((p) => p.name),
+    ["brave", "exa", "tavily", "parallel", "gemini", "jina", "keenable", "duckduckgo"],
+  );
+  assert.deepEqual(usableProviders(config, "search").map((p) => p.name), ["tavily", "exa"]);
+  assert.deepEqual(usableProviders(config, "answer").map((p) => p.name), [
+    "exa",
+    "tavily",
+    "gemini",
+  ]);
+});
+
+Deno.test("provider settings: every key is a secret, redacted in /config", () => {
+  const keys = ["brave", "exa", "tavily", "parallel", "gemini", "jina", "keenable"];
+  const search = Object.fromEntries(keys.map((k) => [`${k}_api_key`, `secret-${k}`]));
+  const shown = JSON.stringify(redactConfig(parseConfig({ search })));
+  for (const key of keys) {
+    assert.ok(SECRET_KEYS.has(`search.${key}_api_key`), `${key} is listed as secret`);
+    assert.ok(!shown.includes(`secret-${key}`), `${key} redacted`);
+  }
+});
+
+Deno.test("provider settings: unknown per-provider keys and bad presentations are refused", () => {
+  assert.throws(
+    () => parseConfig({ search: { providers: { exa: { base_urll: "x" } } } }),
+    (e) => e instanceof GleanerError && /search\.providers/.test(e.message),
+  );
+  assert.throws(
+    () => parseConfig({ search: { presentation: "everything" } }),
+    (e) => e instanceof GleanerError && e.code === "invalid_arguments",
+  );
+  const off = parseConfig({ search: { exa_api_key: "e", providers: { exa: { enabled: false } } } });
+  assert.deepEqual(configuredProviders(off).map((p) => p.name), ["duckduckgo"]);
+});

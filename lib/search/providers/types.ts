@@ -1,0 +1,159 @@
+/**
+ * The contract of a search provider: the roles it serves (`search`, `answer`,
+ * `contents`), its own tools, and the normalized shapes it answers in.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import type { Config } from "../../config.ts";
+import type { Fetcher } from "../../net/types.ts";
+import type { SearchHit, TimeRange } from "../types.ts";
+
+/** A capability a provider can serve. */
+export type Role = "search" | "answer" | "contents";
+
+/** Every role, in the order tools are declared. */
+export const ROLES: readonly Role[] = ["search", "answer", "contents"];
+
+/** What a provider call receives besides its request. */
+export interface ProviderEnv {
+  /** The whole configuration (keys, `search.providers.<name>` settings). */
+  config: Config;
+  /** The guarded fetcher every upstream call goes through. */
+  fetcher: Fetcher;
+  /** Cancels the call. */
+  signal?: AbortSignal;
+}
+
+/** A search as a provider receives it (validated by the router). */
+export interface ProviderSearchRequest {
+  /** The query (with a `site:` hint added for providers without native domain filters). */
+  query: string;
+  /** Most results wanted. */
+  max_results: number;
+  /** Only results this recent. */
+  time_range?: TimeRange;
+  /** Preferred language. */
+  language?: string;
+  /** Only these domains (normalised); providers with native filters use them. */
+  domains?: string[];
+  /** Never these domains (normalised). */
+  exclude_domains?: string[];
+  /** `news` asks a provider's news index where it has one. */
+  topic?: "general" | "news";
+  /** `deep` asks for the provider's more thorough (slower, dearer) search where it has one. */
+  depth?: "quick" | "deep";
+}
+
+/** One search result in Gleaner's shape, plus a bounded copy of provider-specific fields. */
+export interface ProviderHit extends SearchHit {
+  /** A few provider-specific fields (score, author, …), bounded in size. */
+  provider_data?: Record<string, unknown>;
+}
+
+/** A question for the `answer` role. */
+export interface AnswerRequest {
+  /** The question. */
+  query: string;
+  /** `quick` (one fast call) or `deep` (more sources, slower). */
+  depth: "quick" | "deep";
+}
+
+/** A provider's answer with the sources it cites. */
+export interface ProviderAnswer {
+  /** The answer text as the provider wrote it. */
+  answer: string;
+  /** Cited sources. */
+  citations: ProviderHit[];
+  /** A few provider-specific fields, bounded in size. */
+  provider_data?: Record<string, unknown>;
+}
+
+/** Pages wanted from the `contents` role. */
+export interface ContentsRequest {
+  /** One to ten URLs. */
+  urls: string[];
+  /** What the reader is looking for (providers that focus extraction use it). */
+  query?: string;
+}
+
+/** One page of a `contents` answer; a page that failed carries `error` and no content. */
+export interface ProviderPage {
+  /** The URL asked for. */
+  url: string;
+  /** Page title when known. */
+  title: string;
+  /** Main content (Markdown or plain text). */
+  content: string;
+  /** Publication date (ISO 8601) when known. */
+  published?: string;
+  /** Why this page could not be read. */
+  error?: { code: string; message: string };
+  /** A few provider-specific fields, bounded in size. */
+  provider_data?: Record<string, unknown>;
+}
+
+/** A `contents` answer: one entry per URL asked, in order. */
+export interface ProviderContents {
+  /** The pages. */
+  pages: ProviderPage[];
+}
+
+/** The normalized output of each role. */
+export interface RoleOutputs {
+  /** Search hits. */
+  search: { results: ProviderHit[] };
+  /** An answer with citations. */
+  answer: ProviderAnswer;
+  /** Page contents. */
+  contents: ProviderContents;
+}
+
+/**
+ * One of a provider's own tools (`exa_find_similar`, `tavily_extract`, …): its
+ * own strict input, answering in the normalized shape of one role (`kind`).
+ */
+export interface ProviderTool<I extends z.ZodObject = z.ZodObject, R extends Role = Role> {
+  /** Tool name (`<provider>_<verb>`). */
+  name: string;
+  /** Short human title. */
+  title: string;
+  /** What it does, for a model. */
+  description: string;
+  /** The role whose output shape it answers in. */
+  kind: R;
+  /** Strict input schema. */
+  input: I;
+  /** Runs it (the router wraps the call in rate limit, breaker and classification). */
+  run(input: z.output<I>, env: ProviderEnv): Promise<RoleOutputs[R]>;
+}
+
+/** A provider tool with its types erased (for lists). */
+// deno-lint-ignore no-explicit-any
+export type AnyProviderTool = ProviderTool<any, Role>;
+
+/** A search provider Gleaner can route to. */
+export interface Provider {
+  /** Stable name (`exa`, `tavily`, …). */
+  readonly name: string;
+  /** Human name. */
+  readonly title: string;
+  /** Roles it can serve. */
+  readonly roles: readonly Role[];
+  /** The setting that makes it usable, named in messages (`search.exa_api_key`). */
+  readonly configHint: string;
+  /** True when configured (key present, or keyless and enabled) and not turned off. */
+  isConfigured(config: Config): boolean;
+  /** True when the upstream filters domains itself (no `site:` hint needed). */
+  readonly nativeDomains?: boolean;
+  /** Calls per second sent at most unless `search.providers.<name>.requests_per_second` says otherwise. */
+  readonly defaultRequestsPerSecond?: number;
+  /** Serves the `search` role. */
+  search?(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]>;
+  /** Serves the `answer` role. */
+  answer?(req: AnswerRequest, env: ProviderEnv): Promise<ProviderAnswer>;
+  /** Serves the `contents` role. */
+  contents?(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents>;
+  /** Its own tools, for the `all_tools` and `one_provider` presentations. */
+  readonly tools: readonly AnyProviderTool[];
+}

@@ -1,0 +1,593 @@
+/**
+ * The role router: answers `search`, `answer` and `contents` from the
+ * configured providers in order. The first usable provider answers; when it is
+ * out of credit, rate limited or unavailable (or refuses its credentials) the
+ * next is tried; a request the provider calls invalid, or an unclassified
+ * failure, stops the call, so Gleaner never silently switches when the request
+ * itself is wrong. A `provider` argument pins the call to that provider alone.
+ *
+ * A provider that keeps failing is skipped for a cool-down ({@link Breaker});
+ * a provider's requests-per-second limit is respected before sending
+ * ({@link Pacer}). Every answer names its `role`, the `provider` that served
+ * it and `fallback_from` (the providers that failed first, with their codes).
+ * Search answers are cached (1 hour by default) unless `no_cache` is set.
+ *
+ * @module
+ */
+import type { Config } from "../config.ts";
+import { type ErrorCode, GleanerError } from "../errors.ts";
+import { getGleanerLogger } from "../log.ts";
+import type { Fetcher } from "../net/types.ts";
+import type { Cache } from "../store/types.ts";
+import { type Breaker, createBreaker, createPacer, type ProviderHealth } from "./breaker.ts";
+import { normalizeDomain, resultKey, siteHint, urlInDomains } from "./domains.ts";
+import { FALLBACK_CODES } from "./providers/classify.ts";
+import { providerSettings } from "./providers/http.ts";
+import { createReaderProvider, GLEANER_READER, type ReadPage } from "./providers/reader.ts";
+import { configuredProviders, providerByName, roleOrder } from "./providers/registry.ts";
+import type {
+  Provider,
+  ProviderAnswer,
+  ProviderContents,
+  ProviderEnv,
+  ProviderHit,
+  ProviderSearchRequest,
+  Role,
+} from "./providers/types.ts";
+import { type Attempt, type AttemptOutcome, SearchFailure, type TimeRange } from "./types.ts";
+import { toSearchFailure } from "./upstream.ts";
+
+const log = getGleanerLogger("search", "roles");
+
+/** Largest `max_results` one search may ask for. */
+export const ROLE_MAX_RESULTS = 100;
+
+/** A provider that failed (or was skipped) before the one that answered. */
+export interface FallbackEntry {
+  /** Provider name. */
+  provider: string;
+  /** The failure's code. */
+  code: string;
+  /** True when it was not asked because it is cooling down after failures. */
+  skipped?: boolean;
+}
+
+/** What every role answer carries. */
+export interface RoleMeta {
+  /** The role served. */
+  role: Role;
+  /** The provider that answered. */
+  provider: string;
+  /** Providers that failed first, in order, with their codes. */
+  fallback_from: FallbackEntry[];
+  /** Every provider call made, with outcome and duration. */
+  attempts: Attempt[];
+}
+
+/** A search for the `search` role. */
+export interface RoleSearchRequest {
+  /** What to search for. */
+  query: string;
+  /** Most results (1–100). */
+  max_results: number;
+  /** Only results this recent. */
+  time_range?: TimeRange;
+  /** Preferred language. */
+  language?: string;
+  /** Only these domains. */
+  domains?: string[];
+  /** Never these domains. */
+  exclude_domains?: string[];
+  /** `news` asks providers' news indexes. */
+  topic?: "general" | "news";
+  /** `deep` asks for providers' more thorough search. */
+  depth?: "quick" | "deep";
+  /** Pin one provider (no fallback). */
+  provider?: string;
+  /** Skip the cache (the fresh answer is still stored). */
+  no_cache?: boolean;
+  /** Cancels the call. */
+  signal?: AbortSignal;
+}
+
+/** The answer of the `search` role. */
+export interface RoleSearchResponse extends RoleMeta {
+  /** Deduplicated hits inside the domain filters, at most `max_results`. */
+  results: ProviderHit[];
+  /** True when answered from the cache. */
+  cached: boolean;
+  /** Age of the cached answer (seconds), when cached. */
+  age_s?: number;
+}
+
+/** A question for the `answer` role. */
+export interface RoleAnswerRequest {
+  /** The question. */
+  query: string;
+  /** `quick` or `deep`. */
+  depth?: "quick" | "deep";
+  /** Pin one provider. */
+  provider?: string;
+  /** Cancels the call. */
+  signal?: AbortSignal;
+}
+
+/** The answer of the `answer` role. */
+export interface RoleAnswerResponse extends RoleMeta, ProviderAnswer {
+  /** The depth asked. */
+  depth: "quick" | "deep";
+}
+
+/** Pages for the `contents` role. */
+export interface RoleContentsRequest {
+  /** One to ten URLs. */
+  urls: string[];
+  /** What the reader is looking for. */
+  query?: string;
+  /** Pin one provider. */
+  provider?: string;
+  /** Cancels the call. */
+  signal?: AbortSignal;
+}
+
+/** The answer of the `contents` role. */
+export interface RoleContentsResponse extends RoleMeta, ProviderContents {}
+
+/** Routes role calls over the configured providers. */
+export interface RoleRouter {
+  /** The provider names usable for a role now, in order. */
+  providers(role: Role): string[];
+  /** Every configured provider (Gleaner's reader excluded). */
+  configured(): Provider[];
+  /** Runs a search. */
+  search(req: RoleSearchRequest): Promise<RoleSearchResponse>;
+  /** Answers a question. */
+  answer(req: RoleAnswerRequest): Promise<RoleAnswerResponse>;
+  /** Reads pages. */
+  contents(req: RoleContentsRequest): Promise<RoleContentsResponse>;
+  /**
+   * Runs one call of one provider (its own tools) under the same pacing,
+   * breaker and classification as routed calls; no fallback.
+   */
+  invoke<T>(
+    provider: string,
+    call: (env: ProviderEnv) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T>;
+  /** What the breaker knows of each provider. */
+  health(): ProviderHealth[];
+}
+
+/** Options of {@link createRoleRouter}. */
+export interface RoleRouterOptions {
+  /** The configuration. */
+  config: Config;
+  /** The guarded fetcher. */
+  fetcher: Fetcher;
+  /** Where search answers are cached (namespace `search`). */
+  cache?: Cache;
+  /** Gleaner's page reader: the `contents` role's last resort. */
+  readPage?: ReadPage;
+  /** Clock of the breaker (benchmarks and tests). */
+  now?: () => number;
+}
+
+/** The outcome recorded for a failure code. */
+function outcomeOf(failure: GleanerError): AttemptOutcome {
+  if (failure instanceof SearchFailure) return failure.outcome;
+  return failure.code === "rate_limited" ? "rate_limited" : "unavailable";
+}
+
+function invalid(field: string, message: string): GleanerError {
+  return new GleanerError("invalid_arguments", `${field}: ${message}`, { details: { field } });
+}
+
+/** What {@link route} returns: the value and the record of how it was obtained. */
+interface Routed<T> {
+  value: T;
+  provider: string;
+  fallback_from: FallbackEntry[];
+  attempts: Attempt[];
+}
+
+/**
+ * Creates the role router.
+ *
+ * @example
+ * ```ts ignore
+ * import { parseConfig } from "../config.ts";
+ * import { createFetcher } from "../net/fetch.ts";
+ * import { createRoleRouter } from "./roles.ts";
+ * const config = parseConfig({ search: { exa_api_key: Deno.env.get("EXA_API_KEY") } });
+ * const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+ * const { answer, citations, provider, fallback_from } = await roles.answer({ query: "what is WAL mode in SQLite" });
+ * ```
+ */
+export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
+  const { config, fetcher, cache } = options;
+  const extra: Provider[] = options.readPage ? [createReaderProvider(options.readPage)] : [];
+  // Orders are validated once, up front: a misspelt provider is a config error.
+  const orders: Record<Role, string[]> = {
+    search: roleOrder(config, "search", extra),
+    answer: roleOrder(config, "answer", extra),
+    contents: roleOrder(config, "contents", extra),
+  };
+  const breaker: Breaker = createBreaker({
+    failures: config.search.breaker_failures,
+    cooldownMs: config.search.breaker_cooldown_ms,
+    now: options.now,
+  });
+  const pacer = createPacer();
+
+  const usable = (role: Role): Provider[] => {
+    const list: Provider[] = [];
+    for (const name of orders[role]) {
+      const provider = providerByName(name, extra);
+      if (provider?.roles.includes(role) && provider.isConfigured(config)) list.push(provider);
+    }
+    // The user always has a way to read a URL.
+    const reader = extra[0];
+    if (role === "contents" && reader && list.length === 0) list.push(reader);
+    return list;
+  };
+
+  const pinned = (role: Role, name: string): Provider => {
+    const provider = providerByName(name, extra);
+    if (!provider) throw invalid("provider", `${name} is not a provider Gleaner knows`);
+    if (!provider.roles.includes(role)) {
+      throw invalid("provider", `${name} does not serve ${role}`);
+    }
+    if (!provider.isConfigured(config)) {
+      throw invalid("provider", `${name} is not configured (set ${provider.configHint})`);
+    }
+    return provider;
+  };
+
+  /** One provider call under pacing and breaker bookkeeping. */
+  const callOne = async <T>(
+    provider: Provider,
+    call: (env: ProviderEnv) => Promise<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<T> => {
+    const settings = providerSettings(config, provider.name, { baseUrl: "", maxResults: 0 });
+    const rate = config.search.providers[provider.name]?.requests_per_second ??
+      provider.defaultRequestsPerSecond;
+    const admitted = await pacer.wait(provider.name, rate, settings.timeoutMs, signal);
+    if (!admitted) {
+      throw new SearchFailure("rate_limited", `${provider.name}: local rate limit reached`, {
+        backend: provider.name,
+        details: { provider: provider.name, local: true },
+      });
+    }
+    return await call({ config, fetcher, signal });
+  };
+
+  /** Tries providers in order; see the module description. */
+  const route = async <T>(
+    role: Role,
+    pin: string | undefined,
+    signal: AbortSignal | undefined,
+    call: (provider: Provider, env: ProviderEnv) => Promise<T>,
+  ): Promise<Routed<T>> => {
+    const candidates = pin ? [pinned(role, pin)] : usable(role);
+    if (candidates.length === 0) {
+      const hints = orders[role].map((name) => providerByName(name, extra)?.configHint)
+        .filter(Boolean);
+      throw new GleanerError(
+        "invalid_arguments",
+        `${role}: no provider is configured for this role (set ${hints.join(" or ")})`,
+        { details: { role } },
+      );
+    }
+    const attempts: Attempt[] = [];
+    const fallback_from: FallbackEntry[] = [];
+    let last: GleanerError | undefined;
+    const open = candidates.filter((p) => !pin && breaker.isOpen(p.name));
+    // When every candidate is cooling down, try them anyway rather than fail unasked.
+    const skipping = open.length < candidates.length;
+    for (const provider of candidates) {
+      if (skipping && open.includes(provider)) {
+        fallback_from.push({
+          provider: provider.name,
+          code: "provider_unavailable",
+          skipped: true,
+        });
+        continue;
+      }
+      const started = performance.now();
+      try {
+        const value = await callOne(provider, (env) => call(provider, env), signal);
+        breaker.success(provider.name);
+        attempts.push({
+          backend: provider.name,
+          outcome: "ok",
+          ms: Math.round(performance.now() - started),
+        });
+        return { value, provider: provider.name, fallback_from, attempts };
+      } catch (error) {
+        const ms = Math.round(performance.now() - started);
+        if (signal?.aborted) {
+          throw new GleanerError("timeout", `${role}: the call was cancelled`, { cause: error });
+        }
+        const failure = asFailure(error, provider.name);
+        last = failure;
+        attempts.push({ backend: provider.name, outcome: outcomeOf(failure), ms });
+        fallback_from.push({ provider: provider.name, code: failure.code });
+        const retry = failure.details?.retry_after_s;
+        const fallsBack = FALLBACK_CODES.has(failure.code);
+        // Held back by our own pacing: the provider did not fail.
+        if (fallsBack && failure.details?.local !== true) {
+          breaker.failure(
+            provider.name,
+            failure.code,
+            typeof retry === "number" ? retry : undefined,
+          );
+        }
+        log.warn("{role}: {provider} failed ({code}): {message}", {
+          role,
+          provider: provider.name,
+          code: failure.code,
+          message: failure.message,
+        });
+        if (pin || !fallsBack) {
+          throw withRecord(failure, failure.message, failure.code, attempts, fallback_from);
+        }
+      }
+    }
+    const tried = fallback_from.map((f) =>
+      `${f.provider} (${f.skipped ? "cooling down" : f.code})`
+    );
+    const codes = new Set(fallback_from.filter((f) => !f.skipped).map((f) => f.code));
+    const code: ErrorCode = codes.size === 1 ? [...codes][0] as ErrorCode : "provider_unavailable";
+    throw withRecord(
+      last ?? new GleanerError("provider_unavailable", "no provider answered"),
+      `${role}: every provider failed: ${tried.join(", ")}`,
+      code,
+      attempts,
+      fallback_from,
+    );
+  };
+
+  const searchOnce = async (req: RoleSearchRequest): Promise<RoleSearchResponse> => {
+    const domains = validateSearch(req);
+    const exclude = [
+      ...new Set((req.exclude_domains ?? []).map((d) => normalizeDomain(d, "exclude_domains"))),
+    ];
+    const hint = siteHint(domains);
+    const routed = await route("search", req.provider, req.signal, async (provider, env) => {
+      const upstream: ProviderSearchRequest = {
+        query: !provider.nativeDomains && hint ? `${req.query.trim()} ${hint}` : req.query.trim(),
+        max_results: req.max_results,
+        time_range: req.time_range,
+        language: req.language,
+        domains,
+        exclude_domains: exclude,
+        topic: req.topic,
+        depth: req.depth,
+      };
+      const hits = await provider.search!(upstream, env);
+      return refine(hits, domains, exclude, req.max_results);
+    });
+    if (routed.value.length === 0) routed.attempts[routed.attempts.length - 1].outcome = "empty";
+    return {
+      role: "search",
+      provider: routed.provider,
+      fallback_from: routed.fallback_from,
+      attempts: routed.attempts,
+      results: routed.value,
+      cached: false,
+    };
+  };
+
+  return {
+    providers: (role) => usable(role).map((p) => p.name),
+    configured: () => configuredProviders(config),
+    async search(req) {
+      const key = cache ? searchKey(req, orders.search) : undefined;
+      if (cache && key && !req.no_cache) {
+        const hit = await cache.get<CachedSearch>("search", key).catch((error) => {
+          log.debug("search cache unavailable: {error}", { error });
+          return undefined;
+        });
+        if (hit && Array.isArray(hit.results)) {
+          return {
+            role: "search",
+            provider: hit.provider,
+            fallback_from: [],
+            attempts: [{ backend: "cache", outcome: "ok", ms: 0 }],
+            results: hit.results,
+            cached: true,
+            age_s: Math.max(0, Math.round((Date.now() - hit.saved_at) / 1000)),
+          };
+        }
+      }
+      const answer = await searchOnce(req);
+      if (cache && key && answer.results.length > 0) {
+        const entry: CachedSearch = {
+          provider: answer.provider,
+          results: answer.results,
+          saved_at: Date.now(),
+        };
+        await cache.set("search", key, entry).catch((error) => {
+          log.debug("search answer not cached: {error}", { error });
+        });
+      }
+      return answer;
+    },
+    async answer(req) {
+      if (typeof req.query !== "string" || req.query.trim() === "") {
+        throw invalid("query", "must be a non-empty string");
+      }
+      const depth = req.depth ?? "quick";
+      const routed = await route(
+        "answer",
+        req.provider,
+        req.signal,
+        (provider, env) => provider.answer!({ query: req.query.trim(), depth }, env),
+      );
+      return {
+        role: "answer",
+        provider: routed.provider,
+        fallback_from: routed.fallback_from,
+        attempts: routed.attempts,
+        depth,
+        ...routed.value,
+      };
+    },
+    async contents(req) {
+      if (!Array.isArray(req.urls) || req.urls.length < 1 || req.urls.length > 10) {
+        throw invalid("urls", "must list one to ten URLs");
+      }
+      for (const url of req.urls) {
+        if (!/^https?:\/\/[^\s]+$/i.test(url)) {
+          throw invalid("urls", `not an http(s) URL: ${url.slice(0, 200)}`);
+        }
+      }
+      const routed = await route(
+        "contents",
+        req.provider,
+        req.signal,
+        (provider, env) => provider.contents!({ urls: req.urls, query: req.query }, env),
+      );
+      return {
+        role: "contents",
+        provider: routed.provider,
+        fallback_from: routed.fallback_from,
+        attempts: routed.attempts,
+        pages: routed.value.pages,
+      };
+    },
+    async invoke(name, call, signal) {
+      const provider = providerByName(name, extra);
+      if (!provider || !provider.isConfigured(config)) {
+        throw invalid("provider", `${name} is not configured`);
+      }
+      try {
+        const value = await callOne(provider, call, signal);
+        breaker.success(name);
+        return value;
+      } catch (error) {
+        if (signal?.aborted) throw new GleanerError("timeout", `${name}: the call was cancelled`);
+        const failure = asFailure(error, name);
+        if (FALLBACK_CODES.has(failure.code) && failure.details?.local !== true) {
+          const retry = failure.details?.retry_after_s;
+          breaker.failure(name, failure.code, typeof retry === "number" ? retry : undefined);
+        }
+        throw failure;
+      }
+    },
+    health: () => breaker.health(),
+  };
+}
+
+/** What the cache keeps of a search answer. */
+interface CachedSearch {
+  provider: string;
+  results: ProviderHit[];
+  saved_at: number;
+}
+
+/**
+ * The cache key of a search: the normalized query and every parameter that
+ * changes the answer, the pinned provider or the provider order included.
+ *
+ * @example
+ * ```ts
+ * import { searchKey } from "./roles.ts";
+ * const a = searchKey({ query: "Deno  KV", max_results: 5 }, ["exa"]);
+ * const b = searchKey({ query: "deno kv", max_results: 5 }, ["exa"]);
+ * console.assert(a === b && a !== searchKey({ query: "deno kv", max_results: 6 }, ["exa"]));
+ * ```
+ */
+export function searchKey(req: RoleSearchRequest, order: readonly string[]): string {
+  const sorted = (list?: string[]) => [...(list ?? [])].map((d) => d.trim().toLowerCase()).sort();
+  return JSON.stringify([
+    "role-search",
+    req.query.trim().toLowerCase().replace(/\s+/g, " "),
+    sorted(req.domains),
+    sorted(req.exclude_domains),
+    req.time_range ?? "",
+    req.language ?? "",
+    req.max_results,
+    req.topic ?? "general",
+    req.depth ?? "quick",
+    req.provider ?? order.join(","),
+  ]);
+}
+
+/** Validates a search; returns its normalised domains. */
+function validateSearch(req: RoleSearchRequest): string[] {
+  if (typeof req.query !== "string" || req.query.trim() === "") {
+    throw invalid("query", "must be a non-empty string");
+  }
+  if (
+    !Number.isInteger(req.max_results) || req.max_results < 1 ||
+    req.max_results > ROLE_MAX_RESULTS
+  ) {
+    throw invalid("max_results", `must be an integer from 1 to ${ROLE_MAX_RESULTS}`);
+  }
+  if (
+    req.time_range !== undefined && !["day", "week", "month", "year"].includes(req.time_range)
+  ) {
+    throw invalid("time_range", "must be day, week, month or year");
+  }
+  return [...new Set((req.domains ?? []).map((d) => normalizeDomain(d, "domains")))];
+}
+
+/** Keeps http(s) hits inside the domains and outside the exclusions, dedupes, caps. */
+function refine(
+  hits: ProviderHit[],
+  domains: string[],
+  exclude: string[],
+  max: number,
+): ProviderHit[] {
+  const seen = new Set<string>();
+  const out: ProviderHit[] = [];
+  for (const hit of hits) {
+    const key = resultKey(hit.url);
+    if (!key || seen.has(key)) continue;
+    if (domains.length > 0 && !urlInDomains(hit.url, domains)) continue;
+    if (exclude.length > 0 && urlInDomains(hit.url, exclude)) continue;
+    seen.add(key);
+    out.push(hit);
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+/**
+ * A provider's failure as a {@link SearchFailure}. Anything that is not a
+ * Gleaner error nor a timeout is a bug, not an outage: `internal`, which
+ * stops the call instead of hiding behind a fallback.
+ */
+function asFailure(error: unknown, provider: string): SearchFailure {
+  if (error instanceof GleanerError || error instanceof DOMException) {
+    return toSearchFailure(error, provider);
+  }
+  log.error("{provider} failed unexpectedly: {error}", { provider, error });
+  return new SearchFailure("invalid", `${provider}: failed unexpectedly`, {
+    backend: provider,
+    code: "internal",
+    cause: error,
+  });
+}
+
+/** The error thrown to callers: the failure's code, plus the record of the route. */
+function withRecord(
+  failure: GleanerError,
+  message: string,
+  code: ErrorCode,
+  attempts: Attempt[],
+  fallback_from: FallbackEntry[],
+): SearchFailure {
+  const outcome = failure instanceof SearchFailure ? failure.outcome : "unavailable";
+  return new SearchFailure(outcome, message, {
+    backend: failure instanceof SearchFailure ? failure.backend : undefined,
+    code,
+    cause: failure,
+    attempts,
+    details: { ...failure.details, fallback_from },
+  });
+}
+
+export { GLEANER_READER };

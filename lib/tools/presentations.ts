@@ -1,0 +1,77 @@
+/**
+ * Which tools an MCP client (and the HTTP API) sees, by `search.presentation`:
+ *
+ * - `default`: Gleaner's own tools (`search`, `scrape_urls`, …); `search`
+ *   uses the configured provider order.
+ * - `roles`: `web_search_tool`, `web_answer_tool`, `web_contents_tool`, each
+ *   only when at least one provider can serve it (contents always can:
+ *   Gleaner's own reader is the last resort).
+ * - `all_tools`: every configured provider's own tools.
+ * - `one_provider`: the tools of `search.presentation_provider` only.
+ *
+ * @module
+ */
+import type { Config } from "../config.ts";
+import { GleanerError } from "../errors.ts";
+import { GLEANER_READER } from "../search/providers/reader.ts";
+import {
+  configuredProviders,
+  providerByName,
+  usableProviders,
+} from "../search/providers/registry.ts";
+import { TOOLS } from "./mod.ts";
+import { providerToolSpecs } from "./provider_tools.ts";
+import { webAnswerTool, webContentsTool, webSearchTool } from "./role_tools.ts";
+import type { AnyToolSpec } from "./spec.ts";
+
+/** The role tools a configuration can serve. */
+export function roleTools(config: Config): AnyToolSpec[] {
+  const tools: AnyToolSpec[] = [];
+  const search = usableProviders(config, "search").map((p) => p.name);
+  if (search.length > 0) tools.push(webSearchTool(search));
+  const answer = usableProviders(config, "answer").map((p) => p.name);
+  if (answer.length > 0) tools.push(webAnswerTool(answer));
+  const contents = usableProviders(config, "contents").map((p) => p.name);
+  tools.push(
+    webContentsTool(contents.includes(GLEANER_READER) ? contents : [...contents, GLEANER_READER]),
+  );
+  return tools;
+}
+
+/**
+ * The tools declared for a configuration.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config.ts";
+ * import { toolsFor } from "./presentations.ts";
+ * const roles = toolsFor(parseConfig({ search: { presentation: "roles" } }));
+ * console.assert(roles.map((t) => t.name).join() === "web_search_tool,web_contents_tool");
+ * const exa = toolsFor(parseConfig({ search: { presentation: "one_provider", presentation_provider: "exa", exa_api_key: "k" } }));
+ * console.assert(exa.every((t) => t.name.startsWith("exa_")));
+ * ```
+ */
+export function toolsFor(config: Config): AnyToolSpec[] {
+  switch (config.search.presentation) {
+    case "roles":
+      return roleTools(config);
+    case "all_tools":
+      return providerToolSpecs(configuredProviders(config));
+    case "one_provider": {
+      const name = config.search.presentation_provider;
+      const provider = name ? providerByName(name) : undefined;
+      if (!provider || !provider.isConfigured(config)) {
+        throw new GleanerError(
+          "invalid_arguments",
+          `config: search.presentation_provider: ${
+            name ? `${name} is not a configured provider` : "must name a provider"
+          } when search.presentation is one_provider`,
+          { details: { field: "search.presentation_provider" } },
+        );
+      }
+      return providerToolSpecs([provider]);
+    }
+    default:
+      return [...TOOLS];
+  }
+}

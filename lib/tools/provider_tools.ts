@@ -1,0 +1,89 @@
+/**
+ * Providers' own tools (`exa_search`, `tavily_extract`, …) as ToolSpecs: the
+ * provider module defines the input and the call; here it gets the output
+ * schema of its kind, and the call runs through the role router (pacing,
+ * breaker, failure classification), pinned to its provider.
+ *
+ * @module
+ */
+import type { AnyProviderTool, Provider } from "../search/providers/types.ts";
+import {
+  ProviderAnswerOutput,
+  ProviderContentsOutput,
+  ProviderSearchOutput,
+  renderAnswer,
+  renderHits,
+  renderPages,
+} from "./role_schemas.ts";
+import type { AnyToolSpec } from "./spec.ts";
+
+/**
+ * The ToolSpec of one provider tool.
+ *
+ * @example
+ * ```ts
+ * import { exaProvider } from "../search/providers/exa.ts";
+ * import { providerToolSpec } from "./provider_tools.ts";
+ * const spec = providerToolSpec(exaProvider, exaProvider.tools[0]);
+ * console.assert(spec.name === "exa_search");
+ * ```
+ */
+export function providerToolSpec(provider: Provider, tool: AnyProviderTool): AnyToolSpec {
+  const base = {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    input: tool.input,
+    readOnly: true,
+    openWorld: true,
+  };
+  switch (tool.kind) {
+    case "search":
+      return {
+        ...base,
+        output: ProviderSearchOutput,
+        handler: async (input: unknown, { gleaner, signal }) => {
+          const out = await gleaner.roles.invoke(
+            provider.name,
+            (env) => tool.run(input, env),
+            signal,
+          ) as { results: unknown[] };
+          return { provider: provider.name, results: out.results };
+        },
+        render: (out: { results: Parameters<typeof renderHits>[0] }) => renderHits(out.results),
+      } as AnyToolSpec;
+    case "answer":
+      return {
+        ...base,
+        output: ProviderAnswerOutput,
+        handler: async (input: unknown, { gleaner, signal }) => ({
+          provider: provider.name,
+          ...await gleaner.roles.invoke(
+            provider.name,
+            (env) => tool.run(input, env),
+            signal,
+          ) as Record<string, unknown>,
+        }),
+        render: renderAnswer,
+      } as AnyToolSpec;
+    default:
+      return {
+        ...base,
+        output: ProviderContentsOutput,
+        handler: async (input: unknown, { gleaner, signal }) => ({
+          provider: provider.name,
+          ...await gleaner.roles.invoke(
+            provider.name,
+            (env) => tool.run(input, env),
+            signal,
+          ) as Record<string, unknown>,
+        }),
+        render: (out: { pages: Parameters<typeof renderPages>[0] }) => renderPages(out.pages),
+      } as AnyToolSpec;
+  }
+}
+
+/** Every tool of the given providers, in order. */
+export function providerToolSpecs(providers: readonly Provider[]): AnyToolSpec[] {
+  return providers.flatMap((p) => p.tools.map((tool) => providerToolSpec(p, tool)));
+}

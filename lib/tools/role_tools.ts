@@ -1,0 +1,151 @@
+/**
+ * The role tools of the `roles` presentation: `web_search_tool`,
+ * `web_answer_tool`, `web_contents_tool`. Each routes over the configured
+ * providers (fallback, breaker, cache); a `provider` argument, whose enum
+ * lists the providers usable for that role, pins the call.
+ *
+ * @module
+ */
+import { z } from "zod";
+import {
+  renderAnswer,
+  renderHits,
+  renderPages,
+  renderRoute,
+  RoleAnswerOutput,
+  RoleContentsOutput,
+  RoleSearchOutput,
+} from "./role_schemas.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
+
+function providerArg(providers: readonly string[]) {
+  return z.enum(providers as [string, ...string[]]).optional().describe(
+    "Ask only this provider (no fallback); omit to use the configured order",
+  );
+}
+
+/** Input of `web_search_tool` for a list of usable providers. */
+export function webSearchInput(providers: readonly string[]) {
+  return z.strictObject({
+    query: z.string().min(1).max(2000).describe("What to search for"),
+    max_results: z.number().int().min(1).max(20).default(10).describe("Results (1-20)"),
+    domains: z.array(z.string()).max(20).optional().describe("Only these domains (subdomains too)"),
+    exclude_domains: z.array(z.string()).max(20).optional().describe("Never these domains"),
+    time_range: z.enum(["day", "week", "month", "year"]).optional().describe(
+      "Only results this recent",
+    ),
+    language: z.string().min(2).max(10).optional().describe("Language code, e.g. en, de"),
+    topic: z.enum(["general", "news"]).optional().describe("`news` for current events"),
+    depth: z.enum(["quick", "deep"]).optional().describe(
+      "`deep` asks for the providers' more thorough search (slower, may cost more)",
+    ),
+    provider: providerArg(providers),
+    no_cache: z.boolean().optional().describe("Skip cached answers (up to 1 hour old)"),
+  });
+}
+
+/**
+ * `web_search_tool`: web search over the configured providers.
+ *
+ * @example
+ * ```ts
+ * import { webSearchTool } from "./role_tools.ts";
+ * const tool = webSearchTool(["exa", "duckduckgo"]);
+ * console.assert(tool.name === "web_search_tool");
+ * console.assert(!tool.input.safeParse({ query: "x", provider: "brave" }).success);
+ * ```
+ */
+export function webSearchTool(
+  providers: readonly string[],
+): ToolSpec<ReturnType<typeof webSearchInput>, typeof RoleSearchOutput> {
+  return defineTool({
+    name: "web_search_tool",
+    title: "Web search",
+    description: `Searches the web with the configured providers (${
+      providers.join(", ")
+    }), falling back to the next when one is out of credit, rate limited or down. Returns titles, URLs, snippets and dates, and says which provider answered.`,
+    input: webSearchInput(providers),
+    output: RoleSearchOutput,
+    readOnly: true,
+    openWorld: true,
+    handler: async (input, { gleaner, signal }) => {
+      const out = await gleaner.roles.search({ ...input, signal });
+      return out;
+    },
+    render: (out) => `${renderHits(out.results)}\n${renderRoute(out)}`,
+  });
+}
+
+/** Input of `web_answer_tool` for a list of usable providers. */
+export function webAnswerInput(providers: readonly string[]) {
+  return z.strictObject({
+    query: z.string().min(1).max(2000).describe("The question"),
+    depth: z.enum(["quick", "deep"]).default("quick").describe(
+      "`quick`: one fast answer; `deep`: more sources, slower",
+    ),
+    provider: providerArg(providers),
+  });
+}
+
+/**
+ * `web_answer_tool`: an answer with citations from a provider that writes answers.
+ *
+ * @example
+ * ```ts
+ * import { webAnswerTool } from "./role_tools.ts";
+ * console.assert(webAnswerTool(["exa"]).name === "web_answer_tool");
+ * ```
+ */
+export function webAnswerTool(
+  providers: readonly string[],
+): ToolSpec<ReturnType<typeof webAnswerInput>, typeof RoleAnswerOutput> {
+  return defineTool({
+    name: "web_answer_tool",
+    title: "Web answer",
+    description: `Answers a question from a web search, with the sources it cites (providers: ${
+      providers.join(", ")
+    }). The answer is the provider's own text: check the citations.`,
+    input: webAnswerInput(providers),
+    output: RoleAnswerOutput,
+    readOnly: true,
+    openWorld: true,
+    handler: (input, { gleaner, signal }) => gleaner.roles.answer({ ...input, signal }),
+    render: (out) => `${renderAnswer(out)}\n${renderRoute(out)}`,
+  });
+}
+
+/** Input of `web_contents_tool` for a list of usable providers. */
+export function webContentsInput(providers: readonly string[]) {
+  return z.strictObject({
+    urls: z.array(z.string().url()).min(1).max(10).describe("One to ten URLs to read"),
+    query: z.string().max(2000).optional().describe("What you are looking for in them"),
+    provider: providerArg(providers),
+  });
+}
+
+/**
+ * `web_contents_tool`: the content of one to ten pages.
+ *
+ * @example
+ * ```ts
+ * import { webContentsTool } from "./role_tools.ts";
+ * console.assert(webContentsTool(["gleaner"]).name === "web_contents_tool");
+ * ```
+ */
+export function webContentsTool(
+  providers: readonly string[],
+): ToolSpec<ReturnType<typeof webContentsInput>, typeof RoleContentsOutput> {
+  return defineTool({
+    name: "web_contents_tool",
+    title: "Web contents",
+    description: `Reads one to ten pages and returns their main content as text (providers: ${
+      providers.join(", ")
+    }). A page that cannot be read carries an error; the others still answer.`,
+    input: webContentsInput(providers),
+    output: RoleContentsOutput,
+    readOnly: true,
+    openWorld: true,
+    handler: (input, { gleaner, signal }) => gleaner.roles.contents({ ...input, signal }),
+    render: (out) => `${renderPages(out.pages)}\n${renderRoute(out)}`,
+  });
+}

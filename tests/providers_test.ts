@@ -1,0 +1,346 @@
+/**
+ * The provider layer end to end: tools declared under each presentation (the
+ * real MCP SDK Client over an in-memory transport, and the HTTP API), calls
+ * routed through them against fake providers on loopback, and the `contents`
+ * role falling back to Gleaner's own reader on the fixture web.
+ */
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { createGleaner } from "../mod.ts";
+import type { ConfigInput } from "../lib/config.ts";
+import type { Gleaner } from "../lib/gleaner.ts";
+import { toolsFor } from "../lib/tools/presentations.ts";
+import { createMcpServer } from "../mcp/server.ts";
+import { createApp } from "../http/app.ts";
+import { type FakeProviders, withFakeProviders } from "./fixtures/fake_providers.ts";
+import { startFixtureWeb } from "./fixtures/web.ts";
+import { DENO_RUN_FLAGS } from "./fixtures/world.ts";
+
+type ListedTool = {
+  name: string;
+  inputSchema: { properties?: Record<string, unknown> };
+  outputSchema?: unknown;
+};
+
+type ToolResult = {
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+async function withClient(
+  gleaner: Gleaner,
+  fn: (client: Client) => Promise<void>,
+): Promise<void> {
+  const server = createMcpServer(gleaner, toolsFor(gleaner.config));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "providers-test", version: "0" });
+  await client.connect(clientSide);
+  try {
+    await fn(client);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}
+
+function withGleaner(
+  input: ConfigInput,
+  fn: (gleaner: Gleaner) => Promise<void>,
+): Promise<void> {
+  return createGleaner({ embed: { provider: "none" }, ...input }).then(async (gleaner) => {
+    try {
+      await fn(gleaner);
+    } finally {
+      await gleaner.close();
+    }
+  });
+}
+
+async function listed(gleaner: Gleaner): Promise<string[]> {
+  let names: string[] = [];
+  await withClient(gleaner, async (client) => {
+    names = ((await client.listTools()).tools as ListedTool[]).map((t) => t.name);
+  });
+  return names;
+}
+
+function configOf(fakes: FakeProviders, search: Record<string, unknown>, keys = {}) {
+  return fakes.config({ exa: "ke", tavily: "kt", ...keys }, search);
+}
+
+Deno.test("MCP lists the tools of each presentation", async () => {
+  await withFakeProviders(async (fakes) => {
+    await withGleaner(configOf(fakes, {}), async (gleaner) => {
+      const names = await listed(gleaner);
+      for (const name of ["search", "scrape_urls", "research", "current_datetime"]) {
+        assert.ok(names.includes(name), `default declares ${name}`);
+      }
+      assert.ok(!names.includes("web_search_tool") && !names.includes("exa_search"));
+    });
+
+    await withGleaner(configOf(fakes, { presentation: "roles" }), async (gleaner) => {
+      await withClient(gleaner, async (client) => {
+        const tools = (await client.listTools()).tools as ListedTool[];
+        assert.deepEqual(tools.map((t) => t.name), [
+          "web_search_tool",
+          "web_answer_tool",
+          "web_contents_tool",
+        ]);
+        const search = tools.find((t) => t.name === "web_search_tool")!;
+        const props = search.inputSchema.properties as Record<string, { enum?: string[] }>;
+        assert.deepEqual(props.provider.enum, ["exa", "tavily", "duckduckgo"]);
+        const contents = tools.find((t) => t.name === "web_contents_tool")!;
+        const cprops = contents.inputSchema.properties as Record<string, { enum?: string[] }>;
+        assert.deepEqual(cprops.provider.enum, ["exa", "tavily", "gleaner"]);
+        assert.ok(search.outputSchema, "role tools declare their output");
+      });
+    });
+
+    // Only keyless search configured: no answer tool, contents still readable.
+    await withGleaner(
+      fakes.config({}, { presentation: "roles" }),
+      async (gleaner) => {
+        assert.deepEqual(await listed(gleaner), ["web_search_tool", "web_contents_tool"]);
+      },
+    );
+
+    await withGleaner(
+      configOf(fakes, { presentation: "all_tools" }, { brave: "kb" }),
+      async (gleaner) => {
+        assert.deepEqual(await listed(gleaner), [
+          "brave_web_search",
+          "brave_news_search",
+          "exa_search",
+          "exa_find_similar",
+          "exa_contents",
+          "exa_answer",
+          "tavily_search",
+          "tavily_extract",
+          "duckduckgo_search",
+        ]);
+      },
+    );
+
+    await withGleaner(
+      configOf(fakes, { presentation: "one_provider", presentation_provider: "tavily" }),
+      async (gleaner) => {
+        assert.deepEqual(await listed(gleaner), ["tavily_search", "tavily_extract"]);
+      },
+    );
+  });
+});
+
+Deno.test("MCP: role tools route, fall back and say which provider answered", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = configOf(fakes, { presentation: "roles", search_order: ["exa", "tavily"] });
+    await withGleaner(config, async (gleaner) => {
+      await withClient(gleaner, async (client) => {
+        fakes.setMode("exa", "balance");
+        const search = await client.callTool({
+          name: "web_search_tool",
+          arguments: { query: "sqlite wal", max_results: 2 },
+        }) as ToolResult;
+        assert.ok(!search.isError, search.content[0]?.text);
+        const out = search.structuredContent as {
+          provider: string;
+          fallback_from: { provider: string; code: string }[];
+          results: { url: string }[];
+        };
+        assert.equal(out.provider, "tavily");
+        assert.deepEqual(out.fallback_from, [{ provider: "exa", code: "insufficient_balance" }]);
+        assert.equal(out.results.length, 2);
+        assert.match(
+          search.content[0].text,
+          /via tavily; fell back from exa: insufficient_balance/,
+        );
+
+        const answer = await client.callTool({
+          name: "web_answer_tool",
+          arguments: { query: "what is wal", depth: "deep", provider: "tavily" },
+        }) as ToolResult;
+        assert.ok(!answer.isError, answer.content[0]?.text);
+        assert.equal((answer.structuredContent as { depth: string }).depth, "deep");
+        assert.match(answer.content[0].text, /Sources:\n\[1\]/);
+
+        const unknown = await client.callTool({
+          name: "web_search_tool",
+          arguments: { query: "x", provider: "brave" },
+        }) as ToolResult;
+        assert.ok(unknown.isError, "the provider enum refuses an unconfigured provider");
+
+        const extra = await client.callTool({
+          name: "web_search_tool",
+          arguments: { query: "x", colour: "blue" },
+        }) as ToolResult;
+        assert.ok(extra.isError, "unknown keys are refused");
+      });
+    });
+  });
+});
+
+Deno.test("MCP: a provider's own tool runs through the breaker and classification", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = configOf(fakes, { presentation: "one_provider", presentation_provider: "exa" });
+    await withGleaner(config, async (gleaner) => {
+      await withClient(gleaner, async (client) => {
+        const similar = await client.callTool({
+          name: "exa_find_similar",
+          arguments: { url: "https://sqlite.org/", max_results: 2 },
+        }) as ToolResult;
+        assert.ok(!similar.isError, similar.content[0]?.text);
+        const out = similar.structuredContent as { provider: string; results: unknown[] };
+        assert.equal(out.provider, "exa");
+        assert.equal(out.results.length, 2);
+
+        fakes.setMode("exa", "ratelimit");
+        const limited = await client.callTool({
+          name: "exa_search",
+          arguments: { query: "x" },
+        }) as ToolResult;
+        assert.ok(limited.isError);
+        assert.match(limited.content[0].text, /^rate_limited: exa:/);
+        assert.equal(gleaner.roles.health().find((h) => h.provider === "exa")?.state, "open");
+      });
+    });
+  });
+});
+
+Deno.test("HTTP: /v1/tools lists the declared tools; POST /v1/tools/<name> runs them", async () => {
+  await withFakeProviders(async (fakes) => {
+    const web = await startFixtureWeb();
+    try {
+      const base = fakes.config({}, { presentation: "roles" });
+      const config: ConfigInput = {
+        ...base,
+        network: {
+          allow_private: [fakes.origin, web.origin],
+          allowed_ports: [
+            80,
+            443,
+            Number(new URL(fakes.origin).port),
+            Number(new URL(web.origin).port),
+          ],
+        },
+        read: { render: "never" },
+      };
+      await withGleaner(config, async (gleaner) => {
+        const app = createApp(gleaner, toolsFor(gleaner.config));
+        const listing = await (await app.request("http://localhost/v1/tools")).json();
+        assert.deepEqual(
+          listing.tools.map((t: { name: string; path: string }) => [t.name, t.path]),
+          [
+            ["web_search_tool", "/v1/tools/web_search_tool"],
+            ["web_contents_tool", "/v1/tools/web_contents_tool"],
+          ],
+        );
+        assert.equal(listing.tools[0].input_schema.type, "object");
+
+        // No contents provider configured: Gleaner's own reader answers.
+        const page = web.url("/pages/002");
+        const res = await app.request("http://localhost/v1/tools/web_contents_tool", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ urls: [page] }),
+        });
+        assert.equal(res.status, 200);
+        const body = await res.json();
+        assert.equal(body.provider, "gleaner");
+        assert.equal(body.role, "contents");
+        assert.ok(body.pages[0].content.length > 200, "the page was read");
+        assert.equal(body.pages[0].error, undefined);
+
+        const bad = await app.request("http://localhost/v1/tools/web_contents_tool", {
+          method: "POST",
+          body: JSON.stringify({ urls: [] }),
+        });
+        assert.equal(bad.status, 400);
+        const missing = await app.request("http://localhost/v1/tools/exa_search", {
+          method: "POST",
+          body: "{}",
+        });
+        assert.equal(missing.status, 404, "undeclared tools have no route");
+      });
+    } finally {
+      await web.close();
+    }
+  });
+});
+
+Deno.test("the search tool uses the provider order and /config never shows keys", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = configOf(fakes, {}, { brave: "brave-secret-key" });
+    await withGleaner(config, async (gleaner) => {
+      const app = createApp(gleaner, toolsFor(gleaner.config));
+      fakes.setMode("brave", "ratelimit");
+      const res = await app.request("http://localhost/v1/search", {
+        method: "POST",
+        body: JSON.stringify({ items: [{ query: "wal", max_results: 2 }] }),
+      });
+      const out = await res.json();
+      assert.equal(res.status, 200);
+      assert.equal(out.items[0].provider, "exa");
+      assert.deepEqual(out.items[0].fallback_from, [{ provider: "brave", code: "rate_limited" }]);
+      assert.deepEqual(out.items[0].attempts.map((a: { outcome: string }) => a.outcome), [
+        "rate_limited",
+        "ok",
+      ]);
+      const again = await (await app.request("http://localhost/v1/search", {
+        method: "POST",
+        body: JSON.stringify({ items: [{ query: "wal", max_results: 2 }] }),
+      })).json();
+      assert.equal(again.items[0].cached, true);
+
+      const shown = await (await app.request("http://localhost/config")).text();
+      for (const key of ["brave-secret-key", '"ke"', '"kt"']) {
+        assert.ok(!shown.includes(key), `${key} redacted`);
+      }
+      assert.match(shown, /"exa_api_key":"\[redacted\]"/);
+    });
+  });
+});
+
+Deno.test("gleaner mcp (stdio) declares the presentation set in the environment", async () => {
+  await withFakeProviders(async (fakes) => {
+    const port = new URL(fakes.origin).port;
+    const transport = new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", ...DENO_RUN_FLAGS, new URL("../cli.ts", import.meta.url).pathname, "mcp"],
+      env: {
+        PATH: Deno.env.get("PATH") ?? "",
+        HOME: Deno.env.get("HOME") ?? "/tmp",
+        NO_COLOR: "1",
+        XDG_CONFIG_HOME: "/nonexistent/gleaner-test-config",
+        GLEANER_STORE_PATH: ":memory:",
+        GLEANER_EMBED_PROVIDER: "none",
+        GLEANER_LOG_LEVEL: "warning",
+        GLEANER_NETWORK_ALLOW_PRIVATE: JSON.stringify([fakes.origin]),
+        GLEANER_NETWORK_ALLOWED_PORTS: JSON.stringify([80, 443, Number(port)]),
+        EXA_API_KEY: "stdio-exa-key",
+        GLEANER_SEARCH_PROVIDERS: JSON.stringify({ exa: { base_url: fakes.baseUrl("exa") } }),
+        GLEANER_SEARCH_PRESENTATION: "one_provider",
+        GLEANER_SEARCH_PRESENTATION_PROVIDER: "exa",
+      },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "providers-stdio", version: "0" });
+    try {
+      await client.connect(transport as Transport);
+      const names = ((await client.listTools()).tools as ListedTool[]).map((t) => t.name);
+      assert.deepEqual(names, ["exa_search", "exa_find_similar", "exa_contents", "exa_answer"]);
+      const result = await client.callTool({
+        name: "exa_search",
+        arguments: { query: "stdio", max_results: 2 },
+      }) as ToolResult;
+      assert.ok(!result.isError, result.content[0]?.text);
+      assert.equal((result.structuredContent as { results: unknown[] }).results.length, 2);
+      assert.equal(fakes.requestsOf("exa")[0].headers["x-api-key"], "stdio-exa-key");
+    } finally {
+      await client.close();
+    }
+  });
+});
