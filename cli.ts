@@ -49,6 +49,7 @@ options:
   --max-tokens N           token budget
   --json                   print JSON instead of text
   --log-level L            trace|debug|info|warning|error
+  --presentation P         tools served: default|roles|all_tools|one_provider|deep-research
   -h, --help, -v, --version
 `;
 
@@ -65,6 +66,7 @@ async function main(args: string[]): Promise<number> {
       "max-tokens": { type: "string" },
       json: { type: "boolean" },
       "log-level": { type: "string" },
+      presentation: { type: "string" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "v" },
     },
@@ -76,6 +78,7 @@ async function main(args: string[]): Promise<number> {
   if (values.host) flags["server.host"] = values.host;
   if (values.port) flags["server.port"] = values.port;
   if (values["log-level"]) flags["log.level"] = values["log-level"];
+  if (values.presentation) flags["search.presentation"] = values.presentation.replaceAll("-", "_");
   for (const entry of values.set ?? []) {
     const at = entry.indexOf("=");
     if (at < 1) throw new Error(`--set expects section.key=value, got ${entry}`);

@@ -155,7 +155,9 @@ export const SearchSchema = z.object({
    * Which tools MCP and HTTP declare: Gleaner's own (`default`), one per role (`roles`),
    * every configured provider's own (`all_tools`), or one provider's (`one_provider`).
    */
-  presentation: z.enum(["default", "roles", "all_tools", "one_provider"]).default("default"),
+  presentation: z.enum(["default", "roles", "all_tools", "one_provider", "deep_research"]).default(
+    "default",
+  ),
   /** The provider whose tools `presentation: one_provider` declares. */
   presentation_provider: z.string().optional(),
 });

@@ -149,3 +149,37 @@ Deno.test("Deep Research presentation: exactly search and fetch, contract shapes
     await world.close();
   }
 });
+
+Deno.test("gleaner mcp --presentation deep-research serves exactly search and fetch over stdio", async () => {
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const { DENO_RUN_FLAGS } = await import("./fixtures/world.ts");
+  const world = await startTestWorld();
+  const client = new Client({ name: "deep-research-stdio", version: "1.0.0" });
+  try {
+    await client.connect(
+      new StdioClientTransport({
+        command: Deno.execPath(),
+        args: [
+          "run",
+          ...DENO_RUN_FLAGS,
+          new URL("../cli.ts", import.meta.url).pathname,
+          "mcp",
+          "--presentation",
+          "deep-research",
+        ],
+        env: { ...Deno.env.toObject(), ...world.env, GLEANER_MEMORY_PATH: ":memory:" },
+        stderr: "pipe",
+      }) as Transport,
+    );
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t: { name: string }) => t.name).sort(), ["fetch", "search"]);
+    const found = await client.callTool({
+      name: "search",
+      arguments: { query: "streams" },
+    }) as ToolResult;
+    assertContract(found, ["results"]);
+  } finally {
+    await client.close();
+    await world.close();
+  }
+});

@@ -8,9 +8,11 @@
  *   Gleaner's own reader is the last resort).
  * - `all_tools`: every configured provider's own tools.
  * - `one_provider`: the tools of `search.presentation_provider` only.
+ * - `deep_research`: `search` and `fetch` in the Deep Research contract (see `deep_research.ts`).
  *
  * @module
  */
+import { DEEP_RESEARCH_TOOLS } from "./deep_research.ts";
 import type { Config } from "../config.ts";
 import { GleanerError } from "../errors.ts";
 import { GLEANER_READER } from "../search/providers/reader.ts";
@@ -55,6 +57,8 @@ export function toolsFor(config: Config): AnyToolSpec[] {
   switch (config.search.presentation) {
     case "roles":
       return roleTools(config);
+    case "deep_research":
+      return [...DEEP_RESEARCH_TOOLS];
     case "all_tools":
       return providerToolSpecs(configuredProviders(config));
     case "one_provider": {
