@@ -8,7 +8,7 @@ import { toGleanerError } from "../errors.ts";
 import { defineTool } from "./spec.ts";
 
 /** One query of a `search` call. */
-export const SearchItemInput = z.object({
+export const SearchItemInput = z.strictObject({
   query: z.string().max(2000).describe(
     "What to search for (an empty or bad query fails its item, not the call)",
   ),
@@ -25,7 +25,7 @@ export const SearchItemInput = z.object({
 });
 
 /** Input of `search`. */
-export const SearchInput = z.object({
+export const SearchInput = z.strictObject({
   items: z.array(SearchItemInput).min(1).max(5).describe("One to five independent queries"),
 });
 
