@@ -3,9 +3,13 @@
  *
  * @module
  */
+import { GleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
+import type { AnyToolSpec } from "../lib/tools/spec.ts";
+import { TOOLS } from "../lib/tools/mod.ts";
 import { createApp } from "./app.ts";
+import { isLoopbackHost } from "./guard.ts";
 
 /** A running server. */
 export interface RunningServer {
@@ -17,8 +21,25 @@ export interface RunningServer {
   finished: Promise<void>;
 }
 
+/** Options of {@link serveHttp}. */
+export interface ServeOptions {
+  /** Stops the server when aborted. */
+  signal?: AbortSignal;
+  /** Tools served (default: every tool). */
+  tools?: readonly AnyToolSpec[];
+  /**
+   * Bind beyond loopback without `server.api_key` (logs a warning). Without
+   * it, such a bind is refused: anyone who can reach the port could use the
+   * server's network access and cache.
+   */
+  insecure?: boolean;
+}
+
 /**
  * Serves a Gleaner instance on the configured host and port.
+ *
+ * @throws {GleanerError} `invalid_arguments` when the host is not loopback,
+ * no `server.api_key` is set and `insecure` is not given.
  *
  * @example
  * ```ts ignore
@@ -29,10 +50,23 @@ export interface RunningServer {
  * await server.shutdown();
  * ```
  */
-export function serveHttp(gleaner: Gleaner, options: { signal?: AbortSignal } = {}): RunningServer {
-  const app = createApp(gleaner);
-  const { host, port } = gleaner.config.server;
+export function serveHttp(gleaner: Gleaner, options: ServeOptions = {}): RunningServer {
+  const { host, port, api_key } = gleaner.config.server;
   const log = getGleanerLogger("http");
+  if (!isLoopbackHost(host) && !api_key) {
+    if (!options.insecure) {
+      throw new GleanerError(
+        "invalid_arguments",
+        `refusing to listen on ${host} without server.api_key: set GLEANER_API_KEY (clients then send Authorization: Bearer <key>), bind to 127.0.0.1, or pass --insecure`,
+        { details: { field: "server.host" } },
+      );
+    }
+    log.warn(
+      "listening on {host} without server.api_key (--insecure): anyone who reaches this port can use Gleaner",
+      { host },
+    );
+  }
+  const app = createApp(gleaner, options.tools ?? TOOLS);
   let resolveUrl = "";
   const server = Deno.serve({
     hostname: host,

@@ -33,7 +33,11 @@ export const ServerSchema = z.object({
   host: z.string().default("127.0.0.1"),
   /** Port to bind. */
   port: z.number().int().min(0).max(65535).default(8787),
-  /** Extra host names (besides localhost, 127.0.0.1, [::1]) accepted in `Host`/`Origin`. */
+  /**
+   * Extra host names (besides localhost, 127.0.0.1, [::1]) accepted in `Host`; entries written
+   * as origins (`https://app.example:8443`) are the other origins accepted in `Origin` (besides
+   * the server's own: the scheme, host and port it was reached on).
+   */
   allowed_hosts: z.array(z.string()).default([]),
   /** Bearer token required on every request when set. */
   api_key: secret(),
