@@ -104,7 +104,9 @@ Deno.test("cli: without --allow-net a read names the flag to add", async () => {
 });
 
 Deno.test("cli: serve refuses a non-loopback host without server.api_key (exit 2)", async () => {
-  const out = await gleaner(["serve", "--host", "0.0.0.0", "--port", "0"], ENV);
+  // 203.0.113.1 (TEST-NET-3) is no address of this machine: even a server that ignored the
+  // rule could not bind it, so the test never listens beyond loopback.
+  const out = await gleaner(["serve", "--host", "203.0.113.1", "--port", "0"], ENV);
   assert.equal(out.code, 2, out.err);
   assert.match(out.err, /server\.api_key/);
   assert.match(out.err, /--insecure/);

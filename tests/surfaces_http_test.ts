@@ -179,7 +179,10 @@ Deno.test("REST: 401 carries WWW-Authenticate: Bearer; the scheme is case-insens
 });
 
 Deno.test("serve: refuses a non-loopback bind without server.api_key", async () => {
-  const gleaner = await createGleaner({ store: { path: ":memory:" }, server: { host: "0.0.0.0" } });
+  const gleaner = await createGleaner({
+    store: { path: ":memory:" },
+    server: { host: "203.0.113.1" },
+  });
   try {
     assert.throws(
       () => serveHttp(gleaner),
