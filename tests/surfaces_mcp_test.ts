@@ -183,7 +183,7 @@ Deno.test("MCP over stdio: end of input answers what was asked, then exits 0", a
 
 /** The child's exit status, or undefined (after killing it) when it has not ended in time. */
 async function statusOrKill(child: Deno.ChildProcess, ms: number) {
-  let timer: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => {
       child.kill();
