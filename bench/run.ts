@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { runBodyLimitBench } from "./body_limit.ts";
 import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
 import { runDegradeBench } from "./degrade.ts";
@@ -23,6 +24,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   memory: () => runMemoryBench(),
   memory_backends: () => runMemoryBackendBench(),
   startup: () => runStartupBench(),
+  body_limit: () => runBodyLimitBench(),
 };
 
 // `--name=value` arguments are options of the benchmarks, not names.
