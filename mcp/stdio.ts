@@ -87,9 +87,14 @@ export class LineTransport implements Transport {
     if (this.#closed) return;
     await this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
     if ("id" in message && ("result" in message || "error" in message)) {
-      this.#pending.delete(message.id as Id);
-      if (this.#pending.size === 0) this.#drained?.();
+      this.#settle(message.id as Id);
     }
+  }
+
+  /** A request needs no more answer; at the end of input, closing waits for none left. */
+  #settle(id: Id): void {
+    this.#pending.delete(id);
+    if (this.#pending.size === 0) this.#drained?.();
   }
 
   /** Stops reading and closes. */
@@ -152,6 +157,10 @@ export class LineTransport implements Transport {
     }
     const message = parsed.data;
     if ("method" in message && "id" in message) this.#pending.add(message.id as Id);
+    if ("method" in message && message.method === "notifications/cancelled") {
+      // A cancelled request gets no response: stop waiting for one.
+      this.#settle((message.params as { requestId?: Id } | undefined)?.requestId as Id);
+    }
     this.onmessage?.(message);
   }
 
