@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { Config } from "../lib/config.ts";
 import { GleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
@@ -19,6 +20,23 @@ export interface RunningServer {
   shutdown(): Promise<void>;
   /** Resolves when the server has stopped. */
   finished: Promise<void>;
+}
+
+/**
+ * True when every request must authenticate, so the server may listen beyond
+ * loopback: today `server.api_key`. Another authentication mode (a trusted
+ * proxy's token, …) belongs here too.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../lib/config.ts";
+ * import { requiresAuthentication } from "./serve.ts";
+ * console.assert(!requiresAuthentication(parseConfig({})));
+ * console.assert(requiresAuthentication(parseConfig({ server: { api_key: "k" } })));
+ * ```
+ */
+export function requiresAuthentication(config: Config): boolean {
+  return Boolean(config.server.api_key);
 }
 
 /** Options of {@link serveHttp}. */
@@ -51,9 +69,9 @@ export interface ServeOptions {
  * ```
  */
 export function serveHttp(gleaner: Gleaner, options: ServeOptions = {}): RunningServer {
-  const { host, port, api_key } = gleaner.config.server;
+  const { host, port } = gleaner.config.server;
   const log = getGleanerLogger("http");
-  if (!isLoopbackHost(host) && !api_key) {
+  if (!isLoopbackHost(host) && !requiresAuthentication(gleaner.config)) {
     if (!options.insecure) {
       throw new GleanerError(
         "invalid_arguments",
