@@ -12,7 +12,7 @@
  * @module
  */
 export { createApp } from "./app.ts";
-export { serveHttp } from "./serve.ts";
+export { requiresAuthentication, serveHttp } from "./serve.ts";
 export type { RunningServer } from "./serve.ts";
 export {
   allowedOrigins,
