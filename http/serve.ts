@@ -24,8 +24,8 @@ export interface RunningServer {
 
 /**
  * True when every request must authenticate, so the server may listen beyond
- * loopback: today `server.api_key`. Another authentication mode (a trusted
- * proxy's token, …) belongs here too.
+ * loopback: `server.api_key`, or hosted mode with its proxy token
+ * (`memory.hosted` + `memory.hosted_proxy_token`).
  *
  * @example
  * ```ts
@@ -36,7 +36,9 @@ export interface RunningServer {
  * ```
  */
 export function requiresAuthentication(config: Config): boolean {
-  return Boolean(config.server.api_key);
+  if (config.server.api_key) return true;
+  // Hosted mode: every request but /health needs the trusted proxy's token and a user id.
+  return config.memory.hosted && Boolean(config.memory.hosted_proxy_token);
 }
 
 /** Options of {@link serveHttp}. */
