@@ -4,7 +4,7 @@
  *
  * ```
  * gleaner [mcp]                      MCP over stdio (default)
- * gleaner serve [--host H] [--port P] HTTP API + MCP at /mcp
+ * gleaner serve [--host H] [--port P] [--insecure]  HTTP API + MCP at /mcp
  * gleaner search <query>             search and print results
  * gleaner scrape <url> [--query Q]   read a page and print evidence
  * gleaner research <question>        search, read and print evidence
@@ -15,6 +15,9 @@
  * ```
  *
  * Any setting can be given as `--set section.key=value`.
+ *
+ * Exit codes: 0 success; 1 failure (for `search`, `scrape`, `research`: every
+ * item failed); 2 usage error (unknown command, flag or setting, bad arguments).
  *
  * @module
  */
@@ -43,6 +46,7 @@ commands:
 
 options:
   --host H, --port P       server address (default 127.0.0.1:8787)
+  --insecure               serve beyond loopback without server.api_key (warns)
   --config FILE            config file (default $XDG_CONFIG_HOME/gleaner/config.json)
   --set section.key=value  any setting (repeatable)
   --query Q                query for scrape
@@ -51,26 +55,77 @@ options:
   --log-level L            trace|debug|info|warning|error
   --presentation P         tools served: default|roles|all_tools|one_provider|deep-research
   -h, --help, -v, --version
+
+exit codes: 0 ok, 1 failed (every item failed), 2 usage error
 `;
 
+/** A mistake in how the command was called: printed with a hint, exit code 2. */
+class UsageError extends Error {}
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        host: { type: "string" },
+        port: { type: "string" },
+        config: { type: "string" },
+        set: { type: "string", multiple: true },
+        query: { type: "string" },
+        "max-tokens": { type: "string" },
+        json: { type: "boolean" },
+        insecure: { type: "boolean" },
+        "log-level": { type: "string" },
+        presentation: { type: "string" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "v" },
+      },
+    });
+  } catch (error) {
+    // node:util reports ERR_PARSE_ARGS_UNKNOWN_OPTION, ERR_PARSE_ARGS_INVALID_OPTION_VALUE, …
+    if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      throw new UsageError((error as Error).message.split("\n")[0]);
+    }
+    throw error;
+  }
+}
+
+/** `--set section.key=value` entries as flags, refusing unknown settings. */
+async function settingFlags(entries: readonly string[]): Promise<Record<string, string>> {
+  const { nearestSetting, settingPaths } = await import("./lib/config.ts");
+  const known = new Set(settingPaths());
+  const flags: Record<string, string> = {};
+  for (const entry of entries) {
+    const at = entry.indexOf("=");
+    if (at < 1) throw new UsageError(`--set expects section.key=value, got "${entry}"`);
+    const path = entry.slice(0, at);
+    if (!known.has(path)) {
+      const guess = nearestSetting(path);
+      throw new UsageError(
+        `--set: unknown setting "${path}"${guess ? `; did you mean "${guess}"?` : ""}`,
+      );
+    }
+    flags[path] = entry.slice(at + 1);
+  }
+  return flags;
+}
+
+/** True when a batch command produced nothing: every item failed. */
+function everyItemFailed(tool: string, output: unknown): boolean {
+  const out = output as {
+    items?: { ok?: boolean; error?: unknown }[];
+    sources?: unknown[];
+    failed?: unknown[];
+  };
+  if (tool === "research") return (out.sources?.length ?? 0) === 0 && (out.failed?.length ?? 0) > 0;
+  if (!out.items?.length) return false;
+  return out.items.every((item) => item.ok === false || item.error !== undefined);
+}
+
 async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      host: { type: "string" },
-      port: { type: "string" },
-      config: { type: "string" },
-      set: { type: "string", multiple: true },
-      query: { type: "string" },
-      "max-tokens": { type: "string" },
-      json: { type: "boolean" },
-      "log-level": { type: "string" },
-      presentation: { type: "string" },
-      help: { type: "boolean", short: "h" },
-      version: { type: "boolean", short: "v" },
-    },
-  });
+  const { values, positionals } = parse(args);
   if (values.help) return print(USAGE), 0;
   if (values.version) return print(`gleaner ${VERSION}`), 0;
 
@@ -79,15 +134,24 @@ async function main(args: string[]): Promise<number> {
   if (values.port) flags["server.port"] = values.port;
   if (values["log-level"]) flags["log.level"] = values["log-level"];
   if (values.presentation) flags["search.presentation"] = values.presentation.replaceAll("-", "_");
-  for (const entry of values.set ?? []) {
-    const at = entry.indexOf("=");
-    if (at < 1) throw new Error(`--set expects section.key=value, got ${entry}`);
-    flags[entry.slice(0, at)] = entry.slice(at + 1);
+  Object.assign(flags, await settingFlags(values.set ?? []));
+  if (values.port !== undefined && !/^\d+$/.test(values.port)) {
+    throw new UsageError(`--port expects a number, got "${values.port}"`);
   }
+  if (values["max-tokens"] !== undefined && !/^\d+$/.test(values["max-tokens"])) {
+    throw new UsageError(`--max-tokens expects a number, got "${values["max-tokens"]}"`);
+  }
+  const warnings: string[] = [];
   const { loadConfig, redactConfig } = await import("./lib/config.ts");
-  const config = await loadConfig({ flags, file: values.config });
+  const config = await loadConfig({
+    flags,
+    file: values.config,
+    warn: (message) => warnings.push(message),
+  });
   const { setupLogging } = await import("./lib/log.ts");
   await setupLogging(config.log.level);
+  // Written synchronously: a short command may exit before the log sink flushes.
+  for (const warning of warnings) printError(`gleaner: warning: ${warning}`);
 
   const [command = "mcp", ...rest] = positionals;
   if (command === "config") return print(JSON.stringify(redactConfig(config), null, 2)), 0;
@@ -117,7 +181,17 @@ async function main(args: string[]): Promise<number> {
           Deno.addSignalListener(signal, () => controller.abort());
         }
         const { toolsFor } = await import("./lib/tools/presentations.ts");
-        const server = serveHttp(gleaner, { signal: controller.signal, tools: toolsFor(config) });
+        let server;
+        try {
+          server = serveHttp(gleaner, {
+            signal: controller.signal,
+            insecure: values.insecure,
+            tools: toolsFor(config),
+          });
+        } catch (error) {
+          if (!(error instanceof GleanerError) || error.code !== "invalid_arguments") throw error;
+          throw new UsageError(error.message);
+        }
         await server.finished;
         return 0;
       }
@@ -149,8 +223,7 @@ async function main(args: string[]): Promise<number> {
         return embedder ? 0 : 1;
       }
       default:
-        printError(`unknown command: ${command}\n\n${USAGE}`);
-        return 2;
+        throw new UsageError(`unknown command: ${command}`);
     }
   } finally {
     await gleaner.close();
@@ -172,7 +245,7 @@ async function main(args: string[]): Promise<number> {
       return 2;
     }
     print(json ? JSON.stringify(output, null, 2) : tool.render(output));
-    return 0;
+    return everyItemFailed(name, output) ? 1 : 0;
   }
 }
 
@@ -191,6 +264,10 @@ if (import.meta.main) {
     await shutdownTelemetry();
     Deno.exit(code);
   } catch (error) {
+    if (error instanceof UsageError) {
+      printError(`gleaner: ${error.message}\nrun "gleaner --help" for usage`);
+      Deno.exit(2);
+    }
     const failure = toGleanerError(error, "gleaner");
     printError(`${failure.code}: ${failure.code === "internal" ? String(error) : failure.message}`);
     Deno.exit(1);

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { runBodyLimitBench } from "./body_limit.ts";
 import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
 import { runDegradeBench } from "./degrade.ts";
@@ -28,6 +29,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   health: () => runHealthBench(),
   tokens: () => runTokensBench(),
   providers: () => runProvidersBench(),
+  body_limit: () => runBodyLimitBench(),
 };
 
 // `--name=value` arguments are options of the benchmarks, not names.

@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { redactConfig } from "../lib/config.ts";
 import { callTool } from "../lib/api.ts";
-import { GleanerError, HTTP_STATUS, toGleanerError } from "../lib/errors.ts";
+import { type GleanerError, HTTP_STATUS, toGleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
@@ -17,14 +17,22 @@ import { TOOLS } from "../lib/tools/mod.ts";
 import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
 import { VERSION } from "../lib/version.ts";
 import { handleMcpRequest } from "../mcp/http.ts";
-import { bearerGuard, hostGuard, servedHostNames } from "./guard.ts";
+import { allowedOrigins, bearerGuard, hostGuard, servedHostNames } from "./guard.ts";
+import { MAX_BODY_BYTES, readJsonBody } from "./body.ts";
 import { hostedIdentity, requestGleaner } from "./hosted.ts";
 import { mountUi } from "./ui/mod.ts";
 
 const log = getGleanerLogger("http");
 
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  /** Largest request body accepted on REST routes (default 4 MiB; `/mcp` has the same limit). */
+  maxBodyBytes?: number;
+}
+
 /**
- * Builds the Hono app for a Gleaner instance.
+ * Builds the Hono app for a Gleaner instance. REST routes take
+ * `Content-Type: application/json` bodies of at most 4 MiB.
  *
  * @example
  * ```ts ignore
@@ -35,9 +43,16 @@ const log = getGleanerLogger("http");
  * console.assert(res.status === 200);
  * ```
  */
-export function createApp(gleaner: Gleaner, tools: readonly AnyToolSpec[] = TOOLS): Hono {
+export function createApp(
+  gleaner: Gleaner,
+  tools: readonly AnyToolSpec[] = TOOLS,
+  options: AppOptions = {},
+): Hono {
+  const maxBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const app = new Hono();
-  app.use(hostGuard(servedHostNames(gleaner.config.server)));
+  app.use(
+    hostGuard(servedHostNames(gleaner.config.server), allowedOrigins(gleaner.config.server)),
+  );
   mountUi(app);
   app.use(bearerGuard(gleaner.config.server.api_key));
   app.use(hostedIdentity(gleaner));
@@ -66,16 +81,8 @@ export function createApp(gleaner: Gleaner, tools: readonly AnyToolSpec[] = TOOL
   ]);
   for (const { path, tool } of routes) {
     app.post(path, async (c) => {
-      let body: unknown;
       try {
-        const text = await c.req.text();
-        body = text.trim() === "" ? {} : JSON.parse(text);
-      } catch {
-        return errorResponse(
-          new GleanerError("invalid_arguments", "request body is not valid JSON"),
-        );
-      }
-      try {
+        const body = await readJsonBody(c.req.raw, maxBytes);
         return c.json(
           await callTool(tool, requestGleaner(c, gleaner), body, { signal: c.req.raw.signal }),
         );

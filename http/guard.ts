@@ -18,7 +18,9 @@ export function servedHostNames(server: Config["server"]): Set<string> {
       names.add(`[${server.host.toLowerCase()}]`);
     }
   }
-  for (const name of server.allowed_hosts) names.add(name.toLowerCase());
+  for (const name of server.allowed_hosts) {
+    if (!name.includes("://")) names.add(name.toLowerCase());
+  }
   return names;
 }
 
@@ -31,9 +33,24 @@ export function hostHeaderName(value: string): string | undefined {
   }
 }
 
+/** True when `value` (an `Origin`) is the origin of `host` (a `Host` header value), http or https. */
+function sameOrigin(origin: URL, host: string): boolean {
+  for (const scheme of ["http:", "https:"]) {
+    try {
+      if (new URL(`${scheme}//${host}`).origin === origin.origin) return true;
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
 /**
- * Refuses (403) any request whose `Host` or `Origin` names a host the server
- * does not serve, so a web page cannot drive a local Gleaner through DNS rebinding.
+ * Refuses (403) any request whose `Host` names a host the server does not
+ * serve, or whose `Origin` is not the server's own (scheme, host and port of
+ * the `Host` it was reached on) nor an origin listed in `allowedOrigins`, so a
+ * web page (even one on another port of localhost) cannot drive a local
+ * Gleaner through DNS rebinding or a cross-site request.
  *
  * @example
  * ```ts
@@ -42,9 +59,16 @@ export function hostHeaderName(value: string): string | undefined {
  * const app = new Hono().use(hostGuard(new Set(["localhost", "127.0.0.1"])));
  * const res = await app.request("http://evil.example/health");
  * console.assert(res.status === 403);
+ * const other = await app.request("http://localhost:8787/health", {
+ *   headers: { origin: "http://localhost:3000" },
+ * });
+ * console.assert(other.status === 403);
  * ```
  */
-export function hostGuard(allowed: Set<string>): MiddlewareHandler {
+export function hostGuard(
+  allowed: Set<string>,
+  allowedOrigins: ReadonlySet<string> = new Set(),
+): MiddlewareHandler {
   return async (c, next) => {
     const host = c.req.header("host") ?? new URL(c.req.url).host;
     const hostName = hostHeaderName(host);
@@ -53,13 +77,13 @@ export function hostGuard(allowed: Set<string>): MiddlewareHandler {
     }
     const origin = c.req.header("origin");
     if (origin !== undefined) {
-      let originName: string | undefined;
+      let parsed: URL | undefined;
       try {
-        originName = new URL(origin).hostname.toLowerCase();
+        parsed = new URL(origin);
       } catch {
-        originName = undefined;
+        parsed = undefined;
       }
-      if (!originName || !allowed.has(originName)) {
+      if (!parsed || (!sameOrigin(parsed, host) && !allowedOrigins.has(parsed.origin))) {
         return c.json({ error: { code: "unauthorized", message: "Origin not allowed" } }, 403);
       }
     }
@@ -68,21 +92,49 @@ export function hostGuard(allowed: Set<string>): MiddlewareHandler {
 }
 
 /**
- * Requires `Authorization: Bearer <key>` when a key is configured (`/health` stays open).
+ * The origins (besides the server's own) allowed in `Origin`: the entries of
+ * `server.allowed_hosts` written as origins (`https://app.example:8443`).
+ */
+export function allowedOrigins(server: Config["server"]): Set<string> {
+  const origins = new Set<string>();
+  for (const entry of server.allowed_hosts) {
+    if (!entry.includes("://")) continue;
+    try {
+      origins.add(new URL(entry).origin);
+    } catch {
+      // not an origin: a plain host name, handled by servedHostNames
+    }
+  }
+  return origins;
+}
+
+/**
+ * Requires `Authorization: Bearer <key>` when a key is configured (`/health`
+ * stays open). The scheme is case-insensitive; a refusal is 401 with
+ * `WWW-Authenticate: Bearer`.
  *
  * @example
  * ```ts
  * import { Hono } from "hono";
  * import { bearerGuard } from "@gleaner/gleaner/http";
  * const app = new Hono().use(bearerGuard("k")).get("/x", (c) => c.text("ok"));
- * console.assert((await app.request("/x")).status === 401);
+ * const res = await app.request("/x");
+ * console.assert(res.status === 401 && res.headers.get("www-authenticate")?.startsWith("Bearer"));
+ * console.assert((await app.request("/x", { headers: { authorization: "bearer k" } })).status === 200);
  * ```
  */
 export function bearerGuard(key: string | undefined): MiddlewareHandler {
   return async (c, next) => {
     if (key && c.req.path !== "/health") {
       const given = c.req.header("authorization") ?? "";
-      if (!timingSafeEqual(given, `Bearer ${key}`)) {
+      const match = /^(\S+)\s+(\S+)\s*$/.exec(given);
+      const ok = match !== null && match[1].toLowerCase() === "bearer" &&
+        timingSafeEqual(match[2], key);
+      if (!ok) {
+        c.header(
+          "WWW-Authenticate",
+          given ? 'Bearer realm="gleaner", error="invalid_token"' : 'Bearer realm="gleaner"',
+        );
         return c.json(
           { error: { code: "unauthorized", message: "missing or wrong bearer token" } },
           401,
@@ -91,6 +143,13 @@ export function bearerGuard(key: string | undefined): MiddlewareHandler {
     }
     await next();
   };
+}
+
+/** True for names and addresses that only reach this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[|\]$/g, "");
+  return name === "localhost" || name.endsWith(".localhost") || name === "::1" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
 }
 
 function timingSafeEqual(a: string, b: string): boolean {

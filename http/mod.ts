@@ -12,6 +12,15 @@
  * @module
  */
 export { createApp } from "./app.ts";
-export { serveHttp } from "./serve.ts";
+export { requiresAuthentication, serveHttp } from "./serve.ts";
 export type { RunningServer } from "./serve.ts";
-export { bearerGuard, hostGuard, servedHostNames } from "./guard.ts";
+export {
+  allowedOrigins,
+  bearerGuard,
+  hostGuard,
+  isLoopbackHost,
+  servedHostNames,
+} from "./guard.ts";
+export type { AppOptions } from "./app.ts";
+export type { ServeOptions } from "./serve.ts";
+export { isJsonMediaType, MAX_BODY_BYTES, readJsonBody } from "./body.ts";

@@ -3,11 +3,14 @@
  *
  * @module
  */
+import type { Config } from "../lib/config.ts";
+import { GleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
 import { createApp } from "./app.ts";
+import { isLoopbackHost } from "./guard.ts";
 
 /** A running server. */
 export interface RunningServer {
@@ -20,7 +23,43 @@ export interface RunningServer {
 }
 
 /**
+ * True when every request must authenticate, so the server may listen beyond
+ * loopback: `server.api_key`, or hosted mode with its proxy token
+ * (`memory.hosted` + `memory.hosted_proxy_token`).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../lib/config.ts";
+ * import { requiresAuthentication } from "./serve.ts";
+ * console.assert(!requiresAuthentication(parseConfig({})));
+ * console.assert(requiresAuthentication(parseConfig({ server: { api_key: "k" } })));
+ * ```
+ */
+export function requiresAuthentication(config: Config): boolean {
+  if (config.server.api_key) return true;
+  // Hosted mode: every request but /health needs the trusted proxy's token and a user id.
+  return config.memory.hosted && Boolean(config.memory.hosted_proxy_token);
+}
+
+/** Options of {@link serveHttp}. */
+export interface ServeOptions {
+  /** Stops the server when aborted. */
+  signal?: AbortSignal;
+  /** Tools served (default: every tool). */
+  tools?: readonly AnyToolSpec[];
+  /**
+   * Bind beyond loopback without `server.api_key` (logs a warning). Without
+   * it, such a bind is refused: anyone who can reach the port could use the
+   * server's network access and cache.
+   */
+  insecure?: boolean;
+}
+
+/**
  * Serves a Gleaner instance on the configured host and port.
+ *
+ * @throws {GleanerError} `invalid_arguments` when the host is not loopback,
+ * no `server.api_key` is set and `insecure` is not given.
  *
  * @example
  * ```ts ignore
@@ -31,13 +70,23 @@ export interface RunningServer {
  * await server.shutdown();
  * ```
  */
-export function serveHttp(
-  gleaner: Gleaner,
-  options: { signal?: AbortSignal; tools?: readonly AnyToolSpec[] } = {},
-): RunningServer {
-  const app = createApp(gleaner, options.tools ?? toolsFor(gleaner.config));
+export function serveHttp(gleaner: Gleaner, options: ServeOptions = {}): RunningServer {
   const { host, port } = gleaner.config.server;
   const log = getGleanerLogger("http");
+  if (!isLoopbackHost(host) && !requiresAuthentication(gleaner.config)) {
+    if (!options.insecure) {
+      throw new GleanerError(
+        "invalid_arguments",
+        `refusing to listen on ${host} without server.api_key: set GLEANER_API_KEY (clients then send Authorization: Bearer <key>), bind to 127.0.0.1, or pass --insecure`,
+        { details: { field: "server.host" } },
+      );
+    }
+    log.warn(
+      "listening on {host} without server.api_key (--insecure): anyone who reaches this port can use Gleaner",
+      { host },
+    );
+  }
+  const app = createApp(gleaner, options.tools ?? toolsFor(gleaner.config));
   let resolveUrl = "";
   const server = Deno.serve({
     hostname: host,

@@ -28,8 +28,56 @@ export interface CallOptions {
 }
 
 /**
- * Validates input with the tool's schema and runs it (inside a `gleaner.tool`
- * span when telemetry is on).
+ * Validates input with the tool's strict schema; a bad input is an
+ * `invalid_arguments` error naming the tool and the field (an unknown key is
+ * named as such: `clear_cache: unknown key "namespace"`).
+ *
+ * @example
+ * ```ts
+ * import { parseToolInput } from "./api.ts";
+ * import { clearCacheTool } from "./tools/clear_cache.ts";
+ * try {
+ *   parseToolInput(clearCacheTool, { namespace: "search" });
+ * } catch (error) {
+ *   console.assert(String(error).includes('unknown key "namespace"'));
+ * }
+ * ```
+ */
+export function parseToolInput<I extends z.ZodObject, O extends z.ZodObject>(
+  tool: ToolSpec<I, O>,
+  input: unknown,
+): z.output<I> {
+  const parsed = tool.input.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue.path.join(".");
+  const prefix = where ? `${tool.name}: ${where}` : tool.name;
+  if (issue.code === "unrecognized_keys") {
+    const keys = issue.keys.map((key) => JSON.stringify(key)).join(", ");
+    throw new GleanerError(
+      "invalid_arguments",
+      `${prefix}: unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}`,
+      {
+        details: where ? { field: where, unknown_keys: issue.keys } : { unknown_keys: issue.keys },
+      },
+    );
+  }
+  throw new GleanerError("invalid_arguments", `${prefix}: ${issue.message}`, {
+    details: { field: where || "input" },
+  });
+}
+
+/**
+ * Validates input with the tool's schema ({@link parseToolInput}) and runs it
+ * (inside a `gleaner.tool` span when telemetry is on).
+ *
+ * @example
+ * ```ts ignore
+ * import { callTool, createGleaner } from "../mod.ts";
+ * import { currentDatetimeTool } from "./tools/current_datetime.ts";
+ * const gleaner = await createGleaner();
+ * console.log((await callTool(currentDatetimeTool, gleaner, {})).iso);
+ * ```
  */
 export function callTool<I extends z.ZodObject, O extends z.ZodObject>(
   tool: ToolSpec<I, O>,
@@ -38,15 +86,8 @@ export function callTool<I extends z.ZodObject, O extends z.ZodObject>(
   options: CallOptions = {},
 ): Promise<z.output<O>> {
   return telemetry().span(`tool.${tool.name}`, "tool", { "gleaner.tool": tool.name }, async () => {
-    const parsed = tool.input.safeParse(input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new GleanerError(
-        "invalid_arguments",
-        `${issue.path.join(".") || "input"}: ${issue.message}`,
-      );
-    }
-    return await tool.handler(parsed.data, { gleaner, ...options });
+    const parsed = parseToolInput(tool, input);
+    return await tool.handler(parsed, { gleaner, ...options });
   });
 }
 

@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { GleanerError } from "./errors.ts";
+import { getGleanerLogger } from "./log.ts";
 import { USER_AGENT } from "./version.ts";
 
 /** A secret string: accepted from env or files, redacted whenever printed. */
@@ -39,7 +40,11 @@ export const ServerSchema = z.object({
   host: z.string().default("127.0.0.1"),
   /** Port to bind. */
   port: z.number().int().min(0).max(65535).default(8787),
-  /** Extra host names (besides localhost, 127.0.0.1, [::1]) accepted in `Host`/`Origin`. */
+  /**
+   * Extra host names (besides localhost, 127.0.0.1, [::1]) accepted in `Host`; entries written
+   * as origins (`https://app.example:8443`) are the other origins accepted in `Origin` (besides
+   * the server's own: the scheme, host and port it was reached on).
+   */
   allowed_hosts: z.array(z.string()).default([]),
   /** Bearer token required on every request when set. */
   api_key: secret(),
@@ -404,6 +409,7 @@ export const ENV_ALIASES: Readonly<Record<string, string>> = {
  * ```
  */
 export function parseConfig(input: unknown = {}): Config {
+  assertKnownSettings(input, "config");
   const result = ConfigSchema.safeParse(input ?? {});
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -544,15 +550,20 @@ export async function loadConfig(
     file?: string;
     /** Settings given in code; above the environment, below CLI flags. */
     overrides?: ConfigInput;
+    /** Receives warnings (a misspelt `GLEANER_*` name); default: the `gleaner.config` logger. */
+    warn?: (message: string) => void;
   } = {},
 ): Promise<Config> {
   const env = options.env ?? readEnv();
+  const warn = options.warn ?? ((message: string) => getGleanerLogger("config").warn(message));
+  for (const message of unknownEnvWarnings(env)) warn(message);
   const path = options.file ?? configFilePath(env);
   let fileLayer: ConfigInput | undefined;
   if (path) {
     try {
       fileLayer = JSON.parse(await Deno.readTextFile(path)) as ConfigInput;
     } catch (error) {
+      if (error instanceof Deno.errors.NotCapable) throw error;
       const explicit = options.file !== undefined || env.GLEANER_CONFIG !== undefined;
       if (!(error instanceof Deno.errors.NotFound) || explicit) {
         throw new GleanerError("invalid_arguments", `config file ${path} could not be read`, {
@@ -561,6 +572,7 @@ export async function loadConfig(
       }
     }
   }
+  if (fileLayer !== undefined) assertKnownSettings(fileLayer, `config file ${path}`);
   const flagLayer: Record<string, Record<string, unknown>> = {};
   for (const [path, raw] of Object.entries(options.flags ?? {})) {
     const [section, key] = path.split(".");
@@ -596,7 +608,180 @@ export function redactConfig(config: Config): Config {
     const [section, key] = path.split(".");
     if (copy[section]?.[key] !== undefined) copy[section][key] = "[redacted]";
   }
-  return copy as unknown as Config;
+  return maskUrls(copy) as unknown as Config;
+}
+
+/** Every string that is a URL, anywhere in `value`, passed through {@link maskUrl}. */
+function maskUrls(value: unknown): unknown {
+  if (typeof value === "string") return maskUrl(value);
+  if (Array.isArray(value)) return value.map(maskUrls);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskUrls(v)]));
+  }
+  return value;
+}
+
+/**
+ * A URL safe to print: user and password replaced by `[redacted]`, and every
+ * query-string value too (tokens often travel as `?key=…`). Strings that are
+ * not URLs with a scheme come back unchanged.
+ *
+ * @example
+ * ```ts
+ * import { maskUrl } from "./config.ts";
+ * console.assert(
+ *   maskUrl("https://user:pw@searx.example/search?key=abc") ===
+ *     "https://[redacted]@searx.example/search?key=[redacted]",
+ * );
+ * console.assert(maskUrl("us-en") === "us-en");
+ * ```
+ */
+export function maskUrl(value: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return value;
+  }
+  const credentials = url.username !== "" || url.password !== "";
+  const query = url.search !== "";
+  if (!credentials && !query) return value;
+  let out = value;
+  if (credentials) {
+    const at = out.indexOf("@", out.indexOf("//") + 2);
+    out = `${out.slice(0, out.indexOf("//") + 2)}[redacted]${out.slice(at)}`;
+  }
+  if (query) {
+    const start = out.indexOf("?");
+    const hash = out.indexOf("#", start);
+    const end = hash === -1 ? out.length : hash;
+    const masked = out.slice(start + 1, end).split("&").map((pair) => {
+      const eq = pair.indexOf("=");
+      return eq === -1 ? pair : `${pair.slice(0, eq)}=[redacted]`;
+    }).join("&");
+    out = `${out.slice(0, start + 1)}${masked}${out.slice(end)}`;
+  }
+  return out;
+}
+
+/** `GLEANER_*` names that are not settings (the config file path, test and bench switches). */
+export const NON_SETTING_ENV: readonly string[] = [
+  "GLEANER_CONFIG",
+  "GLEANER_REQUIRE_*",
+  "GLEANER_TEST_*",
+  "GLEANER_BENCH_*",
+];
+
+/** Levenshtein distance between two strings. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j] + 1,
+        current[j - 1] + 1,
+        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+function nearest(name: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+/**
+ * The setting (`section.key`) closest to a mistyped one, when one is close.
+ *
+ * @example
+ * ```ts
+ * import { nearestSetting } from "./config.ts";
+ * console.assert(nearestSetting("search.searxng") === "search.searxng_url");
+ * ```
+ */
+export function nearestSetting(path: string): string | undefined {
+  return nearest(path, settingPaths());
+}
+
+/** Environment name of a setting: `search.region` → `GLEANER_SEARCH_REGION`. */
+function envName(path: string): string {
+  return `GLEANER_${path.replace(".", "_").toUpperCase()}`;
+}
+
+/**
+ * Warnings for `GLEANER_*` variables that name no setting (a misspelling is
+ * otherwise silently ignored), each naming the nearest setting.
+ *
+ * @example
+ * ```ts
+ * import { unknownEnvWarnings } from "./config.ts";
+ * const [warning] = unknownEnvWarnings({ GLEANER_SERACH_REGION: "de-de" });
+ * console.assert(warning.includes("GLEANER_SEARCH_REGION"));
+ * ```
+ */
+export function unknownEnvWarnings(env: Record<string, string | undefined>): string[] {
+  const known = new Map<string, string>();
+  for (const path of settingPaths()) known.set(envName(path), path);
+  for (const [name, path] of Object.entries(ENV_ALIASES)) known.set(name, path);
+  const ignored = (name: string) =>
+    NON_SETTING_ENV.some((pattern) =>
+      pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : name === pattern
+    );
+  const warnings: string[] = [];
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith("GLEANER_") || known.has(name) || ignored(name)) continue;
+    const guess = nearest(name, [...known.keys()]);
+    warnings.push(
+      guess
+        ? `${name} is not a Gleaner setting and is ignored; did you mean ${guess} (${
+          known.get(guess)
+        })?`
+        : `${name} is not a Gleaner setting and is ignored`,
+    );
+  }
+  return warnings;
+}
+
+/**
+ * Throws `invalid_arguments` naming the first unknown section or setting of a
+ * partial configuration (and the nearest known one), so a typo in a config
+ * file or in code is not silently ignored.
+ */
+function assertKnownSettings(input: unknown, where: string): void {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return;
+  const sections = ConfigSchema.shape as Record<string, z.ZodType>;
+  for (const [section, values] of Object.entries(input)) {
+    const schema = sections[section];
+    if (!schema) {
+      const guess = nearest(section, Object.keys(sections));
+      throw new GleanerError(
+        "invalid_arguments",
+        `${where}: unknown section "${section}"${guess ? `; did you mean "${guess}"?` : ""}`,
+        { details: { field: section } },
+      );
+    }
+    if (values === null || typeof values !== "object" || Array.isArray(values)) continue;
+    const shape = (unwrap(schema) as z.ZodObject).shape;
+    for (const key of Object.keys(values)) {
+      if (key in shape) continue;
+      const guess = nearestSetting(`${section}.${key}`);
+      throw new GleanerError(
+        "invalid_arguments",
+        `${where}: unknown setting "${section}.${key}"${guess ? `; did you mean "${guess}"?` : ""}`,
+        { details: { field: `${section}.${key}` } },
+      );
+    }
+  }
 }
 
 /** True when private addresses may be reached for this origin. */

@@ -90,3 +90,38 @@ Deno.test("config: secrets are redacted whenever printed", () => {
   }
   assert.equal(config.server.api_key, "k-123", "the original is untouched");
 });
+
+Deno.test("config: an unknown section or setting is refused, naming the nearest", () => {
+  assert.throws(
+    () => parseConfig({ search: { searxng: "http://x/" } }),
+    (e: GleanerError) =>
+      e.code === "invalid_arguments" &&
+      e.message === 'config: unknown setting "search.searxng"; did you mean "search.searxng_url"?',
+  );
+  assert.throws(
+    () => parseConfig({ serach: {} }),
+    (e: GleanerError) => /unknown section "serach"; did you mean "search"/.test(e.message),
+  );
+});
+
+Deno.test("config: misspelt GLEANER_* names warn; other GLEANER_ switches do not", async () => {
+  const warnings: string[] = [];
+  const config = await loadConfig({
+    env: { GLEANER_NETWROK_TIMEOUT_MS: "5", GLEANER_REQUIRE_BROWSER: "1", GLEANER_CONFIG_X: "" },
+    warn: (message) => warnings.push(message),
+  });
+  assert.equal(config.network.timeout_ms, 20_000);
+  assert.equal(warnings.length, 2, warnings.join("\n"));
+  assert.match(warnings[0], /GLEANER_NETWROK_TIMEOUT_MS .*GLEANER_NETWORK_TIMEOUT_MS/);
+});
+
+Deno.test("config: URL credentials and query values are masked in the printed config", () => {
+  const shown = redactConfig(parseConfig({
+    search: { searxng_url: "https://u:p4ss@searx.example/?apikey=zq9tk" },
+    embed: { api_url: "https://u:embedpw@api.example/v1" },
+    read: { browser_cdp_url: "ws://127.0.0.1:9222/devtools?token=cdptok" },
+  }));
+  const text = JSON.stringify(shown);
+  for (const secret of ["p4ss", "zq9tk", "embedpw", "cdptok"]) assert.ok(!text.includes(secret));
+  assert.equal(shown.read.browser_cdp_url, "ws://127.0.0.1:9222/devtools?token=[redacted]");
+});

@@ -76,9 +76,107 @@ export class GleanerError extends Error {
   }
 }
 
+const PERMISSION_FLAGS: Record<string, string> = {
+  net: "--allow-net",
+  read: "--allow-read",
+  write: "--allow-write",
+  env: "--allow-env",
+  ffi: "--allow-ffi",
+  run: "--allow-run",
+  sys: "--allow-sys",
+  import: "--allow-import",
+};
+
+/**
+ * When `error` is a missing Deno permission, an `internal` {@link GleanerError}
+ * whose message names the flag to add (`--allow-net`, `--allow-read`, …);
+ * otherwise `undefined`. Recognises `Deno.errors.NotCapable` (and
+ * `PermissionDenied` raised by a permission check) and the `EPERM` that
+ * `node:dns` reports for a lookup without `--allow-net`.
+ *
+ * @example
+ * ```ts
+ * import { permissionError } from "./errors.ts";
+ * const denied = new Deno.errors.NotCapable(
+ *   'Requires net access to "example.com:443", run again with the --allow-net flag',
+ * );
+ * console.assert(permissionError(denied, "scrape_urls")?.message.includes("--allow-net"));
+ * console.assert(permissionError(new Error("boom")) === undefined);
+ * ```
+ */
+export function permissionError(error: unknown, context = "operation"): GleanerError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = String((error as { code?: unknown }).code ?? "");
+  const syscall = String((error as { syscall?: unknown }).syscall ?? "");
+  let kind: string | undefined;
+  let what = "";
+  const match = /Requires (\w+) access(?: to ([^,]+))?/.exec(error.message);
+  if (error instanceof Deno.errors.NotCapable || match) {
+    kind = match?.[1] ?? /--allow-(\w+)/.exec(error.message)?.[1];
+    what = match?.[2] ? ` to ${match[2]}` : "";
+  } else if (code === "EPERM" && syscall === "getaddrinfo") {
+    kind = "net";
+  }
+  if (!kind) return undefined;
+  const flag = PERMISSION_FLAGS[kind] ?? `--allow-${kind}`;
+  return new GleanerError(
+    "internal",
+    `${context}: Deno permission missing (${kind} access${what}); run with ${flag}`,
+    { cause: error, details: { permission: kind, flag } },
+  );
+}
+
+const NO_SUCH_NAME = new Set(["ENOTFOUND", "EAI_NONAME", "EAI_NODATA"]);
+const NO_RESOLVER = new Set(["EAI_AGAIN", "EAI_FAIL"]);
+const NO_NETWORK = new Set(["ENETUNREACH", "ENETDOWN"]);
+
+/**
+ * Maps a name-resolution or connection failure to what it means for `origin`:
+ * a name that does not exist is `not_found`; a resolver or network that cannot
+ * be reached (`EAI_AGAIN`, `ENETUNREACH`, …) is `provider_unavailable` saying
+ * so; a missing `--allow-net` names the flag. `undefined` for anything else.
+ *
+ * @example
+ * ```ts
+ * import { networkError } from "./errors.ts";
+ * const offline = Object.assign(new Error("getaddrinfo EAI_AGAIN"), { code: "EAI_AGAIN" });
+ * console.assert(networkError(offline, "https://example.com")?.code === "provider_unavailable");
+ * const missing = Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" });
+ * console.assert(networkError(missing, "https://example.com")?.code === "not_found");
+ * ```
+ */
+export function networkError(error: unknown, origin: string): GleanerError | undefined {
+  if (error instanceof GleanerError) return error;
+  const permission = permissionError(error, origin);
+  if (permission) return permission;
+  const code = String((error as { code?: unknown })?.code ?? "");
+  if (NO_SUCH_NAME.has(code)) {
+    return new GleanerError("not_found", `host of ${origin} does not resolve`, {
+      cause: error,
+      details: { cause: code },
+    });
+  }
+  if (NO_RESOLVER.has(code)) {
+    return new GleanerError(
+      "provider_unavailable",
+      `cannot resolve the host of ${origin}: the network or DNS server is unreachable (${code})`,
+      { cause: error, details: { cause: code } },
+    );
+  }
+  if (NO_NETWORK.has(code)) {
+    return new GleanerError(
+      "provider_unavailable",
+      `cannot reach ${origin}: the network is unreachable (${code})`,
+      { cause: error, details: { cause: code } },
+    );
+  }
+  return undefined;
+}
+
 /**
  * Turns anything thrown into a {@link GleanerError}; unknown failures become
- * `internal` (or `timeout` for aborts) without leaking their message.
+ * `internal` (or `timeout` for aborts) without leaking their message; a
+ * missing Deno permission names the flag to add ({@link permissionError}).
  *
  * @example
  * ```ts
@@ -94,6 +192,8 @@ export function toGleanerError(error: unknown, context = "operation"): GleanerEr
   ) {
     return new GleanerError("timeout", `${context} timed out`, { cause: error });
   }
+  const permission = permissionError(error, context);
+  if (permission) return permission;
   return new GleanerError("internal", `${context} failed unexpectedly`, { cause: error });
 }
 

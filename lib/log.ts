@@ -5,7 +5,15 @@
  *
  * @module
  */
-import { configure, getLogger, getStreamSink, type Logger, type LogLevel } from "@logtape/logtape";
+import {
+  configure,
+  getLogger,
+  getStreamSink,
+  type Logger,
+  type LogLevel,
+  type LogRecord,
+  type Sink,
+} from "@logtape/logtape";
 
 /** Gleaner's root logger category. */
 export const LOG_CATEGORY = "gleaner";
@@ -35,11 +43,75 @@ export async function setupLogging(level: LogLevel = "info"): Promise<void> {
   await configure({
     reset: true,
     sinks: {
-      stderr: getStreamSink(Deno.stderr.writable),
+      stderr: withoutQueryStrings(getStreamSink(Deno.stderr.writable)),
     },
     loggers: [
       { category: [LOG_CATEGORY], lowestLevel: level, sinks: ["stderr"] },
       { category: ["logtape", "meta"], lowestLevel: "warning", sinks: ["stderr"] },
     ],
   });
+}
+
+const URL_WITH_QUERY = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s?#"'<>]*)\?[^\s#"'<>]*/gi;
+
+/**
+ * Removes the query string of every URL in a text (`https://x/p?key=1` →
+ * `https://x/p`): query strings often carry tokens.
+ *
+ * @example
+ * ```ts
+ * import { stripQueryStrings } from "./log.ts";
+ * console.assert(
+ *   stripQueryStrings("GET https://a.example/s?q=1&key=k failed") ===
+ *     "GET https://a.example/s failed",
+ * );
+ * ```
+ */
+export function stripQueryStrings(text: string): string {
+  return text.replace(URL_WITH_QUERY, "$1");
+}
+
+function strip(value: unknown): unknown {
+  if (typeof value === "string") return stripQueryStrings(value);
+  if (value instanceof Error) {
+    const text = value.stack ?? `${value.name}: ${value.message}`;
+    const stripped = stripQueryStrings(text);
+    return stripped === text ? value : stripped;
+  }
+  return value;
+}
+
+const LOUD: ReadonlySet<LogLevel> = new Set<LogLevel>(["warning", "error", "fatal"]);
+
+/**
+ * Wraps a sink so that records at WARN and above never carry a URL's query
+ * string (in the message or its values); quieter records pass unchanged.
+ *
+ * @example
+ * ```ts
+ * import type { LogRecord } from "@logtape/logtape";
+ * import { withoutQueryStrings } from "./log.ts";
+ * const seen: LogRecord[] = [];
+ * withoutQueryStrings((r) => void seen.push(r))({
+ *   category: ["gleaner"],
+ *   level: "warning",
+ *   message: ["failed: ", "https://a.example/?token=t", ""],
+ *   rawMessage: "failed: {url}",
+ *   timestamp: 0,
+ *   properties: { url: "https://a.example/?token=t" },
+ * });
+ * console.assert(seen[0].message[1] === "https://a.example/");
+ * ```
+ */
+export function withoutQueryStrings(sink: Sink): Sink {
+  return (record: LogRecord) => {
+    if (!LOUD.has(record.level)) return sink(record);
+    sink({
+      ...record,
+      message: record.message.map(strip),
+      properties: Object.fromEntries(
+        Object.entries(record.properties).map(([key, value]) => [key, strip(value)]),
+      ),
+    });
+  };
 }

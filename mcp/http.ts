@@ -12,7 +12,10 @@ import { createMcpServer } from "./server.ts";
 
 /**
  * Answers one MCP Streamable HTTP request with a server offering `tools`
- * (default: the tools of `search.presentation`).
+ * (default: the tools of `search.presentation`). Only `POST` is served: without
+ * sessions there is no stream to open with `GET` nor session to end with
+ * `DELETE`, so other methods get 405 with `Allow: POST`. Request bodies are
+ * limited to 4 MiB by the SDK transport (413).
  *
  * @example
  * ```ts ignore
@@ -27,6 +30,13 @@ export async function handleMcpRequest(
   request: Request,
   tools: readonly AnyToolSpec[] = toolsFor(gleaner.config),
 ): Promise<Response> {
+  if (request.method !== "POST") {
+    return Response.json({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32000, message: `Method not allowed: ${request.method} /mcp (use POST)` },
+    }, { status: 405, headers: { allow: "POST" } });
+  }
   const server = createMcpServer(gleaner, tools);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -34,7 +44,7 @@ export async function handleMcpRequest(
   });
   await server.connect(transport);
   const response = await transport.handleRequest(request);
-  if (request.method !== "POST" || !response.body) {
+  if (!response.body) {
     await server.close();
     return response;
   }

@@ -11,6 +11,6 @@
  *
  * @module
  */
-export { createMcpServer } from "./server.ts";
-export { serveStdio } from "./stdio.ts";
+export { createMcpServer, ERROR_META_KEY, toolDefinition } from "./server.ts";
+export { LineTransport, MAX_LINE_BYTES, serveStdio, type StdioOptions } from "./stdio.ts";
 export { handleMcpRequest } from "./http.ts";

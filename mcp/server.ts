@@ -1,15 +1,28 @@
 /**
  * Builds Gleaner's MCP server from the tool specs in `lib/tools/`.
  *
+ * The low-level SDK `Server` is used with our own `tools/list` and
+ * `tools/call` handlers so that input validation goes through the same
+ * {@link callTool} as the library and REST: a bad call is a tool error whose
+ * text starts with `invalid_arguments:`, not a JSON-RPC `-32602`.
+ *
  * @module
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type {
-  CallToolResult,
-  ServerNotification,
-  ServerRequest,
-} from "@modelcontextprotocol/sdk/types.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { callTool } from "../lib/api.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { toGleanerError } from "../lib/errors.ts";
 import { getGleanerLogger } from "../lib/log.ts";
@@ -19,12 +32,40 @@ import { VERSION } from "../lib/version.ts";
 
 const log = getGleanerLogger("mcp");
 
-type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** The `_meta` key under which a failed call carries its `{ code, message }`. */
+export const ERROR_META_KEY = "gleaner/error";
+
+const INSTRUCTIONS =
+  "Gleaner searches the web, reads pages and returns only the original passages that answer a question, each with its source URL, inside a token budget.";
+
+/** How a tool is listed to MCP clients: JSON Schemas generated from its zod schemas. */
+export function toolDefinition(tool: AnyToolSpec): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(tool.input, { io: "input", target: "draft-7" }) as Tool[
+      "inputSchema"
+    ],
+    outputSchema: z.toJSONSchema(tool.output, { io: "output", target: "draft-7" }) as Tool[
+      "outputSchema"
+    ],
+    annotations: {
+      title: tool.title,
+      readOnlyHint: tool.readOnly ?? true,
+      openWorldHint: tool.openWorld ?? true,
+    },
+  };
+}
 
 /**
- * Creates an MCP server exposing every tool (or the given subset).
- * Results carry `structuredContent` (the JSON) and a compact text for the model;
- * failures come back as tool errors with their stable code.
+ * Creates an MCP server exposing every tool (or the given list).
+ * Results carry `structuredContent` (the JSON) and a compact text for the model.
+ * Failures, invalid arguments included, come back as tool errors
+ * (`isError: true`) whose text is `<code>: <message>` and whose
+ * `_meta["gleaner/error"]` is `{ code, message }`. They carry no
+ * `structuredContent`: a client checks structured content against the tool's
+ * output schema, and an error object does not match it.
  *
  * @example
  * ```ts ignore
@@ -38,56 +79,51 @@ type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export function createMcpServer(
   gleaner: Gleaner,
   tools: readonly AnyToolSpec[] = TOOLS,
-): McpServer {
-  const server = new McpServer(
+): Server {
+  // `tools: {}` without `listChanged`: the list is fixed for the server's lifetime.
+  const server = new Server(
     { name: "gleaner", title: "Gleaner", version: VERSION },
-    {
-      instructions:
-        "Gleaner searches the web, reads pages and returns only the original passages that answer a question, each with its source URL, inside a token budget.",
-    },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
-  for (const tool of tools) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.input,
-        outputSchema: tool.output,
-        annotations: {
-          title: tool.title,
-          readOnlyHint: tool.readOnly ?? true,
-          openWorldHint: tool.openWorld ?? true,
-        },
-      },
-      async (args: unknown, extra: ToolExtra): Promise<CallToolResult> => {
-        const token = extra._meta?.progressToken;
-        const progress = token === undefined ? undefined : (update: Progress) => {
-          extra.sendNotification({
-            method: "notifications/progress",
-            params: { progressToken: token, ...update },
-          }).catch((error: unknown) =>
-            log.debug("progress notification failed: {error}", { error })
-          );
-        };
-        try {
-          const output = await tool.handler(args, { gleaner, signal: extra.signal, progress });
-          return {
-            content: [{ type: "text", text: tool.render(output) }],
-            structuredContent: output as Record<string, unknown>,
-          };
-        } catch (error) {
-          const failure = toGleanerError(error, tool.name);
-          if (failure.code === "internal") {
-            log.error("{tool} failed: {error}", { tool: tool.name, error });
-          }
-          return {
-            isError: true,
-            content: [{ type: "text", text: `${failure.code}: ${failure.message}` }],
-          };
-        }
-      },
-    );
-  }
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const listed = tools.map(toolDefinition);
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  server.setRequestHandler(CallToolRequestSchema, async (
+    request: CallToolRequest,
+    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  ): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"`);
+    }
+    const token = request.params._meta?.progressToken;
+    const progress = token === undefined ? undefined : (update: Progress) => {
+      extra.sendNotification({
+        method: "notifications/progress",
+        params: { progressToken: token, ...update },
+      }).catch((error: unknown) => log.debug("progress notification failed: {error}", { error }));
+    };
+    try {
+      const output = await callTool(tool, gleaner, request.params.arguments ?? {}, {
+        signal: extra.signal,
+        progress,
+      });
+      return {
+        content: [{ type: "text", text: tool.render(output) }],
+        structuredContent: output as Record<string, unknown>,
+      } satisfies CallToolResult;
+    } catch (error) {
+      const failure = toGleanerError(error, tool.name);
+      if (failure.code === "internal") {
+        log.error("{tool} failed: {error}", { tool: tool.name, error });
+      }
+      return {
+        isError: true,
+        content: [{ type: "text", text: `${failure.code}: ${failure.message}` }],
+        _meta: { [ERROR_META_KEY]: { code: failure.code, message: failure.message } },
+      } satisfies CallToolResult;
+    }
+  });
   return server;
 }

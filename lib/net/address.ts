@@ -13,7 +13,7 @@
 import ipaddr from "ipaddr.js";
 import { lookup } from "node:dns/promises";
 import { type Config, privateAllowed } from "../config.ts";
-import { GleanerError } from "../errors.ts";
+import { GleanerError, networkError } from "../errors.ts";
 
 /** The part of the network settings the address checks read. */
 export type AddressPolicy = Pick<Config["network"], "allow_private" | "allowed_ports">;
@@ -259,7 +259,8 @@ export async function assertResolvedPublic(
   try {
     addresses = (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
   } catch (error) {
-    throw new GleanerError("not_found", `host of ${origin} does not resolve`, { cause: error });
+    throw networkError(error, origin) ??
+      new GleanerError("not_found", `host of ${origin} does not resolve`, { cause: error });
   }
   assertAddressesAllowed(addresses, mayBePrivate, origin);
   return addresses;

@@ -60,7 +60,7 @@ import { pipeline, type Readable } from "node:stream";
 import zlib from "node:zlib";
 import type { Logger } from "@logtape/logtape";
 import { type Config, privateAllowed } from "../config.ts";
-import { GleanerError } from "../errors.ts";
+import { GleanerError, networkError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { assertAddressesAllowed, assertUrlAllowed } from "./address.ts";
 import { decodeText, detectCharset, isTextualMediaType, sniffMediaType } from "./content.ts";
@@ -362,12 +362,9 @@ export function createFetcher(
     if (signal.aborted) {
       return new GleanerError("timeout", `request to ${url.origin} timed out`, { cause: error });
     }
+    const named = networkError(error, url.origin);
+    if (named) return named;
     const code = String((error as { code?: unknown })?.code ?? "");
-    if (code === "ENOTFOUND") {
-      return new GleanerError("not_found", `host of ${url.origin} does not resolve`, {
-        cause: error,
-      });
-    }
     if (code === "ECONNREFUSED") {
       return new GleanerError("provider_unavailable", `${url.origin} refused the connection`, {
         cause: error,

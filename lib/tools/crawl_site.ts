@@ -24,7 +24,7 @@ export const crawlSiteTool = defineTool({
   title: "Crawl a site",
   description:
     "Maps a website from a starting URL: uses its sitemap when there is one, otherwise follows same-site links breadth-first, obeying robots.txt. Returns a manifest of pages (URL, title, snippet). Pages are cached, so reading them next with scrape_urls is instant.",
-  input: z.object({
+  input: z.strictObject({
     url: z.string().min(1).max(4096).describe("Where to start (a site root or a docs folder)"),
     max_pages: z.number().int().min(1).max(100).default(20).describe("Pages to read at most"),
     max_depth: z.number().int().min(0).max(10).default(2).describe("Link hops from the start"),

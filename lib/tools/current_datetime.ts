@@ -39,7 +39,7 @@ export const currentDatetimeTool = defineTool({
   title: "Current date and time",
   description:
     "Returns the current date and time in UTC. Use it before searching for recent events or when a question depends on today's date.",
-  input: z.object({}),
+  input: z.strictObject({}),
   output: CurrentDatetimeOutput,
   http: { path: "/v1/datetime" },
   readOnly: true,

@@ -16,7 +16,7 @@ import { EvidenceSchema, ItemErrorSchema, RankingSchema } from "./schemas.ts";
 import { defineTool } from "./spec.ts";
 
 /** Input of `research`. */
-export const ResearchInput = z.object({
+export const ResearchInput = z.strictObject({
   query: z.string().trim().min(1).max(500).describe("The question to research"),
   max_results: z.number().int().min(1).max(20).default(10).describe("Search results to consider"),
   max_pages: z.number().int().min(1).max(10).default(5).describe("Pages to read"),

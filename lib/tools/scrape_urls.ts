@@ -16,8 +16,8 @@ import { defineTool } from "./spec.ts";
 import { EvidenceSchema, ItemErrorSchema, LinkSchema, RankingSchema } from "./schemas.ts";
 
 /** Input of `scrape_urls`. */
-export const ScrapeInput = z.object({
-  items: z.array(z.object({
+export const ScrapeInput = z.strictObject({
+  items: z.array(z.strictObject({
     url: z.string().max(4096).describe(
       "Absolute http(s) URL (a bad URL fails its item, not the call)",
     ),

@@ -64,7 +64,7 @@ export interface ToolSpec<
  *   name: "ping",
  *   title: "Ping",
  *   description: "Answers pong.",
- *   input: z.object({}),
+ *   input: z.strictObject({}),
  *   output: z.object({ reply: z.string() }),
  *   handler: () => Promise.resolve({ reply: "pong" }),
  *   render: (out) => out.reply,

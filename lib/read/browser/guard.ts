@@ -24,7 +24,7 @@
  * @module
  */
 import { privateAllowed } from "../../config.ts";
-import { GleanerError } from "../../errors.ts";
+import { GleanerError, networkError } from "../../errors.ts";
 import {
   type AddressPolicy,
   assertAddressesAllowed,
@@ -129,7 +129,8 @@ export async function assertHostAllowed(
   try {
     addresses = (await resolver(hostname)).map((a) => a.address);
   } catch (error) {
-    throw new GleanerError("not_found", `host of ${origin} does not resolve`, { cause: error });
+    throw networkError(error, origin) ??
+      new GleanerError("not_found", `host of ${origin} does not resolve`, { cause: error });
   }
   assertAddressesAllowed(addresses, privateAllowed(policy, origin), origin);
 }

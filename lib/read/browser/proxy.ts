@@ -42,7 +42,7 @@ import net from "node:net";
 import type { Duplex } from "node:stream";
 import type { Config } from "../../config.ts";
 import { privateAllowed } from "../../config.ts";
-import { GleanerError } from "../../errors.ts";
+import { GleanerError, networkError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { assertUrlAllowed } from "../../net/address.ts";
 import { createCheckedLookup, type Resolver } from "../../net/fetch.ts";
@@ -452,12 +452,9 @@ function refusalHead(error: GleanerError, token: string): string {
 
 function asGleaner(error: unknown, url: URL): GleanerError {
   if (error instanceof GleanerError) return error;
+  const named = networkError(error, url.origin);
+  if (named) return named;
   const code = String((error as { code?: unknown })?.code ?? "");
-  if (code === "ENOTFOUND") {
-    return new GleanerError("not_found", `host of ${url.origin} does not resolve`, {
-      cause: error,
-    });
-  }
   return new GleanerError(
     "provider_unavailable",
     `${url.origin} is unreachable${code ? ` (${code})` : ""}`,

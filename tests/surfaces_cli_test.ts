@@ -1,0 +1,113 @@
+/**
+ * The `gleaner` command tells the operator what went wrong: usage errors exit
+ * 2 and name the nearest setting, misspelt environment names warn, a batch in
+ * which every item failed exits 1, a missing Deno permission names its flag,
+ * and a non-loopback bind without a key refuses to start.
+ */
+import assert from "node:assert/strict";
+import { DENO_RUN_FLAGS, startTestWorld } from "./fixtures/world.ts";
+
+const CLI = new URL("../cli.ts", import.meta.url).pathname;
+
+async function gleaner(
+  args: string[],
+  env: Record<string, string>,
+  flags: readonly string[] = DENO_RUN_FLAGS,
+) {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...flags, CLI, ...args],
+    env: { ...env, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code, out: new TextDecoder().decode(stdout), err: new TextDecoder().decode(stderr) };
+}
+
+const ENV = {
+  GLEANER_STORE_PATH: ":memory:",
+  GLEANER_EMBED_PROVIDER: "none",
+  GLEANER_LOG_LEVEL: "warning",
+  XDG_CONFIG_HOME: "/nonexistent/gleaner-test-config",
+};
+
+Deno.test("cli: a mistyped flag, command or --set key is a usage error (exit 2)", async () => {
+  const flag = await gleaner(["search", "x", "--max-token", "5"], ENV);
+  assert.equal(flag.code, 2, flag.err);
+  assert.match(flag.err, /--max-token/);
+
+  const command = await gleaner(["serach", "x"], ENV);
+  assert.equal(command.code, 2, command.err);
+  assert.match(command.err, /unknown command: serach/);
+
+  const set = await gleaner(["config", "--set", "search.searxng=http://127.0.0.1:1/"], ENV);
+  assert.equal(set.code, 2, set.err);
+  assert.match(set.err, /unknown setting "search\.searxng"; did you mean "search\.searxng_url"\?/);
+
+  const port = await gleaner(["serve", "--port", "eighty"], ENV);
+  assert.equal(port.code, 2, port.err);
+});
+
+Deno.test("cli: a misspelt GLEANER_* name warns with the nearest setting; the file is strict", async () => {
+  const config = await gleaner(["config"], { ...ENV, GLEANER_SERACH_REGION: "de-de" });
+  assert.equal(config.code, 0, config.err);
+  assert.match(config.err, /GLEANER_SERACH_REGION .*did you mean GLEANER_SEARCH_REGION/);
+  assert.equal(JSON.parse(config.out).search.region, "us-en");
+
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/config.json`;
+    await Deno.writeTextFile(file, JSON.stringify({ search: { regoin: "de-de" } }));
+    const bad = await gleaner(["config", "--config", file], ENV);
+    assert.equal(bad.code, 1, bad.err);
+    assert.match(
+      bad.err,
+      /invalid_arguments: .*unknown setting "search\.regoin".*"search\.region"/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("cli: scrape exits 1 when every item failed, 0 when one succeeded", async () => {
+  const world = await startTestWorld();
+  try {
+    const failed = await gleaner(
+      ["scrape", "http://169.254.169.254/latest/", world.web.url("/404"), "--json"],
+      world.env,
+    );
+    assert.equal(failed.code, 1, failed.err);
+    const out = JSON.parse(failed.out);
+    assert.deepEqual(out.items.map((i: { error: { code: string } }) => i.error.code), [
+      "blocked_url",
+      "not_found",
+    ]);
+    const mixed = await gleaner(
+      ["scrape", "http://169.254.169.254/latest/", world.web.url("/pages/002"), "--json"],
+      world.env,
+    );
+    assert.equal(mixed.code, 0, mixed.err);
+  } finally {
+    await world.close();
+  }
+});
+
+Deno.test("cli: without --allow-net a read names the flag to add", async () => {
+  const flags = DENO_RUN_FLAGS.filter((flag) => flag !== "--allow-net");
+  const out = await gleaner(
+    ["scrape", "http://127.0.0.1:9/page", "--json"],
+    { ...ENV, GLEANER_NETWORK_ALLOW_PRIVATE: "true", GLEANER_NETWORK_ALLOWED_PORTS: "9" },
+    flags,
+  );
+  assert.equal(out.code, 1, out.err);
+  const item = JSON.parse(out.out).items[0];
+  assert.match(item.error.message, /--allow-net/);
+});
+
+Deno.test("cli: serve refuses a non-loopback host without server.api_key (exit 2)", async () => {
+  // 203.0.113.1 (TEST-NET-3) is no address of this machine: even a server that ignored the
+  // rule could not bind it, so the test never listens beyond loopback.
+  const out = await gleaner(["serve", "--host", "203.0.113.1", "--port", "0"], ENV);
+  assert.equal(out.code, 2, out.err);
+  assert.match(out.err, /server\.api_key/);
+  assert.match(out.err, /--insecure/);
+});
