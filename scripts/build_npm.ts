@@ -159,7 +159,7 @@ export function transform(path: string, source: string): string {
 export function bareImports(js: string): string[] {
   const found: string[] = [];
   const re =
-    /(?:import|export)\s[^;]*?from\s*["']([^"'./][^"']*)["']|import\(\s*["']([^"'./][^"']*)["']\s*\)|import\s*["']([^"'./][^"']*)["']/g;
+    /(?<![\w$.-])(?:import|export)\s[^;]*?from\s*["']([^"'./][^"']*)["']|(?<![\w$.-])import\(\s*["']([^"'./][^"']*)["']\s*\)|(?<![\w$.-])import\s*["']([^"'./][^"']*)["']/g;
   for (const m of stripComments(js).matchAll(re)) {
     const spec = m[1] ?? m[2] ?? m[3];
     if (!spec.startsWith("node:")) found.push(spec);

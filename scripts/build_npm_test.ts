@@ -55,6 +55,7 @@ Deno.test("build_npm: bare imports of compiled code, comments and node: builtins
     'import "./local.js";',
     'import { readFile } from "node:fs/promises";',
     'const m = await import("unpdf");',
+    'const flags = { import: "--allow-import", sys: "--allow-sys" };',
   ].join("\n");
   assert.deepEqual(bareImports(js), [
     "zod",
