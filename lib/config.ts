@@ -35,7 +35,12 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /** Settings of the HTTP/MCP server. */
-export const ServerSchema = z.object({
+export const ServerSchema: z.ZodObject<{
+  host: z.ZodDefault<z.ZodString>;
+  port: z.ZodDefault<z.ZodNumber>;
+  allowed_hosts: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  api_key: z.ZodOptional<z.ZodString>;
+}, z.core.$strip> = z.object({
   /** Address to bind; loopback by default. */
   host: z.string().default("127.0.0.1"),
   /** Port to bind. */
@@ -51,7 +56,18 @@ export const ServerSchema = z.object({
 });
 
 /** Settings of the guarded network layer. */
-export const NetworkSchema = z.object({
+export const NetworkSchema: z.ZodObject<{
+  allow_private: z.ZodDefault<z.ZodUnion<readonly [z.ZodBoolean, z.ZodArray<z.ZodString>]>>;
+  allowed_ports: z.ZodDefault<z.ZodArray<z.ZodNumber>>;
+  connect_timeout_ms: z.ZodDefault<z.ZodNumber>;
+  timeout_ms: z.ZodDefault<z.ZodNumber>;
+  max_bytes: z.ZodDefault<z.ZodNumber>;
+  max_decompressed_bytes: z.ZodDefault<z.ZodNumber>;
+  max_redirects: z.ZodDefault<z.ZodNumber>;
+  user_agent: z.ZodDefault<z.ZodString>;
+  respect_robots: z.ZodDefault<z.ZodBoolean>;
+  per_host_concurrency: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strip> = z.object({
   /**
    * Reach private/loopback addresses: `false` (default), `true` (all), or a
    * list of origins (`http://127.0.0.1:8080`) that alone are allowed.
@@ -78,7 +94,15 @@ export const NetworkSchema = z.object({
 });
 
 /** Settings of one search provider (`search.providers.<name>`). */
-export const ProviderSettingsSchema = z.strictObject({
+export const ProviderSettingsSchema: z.ZodObject<{
+  enabled: z.ZodOptional<z.ZodBoolean>;
+  base_url: z.ZodOptional<z.ZodString>;
+  timeout_ms: z.ZodOptional<z.ZodNumber>;
+  max_results: z.ZodOptional<z.ZodNumber>;
+  requests_per_second: z.ZodOptional<z.ZodNumber>;
+  model: z.ZodOptional<z.ZodString>;
+  deep_model: z.ZodOptional<z.ZodString>;
+}, z.core.$strict> = z.strictObject({
   /** Keyless providers answer only when `true`; `false` turns any provider off. */
   enabled: z.boolean().optional(),
   /** API base URL (tests point it at loopback). */
@@ -104,7 +128,62 @@ function safeJsonObject(text: string): unknown {
 }
 
 /** Settings of web search. */
-export const SearchSchema = z.object({
+export const SearchSchema: z.ZodObject<{
+  backend: z.ZodDefault<
+    z.ZodEnum<{
+      auto: "auto";
+      duckduckgo: "duckduckgo";
+      searxng: "searxng";
+    }>
+  >;
+  searxng_url: z.ZodOptional<z.ZodString>;
+  duckduckgo_html_url: z.ZodDefault<z.ZodString>;
+  duckduckgo_lite_url: z.ZodDefault<z.ZodString>;
+  region: z.ZodDefault<z.ZodString>;
+  searxng_categories: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  searxng_engines: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  safesearch: z.ZodDefault<z.ZodNumber>;
+  timeout_ms: z.ZodDefault<z.ZodNumber>;
+  brave_api_key: z.ZodOptional<z.ZodString>;
+  exa_api_key: z.ZodOptional<z.ZodString>;
+  tavily_api_key: z.ZodOptional<z.ZodString>;
+  jina_api_key: z.ZodOptional<z.ZodString>;
+  keenable_api_key: z.ZodOptional<z.ZodString>;
+  parallel_api_key: z.ZodOptional<z.ZodString>;
+  gemini_api_key: z.ZodOptional<z.ZodString>;
+  providers: z.ZodDefault<
+    z.ZodPreprocess<
+      z.ZodRecord<
+        z.ZodString,
+        z.ZodObject<{
+          enabled: z.ZodOptional<z.ZodBoolean>;
+          base_url: z.ZodOptional<z.ZodString>;
+          timeout_ms: z.ZodOptional<z.ZodNumber>;
+          max_results: z.ZodOptional<z.ZodNumber>;
+          requests_per_second: z.ZodOptional<z.ZodNumber>;
+          model: z.ZodOptional<z.ZodString>;
+          deep_model: z.ZodOptional<z.ZodString>;
+        }, z.core.$strict>
+      >,
+      unknown
+    >
+  >;
+  search_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  answer_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  contents_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  breaker_failures: z.ZodDefault<z.ZodNumber>;
+  breaker_cooldown_ms: z.ZodDefault<z.ZodNumber>;
+  presentation: z.ZodDefault<
+    z.ZodEnum<{
+      default: "default";
+      roles: "roles";
+      all_tools: "all_tools";
+      one_provider: "one_provider";
+      deep_research: "deep_research";
+    }>
+  >;
+  presentation_provider: z.ZodOptional<z.ZodString>;
+}, z.core.$strip> = z.object({
   /** Which backend answers: `auto` = SearXNG when configured, else DuckDuckGo, the other on failure. */
   backend: z.enum(["auto", "duckduckgo", "searxng"]).default("auto"),
   /** Base URL of a SearXNG instance (JSON format enabled). */
@@ -168,7 +247,32 @@ export const SearchSchema = z.object({
 });
 
 /** Settings of page reading. */
-export const ReadSchema = z.object({
+export const ReadSchema: z.ZodObject<{
+  render: z.ZodDefault<
+    z.ZodEnum<{
+      never: "never";
+      auto: "auto";
+      always: "always";
+    }>
+  >;
+  chrome_path: z.ZodOptional<z.ZodString>;
+  browser_cdp_url: z.ZodOptional<z.ZodString>;
+  browser_pages: z.ZodDefault<z.ZodNumber>;
+  browser_timeout_ms: z.ZodDefault<z.ZodNumber>;
+  browser_idle_ms: z.ZodDefault<z.ZodNumber>;
+  concurrency: z.ZodDefault<z.ZodNumber>;
+  github_token: z.ZodOptional<z.ZodString>;
+  github_api_url: z.ZodDefault<z.ZodString>;
+  github_raw_url: z.ZodDefault<z.ZodString>;
+  wayback: z.ZodDefault<z.ZodBoolean>;
+  wayback_url: z.ZodDefault<z.ZodString>;
+  llms_txt_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  tier_rules_path: z.ZodOptional<z.ZodString>;
+  extract_workers: z.ZodDefault<z.ZodNumber>;
+  extract_timeout_ms: z.ZodDefault<z.ZodNumber>;
+  max_html_chars: z.ZodDefault<z.ZodNumber>;
+  max_links: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strip> = z.object({
   /** Use the headless browser: never, when the HTTP result is thin, or always. */
   render: z.enum(["never", "auto", "always"]).default("auto"),
   /** Chromium executable; default `/usr/bin/chromium` when present. */
@@ -211,7 +315,30 @@ export const ReadSchema = z.object({
 });
 
 /** Settings of passage selection. */
-export const RankSchema = z.object({
+export const RankSchema: z.ZodObject<{
+  max_tokens: z.ZodDefault<z.ZodNumber>;
+  per_source_share: z.ZodDefault<z.ZodNumber>;
+  share_slack: z.ZodDefault<z.ZodNumber>;
+  dense_weight: z.ZodDefault<z.ZodNumber>;
+  unit_min_words: z.ZodDefault<z.ZodNumber>;
+  unit_max_words: z.ZodDefault<z.ZodNumber>;
+  rerank: z.ZodDefault<
+    z.ZodEnum<{
+      none: "none";
+      "use-lite": "use-lite";
+    }>
+  >;
+  rerank_top_k: z.ZodDefault<z.ZodNumber>;
+  rerank_weight: z.ZodDefault<z.ZodNumber>;
+  rerank_max_words: z.ZodDefault<z.ZodNumber>;
+  expand_terms: z.ZodDefault<z.ZodNumber>;
+  expand_min_similarity: z.ZodDefault<z.ZodNumber>;
+  rrf_k: z.ZodDefault<z.ZodNumber>;
+  dedupe_jaccard: z.ZodDefault<z.ZodNumber>;
+  dedupe_cosine: z.ZodDefault<z.ZodNumber>;
+  oversample: z.ZodDefault<z.ZodNumber>;
+  links_max_tokens: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strip> = z.object({
   /** Default token budget of one call. */
   max_tokens: z.number().int().positive().default(4_000),
   /** Share of the budget one source may take while others are relevant. */
@@ -264,7 +391,36 @@ export const RankSchema = z.object({
 });
 
 /** Settings of embeddings. */
-export const EmbedSchema = z.object({
+export const EmbedSchema: z.ZodObject<{
+  provider: z.ZodDefault<
+    z.ZodEnum<{
+      none: "none";
+      static: "static";
+      transformers: "transformers";
+      openai: "openai";
+    }>
+  >;
+  model: z.ZodDefault<z.ZodString>;
+  models_dir: z.ZodOptional<z.ZodString>;
+  allow_remote: z.ZodDefault<z.ZodBoolean>;
+  dtype: z.ZodDefault<
+    z.ZodEnum<{
+      fp32: "fp32";
+      fp16: "fp16";
+      q8: "q8";
+      int8: "int8";
+      uint8: "uint8";
+      q4: "q4";
+      q4f16: "q4f16";
+      bnb4: "bnb4";
+    }>
+  >;
+  api_url: z.ZodOptional<z.ZodString>;
+  api_model: z.ZodOptional<z.ZodString>;
+  api_key: z.ZodOptional<z.ZodString>;
+  api_dimensions: z.ZodOptional<z.ZodNumber>;
+  batch_size: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strip> = z.object({
   /** Embedder: none, the shipped static model, a transformers.js model, or an OpenAI-compatible API. */
   provider: z.enum(["none", "static", "transformers", "openai"]).default("static"),
   /** transformers.js preset or local model directory. */
@@ -288,7 +444,14 @@ export const EmbedSchema = z.object({
 });
 
 /** Settings of the embedded store and caches. */
-export const StoreSchema = z.object({
+export const StoreSchema: z.ZodObject<{
+  path: z.ZodOptional<z.ZodString>;
+  cache_url: z.ZodOptional<z.ZodString>;
+  search_ttl_s: z.ZodDefault<z.ZodNumber>;
+  page_ttl_s: z.ZodDefault<z.ZodNumber>;
+  crawl_ttl_s: z.ZodDefault<z.ZodNumber>;
+  cache_max_bytes: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strip> = z.object({
   /** SQLite file; default `$XDG_DATA_HOME/gleaner/gleaner.db`. `:memory:` keeps nothing. */
   path: z.string().optional(),
   /** Shared cache (`redis://…`) for several processes. */
@@ -310,7 +473,29 @@ const longSecret = () =>
   }).optional();
 
 /** Settings of the memory store (`save_memories`, `recall_memories`, …). */
-export const MemorySchema = z.object({
+export const MemorySchema: z.ZodObject<{
+  enabled: z.ZodDefault<z.ZodBoolean>;
+  backend: z.ZodDefault<
+    z.ZodEnum<{
+      sqlite: "sqlite";
+      postgres: "postgres";
+    }>
+  >;
+  postgres_url: z.ZodOptional<z.ZodString>;
+  path: z.ZodOptional<z.ZodString>;
+  profile_max_tokens: z.ZodDefault<z.ZodNumber>;
+  dense_weight: z.ZodDefault<z.ZodNumber>;
+  dense_min_similarity: z.ZodOptional<z.ZodNumber>;
+  min_score: z.ZodDefault<z.ZodNumber>;
+  hosted: z.ZodDefault<z.ZodBoolean>;
+  hosted_user_header: z.ZodDefault<z.ZodString>;
+  hosted_token_header: z.ZodDefault<z.ZodString>;
+  hosted_proxy_token: z.ZodOptional<z.ZodString>;
+  hosted_trusted_proxies: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  hosted_hmac_secret: z.ZodOptional<z.ZodString>;
+  hosted_dir: z.ZodOptional<z.ZodString>;
+  hosted_max_open: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strip> = z.object({
   /** Serve the six memory tools. */
   enabled: z.boolean().default(true),
   /** Engine of the memory store: embedded SQLite, or PostgreSQL + pgvector shared by many instances. */
@@ -352,13 +537,240 @@ export const MemorySchema = z.object({
 });
 
 /** Settings of logging. */
-export const LogSchema = z.object({
+export const LogSchema: z.ZodObject<{
+  level: z.ZodDefault<
+    z.ZodEnum<{
+      error: "error";
+      trace: "trace";
+      debug: "debug";
+      info: "info";
+      warning: "warning";
+      fatal: "fatal";
+    }>
+  >;
+}, z.core.$strip> = z.object({
   /** Lowest level written to stderr. */
   level: z.enum(["trace", "debug", "info", "warning", "error", "fatal"]).default("info"),
 });
 
 /** The whole configuration. */
-export const ConfigSchema = z.object({
+export const ConfigSchema: z.ZodObject<{
+  server: z.ZodDefault<
+    z.ZodObject<{
+      host: z.ZodDefault<z.ZodString>;
+      port: z.ZodDefault<z.ZodNumber>;
+      allowed_hosts: z.ZodDefault<z.ZodArray<z.ZodString>>;
+      api_key: z.ZodOptional<z.ZodString>;
+    }, z.core.$strip>
+  >;
+  network: z.ZodDefault<
+    z.ZodObject<{
+      allow_private: z.ZodDefault<z.ZodUnion<readonly [z.ZodBoolean, z.ZodArray<z.ZodString>]>>;
+      allowed_ports: z.ZodDefault<z.ZodArray<z.ZodNumber>>;
+      connect_timeout_ms: z.ZodDefault<z.ZodNumber>;
+      timeout_ms: z.ZodDefault<z.ZodNumber>;
+      max_bytes: z.ZodDefault<z.ZodNumber>;
+      max_decompressed_bytes: z.ZodDefault<z.ZodNumber>;
+      max_redirects: z.ZodDefault<z.ZodNumber>;
+      user_agent: z.ZodDefault<z.ZodString>;
+      respect_robots: z.ZodDefault<z.ZodBoolean>;
+      per_host_concurrency: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strip>
+  >;
+  search: z.ZodDefault<
+    z.ZodObject<{
+      backend: z.ZodDefault<
+        z.ZodEnum<{
+          auto: "auto";
+          duckduckgo: "duckduckgo";
+          searxng: "searxng";
+        }>
+      >;
+      searxng_url: z.ZodOptional<z.ZodString>;
+      duckduckgo_html_url: z.ZodDefault<z.ZodString>;
+      duckduckgo_lite_url: z.ZodDefault<z.ZodString>;
+      region: z.ZodDefault<z.ZodString>;
+      searxng_categories: z.ZodDefault<z.ZodArray<z.ZodString>>;
+      searxng_engines: z.ZodDefault<z.ZodArray<z.ZodString>>;
+      safesearch: z.ZodDefault<z.ZodNumber>;
+      timeout_ms: z.ZodDefault<z.ZodNumber>;
+      brave_api_key: z.ZodOptional<z.ZodString>;
+      exa_api_key: z.ZodOptional<z.ZodString>;
+      tavily_api_key: z.ZodOptional<z.ZodString>;
+      jina_api_key: z.ZodOptional<z.ZodString>;
+      keenable_api_key: z.ZodOptional<z.ZodString>;
+      parallel_api_key: z.ZodOptional<z.ZodString>;
+      gemini_api_key: z.ZodOptional<z.ZodString>;
+      providers: z.ZodDefault<
+        z.ZodPreprocess<
+          z.ZodRecord<
+            z.ZodString,
+            z.ZodObject<{
+              enabled: z.ZodOptional<z.ZodBoolean>;
+              base_url: z.ZodOptional<z.ZodString>;
+              timeout_ms: z.ZodOptional<z.ZodNumber>;
+              max_results: z.ZodOptional<z.ZodNumber>;
+              requests_per_second: z.ZodOptional<z.ZodNumber>;
+              model: z.ZodOptional<z.ZodString>;
+              deep_model: z.ZodOptional<z.ZodString>;
+            }, z.core.$strict>
+          >,
+          unknown
+        >
+      >;
+      search_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
+      answer_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
+      contents_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
+      breaker_failures: z.ZodDefault<z.ZodNumber>;
+      breaker_cooldown_ms: z.ZodDefault<z.ZodNumber>;
+      presentation: z.ZodDefault<
+        z.ZodEnum<{
+          default: "default";
+          roles: "roles";
+          all_tools: "all_tools";
+          one_provider: "one_provider";
+          deep_research: "deep_research";
+        }>
+      >;
+      presentation_provider: z.ZodOptional<z.ZodString>;
+    }, z.core.$strip>
+  >;
+  read: z.ZodDefault<
+    z.ZodObject<{
+      render: z.ZodDefault<
+        z.ZodEnum<{
+          never: "never";
+          auto: "auto";
+          always: "always";
+        }>
+      >;
+      chrome_path: z.ZodOptional<z.ZodString>;
+      browser_cdp_url: z.ZodOptional<z.ZodString>;
+      browser_pages: z.ZodDefault<z.ZodNumber>;
+      browser_timeout_ms: z.ZodDefault<z.ZodNumber>;
+      browser_idle_ms: z.ZodDefault<z.ZodNumber>;
+      concurrency: z.ZodDefault<z.ZodNumber>;
+      github_token: z.ZodOptional<z.ZodString>;
+      github_api_url: z.ZodDefault<z.ZodString>;
+      github_raw_url: z.ZodDefault<z.ZodString>;
+      wayback: z.ZodDefault<z.ZodBoolean>;
+      wayback_url: z.ZodDefault<z.ZodString>;
+      llms_txt_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
+      tier_rules_path: z.ZodOptional<z.ZodString>;
+      extract_workers: z.ZodDefault<z.ZodNumber>;
+      extract_timeout_ms: z.ZodDefault<z.ZodNumber>;
+      max_html_chars: z.ZodDefault<z.ZodNumber>;
+      max_links: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strip>
+  >;
+  rank: z.ZodDefault<
+    z.ZodObject<{
+      max_tokens: z.ZodDefault<z.ZodNumber>;
+      per_source_share: z.ZodDefault<z.ZodNumber>;
+      share_slack: z.ZodDefault<z.ZodNumber>;
+      dense_weight: z.ZodDefault<z.ZodNumber>;
+      unit_min_words: z.ZodDefault<z.ZodNumber>;
+      unit_max_words: z.ZodDefault<z.ZodNumber>;
+      rerank: z.ZodDefault<
+        z.ZodEnum<{
+          none: "none";
+          "use-lite": "use-lite";
+        }>
+      >;
+      rerank_top_k: z.ZodDefault<z.ZodNumber>;
+      rerank_weight: z.ZodDefault<z.ZodNumber>;
+      rerank_max_words: z.ZodDefault<z.ZodNumber>;
+      expand_terms: z.ZodDefault<z.ZodNumber>;
+      expand_min_similarity: z.ZodDefault<z.ZodNumber>;
+      rrf_k: z.ZodDefault<z.ZodNumber>;
+      dedupe_jaccard: z.ZodDefault<z.ZodNumber>;
+      dedupe_cosine: z.ZodDefault<z.ZodNumber>;
+      oversample: z.ZodDefault<z.ZodNumber>;
+      links_max_tokens: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strip>
+  >;
+  embed: z.ZodDefault<
+    z.ZodObject<{
+      provider: z.ZodDefault<
+        z.ZodEnum<{
+          none: "none";
+          static: "static";
+          transformers: "transformers";
+          openai: "openai";
+        }>
+      >;
+      model: z.ZodDefault<z.ZodString>;
+      models_dir: z.ZodOptional<z.ZodString>;
+      allow_remote: z.ZodDefault<z.ZodBoolean>;
+      dtype: z.ZodDefault<
+        z.ZodEnum<{
+          fp32: "fp32";
+          fp16: "fp16";
+          q8: "q8";
+          int8: "int8";
+          uint8: "uint8";
+          q4: "q4";
+          q4f16: "q4f16";
+          bnb4: "bnb4";
+        }>
+      >;
+      api_url: z.ZodOptional<z.ZodString>;
+      api_model: z.ZodOptional<z.ZodString>;
+      api_key: z.ZodOptional<z.ZodString>;
+      api_dimensions: z.ZodOptional<z.ZodNumber>;
+      batch_size: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strip>
+  >;
+  store: z.ZodDefault<
+    z.ZodObject<{
+      path: z.ZodOptional<z.ZodString>;
+      cache_url: z.ZodOptional<z.ZodString>;
+      search_ttl_s: z.ZodDefault<z.ZodNumber>;
+      page_ttl_s: z.ZodDefault<z.ZodNumber>;
+      crawl_ttl_s: z.ZodDefault<z.ZodNumber>;
+      cache_max_bytes: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strip>
+  >;
+  memory: z.ZodDefault<
+    z.ZodObject<{
+      enabled: z.ZodDefault<z.ZodBoolean>;
+      backend: z.ZodDefault<
+        z.ZodEnum<{
+          sqlite: "sqlite";
+          postgres: "postgres";
+        }>
+      >;
+      postgres_url: z.ZodOptional<z.ZodString>;
+      path: z.ZodOptional<z.ZodString>;
+      profile_max_tokens: z.ZodDefault<z.ZodNumber>;
+      dense_weight: z.ZodDefault<z.ZodNumber>;
+      dense_min_similarity: z.ZodOptional<z.ZodNumber>;
+      min_score: z.ZodDefault<z.ZodNumber>;
+      hosted: z.ZodDefault<z.ZodBoolean>;
+      hosted_user_header: z.ZodDefault<z.ZodString>;
+      hosted_token_header: z.ZodDefault<z.ZodString>;
+      hosted_proxy_token: z.ZodOptional<z.ZodString>;
+      hosted_trusted_proxies: z.ZodDefault<z.ZodArray<z.ZodString>>;
+      hosted_hmac_secret: z.ZodOptional<z.ZodString>;
+      hosted_dir: z.ZodOptional<z.ZodString>;
+      hosted_max_open: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strip>
+  >;
+  log: z.ZodDefault<
+    z.ZodObject<{
+      level: z.ZodDefault<
+        z.ZodEnum<{
+          error: "error";
+          trace: "trace";
+          debug: "debug";
+          info: "info";
+          warning: "warning";
+          fatal: "fatal";
+        }>
+      >;
+    }, z.core.$strip>
+  >;
+}, z.core.$strip> = z.object({
   server: ServerSchema.default(ServerSchema.parse({})),
   network: NetworkSchema.default(NetworkSchema.parse({})),
   search: SearchSchema.default(SearchSchema.parse({})),

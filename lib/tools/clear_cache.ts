@@ -6,10 +6,27 @@
  */
 import { z } from "zod";
 import type { CacheNamespace } from "../store/types.ts";
-import { defineTool } from "./spec.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** The tool definition. */
-export const clearCacheTool = defineTool({
+export const clearCacheTool: ToolSpec<
+  z.ZodObject<{
+    target: z.ZodDefault<
+      z.ZodEnum<{
+        search: "search";
+        pages: "pages";
+        crawl: "crawl";
+        domains: "domains";
+        all: "all";
+      }>
+    >;
+  }, z.core.$strict>,
+  z.ZodObject<{
+    removed: z.ZodNumber;
+    origins_forgotten: z.ZodNumber;
+    target: z.ZodString;
+  }, z.core.$strip>
+> = defineTool({
   name: "clear_cache",
   title: "Clear cache",
   description:

@@ -7,10 +7,27 @@
 import { z } from "zod";
 import { crawlSite } from "../crawl/mod.ts";
 import { ItemErrorSchema } from "./schemas.ts";
-import { defineTool } from "./spec.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** Output of `crawl_site`. */
-export const CrawlOutput = z.object({
+export const CrawlOutput: z.ZodObject<{
+  pages: z.ZodArray<
+    z.ZodObject<{
+      url: z.ZodString;
+      title: z.ZodString;
+      snippet: z.ZodString;
+      depth: z.ZodNumber;
+    }, z.core.$strip>
+  >;
+  failed: z.ZodArray<
+    z.ZodObject<{
+      url: z.ZodString;
+      code: z.ZodString;
+      message: z.ZodString;
+    }, z.core.$strip>
+  >;
+  from_sitemap: z.ZodBoolean;
+}, z.core.$strip> = z.object({
   pages: z.array(
     z.object({ url: z.string(), title: z.string(), snippet: z.string(), depth: z.number().int() }),
   ),
@@ -19,7 +36,17 @@ export const CrawlOutput = z.object({
 });
 
 /** The tool definition. */
-export const crawlSiteTool = defineTool({
+export const crawlSiteTool: ToolSpec<
+  z.ZodObject<{
+    url: z.ZodString;
+    max_pages: z.ZodDefault<z.ZodNumber>;
+    max_depth: z.ZodDefault<z.ZodNumber>;
+    include: z.ZodOptional<z.ZodArray<z.ZodString>>;
+    exclude: z.ZodOptional<z.ZodArray<z.ZodString>>;
+    no_cache: z.ZodOptional<z.ZodBoolean>;
+  }, z.core.$strict>,
+  typeof CrawlOutput
+> = defineTool({
   name: "crawl_site",
   title: "Crawl a site",
   description:

@@ -4,10 +4,15 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./spec.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** Output of `current_datetime`. */
-export const CurrentDatetimeOutput = z.object({
+export const CurrentDatetimeOutput: z.ZodObject<{
+  iso: z.ZodString;
+  date: z.ZodString;
+  weekday: z.ZodString;
+  unix: z.ZodNumber;
+}, z.core.$strip> = z.object({
   iso: z.string().describe("ISO 8601 timestamp in UTC"),
   date: z.string().describe("YYYY-MM-DD"),
   weekday: z.string(),
@@ -34,7 +39,11 @@ export function currentDatetime(now: Date = new Date()): z.output<typeof Current
 }
 
 /** The tool definition. */
-export const currentDatetimeTool = defineTool({
+export const currentDatetimeTool: ToolSpec<
+  // deno-lint-ignore ban-types
+  z.ZodObject<{}, z.core.$strict>,
+  typeof CurrentDatetimeOutput
+> = defineTool({
   name: "current_datetime",
   title: "Current date and time",
   description:

@@ -5,10 +5,15 @@
  */
 import { z } from "zod";
 import { memoryKey, MemoryKeyInput } from "./memory_schemas.ts";
-import { defineTool } from "./spec.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** Output of `delete_memory`. */
-export const DeleteMemoryOutput = z.object({
+export const DeleteMemoryOutput: z.ZodObject<{
+  deleted: z.ZodBoolean;
+  ref: z.ZodString;
+  id: z.ZodNumber;
+  history_deleted: z.ZodNumber;
+}, z.core.$strip> = z.object({
   deleted: z.boolean(),
   ref: z.string(),
   id: z.number().int(),
@@ -16,17 +21,19 @@ export const DeleteMemoryOutput = z.object({
 });
 
 /** The tool definition. */
-export const deleteMemoryTool = defineTool({
-  name: "delete_memory",
-  title: "Delete memory",
-  description: "Deletes a stored memory (by ref or id) and its older versions, for good.",
-  input: MemoryKeyInput,
-  output: DeleteMemoryOutput,
-  http: { path: "/v1/memories/delete" },
-  readOnly: false,
-  openWorld: false,
-  handler: async (input, { gleaner }) => await (await gleaner.memories()).delete(memoryKey(input)),
-  render: (out) =>
-    `Deleted ${out.ref}` +
-    (out.history_deleted ? ` and ${out.history_deleted} older version(s)` : "") + ".",
-});
+export const deleteMemoryTool: ToolSpec<typeof MemoryKeyInput, typeof DeleteMemoryOutput> =
+  defineTool({
+    name: "delete_memory",
+    title: "Delete memory",
+    description: "Deletes a stored memory (by ref or id) and its older versions, for good.",
+    input: MemoryKeyInput,
+    output: DeleteMemoryOutput,
+    http: { path: "/v1/memories/delete" },
+    readOnly: false,
+    openWorld: false,
+    handler: async (input, { gleaner }) =>
+      await (await gleaner.memories()).delete(memoryKey(input)),
+    render: (out) =>
+      `Deleted ${out.ref}` +
+      (out.history_deleted ? ` and ${out.history_deleted} older version(s)` : "") + ".",
+  });

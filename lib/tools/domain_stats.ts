@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { memoryPolicy } from "../read/outcomes.ts";
 import { normalizeOrigin } from "../store/types.ts";
-import { defineTool } from "./spec.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
 
 const Counts = z.object({
   attempts: z.number().int(),
@@ -21,7 +21,45 @@ const TierState = Counts.extend({
 });
 
 /** One origin as `domain_stats` shows it. */
-export const OriginStats = z.object({
+export const OriginStats: z.ZodObject<{
+  origin: z.ZodString;
+  host: z.ZodString;
+  window_days: z.ZodNumber;
+  tiers: z.ZodRecord<
+    z.ZodString,
+    z.ZodObject<{
+      attempts: z.ZodNumber;
+      successes: z.ZodNumber;
+      failures: z.ZodNumber;
+      success_rate: z.ZodNullable<z.ZodNumber>;
+      consecutive_failures: z.ZodNumber;
+      skipped_until: z.ZodOptional<z.ZodString>;
+    }, z.core.$strip>
+  >;
+  last_failure: z.ZodOptional<
+    z.ZodObject<{
+      tier: z.ZodString;
+      reason: z.ZodString;
+      at: z.ZodString;
+    }, z.core.$strip>
+  >;
+  robots: z.ZodOptional<
+    z.ZodObject<{
+      state: z.ZodString;
+      checked_at: z.ZodString;
+    }, z.core.$strip>
+  >;
+  llms_txt: z.ZodOptional<
+    z.ZodObject<{
+      exists: z.ZodBoolean;
+      checked_at: z.ZodString;
+    }, z.core.$strip>
+  >;
+  attempts: z.ZodNumber;
+  successes: z.ZodNumber;
+  failures: z.ZodNumber;
+  success_rate: z.ZodNullable<z.ZodNumber>;
+}, z.core.$strip> = z.object({
   origin: z.string(),
   host: z.string(),
   window_days: z.number().int(),
@@ -32,13 +70,74 @@ export const OriginStats = z.object({
 }).extend(Counts.shape);
 
 /** Output of `domain_stats`. */
-export const DomainStatsOutput = z.object({
+export const DomainStatsOutput: z.ZodObject<{
+  origins: z.ZodOptional<
+    z.ZodArray<
+      z.ZodObject<{
+        origin: z.ZodString;
+        host: z.ZodString;
+        window_days: z.ZodNumber;
+        tiers: z.ZodRecord<
+          z.ZodString,
+          z.ZodObject<{
+            attempts: z.ZodNumber;
+            successes: z.ZodNumber;
+            failures: z.ZodNumber;
+            success_rate: z.ZodNullable<z.ZodNumber>;
+            consecutive_failures: z.ZodNumber;
+            skipped_until: z.ZodOptional<z.ZodString>;
+          }, z.core.$strip>
+        >;
+        last_failure: z.ZodOptional<
+          z.ZodObject<{
+            tier: z.ZodString;
+            reason: z.ZodString;
+            at: z.ZodString;
+          }, z.core.$strip>
+        >;
+        robots: z.ZodOptional<
+          z.ZodObject<{
+            state: z.ZodString;
+            checked_at: z.ZodString;
+          }, z.core.$strip>
+        >;
+        llms_txt: z.ZodOptional<
+          z.ZodObject<{
+            exists: z.ZodBoolean;
+            checked_at: z.ZodString;
+          }, z.core.$strip>
+        >;
+        attempts: z.ZodNumber;
+        successes: z.ZodNumber;
+        failures: z.ZodNumber;
+        success_rate: z.ZodNullable<z.ZodNumber>;
+      }, z.core.$strip>
+    >
+  >;
+  summary: z.ZodOptional<
+    z.ZodArray<
+      z.ZodObject<{
+        attempts: z.ZodNumber;
+        successes: z.ZodNumber;
+        failures: z.ZodNumber;
+        success_rate: z.ZodNullable<z.ZodNumber>;
+        origin: z.ZodString;
+      }, z.core.$strip>
+    >
+  >;
+}, z.core.$strip> = z.object({
   origins: z.array(OriginStats).optional(),
   summary: z.array(Counts.extend({ origin: z.string() })).optional(),
 });
 
 /** The tool definition. */
-export const domainStatsTool = defineTool({
+export const domainStatsTool: ToolSpec<
+  z.ZodObject<{
+    domain: z.ZodOptional<z.ZodString>;
+    limit: z.ZodDefault<z.ZodNumber>;
+  }, z.core.$strict>,
+  typeof DomainStatsOutput
+> = defineTool({
   name: "domain_stats",
   title: "Domain reading memory",
   description:

@@ -6,13 +6,33 @@
 import { z } from "zod";
 import { escapeMemoryText } from "../store/memory/render.ts";
 import { KindSchema, MemoryNoticeSchema, SessionIdSchema } from "./memory_schemas.ts";
-import { defineTool } from "./spec.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
 
 const TIME_HELP =
   "ISO 8601 date or date-time (UTC when no offset), or a duration ago: 30m, 12h, 7d, 2w";
 
 /** Input of `list_memories`. */
-export const ListMemoriesInput = z.strictObject({
+export const ListMemoriesInput: z.ZodObject<{
+  kind: z.ZodOptional<
+    z.ZodEnum<{
+      episodic: "episodic";
+      profile: "profile";
+    }>
+  >;
+  since: z.ZodOptional<z.ZodString>;
+  until: z.ZodOptional<z.ZodString>;
+  search: z.ZodOptional<z.ZodString>;
+  session_id: z.ZodOptional<z.ZodString>;
+  sort: z.ZodDefault<
+    z.ZodEnum<{
+      relevance: "relevance";
+      recent: "recent";
+      stale: "stale";
+    }>
+  >;
+  limit: z.ZodDefault<z.ZodNumber>;
+  offset: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strict> = z.strictObject({
   kind: KindSchema.optional(),
   since: z.string().max(64).optional().describe(`Created at or after: ${TIME_HELP}`),
   until: z.string().max(64).optional().describe(`Created before: ${TIME_HELP}`),
@@ -26,7 +46,49 @@ export const ListMemoriesInput = z.strictObject({
 });
 
 /** Output of `list_memories`. */
-export const ListMemoriesOutput = z.object({
+export const ListMemoriesOutput: z.ZodObject<{
+  memories: z.ZodArray<
+    z.ZodObject<{
+      ref: z.ZodString;
+      id: z.ZodNumber;
+      kind: z.ZodEnum<{
+        episodic: "episodic";
+        profile: "profile";
+      }>;
+      session_id: z.ZodNullable<z.ZodString>;
+      preview: z.ZodString;
+      preview_truncated: z.ZodBoolean;
+      created_at: z.ZodString;
+      updated_at: z.ZodString;
+      recall_count: z.ZodNumber;
+      last_recalled_at: z.ZodNullable<z.ZodString>;
+      tokens: z.ZodNumber;
+    }, z.core.$strip>
+  >;
+  total_count: z.ZodNumber;
+  has_more: z.ZodBoolean;
+  offset: z.ZodNumber;
+  limit: z.ZodNumber;
+  notices: z.ZodArray<
+    z.ZodObject<{
+      code: z.ZodEnum<{
+        duplicate: "duplicate";
+        similar_to: "similar_to";
+        consider_splitting: "consider_splitting";
+        reembedding: "reembedding";
+        no_embedder: "no_embedder";
+        budget: "budget";
+      }>;
+      message: z.ZodString;
+      index: z.ZodOptional<z.ZodNumber>;
+      ref: z.ZodOptional<z.ZodString>;
+      similarity: z.ZodOptional<z.ZodNumber>;
+      done: z.ZodOptional<z.ZodNumber>;
+      total: z.ZodOptional<z.ZodNumber>;
+      eta_seconds: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strip>
+  >;
+}, z.core.$strip> = z.object({
   memories: z.array(z.object({
     ref: z.string(),
     id: z.number().int(),
@@ -48,29 +110,30 @@ export const ListMemoriesOutput = z.object({
 });
 
 /** The tool definition. */
-export const listMemoriesTool = defineTool({
-  name: "list_memories",
-  title: "List memories",
-  description:
-    "Lists stored memories as short previews with filters (kind, time, words, session), sorting and paging; for reviewing or cleaning up memories, not for answering (use recall_memories).",
-  input: ListMemoriesInput,
-  output: ListMemoriesOutput,
-  http: { path: "/v1/memories/list" },
-  readOnly: true,
-  openWorld: false,
-  handler: async (input, { gleaner }) => await (await gleaner.memories()).list(input),
-  render: (out) => {
-    const end = out.offset + out.memories.length;
-    const lines = [
-      out.memories.length
-        ? `Memories ${out.offset + 1}-${end} of ${out.total_count}` +
-          (out.has_more ? ` (more: offset ${end})` : "") + ":"
-        : `No memories (total ${out.total_count}).`,
-    ];
-    for (const m of out.memories) {
-      lines.push(`- ${m.ref} [${m.kind}] ${m.created_at}: ${escapeMemoryText(m.preview)}`);
-    }
-    for (const notice of out.notices) lines.push(`Note: ${notice.message}`);
-    return lines.join("\n");
-  },
-});
+export const listMemoriesTool: ToolSpec<typeof ListMemoriesInput, typeof ListMemoriesOutput> =
+  defineTool({
+    name: "list_memories",
+    title: "List memories",
+    description:
+      "Lists stored memories as short previews with filters (kind, time, words, session), sorting and paging; for reviewing or cleaning up memories, not for answering (use recall_memories).",
+    input: ListMemoriesInput,
+    output: ListMemoriesOutput,
+    http: { path: "/v1/memories/list" },
+    readOnly: true,
+    openWorld: false,
+    handler: async (input, { gleaner }) => await (await gleaner.memories()).list(input),
+    render: (out) => {
+      const end = out.offset + out.memories.length;
+      const lines = [
+        out.memories.length
+          ? `Memories ${out.offset + 1}-${end} of ${out.total_count}` +
+            (out.has_more ? ` (more: offset ${end})` : "") + ":"
+          : `No memories (total ${out.total_count}).`,
+      ];
+      for (const m of out.memories) {
+        lines.push(`- ${m.ref} [${m.kind}] ${m.created_at}: ${escapeMemoryText(m.preview)}`);
+      }
+      for (const notice of out.notices) lines.push(`Note: ${notice.message}`);
+      return lines.join("\n");
+    },
+  });

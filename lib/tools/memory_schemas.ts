@@ -7,20 +7,39 @@
 import { z } from "zod";
 
 /** A session scope inside one user's store. */
-export const SessionIdSchema = z.string().min(1).max(200).describe(
+export const SessionIdSchema: z.ZodString = z.string().min(1).max(200).describe(
   "Session scope inside your store (optional); omit to use the whole store",
 );
 
 /** A memory ref (8 characters, as returned by save_memories). */
-export const RefSchema = z.string().min(1).max(64).describe(
+export const RefSchema: z.ZodString = z.string().min(1).max(64).describe(
   "Short ref of a memory, as returned by save_memories / recall_memories",
 );
 
 /** Memory kind. */
-export const KindSchema = z.enum(["episodic", "profile"]);
+export const KindSchema: z.ZodEnum<{
+  episodic: "episodic";
+  profile: "profile";
+}> = z.enum(["episodic", "profile"]);
 
 /** A whole stored memory. */
-export const MemorySchema = z.object({
+export const MemorySchema: z.ZodObject<{
+  id: z.ZodNumber;
+  ref: z.ZodString;
+  content: z.ZodString;
+  kind: z.ZodEnum<{
+    episodic: "episodic";
+    profile: "profile";
+  }>;
+  session_id: z.ZodNullable<z.ZodString>;
+  created_at: z.ZodString;
+  updated_at: z.ZodString;
+  recall_count: z.ZodNumber;
+  last_recalled_at: z.ZodNullable<z.ZodString>;
+  superseded_by: z.ZodNullable<z.ZodNumber>;
+  tokens: z.ZodNumber;
+  embedding_model: z.ZodNullable<z.ZodString>;
+}, z.core.$strip> = z.object({
   id: z.number().int(),
   ref: z.string(),
   content: z.string(),
@@ -36,7 +55,23 @@ export const MemorySchema = z.object({
 });
 
 /** A notice attached to an answer. */
-export const MemoryNoticeSchema = z.object({
+export const MemoryNoticeSchema: z.ZodObject<{
+  code: z.ZodEnum<{
+    duplicate: "duplicate";
+    similar_to: "similar_to";
+    consider_splitting: "consider_splitting";
+    reembedding: "reembedding";
+    no_embedder: "no_embedder";
+    budget: "budget";
+  }>;
+  message: z.ZodString;
+  index: z.ZodOptional<z.ZodNumber>;
+  ref: z.ZodOptional<z.ZodString>;
+  similarity: z.ZodOptional<z.ZodNumber>;
+  done: z.ZodOptional<z.ZodNumber>;
+  total: z.ZodOptional<z.ZodNumber>;
+  eta_seconds: z.ZodOptional<z.ZodNumber>;
+}, z.core.$strip> = z.object({
   code: z.enum([
     "duplicate",
     "similar_to",
@@ -55,7 +90,10 @@ export const MemoryNoticeSchema = z.object({
 });
 
 /** `{ ref }` or `{ id }`, exactly one. */
-export const MemoryKeyInput = z.strictObject({
+export const MemoryKeyInput: z.ZodObject<{
+  ref: z.ZodOptional<z.ZodString>;
+  id: z.ZodOptional<z.ZodNumber>;
+}, z.core.$strict> = z.strictObject({
   ref: RefSchema.optional(),
   id: z.number().int().positive().optional().describe("Numeric id (instead of ref)"),
 }).refine((v) => (v.ref === undefined) !== (v.id === undefined), {

@@ -65,3 +65,22 @@ export const TOOLS: readonly AnyToolSpec[] = [
   updateMemoryTool,
   deleteMemoryTool,
 ];
+export { DeleteMemoryOutput } from "./delete_memory.ts";
+export { GetMemoryOutput } from "./get_memory.ts";
+export { MemoryKeyInput } from "./memory_schemas.ts";
+export {
+  ListMemoriesInput as ListMemoriesInputSchema,
+  ListMemoriesOutput,
+} from "./list_memories.ts";
+export {
+  RecallMemoriesInput as RecallMemoriesInputSchema,
+  RecallMemoriesOutput,
+} from "./recall_memories.ts";
+export {
+  SaveMemoriesInput as SaveMemoriesInputSchema,
+  SaveMemoriesOutput,
+} from "./save_memories.ts";
+export {
+  UpdateMemoryInput as UpdateMemoryInputSchema,
+  UpdateMemoryOutput,
+} from "./update_memory.ts";

@@ -6,10 +6,15 @@
 import { z } from "zod";
 import { renderRecall } from "../store/memory/render.ts";
 import { MemoryNoticeSchema, SessionIdSchema } from "./memory_schemas.ts";
-import { defineTool } from "./spec.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** Input of `recall_memories`. */
-export const RecallMemoriesInput = z.strictObject({
+export const RecallMemoriesInput: z.ZodObject<{
+  query: z.ZodOptional<z.ZodString>;
+  top_k: z.ZodDefault<z.ZodNumber>;
+  max_tokens: z.ZodDefault<z.ZodNumber>;
+  session_id: z.ZodOptional<z.ZodString>;
+}, z.core.$strict> = z.strictObject({
   query: z.string().max(4_000).optional().describe(
     "What you need to remember; omit for the most recent memories",
   ),
@@ -21,7 +26,72 @@ export const RecallMemoriesInput = z.strictObject({
 });
 
 /** Output of `recall_memories`. */
-export const RecallMemoriesOutput = z.object({
+export const RecallMemoriesOutput: z.ZodObject<{
+  mode: z.ZodEnum<{
+    search: "search";
+    recent: "recent";
+  }>;
+  current_time: z.ZodString;
+  retrievers: z.ZodArray<
+    z.ZodEnum<{
+      bm25: "bm25";
+      dense: "dense";
+    }>
+  >;
+  profile: z.ZodArray<
+    z.ZodObject<{
+      ref: z.ZodString;
+      id: z.ZodNumber;
+      content: z.ZodString;
+      created_at: z.ZodString;
+      updated_at: z.ZodString;
+      tokens: z.ZodNumber;
+    }, z.core.$strip>
+  >;
+  profile_total: z.ZodNumber;
+  memories: z.ZodArray<
+    z.ZodObject<{
+      index: z.ZodNumber;
+      ref: z.ZodString;
+      id: z.ZodNumber;
+      content: z.ZodString;
+      session_id: z.ZodNullable<z.ZodString>;
+      created_at: z.ZodString;
+      updated_at: z.ZodString;
+      tokens: z.ZodNumber;
+      score: z.ZodOptional<z.ZodNumber>;
+      relevance: z.ZodOptional<
+        z.ZodEnum<{
+          high: "high";
+          medium: "medium";
+          low: "low";
+        }>
+      >;
+    }, z.core.$strip>
+  >;
+  matched: z.ZodNumber;
+  truncated: z.ZodBoolean;
+  tokens: z.ZodNumber;
+  notices: z.ZodArray<
+    z.ZodObject<{
+      code: z.ZodEnum<{
+        duplicate: "duplicate";
+        similar_to: "similar_to";
+        consider_splitting: "consider_splitting";
+        reembedding: "reembedding";
+        no_embedder: "no_embedder";
+        budget: "budget";
+      }>;
+      message: z.ZodString;
+      index: z.ZodOptional<z.ZodNumber>;
+      ref: z.ZodOptional<z.ZodString>;
+      similarity: z.ZodOptional<z.ZodNumber>;
+      done: z.ZodOptional<z.ZodNumber>;
+      total: z.ZodOptional<z.ZodNumber>;
+      eta_seconds: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strip>
+  >;
+}, z.core.$strip> = z.object({
   mode: z.enum(["search", "recent"]),
   current_time: z.string(),
   retrievers: z.array(z.enum(["bm25", "dense"])),
@@ -53,18 +123,19 @@ export const RecallMemoriesOutput = z.object({
 });
 
 /** The tool definition. */
-export const recallMemoriesTool = defineTool({
-  name: "recall_memories",
-  title: "Recall memories",
-  description:
-    "Recalls stored memories relevant to a query (keyword and meaning match), best first, within a token budget; without a query, the most recent ones. The user's profile memories are always attached. Call it at the start of a task instead of asking the user again.",
-  input: RecallMemoriesInput,
-  output: RecallMemoriesOutput,
-  http: { path: "/v1/memories/recall" },
-  // Recall only bumps recall counters: a read for the client's approval purposes.
-  readOnly: true,
-  openWorld: false,
-  handler: async (input, { gleaner, signal }) =>
-    await (await gleaner.memories()).recall(input, { signal }),
-  render: renderRecall,
-});
+export const recallMemoriesTool: ToolSpec<typeof RecallMemoriesInput, typeof RecallMemoriesOutput> =
+  defineTool({
+    name: "recall_memories",
+    title: "Recall memories",
+    description:
+      "Recalls stored memories relevant to a query (keyword and meaning match), best first, within a token budget; without a query, the most recent ones. The user's profile memories are always attached. Call it at the start of a task instead of asking the user again.",
+    input: RecallMemoriesInput,
+    output: RecallMemoriesOutput,
+    http: { path: "/v1/memories/recall" },
+    // Recall only bumps recall counters: a read for the client's approval purposes.
+    readOnly: true,
+    openWorld: false,
+    handler: async (input, { gleaner, signal }) =>
+      await (await gleaner.memories()).recall(input, { signal }),
+    render: renderRecall,
+  });

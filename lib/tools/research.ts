@@ -13,10 +13,25 @@ import { renderEvidence } from "../rank/select.ts";
 import type { Page } from "../read/types.ts";
 import { AttemptSchema } from "./search.ts";
 import { EvidenceSchema, ItemErrorSchema, RankingSchema } from "./schemas.ts";
-import { defineTool } from "./spec.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** Input of `research`. */
-export const ResearchInput = z.strictObject({
+export const ResearchInput: z.ZodObject<{
+  query: z.ZodString;
+  max_results: z.ZodDefault<z.ZodNumber>;
+  max_pages: z.ZodDefault<z.ZodNumber>;
+  max_tokens: z.ZodOptional<z.ZodNumber>;
+  domains: z.ZodOptional<z.ZodArray<z.ZodString>>;
+  time_range: z.ZodOptional<
+    z.ZodEnum<{
+      day: "day";
+      week: "week";
+      month: "month";
+      year: "year";
+    }>
+  >;
+  language: z.ZodOptional<z.ZodString>;
+}, z.core.$strict> = z.strictObject({
   query: z.string().trim().min(1).max(500).describe("The question to research"),
   max_results: z.number().int().min(1).max(20).default(10).describe("Search results to consider"),
   max_pages: z.number().int().min(1).max(10).default(5).describe("Pages to read"),
@@ -31,7 +46,64 @@ export const ResearchInput = z.strictObject({
 });
 
 /** Output of `research`. */
-export const ResearchOutput = z.object({
+export const ResearchOutput: z.ZodObject<{
+  query: z.ZodString;
+  evidence: z.ZodArray<
+    z.ZodObject<{
+      text: z.ZodString;
+      url: z.ZodString;
+      title: z.ZodString;
+      headings: z.ZodArray<z.ZodString>;
+      start: z.ZodNumber;
+      end: z.ZodNumber;
+      score: z.ZodNumber;
+      relevance: z.ZodEnum<{
+        high: "high";
+        medium: "medium";
+        low: "low";
+      }>;
+      query: z.ZodString;
+    }, z.core.$strip>
+  >;
+  sources: z.ZodArray<
+    z.ZodObject<{
+      url: z.ZodString;
+      title: z.ZodString;
+      tier: z.ZodString;
+    }, z.core.$strip>
+  >;
+  failed: z.ZodArray<
+    z.ZodObject<{
+      url: z.ZodString;
+      code: z.ZodString;
+      message: z.ZodString;
+    }, z.core.$strip>
+  >;
+  attempts: z.ZodArray<
+    z.ZodObject<{
+      backend: z.ZodString;
+      outcome: z.ZodEnum<{
+        rate_limited: "rate_limited";
+        ok: "ok";
+        empty: "empty";
+        blocked: "blocked";
+        unavailable: "unavailable";
+        invalid: "invalid";
+      }>;
+      ms: z.ZodNumber;
+    }, z.core.$strip>
+  >;
+  ranking: z.ZodEnum<{
+    none: "none";
+    "hybrid+rerank": "hybrid+rerank";
+    "bm25+rerank": "bm25+rerank";
+    hybrid: "hybrid";
+    bm25: "bm25";
+  }>;
+  ranking_note: z.ZodOptional<z.ZodString>;
+  tokens: z.ZodNumber;
+  page_tokens: z.ZodNumber;
+}, z.core.$strip> = z.object({
   query: z.string(),
   evidence: z.array(EvidenceSchema),
   sources: z.array(z.object({ url: z.string(), title: z.string(), tier: z.string() })).describe(
@@ -52,7 +124,7 @@ export const ResearchOutput = z.object({
 });
 
 /** The tool definition. */
-export const researchTool = defineTool({
+export const researchTool: ToolSpec<typeof ResearchInput, typeof ResearchOutput> = defineTool({
   name: "research",
   title: "Research a question",
   description:

@@ -22,7 +22,11 @@ export const HitSchema = z.object({
 });
 
 /** A provider that failed (or was skipped while cooling down) before the one that answered. */
-export const FallbackSchema = z.object({
+export const FallbackSchema: z.ZodObject<{
+  provider: z.ZodString;
+  code: z.ZodString;
+  skipped: z.ZodOptional<z.ZodBoolean>;
+}, z.core.$strip> = z.object({
   provider: z.string(),
   code: z.string(),
   skipped: z.boolean().optional(),

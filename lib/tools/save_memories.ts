@@ -5,10 +5,23 @@
  */
 import { z } from "zod";
 import { MemoryNoticeSchema, SessionIdSchema } from "./memory_schemas.ts";
-import { defineTool } from "./spec.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** Input of `save_memories`. */
-export const SaveMemoriesInput = z.strictObject({
+export const SaveMemoriesInput: z.ZodObject<{
+  memories: z.ZodArray<
+    z.ZodObject<{
+      content: z.ZodString;
+      kind: z.ZodOptional<
+        z.ZodEnum<{
+          episodic: "episodic";
+          profile: "profile";
+        }>
+      >;
+      session_id: z.ZodOptional<z.ZodString>;
+    }, z.core.$strict>
+  >;
+}, z.core.$strict> = z.strictObject({
   memories: z.array(z.strictObject({
     content: z.string().max(100_000).refine((s) => s.trim() !== "", {
       message: "must not be empty",
@@ -21,7 +34,41 @@ export const SaveMemoriesInput = z.strictObject({
 });
 
 /** Output of `save_memories`. */
-export const SaveMemoriesOutput = z.object({
+export const SaveMemoriesOutput: z.ZodObject<{
+  results: z.ZodArray<
+    z.ZodObject<{
+      index: z.ZodNumber;
+      status: z.ZodEnum<{
+        duplicate: "duplicate";
+        saved: "saved";
+      }>;
+      ref: z.ZodString;
+      id: z.ZodNumber;
+      tokens: z.ZodNumber;
+    }, z.core.$strip>
+  >;
+  saved: z.ZodNumber;
+  duplicates: z.ZodNumber;
+  notices: z.ZodArray<
+    z.ZodObject<{
+      code: z.ZodEnum<{
+        duplicate: "duplicate";
+        similar_to: "similar_to";
+        consider_splitting: "consider_splitting";
+        reembedding: "reembedding";
+        no_embedder: "no_embedder";
+        budget: "budget";
+      }>;
+      message: z.ZodString;
+      index: z.ZodOptional<z.ZodNumber>;
+      ref: z.ZodOptional<z.ZodString>;
+      similarity: z.ZodOptional<z.ZodNumber>;
+      done: z.ZodOptional<z.ZodNumber>;
+      total: z.ZodOptional<z.ZodNumber>;
+      eta_seconds: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strip>
+  >;
+}, z.core.$strip> = z.object({
   results: z.array(z.object({
     index: z.number().int(),
     status: z.enum(["saved", "duplicate"]),
@@ -35,26 +82,27 @@ export const SaveMemoriesOutput = z.object({
 });
 
 /** The tool definition. */
-export const saveMemoriesTool = defineTool({
-  name: "save_memories",
-  title: "Save memories",
-  description:
-    "Saves concise memories for later sessions, in one transaction (all or none). Save short self-contained facts (one per memory); kind 'profile' for standing facts about the user. Near-identical memories are skipped as duplicates and similar ones are flagged with the ref to update instead.",
-  input: SaveMemoriesInput,
-  output: SaveMemoriesOutput,
-  http: { path: "/v1/memories/save" },
-  readOnly: false,
-  openWorld: false,
-  handler: async (input, { gleaner, signal }) =>
-    await (await gleaner.memories()).save(input, { signal }),
-  render: (out) => {
-    const saved = out.results.filter((r) => r.status === "saved").map((r) => r.ref);
-    const lines = [
-      `Saved ${out.saved} ${out.saved === 1 ? "memory" : "memories"}` +
-      (saved.length ? ` (${saved.join(", ")})` : "") +
-      (out.duplicates ? `; skipped ${out.duplicates} duplicate(s)` : "") + ".",
-    ];
-    for (const notice of out.notices) lines.push(`- ${notice.message}`);
-    return lines.join("\n");
-  },
-});
+export const saveMemoriesTool: ToolSpec<typeof SaveMemoriesInput, typeof SaveMemoriesOutput> =
+  defineTool({
+    name: "save_memories",
+    title: "Save memories",
+    description:
+      "Saves concise memories for later sessions, in one transaction (all or none). Save short self-contained facts (one per memory); kind 'profile' for standing facts about the user. Near-identical memories are skipped as duplicates and similar ones are flagged with the ref to update instead.",
+    input: SaveMemoriesInput,
+    output: SaveMemoriesOutput,
+    http: { path: "/v1/memories/save" },
+    readOnly: false,
+    openWorld: false,
+    handler: async (input, { gleaner, signal }) =>
+      await (await gleaner.memories()).save(input, { signal }),
+    render: (out) => {
+      const saved = out.results.filter((r) => r.status === "saved").map((r) => r.ref);
+      const lines = [
+        `Saved ${out.saved} ${out.saved === 1 ? "memory" : "memories"}` +
+        (saved.length ? ` (${saved.join(", ")})` : "") +
+        (out.duplicates ? `; skipped ${out.duplicates} duplicate(s)` : "") + ".",
+      ];
+      for (const notice of out.notices) lines.push(`- ${notice.message}`);
+      return lines.join("\n");
+    },
+  });

@@ -6,7 +6,21 @@
 import { z } from "zod";
 
 /** A passage of original page text. */
-export const EvidenceSchema = z.object({
+export const EvidenceSchema: z.ZodObject<{
+  text: z.ZodString;
+  url: z.ZodString;
+  title: z.ZodString;
+  headings: z.ZodArray<z.ZodString>;
+  start: z.ZodNumber;
+  end: z.ZodNumber;
+  score: z.ZodNumber;
+  relevance: z.ZodEnum<{
+    high: "high";
+    medium: "medium";
+    low: "low";
+  }>;
+  query: z.ZodString;
+}, z.core.$strip> = z.object({
   text: z.string().describe("Original page text, unedited"),
   url: z.string(),
   title: z.string(),
@@ -19,10 +33,22 @@ export const EvidenceSchema = z.object({
 });
 
 /** A link worth following. */
-export const LinkSchema = z.object({ url: z.string(), text: z.string() });
+export const LinkSchema: z.ZodObject<{
+  url: z.ZodString;
+  text: z.ZodString;
+}, z.core.$strip> = z.object({ url: z.string(), text: z.string() });
 
 /** A failure of one item, with its stable code. */
-export const ItemErrorSchema = z.object({ code: z.string(), message: z.string() });
+export const ItemErrorSchema: z.ZodObject<{
+  code: z.ZodString;
+  message: z.ZodString;
+}, z.core.$strip> = z.object({ code: z.string(), message: z.string() });
 
 /** How the passages were ranked. */
-export const RankingSchema = z.enum(["hybrid+rerank", "bm25+rerank", "hybrid", "bm25", "none"]);
+export const RankingSchema: z.ZodEnum<{
+  none: "none";
+  "hybrid+rerank": "hybrid+rerank";
+  "bm25+rerank": "bm25+rerank";
+  hybrid: "hybrid";
+  bm25: "bm25";
+}> = z.enum(["hybrid+rerank", "bm25+rerank", "hybrid", "bm25", "none"]);

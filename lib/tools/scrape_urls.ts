@@ -12,11 +12,28 @@ import { readAll } from "../evidence/read_all.ts";
 import { renderEvidence as renderEvidenceText } from "../rank/select.ts";
 import { countTokens } from "../rank/tokens.ts";
 import type { Page } from "../read/types.ts";
-import { defineTool } from "./spec.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
 import { EvidenceSchema, ItemErrorSchema, LinkSchema, RankingSchema } from "./schemas.ts";
 
 /** Input of `scrape_urls`. */
-export const ScrapeInput = z.strictObject({
+export const ScrapeInput: z.ZodObject<{
+  items: z.ZodArray<
+    z.ZodObject<{
+      url: z.ZodString;
+      query: z.ZodOptional<z.ZodString>;
+    }, z.core.$strict>
+  >;
+  max_tokens: z.ZodOptional<z.ZodNumber>;
+  render: z.ZodOptional<
+    z.ZodEnum<{
+      never: "never";
+      auto: "auto";
+      always: "always";
+    }>
+  >;
+  max_age: z.ZodOptional<z.ZodNumber>;
+  no_cache: z.ZodOptional<z.ZodBoolean>;
+}, z.core.$strict> = z.strictObject({
   items: z.array(z.strictObject({
     url: z.string().max(4096).describe(
       "Absolute http(s) URL (a bad URL fails its item, not the call)",
@@ -38,7 +55,60 @@ export const ScrapeInput = z.strictObject({
 });
 
 /** Output of `scrape_urls`. */
-export const ScrapeOutput = z.object({
+export const ScrapeOutput: z.ZodObject<{
+  items: z.ZodArray<
+    z.ZodObject<{
+      url: z.ZodString;
+      ok: z.ZodBoolean;
+      final_url: z.ZodOptional<z.ZodString>;
+      title: z.ZodOptional<z.ZodString>;
+      tier: z.ZodOptional<z.ZodString>;
+      published: z.ZodOptional<z.ZodString>;
+      page_tokens: z.ZodOptional<z.ZodNumber>;
+      truncated: z.ZodOptional<z.ZodBoolean>;
+      links: z.ZodOptional<
+        z.ZodArray<
+          z.ZodObject<{
+            url: z.ZodString;
+            text: z.ZodString;
+          }, z.core.$strip>
+        >
+      >;
+      error: z.ZodOptional<
+        z.ZodObject<{
+          code: z.ZodString;
+          message: z.ZodString;
+        }, z.core.$strip>
+      >;
+    }, z.core.$strip>
+  >;
+  evidence: z.ZodArray<
+    z.ZodObject<{
+      text: z.ZodString;
+      url: z.ZodString;
+      title: z.ZodString;
+      headings: z.ZodArray<z.ZodString>;
+      start: z.ZodNumber;
+      end: z.ZodNumber;
+      score: z.ZodNumber;
+      relevance: z.ZodEnum<{
+        high: "high";
+        medium: "medium";
+        low: "low";
+      }>;
+      query: z.ZodString;
+    }, z.core.$strip>
+  >;
+  ranking: z.ZodEnum<{
+    none: "none";
+    "hybrid+rerank": "hybrid+rerank";
+    "bm25+rerank": "bm25+rerank";
+    hybrid: "hybrid";
+    bm25: "bm25";
+  }>;
+  ranking_note: z.ZodOptional<z.ZodString>;
+  tokens: z.ZodNumber;
+}, z.core.$strip> = z.object({
   items: z.array(z.object({
     url: z.string(),
     ok: z.boolean(),
@@ -62,7 +132,7 @@ export const ScrapeOutput = z.object({
 });
 
 /** The tool definition. */
-export const scrapeUrlsTool = defineTool({
+export const scrapeUrlsTool: ToolSpec<typeof ScrapeInput, typeof ScrapeOutput> = defineTool({
   name: "scrape_urls",
   title: "Read pages",
   description:

@@ -6,10 +6,23 @@
 import { z } from "zod";
 import { toGleanerError } from "../errors.ts";
 import { FallbackSchema } from "./role_schemas.ts";
-import { defineTool } from "./spec.ts";
+import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** One query of a `search` call. */
-export const SearchItemInput = z.strictObject({
+export const SearchItemInput: z.ZodObject<{
+  query: z.ZodString;
+  domains: z.ZodOptional<z.ZodArray<z.ZodString>>;
+  time_range: z.ZodOptional<
+    z.ZodEnum<{
+      day: "day";
+      week: "week";
+      month: "month";
+      year: "year";
+    }>
+  >;
+  language: z.ZodOptional<z.ZodString>;
+  max_results: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strict> = z.strictObject({
   query: z.string().max(2000).describe(
     "What to search for (an empty or bad query fails its item, not the call)",
   ),
@@ -26,13 +39,37 @@ export const SearchItemInput = z.strictObject({
 });
 
 /** Input of `search`. */
-export const SearchInput = z.strictObject({
+export const SearchInput: z.ZodObject<{
+  items: z.ZodArray<
+    z.ZodObject<{
+      query: z.ZodString;
+      domains: z.ZodOptional<z.ZodArray<z.ZodString>>;
+      time_range: z.ZodOptional<
+        z.ZodEnum<{
+          day: "day";
+          week: "week";
+          month: "month";
+          year: "year";
+        }>
+      >;
+      language: z.ZodOptional<z.ZodString>;
+      max_results: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strict>
+  >;
+  no_cache: z.ZodOptional<z.ZodBoolean>;
+}, z.core.$strict> = z.strictObject({
   items: z.array(SearchItemInput).min(1).max(5).describe("One to five independent queries"),
   no_cache: z.boolean().optional().describe("Skip cached answers (up to 1 hour old)"),
 });
 
 /** One search result. */
-export const SearchResultSchema = z.object({
+export const SearchResultSchema: z.ZodObject<{
+  title: z.ZodString;
+  url: z.ZodString;
+  snippet: z.ZodString;
+  published: z.ZodOptional<z.ZodString>;
+  source: z.ZodString;
+}, z.core.$strip> = z.object({
   title: z.string(),
   url: z.string(),
   snippet: z.string(),
@@ -41,17 +78,78 @@ export const SearchResultSchema = z.object({
 });
 
 /** One upstream attempt. */
-export const AttemptSchema = z.object({
+export const AttemptSchema: z.ZodObject<{
+  backend: z.ZodString;
+  outcome: z.ZodEnum<{
+    rate_limited: "rate_limited";
+    ok: "ok";
+    empty: "empty";
+    blocked: "blocked";
+    unavailable: "unavailable";
+    invalid: "invalid";
+  }>;
+  ms: z.ZodNumber;
+}, z.core.$strip> = z.object({
   backend: z.string(),
   outcome: z.enum(["ok", "empty", "blocked", "rate_limited", "unavailable", "invalid"]),
   ms: z.number(),
 });
 
 /** A failure of one item (the others still answer). */
-export const ItemErrorSchema = z.object({ code: z.string(), message: z.string() });
+export const ItemErrorSchema: z.ZodObject<{
+  code: z.ZodString;
+  message: z.ZodString;
+}, z.core.$strip> = z.object({ code: z.string(), message: z.string() });
 
 /** Output of `search`. */
-export const SearchOutput = z.object({
+export const SearchOutput: z.ZodObject<{
+  items: z.ZodArray<
+    z.ZodObject<{
+      query: z.ZodString;
+      results: z.ZodArray<
+        z.ZodObject<{
+          title: z.ZodString;
+          url: z.ZodString;
+          snippet: z.ZodString;
+          published: z.ZodOptional<z.ZodString>;
+          source: z.ZodString;
+        }, z.core.$strip>
+      >;
+      attempts: z.ZodArray<
+        z.ZodObject<{
+          backend: z.ZodString;
+          outcome: z.ZodEnum<{
+            rate_limited: "rate_limited";
+            ok: "ok";
+            empty: "empty";
+            blocked: "blocked";
+            unavailable: "unavailable";
+            invalid: "invalid";
+          }>;
+          ms: z.ZodNumber;
+        }, z.core.$strip>
+      >;
+      provider: z.ZodOptional<z.ZodString>;
+      fallback_from: z.ZodOptional<
+        z.ZodArray<
+          z.ZodObject<{
+            provider: z.ZodString;
+            code: z.ZodString;
+            skipped: z.ZodOptional<z.ZodBoolean>;
+          }, z.core.$strip>
+        >
+      >;
+      cached: z.ZodOptional<z.ZodBoolean>;
+      age_s: z.ZodOptional<z.ZodNumber>;
+      error: z.ZodOptional<
+        z.ZodObject<{
+          code: z.ZodString;
+          message: z.ZodString;
+        }, z.core.$strip>
+      >;
+    }, z.core.$strip>
+  >;
+}, z.core.$strip> = z.object({
   items: z.array(z.object({
     query: z.string(),
     results: z.array(SearchResultSchema),
@@ -67,7 +165,7 @@ export const SearchOutput = z.object({
 });
 
 /** The tool definition. */
-export const searchTool = defineTool({
+export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = defineTool({
   name: "search",
   title: "Web search",
   description:
