@@ -256,11 +256,13 @@ Deno.test("HTTP: /v1/tools lists the declared tools; POST /v1/tools/<name> runs 
 
         const bad = await app.request("http://localhost/v1/tools/web_contents_tool", {
           method: "POST",
+          headers: { "content-type": "application/json" },
           body: JSON.stringify({ urls: [] }),
         });
         assert.equal(bad.status, 400);
         const missing = await app.request("http://localhost/v1/tools/exa_search", {
           method: "POST",
+          headers: { "content-type": "application/json" },
           body: "{}",
         });
         assert.equal(missing.status, 404, "undeclared tools have no route");
@@ -279,6 +281,7 @@ Deno.test("the search tool uses the provider order and /config never shows keys"
       fakes.setMode("brave", "ratelimit");
       const res = await app.request("http://localhost/v1/search", {
         method: "POST",
+        headers: { "content-type": "application/json" },
         body: JSON.stringify({ items: [{ query: "wal", max_results: 2 }] }),
       });
       const out = await res.json();
@@ -291,6 +294,7 @@ Deno.test("the search tool uses the provider order and /config never shows keys"
       ]);
       const again = await (await app.request("http://localhost/v1/search", {
         method: "POST",
+        headers: { "content-type": "application/json" },
         body: JSON.stringify({ items: [{ query: "wal", max_results: 2 }] }),
       })).json();
       assert.equal(again.items[0].cached, true);
