@@ -73,45 +73,7 @@ export const OriginStats: z.ZodObject<{
 export const DomainStatsOutput: z.ZodObject<{
   origins: z.ZodOptional<
     z.ZodArray<
-      z.ZodObject<{
-        origin: z.ZodString;
-        host: z.ZodString;
-        window_days: z.ZodNumber;
-        tiers: z.ZodRecord<
-          z.ZodString,
-          z.ZodObject<{
-            attempts: z.ZodNumber;
-            successes: z.ZodNumber;
-            failures: z.ZodNumber;
-            success_rate: z.ZodNullable<z.ZodNumber>;
-            consecutive_failures: z.ZodNumber;
-            skipped_until: z.ZodOptional<z.ZodString>;
-          }, z.core.$strip>
-        >;
-        last_failure: z.ZodOptional<
-          z.ZodObject<{
-            tier: z.ZodString;
-            reason: z.ZodString;
-            at: z.ZodString;
-          }, z.core.$strip>
-        >;
-        robots: z.ZodOptional<
-          z.ZodObject<{
-            state: z.ZodString;
-            checked_at: z.ZodString;
-          }, z.core.$strip>
-        >;
-        llms_txt: z.ZodOptional<
-          z.ZodObject<{
-            exists: z.ZodBoolean;
-            checked_at: z.ZodString;
-          }, z.core.$strip>
-        >;
-        attempts: z.ZodNumber;
-        successes: z.ZodNumber;
-        failures: z.ZodNumber;
-        success_rate: z.ZodNullable<z.ZodNumber>;
-      }, z.core.$strip>
+      typeof OriginStats
     >
   >;
   summary: z.ZodOptional<

@@ -10,60 +10,12 @@ import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** Output of `get_memory`. */
 export const GetMemoryOutput: z.ZodObject<{
-  memory: z.ZodObject<{
-    id: z.ZodNumber;
-    ref: z.ZodString;
-    content: z.ZodString;
-    kind: z.ZodEnum<{
-      episodic: "episodic";
-      profile: "profile";
-    }>;
-    session_id: z.ZodNullable<z.ZodString>;
-    created_at: z.ZodString;
-    updated_at: z.ZodString;
-    recall_count: z.ZodNumber;
-    last_recalled_at: z.ZodNullable<z.ZodString>;
-    superseded_by: z.ZodNullable<z.ZodNumber>;
-    tokens: z.ZodNumber;
-    embedding_model: z.ZodNullable<z.ZodString>;
-  }, z.core.$strip>;
+  memory: typeof MemorySchema;
   history: z.ZodArray<
-    z.ZodObject<{
-      id: z.ZodNumber;
-      ref: z.ZodString;
-      content: z.ZodString;
-      kind: z.ZodEnum<{
-        episodic: "episodic";
-        profile: "profile";
-      }>;
-      session_id: z.ZodNullable<z.ZodString>;
-      created_at: z.ZodString;
-      updated_at: z.ZodString;
-      recall_count: z.ZodNumber;
-      last_recalled_at: z.ZodNullable<z.ZodString>;
-      superseded_by: z.ZodNullable<z.ZodNumber>;
-      tokens: z.ZodNumber;
-      embedding_model: z.ZodNullable<z.ZodString>;
-    }, z.core.$strip>
+    typeof MemorySchema
   >;
   notices: z.ZodArray<
-    z.ZodObject<{
-      code: z.ZodEnum<{
-        duplicate: "duplicate";
-        similar_to: "similar_to";
-        consider_splitting: "consider_splitting";
-        reembedding: "reembedding";
-        no_embedder: "no_embedder";
-        budget: "budget";
-      }>;
-      message: z.ZodString;
-      index: z.ZodOptional<z.ZodNumber>;
-      ref: z.ZodOptional<z.ZodString>;
-      similarity: z.ZodOptional<z.ZodNumber>;
-      done: z.ZodOptional<z.ZodNumber>;
-      total: z.ZodOptional<z.ZodNumber>;
-      eta_seconds: z.ZodOptional<z.ZodNumber>;
-    }, z.core.$strip>
+    typeof MemoryNoticeSchema
   >;
 }, z.core.$strip> = z.object({
   memory: MemorySchema,

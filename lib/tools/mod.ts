@@ -84,3 +84,8 @@ export {
   UpdateMemoryInput as UpdateMemoryInputSchema,
   UpdateMemoryOutput,
 } from "./update_memory.ts";
+export { EvidenceSchema, RankingSchema } from "./schemas.ts";
+export { AttemptSchema, SearchItemInput, SearchResultSchema } from "./search.ts";
+export { FallbackSchema } from "./role_schemas.ts";
+export { MemoryNoticeSchema, MemorySchema } from "./memory_schemas.ts";
+export { OriginStats } from "./domain_stats.ts";

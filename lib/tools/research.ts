@@ -49,21 +49,7 @@ export const ResearchInput: z.ZodObject<{
 export const ResearchOutput: z.ZodObject<{
   query: z.ZodString;
   evidence: z.ZodArray<
-    z.ZodObject<{
-      text: z.ZodString;
-      url: z.ZodString;
-      title: z.ZodString;
-      headings: z.ZodArray<z.ZodString>;
-      start: z.ZodNumber;
-      end: z.ZodNumber;
-      score: z.ZodNumber;
-      relevance: z.ZodEnum<{
-        high: "high";
-        medium: "medium";
-        low: "low";
-      }>;
-      query: z.ZodString;
-    }, z.core.$strip>
+    typeof EvidenceSchema
   >;
   sources: z.ZodArray<
     z.ZodObject<{
@@ -80,26 +66,9 @@ export const ResearchOutput: z.ZodObject<{
     }, z.core.$strip>
   >;
   attempts: z.ZodArray<
-    z.ZodObject<{
-      backend: z.ZodString;
-      outcome: z.ZodEnum<{
-        rate_limited: "rate_limited";
-        ok: "ok";
-        empty: "empty";
-        blocked: "blocked";
-        unavailable: "unavailable";
-        invalid: "invalid";
-      }>;
-      ms: z.ZodNumber;
-    }, z.core.$strip>
+    typeof AttemptSchema
   >;
-  ranking: z.ZodEnum<{
-    none: "none";
-    "hybrid+rerank": "hybrid+rerank";
-    "bm25+rerank": "bm25+rerank";
-    hybrid: "hybrid";
-    bm25: "bm25";
-  }>;
+  ranking: typeof RankingSchema;
   ranking_note: z.ZodOptional<z.ZodString>;
   tokens: z.ZodNumber;
   page_tokens: z.ZodNumber;

@@ -50,23 +50,7 @@ export const SaveMemoriesOutput: z.ZodObject<{
   saved: z.ZodNumber;
   duplicates: z.ZodNumber;
   notices: z.ZodArray<
-    z.ZodObject<{
-      code: z.ZodEnum<{
-        duplicate: "duplicate";
-        similar_to: "similar_to";
-        consider_splitting: "consider_splitting";
-        reembedding: "reembedding";
-        no_embedder: "no_embedder";
-        budget: "budget";
-      }>;
-      message: z.ZodString;
-      index: z.ZodOptional<z.ZodNumber>;
-      ref: z.ZodOptional<z.ZodString>;
-      similarity: z.ZodOptional<z.ZodNumber>;
-      done: z.ZodOptional<z.ZodNumber>;
-      total: z.ZodOptional<z.ZodNumber>;
-      eta_seconds: z.ZodOptional<z.ZodNumber>;
-    }, z.core.$strip>
+    typeof MemoryNoticeSchema
   >;
 }, z.core.$strip> = z.object({
   results: z.array(z.object({

@@ -83,29 +83,9 @@ export const ScrapeOutput: z.ZodObject<{
     }, z.core.$strip>
   >;
   evidence: z.ZodArray<
-    z.ZodObject<{
-      text: z.ZodString;
-      url: z.ZodString;
-      title: z.ZodString;
-      headings: z.ZodArray<z.ZodString>;
-      start: z.ZodNumber;
-      end: z.ZodNumber;
-      score: z.ZodNumber;
-      relevance: z.ZodEnum<{
-        high: "high";
-        medium: "medium";
-        low: "low";
-      }>;
-      query: z.ZodString;
-    }, z.core.$strip>
+    typeof EvidenceSchema
   >;
-  ranking: z.ZodEnum<{
-    none: "none";
-    "hybrid+rerank": "hybrid+rerank";
-    "bm25+rerank": "bm25+rerank";
-    hybrid: "hybrid";
-    bm25: "bm25";
-  }>;
+  ranking: typeof RankingSchema;
   ranking_note: z.ZodOptional<z.ZodString>;
   tokens: z.ZodNumber;
 }, z.core.$strip> = z.object({

@@ -41,20 +41,7 @@ export const SearchItemInput: z.ZodObject<{
 /** Input of `search`. */
 export const SearchInput: z.ZodObject<{
   items: z.ZodArray<
-    z.ZodObject<{
-      query: z.ZodString;
-      domains: z.ZodOptional<z.ZodArray<z.ZodString>>;
-      time_range: z.ZodOptional<
-        z.ZodEnum<{
-          day: "day";
-          week: "week";
-          month: "month";
-          year: "year";
-        }>
-      >;
-      language: z.ZodOptional<z.ZodString>;
-      max_results: z.ZodDefault<z.ZodNumber>;
-    }, z.core.$strict>
+    typeof SearchItemInput
   >;
   no_cache: z.ZodOptional<z.ZodBoolean>;
 }, z.core.$strict> = z.strictObject({
@@ -107,36 +94,15 @@ export const SearchOutput: z.ZodObject<{
     z.ZodObject<{
       query: z.ZodString;
       results: z.ZodArray<
-        z.ZodObject<{
-          title: z.ZodString;
-          url: z.ZodString;
-          snippet: z.ZodString;
-          published: z.ZodOptional<z.ZodString>;
-          source: z.ZodString;
-        }, z.core.$strip>
+        typeof SearchResultSchema
       >;
       attempts: z.ZodArray<
-        z.ZodObject<{
-          backend: z.ZodString;
-          outcome: z.ZodEnum<{
-            rate_limited: "rate_limited";
-            ok: "ok";
-            empty: "empty";
-            blocked: "blocked";
-            unavailable: "unavailable";
-            invalid: "invalid";
-          }>;
-          ms: z.ZodNumber;
-        }, z.core.$strip>
+        typeof AttemptSchema
       >;
       provider: z.ZodOptional<z.ZodString>;
       fallback_from: z.ZodOptional<
         z.ZodArray<
-          z.ZodObject<{
-            provider: z.ZodString;
-            code: z.ZodString;
-            skipped: z.ZodOptional<z.ZodBoolean>;
-          }, z.core.$strip>
+          typeof FallbackSchema
         >
       >;
       cached: z.ZodOptional<z.ZodBoolean>;
