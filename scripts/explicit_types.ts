@@ -105,3 +105,42 @@ for (const [file, list] of byFile) {
   await Deno.writeTextFile(file, text);
   log(`annotated ${rel}: ${list.length}`);
 }
+
+// Second pass: where an annotation spells out the type of another exported schema
+// that is in scope (imported or defined in the same file), name it instead
+// (`typeof MemorySchema`), so a shared schema's type is written once.
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const spelled = (type: string) =>
+  new RegExp(type.match(/\w+|[^\s\w]/g)!.map(escapeRe).join("\\s*"), "g");
+const toolFiles: string[] = [];
+for await (const entry of Deno.readDir(`${root}/lib/tools`)) {
+  if (entry.name.endsWith(".ts")) toolFiles.push(`${root}/lib/tools/${entry.name}`);
+}
+const shared: { name: string; file: string; type: string }[] = [];
+for (const file of toolFiles) {
+  const text = await Deno.readTextFile(file);
+  for (
+    const m of text.matchAll(/export const ([A-Z]\w*): (z\.Zod(?:Object|Enum)<[\s\S]*?>) = z\./g)
+  ) {
+    if (m[2].length > 80) shared.push({ name: m[1], file, type: m[2] });
+  }
+}
+shared.sort((a, b) => b.type.length - a.type.length);
+for (const file of toolFiles) {
+  let text = await Deno.readTextFile(file);
+  const before = text;
+  for (const { name, file: home, type } of shared) {
+    const own = `export const ${name}: `;
+    const rest = text.replace(own + type, "");
+    if (home !== file && !new RegExp(`\\b${name}\\b`).test(rest)) continue;
+    text = text.replace(
+      spelled(type),
+      (match, offset: number) =>
+        home === file && text.slice(offset - own.length, offset) === own ? match : `typeof ${name}`,
+    );
+  }
+  if (text !== before) {
+    await Deno.writeTextFile(file, text);
+    log(`named shared schemas in ${file.slice(root.length + 1)}`);
+  }
+}
