@@ -26,6 +26,7 @@
 // short commands answer without loading extraction, ranking or the store.
 import { parseArgs } from "node:util";
 import { GleanerError, toGleanerError } from "./lib/errors.ts";
+import type { Gleaner } from "./lib/gleaner.ts";
 import type { AnyToolSpec } from "./lib/tools/spec.ts";
 import { VERSION } from "./lib/version.ts";
 
@@ -162,16 +163,26 @@ async function main(args: string[]): Promise<number> {
     return report.ok ? 0 : 1;
   }
 
-  const { createGleanerFromConfig } = await import("./lib/gleaner.ts");
-  const { initTelemetry } = await import("./lib/telemetry/mod.ts");
-  await initTelemetry();
-  const gleaner = createGleanerFromConfig(config);
+  // Created on first use: `mcp` answers `tools/list` before loading the
+  // reader, ranker and store (the server then warms up in the background).
+  let created: Promise<Gleaner> | undefined;
+  const getGleaner = () =>
+    created ??= (async () => {
+      const [{ createGleanerFromConfig }, { initTelemetry }] = await Promise.all([
+        import("./lib/gleaner.ts"),
+        import("./lib/telemetry/mod.ts"),
+      ]);
+      await initTelemetry();
+      return createGleanerFromConfig(config);
+    })();
   try {
     switch (command) {
       case "mcp": {
-        const { serveStdio } = await import("./mcp/stdio.ts");
-        const { toolsFor } = await import("./lib/tools/presentations.ts");
-        await serveStdio(gleaner, { tools: toolsFor(config) });
+        const [{ serveStdio }, { toolsFor }] = await Promise.all([
+          import("./mcp/stdio.ts"),
+          import("./lib/tools/presentations.ts"),
+        ]);
+        await serveStdio(getGleaner, { tools: toolsFor(config) });
         return 0;
       }
       case "serve": {
@@ -181,6 +192,7 @@ async function main(args: string[]): Promise<number> {
           Deno.addSignalListener(signal, () => controller.abort());
         }
         const { toolsFor } = await import("./lib/tools/presentations.ts");
+        const gleaner = await getGleaner();
         let server;
         try {
           server = serveHttp(gleaner, {
@@ -210,6 +222,7 @@ async function main(args: string[]): Promise<number> {
       case "domains":
         return await runTool("domain_stats", rest[0] ? { domain: rest[0] } : {}, values.json);
       case "setup": {
+        const gleaner = await getGleaner();
         const embedder = await gleaner.embedder();
         const expander = await gleaner.expander();
         print(
@@ -226,7 +239,7 @@ async function main(args: string[]): Promise<number> {
         throw new UsageError(`unknown command: ${command}`);
     }
   } finally {
-    await gleaner.close();
+    if (created) await (await created.catch(() => undefined))?.close();
   }
 
   async function runTool(name: string, input: unknown, json?: boolean): Promise<number> {
@@ -238,7 +251,7 @@ async function main(args: string[]): Promise<number> {
     if (!tool) throw new Error(`tool ${name} is not available`);
     let output;
     try {
-      output = await callTool(tool, gleaner, input);
+      output = await callTool(tool, await getGleaner(), input);
     } catch (error) {
       if (!(error instanceof GleanerError) || error.code !== "invalid_arguments") throw error;
       printError(`invalid_arguments: ${error.message}`);

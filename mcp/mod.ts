@@ -11,6 +11,7 @@
  *
  * @module
  */
-export { createMcpServer, ERROR_META_KEY, toolDefinition } from "./server.ts";
+export { createMcpServer, ERROR_META_KEY, type GleanerSource, toolDefinition } from "./server.ts";
+export { ToolServer, type ToolServerOptions } from "./tool_server.ts";
 export { LineTransport, MAX_LINE_BYTES, serveStdio, type StdioOptions } from "./stdio.ts";
 export { handleMcpRequest } from "./http.ts";

@@ -8,7 +8,6 @@
  *
  * @module
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   type CallToolRequest,
@@ -26,9 +25,10 @@ import { callTool } from "../lib/api.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { toGleanerError } from "../lib/errors.ts";
 import { getGleanerLogger } from "../lib/log.ts";
-import type { AnyToolSpec, Progress } from "../lib/tools/spec.ts";
+import { type AnyToolSpec, preloadHandler, type Progress } from "../lib/tools/spec.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { VERSION } from "../lib/version.ts";
+import { ToolServer } from "./tool_server.ts";
 
 const log = getGleanerLogger("mcp");
 
@@ -59,6 +59,18 @@ export function toolDefinition(tool: AnyToolSpec): Tool {
 }
 
 /**
+ * What tool calls run on: a Gleaner, or a function that creates one on first
+ * use. With a function, the server answers `initialize` and `tools/list`
+ * without loading the reader, ranker or store, then creates the Gleaner and
+ * loads the tool handlers in the background, so the first call finds them
+ * ready.
+ */
+export type GleanerSource = Gleaner | (() => Promise<Gleaner>);
+
+/** Delay between answering the first `tools/list` and warming up. */
+const WARM_UP_DELAY_MS = 25;
+
+/**
  * Creates an MCP server exposing every tool (or the given list).
  * Results carry `structuredContent` (the JSON) and a compact text for the model.
  * Failures, invalid arguments included, come back as tool errors
@@ -77,18 +89,27 @@ export function toolDefinition(tool: AnyToolSpec): Tool {
  * ```
  */
 export function createMcpServer(
-  gleaner: Gleaner,
+  gleaner: GleanerSource,
   tools: readonly AnyToolSpec[] = TOOLS,
-): Server {
+): ToolServer {
   // `tools: {}` without `listChanged`: the list is fixed for the server's lifetime.
-  const server = new Server(
+  const server = new ToolServer(
     { name: "gleaner", title: "Gleaner", version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const listed = tools.map(toolDefinition);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  const resolve = typeof gleaner === "function" ? gleaner : () => Promise.resolve(gleaner);
+  let warmed = typeof gleaner !== "function";
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    if (!warmed) {
+      warmed = true;
+      // After the answer is written: module loading must not delay it.
+      setTimeout(() => warmUp(resolve, tools), WARM_UP_DELAY_MS);
+    }
+    return { tools: listed };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (
     request: CallToolRequest,
     extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
@@ -105,7 +126,7 @@ export function createMcpServer(
       }).catch((error: unknown) => log.debug("progress notification failed: {error}", { error }));
     };
     try {
-      const output = await callTool(tool, gleaner, request.params.arguments ?? {}, {
+      const output = await callTool(tool, await resolve(), request.params.arguments ?? {}, {
         signal: extra.signal,
         progress,
       });
@@ -126,4 +147,11 @@ export function createMcpServer(
     }
   });
   return server;
+}
+
+/** Creates the Gleaner and loads every tool handler; failures surface on the first call. */
+function warmUp(resolve: () => Promise<Gleaner>, tools: readonly AnyToolSpec[]): void {
+  Promise.all([resolve(), ...tools.map(preloadHandler)]).catch((error: unknown) =>
+    log.debug("warm-up failed (the first call will retry): {error}", { error })
+  );
 }

@@ -11,10 +11,10 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { GleanerError } from "../lib/errors.ts";
-import type { Gleaner } from "../lib/gleaner.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
-import { createMcpServer } from "./server.ts";
+import { TOOLS } from "../lib/tools/mod.ts";
+import { createMcpServer, type GleanerSource } from "./server.ts";
 
 /** Largest JSON-RPC line accepted on stdin (4 MiB, as for HTTP request bodies). */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -202,7 +202,10 @@ function asError(error: unknown): Error {
 
 /** Options of {@link serveStdio}. */
 export interface StdioOptions {
-  /** Tools served (default: every tool). */
+  /**
+   * Tools served (default: those of the Gleaner's `search.presentation`, or
+   * every tool when the Gleaner is created lazily).
+   */
   tools?: readonly AnyToolSpec[];
   /** Input stream (default: `Deno.stdin.readable`). */
   input?: ReadableStream<Uint8Array>;
@@ -224,8 +227,13 @@ export interface StdioOptions {
  * await serveStdio(await createGleaner());
  * ```
  */
-export async function serveStdio(gleaner: Gleaner, options: StdioOptions = {}): Promise<void> {
-  const server = createMcpServer(gleaner, options.tools ?? toolsFor(gleaner.config));
+export async function serveStdio(
+  gleaner: GleanerSource,
+  options: StdioOptions = {},
+): Promise<void> {
+  const tools = options.tools ??
+    (typeof gleaner === "function" ? TOOLS : toolsFor(gleaner.config));
+  const server = createMcpServer(gleaner, tools);
   const transport = new LineTransport(
     options.input ?? Deno.stdin.readable,
     options.output ?? Deno.stdout.writable,

@@ -6,6 +6,9 @@
  */
 import { bm25Rank } from "../rank/bm25.ts";
 import { countTokens } from "../rank/tokens.ts";
+import { renderLink } from "../rank/render.ts";
+
+export { renderLink };
 import type { PageLink } from "../read/types.ts";
 
 /**
@@ -73,11 +76,6 @@ export function worthFollowing(link: PageLink): boolean {
     return false;
   }
   return true;
-}
-
-/** The line a link takes in the text for the model. */
-export function renderLink(link: PageLink): string {
-  return `- ${link.text.replace(/\s+/g, " ").trim()}: ${link.url}`;
 }
 
 function siteOf(url: string): string {

@@ -10,6 +10,9 @@ import { chunkMarkdown, type Unit } from "./chunk.ts";
 import { cosine, dedupe, jaccard, tokenSet } from "./dedupe.ts";
 import { type Relevance, relevanceOf } from "./fusion.ts";
 import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "./tokens.ts";
+import { headingLine, renderEvidence, sourceHeader } from "./render.ts";
+
+export { renderEvidence };
 
 /** The page a candidate unit comes from. */
 export interface EvidenceSource {
@@ -106,54 +109,6 @@ interface Pick {
 }
 
 const TOP_UP_TRIES = 12;
-
-function oneLine(s: string): string {
-  return s.replace(/\s+/g, " ").trim();
-}
-
-function sourceHeader(title: string, url: string): string {
-  return `## ${oneLine(title) || url}\n${url}\n`;
-}
-
-function headingLine(headings: string[]): string {
-  return headings.length ? `> ${headings.map(oneLine).join(" > ")}\n` : "";
-}
-
-/**
- * The compact text for the model: sources in order of first appearance, the
- * URL once per source, each passage under its heading path (not repeated when
- * unchanged).
- *
- * @example
- * ```ts
- * import { renderEvidence } from "./select.ts";
- * const text = renderEvidence([{
- *   text: "Tides rise twice a day.", url: "https://example.com/t", title: "Tides",
- *   headings: ["Basics"], start: 0, end: 23, score: 1, relevance: "high", query: "tides",
- * }]);
- * console.assert(text === "## Tides\nhttps://example.com/t\n\n> Basics\nTides rise twice a day.\n");
- * ```
- */
-export function renderEvidence(items: readonly EvidenceItem[]): string {
-  const bySource = new Map<string, EvidenceItem[]>();
-  for (const item of items) {
-    const list = bySource.get(item.url);
-    if (list) list.push(item);
-    else bySource.set(item.url, [item]);
-  }
-  const blocks: string[] = [];
-  for (const [url, list] of bySource) {
-    let block = sourceHeader(list[0].title, url);
-    let last = "";
-    for (const item of list) {
-      const heading = headingLine(item.headings);
-      block += `\n${heading === last ? "" : heading}${item.text}\n`;
-      last = heading;
-    }
-    blocks.push(block);
-  }
-  return blocks.join("\n");
-}
 
 function unitKey(c: Candidate): string {
   return `${c.source.url}#${c.unit.start}:${c.unit.end}`;

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { parseHTML } from "linkedom";
 import type { Config } from "../config.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
@@ -17,7 +16,7 @@ import {
   type SearchRequest,
   type TimeRange,
 } from "./types.ts";
-import { cleanText, fetchUpstream, safeEndpoint, toIsoDate } from "./upstream.ts";
+import { fetchUpstream, safeEndpoint } from "./upstream.ts";
 
 const log = getGleanerLogger("search", "duckduckgo");
 
@@ -140,135 +139,6 @@ function isDuckDuckGoHost(host: string): boolean {
   return lower === "duckduckgo.com" || lower.endsWith(".duckduckgo.com");
 }
 
-/** The few DOM members the parsers use (Deno's default lib has no DOM types). */
-interface El {
-  querySelector(selector: string): El | null;
-  querySelectorAll(selector: string): Iterable<El>;
-  getAttribute(name: string): string | null;
-  closest(selector: string): El | null;
-  readonly classList: { contains(token: string): boolean };
-  readonly nextElementSibling: El | null;
-  readonly textContent: string | null;
-}
-
-/** A parsed document. */
-interface Doc extends El {
-  readonly body: El | null;
-  readonly documentElement: El | null;
-}
-
-function parseDocument(html: string): Doc {
-  return (parseHTML(html) as unknown as { document: Doc }).document;
-}
-
-/** True when the document is DuckDuckGo's bot challenge ("anomaly") page. */
-function isChallenge(document: Doc, hasResults: boolean): boolean {
-  if (
-    document.querySelector("#challenge-form, [class*='anomaly-modal'], form[action*='anomaly']")
-  ) {
-    return true;
-  }
-  if (hasResults) return false;
-  const text = cleanText(document.body?.textContent ?? document.documentElement?.textContent);
-  return /bots use duckduckgo too/i.test(text);
-}
-
-/** True when the document has DuckDuckGo's search form (a real result page). */
-function hasSearchForm(document: Doc): boolean {
-  return document.querySelector("form input[name='q']") !== null;
-}
-
-/**
- * Parses a DuckDuckGo HTML result page (`div.result` blocks, `a.result__a`
- * titles, `.result__snippet`), dropping ads.
- *
- * @example
- * ```ts
- * import { parseDuckDuckGoHtml } from "./duckduckgo.ts";
- * const page = parseDuckDuckGoHtml(`<form><input name="q"></form><div class="result">
- *   <a class="result__a" href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fdeno.com%2F">Deno</a>
- *   <a class="result__snippet">A runtime</a></div>`);
- * console.assert(page.kind === "results" && page.hits[0].url === "https://deno.com/");
- * ```
- */
-export function parseDuckDuckGoHtml(html: string): DuckDuckGoPage {
-  const document = parseDocument(html);
-  const hits: SearchHit[] = [];
-  let blocks = 0;
-  let ads = 0;
-  for (const block of document.querySelectorAll("div.result")) {
-    blocks++;
-    if (block.classList.contains("result--ad")) {
-      ads++;
-      continue;
-    }
-    const link = block.querySelector("a.result__a");
-    if (!link) continue;
-    const url = unwrapDuckDuckGoUrl(link.getAttribute("href"));
-    if (!url) continue;
-    const title = cleanText(link.textContent);
-    const snippet = cleanText(block.querySelector(".result__snippet")?.textContent);
-    const published = htmlPublished(block);
-    hits.push(toHit(title, url, snippet, published));
-  }
-  if (isChallenge(document, hits.length > 0)) return { kind: "blocked" };
-  if (hits.length > 0) return { kind: "results", hits };
-  if (document.querySelector(".no-results, .result--no-result")) return { kind: "empty" };
-  if (blocks > 0 && blocks === ads) return { kind: "empty" };
-  return blocks === 0 && hasSearchForm(document) && document.querySelector("#links, .serp__results")
-    ? { kind: "empty" }
-    : { kind: "unrecognised" };
-}
-
-function htmlPublished(block: El): string | undefined {
-  const stamp = block.querySelector(".result__timestamp");
-  if (stamp) return toIsoDate(cleanText(stamp.textContent));
-  for (const span of block.querySelectorAll(".result__extras__url span")) {
-    const text = cleanText(span.textContent);
-    if (/^\d{4}-\d{2}-\d{2}/.test(text)) return toIsoDate(text);
-  }
-  return undefined;
-}
-
-/**
- * Parses a DuckDuckGo lite result page: a table whose rows hold
- * `a.result-link` and, below it, `td.result-snippet`. Sponsored rows are
- * dropped.
- *
- * @example
- * ```ts
- * import { parseDuckDuckGoLite } from "./duckduckgo.ts";
- * const page = parseDuckDuckGoLite(`<table><tr><td><a class="result-link"
- *   href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fdeno.com%2F">Deno</a></td></tr>
- *   <tr><td class="result-snippet">A runtime</td></tr></table>`);
- * console.assert(page.kind === "results" && page.hits[0].snippet === "A runtime");
- * ```
- */
-export function parseDuckDuckGoLite(html: string): DuckDuckGoPage {
-  const document = parseDocument(html);
-  const hits: SearchHit[] = [];
-  for (const link of document.querySelectorAll("a.result-link")) {
-    const row = link.closest("tr");
-    if (row?.classList.contains("result-sponsored")) continue;
-    const url = unwrapDuckDuckGoUrl(link.getAttribute("href"));
-    if (!url) continue;
-    let snippet = "";
-    let published: string | undefined;
-    for (let next = row?.nextElementSibling; next; next = next.nextElementSibling) {
-      if (next.querySelector("a.result-link")) break;
-      const cell = next.querySelector("td.result-snippet");
-      if (cell && !snippet) snippet = cleanText(cell.textContent);
-      const stamp = next.querySelector(".timestamp");
-      if (stamp && !published) published = toIsoDate(cleanText(stamp.textContent));
-    }
-    const title = cleanText(link.textContent);
-    hits.push(toHit(title, url, snippet, published));
-  }
-  if (isChallenge(document, hits.length > 0)) return { kind: "blocked" };
-  if (hits.length > 0) return { kind: "results", hits };
-  return hasSearchForm(document) ? { kind: "empty" } : { kind: "unrecognised" };
-}
-
 /** Settings the DuckDuckGo backend reads. */
 export type DuckDuckGoSettings = Pick<
   Config["search"],
@@ -291,8 +161,8 @@ export type DuckDuckGoSettings = Pick<
  */
 export function createDuckDuckGoBackend(settings: DuckDuckGoSettings): SearchBackend {
   const pages = [
-    { kind: "html" as const, url: settings.duckduckgo_html_url, parse: parseDuckDuckGoHtml },
-    { kind: "lite" as const, url: settings.duckduckgo_lite_url, parse: parseDuckDuckGoLite },
+    { kind: "html" as const, url: settings.duckduckgo_html_url },
+    { kind: "lite" as const, url: settings.duckduckgo_lite_url },
   ];
 
   async function askPage(
@@ -340,7 +210,10 @@ export function createDuckDuckGoBackend(settings: DuckDuckGoSettings): SearchBac
         details,
       });
     }
-    const parsed = page.parse(res.text());
+    // The HTML parser loads with the first answer, not with the server.
+    const { parseDuckDuckGoHtml, parseDuckDuckGoLite } = await import("./duckduckgo_parse.ts");
+    const html = res.text();
+    const parsed = page.kind === "html" ? parseDuckDuckGoHtml(html) : parseDuckDuckGoLite(html);
     switch (parsed.kind) {
       case "results":
         return parsed.hits;
@@ -381,21 +254,5 @@ export function createDuckDuckGoBackend(settings: DuckDuckGoSettings): SearchBac
           both.find((e) => e.outcome === "rate_limited") ?? error;
       }
     },
-  };
-}
-
-/** One DuckDuckGo result as a {@link SearchHit}. */
-function toHit(
-  title: string,
-  url: string,
-  snippet: string,
-  published: string | undefined,
-): SearchHit {
-  return {
-    title: title || url,
-    url,
-    snippet,
-    ...(published ? { published } : {}),
-    source: DUCKDUCKGO,
   };
 }

@@ -6,12 +6,8 @@ import {
   type FakeUpstreams,
   withFakeUpstreams,
 } from "../../tests/fixtures/upstreams.ts";
-import {
-  createDuckDuckGoBackend,
-  duckduckgoRegion,
-  parseDuckDuckGoHtml,
-  unwrapDuckDuckGoUrl,
-} from "./duckduckgo.ts";
+import { createDuckDuckGoBackend, duckduckgoRegion, unwrapDuckDuckGoUrl } from "./duckduckgo.ts";
+import { parseDuckDuckGoHtml } from "./duckduckgo_parse.ts";
 import { SearchFailure } from "./types.ts";
 
 const withFakes = withFakeUpstreams;

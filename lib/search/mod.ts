@@ -26,10 +26,9 @@ export {
   type DuckDuckGoPage,
   duckduckgoRegion,
   type DuckDuckGoSettings,
-  parseDuckDuckGoHtml,
-  parseDuckDuckGoLite,
   unwrapDuckDuckGoUrl,
 } from "./duckduckgo.ts";
+export { parseDuckDuckGoHtml, parseDuckDuckGoLite } from "./duckduckgo_parse.ts";
 export {
   createSearxngBackend,
   parseSearxngJson,

@@ -5,9 +5,8 @@
  * @module
  */
 import { z } from "zod";
-import { crawlSite } from "../crawl/mod.ts";
 import { ItemErrorSchema } from "./schemas.ts";
-import { defineTool, type ToolSpec } from "./spec.ts";
+import { defineTool, lazyHandler, type ToolSpec } from "./spec.ts";
 
 /** Output of `crawl_site`. */
 export const CrawlOutput: z.ZodObject<{
@@ -67,17 +66,20 @@ export const crawlSiteTool: ToolSpec<
   http: { path: "/v1/crawl" },
   readOnly: true,
   openWorld: true,
-  handler: async (input, { gleaner, signal, progress }) => {
-    return await crawlSite(
-      {
-        config: gleaner.config,
-        fetcher: gleaner.fetcher,
-        reader: gleaner.reader,
-        cache: gleaner.store.cache,
-      },
-      { ...input, signal, progress },
-    );
-  },
+  // The crawler loads on the first call.
+  handler: lazyHandler(() =>
+    import("../crawl/mod.ts").then(({ crawlSite }) => (input, { gleaner, signal, progress }) =>
+      crawlSite(
+        {
+          config: gleaner.config,
+          fetcher: gleaner.fetcher,
+          reader: gleaner.reader,
+          cache: gleaner.store.cache,
+        },
+        { ...input, signal, progress },
+      )
+    )
+  ),
   render: (out) => {
     const lines = out.pages.map((p) => `- ${p.title || p.url}\n  ${p.url}\n  ${p.snippet}`);
     for (const f of out.failed) lines.push(`! ${f.url}: ${f.code}`);

@@ -36,6 +36,9 @@ export {
 export {
   type AnyToolSpec,
   defineTool,
+  type LazyHandler,
+  lazyHandler,
+  preloadHandler,
   type Progress,
   type ToolContext,
   type ToolSpec,

@@ -6,14 +6,10 @@
  * @module
  */
 import { z } from "zod";
-import { readAll } from "../evidence/read_all.ts";
-import { gatherEvidence } from "../evidence/gather.ts";
-import { canonicalKey, pickPages } from "../evidence/pick.ts";
-import { renderEvidence } from "../rank/select.ts";
-import type { Page } from "../read/types.ts";
+import { renderEvidence } from "../rank/render.ts";
 import { AttemptSchema } from "./search.ts";
 import { EvidenceSchema, ItemErrorSchema, RankingSchema } from "./schemas.ts";
-import { defineTool, type ToolSpec } from "./spec.ts";
+import { defineTool, lazyHandler, type ToolSpec } from "./spec.ts";
 
 /** Input of `research`. */
 export const ResearchInput: z.ZodObject<{
@@ -103,79 +99,7 @@ export const researchTool: ToolSpec<typeof ResearchInput, typeof ResearchOutput>
   http: { path: "/v1/research" },
   readOnly: true,
   openWorld: true,
-  handler: async (input, { gleaner, signal, progress }) => {
-    const { config } = gleaner;
-    const maxTokens = input.max_tokens ?? config.rank.max_tokens;
-    const total = input.max_pages + 2;
-    progress?.({ progress: 0, total, message: "searching" });
-    const { results, attempts } = await gleaner.search.search({
-      query: input.query,
-      max_results: input.max_results,
-      domains: input.domains,
-      time_range: input.time_range,
-      language: input.language,
-      signal,
-    });
-    const perDomain = input.domains?.length ? Infinity : 2;
-    const candidates = pickPages(results.map((r) => r.url), perDomain);
-    progress?.({
-      progress: 1,
-      total,
-      message: `found ${results.length} results, reading ${
-        Math.min(candidates.length, input.max_pages)
-      } pages`,
-    });
-
-    const pages: Page[] = [];
-    const failed: { url: string; code: string; message: string }[] = [];
-    const seen = new Set<string>();
-    let next = 0;
-    let done = 0;
-    // Read in rounds: a page that fails is replaced by the next candidate.
-    while (pages.length < input.max_pages && next < candidates.length) {
-      const batch = candidates.slice(next, next + (input.max_pages - pages.length));
-      next += batch.length;
-      const reads = await readAll(gleaner.reader, batch, (url) => ({ url }), {
-        concurrency: config.read.concurrency,
-        signal,
-        onRead: (url) =>
-          progress?.({
-            progress: 1 + Math.min(++done, input.max_pages),
-            total,
-            message: `read ${url}`,
-          }),
-      });
-      for (const read of reads) {
-        if (read.page) {
-          const key = canonicalKey(read.page.canonical ?? read.page.finalUrl);
-          if (seen.has(key)) continue;
-          seen.add(key);
-          pages.push(read.page);
-        } else failed.push({ url: read.item, code: read.error.code, message: read.error.message });
-      }
-    }
-    const packet = await gatherEvidence({
-      reads: pages.map((page) => ({ page, query: input.query })),
-      maxTokens,
-      rank: config.rank,
-      embeddingCache: gleaner.store.embeddings,
-      expander: await gleaner.expander(),
-      embedder: pages.length ? await gleaner.embedder() : undefined,
-      signal,
-    });
-    progress?.({ progress: total, total, message: "ranked" });
-    return {
-      query: input.query,
-      evidence: packet.items,
-      sources: pages.map((p) => ({ url: p.finalUrl, title: p.title, tier: p.tier })),
-      failed,
-      attempts,
-      ranking: pages.length ? packet.ranking : "none",
-      ...(packet.rerankError ? { ranking_note: packet.rerankError } : {}),
-      tokens: packet.tokens,
-      page_tokens: packet.pageTokens,
-    };
-  },
+  handler: lazyHandler(() => import("./handlers/research.ts").then((m) => m.research)),
   render: (out) => {
     const parts = [out.evidence.length ? renderEvidence(out.evidence) : "(no passage matched)"];
     for (const f of out.failed) parts.push(`! ${f.url}: ${f.code}: ${f.message}`);

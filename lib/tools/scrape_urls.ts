@@ -6,13 +6,8 @@
  * @module
  */
 import { z } from "zod";
-import { gatherEvidence, isWholePageQuery } from "../evidence/gather.ts";
-import { relatedLinks, renderLink } from "../evidence/links.ts";
-import { readAll } from "../evidence/read_all.ts";
-import { renderEvidence as renderEvidenceText } from "../rank/select.ts";
-import { countTokens } from "../rank/tokens.ts";
-import type { Page } from "../read/types.ts";
-import { defineTool, type ToolSpec } from "./spec.ts";
+import { renderEvidence as renderEvidenceText, renderLink } from "../rank/render.ts";
+import { defineTool, lazyHandler, type ToolSpec } from "./spec.ts";
 import { EvidenceSchema, ItemErrorSchema, LinkSchema, RankingSchema } from "./schemas.ts";
 
 /** Input of `scrape_urls`. */
@@ -122,77 +117,7 @@ export const scrapeUrlsTool: ToolSpec<typeof ScrapeInput, typeof ScrapeOutput> =
   http: { path: "/v1/scrape" },
   readOnly: true,
   openWorld: true,
-  handler: async (input, { gleaner, signal, progress }) => {
-    const { config } = gleaner;
-    const maxTokens = input.max_tokens ?? config.rank.max_tokens;
-    let done = 0;
-    const reads = await readAll(
-      gleaner.reader,
-      input.items,
-      (item) => ({
-        url: item.url,
-        render: input.render,
-        maxAgeS: input.max_age,
-        noCache: input.no_cache,
-      }),
-      {
-        concurrency: config.read.concurrency,
-        signal,
-        onRead: (item) =>
-          progress?.({ progress: ++done, total: input.items.length, message: `read ${item.url}` }),
-      },
-    );
-    const ok = reads.filter((r) => r.page !== undefined) as {
-      item: typeof reads[number]["item"];
-      page: Page;
-    }[];
-    const needsEmbedder = ok.some((r) => !isWholePageQuery(r.item.query));
-    const packet = await gatherEvidence({
-      reads: ok.map((r) => ({ page: r.page, query: r.item.query })),
-      maxTokens,
-      rank: config.rank,
-      embeddingCache: gleaner.store.embeddings,
-      expander: needsEmbedder ? await gleaner.expander() : undefined,
-      embedder: needsEmbedder ? await gleaner.embedder() : undefined,
-      signal,
-    });
-    const linkBudget = Math.floor(config.rank.links_max_tokens / Math.max(1, ok.length));
-    return {
-      items: reads.map((r) => {
-        if (!r.page) {
-          return {
-            url: r.item.url,
-            ok: false,
-            error: { code: r.error!.code, message: r.error!.message },
-          };
-        }
-        const { page } = r;
-        return {
-          url: r.item.url,
-          ok: true,
-          final_url: page.finalUrl,
-          title: page.title,
-          tier: page.tier,
-          published: page.published,
-          page_tokens: packet.pageTokensByUrl.get(page.finalUrl) ?? countTokens(page.markdown),
-          ...(page.truncated ? { truncated: true } : {}),
-          links: relatedLinks(
-            page.finalUrl,
-            page.links,
-            isWholePageQuery(r.item.query) ? undefined : r.item.query,
-            {
-              max: 10,
-              maxTokens: linkBudget,
-            },
-          ),
-        };
-      }),
-      evidence: packet.items,
-      ranking: packet.ranking,
-      ...(packet.rerankError ? { ranking_note: packet.rerankError } : {}),
-      tokens: packet.tokens,
-    };
-  },
+  handler: lazyHandler(() => import("./handlers/scrape_urls.ts").then((m) => m.scrapeUrls)),
   render: (out) => renderScrape(out),
 });
 

@@ -81,3 +81,53 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
 /** A tool whose input and output types are erased (for registries). */
 // deno-lint-ignore no-explicit-any
 export type AnyToolSpec = ToolSpec<any, any>;
+
+/**
+ * A tool handler whose code is loaded on its first call. Tool definitions
+ * stay light this way: listing tools (MCP `tools/list` at start-up) loads no
+ * reader, ranker or tokenizer. A failed load is retried on the next call.
+ *
+ * @example
+ * ```ts
+ * import { lazyHandler } from "./spec.ts";
+ * const handler = lazyHandler(() =>
+ *   Promise.resolve((input: { n: number }) => Promise.resolve({ twice: input.n * 2 }))
+ * );
+ * console.assert(typeof handler === "function");
+ * ```
+ */
+export function lazyHandler<I, O>(
+  load: () => Promise<(input: I, context: ToolContext) => Promise<O>>,
+): LazyHandler<I, O> {
+  let loading: Promise<(input: I, context: ToolContext) => Promise<O>> | undefined;
+  const preload = () =>
+    loading ??= load().catch((error) => {
+      loading = undefined;
+      throw error;
+    });
+  return Object.assign(
+    async (input: I, context: ToolContext) => (await preload())(input, context),
+    { preload: async () => void await preload() },
+  );
+}
+
+/** A handler made by {@link lazyHandler}: callable, and loadable ahead of the first call. */
+export type LazyHandler<I, O> = ((input: I, context: ToolContext) => Promise<O>) & {
+  /** Loads the handler's code now (a server warming up after start). */
+  preload(): Promise<void>;
+};
+
+/**
+ * Loads a tool's handler code ahead of its first call; nothing to do for a
+ * handler that is not lazy.
+ *
+ * @example
+ * ```ts
+ * import { preloadHandler, TOOLS } from "@gleaner/gleaner";
+ * await Promise.all(TOOLS.map(preloadHandler));
+ * ```
+ */
+export async function preloadHandler(tool: AnyToolSpec): Promise<void> {
+  const handler = tool.handler as Partial<LazyHandler<unknown, unknown>>;
+  await handler.preload?.();
+}

@@ -3,36 +3,12 @@
  * `<recalled_memories current_time=…>` with one `<memory …>` element per
  * memory. Memory content is escaped (`&`, `<`, `>`) so it can neither close
  * nor forge those tags; the blocks say that these are stored memories, not
- * instructions. The token budget is counted on exactly these elements.
+ * instructions. The token budget is counted on exactly these elements
+ * (`rendered_tokens.ts`); this module loads no tokenizer.
  *
  * @module
  */
-import { countTokens } from "../../rank/tokens.ts";
 import type { ProfileMemory, RecalledMemory, RecallMemoriesResult } from "./types.ts";
-
-const TOKEN_MEMO_SIZE = 4_096;
-const tokenMemo = new Map<string, number>();
-
-/**
- * Tokens of a rendered memory element, remembered for the last few thousand
- * elements (the profile pool and recent memories render the same way call
- * after call).
- *
- * @example
- * ```ts
- * import { renderedTokens } from "./render.ts";
- * console.assert(renderedTokens("<memory>hello</memory>") === renderedTokens("<memory>hello</memory>"));
- * ```
- */
-export function renderedTokens(element: string): number {
-  let n = tokenMemo.get(element);
-  if (n === undefined) {
-    n = countTokens(element);
-    if (tokenMemo.size >= TOKEN_MEMO_SIZE) tokenMemo.delete(tokenMemo.keys().next().value!);
-    tokenMemo.set(element, n);
-  }
-  return n;
-}
 
 /**
  * Escapes text for element content and double-quoted attributes.

@@ -24,7 +24,8 @@ import type { Embedder } from "../../rank/embed/types.ts";
 import { cosine, isZeroVector } from "../../rank/embed/vector.ts";
 import { fuseRankings, relevanceOf } from "../../rank/fusion.ts";
 import { countTokens } from "../../rank/tokens.ts";
-import { renderedTokens, renderProfileMemory, renderRecalledMemory } from "./render.ts";
+import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
+import { renderedTokens } from "./rendered_tokens.ts";
 import { parseTimeFilter } from "./time.ts";
 import type {
   DeleteMemoryResult,

@@ -1,0 +1,92 @@
+/**
+ * Runs `research`: search, pick the pages worth reading, read them in rounds
+ * (a failed page is replaced by the next candidate), rank across all of them.
+ * Loaded on the tool's first call.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { readAll } from "../../evidence/read_all.ts";
+import { gatherEvidence } from "../../evidence/gather.ts";
+import { canonicalKey, pickPages } from "../../evidence/pick.ts";
+import type { Page } from "../../read/types.ts";
+import type { ResearchInput, ResearchOutput } from "../research.ts";
+import type { ToolContext } from "../spec.ts";
+
+/** The `research` handler. */
+export async function research(
+  input: z.output<typeof ResearchInput>,
+  { gleaner, signal, progress }: ToolContext,
+): Promise<z.output<typeof ResearchOutput>> {
+  const { config } = gleaner;
+  const maxTokens = input.max_tokens ?? config.rank.max_tokens;
+  const total = input.max_pages + 2;
+  progress?.({ progress: 0, total, message: "searching" });
+  const { results, attempts } = await gleaner.search.search({
+    query: input.query,
+    max_results: input.max_results,
+    domains: input.domains,
+    time_range: input.time_range,
+    language: input.language,
+    signal,
+  });
+  const perDomain = input.domains?.length ? Infinity : 2;
+  const candidates = pickPages(results.map((r) => r.url), perDomain);
+  progress?.({
+    progress: 1,
+    total,
+    message: `found ${results.length} results, reading ${
+      Math.min(candidates.length, input.max_pages)
+    } pages`,
+  });
+
+  const pages: Page[] = [];
+  const failed: { url: string; code: string; message: string }[] = [];
+  const seen = new Set<string>();
+  let next = 0;
+  let done = 0;
+  // Read in rounds: a page that fails is replaced by the next candidate.
+  while (pages.length < input.max_pages && next < candidates.length) {
+    const batch = candidates.slice(next, next + (input.max_pages - pages.length));
+    next += batch.length;
+    const reads = await readAll(gleaner.reader, batch, (url) => ({ url }), {
+      concurrency: config.read.concurrency,
+      signal,
+      onRead: (url) =>
+        progress?.({
+          progress: 1 + Math.min(++done, input.max_pages),
+          total,
+          message: `read ${url}`,
+        }),
+    });
+    for (const read of reads) {
+      if (read.page) {
+        const key = canonicalKey(read.page.canonical ?? read.page.finalUrl);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        pages.push(read.page);
+      } else failed.push({ url: read.item, code: read.error.code, message: read.error.message });
+    }
+  }
+  const packet = await gatherEvidence({
+    reads: pages.map((page) => ({ page, query: input.query })),
+    maxTokens,
+    rank: config.rank,
+    embeddingCache: gleaner.store.embeddings,
+    expander: await gleaner.expander(),
+    embedder: pages.length ? await gleaner.embedder() : undefined,
+    signal,
+  });
+  progress?.({ progress: total, total, message: "ranked" });
+  return {
+    query: input.query,
+    evidence: packet.items,
+    sources: pages.map((p) => ({ url: p.finalUrl, title: p.title, tier: p.tier })),
+    failed,
+    attempts,
+    ranking: pages.length ? packet.ranking : "none",
+    ...(packet.rerankError ? { ranking_note: packet.rerankError } : {}),
+    tokens: packet.tokens,
+    page_tokens: packet.pageTokens,
+  };
+}
