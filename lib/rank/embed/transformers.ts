@@ -362,7 +362,19 @@ async function loadPipeline(
   await requireFfi();
   // Node (the npm build) resolves the bare name: an optional peer dependency.
   const specifier = "Deno" in globalThis ? TRANSFORMERS_SPECIFIER : "@huggingface/transformers";
-  const transformers = await import(specifier) as TransformersModule;
+  let transformers: TransformersModule;
+  try {
+    transformers = await import(specifier) as TransformersModule;
+  } catch (error) {
+    // `--node-modules-dir=manual` (`deno task mcp`) installs nothing on demand.
+    if (!/node_modules|deno install|Could not find/i.test(String(error))) throw error;
+    throw new GleanerError(
+      "provider_unavailable",
+      "@huggingface/transformers is not installed here: run `deno run -A cli.ts setup` once " +
+        "(it installs the package and the model), or use embed.provider static",
+      { cause: error },
+    );
+  }
   const { env } = transformers;
   const run = async () => {
     const saved = {
