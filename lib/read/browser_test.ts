@@ -342,7 +342,11 @@ Deno.test({
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       assert.equal(tier.stats().running, false, "the idle browser was closed");
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The process exits shortly after the close; wait for it, within bounds.
+      const exitBy = Date.now() + 5_000;
+      while (await processAlive(pid) && Date.now() < exitBy) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       assert.ok(!(await processAlive(pid)), "the process is gone");
       const again = await tier.read(`${fixture.origin}/`);
       assert.match(again.html, /hello/);

@@ -68,6 +68,16 @@ export const TOOLS: readonly AnyToolSpec[] = [
   updateMemoryTool,
   deleteMemoryTool,
 ];
+/** The memory tools (listed only when `memory.enabled`). */
+export const MEMORY_TOOLS: readonly AnyToolSpec[] = [
+  saveMemoriesTool,
+  recallMemoriesTool,
+  listMemoriesTool,
+  getMemoryTool,
+  updateMemoryTool,
+  deleteMemoryTool,
+];
+
 export { DeleteMemoryOutput } from "./delete_memory.ts";
 export { GetMemoryOutput } from "./get_memory.ts";
 export { MemoryKeyInput } from "./memory_schemas.ts";

@@ -2,7 +2,8 @@
  * Which tools an MCP client (and the HTTP API) sees, by `search.presentation`:
  *
  * - `default`: Gleaner's own tools (`search`, `scrape_urls`, …); `search`
- *   uses the configured provider order.
+ *   uses the configured provider order. The memory tools only when
+ *   `memory.enabled`.
  * - `roles`: `web_search_tool`, `web_answer_tool`, `web_contents_tool`, each
  *   only when at least one provider can serve it (contents always can:
  *   Gleaner's own reader is the last resort).
@@ -21,7 +22,7 @@ import {
   providerByName,
   usableProviders,
 } from "../search/providers/registry.ts";
-import { TOOLS } from "./mod.ts";
+import { MEMORY_TOOLS, TOOLS } from "./mod.ts";
 import { providerToolSpecs } from "./provider_tools.ts";
 import { webAnswerTool, webContentsTool, webSearchTool } from "./role_tools.ts";
 import type { AnyToolSpec } from "./spec.ts";
@@ -76,6 +77,7 @@ export function toolsFor(config: Config): AnyToolSpec[] {
       return providerToolSpecs([provider]);
     }
     default:
-      return [...TOOLS];
+      // Tools a model cannot use cost tokens in every session: no memory tools without memory.
+      return config.memory.enabled ? [...TOOLS] : TOOLS.filter((t) => !MEMORY_TOOLS.includes(t));
   }
 }

@@ -1,0 +1,19 @@
+import assert from "node:assert/strict";
+import { parseConfig } from "../config.ts";
+import { MEMORY_TOOLS, TOOLS } from "./mod.ts";
+import { toolsFor } from "./presentations.ts";
+
+Deno.test("default presentation: every tool with memory on, no memory tool with it off", () => {
+  const on = toolsFor(parseConfig({})).map((t) => t.name);
+  assert.deepEqual(on, TOOLS.map((t) => t.name));
+  const off = toolsFor(parseConfig({ memory: { enabled: false } })).map((t) => t.name);
+  const memory = MEMORY_TOOLS.map((t) => t.name);
+  assert.deepEqual(memory.filter((name) => off.includes(name)), []);
+  assert.deepEqual(off, on.filter((name) => !memory.includes(name)));
+  assert.ok(off.includes("search") && off.includes("scrape_urls"));
+});
+
+Deno.test("MEMORY_TOOLS are the tools under /v1/memories", () => {
+  const byPath = TOOLS.filter((t) => t.http?.path.startsWith("/v1/memories/")).map((t) => t.name);
+  assert.deepEqual(MEMORY_TOOLS.map((t) => t.name).sort(), byPath.sort());
+});
