@@ -102,6 +102,11 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   }
   const fetcher = createFetcher(config.network);
   const store = openStore(config.store);
+  fetcher.robots.observe((origin, state) => {
+    store.domains.setRobots(origin, state).catch((error) =>
+      log.debug("robots.txt state not stored: {error}", { error })
+    );
+  });
   const tiers = defaultTiers(config, { fetcher, domains: store.domains });
   const reader = createReader({
     config,

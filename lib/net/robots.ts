@@ -20,6 +20,7 @@ import robotsParserModule from "robots-parser";
 import type { Logger } from "@logtape/logtape";
 import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
+import type { RobotsState } from "../store/types.ts";
 import type { Fetcher } from "./types.ts";
 
 /** The product token matched against `User-agent:` lines. */
@@ -71,6 +72,21 @@ export interface RobotsChecker {
   crawlDelay(url: string | URL): number | undefined;
   /** Forgets every cached robots.txt. */
   clear(): void;
+  /**
+   * Calls `listener` with what each robots.txt fetch found (the domain
+   * memory keeps it for `domain_stats`); one listener, replaced by the next.
+   */
+  observe(listener: (origin: string, state: RobotsState) => void): void;
+}
+
+/** What a fetched robots.txt means for Gleaner. */
+function stateOf(origin: string, robot: Robot, text: string, token: string): RobotsState {
+  if (robot.isAllowed(`${origin}/`, token) === false) return "disallow_all";
+  for (const match of text.matchAll(/^\s*disallow\s*:\s*(\/[^\s#]*)/gim)) {
+    const path = match[1].replace(/[*$].*$/, "");
+    if (robot.isAllowed(`${origin}${path}`, token) === false) return "partial";
+  }
+  return "allow_all";
 }
 
 function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
@@ -109,6 +125,14 @@ export function createRobotsChecker(
   const logger = options.logger ?? getGleanerLogger("net", "robots");
   const cache = new Map<string, Entry>();
   const inflight = new Map<string, Promise<Entry>>();
+  let listener: ((origin: string, state: RobotsState) => void) | undefined;
+  const report = (origin: string, state: RobotsState) => {
+    try {
+      listener?.(origin, state);
+    } catch (error) {
+      logger.debug("robots.txt listener failed: {error}", { error });
+    }
+  };
 
   const remember = (origin: string, entry: Entry) => {
     cache.delete(origin);
@@ -127,12 +151,13 @@ export function createRobotsChecker(
         headers: { accept: "text/plain,*/*;q=0.5" },
       });
       if (res.status >= 200 && res.status < 300) {
-        return remember(origin, {
-          robot: robotsParser(res.url, res.text()),
-          expires: now() + ROBOTS_TTL_MS,
-        });
+        const text = res.text();
+        const robot = robotsParser(res.url, text);
+        report(origin, stateOf(origin, robot, text, token));
+        return remember(origin, { robot, expires: now() + ROBOTS_TTL_MS });
       }
       if (res.status >= 400 && res.status < 500) {
+        report(origin, "missing");
         return remember(origin, { robot: null, expires: now() + ROBOTS_TTL_MS });
       }
       logger.info("robots.txt of {origin} answered {status}; allowing", {
@@ -145,6 +170,7 @@ export function createRobotsChecker(
         code: error instanceof GleanerError ? error.code : "error",
       });
     }
+    report(origin, "error");
     return remember(origin, { robot: null, expires: now() + ROBOTS_FAILURE_TTL_MS });
   };
 
@@ -190,6 +216,9 @@ export function createRobotsChecker(
     },
     clear() {
       cache.clear();
+    },
+    observe(next) {
+      listener = next;
     },
   };
 }
