@@ -52,6 +52,16 @@ export { ResearchInput, ResearchOutput } from "./research.ts";
 export { ScrapeInput, ScrapeOutput } from "./scrape_urls.ts";
 export { SearchInput, SearchOutput } from "./search.ts";
 
+/** The memory tools (listed only when `memory.enabled`). */
+export const MEMORY_TOOLS: readonly AnyToolSpec[] = [
+  saveMemoriesTool,
+  recallMemoriesTool,
+  listMemoriesTool,
+  getMemoryTool,
+  updateMemoryTool,
+  deleteMemoryTool,
+];
+
 /** All tools, in the order clients list them. */
 export const TOOLS: readonly AnyToolSpec[] = [
   searchTool,
@@ -61,21 +71,7 @@ export const TOOLS: readonly AnyToolSpec[] = [
   domainStatsTool,
   clearCacheTool,
   currentDatetimeTool,
-  saveMemoriesTool,
-  recallMemoriesTool,
-  listMemoriesTool,
-  getMemoryTool,
-  updateMemoryTool,
-  deleteMemoryTool,
-];
-/** The memory tools (listed only when `memory.enabled`). */
-export const MEMORY_TOOLS: readonly AnyToolSpec[] = [
-  saveMemoriesTool,
-  recallMemoriesTool,
-  listMemoriesTool,
-  getMemoryTool,
-  updateMemoryTool,
-  deleteMemoryTool,
+  ...MEMORY_TOOLS,
 ];
 
 export { DeleteMemoryOutput } from "./delete_memory.ts";
