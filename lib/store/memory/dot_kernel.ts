@@ -1,0 +1,416 @@
+/**
+ * Dot products of one or four query vectors against many stored rows, the
+ * inner loop of the in-process vector index (`vector_index.ts`). The rows
+ * live in one linear memory; the fast path is a small WebAssembly module
+ * using 128-bit SIMD (`f32x4`), assembled here from its opcodes (no build
+ * step, no dependency); where WebAssembly SIMD is unavailable the same
+ * operations run in plain TypeScript.
+ *
+ * Sums are float32 (four lanes, then across lanes): the index rescores every
+ * candidate that could matter in float64, so these sums only ever rank and
+ * prune (see `vector_index.ts` for the error bound).
+ *
+ * @example
+ * ```ts
+ * import { createDotKernel } from "./dot_kernel.ts";
+ * const k = createDotKernel();
+ * k.ensure(4 * 24); // floats 0..3: query; 4..19: four rows of 4; 20..23: out
+ * k.f32().set([1, 2, 3, 4, 1, 1, 1, 1, 0, 1, 0, 1]);
+ * k.dot1(0, 4, 2, 4, 20); // n is padded to 4 rows: room for them is kept
+ * console.assert(k.f32()[20] === 10 && k.f32()[21] === 6);
+ * ```
+ *
+ * @module
+ */
+
+/** Dot products over rows in one linear memory; offsets and sizes are in floats. */
+export interface DotKernel {
+  /** True when the WebAssembly SIMD path runs (false: plain TypeScript). */
+  readonly simd: boolean;
+  /** A float32 view of the whole memory (take a new one after {@link ensure}). */
+  f32(): Float32Array;
+  /** Bytes of memory now. */
+  bytes(): number;
+  /** Grows the memory to at least `bytes` (contents kept). */
+  ensure(bytes: number): void;
+  /**
+   * `out[r] = q · row_r` for `r < n`, rows of `stride` floats from `base`.
+   * `stride` is a multiple of 4; `n` is rounded up to a multiple of 4 (the
+   * caller keeps room for the padding rows).
+   */
+  dot1(q: number, base: number, n: number, stride: number, out: number): void;
+  /**
+   * `out[4r + i] = q_i · row_r` for the four queries `q_i` at `q + i·stride`;
+   * `n` is rounded up to a multiple of 2.
+   */
+  dot4(q: number, base: number, n: number, stride: number, out: number): void;
+}
+
+/** Options of {@link createDotKernel}. */
+export interface DotKernelOptions {
+  /** Use WebAssembly SIMD when available (default true); false forces the TypeScript path. */
+  simd?: boolean;
+}
+
+const PAGE = 65_536;
+
+/**
+ * A kernel with an empty memory: WebAssembly SIMD when the runtime has it,
+ * else plain TypeScript with the same results up to float32 rounding order.
+ */
+export function createDotKernel(options: DotKernelOptions = {}): DotKernel {
+  if (options.simd !== false) {
+    try {
+      return wasmKernel();
+    } catch {
+      // No WebAssembly or no SIMD: fall through.
+    }
+  }
+  return jsKernel();
+}
+
+// ---------------------------------------------------------------------------
+// WebAssembly: a tiny assembler for the two functions.
+// ---------------------------------------------------------------------------
+
+function uleb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n) b |= 0x80;
+    out.push(b);
+  } while (n);
+  return out;
+}
+
+function sleb(n: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const b = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && !(b & 0x40)) || (n === -1 && (b & 0x40))) {
+      out.push(b);
+      return out;
+    }
+    out.push(b | 0x80);
+  }
+}
+
+const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
+const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
+const name = (s: string): number[] => [...uleb(s.length), ...new TextEncoder().encode(s)];
+
+const I32 = 0x7f;
+const V128 = 0x7b;
+const get = (i: number) => [0x20, i];
+const set = (i: number) => [0x21, i];
+const tee = (i: number) => [0x22, i];
+const i32 = (n: number) => [0x41, ...sleb(n)];
+const ADD = 0x6a;
+const SUB = 0x6b;
+const SHL = 0x74;
+const MUL = 0x6c;
+const LT_U = 0x49;
+const GT_S = 0x4a;
+const F32_ADD = 0x92;
+const f32Store = (offset: number) => [0x38, 2, ...uleb(offset)];
+const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm];
+const load = (offset = 0) => simd(0x00, 4, ...uleb(offset)); // v128.load align=16
+const zero = () => simd(0x0c, ...new Array(16).fill(0)); // v128.const 0
+const lane = (i: number) => simd(0x1f, i); // f32x4.extract_lane
+const MUL4 = simd(0xe6); // f32x4.mul
+const ADD4 = simd(0xe4); // f32x4.add
+const BLOCK = [0x02, 0x40];
+const LOOP = [0x03, 0x40];
+const END = [0x0b];
+const brIf = (depth: number) => [0x0d, depth];
+/** Horizontal sum of a v128 local as one f32 on the stack. */
+const hsum = (acc: number) => [
+  ...get(acc),
+  ...lane(0),
+  ...get(acc),
+  ...lane(1),
+  F32_ADD,
+  ...get(acc),
+  ...lane(2),
+  F32_ADD,
+  ...get(acc),
+  ...lane(3),
+  F32_ADD,
+];
+/** `acc += (ptr + j) * qv` with ptr an expression. */
+const fma = (acc: number, ptr: number[], j: number, qv: number[]) => [
+  ...get(acc),
+  ...ptr,
+  ...get(j),
+  ADD,
+  ...load(),
+  ...qv,
+  ...MUL4,
+  ...ADD4,
+  ...set(acc),
+];
+
+/** dot1(q, base, n, stride, out): params in bytes; four rows per iteration. */
+function dot1Body(): number[] {
+  const [Q, BASE, N, STRIDE, OUT, J, QV, A0, A1, A2, A3] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+  const row = (k: number) =>
+    k === 0
+      ? get(BASE)
+      : k === 1
+      ? [...get(BASE), ...get(STRIDE), ADD]
+      : k === 2
+      ? [...get(BASE), ...get(STRIDE), ...i32(1), SHL, ADD]
+      : [...get(BASE), ...get(STRIDE), ...i32(3), MUL, ADD];
+  const body = [
+    ...BLOCK,
+    ...get(N),
+    ...i32(0),
+    GT_S,
+    0x45, // i32.eqz
+    ...brIf(0),
+    ...LOOP,
+    ...zero(),
+    ...set(A0),
+    ...zero(),
+    ...set(A1),
+    ...zero(),
+    ...set(A2),
+    ...zero(),
+    ...set(A3),
+    ...i32(0),
+    ...set(J),
+    ...LOOP,
+    ...get(Q),
+    ...get(J),
+    ADD,
+    ...load(),
+    ...set(QV),
+    ...fma(A0, row(0), J, get(QV)),
+    ...fma(A1, row(1), J, get(QV)),
+    ...fma(A2, row(2), J, get(QV)),
+    ...fma(A3, row(3), J, get(QV)),
+    ...get(J),
+    ...i32(16),
+    ADD,
+    ...tee(J),
+    ...get(STRIDE),
+    LT_U,
+    ...brIf(0),
+    ...END,
+    ...get(OUT),
+    ...hsum(A0),
+    ...f32Store(0),
+    ...get(OUT),
+    ...hsum(A1),
+    ...f32Store(4),
+    ...get(OUT),
+    ...hsum(A2),
+    ...f32Store(8),
+    ...get(OUT),
+    ...hsum(A3),
+    ...f32Store(12),
+    ...get(OUT),
+    ...i32(16),
+    ADD,
+    ...set(OUT),
+    ...get(BASE),
+    ...get(STRIDE),
+    ...i32(2),
+    SHL,
+    ADD,
+    ...set(BASE),
+    ...get(N),
+    ...i32(4),
+    SUB,
+    ...tee(N),
+    ...i32(0),
+    GT_S,
+    ...brIf(0),
+    ...END,
+    ...END,
+    ...END,
+  ];
+  return [...vec([[1, I32], [5, V128]]), ...body];
+}
+
+/** dot4(q, base, n, stride, out): four queries × two rows per iteration. */
+function dot4Body(): number[] {
+  const [Q, BASE, N, STRIDE, OUT, J, Q1, Q2, Q3, ROW1] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+  // v128 locals: 10..13 query lanes, 14..21 accumulators (query i, row r) = 14 + 2i + r.
+  const QV = (i: number) => 10 + i;
+  const ACC = (i: number, r: number) => 14 + 2 * i + r;
+  const R0 = 22;
+  const R1 = 23;
+  const qPtr = (i: number) => (i === 0 ? get(Q) : get(i === 1 ? Q1 : i === 2 ? Q2 : Q3));
+  const inner: number[] = [];
+  for (let i = 0; i < 4; i++) inner.push(...qPtr(i), ...get(J), ADD, ...load(), ...set(QV(i)));
+  inner.push(...get(BASE), ...get(J), ADD, ...load(), ...set(R0));
+  inner.push(...get(ROW1), ...get(J), ADD, ...load(), ...set(R1));
+  for (let i = 0; i < 4; i++) {
+    for (const [r, reg] of [[0, R0], [1, R1]] as const) {
+      inner.push(
+        ...get(ACC(i, r)),
+        ...get(reg),
+        ...get(QV(i)),
+        ...MUL4,
+        ...ADD4,
+        ...set(ACC(i, r)),
+      );
+    }
+  }
+  const resets: number[] = [];
+  for (let i = 0; i < 4; i++) for (let r = 0; r < 2; r++) resets.push(...zero(), ...set(ACC(i, r)));
+  const stores: number[] = [];
+  for (let r = 0; r < 2; r++) {
+    for (let i = 0; i < 4; i++) {
+      stores.push(...get(OUT), ...hsum(ACC(i, r)), ...f32Store(16 * r + 4 * i));
+    }
+  }
+  const body = [
+    ...get(Q),
+    ...get(STRIDE),
+    ADD,
+    ...set(Q1),
+    ...get(Q1),
+    ...get(STRIDE),
+    ADD,
+    ...set(Q2),
+    ...get(Q2),
+    ...get(STRIDE),
+    ADD,
+    ...set(Q3),
+    ...BLOCK,
+    ...get(N),
+    ...i32(0),
+    GT_S,
+    0x45,
+    ...brIf(0),
+    ...LOOP,
+    ...resets,
+    ...get(BASE),
+    ...get(STRIDE),
+    ADD,
+    ...set(ROW1),
+    ...i32(0),
+    ...set(J),
+    ...LOOP,
+    ...inner,
+    ...get(J),
+    ...i32(16),
+    ADD,
+    ...tee(J),
+    ...get(STRIDE),
+    LT_U,
+    ...brIf(0),
+    ...END,
+    ...stores,
+    ...get(OUT),
+    ...i32(32),
+    ADD,
+    ...set(OUT),
+    ...get(BASE),
+    ...get(STRIDE),
+    ...i32(1),
+    SHL,
+    ADD,
+    ...set(BASE),
+    ...get(N),
+    ...i32(2),
+    SUB,
+    ...tee(N),
+    ...i32(0),
+    GT_S,
+    ...brIf(0),
+    ...END,
+    ...END,
+  ];
+  return [...vec([[5, I32], [14, V128]]), ...body, ...END];
+}
+
+let compiled: WebAssembly.Module | undefined;
+
+function wasmModule(): WebAssembly.Module {
+  if (compiled) return compiled;
+  const fn = (code: number[]) => [...uleb(code.length), ...code];
+  const bytes = new Uint8Array([
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    1,
+    0,
+    0,
+    0,
+    ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0]])),
+    ...section(3, vec([[0], [0]])),
+    ...section(5, vec([[0x00, ...uleb(1)]])),
+    ...section(
+      7,
+      vec([[...name("dot1"), 0, 0], [...name("dot4"), 0, 1], [...name("memory"), 2, 0]]),
+    ),
+    ...section(10, vec([fn(dot1Body()), fn(dot4Body())])),
+  ]);
+  compiled = new WebAssembly.Module(bytes);
+  return compiled;
+}
+
+type Dot = (q: number, base: number, n: number, stride: number, out: number) => void;
+
+function wasmKernel(): DotKernel {
+  const instance = new WebAssembly.Instance(wasmModule());
+  const memory = instance.exports.memory as WebAssembly.Memory;
+  const dot1 = instance.exports.dot1 as Dot;
+  const dot4 = instance.exports.dot4 as Dot;
+  let view = new Float32Array(memory.buffer);
+  return {
+    simd: true,
+    f32: () => (view.buffer === memory.buffer ? view : (view = new Float32Array(memory.buffer))),
+    bytes: () => memory.buffer.byteLength,
+    ensure(bytes) {
+      const have = memory.buffer.byteLength;
+      if (bytes > have) memory.grow(Math.ceil((bytes - have) / PAGE));
+    },
+    dot1: (q, base, n, stride, out) => dot1(q * 4, base * 4, n, stride * 4, out * 4),
+    dot4: (q, base, n, stride, out) => dot4(q * 4, base * 4, n, stride * 4, out * 4),
+  };
+}
+
+function jsKernel(): DotKernel {
+  let buffer = new ArrayBuffer(PAGE);
+  let view = new Float32Array(buffer);
+  return {
+    simd: false,
+    f32: () => view,
+    bytes: () => buffer.byteLength,
+    ensure(bytes) {
+      if (bytes <= buffer.byteLength) return;
+      const next = new ArrayBuffer(Math.ceil(bytes / PAGE) * PAGE);
+      new Uint8Array(next).set(new Uint8Array(buffer));
+      buffer = next;
+      view = new Float32Array(buffer);
+    },
+    dot1(q, base, n, stride, out) {
+      const f = view;
+      const rows = Math.ceil(n / 4) * 4;
+      for (let r = 0, o = base; r < rows; r++, o += stride) {
+        let s = 0;
+        for (let j = 0; j < stride; j++) s += f[q + j] * f[o + j];
+        f[out + r] = s;
+      }
+    },
+    dot4(q, base, n, stride, out) {
+      const f = view;
+      const rows = Math.ceil(n / 2) * 2;
+      for (let r = 0, o = base; r < rows; r++, o += stride) {
+        for (let i = 0; i < 4; i++) {
+          const qi = q + i * stride;
+          let s = 0;
+          for (let j = 0; j < stride; j++) s += f[qi + j] * f[o + j];
+          f[out + 4 * r + i] = s;
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { createDotKernel } from "./dot_kernel.ts";
+import { rng } from "../../../bench/lib/memory_data.ts";
+
+function fill(kernel: ReturnType<typeof createDotKernel>, floats: number, seed: number) {
+  kernel.ensure(floats * 4);
+  const f = kernel.f32();
+  const r = rng(seed);
+  for (let i = 0; i < floats; i++) f[i] = r() * 2 - 1;
+  return f;
+}
+
+for (const simd of [true, false]) {
+  Deno.test(`dot kernel (${simd ? "WebAssembly SIMD" : "TypeScript"}) matches float64 dot products`, () => {
+    const kernel = createDotKernel({ simd });
+    if (simd) assert.equal(kernel.simd, true, "WebAssembly SIMD is available in Deno");
+    for (const [stride, n] of [[4, 1], [8, 3], [100, 37], [384, 10], [12, 4]]) {
+      const q = 0;
+      const base = 4 * stride;
+      const out = base + (n + 4) * stride;
+      const f = fill(kernel, out + 4 * (n + 4), stride * 1000 + n);
+      const exact = (qi: number, r: number) => {
+        let s = 0;
+        for (let j = 0; j < stride; j++) s += f[q + qi * stride + j] * f[base + r * stride + j];
+        return s;
+      };
+      kernel.dot1(q, base, n, stride, out);
+      for (let r = 0; r < n; r++) {
+        assert.ok(
+          Math.abs(kernel.f32()[out + r] - exact(0, r)) < 1e-4,
+          `dot1 ${stride}×${n} row ${r}`,
+        );
+      }
+      kernel.dot4(q, base, n, stride, out);
+      for (let r = 0; r < n; r++) {
+        for (let i = 0; i < 4; i++) {
+          const got = kernel.f32()[out + 4 * r + i];
+          assert.ok(Math.abs(got - exact(i, r)) < 1e-4, `dot4 ${stride}×${n} row ${r} query ${i}`);
+        }
+      }
+    }
+  });
+}
+
+Deno.test("dot kernel memory grows and keeps its contents", () => {
+  const kernel = createDotKernel();
+  kernel.ensure(16);
+  kernel.f32()[3] = 1.5;
+  kernel.ensure(10 * 65_536);
+  assert.ok(kernel.bytes() >= 10 * 65_536);
+  assert.equal(kernel.f32()[3], 1.5);
+});
