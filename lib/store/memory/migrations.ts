@@ -76,6 +76,20 @@ function v2TokensAndRecalls(db: DatabaseSync): void {
 }
 
 /**
+ * Version 3: a log of vector changes (one row per memory whose vector was
+ * written or dropped), so that a process holding vectors in memory catches
+ * up with another process's writes by reading only what changed. Kept short
+ * (the newest few thousand changes); a reader that fell further behind
+ * reloads.
+ */
+const V3_VECTOR_LOG = `
+  CREATE TABLE memory_vector_log (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    memory_id  INTEGER NOT NULL
+  );
+`;
+
+/**
  * Every migration of the memory file, in order.
  *
  * @example
@@ -87,4 +101,5 @@ function v2TokensAndRecalls(db: DatabaseSync): void {
 export const MEMORY_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "memories, full-text index, meta", up: V1_MEMORIES },
   { version: 2, name: "token counts and recall bookkeeping", up: v2TokensAndRecalls },
+  { version: 3, name: "vector change log", up: V3_VECTOR_LOG },
 ];

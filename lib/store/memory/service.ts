@@ -21,12 +21,13 @@
 import { GleanerError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
 import type { Embedder } from "../../rank/embed/types.ts";
-import { cosine, isZeroVector } from "../../rank/embed/vector.ts";
+import { isZeroVector } from "../../rank/embed/vector.ts";
 import { fuseRankings, relevanceOf } from "../../rank/fusion.ts";
 import { countTokens } from "../../rank/tokens.ts";
 import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { renderedTokens } from "./rendered_tokens.ts";
 import { parseTimeFilter } from "./time.ts";
+import { VectorIndex } from "./vector_index.ts";
 import type {
   DeleteMemoryResult,
   GetMemoryResult,
@@ -35,8 +36,10 @@ import type {
   ListMemoriesResult,
   Memory,
   MemoryBackend,
+  MemoryCandidate,
   MemoryKey,
   MemoryNotice,
+  MemoryScope,
   NewMemoryRow,
   ProfileMemory,
   RecalledMemory,
@@ -339,20 +342,29 @@ export class MemoryService {
     // Input indexes that name an earlier item of this batch (resolved after insert).
     const sameBatch = new Map<number, number>();
     const accepted: number[] = [];
+    // Nearest stored memory of every new one in its scope (one pass for the batch).
+    const checked = items.filter((item) => {
+      const vector = vectors[item.index];
+      return vector && !isZeroVector(vector);
+    });
+    const stored = await this.#nearestStored(
+      checked.map((item) => vectors[item.index]!),
+      checked.map((item) => ({ session_id: item.session_id })),
+    );
+    const storedBest = new Map(checked.map((item, i) => [item.index, stored[i]] as const));
+    // Memories of this batch accepted so far, searched like the store.
+    let batch: VectorIndex | undefined;
     for (const item of items) {
       const vector = vectors[item.index];
       let best: { similarity: number; id?: number; batchIndex?: number } | undefined;
       if (vector && !isZeroVector(vector)) {
-        const [top] = await this.backend.vectorCandidates(vector, 1, {
-          session_id: item.session_id,
-        });
+        const top = storedBest.get(item.index);
         if (top) best = { similarity: top.score, id: top.id };
-        for (const j of accepted) {
-          if (items[j].session_id !== item.session_id) continue;
-          const other = vectors[j];
-          if (!other) continue;
-          const similarity = cosine(vector, other);
-          if (!best || similarity > best.similarity) best = { similarity, batchIndex: j };
+        if (batch && batch.dimensions === vector.length) {
+          const [near] = batch.search(vector, 1, { session_id: item.session_id });
+          if (near && (!best || near.score > best.similarity)) {
+            best = { similarity: near.score, batchIndex: near.id };
+          }
         }
       }
       if (best && best.similarity >= DUPLICATE_SIMILARITY) {
@@ -391,6 +403,12 @@ export class MemoryService {
         });
       }
       accepted.push(item.index);
+      if (vector && !isZeroVector(vector)) {
+        batch ??= new VectorIndex(vector.length);
+        if (batch.dimensions === vector.length) {
+          batch.upsert(item.index, item.kind, item.session_id, vector);
+        }
+      }
     }
 
     const now = this.#options.now();
@@ -468,6 +486,27 @@ export class MemoryService {
       duplicates: final.filter((r) => r.status === "duplicate").length,
       notices: [...notices, ...this.#statusNotices(ready)],
     };
+  }
+
+  /**
+   * The nearest stored memory (cosine ≥ {@link SIMILAR_SIMILARITY}) of each
+   * vector in its scope: one batch call when the engine has one, else one
+   * `k = 1` search per vector.
+   */
+  async #nearestStored(
+    vectors: Float32Array[],
+    scopes: MemoryScope[],
+  ): Promise<(MemoryCandidate | undefined)[]> {
+    if (vectors.length === 0) return [];
+    if (this.backend.nearestMany) {
+      return await this.backend.nearestMany(vectors, scopes, SIMILAR_SIMILARITY);
+    }
+    const out: (MemoryCandidate | undefined)[] = [];
+    for (let i = 0; i < vectors.length; i++) {
+      const [top] = await this.backend.vectorCandidates(vectors[i], 1, scopes[i]);
+      out.push(top && top.score >= SIMILAR_SIMILARITY ? top : undefined);
+    }
+    return out;
   }
 
   /**

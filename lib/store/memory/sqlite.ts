@@ -29,7 +29,9 @@ import { GleanerError } from "../../errors.ts";
 import { isZeroVector } from "../../rank/embed/vector.ts";
 import { MEMORY_PATH, openDatabase, transaction } from "../sqlite.ts";
 import { MEMORY_MIGRATIONS } from "./migrations.ts";
+import { readStoredVectors } from "./sqlite_vectors.ts";
 import { ftsQuery, searchWords } from "./text.ts";
+import { VectorIndex } from "./vector_index.ts";
 import {
   isoTime,
   type Memory,
@@ -51,7 +53,20 @@ import {
 export interface SqliteMemoryOptions {
   /** Busy timeout (ms) for a lock held by another process. */
   busyTimeoutMs?: number;
+  /**
+   * Keep the vectors in memory and search them there (default true); false
+   * searches the `vec0` table for every query.
+   */
+  vectorIndex?: boolean;
+  /**
+   * Most bytes the in-memory vector index may hold (default 512 MiB, about
+   * a million 100-d vectors); a larger store searches `vec0` instead.
+   */
+  vectorIndexMaxBytes?: number;
 }
+
+/** Default {@link SqliteMemoryOptions.vectorIndexMaxBytes}. */
+export const DEFAULT_VECTOR_INDEX_MAX_BYTES = 512 * 1024 * 1024;
 
 /**
  * The default memory file: `$XDG_DATA_HOME/gleaner/memory.db`, else
@@ -93,7 +108,7 @@ export function openSqliteMemoryBackend(
     // through a small page cache (measured about twice as fast at 20,000).
     db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
   }
-  return new SqliteMemoryBackend(db, path);
+  return new SqliteMemoryBackend(db, path, options);
 }
 
 /** Bytes of the memory file mapped into memory (address space, not resident memory). */
@@ -119,6 +134,11 @@ const COLUMNS =
   "m.last_recalled_at, m.superseded_by, m.tokens, m.embedding_model";
 
 const VECTORS = "memory_vectors";
+const VECTOR_LOG = "memory_vector_log";
+/** Vector changes kept in the log; a process further behind reloads its index. */
+export const VECTOR_LOG_KEEP = 10_000;
+/** Bytes of index per vector besides its floats (columns, id map, scan buffers). */
+const INDEX_ROW_OVERHEAD = 64;
 /** A word found in at least this many rows is "common" for recall (see `#recallMatch`). */
 export const COMMON_WORD_ROWS = 1_000;
 /** Most matching rows BM25 scores for one recall (the newest ones). */
@@ -166,12 +186,31 @@ export class SqliteMemoryBackend implements MemoryBackend {
   readonly path: string;
   #model: { model: string; dimensions: number } | null;
   #statements = new Map<string, StatementSync>();
+  #indexEnabled: boolean;
+  #indexMaxBytes: number;
+  /** The in-memory vectors, when loaded. */
+  #index: VectorIndex | undefined;
+  /** What the index reflects: model, vector table epoch, last log entry, `data_version`. */
+  #synced = { model: "", epoch: "", seq: 0, dataVersion: -1 };
+  /** Epoch of the vector table when the index was found over its byte cap. */
+  #tooBig: string | undefined;
+  /** Vector changes of the write transaction in progress (applied to the index on commit). */
+  #changes: { id: number; kind?: MemoryKind; session?: string | null; vector?: Float32Array }[] =
+    [];
+  #lastSeq = 0;
 
   /** Wraps an open, migrated connection (see {@link openSqliteMemoryBackend}). */
-  constructor(db: DatabaseSync, path: string = MEMORY_PATH) {
+  constructor(db: DatabaseSync, path: string = MEMORY_PATH, options: SqliteMemoryOptions = {}) {
     this.db = db;
     this.path = path;
     this.#model = this.#readModel();
+    this.#indexEnabled = options.vectorIndex ?? true;
+    this.#indexMaxBytes = options.vectorIndexMaxBytes ?? DEFAULT_VECTOR_INDEX_MAX_BYTES;
+  }
+
+  /** The in-memory vector index, when one is loaded (tests and benchmarks). */
+  get vectorIndex(): VectorIndex | undefined {
+    return this.#index;
   }
 
   #stmt(sql: string): StatementSync {
@@ -217,11 +256,15 @@ export class SqliteMemoryBackend implements MemoryBackend {
           `kind TEXT, session TEXT)`,
       );
       this.db.exec("UPDATE memories SET embedding_model = NULL WHERE embedding_model IS NOT NULL");
+      this.db.exec(`DELETE FROM ${VECTOR_LOG}`);
       const put = this.#stmt("INSERT OR REPLACE INTO memory_meta (key, value) VALUES (?, ?)");
       put.run("embedding_model", model);
       put.run("dimensions", String(dimensions));
+      put.run("vector_epoch", crypto.randomUUID());
       this.#statements.clear();
       this.#model = { model, dimensions };
+      this.#index = undefined;
+      this.#tooBig = undefined;
       return current !== null;
     }));
   }
@@ -232,13 +275,170 @@ export class SqliteMemoryBackend implements MemoryBackend {
   }
 
   #putVector(id: number, kind: MemoryKind, session: string | null, vector: Float32Array): void {
-    this.#stmt(`DELETE FROM ${VECTORS} WHERE memory_id = ?`).run(BigInt(id));
+    this.#dropVector(id);
     // An all-zero vector (a text the model maps to nothing) has no direction:
     // the row counts as embedded but never takes part in vector search.
     if (isZeroVector(vector)) return;
     this.#stmt(
       `INSERT INTO ${VECTORS} (memory_id, embedding, kind, session) VALUES (?, ?, ?, ?)`,
     ).run(BigInt(id), vector, kind, session ?? NO_SESSION);
+    this.#changes.push({ id, kind, session, vector });
+  }
+
+  /** Deletes the vector of `id` and logs the change (inside a write transaction). */
+  #dropVector(id: number): void {
+    this.#stmt(`DELETE FROM ${VECTORS} WHERE memory_id = ?`).run(BigInt(id));
+    const { lastInsertRowid } = this.#stmt(`INSERT INTO ${VECTOR_LOG} (memory_id) VALUES (?)`)
+      .run(id);
+    const seq = Number(lastInsertRowid);
+    if (seq % 1024 === 0) {
+      this.#stmt(`DELETE FROM ${VECTOR_LOG} WHERE seq <= ?`).run(seq - VECTOR_LOG_KEEP);
+    }
+    this.#lastSeq = seq;
+    this.#changes.push({ id });
+  }
+
+  /**
+   * Runs a write in one transaction; once it commits, its vector changes go
+   * to the in-memory index (a rolled-back write changes nothing there).
+   */
+  #write<T>(fn: () => T): T {
+    if (this.db.isTransaction) {
+      // Someone else's transaction: its fate is unknown here, so reload later.
+      this.#index = undefined;
+      return fn();
+    }
+    this.#changes = [];
+    try {
+      const result = transaction(this.db, fn);
+      this.#applyChanges();
+      return result;
+    } finally {
+      this.#changes = [];
+    }
+  }
+
+  #applyChanges(): void {
+    const index = this.#index;
+    if (!index || this.#changes.length === 0) return;
+    for (const change of this.#changes) {
+      if (change.vector) index.upsert(change.id, change.kind!, change.session!, change.vector);
+      else index.remove(change.id);
+    }
+    // No other connection committed since the index was synced: it is now
+    // current up to this write's last log entry.
+    if (this.#dataVersion() === this.#synced.dataVersion) this.#synced.seq = this.#lastSeq;
+    if (index.bytes() > this.#indexMaxBytes) {
+      this.#index = undefined;
+      this.#tooBig = this.#synced.epoch;
+    }
+  }
+
+  #dataVersion(): number {
+    return Number((this.#stmt("PRAGMA data_version").get() as { data_version: number }).data_version);
+  }
+
+  #epoch(): string {
+    const row = this.#stmt("SELECT value FROM memory_meta WHERE key = 'vector_epoch'").get() as
+      | { value: string }
+      | undefined;
+    return row?.value ?? "";
+  }
+
+  /**
+   * The in-memory index, current with every committed write (this process's
+   * and other processes'), or `undefined` when it is disabled, over its cap,
+   * or there is no model yet.
+   */
+  #vectorIndex(): VectorIndex | undefined {
+    if (!this.#indexEnabled || this.db.isTransaction) return undefined;
+    const version = this.#dataVersion();
+    if (this.#index && version === this.#synced.dataVersion) return this.#index;
+    if (this.#index && this.#catchUp(version)) return this.#index;
+    return this.#loadIndex(version);
+  }
+
+  /** Applies other processes' vector changes from the log; false when a reload is needed. */
+  #catchUp(version: number): boolean {
+    const index = this.#index!;
+    const current = this.#currentModel();
+    if (
+      !current || current.model !== this.#synced.model ||
+      current.dimensions !== index.dimensions || this.#epoch() !== this.#synced.epoch
+    ) {
+      return false;
+    }
+    const log = this.#stmt(
+      `SELECT seq, memory_id AS id FROM ${VECTOR_LOG} WHERE seq > ? ORDER BY seq LIMIT ?`,
+    ).all(this.#synced.seq, VECTOR_LOG_KEEP + 1) as { seq: number; id: number }[];
+    // A gap means the entries this process missed were pruned; too many: reloading is cheaper.
+    if (log.length > VECTOR_LOG_KEEP) return false;
+    if (log.length > 0 && Number(log[0].seq) !== this.#synced.seq + 1) return false;
+    const vector = this.#stmt(`SELECT embedding FROM ${VECTORS} WHERE memory_id = ?`);
+    const row = this.#stmt(
+      "SELECT kind, session_id FROM memories WHERE id = ? AND superseded_by IS NULL",
+    );
+    for (const id of new Set(log.map((l) => Number(l.id)))) {
+      const v = vector.get(BigInt(id)) as { embedding: Uint8Array } | undefined;
+      const m = row.get(id) as { kind: MemoryKind; session_id: string | null } | undefined;
+      if (!v || !m) {
+        index.remove(id);
+        continue;
+      }
+      const bytes = v.embedding.slice(0, index.dimensions * 4);
+      index.upsert(id, m.kind, m.session_id, new Float32Array(bytes.buffer));
+    }
+    if (log.length > 0) this.#synced.seq = Number(log[log.length - 1].seq);
+    this.#synced.dataVersion = version;
+    return true;
+  }
+
+  /** Reads every vector into a new index, in one read transaction. */
+  #loadIndex(version: number): VectorIndex | undefined {
+    this.#index = undefined;
+    const current = this.#currentModel();
+    if (!current) return undefined;
+    const epoch = this.#epoch();
+    if (this.#tooBig !== undefined && this.#tooBig === epoch) return undefined;
+    this.db.exec("BEGIN");
+    try {
+      const { n } = this.#stmt(
+        "SELECT count(*) AS n FROM memories WHERE superseded_by IS NULL AND embedding_model IS NOT NULL",
+      ).get() as { n: number };
+      const rowBytes = Math.ceil(current.dimensions / 4) * 16 + INDEX_ROW_OVERHEAD;
+      if (Number(n) * rowBytes > this.#indexMaxBytes) {
+        this.#tooBig = epoch;
+        return undefined;
+      }
+      const seq = this.#stmt("SELECT seq FROM sqlite_sequence WHERE name = ?").get(VECTOR_LOG) as
+        | { seq: number }
+        | undefined;
+      const stored = readStoredVectors(this.db, VECTORS, current.dimensions);
+      const { rows } = this.#stmt(
+        "SELECT json_group_array(json_array(id, kind, session_id)) AS rows FROM memories " +
+          "WHERE superseded_by IS NULL AND embedding_model IS NOT NULL",
+      ).get() as { rows: string };
+      const meta = new Map<number, [MemoryKind, string | null]>();
+      for (const [id, kind, session] of JSON.parse(rows) as [number, MemoryKind, string | null][]) {
+        meta.set(id, [kind, session]);
+      }
+      const index = new VectorIndex(current.dimensions);
+      const d = current.dimensions;
+      stored.ids.forEach((id, i) => {
+        const m = meta.get(id);
+        if (m) index.upsert(id, m[0], m[1], stored.vectors.subarray(i * d, i * d + d));
+      });
+      this.#index = index;
+      this.#synced = {
+        model: current.model,
+        epoch,
+        seq: Number(seq?.seq ?? 0),
+        dataVersion: version,
+      };
+      return index;
+    } finally {
+      this.db.exec("COMMIT");
+    }
   }
 
   #freshRef(taken: Set<string>): string {
@@ -255,7 +455,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
   insert(rows: NewMemoryRow[]): Promise<Memory[]> {
     if (rows.length === 0) return Promise.resolve([]);
     try {
-      return Promise.resolve(transaction(this.db, () => {
+      return Promise.resolve(this.#write(() => {
         const current = this.#currentModel();
         const add = this.#stmt(
           "INSERT INTO memories (ref, content, kind, session_id, created_at, updated_at, " +
@@ -310,7 +510,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
 
   update(id: number, change: MemoryUpdate): Promise<MemoryUpdateResult> {
     try {
-      return Promise.resolve(transaction(this.db, () => {
+      return Promise.resolve(this.#write(() => {
         const old = this.#live(id);
         if (!old) throw new GleanerError("not_found", `memory ${id} not found`);
         const current = this.#currentModel();
@@ -339,8 +539,8 @@ export class SqliteMemoryBackend implements MemoryBackend {
           "UPDATE memories SET content = ?, tokens = ?, updated_at = ?, embedding_model = ? " +
             "WHERE id = ?",
         ).run(change.content, change.tokens, updated, embedded ? embedded.model : null, id);
-        if (current) this.#stmt(`DELETE FROM ${VECTORS} WHERE memory_id = ?`).run(BigInt(id));
         if (embedded) this.#putVector(id, old.kind, old.session_id, embedded.vector);
+        else if (current) this.#dropVector(id);
         const previous = toMemory({
           ...old,
           id: Number(lastInsertRowid),
@@ -364,13 +564,11 @@ export class SqliteMemoryBackend implements MemoryBackend {
 
   delete(id: number): Promise<boolean> {
     try {
-      return Promise.resolve(transaction(this.db, () => {
+      return Promise.resolve(this.#write(() => {
         if (!this.#live(id)) return false;
         this.#stmt("DELETE FROM memories WHERE superseded_by = ?").run(id);
         this.#stmt("DELETE FROM memories WHERE id = ?").run(id);
-        if (this.#currentModel()) {
-          this.#stmt(`DELETE FROM ${VECTORS} WHERE memory_id = ?`).run(BigInt(id));
-        }
+        if (this.#currentModel()) this.#dropVector(id);
         return true;
       }));
     } catch (error) {
@@ -486,6 +684,10 @@ export class SqliteMemoryBackend implements MemoryBackend {
   ): Promise<MemoryCandidate[]> {
     const current = this.#model;
     if (!current || k <= 0 || vector.length !== current.dimensions) return Promise.resolve([]);
+    const index = this.#vectorIndex();
+    if (index) {
+      return Promise.resolve(index.dimensions === vector.length ? index.search(vector, k, scope) : []);
+    }
     const where = ["embedding MATCH ?", "k = ?"];
     const params: SQLInputValue[] = [vector, Math.min(4096, Math.trunc(k))];
     if (scope.kind) {
@@ -509,6 +711,28 @@ export class SqliteMemoryBackend implements MemoryBackend {
       return Promise.resolve([]);
     }
     return Promise.resolve(rows.map((r) => ({ id: Number(r.id), score: 1 - Number(r.distance) })));
+  }
+
+  nearestMany(
+    vectors: readonly Float32Array[],
+    scopes: readonly MemoryScope[],
+    minScore: number,
+  ): Promise<(MemoryCandidate | undefined)[]> {
+    const index = this.#model ? this.#vectorIndex() : undefined;
+    if (index) {
+      const usable = vectors.map((v) => (v.length === index.dimensions ? v : new Float32Array(0)));
+      return Promise.resolve(index.nearest(usable, scopes, minScore));
+    }
+    return (async () => {
+      const out: (MemoryCandidate | undefined)[] = [];
+      for (let i = 0; i < vectors.length; i++) {
+        const [top] = isZeroVector(vectors[i])
+          ? []
+          : await this.vectorCandidates(vectors[i], 1, scopes[i] ?? {});
+        out.push(top && top.score >= minScore ? top : undefined);
+      }
+      return out;
+    })();
   }
 
   profilePool(limit: number): Promise<Memory[]> {
@@ -548,7 +772,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
   ): Promise<number> {
     if (items.length === 0) return Promise.resolve(0);
     try {
-      return Promise.resolve(transaction(this.db, () => {
+      return Promise.resolve(this.#write(() => {
         const current = this.#currentModel();
         if (!current || current.model !== model) return 0;
         const read = this.#stmt(
@@ -597,6 +821,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
 
   close(): Promise<void> {
     this.#statements.clear();
+    this.#index = undefined;
     if (this.db.isOpen) this.db.close();
     return Promise.resolve();
   }

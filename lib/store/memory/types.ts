@@ -544,6 +544,19 @@ export interface MemoryBackend {
     scope: MemoryScope,
   ): Promise<MemoryCandidate[]>;
 
+  /**
+   * Optional batch form of a `k = 1` {@link vectorCandidates} (the duplicate
+   * check of a save): for each vector, its nearest live memory in its own
+   * scope with the cosine as score, when that cosine is at least `minScore`;
+   * else `undefined`. Must decide exactly as `vectorCandidates(v, 1, scope)`
+   * would. Engines without it are called once per vector.
+   */
+  nearestMany?(
+    vectors: readonly Float32Array[],
+    scopes: readonly MemoryScope[],
+    minScore: number,
+  ): Promise<(MemoryCandidate | undefined)[]>;
+
   /** Live profile memories, newest first (`created_at` desc, id desc), at most `limit`. */
   profilePool(limit: number): Promise<Memory[]>;
 
