@@ -335,7 +335,9 @@ export class SqliteMemoryBackend implements MemoryBackend {
   }
 
   #dataVersion(): number {
-    return Number((this.#stmt("PRAGMA data_version").get() as { data_version: number }).data_version);
+    return Number(
+      (this.#stmt("PRAGMA data_version").get() as { data_version: number }).data_version,
+    );
   }
 
   #epoch(): string {
@@ -686,7 +688,9 @@ export class SqliteMemoryBackend implements MemoryBackend {
     if (!current || k <= 0 || vector.length !== current.dimensions) return Promise.resolve([]);
     const index = this.#vectorIndex();
     if (index) {
-      return Promise.resolve(index.dimensions === vector.length ? index.search(vector, k, scope) : []);
+      return Promise.resolve(
+        index.dimensions === vector.length ? index.search(vector, k, scope) : [],
+      );
     }
     const where = ["embedding MATCH ?", "k = ?"];
     const params: SQLInputValue[] = [vector, Math.min(4096, Math.trunc(k))];

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { COMMON_WORD_ROWS, openSqliteMemoryBackend } from "./sqlite.ts";
+import { COMMON_WORD_ROWS, openSqliteMemoryBackend, VECTOR_LOG_KEEP } from "./sqlite.ts";
+import { readRows, readStoredVectors } from "./sqlite_vectors.ts";
 import { runMemoryBackendContract } from "./contract.ts";
 
 Deno.test("SQLite memory backend honours the contract (in memory)", async (t) => {
@@ -43,5 +44,140 @@ Deno.test("SQLite lexical candidates: rare words rank when common ones would sco
     assert.equal((await backend.lexicalCandidates("project status", 10, {})).length, 10);
   } finally {
     await backend.close();
+  }
+});
+
+const VECTOR_WRITER = new URL("./testdata/vector_writer.ts", import.meta.url).pathname;
+
+/** Runs vector writes in another process; returns the ids it inserted. */
+async function otherProcess(path: string, steps: unknown[]): Promise<number[]> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", VECTOR_WRITER, path, JSON.stringify(steps)],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  assert.equal(out.code, 0);
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+const f32 = (...xs: number[]) => new Float32Array(xs);
+const embedded = (content: string, vector: Float32Array) => ({
+  content,
+  kind: "episodic" as const,
+  session_id: null,
+  tokens: 3,
+  created_at: Date.now(),
+  embedding: { model: "m", vector },
+});
+
+Deno.test("SQLite in-memory vectors: another process's writes become visible to this one's searches", async () => {
+  const root = await Deno.makeTempDir();
+  const path = `${root}/memory.db`;
+  const backend = openSqliteMemoryBackend(path);
+  try {
+    await backend.useEmbeddingModel("m", 4);
+    const [x, y] = await backend.insert([
+      embedded("x", f32(1, 0, 0, 0)),
+      embedded("y", f32(0, 1, 0, 0)),
+    ]);
+    const ids = async (v: Float32Array) =>
+      (await backend.vectorCandidates(v, 100, {})).map((c) => c.id);
+    assert.deepEqual(await ids(f32(1, 0, 0, 0)), [x.id, y.id]);
+    assert.ok(backend.vectorIndex, "the first search loaded the vectors into memory");
+
+    // Insert a near twin of x, delete x, turn y away: all from the other process.
+    const [z] = await otherProcess(path, [
+      { insert: [["z", [1, 0.01, 0, 0]]] },
+      { delete: x.id },
+      { update: [y.id, "y moved", [0, 0, 1, 0]] },
+    ]);
+    const near = await backend.vectorCandidates(f32(1, 0, 0, 0), 100, {});
+    assert.deepEqual(near.map((c) => c.id), [z, y.id]);
+    assert.ok(Math.abs(near[1].score) < 1e-6, "y's new vector is the one searched");
+    const [dup] = await backend.nearestMany!([f32(1, 0, 0, 0)], [{}], 0.95);
+    assert.equal(dup?.id, z);
+
+    // More changes than the log keeps: this process reloads and still sees them all.
+    const many = await otherProcess(path, [{ bulk: VECTOR_LOG_KEEP + 100 }]);
+    const all = await backend.vectorCandidates(f32(0, 0, 0, 1), VECTOR_LOG_KEEP + 500, {});
+    assert.equal(all.length, many.length + 2);
+    assert.deepEqual(new Set(all.slice(0, many.length).map((c) => c.id)), new Set(many));
+
+    // A model change elsewhere drops every vector here too.
+    await otherProcess(path, [{ model: ["m2", 3] }]);
+    assert.deepEqual(await ids(f32(1, 0, 0, 0)), []);
+    assert.deepEqual(await ids(f32(1, 0, 0)), []);
+  } finally {
+    await backend.close();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("SQLite in-memory vectors: a rolled-back batch leaves no vector behind", async () => {
+  const backend = openSqliteMemoryBackend(":memory:");
+  try {
+    await backend.useEmbeddingModel("m", 2);
+    const [a] = await backend.insert([embedded("a", f32(1, 0))]);
+    assert.equal((await backend.vectorCandidates(f32(1, 0), 5, {})).length, 1);
+    await assert.rejects(
+      backend.insert([embedded("b", f32(0, 1)), embedded("bad", f32(1, 2, 3))]),
+      /wrong length/,
+    );
+    assert.deepEqual((await backend.vectorCandidates(f32(0, 1), 5, {})).map((c) => c.id), [a.id]);
+  } finally {
+    await backend.close();
+  }
+});
+
+Deno.test("SQLite in-memory vectors answer as the vec0 table does", async () => {
+  const root = await Deno.makeTempDir();
+  const path = `${root}/memory.db`;
+  const fast = openSqliteMemoryBackend(path);
+  const slow = openSqliteMemoryBackend(path, { vectorIndex: false });
+  try {
+    await fast.useEmbeddingModel("m", 16);
+    await slow.embeddingModel(); // reads the model declared by the other connection
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
+    const vector = () => Float32Array.from({ length: 16 }, random);
+    const rows = await fast.insert(Array.from({ length: 3000 }, (_, i) => ({
+      ...embedded(`row ${i}`, vector()),
+      kind: i % 9 ? "episodic" as const : "profile" as const,
+      session_id: ["a", "b", null][i % 3],
+    })));
+    for (const row of rows.slice(0, 300)) await fast.delete(row.id);
+    for (const row of rows.slice(300, 400)) {
+      await fast.update(row.id, {
+        content: "changed",
+        tokens: 1,
+        updated_at: Date.now(),
+        embedding: { model: "m", vector: vector() },
+      });
+    }
+    const chunked = readStoredVectors(fast.db, "memory_vectors", 16);
+    const plain = readRows(fast.db, "memory_vectors", 16);
+    assert.equal(chunked.ids.length, 2700);
+    const byId = (s: typeof plain) =>
+      new Map(s.ids.map((id, i) => [id, [...s.vectors.subarray(i * 16, i * 16 + 16)]]));
+    assert.deepEqual(byId(chunked), byId(plain), "vec0's chunks read straight equal its rows");
+    for (let i = 0; i < 30; i++) {
+      const q = vector();
+      const scope = [{}, { kind: "episodic" as const }, { session_id: "a" }, { session_id: null }][
+        i % 4
+      ];
+      const a = await fast.vectorCandidates(q, 20, scope);
+      const b = await slow.vectorCandidates(q, 20, scope);
+      assert.deepEqual(
+        a.map((c) => [c.id, c.score.toFixed(5)]),
+        b.map((c) => [c.id, c.score.toFixed(5)]),
+        JSON.stringify(scope),
+      );
+      a.forEach((c, j) => assert.ok(Math.abs(c.score - b[j].score) < 1e-5));
+    }
+    assert.ok(fast.vectorIndex && !slow.vectorIndex);
+  } finally {
+    await fast.close();
+    await slow.close();
+    await Deno.remove(root, { recursive: true });
   }
 });
