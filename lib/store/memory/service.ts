@@ -561,17 +561,23 @@ export class MemoryService {
     };
     pool.forEach(takeProfile);
     if (pool.length === PROFILE_PAGE) {
-      profileTotal =
-        (await this.backend.list({ kind: "profile", sort: "recent", limit: 1, offset: 0 }))
-          .total;
+      let whole = false;
       if (budget - profileTokens >= PROFILE_OVERHEAD_TOKENS) {
         pool = await this.backend.profilePool(MAX_PROFILE_POOL);
         pool.slice(PROFILE_PAGE).forEach(takeProfile);
+        whole = pool.length < MAX_PROFILE_POOL;
       }
+      profileTotal = whole ? pool.length : (await this.backend.list({
+        kind: "profile",
+        sort: "recent",
+        limit: 1,
+        offset: 0,
+      })).total;
     }
 
     const query = input.query?.trim() ?? "";
-    let ranked: { memory: Memory; score?: number }[];
+    // Best first; search mode reads the memories a page at a time, as the budget takes them.
+    let ranked: { id: number; score?: number; memory?: Memory | null }[];
     let matched: number;
     const retrievers: ("bm25" | "dense")[] = [];
     if (query) {
@@ -606,14 +612,7 @@ export class MemoryService {
       const fused = fuseRankings(rankings, RRF_K)
         .filter((f) => f.score >= this.#options.minScore);
       matched = fused.length;
-      const head = fused.slice(0, Math.max(topK * 3, 30));
-      const memories = new Map(
-        (await this.backend.getMany(head.map((f) => f.key))).map((m) => [m.id, m] as const),
-      );
-      ranked = head.flatMap((f) => {
-        const memory = memories.get(f.key);
-        return memory ? [{ memory, score: f.score }] : [];
-      });
+      ranked = fused.slice(0, Math.max(topK * 3, 30)).map((f) => ({ id: f.key, score: f.score }));
     } else {
       const page = await this.backend.list({
         ...scope,
@@ -622,14 +621,24 @@ export class MemoryService {
         offset: 0,
       });
       matched = page.total;
-      ranked = page.items.map((memory) => ({ memory }));
+      ranked = page.items.map((memory) => ({ id: memory.id, memory }));
     }
 
     const memories: RecalledMemory[] = [];
     let tokens = 0;
     let overBudget = 0;
-    for (const { memory, score } of ranked) {
+    const pageSize = topK + 5;
+    for (let i = 0; i < ranked.length; i++) {
       if (memories.length >= topK) break;
+      if (ranked[i].memory === undefined) {
+        const page = ranked.slice(i, i + pageSize);
+        const found = new Map(
+          (await this.backend.getMany(page.map((r) => r.id))).map((m) => [m.id, m] as const),
+        );
+        for (const r of page) r.memory = found.get(r.id) ?? null;
+      }
+      if (!ranked[i].memory) continue; // deleted meanwhile
+      const { memory, score } = ranked[i] as { memory: Memory; score?: number };
       const left = maxTokens - tokens;
       if (memory.tokens + ENTRY_OVERHEAD_TOKENS / 2 > left) {
         overBudget++;

@@ -198,6 +198,12 @@ export class SqliteMemoryBackend implements MemoryBackend {
   #changes: { id: number; kind?: MemoryKind; session?: string | null; vector?: Float32Array }[] =
     [];
   #lastSeq = 0;
+  /** Content writes of this connection (with `data_version`, the generation of the caches below). */
+  #writes = 0;
+  /** The newest profile memories as last read, while nothing changed. */
+  #profileCache: { generation: string; limit: number; rows: Memory[] } | undefined;
+  /** Bounded matching-row counts of recall words, while nothing changed. */
+  #wordCounts = { generation: "", counts: new Map<string, number>() };
 
   /** Wraps an open, migrated connection (see {@link openSqliteMemoryBackend}). */
   constructor(db: DatabaseSync, path: string = MEMORY_PATH, options: SqliteMemoryOptions = {}) {
@@ -263,6 +269,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
       put.run("vector_epoch", crypto.randomUUID());
       this.#statements.clear();
       this.#model = { model, dimensions };
+      this.#writes++;
       this.#index = undefined;
       this.#tooBig = undefined;
       return current !== null;
@@ -311,11 +318,17 @@ export class SqliteMemoryBackend implements MemoryBackend {
     this.#changes = [];
     try {
       const result = transaction(this.db, fn);
+      this.#writes++;
       this.#applyChanges();
       return result;
     } finally {
       this.#changes = [];
     }
+  }
+
+  /** Changes whenever any connection may have changed the memories (cache key). */
+  #generation(): string {
+    return `${this.#dataVersion()}:${this.#writes}`;
   }
 
   #applyChanges(): void {
@@ -653,8 +666,21 @@ export class SqliteMemoryBackend implements MemoryBackend {
     const count = this.#stmt(
       "SELECT count(*) AS n FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
     );
+    // Counts hold until a write: recalls asking about the same things skip them.
+    const generation = this.#generation();
+    if (this.#wordCounts.generation !== generation || this.#wordCounts.counts.size > 10_000) {
+      this.#wordCounts = { generation, counts: new Map() };
+    }
+    const cache = this.#wordCounts.counts;
     const present = words
-      .map((w) => ({ w, n: Number((count.get(`"${w}"`, COMMON_WORD_ROWS) as { n: number }).n) }))
+      .map((w) => {
+        let n = cache.get(w);
+        if (n === undefined) {
+          n = Number((count.get(`"${w}"`, COMMON_WORD_ROWS) as { n: number }).n);
+          cache.set(w, n);
+        }
+        return { w, n };
+      })
       .filter((c) => c.n > 0);
     if (present.length === 0) return undefined;
     const rare = present.filter((c) => c.n < COMMON_WORD_ROWS);
@@ -668,12 +694,14 @@ export class SqliteMemoryBackend implements MemoryBackend {
     const params: SQLInputValue[] = [];
     scopeWhere(scope, where, params);
     // BM25 scores at most the newest MAX_SCORED_ROWS matching rows, so a query
-    // made only of common words costs the same in any store size.
+    // made only of common words costs the same in any store size. CROSS JOIN
+    // keeps those rows the outer loop: left to itself the planner walks every
+    // live memory of the kind and probes the matches (ten times slower at 100,000).
     const rows = this.#stmt(
       `SELECT m.id AS id, f.score AS score FROM (` +
         `SELECT rowid AS rid, -bm25(memories_fts) AS score FROM memories_fts ` +
         `WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?` +
-        `) f JOIN memories m ON m.id = f.rid WHERE ${where.join(" AND ")} ` +
+        `) f CROSS JOIN memories m ON m.id = f.rid WHERE ${where.join(" AND ")} ` +
         `ORDER BY f.score DESC, m.id DESC LIMIT ?`,
     ).all(match, MAX_SCORED_ROWS, ...params, Math.trunc(k)) as { id: number; score: number }[];
     return Promise.resolve(rows.map((r) => ({ id: Number(r.id), score: Number(r.score) })));
@@ -740,15 +768,31 @@ export class SqliteMemoryBackend implements MemoryBackend {
   }
 
   profilePool(limit: number): Promise<Memory[]> {
-    const rows = this.#stmt(
+    limit = Math.max(0, Math.trunc(limit));
+    // Every recall attaches the profile: kept until a write changes the memories.
+    const generation = this.#generation();
+    const cached = this.#profileCache;
+    if (
+      cached && cached.generation === generation &&
+      (cached.limit >= limit || cached.rows.length < cached.limit)
+    ) {
+      return Promise.resolve(cached.rows.slice(0, limit).map((m) => ({ ...m })));
+    }
+    const rows = (this.#stmt(
       `SELECT ${COLUMNS} FROM memories m WHERE m.superseded_by IS NULL AND m.kind = 'profile' ` +
         `ORDER BY m.created_at DESC, m.id DESC LIMIT ?`,
-    ).all(Math.max(0, Math.trunc(limit))) as unknown as Row[];
-    return Promise.resolve(rows.map(toMemory));
+    ).all(limit) as unknown as Row[]).map(toMemory);
+    this.#profileCache = { generation, limit, rows };
+    return Promise.resolve(rows.map((m) => ({ ...m })));
   }
 
   markRecalled(ids: readonly number[], at: number): Promise<void> {
     if (ids.length === 0) return Promise.resolve();
+    const pool = this.#profileCache?.rows;
+    if (pool?.length) {
+      const marked = new Set(ids);
+      if (pool.some((m) => marked.has(m.id))) this.#profileCache = undefined;
+    }
     try {
       transaction(this.db, () => {
         const mark = this.#stmt(

@@ -181,3 +181,39 @@ Deno.test("SQLite in-memory vectors answer as the vec0 table does", async () => 
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("SQLite caches (profile pool, word counts) never hide a write, from this connection or another", async () => {
+  const root = await Deno.makeTempDir();
+  const path = `${root}/memory.db`;
+  const a = openSqliteMemoryBackend(path);
+  const b = openSqliteMemoryBackend(path);
+  const row = (content: string, kind: "episodic" | "profile" = "episodic") => ({
+    content,
+    kind,
+    session_id: null,
+    tokens: 3,
+    created_at: Date.now(),
+  });
+  try {
+    const [p1] = await a.insert([row("prefers tea", "profile"), row("the kettle is blue")]);
+    const pool = async () => (await a.profilePool(10)).map((m) => m.content);
+    const hits = async (q: string) => (await a.lexicalCandidates(q, 10, {})).length;
+    assert.deepEqual(await pool(), ["prefers tea"]);
+    assert.equal(await hits("kettle zebra"), 1);
+    // Another connection adds a profile memory and the word "zebra".
+    await b.insert([row("likes zebra crossings", "profile")]);
+    assert.deepEqual(await pool(), ["likes zebra crossings", "prefers tea"]);
+    assert.equal(await hits("kettle zebra"), 2);
+    // This connection's own writes, and recall marks on profile memories.
+    await a.update(p1.id, { content: "prefers green tea", tokens: 3, updated_at: Date.now() + 1 });
+    assert.deepEqual(await pool(), ["likes zebra crossings", "prefers green tea"]);
+    await a.markRecalled([p1.id], Date.now());
+    assert.equal((await a.profilePool(10)).find((m) => m.id === p1.id)?.recall_count, 1);
+    await a.delete(p1.id);
+    assert.deepEqual(await pool(), ["likes zebra crossings"]);
+  } finally {
+    await a.close();
+    await b.close();
+    await Deno.remove(root, { recursive: true });
+  }
+});
