@@ -44,6 +44,17 @@ export interface DotKernel {
    * `n` is rounded up to a multiple of 2.
    */
   dot4(q: number, base: number, n: number, stride: number, out: number): void;
+  /**
+   * Rows worth a closer look after {@link dot1}: writes to the int32 slots
+   * from `rows` the indexes `r < n` with `out[r] · inv[r] · params[0] ≥
+   * params[1]` (float32) and returns how many. `inv` holds one float per row.
+   */
+  select1(out: number, n: number, inv: number, params: number, rows: number): number;
+  /**
+   * The same after {@link dot4}: rows where any of the four lanes has
+   * `out[4r + i] · inv[r] · params[i] ≥ params[4 + i]`.
+   */
+  select4(out: number, n: number, inv: number, params: number, rows: number): number;
 }
 
 /** Options of {@link createDotKernel}. */
@@ -329,6 +340,91 @@ function dot4Body(): number[] {
   return [...vec([[5, I32], [14, V128]]), ...body, ...END];
 }
 
+/**
+ * select1/select4(out, n, inv, params, rows) → count. `lanes` 4: four scores
+ * per row compared at once; 1: one score per row.
+ */
+function selectBody(lanes: 1 | 4): number[] {
+  const [OUT, N, INV, PAR, ROWS, R, COUNT, SCALE, FLOOR] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  const F32_LOAD = (offset: number) => [0x2a, 2, ...uleb(offset)];
+  const test = lanes === 4
+    ? [
+      ...get(OUT),
+      ...load(),
+      ...get(SCALE),
+      ...MUL4,
+      ...get(INV),
+      ...F32_LOAD(0),
+      ...simd(0x13), // f32x4.splat
+      ...MUL4,
+      ...get(FLOOR),
+      ...simd(0x46), // f32x4.ge
+      ...simd(0x53), // v128.any_true
+    ]
+    : [
+      ...get(OUT),
+      ...F32_LOAD(0),
+      ...get(INV),
+      ...F32_LOAD(0),
+      0x94, // f32.mul
+      ...get(PAR),
+      ...F32_LOAD(0),
+      0x94,
+      ...get(PAR),
+      ...F32_LOAD(4),
+      0x60, // f32.ge
+    ];
+  const body = [
+    ...(lanes === 4
+      ? [...get(PAR), ...load(), ...set(SCALE), ...get(PAR), ...load(16), ...set(FLOOR)]
+      : []),
+    ...BLOCK,
+    ...get(N),
+    ...i32(0),
+    GT_S,
+    0x45,
+    ...brIf(0),
+    ...LOOP,
+    ...test,
+    0x04,
+    0x40, // if
+    ...get(ROWS),
+    ...get(COUNT),
+    ...i32(2),
+    SHL,
+    ADD,
+    ...get(R),
+    0x36,
+    2,
+    0, // i32.store
+    ...get(COUNT),
+    ...i32(1),
+    ADD,
+    ...set(COUNT),
+    ...END,
+    ...get(OUT),
+    ...i32(4 * lanes),
+    ADD,
+    ...set(OUT),
+    ...get(INV),
+    ...i32(4),
+    ADD,
+    ...set(INV),
+    ...get(R),
+    ...i32(1),
+    ADD,
+    ...tee(R),
+    ...get(N),
+    LT_U,
+    ...brIf(0),
+    ...END,
+    ...END,
+    ...get(COUNT),
+    ...END,
+  ];
+  return [...vec([[2, I32], [2, V128]]), ...body];
+}
+
 let compiled: WebAssembly.Module | undefined;
 
 function wasmModule(): WebAssembly.Module {
@@ -343,26 +439,41 @@ function wasmModule(): WebAssembly.Module {
     0,
     0,
     0,
-    ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0]])),
-    ...section(3, vec([[0], [0]])),
+    ...section(
+      1,
+      vec([
+        [0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0],
+        [0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), ...vec([[I32]])],
+      ]),
+    ),
+    ...section(3, vec([[0], [0], [1], [1]])),
     ...section(5, vec([[0x00, ...uleb(1)]])),
     ...section(
       7,
-      vec([[...name("dot1"), 0, 0], [...name("dot4"), 0, 1], [...name("memory"), 2, 0]]),
+      vec([
+        [...name("dot1"), 0, 0],
+        [...name("dot4"), 0, 1],
+        [...name("select1"), 0, 2],
+        [...name("select4"), 0, 3],
+        [...name("memory"), 2, 0],
+      ]),
     ),
-    ...section(10, vec([fn(dot1Body()), fn(dot4Body())])),
+    ...section(10, vec([fn(dot1Body()), fn(dot4Body()), fn(selectBody(1)), fn(selectBody(4))])),
   ]);
   compiled = new WebAssembly.Module(bytes);
   return compiled;
 }
 
 type Dot = (q: number, base: number, n: number, stride: number, out: number) => void;
+type Select = (out: number, n: number, inv: number, params: number, rows: number) => number;
 
 function wasmKernel(): DotKernel {
   const instance = new WebAssembly.Instance(wasmModule());
   const memory = instance.exports.memory as WebAssembly.Memory;
   const dot1 = instance.exports.dot1 as Dot;
   const dot4 = instance.exports.dot4 as Dot;
+  const select1 = instance.exports.select1 as Select;
+  const select4 = instance.exports.select4 as Select;
   let view = new Float32Array(memory.buffer);
   return {
     simd: true,
@@ -374,12 +485,15 @@ function wasmKernel(): DotKernel {
     },
     dot1: (q, base, n, stride, out) => dot1(q * 4, base * 4, n, stride * 4, out * 4),
     dot4: (q, base, n, stride, out) => dot4(q * 4, base * 4, n, stride * 4, out * 4),
+    select1: (out, n, inv, params, rows) => select1(out * 4, n, inv * 4, params * 4, rows * 4),
+    select4: (out, n, inv, params, rows) => select4(out * 4, n, inv * 4, params * 4, rows * 4),
   };
 }
 
 function jsKernel(): DotKernel {
   let buffer = new ArrayBuffer(PAGE);
   let view = new Float32Array(buffer);
+  let ints = new Int32Array(buffer);
   return {
     simd: false,
     f32: () => view,
@@ -390,6 +504,7 @@ function jsKernel(): DotKernel {
       new Uint8Array(next).set(new Uint8Array(buffer));
       buffer = next;
       view = new Float32Array(buffer);
+      ints = new Int32Array(buffer);
     },
     dot1(q, base, n, stride, out) {
       const f = view;
@@ -411,6 +526,34 @@ function jsKernel(): DotKernel {
           f[out + 4 * r + i] = s;
         }
       }
+    },
+    select1(out, n, inv, params, rows) {
+      const f = view;
+      const scale = Math.fround(f[params]);
+      const floor = f[params + 1];
+      let count = 0;
+      for (let r = 0; r < n; r++) {
+        if (Math.fround(Math.fround(f[out + r] * f[inv + r]) * scale) >= floor) {
+          ints[rows + count++] = r;
+        }
+      }
+      return count;
+    },
+    select4(out, n, inv, params, rows) {
+      const f = view;
+      let count = 0;
+      for (let r = 0; r < n; r++) {
+        for (let i = 0; i < 4; i++) {
+          if (
+            Math.fround(Math.fround(f[out + 4 * r + i] * f[params + i]) * f[inv + r]) >=
+              f[params + 4 + i]
+          ) {
+            ints[rows + count++] = r;
+            break;
+          }
+        }
+      }
+      return count;
     },
   };
 }

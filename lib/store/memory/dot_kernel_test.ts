@@ -50,3 +50,33 @@ Deno.test("dot kernel memory grows and keeps its contents", () => {
   assert.ok(kernel.bytes() >= 10 * 65_536);
   assert.equal(kernel.f32()[3], 1.5);
 });
+
+for (const simd of [true, false]) {
+  Deno.test(`dot kernel (${simd ? "WebAssembly SIMD" : "TypeScript"}) selects the rows at or above a floor`, () => {
+    const kernel = createDotKernel({ simd });
+    const n = 203;
+    const [out, inv, params, rows] = [0, 4 * 256, 4 * 256 + 256, 4 * 256 + 256 + 8];
+    const f = fill(kernel, rows + 256, 5);
+    for (let r = 0; r < n; r++) f[inv + r] = 0.5 + (r % 7) / 7;
+    const ints = () => new Int32Array(kernel.f32().buffer);
+    f.set([1.5, 0.8], params);
+    const one = kernel.select1(out, n, inv, params, rows);
+    const want1 = [];
+    for (let r = 0; r < n; r++) if (f[out + r] * f[inv + r] * 1.5 >= 0.8) want1.push(r);
+    assert.deepEqual([...ints().subarray(rows, rows + one)], want1);
+    f.set([1, 2, 0.5, 1, 0.3, 0.9, Infinity, -0.2], params);
+    const four = kernel.select4(out, n, inv, params, rows);
+    const want4 = [];
+    for (let r = 0; r < n; r++) {
+      if (
+        [0, 1, 2, 3].some((i) =>
+          f[out + 4 * r + i] * f[params + i] * f[inv + r] >= f[params + 4 + i]
+        )
+      ) {
+        want4.push(r);
+      }
+    }
+    assert.ok(want4.length > 0 && want4.length < n);
+    assert.deepEqual([...ints().subarray(rows, rows + four)], want4);
+  });
+}

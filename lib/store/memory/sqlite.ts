@@ -29,7 +29,7 @@ import { GleanerError } from "../../errors.ts";
 import { isZeroVector } from "../../rank/embed/vector.ts";
 import { MEMORY_PATH, openDatabase, transaction } from "../sqlite.ts";
 import { MEMORY_MIGRATIONS } from "./migrations.ts";
-import { readStoredVectors } from "./sqlite_vectors.ts";
+import { forEachStoredVector } from "./sqlite_vectors.ts";
 import { ftsQuery, searchWords } from "./text.ts";
 import { VectorIndex } from "./vector_index.ts";
 import {
@@ -428,7 +428,6 @@ export class SqliteMemoryBackend implements MemoryBackend {
       const seq = this.#stmt("SELECT seq FROM sqlite_sequence WHERE name = ?").get(VECTOR_LOG) as
         | { seq: number }
         | undefined;
-      const stored = readStoredVectors(this.db, VECTORS, current.dimensions);
       const { rows } = this.#stmt(
         "SELECT json_group_array(json_array(id, kind, session_id)) AS rows FROM memories " +
           "WHERE superseded_by IS NULL AND embedding_model IS NOT NULL",
@@ -438,10 +437,10 @@ export class SqliteMemoryBackend implements MemoryBackend {
         meta.set(id, [kind, session]);
       }
       const index = new VectorIndex(current.dimensions);
-      const d = current.dimensions;
-      stored.ids.forEach((id, i) => {
+      index.reserve(meta.size);
+      forEachStoredVector(this.db, VECTORS, current.dimensions, (id, vector) => {
         const m = meta.get(id);
-        if (m) index.upsert(id, m[0], m[1], stored.vectors.subarray(i * d, i * d + d));
+        if (m) index.upsert(id, m[0], m[1], vector);
       });
       this.#index = index;
       this.#synced = {

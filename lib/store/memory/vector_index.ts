@@ -78,9 +78,15 @@ export class VectorIndex {
   #sessions = new Int32Array(0);
   #slots = new Map<number, number>();
   #sessionCodes = new Map<string, number>();
-  /** Float offsets in the kernel memory. */
+  /**
+   * Float offsets in the kernel memory: four query rows, select parameters,
+   * scan output (four floats per row of a block), selected row indexes, the
+   * matrix (capacity + 4 padding rows), then one float32 inverse norm per row.
+   */
   #q = 0;
+  #params: number;
   #out: number;
+  #rows: number;
   #matrix: number;
 
   /** An empty index for vectors of `dimensions` components. */
@@ -92,8 +98,10 @@ export class VectorIndex {
     this.#stride = Math.ceil(dimensions / 4) * 4;
     this.#kernel = createDotKernel(options);
     this.#eps = scoreErrorBound(dimensions);
-    this.#out = 4 * this.#stride;
-    this.#matrix = this.#out + 4 * BLOCK;
+    this.#params = 4 * this.#stride;
+    this.#out = this.#params + 8;
+    this.#rows = this.#out + 4 * BLOCK;
+    this.#matrix = this.#rows + BLOCK;
     this.#grow(64);
   }
 
@@ -112,15 +120,41 @@ export class VectorIndex {
     return this.#kernel.bytes() + this.#capacity * (8 + 8 + 1 + 4) + this.#slots.size * 40;
   }
 
+  /** Makes room for `rows` vectors at once (before loading many). */
+  reserve(rows: number): void {
+    this.#grow(rows);
+  }
+
   /** True when `id` has a vector here. */
   has(id: number): boolean {
     return this.#slots.has(id);
   }
 
+  /** Float offset of the inverse norms for a capacity. */
+  #invAt(capacity = this.#capacity): number {
+    return this.#matrix + (capacity + 4) * this.#stride;
+  }
+
+  /** Float offset of free memory after the inverse norms. */
+  #freeAt(): number {
+    return this.#invAt() + this.#capacity + 4;
+  }
+
+  #ints(): Int32Array {
+    const f = this.#kernel.f32();
+    if (this.#intView?.buffer !== f.buffer) this.#intView = new Int32Array(f.buffer);
+    return this.#intView;
+  }
+  #intView: Int32Array | undefined;
+
   #grow(rows: number): void {
     if (rows <= this.#capacity) return;
     const capacity = Math.ceil(Math.max(rows, this.#capacity * 1.5) / 4) * 4;
-    this.#kernel.ensure((this.#matrix + (capacity + 4) * this.#stride) * 4);
+    const oldInv = this.#invAt();
+    this.#kernel.ensure((this.#invAt(capacity) + capacity + 4) * 4);
+    if (this.#capacity > 0) {
+      this.#kernel.f32().copyWithin(this.#invAt(capacity), oldInv, oldInv + this.#capacity);
+    }
     const ids = new Float64Array(capacity);
     ids.set(this.#ids);
     this.#ids = ids;
@@ -171,9 +205,10 @@ export class VectorIndex {
     const f = this.#kernel.f32();
     const at = this.#matrix + slot * this.#stride;
     f.set(vector, at);
-    f.fill(0, at + this.dimensions, at + this.#stride);
+    if (this.#stride > this.dimensions) f.fill(0, at + this.dimensions, at + this.#stride);
     this.#ids[slot] = id;
     this.#inv[slot] = 1 / Math.sqrt(norm);
+    f[this.#invAt() + slot] = this.#inv[slot];
     this.#kinds[slot] = KIND_CODE[kind];
     this.#sessions[slot] = this.#sessionCode(session, true)!;
   }
@@ -190,6 +225,7 @@ export class VectorIndex {
       f.copyWithin(this.#matrix + slot * this.#stride, from, from + this.#stride);
       this.#ids[slot] = this.#ids[last];
       this.#inv[slot] = this.#inv[last];
+      f[this.#invAt() + slot] = f[this.#invAt() + last];
       this.#kinds[slot] = this.#kinds[last];
       this.#sessions[slot] = this.#sessions[last];
       this.#slots.set(this.#ids[slot], slot);
@@ -239,11 +275,20 @@ export class VectorIndex {
     const eps2 = 2 * this.#eps;
     const { kind, session } = filter;
     const out = this.#out;
+    const params = this.#params;
+    const rows = this.#rows;
     for (let start = 0; start < this.#size; start += BLOCK) {
       const n = Math.min(BLOCK, this.#size - start);
       this.#kernel.dot1(this.#q, this.#matrix + start * this.#stride, n, this.#stride, out);
       const f = this.#kernel.f32();
-      for (let r = 0; r < n; r++) {
+      // The kernel keeps rows that could enter the heap or the rescoring set
+      // (float32 comparison, a millionth below the float64 floor).
+      f[params] = invQ;
+      f[params + 1] = heap.size < k ? -Infinity : heap.min - eps2 - 1e-6;
+      const selected = this.#kernel.select1(out, n, this.#invAt() + start, params, rows);
+      const ints = this.#ints();
+      for (let e = 0; e < selected; e++) {
+        const r = ints[rows + e];
         const slot = start + r;
         if (kind >= 0 && this.#kinds[slot] !== kind) continue;
         if (session >= 0 && this.#sessions[slot] !== session) continue;
@@ -288,7 +333,7 @@ export class VectorIndex {
     for (let i = 0; i < count; i++) if (filters[i]) live.push(i);
     // The batch's queries, in groups of four, after the matrix (zero rows pad the last group).
     const groups = Math.ceil(live.length / 4);
-    const region = this.#matrix + (this.#capacity + 4) * this.#stride;
+    const region = Math.ceil(this.#freeAt() / 4) * 4;
     this.#kernel.ensure((region + groups * 4 * this.#stride + this.#stride) * 4);
     const invQ = new Float64Array(count);
     for (let g = 0; g < groups * 4; g++) {
@@ -297,34 +342,40 @@ export class VectorIndex {
       if (q !== undefined) invQ[q] = inv;
     }
     const out = this.#out;
+    const params = this.#params;
+    const rows = this.#rows;
+    // Rows worth rescoring: within 2·eps of the best so far or of the threshold.
+    const floorOf = (q: number) => Math.max(best[q], minScore - eps) - 2 * eps;
     for (let start = 0; start < this.#size; start += BLOCK) {
       const n = Math.min(BLOCK, this.#size - start);
       const base = this.#matrix + start * this.#stride;
       for (let g = 0; g < groups; g++) {
         this.#kernel.dot4(region + g * 4 * this.#stride, base, n, this.#stride, out);
         const f = this.#kernel.f32();
-        for (let i = 0; i < 4 && 4 * g + i < live.length; i++) {
-          const q = live[4 * g + i];
-          const inv = invQ[q];
-          if (inv === 0) continue;
-          const { kind, session } = filters[q]!;
-          const list = candidates[q];
-          let top = best[q];
-          // Rows worth rescoring: within 2·eps of the best so far or of the threshold.
-          let floor = Math.max(top, minScore - eps) - 2 * eps;
-          for (let r = 0; r < n; r++) {
-            const slot = start + r;
+        const members = live.slice(4 * g, 4 * g + 4);
+        for (let i = 0; i < 4; i++) {
+          const q = members[i];
+          const usable = q !== undefined && invQ[q] !== 0;
+          f[params + i] = usable ? invQ[q] : 0;
+          f[params + 4 + i] = usable ? floorOf(q) - 1e-6 : Infinity;
+        }
+        const selected = this.#kernel.select4(out, n, this.#invAt() + start, params, rows);
+        const ints = this.#ints();
+        for (let e = 0; e < selected; e++) {
+          const r = ints[rows + e];
+          const slot = start + r;
+          for (let i = 0; i < members.length; i++) {
+            const q = members[i];
+            const inv = invQ[q];
+            if (inv === 0) continue;
             const score = f[out + 4 * r + i] * this.#inv[slot] * inv;
-            if (score < floor) continue;
+            if (score < floorOf(q)) continue;
+            const { kind, session } = filters[q]!;
             if (kind >= 0 && this.#kinds[slot] !== kind) continue;
             if (session >= 0 && this.#sessions[slot] !== session) continue;
-            list.push({ slot, score });
-            if (score > top) {
-              top = score;
-              floor = Math.max(top, minScore - eps) - 2 * eps;
-            }
+            candidates[q].push({ slot, score });
+            if (score > best[q]) best[q] = score;
           }
-          best[q] = top;
         }
       }
     }
