@@ -150,18 +150,19 @@ const hsum = (acc: number) => [
   ...lane(3),
   F32_ADD,
 ];
+/**
+ * `acc += a · b` for two v128 expressions: `f32x4.relaxed_madd` when `fused`
+ * (one instruction, fused or not as the CPU does it: never less exact), else
+ * a multiply then an add.
+ */
+let fused = false;
+const mac = (acc: number, a: number[], b: number[]) =>
+  fused
+    ? [...a, ...b, ...get(acc), ...simd(0x105), ...set(acc)]
+    : [...get(acc), ...a, ...b, ...MUL4, ...ADD4, ...set(acc)];
 /** `acc += (ptr + j) * qv` with ptr an expression. */
-const fma = (acc: number, ptr: number[], j: number, qv: number[]) => [
-  ...get(acc),
-  ...ptr,
-  ...get(j),
-  ADD,
-  ...load(),
-  ...qv,
-  ...MUL4,
-  ...ADD4,
-  ...set(acc),
-];
+const fma = (acc: number, ptr: number[], j: number, qv: number[]) =>
+  mac(acc, [...ptr, ...get(j), ADD, ...load()], qv);
 
 /** dot1(q, base, n, stride, out): params in bytes; four rows per iteration. */
 function dot1Body(): number[] {
@@ -261,14 +262,7 @@ function dot4Body(): number[] {
   inner.push(...get(ROW1), ...get(J), ADD, ...load(), ...set(R1));
   for (let i = 0; i < 4; i++) {
     for (const [r, reg] of [[0, R0], [1, R1]] as const) {
-      inner.push(
-        ...get(ACC(i, r)),
-        ...get(reg),
-        ...get(QV(i)),
-        ...MUL4,
-        ...ADD4,
-        ...set(ACC(i, r)),
-      );
+      inner.push(...mac(ACC(i, r), get(reg), get(QV(i))));
     }
   }
   const resets: number[] = [];
@@ -427,8 +421,22 @@ function selectBody(lanes: 1 | 4): number[] {
 
 let compiled: WebAssembly.Module | undefined;
 
+/** The kernel module: with relaxed SIMD's multiply-add when the runtime validates it, else plain SIMD. */
 function wasmModule(): WebAssembly.Module {
   if (compiled) return compiled;
+  for (const withFma of [true, false]) {
+    fused = withFma;
+    try {
+      compiled = assemble();
+      return compiled;
+    } catch (error) {
+      if (!withFma) throw error;
+    }
+  }
+  throw new Error("unreachable");
+}
+
+function assemble(): WebAssembly.Module {
   const fn = (code: number[]) => [...uleb(code.length), ...code];
   const bytes = new Uint8Array([
     0x00,
@@ -460,8 +468,7 @@ function wasmModule(): WebAssembly.Module {
     ),
     ...section(10, vec([fn(dot1Body()), fn(dot4Body()), fn(selectBody(1)), fn(selectBody(4))])),
   ]);
-  compiled = new WebAssembly.Module(bytes);
-  return compiled;
+  return new WebAssembly.Module(bytes);
 }
 
 type Dot = (q: number, base: number, n: number, stride: number, out: number) => void;
