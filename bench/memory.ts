@@ -6,8 +6,9 @@
  * (recall@5 and MRR, BM25 alone vs hybrid); tokens saved against resending
  * every memory.
  *
- * `deno task bench memory` runs sizes 100, 1,000, 10,000 and 20,000. Run alone
- * for other sizes: `deno run -A bench/memory.ts --sizes 100000 [--queries 200]`.
+ * `deno task bench memory` runs sizes 100, 1,000, 10,000 and 20,000; choose
+ * others with `deno task bench memory --sizes=100,100000` (`--queries=200`,
+ * `--no-quality`), or run alone: `deno run -A bench/memory.ts --sizes 100000`.
  *
  * @module
  */
@@ -81,6 +82,13 @@ async function measureSize(embedder: Embedder, size: number, queries: number, ba
       insertMs += performance.now() - t;
     }
 
+    // The in-memory vector index loads on the first vector search of a
+    // process (timed here, apart); the figures below are with it loaded.
+    const t0 = performance.now();
+    await backend.vectorCandidates(new Float32Array(embedder.dimensions!).fill(1), 1, {});
+    const indexLoadMs = performance.now() - t0;
+    const index = (backend as SqliteMemoryBackend).vectorIndex;
+
     // Save throughput at this size: the whole save path (duplicate check +
     // one transaction), vectors embedded beforehand and timed apart.
     const fresh = syntheticMemories(Math.min(batch, Math.max(100, size)), size + 1)
@@ -132,6 +140,12 @@ async function measureSize(embedder: Embedder, size: number, queries: number, ba
       build: {
         insert_per_s: round(size / (insertMs / 1000), 0),
         embed_ms_per_1000: round(embedMs / size * 1000, 1),
+      },
+      vector_index: {
+        load_ms: round(indexLoadMs, 1),
+        bytes: index?.bytes() ?? 0,
+        bytes_per_memory: index?.size ? round(index.bytes() / index.size, 0) : 0,
+        simd: index?.simd ?? false,
       },
       save: {
         batch: fresh.length,
@@ -218,6 +232,23 @@ async function measureQuality(embedder: Embedder) {
   return out;
 }
 
+/** Reads `--sizes=100,1000` (or `--sizes 100,1000`), `--queries=`, `--no-quality` from `args`. */
+export function memoryBenchOptions(args: string[] = Deno.args): MemoryBenchOptions {
+  const arg = (name: string) => {
+    const eq = args.find((a) => a.startsWith(`--${name}=`));
+    if (eq) return eq.slice(name.length + 3);
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const sizes = arg("sizes")?.split(",").filter(Boolean).map((s) => Number(s.replace(/_/g, "")));
+  const queries = arg("queries");
+  return {
+    ...(sizes?.length ? { sizes } : {}),
+    ...(queries ? { queries: Number(queries) } : {}),
+    ...(args.includes("--no-quality") ? { skipQuality: true } : {}),
+  };
+}
+
 /** Runs the memory benchmark; returns a JSON-ready object. */
 export async function runMemoryBench(options: MemoryBenchOptions = {}): Promise<unknown> {
   const sizes = options.sizes ?? [100, 1_000, 10_000, 20_000];
@@ -250,17 +281,7 @@ function loadAverage(): number[] | undefined {
 }
 
 if (import.meta.main) {
-  const arg = (name: string) => {
-    const i = Deno.args.indexOf(`--${name}`);
-    return i >= 0 ? Deno.args[i + 1] : undefined;
-  };
-  const sizes = arg("sizes")?.split(",").filter(Boolean).map((s) => Number(s.replace(/_/g, "")));
-  const queries = arg("queries") ? Number(arg("queries")) : undefined;
-  const result = await runMemoryBench({
-    sizes,
-    queries,
-    skipQuality: Deno.args.includes("--no-quality"),
-  });
+  const result = await runMemoryBench(memoryBenchOptions());
   // deno-lint-ignore no-console
   console.log(JSON.stringify(result, null, 2));
 }

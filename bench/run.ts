@@ -10,7 +10,7 @@ import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
 import { runDegradeBench } from "./degrade.ts";
 import { runExtractionBench } from "./extraction.ts";
-import { runMemoryBench } from "./memory.ts";
+import { memoryBenchOptions, runMemoryBench } from "./memory.ts";
 import { runMemoryBackendBench } from "./memory_backends.ts";
 import { runPipelineBench } from "./pipeline.ts";
 import { runProvidersBench } from "./providers.ts";
@@ -23,7 +23,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   containment: () => runContainmentBench(),
   browser: () => runBrowserBench(),
   degrade: () => runDegradeBench(),
-  memory: () => runMemoryBench(),
+  memory: () => runMemoryBench(memoryBenchOptions()),
   memory_backends: () => runMemoryBackendBench(),
   startup: () => runStartupBench(),
   health: () => runHealthBench(),
