@@ -27,6 +27,8 @@
 export interface DotKernel {
   /** True when the WebAssembly SIMD path runs (false: plain TypeScript). */
   readonly simd: boolean;
+  /** True when {@link dot1i8} and {@link dot4i8} exist (WebAssembly relaxed SIMD). */
+  readonly int8: boolean;
   /** A float32 view of the whole memory (take a new one after {@link ensure}). */
   f32(): Float32Array;
   /** Bytes of memory now. */
@@ -45,16 +47,26 @@ export interface DotKernel {
    */
   dot4(q: number, base: number, n: number, stride: number, out: number): void;
   /**
-   * Rows worth a closer look after {@link dot1}: writes to the int32 slots
-   * from `rows` the indexes `r < n` with `out[r] · inv[r] · params[0] ≥
-   * params[1]` (float32) and returns how many. `inv` holds one float per row.
+   * {@link dot1} over byte rows of values 0..127 with a signed byte query
+   * (offsets and `stride` still in 4-byte units; `stride` a multiple of 4,
+   * i.e. 16 bytes): exact integer sums, written as floats.
    */
-  select1(out: number, n: number, inv: number, params: number, rows: number): number;
+  dot1i8(q: number, base: number, n: number, stride: number, out: number): void;
+  /** {@link dot4} over byte rows of values 0..127, four signed byte queries. */
+  dot4i8(q: number, base: number, n: number, stride: number, out: number): void;
+  /**
+   * Rows worth a closer look after {@link dot1}: writes to the int32 slots
+   * from `rows` the indexes `r < n` with `(out[r] − params[3]) · inv[r] ·
+   * params[0] + err[r] · params[2] ≥ params[1]` (float32) and returns how
+   * many. `inv` and `err` hold one float per row.
+   */
+  select1(out: number, n: number, inv: number, params: number, rows: number, err: number): number;
   /**
    * The same after {@link dot4}: rows where any of the four lanes has
-   * `out[4r + i] · inv[r] · params[i] ≥ params[4 + i]`.
+   * `(out[4r + i] − params[12 + i]) · params[i] · inv[r] + err[r] · params[8 + i]
+   * ≥ params[4 + i]`.
    */
-  select4(out: number, n: number, inv: number, params: number, rows: number): number;
+  select4(out: number, n: number, inv: number, params: number, rows: number, err: number): number;
 }
 
 /** Options of {@link createDotKernel}. */
@@ -136,8 +148,23 @@ const BLOCK = [0x02, 0x40];
 const LOOP = [0x03, 0x40];
 const END = [0x0b];
 const brIf = (depth: number) => [0x0d, depth];
-/** Horizontal sum of a v128 local as one f32 on the stack. */
-const hsum = (acc: number) => [
+/** Horizontal sum of a v128 local as one f32 on the stack (i32 lanes converted in int8 mode). */
+const hsum = (acc: number) => int8 ? hsumInt(acc) : hsumFloat(acc);
+const hsumInt = (acc: number) => [
+  ...get(acc),
+  ...simd(0x1b, 0),
+  ...get(acc),
+  ...simd(0x1b, 1),
+  ADD,
+  ...get(acc),
+  ...simd(0x1b, 2),
+  ADD,
+  ...get(acc),
+  ...simd(0x1b, 3),
+  ADD,
+  0xb2, // f32.convert_i32_s
+];
+const hsumFloat = (acc: number) => [
   ...get(acc),
   ...lane(0),
   ...get(acc),
@@ -156,8 +183,17 @@ const hsum = (acc: number) => [
  * a multiply then an add.
  */
 let fused = false;
+/**
+ * Building the int8 variant: `acc` is i32x4, and `a` (a row) · `b` (the
+ * query) goes through `i32x4.relaxed_dot_i8x16_i7x16_add_s` with the query
+ * as its signed operand and the row as its 7-bit (0..127) one, the only
+ * operand ranges whose result the instruction defines.
+ */
+let int8 = false;
 const mac = (acc: number, a: number[], b: number[]) =>
-  fused
+  int8
+    ? [...b, ...a, ...get(acc), ...simd(0x113), ...set(acc)]
+    : fused
     ? [...a, ...b, ...get(acc), ...simd(0x105), ...set(acc)]
     : [...get(acc), ...a, ...b, ...MUL4, ...ADD4, ...set(acc)];
 /** `acc += (ptr + j) * qv` with ptr an expression. */
@@ -339,18 +375,39 @@ function dot4Body(): number[] {
  * per row compared at once; 1: one score per row.
  */
 function selectBody(lanes: 1 | 4): number[] {
-  const [OUT, N, INV, PAR, ROWS, R, COUNT, SCALE, FLOOR] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  const [OUT, N, INV, PAR, ROWS, ERR, R, COUNT, SCALE, FLOOR, ERRS, OFF] = [
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
+  ];
   const F32_LOAD = (offset: number) => [0x2a, 2, ...uleb(offset)];
   const test = lanes === 4
     ? [
       ...get(OUT),
       ...load(),
+      ...get(OFF),
+      ...simd(0xe5), // f32x4.sub
       ...get(SCALE),
       ...MUL4,
       ...get(INV),
       ...F32_LOAD(0),
       ...simd(0x13), // f32x4.splat
       ...MUL4,
+      ...get(ERR),
+      ...F32_LOAD(0),
+      ...simd(0x13),
+      ...get(ERRS),
+      ...MUL4,
+      ...ADD4,
       ...get(FLOOR),
       ...simd(0x46), // f32x4.ge
       ...simd(0x53), // v128.any_true
@@ -358,19 +415,41 @@ function selectBody(lanes: 1 | 4): number[] {
     : [
       ...get(OUT),
       ...F32_LOAD(0),
+      ...get(PAR),
+      ...F32_LOAD(12),
+      0x93, // f32.sub
       ...get(INV),
       ...F32_LOAD(0),
       0x94, // f32.mul
       ...get(PAR),
       ...F32_LOAD(0),
       0x94,
+      ...get(ERR),
+      ...F32_LOAD(0),
+      ...get(PAR),
+      ...F32_LOAD(8),
+      0x94,
+      F32_ADD,
       ...get(PAR),
       ...F32_LOAD(4),
       0x60, // f32.ge
     ];
   const body = [
     ...(lanes === 4
-      ? [...get(PAR), ...load(), ...set(SCALE), ...get(PAR), ...load(16), ...set(FLOOR)]
+      ? [
+        ...get(PAR),
+        ...load(),
+        ...set(SCALE),
+        ...get(PAR),
+        ...load(16),
+        ...set(FLOOR),
+        ...get(PAR),
+        ...load(32),
+        ...set(ERRS),
+        ...get(PAR),
+        ...load(48),
+        ...set(OFF),
+      ]
       : []),
     ...BLOCK,
     ...get(N),
@@ -404,6 +483,10 @@ function selectBody(lanes: 1 | 4): number[] {
     ...i32(4),
     ADD,
     ...set(INV),
+    ...get(ERR),
+    ...i32(4),
+    ADD,
+    ...set(ERR),
     ...get(R),
     ...i32(1),
     ADD,
@@ -416,27 +499,42 @@ function selectBody(lanes: 1 | 4): number[] {
     ...get(COUNT),
     ...END,
   ];
-  return [...vec([[2, I32], [2, V128]]), ...body];
+  return [...vec([[2, I32], [4, V128]]), ...body];
 }
 
 let compiled: WebAssembly.Module | undefined;
 
-/** The kernel module: with relaxed SIMD's multiply-add when the runtime validates it, else plain SIMD. */
+let relaxed = false;
+
+/**
+ * The kernel module: with relaxed SIMD (multiply-add, and int8 dot products)
+ * when the runtime validates it, else plain SIMD without the int8 functions.
+ */
 function wasmModule(): WebAssembly.Module {
   if (compiled) return compiled;
-  for (const withFma of [true, false]) {
-    fused = withFma;
+  for (const withRelaxed of [true, false]) {
+    relaxed = withRelaxed;
     try {
       compiled = assemble();
       return compiled;
     } catch (error) {
-      if (!withFma) throw error;
+      if (!withRelaxed) throw error;
     }
   }
   throw new Error("unreachable");
 }
 
 function assemble(): WebAssembly.Module {
+  fused = relaxed;
+  const bodies = [dot1Body(), dot4Body(), selectBody(1), selectBody(4)];
+  if (relaxed) {
+    int8 = true;
+    try {
+      bodies.push(dot1Body(), dot4Body());
+    } finally {
+      int8 = false;
+    }
+  }
   const fn = (code: number[]) => [...uleb(code.length), ...code];
   const bytes = new Uint8Array([
     0x00,
@@ -451,10 +549,10 @@ function assemble(): WebAssembly.Module {
       1,
       vec([
         [0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0],
-        [0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), ...vec([[I32]])],
+        [0x60, ...vec([[I32], [I32], [I32], [I32], [I32], [I32]]), ...vec([[I32]])],
       ]),
     ),
-    ...section(3, vec([[0], [0], [1], [1]])),
+    ...section(3, vec(relaxed ? [[0], [0], [1], [1], [0], [0]] : [[0], [0], [1], [1]])),
     ...section(5, vec([[0x00, ...uleb(1)]])),
     ...section(
       7,
@@ -463,16 +561,24 @@ function assemble(): WebAssembly.Module {
         [...name("dot4"), 0, 1],
         [...name("select1"), 0, 2],
         [...name("select4"), 0, 3],
+        ...(relaxed ? [[...name("dot1i8"), 0, 4], [...name("dot4i8"), 0, 5]] : []),
         [...name("memory"), 2, 0],
       ]),
     ),
-    ...section(10, vec([fn(dot1Body()), fn(dot4Body()), fn(selectBody(1)), fn(selectBody(4))])),
+    ...section(10, vec(bodies.map(fn))),
   ]);
   return new WebAssembly.Module(bytes);
 }
 
 type Dot = (q: number, base: number, n: number, stride: number, out: number) => void;
-type Select = (out: number, n: number, inv: number, params: number, rows: number) => number;
+type Select = (
+  out: number,
+  n: number,
+  inv: number,
+  params: number,
+  rows: number,
+  err: number,
+) => number;
 
 function wasmKernel(): DotKernel {
   const instance = new WebAssembly.Instance(wasmModule());
@@ -481,9 +587,15 @@ function wasmKernel(): DotKernel {
   const dot4 = instance.exports.dot4 as Dot;
   const select1 = instance.exports.select1 as Select;
   const select4 = instance.exports.select4 as Select;
+  const dot1i8 = instance.exports.dot1i8 as Dot | undefined;
+  const dot4i8 = instance.exports.dot4i8 as Dot | undefined;
   let view = new Float32Array(memory.buffer);
+  const none = () => {
+    throw new Error("int8 dot products need WebAssembly relaxed SIMD");
+  };
   return {
     simd: true,
+    int8: dot1i8 !== undefined,
     f32: () => (view.buffer === memory.buffer ? view : (view = new Float32Array(memory.buffer))),
     bytes: () => memory.buffer.byteLength,
     ensure(bytes) {
@@ -492,8 +604,16 @@ function wasmKernel(): DotKernel {
     },
     dot1: (q, base, n, stride, out) => dot1(q * 4, base * 4, n, stride * 4, out * 4),
     dot4: (q, base, n, stride, out) => dot4(q * 4, base * 4, n, stride * 4, out * 4),
-    select1: (out, n, inv, params, rows) => select1(out * 4, n, inv * 4, params * 4, rows * 4),
-    select4: (out, n, inv, params, rows) => select4(out * 4, n, inv * 4, params * 4, rows * 4),
+    dot1i8: dot1i8
+      ? (q, base, n, stride, out) => dot1i8(q * 4, base * 4, n, stride * 4, out * 4)
+      : none,
+    dot4i8: dot4i8
+      ? (q, base, n, stride, out) => dot4i8(q * 4, base * 4, n, stride * 4, out * 4)
+      : none,
+    select1: (out, n, inv, params, rows, err) =>
+      select1(out * 4, n, inv * 4, params * 4, rows * 4, err * 4),
+    select4: (out, n, inv, params, rows, err) =>
+      select4(out * 4, n, inv * 4, params * 4, rows * 4, err * 4),
   };
 }
 
@@ -501,8 +621,14 @@ function jsKernel(): DotKernel {
   let buffer = new ArrayBuffer(PAGE);
   let view = new Float32Array(buffer);
   let ints = new Int32Array(buffer);
+  const none = () => {
+    throw new Error("int8 dot products need WebAssembly relaxed SIMD");
+  };
   return {
     simd: false,
+    int8: false,
+    dot1i8: none,
+    dot4i8: none,
     f32: () => view,
     bytes: () => buffer.byteLength,
     ensure(bytes) {
@@ -534,26 +660,31 @@ function jsKernel(): DotKernel {
         }
       }
     },
-    select1(out, n, inv, params, rows) {
+    select1(out, n, inv, params, rows, err) {
       const f = view;
-      const scale = Math.fround(f[params]);
+      const scale = f[params];
       const floor = f[params + 1];
+      const errScale = f[params + 2];
       let count = 0;
       for (let r = 0; r < n; r++) {
-        if (Math.fround(Math.fround(f[out + r] * f[inv + r]) * scale) >= floor) {
+        const s = Math.fround(
+          Math.fround(Math.fround(f[out + r] - f[params + 3]) * f[inv + r]) * scale,
+        );
+        if (Math.fround(s + Math.fround(f[err + r] * errScale)) >= floor) {
           ints[rows + count++] = r;
         }
       }
       return count;
     },
-    select4(out, n, inv, params, rows) {
+    select4(out, n, inv, params, rows, err) {
       const f = view;
       let count = 0;
       for (let r = 0; r < n; r++) {
         for (let i = 0; i < 4; i++) {
+          const d = Math.fround(f[out + 4 * r + i] - f[params + 12 + i]);
+          const s = Math.fround(Math.fround(d * f[params + i]) * f[inv + r]);
           if (
-            Math.fround(Math.fround(f[out + 4 * r + i] * f[params + i]) * f[inv + r]) >=
-              f[params + 4 + i]
+            Math.fround(s + Math.fround(f[err + r] * f[params + 8 + i])) >= f[params + 4 + i]
           ) {
             ints[rows + count++] = r;
             break;

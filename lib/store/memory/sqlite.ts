@@ -31,7 +31,7 @@ import { MEMORY_PATH, openDatabase, transaction } from "../sqlite.ts";
 import { MEMORY_MIGRATIONS } from "./migrations.ts";
 import { forEachStoredVector } from "./sqlite_vectors.ts";
 import { ftsQuery, searchWords } from "./text.ts";
-import { VectorIndex } from "./vector_index.ts";
+import { bytesPerVector, VectorIndex } from "./vector_index.ts";
 import {
   isoTime,
   type Memory,
@@ -60,7 +60,8 @@ export interface SqliteMemoryOptions {
   vectorIndex?: boolean;
   /**
    * Most bytes the in-memory vector index may hold (default 512 MiB, about
-   * a million 100-d vectors); a larger store searches `vec0` instead.
+   * 850,000 vectors of 100 dimensions at ~600 bytes each); a larger store
+   * searches `vec0` instead.
    */
   vectorIndexMaxBytes?: number;
 }
@@ -137,8 +138,6 @@ const VECTORS = "memory_vectors";
 const VECTOR_LOG = "memory_vector_log";
 /** Vector changes kept in the log; a process further behind reloads its index. */
 export const VECTOR_LOG_KEEP = 10_000;
-/** Bytes of index per vector besides its floats (columns, id map, scan buffers). */
-const INDEX_ROW_OVERHEAD = 64;
 /** A word found in at least this many rows is "common" for recall (see `#recallMatch`). */
 export const COMMON_WORD_ROWS = 1_000;
 /** Most matching rows BM25 scores for one recall (the newest ones). */
@@ -420,8 +419,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
       const { n } = this.#stmt(
         "SELECT count(*) AS n FROM memories WHERE superseded_by IS NULL AND embedding_model IS NOT NULL",
       ).get() as { n: number };
-      const rowBytes = Math.ceil(current.dimensions / 4) * 16 + INDEX_ROW_OVERHEAD;
-      if (Number(n) * rowBytes > this.#indexMaxBytes) {
+      if (Number(n) * bytesPerVector(current.dimensions) > this.#indexMaxBytes) {
         this.#tooBig = epoch;
         return undefined;
       }

@@ -1,21 +1,26 @@
 /**
  * An in-process vector index for the memory store: every live vector of one
- * model in a float32 matrix, scanned whole with a SIMD dot-product kernel
- * (`dot_kernel.ts`), with exact float64 rescoring of every candidate that
- * could change the answer. It serves nearest-neighbour recall and the
- * duplicate check of a whole save batch (four new vectors per pass over the
- * rows, rows read in cache-sized blocks).
+ * model kept in memory and scanned whole with a SIMD kernel
+ * (`dot_kernel.ts`), then every candidate that could change the answer
+ * rescored exactly. It serves nearest-neighbour recall and the duplicate
+ * check of a whole save batch (four new vectors per pass over the rows, rows
+ * read in cache-sized blocks).
  *
- * Exactness: a kernel score differs from {@link cosine} of the same float32
- * vectors by at most {@link scoreErrorBound} (float32 summation of `d`
- * products of unit-scaled terms, with margin). {@link VectorIndex.search}
- * rescores with {@link cosine} every row whose kernel score is within twice
- * that bound of the k-th best, and {@link VectorIndex.nearest} every row
- * within twice the bound of the best or of the threshold, so both return
- * what an exhaustive float64 scan returns (up to ties of equal cosine).
+ * Two scans, one guarantee. Where WebAssembly relaxed SIMD exists, rows are
+ * also kept as 7-bit codes (per-row scale) and scanned with integer dot
+ * products against an 8-bit query; else the float32 rows are scanned. Either
+ * way each scanned score comes with a proven bound on its distance from
+ * {@link cosine} (for codes: `‖u−û‖ + ‖û‖·‖v−v̂‖` of the unit vectors and
+ * their quantised forms, stored per row; for float32: {@link scoreErrorBound}).
+ * {@link VectorIndex.search} rescores with {@link cosine}, on the float32
+ * rows, every row whose upper bound reaches the k-th best lower bound, and
+ * {@link VectorIndex.nearest} every row whose upper bound reaches the best
+ * lower bound and the threshold; so both return exactly what an exhaustive
+ * float64 scan returns (up to ties of equal cosine).
  *
- * Memory: per vector `4·⌈d/4⌉·4` bytes of matrix plus 21 bytes of columns
- * (id, inverse norm, kind, session) plus one `Map` entry (about 40 bytes);
+ * Memory per vector (d = 100): 400 bytes of float32 row, 112 of codes, 12 of
+ * float32 factors in the kernel memory, 37 of columns (id, factors, kind,
+ * session) and one `Map` entry (about 40 bytes): about 600 bytes;
  * {@link VectorIndex.bytes} reports it.
  *
  * @example
@@ -39,13 +44,20 @@ const BLOCK = 1024;
 const KIND_CODE: Record<MemoryKind, number> = { episodic: 0, profile: 1 };
 /** Session code of memories saved without a session. */
 const NO_SESSION = 0;
-const EMPTY = new Float32Array(0);
+/** Largest row code: rows are stored as `code + 64` in 1..127 (see `dot_kernel.ts`). */
+const ROW_LEVELS = 63;
+/** Largest query code (a signed byte). */
+const QUERY_LEVELS = 127;
+/** Slack for float64 rounding in bounds computed from exact integer sums. */
+const FLOAT_SLACK = 1e-9;
+/** Slack for the kernel's float32 selection (it only decides which rows JS looks at). */
+const SELECT_SLACK = 1e-5;
 
 /**
- * Largest difference between a kernel score and {@link cosine} for vectors
- * of `dimensions` components: float32 summation of `d` products errs by at
- * most about `d·2⁻²⁴` of `Σ|xᵢyᵢ| ≤ ‖x‖‖y‖`; this doubles it and adds room
- * for the float32 store of each sum.
+ * Largest difference between a float32 kernel score and {@link cosine} for
+ * vectors of `dimensions` components: float32 summation of `d` products
+ * errs by at most about `d·2⁻²⁴` of `Σ|xᵢyᵢ| ≤ ‖x‖‖y‖`; this doubles it and
+ * adds room for the float32 store of each sum.
  *
  * @example
  * ```ts
@@ -57,10 +69,48 @@ export function scoreErrorBound(dimensions: number): number {
   return (dimensions + 8) * 2 ** -23;
 }
 
+/**
+ * Bytes a {@link VectorIndex} holds per vector of `dimensions` components
+ * (float32 row, 7-bit codes, factors, columns, id map), before growth slack.
+ *
+ * @example
+ * ```ts
+ * import { bytesPerVector } from "./vector_index.ts";
+ * console.assert(bytesPerVector(100) < 650);
+ * ```
+ */
+export function bytesPerVector(dimensions: number): number {
+  return Math.ceil(dimensions / 4) * 16 + Math.ceil(dimensions / 16) * 16 + 12 + 37 + 40;
+}
+
 /** Options of {@link VectorIndex}. */
 export interface VectorIndexOptions {
   /** Use the WebAssembly SIMD kernel when available (default true). */
   simd?: boolean;
+  /** Scan 7-bit codes when the kernel has integer dot products (default true). */
+  int8?: boolean;
+}
+
+/** A query prepared for one scan: how to turn a kernel sum into a score and its bound. */
+interface Prepared {
+  /** 0: the query has no direction (matches nothing). */
+  inv: number;
+  /** Score = (sum − offset) · scale · rowFactor. */
+  scale: number;
+  offset: number;
+  /** Bound = fixed + errScale · rowError. */
+  fixed: number;
+  errScale: number;
+}
+
+/** Region offsets (floats) of the per-row arrays for a capacity. */
+interface Layout {
+  matrix: number;
+  inv: number;
+  factor: number;
+  error: number;
+  codes: number;
+  free: number;
 }
 
 /** Vectors of one model, searched exhaustively by cosine. */
@@ -68,26 +118,35 @@ export class VectorIndex {
   /** Components per vector. */
   readonly dimensions: number;
   #stride: number;
+  /** Floats (4-byte units) per row of codes: 16-byte multiples. */
+  #codeStride: number;
   #kernel: DotKernel;
+  #int8: boolean;
   #eps: number;
   #size = 0;
   #capacity = 0;
   #ids = new Float64Array(0);
+  /** Per row: 1/‖y‖; for codes, factor = 1/(‖y‖·s) and error = ‖y−ŷ‖/‖y‖. */
   #inv = new Float64Array(0);
+  #factor = new Float64Array(0);
+  #error = new Float64Array(0);
   #kinds = new Uint8Array(0);
   #sessions = new Int32Array(0);
   #slots = new Map<number, number>();
   #sessionCodes = new Map<string, number>();
   /**
-   * Float offsets in the kernel memory: four query rows, select parameters,
-   * scan output (four floats per row of a block), selected row indexes, the
-   * matrix (capacity + 4 padding rows), then one float32 inverse norm per row.
+   * Fixed float offsets in the kernel memory: a float32 query, a code query,
+   * select parameters, scan output (four floats per row of a block), selected
+   * row indexes; then the per-row regions of {@link Layout}.
    */
   #q = 0;
+  #q8: number;
   #params: number;
   #out: number;
   #rows: number;
-  #matrix: number;
+  #layout: Layout;
+  #bytes?: Uint8Array;
+  #intView?: Int32Array;
 
   /** An empty index for vectors of `dimensions` components. */
   constructor(dimensions: number, options: VectorIndexOptions = {}) {
@@ -96,12 +155,15 @@ export class VectorIndex {
     }
     this.dimensions = dimensions;
     this.#stride = Math.ceil(dimensions / 4) * 4;
+    this.#codeStride = Math.ceil(dimensions / 16) * 4;
     this.#kernel = createDotKernel(options);
+    this.#int8 = this.#kernel.int8 && options.int8 !== false;
     this.#eps = scoreErrorBound(dimensions);
-    this.#params = 4 * this.#stride;
-    this.#out = this.#params + 8;
+    this.#q8 = 4 * this.#stride;
+    this.#params = this.#q8 + 4 * this.#codeStride;
+    this.#out = this.#params + 16;
     this.#rows = this.#out + 4 * BLOCK;
-    this.#matrix = this.#rows + BLOCK;
+    this.#layout = this.#layoutFor(0);
     this.#grow(64);
   }
 
@@ -115,9 +177,14 @@ export class VectorIndex {
     return this.#kernel.simd;
   }
 
+  /** True when scans read 7-bit codes (WebAssembly relaxed SIMD). */
+  get int8(): boolean {
+    return this.#int8;
+  }
+
   /** Bytes held (kernel memory, columns, and an estimate of the id map). */
   bytes(): number {
-    return this.#kernel.bytes() + this.#capacity * (8 + 8 + 1 + 4) + this.#slots.size * 40;
+    return this.#kernel.bytes() + this.#capacity * (8 * 4 + 1 + 4) + this.#slots.size * 40;
   }
 
   /** Makes room for `rows` vectors at once (before loading many). */
@@ -130,43 +197,68 @@ export class VectorIndex {
     return this.#slots.has(id);
   }
 
-  /** Float offset of the inverse norms for a capacity. */
-  #invAt(capacity = this.#capacity): number {
-    return this.#matrix + (capacity + 4) * this.#stride;
+  #layoutFor(capacity: number): Layout {
+    const rows = capacity + 4;
+    const matrix = this.#rows + BLOCK;
+    const inv = matrix + rows * this.#stride;
+    const factor = inv + rows;
+    const error = factor + (this.#int8 ? rows : 0);
+    const codes = Math.ceil((error + (this.#int8 ? rows : 0)) / 4) * 4;
+    const free = Math.ceil((codes + (this.#int8 ? rows * this.#codeStride : 0)) / 4) * 4;
+    return { matrix, inv, factor, error, codes, free };
   }
 
-  /** Float offset of free memory after the inverse norms. */
-  #freeAt(): number {
-    return this.#invAt() + this.#capacity + 4;
+  #f32(): Float32Array {
+    return this.#kernel.f32();
+  }
+
+  #u8(): Uint8Array {
+    const f = this.#f32();
+    if (this.#bytes?.buffer !== f.buffer) this.#bytes = new Uint8Array(f.buffer);
+    return this.#bytes;
   }
 
   #ints(): Int32Array {
-    const f = this.#kernel.f32();
+    const f = this.#f32();
     if (this.#intView?.buffer !== f.buffer) this.#intView = new Int32Array(f.buffer);
     return this.#intView;
   }
-  #intView: Int32Array | undefined;
 
   #grow(rows: number): void {
     if (rows <= this.#capacity) return;
     const capacity = Math.ceil(Math.max(rows, this.#capacity * 1.5) / 4) * 4;
-    const oldInv = this.#invAt();
-    this.#kernel.ensure((this.#invAt(capacity) + capacity + 4) * 4);
+    const from = this.#layout;
+    const to = this.#layoutFor(capacity);
+    this.#kernel.ensure(to.free * 4);
     if (this.#capacity > 0) {
-      this.#kernel.f32().copyWithin(this.#invAt(capacity), oldInv, oldInv + this.#capacity);
+      // Later regions first: each moves up, never over one not yet moved.
+      const used = this.#capacity;
+      if (this.#int8) {
+        this.#u8().copyWithin(
+          to.codes * 4,
+          from.codes * 4,
+          (from.codes + used * this.#codeStride) * 4,
+        );
+        this.#f32().copyWithin(to.error, from.error, from.error + used);
+        this.#f32().copyWithin(to.factor, from.factor, from.factor + used);
+      }
+      this.#f32().copyWithin(to.inv, from.inv, from.inv + used);
     }
-    const ids = new Float64Array(capacity);
-    ids.set(this.#ids);
-    this.#ids = ids;
-    const inv = new Float64Array(capacity);
-    inv.set(this.#inv);
-    this.#inv = inv;
-    const kinds = new Uint8Array(capacity);
-    kinds.set(this.#kinds);
-    this.#kinds = kinds;
-    const sessions = new Int32Array(capacity);
-    sessions.set(this.#sessions);
-    this.#sessions = sessions;
+    this.#layout = to;
+    const grown = <T extends Float64Array | Uint8Array | Int32Array>(
+      old: T,
+      make: (n: number) => T,
+    ) => {
+      const next = make(capacity);
+      next.set(old);
+      return next;
+    };
+    this.#ids = grown(this.#ids, (n) => new Float64Array(n));
+    this.#inv = grown(this.#inv, (n) => new Float64Array(n));
+    this.#factor = grown(this.#factor, (n) => new Float64Array(n));
+    this.#error = grown(this.#error, (n) => new Float64Array(n));
+    this.#kinds = grown(this.#kinds, (n) => new Uint8Array(n));
+    this.#sessions = grown(this.#sessions, (n) => new Int32Array(n));
     this.#capacity = capacity;
   }
 
@@ -191,7 +283,12 @@ export class VectorIndex {
       );
     }
     let norm = 0;
-    for (let i = 0; i < vector.length; i++) norm += vector[i] * vector[i];
+    let max = 0;
+    for (let i = 0; i < vector.length; i++) {
+      norm += vector[i] * vector[i];
+      const a = Math.abs(vector[i]);
+      if (a > max) max = a;
+    }
     if (!(norm > 0) || !Number.isFinite(norm)) {
       this.remove(id);
       return;
@@ -202,15 +299,37 @@ export class VectorIndex {
       slot = this.#size++;
       this.#slots.set(id, slot);
     }
-    const f = this.#kernel.f32();
-    const at = this.#matrix + slot * this.#stride;
+    const f = this.#f32();
+    const L = this.#layout;
+    const at = L.matrix + slot * this.#stride;
     f.set(vector, at);
     if (this.#stride > this.dimensions) f.fill(0, at + this.dimensions, at + this.#stride);
+    const inv = 1 / Math.sqrt(norm);
     this.#ids[slot] = id;
-    this.#inv[slot] = 1 / Math.sqrt(norm);
-    f[this.#invAt() + slot] = this.#inv[slot];
+    this.#inv[slot] = inv;
+    f[L.inv + slot] = inv;
     this.#kinds[slot] = KIND_CODE[kind];
     this.#sessions[slot] = this.#sessionCode(session, true)!;
+    if (this.#int8) {
+      // Codes in −63..63 (stored + 64), scale s = 63 / max|yᵢ|.
+      const s = ROW_LEVELS / max;
+      const bytes = this.#u8();
+      const base = (L.codes + slot * this.#codeStride) * 4;
+      const step = 1 / s;
+      let err = 0;
+      for (let i = 0; i < vector.length; i++) {
+        // |yᵢ·s| ≤ 63 by the choice of s, so the code needs no clamp.
+        const code = Math.round(vector[i] * s);
+        bytes[base + i] = code + 64;
+        const e = vector[i] - code * step;
+        err += e * e;
+      }
+      bytes.fill(64, base + vector.length, base + this.#codeStride * 4);
+      this.#factor[slot] = inv / s;
+      this.#error[slot] = Math.sqrt(err) * inv;
+      f[L.factor + slot] = this.#factor[slot];
+      f[L.error + slot] = this.#error[slot];
+    }
   }
 
   /** Drops the vector of `id` (nothing when absent). */
@@ -219,35 +338,77 @@ export class VectorIndex {
     if (slot === undefined) return;
     this.#slots.delete(id);
     const last = --this.#size;
-    if (slot !== last) {
-      const f = this.#kernel.f32();
-      const from = this.#matrix + last * this.#stride;
-      f.copyWithin(this.#matrix + slot * this.#stride, from, from + this.#stride);
-      this.#ids[slot] = this.#ids[last];
-      this.#inv[slot] = this.#inv[last];
-      f[this.#invAt() + slot] = f[this.#invAt() + last];
-      this.#kinds[slot] = this.#kinds[last];
-      this.#sessions[slot] = this.#sessions[last];
-      this.#slots.set(this.#ids[slot], slot);
+    if (slot === last) return;
+    const f = this.#f32();
+    const L = this.#layout;
+    const from = L.matrix + last * this.#stride;
+    f.copyWithin(L.matrix + slot * this.#stride, from, from + this.#stride);
+    f[L.inv + slot] = f[L.inv + last];
+    for (const column of [this.#ids, this.#inv, this.#factor, this.#error]) {
+      column[slot] = column[last];
     }
+    this.#kinds[slot] = this.#kinds[last];
+    this.#sessions[slot] = this.#sessions[last];
+    if (this.#int8) {
+      f[L.factor + slot] = f[L.factor + last];
+      f[L.error + slot] = f[L.error + last];
+      const width = this.#codeStride * 4;
+      const codes = L.codes * 4;
+      this.#u8().copyWithin(codes + slot * width, codes + last * width, codes + (last + 1) * width);
+    }
+    this.#slots.set(this.#ids[slot], slot);
   }
 
   /** The stored vector of a slot (a view: copy it to keep it). */
   #row(slot: number): Float32Array {
-    const at = this.#matrix + slot * this.#stride;
-    return this.#kernel.f32().subarray(at, at + this.dimensions);
+    const at = this.#layout.matrix + slot * this.#stride;
+    return this.#f32().subarray(at, at + this.dimensions);
   }
 
-  /** Writes a query at float offset `at`; returns its inverse norm (0 for a zero vector). */
-  #putQuery(at: number, vector: Float32Array): number {
-    const f = this.#kernel.f32();
-    f.fill(0, at, at + this.#stride);
-    if (vector.length !== this.dimensions) return 0;
+  /**
+   * Writes a query for a scan at float offset `at` (float32) or `at8` (codes)
+   * and returns how to read the kernel's sums against it.
+   */
+  #prepare(vector: Float32Array, at: number, at8: number): Prepared {
+    const none: Prepared = { inv: 0, scale: 0, offset: 0, fixed: 0, errScale: 0 };
+    const f = this.#f32();
+    if (!this.#int8) f.fill(0, at, at + this.#stride);
+    else this.#u8().fill(0, at8 * 4, (at8 + this.#codeStride) * 4);
+    if (vector.length !== this.dimensions) return none;
     let norm = 0;
-    for (let j = 0; j < vector.length; j++) norm += vector[j] * vector[j];
-    if (!(norm > 0) || !Number.isFinite(norm)) return 0;
-    f.set(vector, at);
-    return 1 / Math.sqrt(norm);
+    let max = 0;
+    for (let j = 0; j < vector.length; j++) {
+      norm += vector[j] * vector[j];
+      const a = Math.abs(vector[j]);
+      if (a > max) max = a;
+    }
+    if (!(norm > 0) || !Number.isFinite(norm)) return none;
+    const inv = 1 / Math.sqrt(norm);
+    if (!this.#int8) {
+      f.set(vector, at);
+      return { inv, scale: inv, offset: 0, fixed: this.#eps, errScale: 0 };
+    }
+    const s = QUERY_LEVELS / max;
+    const codes = new Int8Array(this.#f32().buffer, at8 * 4, this.#codeStride * 4);
+    let sum = 0;
+    let err = 0;
+    let quantised = 0;
+    for (let j = 0; j < vector.length; j++) {
+      const code = Math.max(-QUERY_LEVELS, Math.min(QUERY_LEVELS, Math.round(vector[j] * s)));
+      codes[j] = code;
+      sum += code;
+      const e = vector[j] - code / s;
+      err += e * e;
+      quantised += (code / s) ** 2;
+    }
+    // Rows hold code + 64: the kernel's sum carries 64·Σ(query codes) too.
+    return {
+      inv,
+      scale: inv / s,
+      offset: 64 * sum,
+      fixed: Math.sqrt(err) * inv + FLOAT_SLACK,
+      errScale: Math.sqrt(quantised) * inv,
+    };
   }
 
   /** Filter codes of a scope: kind code (-1 any), session code (-1 any), or undefined when nothing can match. */
@@ -256,6 +417,51 @@ export class VectorIndex {
     if (scope.session_id === undefined) return { kind, session: -1 };
     const session = this.#sessionCode(scope.session_id, false);
     return session === undefined ? undefined : { kind, session };
+  }
+
+  /** Writes select parameters for lane `i` so the kernel keeps rows whose upper bound may reach `floor`. */
+  #selectParams(i: number, p: Prepared | undefined, floor: number): void {
+    const f = this.#f32();
+    const at = this.#params;
+    const usable = p !== undefined && p.inv !== 0;
+    f[at + i] = usable ? p.scale : 0;
+    f[at + 4 + i] = usable ? floor - p.fixed - SELECT_SLACK : Infinity;
+    f[at + 8 + i] = usable ? p.errScale : 0;
+    f[at + 12 + i] = usable ? p.offset : 0;
+  }
+
+  /** Scan score and bound of `slot` from the kernel sum. */
+  #bounds(sum: number, slot: number, p: Prepared): { score: number; bound: number } {
+    return this.#int8
+      ? {
+        score: (sum - p.offset) * p.scale * this.#factor[slot],
+        bound: p.fixed + p.errScale * this.#error[slot],
+      }
+      : { score: sum * p.scale * this.#inv[slot], bound: p.fixed };
+  }
+
+  /** Runs the kernel over one block for the query group at `q` (float32) / `q8` (codes). */
+  #scan(group: 1 | 4, q: number, q8: number, start: number, n: number): void {
+    const L = this.#layout;
+    if (this.#int8) {
+      const base = L.codes + start * this.#codeStride;
+      if (group === 1) this.#kernel.dot1i8(q8, base, n, this.#codeStride, this.#out);
+      else this.#kernel.dot4i8(q8, base, n, this.#codeStride, this.#out);
+    } else {
+      const base = L.matrix + start * this.#stride;
+      if (group === 1) this.#kernel.dot1(q, base, n, this.#stride, this.#out);
+      else this.#kernel.dot4(q, base, n, this.#stride, this.#out);
+    }
+  }
+
+  /** Rows of a block the kernel keeps (select parameters already written). */
+  #select(group: 1 | 4, start: number, n: number): number {
+    const L = this.#layout;
+    const factors = (this.#int8 ? L.factor : L.inv) + start;
+    const errors = (this.#int8 ? L.error : L.inv) + start;
+    return group === 1
+      ? this.#kernel.select1(this.#out, n, factors, this.#params, this.#rows, errors)
+      : this.#kernel.select4(this.#out, n, factors, this.#params, this.#rows, errors);
   }
 
   /**
@@ -267,44 +473,44 @@ export class VectorIndex {
     k = Math.trunc(k);
     const filter = this.#filter(scope);
     if (k <= 0 || this.#size === 0 || !filter) return [];
-    const invQ = this.#putQuery(this.#q, vector);
-    if (invQ === 0) return [];
+    const p = this.#prepare(vector, this.#q, this.#q8);
+    if (p.inv === 0) return [];
+    // Lower bounds of the k best so far; rows whose upper bound reaches the k-th are candidates.
     const heap = new MinHeap(k);
     const slots: number[] = [];
-    const scores: number[] = [];
-    const eps2 = 2 * this.#eps;
+    const uppers: number[] = [];
     const { kind, session } = filter;
-    const out = this.#out;
-    const params = this.#params;
-    const rows = this.#rows;
     for (let start = 0; start < this.#size; start += BLOCK) {
       const n = Math.min(BLOCK, this.#size - start);
-      this.#kernel.dot1(this.#q, this.#matrix + start * this.#stride, n, this.#stride, out);
-      const f = this.#kernel.f32();
-      // The kernel keeps rows that could enter the heap or the rescoring set
-      // (float32 comparison, a millionth below the float64 floor).
-      f[params] = invQ;
-      f[params + 1] = heap.size < k ? -Infinity : heap.min - eps2 - 1e-6;
-      const selected = this.#kernel.select1(out, n, this.#invAt() + start, params, rows);
+      this.#scan(1, this.#q, this.#q8, start, n);
+      const f = this.#f32();
+      const params = this.#params;
+      const floor = heap.size < k ? -Infinity : heap.min;
+      f[params] = p.scale;
+      f[params + 1] = floor - p.fixed - SELECT_SLACK;
+      f[params + 2] = p.errScale;
+      f[params + 3] = p.offset;
+      const selected = this.#select(1, start, n);
       const ints = this.#ints();
       for (let e = 0; e < selected; e++) {
-        const r = ints[rows + e];
+        const r = ints[this.#rows + e];
         const slot = start + r;
         if (kind >= 0 && this.#kinds[slot] !== kind) continue;
         if (session >= 0 && this.#sessions[slot] !== session) continue;
-        const score = f[out + r] * this.#inv[slot] * invQ;
-        if (heap.size < k) heap.push(score);
-        else if (score > heap.min) heap.replaceMin(score);
-        if (heap.size < k || score >= heap.min - eps2) {
+        const { score, bound } = this.#bounds(f[this.#out + r], slot, p);
+        const lower = score - bound;
+        if (heap.size < k) heap.push(lower);
+        else if (lower > heap.min) heap.replaceMin(lower);
+        if (heap.size < k || score + bound >= heap.min) {
           slots.push(slot);
-          scores.push(score);
+          uppers.push(score + bound);
         }
       }
     }
-    const floor = heap.size < k ? -Infinity : heap.min - eps2;
+    const floor = heap.size < k ? -Infinity : heap.min;
     const exact: MemoryCandidate[] = [];
     for (let i = 0; i < slots.length; i++) {
-      if (scores[i] < floor) continue;
+      if (uppers[i] < floor) continue;
       exact.push({ id: this.#ids[slots[i]], score: cosine(vector, this.#row(slots[i])) });
     }
     exact.sort((a, b) => b.score - a.score || a.id - b.id);
@@ -325,66 +531,68 @@ export class VectorIndex {
     const count = vectors.length;
     const result: (MemoryCandidate | undefined)[] = new Array(count).fill(undefined);
     if (count === 0 || this.#size === 0) return result;
-    const eps = this.#eps;
     const filters = scopes.map((s) => this.#filter(s));
-    const best = new Float64Array(count).fill(-Infinity);
-    const candidates: { slot: number; score: number }[][] = Array.from({ length: count }, () => []);
     const live: number[] = [];
     for (let i = 0; i < count; i++) if (filters[i]) live.push(i);
-    // The batch's queries, in groups of four, after the matrix (zero rows pad the last group).
+    // The batch's queries in groups of four after the per-row regions.
     const groups = Math.ceil(live.length / 4);
-    const region = Math.ceil(this.#freeAt() / 4) * 4;
-    this.#kernel.ensure((region + groups * 4 * this.#stride + this.#stride) * 4);
-    const invQ = new Float64Array(count);
+    const region = this.#layout.free;
+    const width = this.#int8 ? this.#codeStride : this.#stride;
+    this.#kernel.ensure((region + (groups * 4 + 1) * width) * 4);
+    const prepared: (Prepared | undefined)[] = new Array(count);
     for (let g = 0; g < groups * 4; g++) {
       const q = live[g];
-      const inv = this.#putQuery(region + g * this.#stride, q === undefined ? EMPTY : vectors[q]);
-      if (q !== undefined) invQ[q] = inv;
+      const at = region + g * width;
+      const p = this.#prepare(q === undefined ? EMPTY : vectors[q], at, at);
+      if (q !== undefined) prepared[q] = p;
     }
-    const out = this.#out;
-    const params = this.#params;
-    const rows = this.#rows;
-    // Rows worth rescoring: within 2·eps of the best so far or of the threshold.
-    const floorOf = (q: number) => Math.max(best[q], minScore - eps) - 2 * eps;
+    // Best lower bound so far; rows whose upper bound reaches it and minScore are candidates.
+    const best = new Float64Array(count).fill(-Infinity);
+    const candidates: { slot: number; upper: number }[][] = Array.from(
+      { length: count },
+      () => [],
+    );
+    const floorOf = (q: number) => Math.max(best[q], minScore);
     for (let start = 0; start < this.#size; start += BLOCK) {
       const n = Math.min(BLOCK, this.#size - start);
-      const base = this.#matrix + start * this.#stride;
       for (let g = 0; g < groups; g++) {
-        this.#kernel.dot4(region + g * 4 * this.#stride, base, n, this.#stride, out);
-        const f = this.#kernel.f32();
         const members = live.slice(4 * g, 4 * g + 4);
+        const at = region + g * 4 * width;
+        this.#scan(4, at, at, start, n);
         for (let i = 0; i < 4; i++) {
           const q = members[i];
-          const usable = q !== undefined && invQ[q] !== 0;
-          f[params + i] = usable ? invQ[q] : 0;
-          f[params + 4 + i] = usable ? floorOf(q) - 1e-6 : Infinity;
+          this.#selectParams(
+            i,
+            q === undefined ? undefined : prepared[q],
+            q === undefined ? 0 : floorOf(q),
+          );
         }
-        const selected = this.#kernel.select4(out, n, this.#invAt() + start, params, rows);
+        const selected = this.#select(4, start, n);
+        const f = this.#f32();
         const ints = this.#ints();
         for (let e = 0; e < selected; e++) {
-          const r = ints[rows + e];
+          const r = ints[this.#rows + e];
           const slot = start + r;
           for (let i = 0; i < members.length; i++) {
             const q = members[i];
-            const inv = invQ[q];
-            if (inv === 0) continue;
-            const score = f[out + 4 * r + i] * this.#inv[slot] * inv;
-            if (score < floorOf(q)) continue;
+            const p = prepared[q]!;
+            if (p.inv === 0) continue;
+            const { score, bound } = this.#bounds(f[this.#out + 4 * r + i], slot, p);
+            if (score + bound < floorOf(q)) continue;
             const { kind, session } = filters[q]!;
             if (kind >= 0 && this.#kinds[slot] !== kind) continue;
             if (session >= 0 && this.#sessions[slot] !== session) continue;
-            candidates[q].push({ slot, score });
-            if (score > best[q]) best[q] = score;
+            candidates[q].push({ slot, upper: score + bound });
+            if (score - bound > best[q]) best[q] = score - bound;
           }
         }
       }
     }
     for (let q = 0; q < count; q++) {
-      if (best[q] < minScore - eps) continue;
-      const floor = best[q] - 2 * eps;
+      const floor = floorOf(q);
       let found: MemoryCandidate | undefined;
       for (const c of candidates[q]) {
-        if (c.score < floor) continue;
+        if (c.upper < floor) continue;
         const id = this.#ids[c.slot];
         const score = cosine(vectors[q], this.#row(c.slot));
         if (!found || score > found.score || (score === found.score && id < found.id)) {
@@ -397,7 +605,9 @@ export class VectorIndex {
   }
 }
 
-/** A bounded min-heap of numbers (the k best scores seen). */
+const EMPTY = new Float32Array(0);
+
+/** A bounded min-heap of numbers (the k best lower bounds seen). */
 class MinHeap {
   #items: Float64Array;
   size = 0;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { cosine } from "../../rank/embed/vector.ts";
 import type { MemoryCandidate, MemoryKind, MemoryScope } from "./types.ts";
-import { VectorIndex } from "./vector_index.ts";
+import { VectorIndex, type VectorIndexOptions } from "./vector_index.ts";
 
 /** Deterministic PRNG (mulberry32). */
 function rng(seed: number): () => number {
@@ -79,9 +79,9 @@ function decision(c: MemoryCandidate | undefined): string {
 
 const SESSIONS = [null, "a", "b"];
 
-function build(simd: boolean, d: number, n: number, seed: number) {
+function build(options: VectorIndexOptions, d: number, n: number, seed: number) {
   const r = rng(seed);
-  const index = new VectorIndex(d, { simd });
+  const index = new VectorIndex(d, options);
   const rows = new Map<number, Row>();
   // Clusters of near-duplicates so that many rows sit near 0.80 and 0.95 of each other.
   const centres = Array.from({ length: 12 }, () => randomVector(r, d));
@@ -112,12 +112,22 @@ function build(simd: boolean, d: number, n: number, seed: number) {
   return { r, index, rows: [...rows.values()], centres };
 }
 
-for (const simd of [true, false]) {
-  const label = simd ? "SIMD" : "TypeScript";
+const VARIANTS: [string, VectorIndexOptions][] = [
+  ["int8 codes, WebAssembly", {}],
+  ["float32, WebAssembly", { int8: false }],
+  ["float32, TypeScript", { simd: false }],
+];
+
+for (const [label, options] of VARIANTS) {
+  Deno.test(`vector index (${label}) scans as asked`, () => {
+    const index = new VectorIndex(8, options);
+    assert.equal(index.simd, options.simd !== false);
+    assert.equal(index.int8, options.simd !== false && options.int8 !== false);
+  });
 
   Deno.test(`vector index (${label}): search returns the exhaustive float64 top k`, () => {
     for (const [d, n] of [[3, 50], [100, 3_000], [37, 1_500]]) {
-      const { r, index, rows, centres } = build(simd, d, n, d * 7 + n);
+      const { r, index, rows, centres } = build(options, d, n, d * 7 + n);
       assert.equal(index.size, rows.length);
       const scopes: MemoryScope[] = [
         {},
@@ -138,7 +148,7 @@ for (const simd of [true, false]) {
 
   Deno.test(`vector index (${label}): the batch duplicate decision equals the exact one`, () => {
     const d = 100;
-    const { r, index, rows } = build(simd, d, 4_000, 99);
+    const { r, index, rows } = build(options, d, 4_000, 99);
     const queries: Float32Array[] = [];
     const scopes: MemoryScope[] = [];
     for (let i = 0; i < 203; i++) {
