@@ -176,23 +176,28 @@ async function measureQuality(embedder: Embedder) {
     memories: set.memories.length,
     queries: set.cases.length,
   };
-  // The default floor for the static model is 0.5 (see defaultDenseFloor); the others show why.
-  const variants: [string, number, number | undefined][] = [
-    ["bm25", 0, undefined],
-    ["hybrid", 0.5, undefined],
-    ["dense_only", 1, undefined],
-    ["hybrid_floor_0.1", 0.5, 0.1],
-    ["hybrid_floor_0.3", 0.5, 0.3],
-    ["hybrid_floor_0.4", 0.5, 0.4],
-    ["hybrid_floor_0.6", 0.5, 0.6],
+  // The default floor for the static model is 0.5 (see defaultDenseFloor) and
+  // the default dense depth 20 (2 × top_k); the others show why. The depth was
+  // chosen on the even-numbered queries: `even`/`odd` report both halves.
+  const variants: [string, number, number | undefined, number | undefined][] = [
+    ["bm25", 0, undefined, undefined],
+    ["hybrid", 0.5, undefined, undefined],
+    ["dense_only", 1, undefined, undefined],
+    ["hybrid_dense_depth_10", 0.5, undefined, 10],
+    ["hybrid_dense_depth_50", 0.5, undefined, 50],
+    ["hybrid_floor_0.1", 0.5, 0.1, undefined],
+    ["hybrid_floor_0.3", 0.5, 0.3, undefined],
+    ["hybrid_floor_0.4", 0.5, 0.4, undefined],
+    ["hybrid_floor_0.6", 0.5, 0.6, undefined],
   ];
 
-  for (const [name, denseWeight, floor] of variants) {
+  for (const [name, denseWeight, floor, depth] of variants) {
     const backend = openSqliteMemoryBackend(":memory:");
     const service = new MemoryService(backend, {
       embedder: () => Promise.resolve(embedder),
       denseWeight,
       ...(floor !== undefined ? { denseMinSimilarity: floor } : {}),
+      ...(depth !== undefined ? { denseDepth: depth } : {}),
     });
     try {
       await service.ready();
@@ -207,21 +212,28 @@ async function measureQuality(embedder: Embedder) {
       })));
       let hits5 = 0;
       let hits1 = 0;
-      let rr = 0;
       let tokens = 0;
-      for (const c of set.cases) {
+      const rr = [0, 0];
+      const r5 = [0, 0];
+      for (const [i, c] of set.cases.entries()) {
         const res = await service.recall({ query: c.query, top_k: 10 });
         const rank = res.memories.findIndex((m) => m.id === rows[c.answer].id);
-        if (rank >= 0 && rank < 5) hits5++;
+        if (rank >= 0 && rank < 5) {
+          hits5++;
+          r5[i % 2]++;
+        }
         if (rank === 0) hits1++;
-        if (rank >= 0) rr += 1 / (rank + 1);
+        if (rank >= 0) rr[i % 2] += 1 / (rank + 1);
         tokens += countTokens(renderRecall(res));
       }
       const n = set.cases.length;
+      const half = [Math.ceil(n / 2), Math.floor(n / 2)];
       out[name] = {
         recall_at_1: round(hits1 / n, 3),
         recall_at_5: round(hits5 / n, 3),
-        mrr_at_10: round(rr / n, 3),
+        mrr_at_10: round((rr[0] + rr[1]) / n, 3),
+        even: { recall_at_5: round(r5[0] / half[0], 3), mrr_at_10: round(rr[0] / half[0], 3) },
+        odd: { recall_at_5: round(r5[1] / half[1], 3), mrr_at_10: round(rr[1] / half[1], 3) },
         recall_tokens_mean: round(tokens / n, 0),
       };
     } finally {

@@ -68,6 +68,10 @@ export const DEFAULT_MAX_TOKENS = 2_000;
 export const DEFAULT_PROFILE_MAX_TOKENS = 500;
 /** RRF constant. */
 export const RRF_K = 60;
+/** Fewest BM25 candidates a recall fuses (else 4 × `top_k`). */
+export const LEXICAL_DEPTH = 50;
+/** Fewest vector candidates a recall fuses (else 2 × `top_k`). */
+export const DENSE_DEPTH = 20;
 /** Profile memories read per recall before checking whether more could fit. */
 const PROFILE_PAGE = 64;
 /** Most profile memories a recall considers. */
@@ -103,6 +107,8 @@ export interface MemoryServiceOptions {
   denseMinSimilarity?: number;
   /** Fused scores below this are dropped (default 0). */
   minScore?: number;
+  /** Fewest vector candidates a recall fuses, else 2 × `top_k` (default {@link DENSE_DEPTH}). */
+  denseDepth?: number;
   /** Memories per re-embed batch (default 64). */
   reembedBatch?: number;
   /** Clock (ms since the epoch). */
@@ -166,6 +172,7 @@ export class MemoryService {
       denseWeight: options.denseWeight ?? 0.5,
       denseMinSimilarity: options.denseMinSimilarity,
       minScore: options.minScore ?? 0,
+      denseDepth: options.denseDepth ?? DENSE_DEPTH,
       reembedBatch: options.reembedBatch ?? 64,
       now: options.now ?? Date.now,
     };
@@ -581,7 +588,13 @@ export class MemoryService {
     let matched: number;
     const retrievers: ("bm25" | "dense")[] = [];
     if (query) {
-      const k = Math.max(50, topK * 4);
+      // Candidate depth. BM25's list ends where matching ends; the dense
+      // retriever ranks every memory (there is always a nearest), so its list
+      // is cut at twice what the answer can show: deeper, its weak matches
+      // pile up RRF credit on look-alikes (chosen on half of the benchmark's
+      // confusable queries, checked on the other half; see bench/memory.ts).
+      const k = Math.max(LEXICAL_DEPTH, topK * 4);
+      const denseK = Math.max(this.#options.denseDepth, topK * 2);
       const lexical = await this.backend.lexicalCandidates(query, k, scope);
       retrievers.push("bm25");
       let dense: number[] | undefined;
@@ -598,7 +611,7 @@ export class MemoryService {
           }
         }
         if (vector && !isZeroVector(vector)) {
-          const near = await this.backend.vectorCandidates(vector, k, scope);
+          const near = await this.backend.vectorCandidates(vector, denseK, scope);
           const floor = this.#options.denseMinSimilarity ?? defaultDenseFloor(ready.model);
           dense = near.filter((c) => c.score >= floor).map((c) => c.id);
           retrievers.push("dense");

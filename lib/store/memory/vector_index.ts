@@ -226,7 +226,7 @@ export class VectorIndex {
 
   #grow(rows: number): void {
     if (rows <= this.#capacity) return;
-    const capacity = Math.ceil(Math.max(rows, this.#capacity * 1.5) / 4) * 4;
+    const capacity = Math.ceil(Math.max(rows, this.#capacity * 1.25) / 4) * 4;
     const from = this.#layout;
     const to = this.#layoutFor(capacity);
     this.#kernel.ensure(to.free * 4);
