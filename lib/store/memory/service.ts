@@ -367,6 +367,16 @@ export class MemoryService {
       if (vector && !isZeroVector(vector)) {
         const top = storedBest.get(item.index);
         if (top) best = { similarity: top.score, id: top.id };
+        if (!batch && accepted.length > 0) {
+          // Built at the first item that has earlier ones to compare with.
+          batch = new VectorIndex(vector.length);
+          for (const j of accepted) {
+            const v = vectors[j];
+            if (v && v.length === vector.length && !isZeroVector(v)) {
+              batch.upsert(j, items[j].kind, items[j].session_id, v);
+            }
+          }
+        }
         if (batch && batch.dimensions === vector.length) {
           const [near] = batch.search(vector, 1, { session_id: item.session_id });
           if (near && (!best || near.score > best.similarity)) {
@@ -410,11 +420,8 @@ export class MemoryService {
         });
       }
       accepted.push(item.index);
-      if (vector && !isZeroVector(vector)) {
-        batch ??= new VectorIndex(vector.length);
-        if (batch.dimensions === vector.length) {
-          batch.upsert(item.index, item.kind, item.session_id, vector);
-        }
+      if (batch && vector && !isZeroVector(vector) && batch.dimensions === vector.length) {
+        batch.upsert(item.index, item.kind, item.session_id, vector);
       }
     }
 
