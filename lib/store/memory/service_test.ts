@@ -297,3 +297,64 @@ Deno.test("get / update / delete by ref and id, with history", async () => {
     await m.close();
   }
 });
+
+Deno.test("save: duplicate decisions with the in-memory index equal the vec0 ones (batch and store, sessions)", async () => {
+  const embedder = await staticEmbedder();
+  const d = embedder.dimensions!;
+  let seed = 99;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
+  const unit = (v: Float32Array) => {
+    const n = Math.hypot(...v);
+    return v.map((x) => x / n);
+  };
+  const near = (base: Float32Array, c: number) => {
+    // A vector at cosine c from base (within float error).
+    const u = unit(base);
+    const w = Float32Array.from({ length: d }, random);
+    const dot = w.reduce((s, x, i) => s + x * u[i], 0);
+    const v = unit(w.map((x, i) => x - dot * u[i]));
+    return u.map((x, i) => c * x + Math.sqrt(1 - c * c) * v[i]);
+  };
+  const bases = Array.from({ length: 40 }, () => Float32Array.from({ length: d }, random));
+  const batches = Array.from({ length: 6 }, (_, b) =>
+    Array.from({ length: 50 }, (_, i) => {
+      const c = [0.99, 0.96, 0.9, 0.82, 0.5][(b + i) % 5];
+      return {
+        content: `memory ${b}.${i}`,
+        session_id: ["a", "b", undefined][i % 3],
+        vector: near(bases[(b * 7 + i) % bases.length], c),
+      };
+    }));
+  const outcome = async (vectorIndex: boolean) => {
+    const m = new MemoryService(openSqliteMemoryBackend(":memory:", { vectorIndex }), {
+      embedder: staticEmbedder,
+    });
+    try {
+      const out = [];
+      for (const batch of batches) {
+        const res = await m.save(
+          { memories: batch.map(({ content, session_id }) => ({ content, session_id })) },
+          { vectors: batch.map((b) => b.vector) },
+        );
+        // Refs are random per store: name the memory a notice points at by its id.
+        const idOf = async (ref?: string) => ref ? (await m.get({ ref })).memory.id : undefined;
+        const notices = [];
+        for (const n of res.notices) {
+          notices.push(`${n.code}:${n.index}:${await idOf(n.ref)}:${n.similarity}`);
+        }
+        out.push(res.results.map((r) => `${r.status}:${r.id}`), notices);
+      }
+      return out;
+    } finally {
+      await m.close();
+    }
+  };
+  const fast = await outcome(true);
+  const exact = await outcome(false);
+  assert.deepEqual(fast, exact);
+  const statuses = fast.filter((_, i) => i % 2 === 0).flat().join(" ");
+  assert.match(statuses, /duplicate/);
+  assert.ok(
+    fast.some((notices, i) => i % 2 === 1 && notices.some((n) => n.startsWith("similar_to"))),
+  );
+});
