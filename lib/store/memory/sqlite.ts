@@ -59,6 +59,12 @@ export interface SqliteMemoryOptions {
    */
   vectorIndex?: boolean;
   /**
+   * Vector searches answered from `vec0` before the in-memory index loads
+   * (default 2: a one-shot process never pays for loading); a duplicate
+   * check of 16 or more memories loads it at once.
+   */
+  vectorIndexAfter?: number;
+  /**
    * Most bytes the in-memory vector index may hold (default 512 MiB, about
    * 850,000 vectors of 100 dimensions at ~600 bytes each); a larger store
    * searches `vec0` instead.
@@ -136,6 +142,8 @@ const COLUMNS =
 
 const VECTORS = "memory_vectors";
 const VECTOR_LOG = "memory_vector_log";
+/** A duplicate check of this many vectors loads the index whatever the count of searches. */
+const INDEX_BATCH = 16;
 /** Vector changes kept in the log; a process further behind reloads its index. */
 export const VECTOR_LOG_KEEP = 10_000;
 /** A word found in at least this many rows is "common" for recall (see `#recallMatch`). */
@@ -197,6 +205,9 @@ export class SqliteMemoryBackend implements MemoryBackend {
   #changes: { id: number; kind?: MemoryKind; session?: string | null; vector?: Float32Array }[] =
     [];
   #lastSeq = 0;
+  /** Vector searches before the index loads (see `#vectorIndex`), and how many ran. */
+  #indexAfter: number;
+  #searches = 0;
   /** Content writes of this connection (with `data_version`, the generation of the caches below). */
   #writes = 0;
   /** The newest profile memories as last read, while nothing changed. */
@@ -211,6 +222,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
     this.#model = this.#readModel();
     this.#indexEnabled = options.vectorIndex ?? true;
     this.#indexMaxBytes = options.vectorIndexMaxBytes ?? DEFAULT_VECTOR_INDEX_MAX_BYTES;
+    this.#indexAfter = options.vectorIndexAfter ?? 2;
   }
 
   /** The in-memory vector index, when one is loaded (tests and benchmarks). */
@@ -364,8 +376,15 @@ export class SqliteMemoryBackend implements MemoryBackend {
    * and other processes'), or `undefined` when it is disabled, over its cap,
    * or there is no model yet.
    */
-  #vectorIndex(): VectorIndex | undefined {
+  #vectorIndex(queries = 1): VectorIndex | undefined {
     if (!this.#indexEnabled || this.db.isTransaction) return undefined;
+    if (!this.#index) {
+      // Loading costs about a second per 100,000 vectors: a process that only
+      // asks once or twice (a CLI call) searches vec0; a batch or a third
+      // search loads.
+      this.#searches++;
+      if (queries < INDEX_BATCH && this.#searches <= this.#indexAfter) return undefined;
+    }
     const version = this.#dataVersion();
     if (this.#index && version === this.#synced.dataVersion) return this.#index;
     if (this.#index && this.#catchUp(version)) return this.#index;
@@ -747,9 +766,9 @@ export class SqliteMemoryBackend implements MemoryBackend {
     scopes: readonly MemoryScope[],
     minScore: number,
   ): Promise<(MemoryCandidate | undefined)[]> {
-    const index = this.#model ? this.#vectorIndex() : undefined;
+    const index = this.#model ? this.#vectorIndex(vectors.length) : undefined;
     if (index) {
-      const usable = vectors.map((v) => (v.length === index.dimensions ? v : new Float32Array(0)));
+      const usable = vectors.map((v) => v.length === index.dimensions ? v : new Float32Array(0));
       return Promise.resolve(index.nearest(usable, scopes, minScore));
     }
     return (async () => {

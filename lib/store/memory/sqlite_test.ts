@@ -3,8 +3,18 @@ import { COMMON_WORD_ROWS, openSqliteMemoryBackend, VECTOR_LOG_KEEP } from "./sq
 import { readRows, readStoredVectors } from "./sqlite_vectors.ts";
 import { runMemoryBackendContract } from "./contract.ts";
 
-Deno.test("SQLite memory backend honours the contract (in memory)", async (t) => {
-  await runMemoryBackendContract(t, () => Promise.resolve(openSqliteMemoryBackend(":memory:")));
+Deno.test("SQLite memory backend honours the contract (in memory, vectors searched in memory)", async (t) => {
+  await runMemoryBackendContract(
+    t,
+    () => Promise.resolve(openSqliteMemoryBackend(":memory:", { vectorIndexAfter: 0 })),
+  );
+});
+
+Deno.test("SQLite memory backend honours the contract (in memory, vectors searched in vec0)", async (t) => {
+  await runMemoryBackendContract(
+    t,
+    () => Promise.resolve(openSqliteMemoryBackend(":memory:", { vectorIndex: false })),
+  );
 });
 
 Deno.test("SQLite memory backend honours the contract (file, WAL)", async (t) => {
@@ -73,7 +83,7 @@ const embedded = (content: string, vector: Float32Array) => ({
 Deno.test("SQLite in-memory vectors: another process's writes become visible to this one's searches", async () => {
   const root = await Deno.makeTempDir();
   const path = `${root}/memory.db`;
-  const backend = openSqliteMemoryBackend(path);
+  const backend = openSqliteMemoryBackend(path, { vectorIndexAfter: 0 });
   try {
     await backend.useEmbeddingModel("m", 4);
     const [x, y] = await backend.insert([
@@ -114,7 +124,7 @@ Deno.test("SQLite in-memory vectors: another process's writes become visible to 
 });
 
 Deno.test("SQLite in-memory vectors: a rolled-back batch leaves no vector behind", async () => {
-  const backend = openSqliteMemoryBackend(":memory:");
+  const backend = openSqliteMemoryBackend(":memory:", { vectorIndexAfter: 0 });
   try {
     await backend.useEmbeddingModel("m", 2);
     const [a] = await backend.insert([embedded("a", f32(1, 0))]);
@@ -132,7 +142,7 @@ Deno.test("SQLite in-memory vectors: a rolled-back batch leaves no vector behind
 Deno.test("SQLite in-memory vectors answer as the vec0 table does", async () => {
   const root = await Deno.makeTempDir();
   const path = `${root}/memory.db`;
-  const fast = openSqliteMemoryBackend(path);
+  const fast = openSqliteMemoryBackend(path, { vectorIndexAfter: 0 });
   const slow = openSqliteMemoryBackend(path, { vectorIndex: false });
   try {
     await fast.useEmbeddingModel("m", 16);
@@ -215,5 +225,31 @@ Deno.test("SQLite caches (profile pool, word counts) never hide a write, from th
     await a.close();
     await b.close();
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("SQLite in-memory vectors load on the third search or a batch of 16, not before", async () => {
+  const backend = openSqliteMemoryBackend(":memory:");
+  try {
+    await backend.useEmbeddingModel("m", 2);
+    const [a] = await backend.insert([embedded("a", f32(1, 0))]);
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await backend.vectorCandidates(f32(1, 0), 5, {}))[0].id, a.id);
+      assert.equal(backend.vectorIndex, undefined, "one-shot callers search vec0");
+    }
+    assert.equal((await backend.nearestMany!([f32(1, 0)], [{}], 0.8))[0]?.id, a.id);
+    assert.ok(backend.vectorIndex, "the third search loads");
+  } finally {
+    await backend.close();
+  }
+  const batch = openSqliteMemoryBackend(":memory:");
+  try {
+    await batch.useEmbeddingModel("m", 2);
+    const [a] = await batch.insert([embedded("a", f32(1, 0))]);
+    const found = await batch.nearestMany!(Array(16).fill(f32(1, 0.01)), Array(16).fill({}), 0.95);
+    assert.ok(batch.vectorIndex, "a batch of 16 loads at once");
+    assert.ok(found.every((c) => c?.id === a.id));
+  } finally {
+    await batch.close();
   }
 });
