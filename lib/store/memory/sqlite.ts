@@ -26,6 +26,7 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import * as sqliteVec from "sqlite-vec";
 import { GleanerError } from "../../errors.ts";
+import { getGleanerLogger } from "../../log.ts";
 import { isZeroVector } from "../../rank/embed/vector.ts";
 import { MEMORY_PATH, openDatabase, transaction } from "../sqlite.ts";
 import { MEMORY_MIGRATIONS } from "./migrations.ts";
@@ -48,6 +49,8 @@ import {
   newRef,
   type PendingEmbedding,
 } from "./types.ts";
+
+const log = getGleanerLogger("memory");
 
 /** Options of {@link openSqliteMemoryBackend}. */
 export interface SqliteMemoryOptions {
@@ -199,7 +202,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
   #index: VectorIndex | undefined;
   /** What the index reflects: model, vector table epoch, last log entry, `data_version`. */
   #synced = { model: "", epoch: "", seq: 0, dataVersion: -1 };
-  /** Epoch of the vector table when the index was found over its byte cap. */
+  /** Epoch of the vector table when the index was found over its byte cap (or failed to load). */
   #tooBig: string | undefined;
   /** Vector changes of the write transaction in progress (applied to the index on commit). */
   #changes: { id: number; kind?: MemoryKind; session?: string | null; vector?: Float32Array }[] =
@@ -467,6 +470,13 @@ export class SqliteMemoryBackend implements MemoryBackend {
         dataVersion: version,
       };
       return index;
+    } catch (error) {
+      // Searching vec0 still works: stay with it until the vectors change model.
+      log.warn("memory: vectors not loaded into memory, searching vec0: {error}", {
+        error: String(error),
+      });
+      this.#tooBig = epoch;
+      return undefined;
     } finally {
       this.db.exec("COMMIT");
     }
