@@ -596,11 +596,14 @@ function wasmKernel(): DotKernel {
   return {
     simd: true,
     int8: dot1i8 !== undefined,
-    f32: () => (view.buffer === memory.buffer ? view : (view = new Float32Array(memory.buffer))),
-    bytes: () => memory.buffer.byteLength,
+    // Only `ensure` grows the memory (which detaches the old buffer), so the
+    // view is renewed there and nowhere else: reading `memory.buffer` is slow.
+    f32: () => view,
+    bytes: () => view.byteLength,
     ensure(bytes) {
       const have = memory.buffer.byteLength;
       if (bytes > have) memory.grow(Math.ceil((bytes - have) / PAGE));
+      if (view.buffer !== memory.buffer) view = new Float32Array(memory.buffer);
     },
     dot1: (q, base, n, stride, out) => dot1(q * 4, base * 4, n, stride * 4, out * 4),
     dot4: (q, base, n, stride, out) => dot4(q * 4, base * 4, n, stride * 4, out * 4),

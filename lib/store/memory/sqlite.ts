@@ -215,6 +215,8 @@ export class SqliteMemoryBackend implements MemoryBackend {
   #writes = 0;
   /** The newest profile memories as last read, while nothing changed. */
   #profileCache: { generation: string; limit: number; rows: Memory[] } | undefined;
+  /** Totals of list filters, while nothing changed. */
+  #totals = { generation: "", counts: new Map<string, number>() };
   /** Bounded matching-row counts of recall words, while nothing changed. */
   #wordCounts = { generation: "", counts: new Map<string, number>() };
 
@@ -674,9 +676,20 @@ export class SqliteMemoryBackend implements MemoryBackend {
     const items = this.#stmt(
       `SELECT ${COLUMNS} FROM ${from} WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
     ).all(...params, Math.max(1, query.limit), Math.max(0, query.offset)) as unknown as Row[];
-    const { n } = this.#stmt(`SELECT count(*) AS n FROM ${from} WHERE ${clause}`)
-      .get(...params) as { n: number };
-    return Promise.resolve({ items: items.map(toMemory), total: Number(n) });
+    // Totals hold until a write (recent-mode recalls count every live memory).
+    const generation = this.#generation();
+    if (this.#totals.generation !== generation || this.#totals.counts.size > 1_000) {
+      this.#totals = { generation, counts: new Map() };
+    }
+    const key = `${from} WHERE ${clause} ${JSON.stringify(params)}`;
+    let total = this.#totals.counts.get(key);
+    if (total === undefined) {
+      const { n } = this.#stmt(`SELECT count(*) AS n FROM ${from} WHERE ${clause}`)
+        .get(...params) as { n: number };
+      total = Number(n);
+      this.#totals.counts.set(key, total);
+    }
+    return Promise.resolve({ items: items.map(toMemory), total });
   }
 
   /**

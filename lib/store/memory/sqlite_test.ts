@@ -192,7 +192,7 @@ Deno.test("SQLite in-memory vectors answer as the vec0 table does", async () => 
   }
 });
 
-Deno.test("SQLite caches (profile pool, word counts) never hide a write, from this connection or another", async () => {
+Deno.test("SQLite caches (profile pool, word counts, list totals) never hide a write, from this connection or another", async () => {
   const root = await Deno.makeTempDir();
   const path = `${root}/memory.db`;
   const a = openSqliteMemoryBackend(path);
@@ -221,6 +221,15 @@ Deno.test("SQLite caches (profile pool, word counts) never hide a write, from th
     assert.equal((await a.profilePool(10)).find((m) => m.id === p1.id)?.recall_count, 1);
     await a.delete(p1.id);
     assert.deepEqual(await pool(), ["likes zebra crossings"]);
+    // List totals too.
+    const total = async () => (await a.list({ sort: "recent", limit: 1, offset: 0 })).total;
+    assert.equal(await total(), 2);
+    await b.insert([row("one more")]);
+    assert.equal(await total(), 3);
+    const [mine] = await a.insert([row("and mine")]);
+    assert.equal(await total(), 4);
+    await a.delete(mine.id);
+    assert.equal(await total(), 3);
   } finally {
     await a.close();
     await b.close();

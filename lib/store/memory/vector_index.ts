@@ -318,10 +318,11 @@ export class VectorIndex {
       const step = 1 / s;
       let err = 0;
       for (let i = 0; i < vector.length; i++) {
-        // |yᵢ·s| ≤ 63 by the choice of s, so the code needs no clamp.
-        const code = Math.round(vector[i] * s);
-        bytes[base + i] = code + 64;
-        const e = vector[i] - code * step;
+        // |yᵢ·s| ≤ 63 by the choice of s, so the code needs no clamp, and
+        // yᵢ·s + 64.5 > 0 truncates to round(yᵢ·s) + 64 (halves up, as Math.round).
+        const stored = (vector[i] * s + 64.5) | 0;
+        bytes[base + i] = stored;
+        const e = vector[i] - (stored - 64) * step;
         err += e * e;
       }
       bytes.fill(64, base + vector.length, base + this.#codeStride * 4);
