@@ -554,6 +554,24 @@ export class VectorIndex {
       () => [],
     );
     const floorOf = (q: number) => Math.max(best[q], minScore);
+    // Exact best so far. Candidates are rescored a few dozen at a time, so
+    // that rows tied at the top (identical vectors) never pile up per query.
+    const found: (MemoryCandidate | undefined)[] = new Array(count).fill(undefined);
+    const settle = (q: number) => {
+      const floor = floorOf(q);
+      for (const c of candidates[q]) {
+        if (c.upper < floor) continue;
+        const id = this.#ids[c.slot];
+        const score = cosine(vectors[q], this.#row(c.slot));
+        const top = found[q];
+        if (!top || score > top.score || (score === top.score && id < top.id)) {
+          found[q] = { id, score };
+        }
+      }
+      candidates[q] = [];
+      // The exact best is a lower bound too.
+      if (found[q] && found[q]!.score > best[q]) best[q] = found[q]!.score;
+    };
     for (let start = 0; start < this.#size; start += BLOCK) {
       const n = Math.min(BLOCK, this.#size - start);
       for (let g = 0; g < groups; g++) {
@@ -585,28 +603,23 @@ export class VectorIndex {
             if (session >= 0 && this.#sessions[slot] !== session) continue;
             candidates[q].push({ slot, upper: score + bound });
             if (score - bound > best[q]) best[q] = score - bound;
+            if (candidates[q].length >= SETTLE_EVERY) settle(q);
           }
         }
       }
     }
     for (let q = 0; q < count; q++) {
-      const floor = floorOf(q);
-      let found: MemoryCandidate | undefined;
-      for (const c of candidates[q]) {
-        if (c.upper < floor) continue;
-        const id = this.#ids[c.slot];
-        const score = cosine(vectors[q], this.#row(c.slot));
-        if (!found || score > found.score || (score === found.score && id < found.id)) {
-          found = { id, score };
-        }
-      }
-      if (found && found.score >= minScore) result[q] = found;
+      settle(q);
+      const top = found[q];
+      if (top && top.score >= minScore) result[q] = top;
     }
     return result;
   }
 }
 
 const EMPTY = new Float32Array(0);
+/** Candidates of one query rescored together (bounds the lists when many rows tie). */
+const SETTLE_EVERY = 64;
 
 /** A bounded min-heap of numbers (the k best lower bounds seen). */
 class MinHeap {

@@ -187,3 +187,18 @@ Deno.test("vector index: removal moves the last row; wrong lengths are refused",
   assert.deepEqual(index.search(new Float32Array(3), 5, {}), []);
   assert.ok(index.bytes() > 0);
 });
+
+Deno.test("vector index: rows tied at the top (identical vectors) resolve to the lowest ids", () => {
+  for (const [, options] of VARIANTS) {
+    const index = new VectorIndex(16, options);
+    const r = rng(5);
+    const same = randomVector(r, 16);
+    for (let id = 3_000; id >= 1; id--) {
+      index.upsert(id, "episodic", null, id % 3 ? same : randomVector(r, 16));
+    }
+    const [top] = index.nearest([same], [{}], 0.8);
+    assert.equal(top?.id, 1);
+    assert.ok(Math.abs(top!.score - 1) < 1e-6);
+    assert.deepEqual(index.search(same, 5, {}).map((c) => c.id), [1, 2, 4, 5, 7]);
+  }
+});
