@@ -244,7 +244,11 @@ Deno.test("a setup failure (no Chromium at read.chrome_path) is not held against
       );
     }
     assert.equal(await gleaner.store.domains.shouldSkip(web.origin, "browser"), false);
-    assert.equal(await gleaner.store.domains.get(web.origin), undefined);
+    // Only the robots.txt state may be known; no attempt and no failure counted.
+    const record = await gleaner.store.domains.get(web.origin);
+    assert.deepEqual(record?.tiers ?? {}, {});
+    assert.equal(record?.last_failure, undefined);
+    assert.equal(record?.attempts ?? 0, 0);
   } finally {
     await gleaner.close();
     await web.close();
