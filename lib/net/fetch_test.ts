@@ -344,6 +344,30 @@ Deno.test("size caps: a gzip bomb is cut at max_decompressed_bytes", async () =>
   });
 });
 
+Deno.test("size caps: inflating a bomb lets other work run (a turn at least every MiB)", async () => {
+  await withWeb(async (web) => {
+    const fetcher = createFetcher(
+      network({ allow_private: [web.origin], max_decompressed_bytes: 16 << 20 }),
+    );
+    await fetcher.fetch(web.url("/gzip-bomb"), { maxBytes: 1_000 }); // compressed once, off the count
+    // A chain of zero-delay timers counts the event-loop turns the read leaves to others:
+    // before, 16 MB were inflated and gathered in two or three turns.
+    let turns = 0;
+    let running = true;
+    const tick = () => {
+      turns++;
+      if (running) setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    const res = await fetcher.fetch(web.url("/gzip-bomb")).finally(() => running = false);
+    assert.equal(res.truncated, true);
+    assert.equal(res.body.length, 16 << 20);
+    // The body is held once, in a buffer no larger than the limit.
+    assert.ok(res.body.buffer.byteLength <= 16 << 20);
+    assert.ok(turns >= 12, `only ${turns} turns while 16 MiB were inflated`);
+  });
+});
+
 Deno.test("decompression: gzip, deflate and br bodies are decoded", async () => {
   await withWeb(async (web) => {
     const fetcher = createFetcher(network({ allow_private: [web.origin] }));
