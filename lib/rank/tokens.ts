@@ -9,9 +9,10 @@
  * always cuts (before a space or tab after a non-space, after a line break
  * before a letter or digit, between a letter or digit and punctuation), so
  * the count of ordinary text is exactly the count of the whole. A run longer
- * than {@link TOKEN_RUN_CHARS} characters without such a place is cut every
- * {@link TOKEN_RUN_CHARS} characters: the cost stays linear and the count of
- * that run is off by at most a token or two per cut.
+ * than {@link TOKEN_RUN_CHARS} characters without such a place is cut into
+ * pieces of 64 characters, from its start: the cost stays linear, no piece
+ * costs more than a fraction of a millisecond, and the count of that run is
+ * off by at most a token or two per cut.
  *
  * @module
  */
@@ -83,10 +84,16 @@ function forEachPiece(
         start = cut;
         continue;
       }
-      // A run without boundaries covers the tail: the piece ends where the tail starts.
-      at = limit - tailChars;
-      if (isLowSurrogate(text, at)) at++;
-      if (piece(start, at) === false) return;
+      // A run without boundaries covers the tail: the piece ends where that run starts (the
+      // last boundary before the tail), so the run is cut short like any other, and no piece
+      // holds more than the tail of it (merging a 1,800-character run took 50 ms).
+      const head = text.slice(start, from + 1);
+      at = start;
+      re.lastIndex = 1;
+      for (let m = re.exec(head); m; m = re.exec(head)) {
+        if (m.index >= 1 && !isLowSurrogate(head, m.index)) at = start + m.index;
+      }
+      if (at > start && piece(start, at) === false) return;
     }
     // Find where the run ends, looking at most RUN_SCAN_CHARS ahead at a time (a caller
     // that stops early never scans the whole run), and cut it hard up to there.

@@ -82,9 +82,16 @@ Deno.test("tokenPieces: unbroken runs are cut into short pieces, pairs kept whol
     const pieces = tokenPieces(text);
     assert.equal(pieces.join(""), text);
     assert.ok(pieces.every((p) => p.length <= TOKEN_PIECE_CHARS + 1));
-    // Past the first piece, the run is cut into pieces of at most 64 characters (65 for a pair).
-    assert.ok(pieces.slice(1, -1).every((p) => p.length <= 65), String(pieces.length));
+    // The run is cut into pieces of at most 64 characters (65 for a pair), the first too.
+    assert.ok(pieces.every((p) => p.length <= 65), String(pieces.map((p) => p.length)));
   }
+  // Words then a run: the words make one piece, ending where the run starts; the run is cut
+  // short from there (before, the piece took the first 1,800 characters of the run whole).
+  const mixed = "Tides rise and fall. ".repeat(20) + "数据库".repeat(2_000);
+  const pieces = tokenPieces(mixed);
+  assert.equal(pieces.join(""), mixed);
+  assert.equal(pieces[0], "Tides rise and fall. ".repeat(19) + "Tides rise and fall.");
+  assert.ok(pieces.slice(1).every((p) => p.length <= 65), String(pieces.map((p) => p.length)));
   assert.ok(tokenPieces(emoji).every((p) => !/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(p)));
 });
 
