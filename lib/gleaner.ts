@@ -113,6 +113,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
     fetcher,
     tiers: tiers.tiers.map(traceTier),
     extract: tiers.extract,
+    extractBody: tiers.extractBody,
     cache: store.cache,
     domains: store.domains,
     tierRule: config.read.tier_rules_path

@@ -19,11 +19,15 @@ import { getGleanerLogger } from "../log.ts";
 import type { ExtractedPage, ExtractOptions } from "./mod.ts";
 import { HTML_LIMITS } from "./guard.ts";
 import type { ExtractReply, ExtractRequest } from "./worker.ts";
+import { htmlBytesNeeded } from "./body.ts";
 
 const log = getGleanerLogger("extract");
 
 /** Characters of HTML posted to a thread at a time. */
 const PART_CHARS = 1 << 18;
+
+/** Bytes of an HTML body posted (moved, not copied) to a thread at a time. */
+const PART_BYTES = 1 << 18;
 
 /** Options of {@link createExtractPool}. */
 export interface ExtractPoolOptions {
@@ -42,6 +46,34 @@ export type HtmlExtractor = (
   signal?: AbortSignal,
 ) => Promise<ExtractedPage>;
 
+/** An HTML body as fetched: its bytes and their charset. */
+export interface HtmlBody {
+  /** The body bytes (only the part extraction reads is sent to the thread). */
+  bytes: Uint8Array;
+  /** Charset to decode them with (WHATWG label; unknown labels decode as UTF-8). */
+  charset: string;
+}
+
+/** What {@link BodyExtractor} returns: the page and what the thread saw of the whole body. */
+export interface BodyExtraction {
+  /** The extracted page. */
+  page: ExtractedPage;
+  /** Bytes past what extraction reads were left undecoded (see `htmlBytesNeeded`). */
+  cut: boolean;
+  /** The page looks like a client-rendered shell (`looksThin` of the read layer). */
+  thin: boolean;
+}
+
+/**
+ * Extraction of one fetched HTML body, decoded in the thread too: the main
+ * thread never decodes or holds the text of a multi-megabyte page.
+ */
+export type BodyExtractor = (
+  body: HtmlBody,
+  url: string,
+  signal?: AbortSignal,
+) => Promise<BodyExtraction>;
+
 /** A pool of extraction threads. */
 export interface ExtractPool {
   /**
@@ -50,15 +82,21 @@ export interface ExtractPool {
    * with the extractor's own `GleanerError` (`unsupported_content`, …).
    */
   extract: HtmlExtractor;
+  /**
+   * Like {@link ExtractPool.extract} for a fetched body: the thread decodes
+   * it (as far as extraction reads), extracts it and judges it thin.
+   */
+  extractBody: BodyExtractor;
   /** Stops every thread; waiting and running extractions fail. */
   close(): Promise<void>;
 }
 
 interface Job {
-  html: string;
+  html?: string;
+  body?: HtmlBody;
   url: string;
   signal?: AbortSignal;
-  resolve(page: ExtractedPage): void;
+  resolve(result: BodyExtraction): void;
   reject(error: Error): void;
   onAbort?: () => void;
 }
@@ -89,6 +127,7 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
   const timeoutMs = Math.max(1, poolOptions.timeoutMs ?? 15_000);
   const slots: Slot[] = Array.from({ length: size }, () => ({ id: 0 }));
   const queue: Job[] = [];
+  const maxChars = poolOptions.options?.limits?.maxChars ?? HTML_LIMITS.maxChars;
   let closed = false;
 
   const settle = (slot: Slot): Job | undefined => {
@@ -123,8 +162,9 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
       }
       if (reply.id !== slot.id) return;
       const job = settle(slot);
-      if ("page" in reply) job?.resolve(reply.page);
-      else job?.reject(new GleanerError(reply.error.code as ErrorCode, reply.error.message));
+      if ("page" in reply) {
+        job?.resolve({ page: reply.page, cut: reply.cut ?? false, thin: reply.thin ?? false });
+      } else job?.reject(new GleanerError(reply.error.code as ErrorCode, reply.error.message));
       pump();
     });
     worker.on("error", (cause: Error) => {
@@ -165,25 +205,39 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
   };
 
   /**
-   * Posts the page in parts of {@link PART_CHARS} characters, yielding between
-   * them: copying a few megabytes to the thread at once blocks the main thread.
+   * Posts the page in parts of {@link PART_CHARS} characters (or
+   * {@link PART_BYTES} bytes), yielding between them: copying a few
+   * megabytes to the thread at once blocks the main thread.
    */
   const send = async (slot: Slot, worker: Worker, job: Job, id: number) => {
-    for (let at = 0; at < job.html.length - PART_CHARS; at += PART_CHARS) {
-      worker.postMessage(
-        { id, part: job.html.slice(at, at + PART_CHARS) } satisfies ExtractRequest,
-      );
+    const options = poolOptions.options;
+    if (job.body) {
+      const { bytes, charset } = job.body;
+      const end = htmlBytesNeeded(bytes.length, maxChars);
+      for (let at = 0;; at += PART_BYTES) {
+        // A copy of the part, moved to the thread (the caller's bytes stay as they are).
+        const part = bytes.slice(at, Math.min(end, at + PART_BYTES));
+        const last = at + PART_BYTES >= end;
+        worker.postMessage(
+          (last
+            ? { id, bytes: part, url: job.url, options, charset, cut: end < bytes.length }
+            : { id, bytes: part }) satisfies ExtractRequest,
+          [part.buffer],
+        );
+        if (last) return;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        if (slot.job !== job || slot.worker !== worker) return;
+      }
+    }
+    const html = job.html ?? "";
+    for (let at = 0; at < html.length - PART_CHARS; at += PART_CHARS) {
+      worker.postMessage({ id, part: html.slice(at, at + PART_CHARS) } satisfies ExtractRequest);
       await new Promise((resolve) => setTimeout(resolve, 0));
       if (slot.job !== job || slot.worker !== worker) return;
     }
-    const last = Math.max(0, Math.ceil(job.html.length / PART_CHARS) - 1) * PART_CHARS;
+    const last = Math.max(0, Math.ceil(html.length / PART_CHARS) - 1) * PART_CHARS;
     worker.postMessage(
-      {
-        id,
-        html: job.html.slice(last),
-        url: job.url,
-        options: poolOptions.options,
-      } satisfies ExtractRequest,
+      { id, html: html.slice(last), url: job.url, options } satisfies ExtractRequest,
     );
   };
 
@@ -200,28 +254,36 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
     }
   };
 
+  const enqueue = (job: Omit<Job, "resolve" | "reject">): Promise<BodyExtraction> => {
+    const { url, signal } = job;
+    if (closed) {
+      return Promise.reject(new GleanerError("internal", "the extraction pool is closed"));
+    }
+    if (signal?.aborted) return Promise.reject(cancelled(url));
+    return new Promise<BodyExtraction>((resolve, reject) => {
+      const queued: Job = { ...job, resolve, reject };
+      queue.push(queued);
+      // A job still waiting for a thread leaves the queue when its caller gives up.
+      signal?.addEventListener("abort", () => {
+        const at = queue.indexOf(queued);
+        if (at !== -1) {
+          queue.splice(at, 1);
+          reject(cancelled(url));
+        }
+      }, { once: true });
+      pump();
+    });
+  };
+
   return {
-    extract(html, url, signal) {
-      if (closed) {
-        return Promise.reject(new GleanerError("internal", "the extraction pool is closed"));
-      }
-      if (signal?.aborted) return Promise.reject(cancelled(url));
+    async extract(html, url, signal) {
       // Only what extractHtml reads is copied to the thread (one character more keeps the flag).
-      const keep = 2 * (poolOptions.options?.limits?.maxChars ?? HTML_LIMITS.maxChars) + 1;
+      const keep = 2 * maxChars + 1;
       if (html.length > keep) html = html.slice(0, keep);
-      return new Promise<ExtractedPage>((resolve, reject) => {
-        const job: Job = { html, url, signal, resolve, reject };
-        queue.push(job);
-        // A job still waiting for a thread leaves the queue when its caller gives up.
-        signal?.addEventListener("abort", () => {
-          const at = queue.indexOf(job);
-          if (at !== -1) {
-            queue.splice(at, 1);
-            reject(cancelled(url));
-          }
-        }, { once: true });
-        pump();
-      });
+      return (await enqueue({ html, url, signal })).page;
+    },
+    extractBody(body, url, signal) {
+      return enqueue({ body, url, signal });
     },
     async close() {
       closed = true;

@@ -39,6 +39,8 @@ export interface ReaderDeps {
   domains?: DomainStats;
   /** Extracts HTML pages off the main thread (the tiers' {@link ReadContext.extract}). */
   extract?: ReadContext["extract"];
+  /** Decodes and extracts fetched HTML bodies off the main thread ({@link ReadContext.extractBody}). */
+  extractBody?: ReadContext["extractBody"];
   /** Forced tier decisions per URL (operator rules): true = force on, false = force off. */
   tierRule?: (url: URL, tier: TierName) => boolean | undefined;
 }
@@ -120,6 +122,7 @@ export function createReader(deps: ReaderDeps): Reader {
     config: deps.config,
     fetcher: deps.fetcher,
     ...(deps.extract ? { extract: deps.extract } : {}),
+    ...(deps.extractBody ? { extractBody: deps.extractBody } : {}),
   };
   const pages = createPageCache(deps.cache, deps.config);
   // Verdicts reached under other settings are not applied (see memoryPolicy).

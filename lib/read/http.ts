@@ -7,9 +7,14 @@
  */
 import { GleanerError } from "../errors.ts";
 import type { Config } from "../config.ts";
-import { extractHtml, type ExtractOptions, HTML_LIMITS } from "../extract/mod.ts";
-import { canonicalCharset } from "../net/content.ts";
-import type { HtmlExtractor } from "../extract/pool.ts";
+import {
+  type ExtractedPage,
+  extractHtml,
+  type ExtractOptions,
+  HTML_LIMITS,
+} from "../extract/mod.ts";
+import { DECODE_WHOLE_BYTES, htmlBytesNeeded, htmlDecoder } from "../extract/body.ts";
+import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { pdfToMarkdown } from "./convert/pdf.ts";
 import { isStructuredType, looksLikeHtml, structuredToMarkdown } from "./convert/structured.ts";
@@ -23,6 +28,11 @@ const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 export interface HtmlReadOptions {
   /** Off-main-thread extraction (else inline {@link extractHtml} with the limits of `config`). */
   extract?: HtmlExtractor;
+  /**
+   * Off-main-thread decoding and extraction of a fetched HTML body (preferred
+   * over `extract` for responses: the main thread never decodes the body).
+   */
+  extractBody?: BodyExtractor;
   /** Settings (`read.max_html_chars`, `read.max_links`) for inline extraction. */
   config?: Config;
   /** Cancels the extraction. */
@@ -51,7 +61,21 @@ export async function pageFromHtml(
   const extracted = options.extract
     ? await options.extract(html, finalUrl, options.signal)
     : extractHtml(html, finalUrl, inlineOptions(options.config));
-  const truncated = options.truncated || extracted.truncated;
+  return pageFromExtracted(extracted, requestedUrl, finalUrl, tier, {
+    truncated: options.truncated,
+    thin: tier === "http" && looksThin(html, extracted.markdown),
+  });
+}
+
+/** The {@link Page} of an extracted HTML document. */
+function pageFromExtracted(
+  extracted: ExtractedPage,
+  requestedUrl: string,
+  finalUrl: string,
+  tier: Page["tier"],
+  flags: { truncated?: boolean; thin: boolean },
+): Page {
+  const truncated = flags.truncated || extracted.truncated;
   return {
     url: requestedUrl,
     finalUrl,
@@ -65,7 +89,7 @@ export async function pageFromHtml(
     byline: extracted.byline,
     canonical: extracted.canonical,
     fetchedAt: new Date().toISOString(),
-    ...(tier === "http" && looksThin(html, extracted.markdown) ? { thin: true } : {}),
+    ...(flags.thin ? { thin: true } : {}),
     ...(truncated ? { truncated: true } : {}),
     ...(extracted.markdownTokens !== undefined ? { markdownTokens: extracted.markdownTokens } : {}),
   };
@@ -96,6 +120,18 @@ export async function pageFromResponse(
     fetchedAt: new Date().toISOString(),
   };
   if (HTML_TYPES.has(mediaType)) {
+    if (options.extractBody) {
+      // Decoded, extracted and judged thin in an extraction thread.
+      const { page, cut, thin } = await options.extractBody(
+        { bytes: response.body, charset: response.charset },
+        response.url,
+        options.signal,
+      );
+      return pageFromExtracted(page, requestedUrl, response.url, "http", {
+        truncated: htmlOptions.truncated || cut,
+        thin,
+      });
+    }
     const maxChars = options.config?.read.max_html_chars ?? HTML_LIMITS.maxChars;
     const { text, cut } = await decodeHtmlBody(response, maxChars);
     return await pageFromHtml(text, requestedUrl, response.url, "http", {
@@ -138,18 +174,19 @@ const DECODE_SLICE_BYTES = 1 << 18;
 /**
  * Decodes an HTML body 256 KB at a time, yielding to the event loop
  * between slices (a 20 MB body decoded at once blocks a server for a large
- * part of a second), and only as far as extraction reads: the first
- * `3 × maxChars` bytes always hold at least `maxChars` characters. `cut` says
- * bytes were left undecoded.
+ * part of a second), and only as far as extraction reads (`htmlBytesNeeded`:
+ * the first `3 × maxChars` bytes always hold at least `maxChars`
+ * characters). `cut` says bytes were left undecoded. The extraction threads
+ * decode the same way (`decodeHtmlBytes`).
  */
 export async function decodeHtmlBody(
   response: FetchedResponse,
   maxChars: number,
 ): Promise<{ text: string; cut: boolean }> {
   const body = response.body;
-  if (body.length <= DECODE_SLICE_BYTES) return { text: response.text(), cut: false };
-  const end = Math.min(body.length, 3 * maxChars);
-  const decoder = new TextDecoder(canonicalCharset(response.charset) ?? "utf-8");
+  if (body.length <= DECODE_WHOLE_BYTES) return { text: response.text(), cut: false };
+  const end = htmlBytesNeeded(body.length, maxChars);
+  const decoder = htmlDecoder(response.charset);
   const parts: string[] = [];
   for (let at = 0; at < end; at += DECODE_SLICE_BYTES) {
     const last = at + DECODE_SLICE_BYTES >= end;
@@ -189,6 +226,7 @@ export const httpTier: Tier = {
     assertPageStatus(response.status, url.href);
     return await pageFromResponse(response, request.url, {
       extract: context.extract,
+      extractBody: context.extractBody,
       config: context.config,
       signal: request.signal,
     });

@@ -9,7 +9,7 @@ import type { DomainStats } from "../store/types.ts";
 import { createBrowserReadTier } from "./browser_tier.ts";
 import { githubTier } from "./github.ts";
 import { httpTier, inlineOptions } from "./http.ts";
-import { createExtractPool, type HtmlExtractor } from "../extract/pool.ts";
+import { type BodyExtractor, createExtractPool, type HtmlExtractor } from "../extract/pool.ts";
 import { createLlmsTxtTier } from "./llms_txt.ts";
 import { waybackTier } from "./wayback.ts";
 import type { Tier } from "./types.ts";
@@ -20,6 +20,8 @@ export interface TierSet {
   tiers: Tier[];
   /** HTML extraction in worker threads under `read.extract_timeout_ms` (give it to the reader). */
   extract: HtmlExtractor;
+  /** The same threads for fetched HTML bodies, decoded there too (give it to the reader). */
+  extractBody: BodyExtractor;
   /** Releases the browser and the extraction threads. */
   close(): Promise<void>;
 }
@@ -51,6 +53,7 @@ export function defaultTiers(
   return {
     tiers,
     extract: pool.extract,
+    extractBody: pool.extractBody,
     async close() {
       llmsTxt.clear();
       await browser.close();

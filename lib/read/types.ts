@@ -6,7 +6,7 @@
  */
 import type { Config } from "../config.ts";
 import type { Fetcher } from "../net/types.ts";
-import type { HtmlExtractor } from "../extract/pool.ts";
+import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
 
 /** Names of the reading tiers, in cascade order. */
 export const TIER_NAMES = [
@@ -88,6 +88,8 @@ export interface ReadContext {
   fetcher: Fetcher;
   /** Extracts HTML off the main thread under a deadline; without it, extraction runs inline. */
   extract?: HtmlExtractor;
+  /** Decodes and extracts fetched HTML bodies off the main thread (the HTTP tier prefers it). */
+  extractBody?: BodyExtractor;
 }
 
 /** One way of reading a URL. */
