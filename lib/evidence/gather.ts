@@ -19,7 +19,7 @@ import {
   renderEvidence,
   selectEvidence,
 } from "../rank/select.ts";
-import { countTokens, countTokensUpTo } from "../rank/tokens.ts";
+import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "../rank/tokens.ts";
 import type { Page } from "../read/types.ts";
 import { telemetry } from "../telemetry/mod.ts";
 import { shareBudget } from "./budget.ts";
@@ -132,19 +132,23 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
   }
 
   // A demand above the budget weighs as the budget: counting stops there (huge pages stay cheap).
-  const wholeDemands = wholePages.map((page) =>
-    countTokensUpTo(renderEvidence([wholeItem(page, page.markdown.trim(), 0)]), maxTokens + 1)
-  );
+  const wholeDemands: number[] = [];
+  for (const page of wholePages) {
+    wholeDemands.push(wholeDemand(page, maxTokens + 1));
+    // Pages are counted and cut in turns, so a server answers between them.
+    await yieldTurn();
+  }
   const demands = [...wholeDemands, ...(queryGroups.size ? [Infinity] : [])];
   const weights = [...wholePages.map(() => 1), queryGroups.size];
   const shares = weightedShares(maxTokens, demands, weights);
 
   const items: EvidenceItem[] = [];
-  wholePages.forEach((page, i) => {
+  for (const [i, page] of wholePages.entries()) {
     const header = countTokens(renderEvidence([wholeItem(page, "", 0)]));
     const slice = pageInOrder(page.markdown, Math.max(0, shares[i] - header));
     if (slice.text) items.push({ ...wholeItem(page, slice.text, slice.start), end: slice.end });
-  });
+    await yieldTurn();
+  }
 
   let ranking: EvidencePacket["ranking"] = "none";
   let rerankError: string | undefined;
@@ -233,6 +237,29 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
     pageTokensByUrl,
     ...(rerankError ? { rerankError } : {}),
   };
+}
+
+/** Lets other work run (a macrotask turn) between two costly steps. */
+function yieldTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * `countTokensUpTo(renderEvidence([wholeItem(page, markdown)]), limit)`
+ * without rendering a huge page whole (a copy of megabytes): a rendered
+ * prefix gives the same count once the limit is passed more than a piece
+ * ({@link TOKEN_PIECE_CHARS}) before the prefix ends, since counting never
+ * looks further ahead than that to cut a piece.
+ */
+function wholeDemand(page: Page, limit: number): number {
+  const text = page.markdown.trim();
+  for (let chars = 1 << 16; chars < text.length; chars *= 4) {
+    const rendered = renderEvidence([wholeItem(page, text.slice(0, chars), 0)]);
+    if (tokenReach(rendered, limit) + TOKEN_PIECE_CHARS + 2 < rendered.length) {
+      return countTokensUpTo(rendered, limit);
+    }
+  }
+  return countTokensUpTo(renderEvidence([wholeItem(page, text, 0)]), limit);
 }
 
 function wholeItem(page: Page, text: string, start: number): EvidenceItem {

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { countTokens, TOKEN_PIECE_CHARS, tokenPieces } from "./tokens.ts";
+import {
+  countTokens,
+  countTokensUpTo,
+  TOKEN_PIECE_CHARS,
+  tokenPieces,
+  tokenReach,
+} from "./tokens.ts";
 import { countTokens as countWhole, encode } from "gpt-tokenizer/encoding/o200k_base";
 import { extractHtml } from "../extract/mod.ts";
 import { loadPages } from "../../bench/extraction.ts";
@@ -119,4 +125,29 @@ Deno.test("countTokens: a 1 MB unbroken run is counted (bounded pieces) and the 
   const [cjk, word, sample] = JSON.parse(new TextDecoder().decode(out.stdout));
   assert.ok(Math.abs(cjk - sample) < 0.1 * sample, `CJK tokens ${cjk}, about ${sample} expected`);
   assert.ok(word > 50_000 && word < 1_000_000, `word tokens ${word}`);
+});
+
+Deno.test("countTokensUpTo: a prefix reaching a piece past the limit counts the same as the whole", () => {
+  // What evidence gathering relies on to count huge pages without copying them whole.
+  let cjk = "";
+  for (let i = 0; i < 40_000; i++) cjk += String.fromCharCode(0x4e00 + (i * 7919) % 3000);
+  const texts = {
+    prose: "Tides rise and fall twice a day, because of the Moon.\n\n".repeat(3_000),
+    cjk,
+    word: "abcdefghij".repeat(20_000),
+    spaces: " ".repeat(100_000) + "end",
+    mixed: ("word ".repeat(300) + "x".repeat(3_000) + "\n").repeat(40),
+  };
+  for (const [name, text] of Object.entries(texts)) {
+    for (const limit of [10, 501, 5_000]) {
+      const whole = countTokensUpTo(text, limit);
+      // Just long enough (the tightest prefix evidence gathering may use), then longer ones.
+      const tight = tokenReach(text, limit) + TOKEN_PIECE_CHARS + 3;
+      for (let chars = tight; chars < text.length; chars = Math.max(4_096, chars * 2)) {
+        const prefix = text.slice(0, chars) + "\n";
+        if (tokenReach(prefix, limit) + TOKEN_PIECE_CHARS + 2 >= prefix.length) continue;
+        assert.equal(countTokensUpTo(prefix, limit), whole, `${name}, limit ${limit}, ${chars}`);
+      }
+    }
+  }
 });
