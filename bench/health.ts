@@ -106,11 +106,13 @@ export async function runHealthBench(): Promise<unknown> {
     let done = false;
     const all = Promise.all(reads).finally(() => done = true);
     const samples: number[] = [];
+    const at: number[] = [];
     while (!done) {
       const t0 = performance.now();
       const response = await fetch(`${base}/health`);
       await response.body?.cancel();
       samples.push(performance.now() - t0);
+      at.push(t0 - started);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     await all;
@@ -125,6 +127,9 @@ export async function runHealthBench(): Promise<unknown> {
         p99: round(percentile(sorted, 99)),
         max: round(sorted[sorted.length - 1]),
         target_p99_ms: 50,
+        // The ten slowest samples, with when they were sent (ms after the reads were fired).
+        slowest: samples.map((ms, i) => ({ ms: round(ms), at: Math.round(at[i]) }))
+          .sort((a, b) => b.ms - a.ms).slice(0, 10),
       },
       reads: outcomes,
       config: "defaults: read.extract_workers 1, read.extract_timeout_ms 15000",

@@ -15,8 +15,8 @@
  * @module
  */
 
-/** Up to this many bytes, chunks are listed and joined at the end (one small copy). */
-export const SMALL_BODY_BYTES = 1 << 20;
+/** Up to this many bytes, chunks are listed and joined at the end (one small copy: 256 KB). */
+export const SMALL_BODY_BYTES = 1 << 18;
 
 /**
  * A body being read: {@link BodyBuffer.push} each chunk, then take
