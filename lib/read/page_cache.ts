@@ -15,6 +15,15 @@ import type { Page, ReadRequest } from "./types.ts";
 
 const log = getGleanerLogger("read", "cache");
 
+/**
+ * Pages with more Markdown than this (characters, ~250,000 tokens) are not
+ * cached: serialising and storing one is a single synchronous step of
+ * 100 ms or more on a small server (measured: a 3.3 MB page), during which
+ * it answers nothing, and such pages are generated or hostile far more
+ * often than read twice.
+ */
+export const MAX_CACHED_MARKDOWN_CHARS = 1_000_000;
+
 /** What is stored under a page key. */
 export interface PageCacheEntry {
   /** The page as read. */
@@ -58,7 +67,8 @@ export interface PageCache {
 }
 
 /**
- * Wraps the store's cache for pages. A failing cache (an unreachable
+ * Wraps the store's cache for pages (pages over
+ * {@link MAX_CACHED_MARKDOWN_CHARS} are not stored). A failing cache (an unreachable
  * `store.cache_url`) degrades to uncached reads: the cache is left alone for
  * 30 s after a failure, warned about once a minute at most, and the read
  * goes on. An entry is served only when its URLs pass the current
@@ -125,6 +135,15 @@ export function createPageCache(
     },
     async set(request, page) {
       if (!cache || !gate.open()) return;
+      if (page.markdown.length > MAX_CACHED_MARKDOWN_CHARS) {
+        log.debug("page {url} not cached: {chars} characters of Markdown", {
+          url: where(request.url),
+          chars: page.markdown.length,
+        });
+        // An older copy must not be served instead of this read.
+        await cache.delete("pages", pageCacheKey(request)).catch(() => false);
+        return;
+      }
       const origins = new Set<string>();
       for (const raw of [request.url, page.finalUrl]) {
         try {

@@ -9,7 +9,7 @@ import { GleanerError } from "../errors.ts";
 import { openStore } from "../store/mod.ts";
 import { redisAvailable, startRedis } from "../store/testdata/helpers.ts";
 import { startFixtureWeb } from "../../tests/fixtures/web.ts";
-import { createPageCache, pageCacheKey } from "./page_cache.ts";
+import { createPageCache, MAX_CACHED_MARKDOWN_CHARS, pageCacheKey } from "./page_cache.ts";
 import type { Page } from "./types.ts";
 
 const HAVE_REDIS = await redisAvailable();
@@ -148,5 +148,27 @@ Deno.test("an unreachable store.cache_url degrades to uncached reads", async () 
   } finally {
     await gleaner.close();
     await web.close();
+  }
+});
+
+Deno.test("a page with more Markdown than MAX_CACHED_MARKDOWN_CHARS is not cached, nor an older copy served", async () => {
+  const config = parseConfig({ store: { path: ":memory:" } });
+  const store = openStore(config.store);
+  try {
+    const pages = createPageCache(store.cache, config);
+    const request = { url: "https://example.com/huge", render: "auto" as const };
+    await pages.set(request, page(request.url));
+    assert.equal((await pages.get(request))?.markdown, "text");
+    const huge = {
+      ...page(request.url),
+      markdown: "word ".repeat(MAX_CACHED_MARKDOWN_CHARS / 5 + 1),
+    };
+    await pages.set(request, huge);
+    assert.equal(await pages.get(request), undefined);
+    const fits = { ...huge, markdown: huge.markdown.slice(0, MAX_CACHED_MARKDOWN_CHARS) };
+    await pages.set(request, fits);
+    assert.equal((await pages.get(request))?.markdown.length, MAX_CACHED_MARKDOWN_CHARS);
+  } finally {
+    await store.close();
   }
 });
