@@ -33,28 +33,41 @@ export function relatedLinks(
   options: { max: number; maxTokens: number },
 ): PageLink[] {
   const host = siteOf(pageUrl);
-  const candidates = links.filter((link) => link.url !== pageUrl && worthFollowing(link));
-  let order = candidates.map((_, i) => i);
-  if (query) {
-    const ranked = bm25Rank(
-      query,
-      candidates.map((l) => `${l.text} ${l.url.replace(/[/_.-]+/g, " ")}`),
-    );
-    const rest = order.filter((i) => !ranked.includes(i));
-    order = [...ranked, ...rest];
-  }
-  const same = order.filter((i) => siteOf(candidates[i].url) === host);
-  const other = order.filter((i) => siteOf(candidates[i].url) !== host);
   const picked: PageLink[] = [];
   let used = 0;
-  for (const i of [...same, ...other]) {
-    if (picked.length >= options.max) break;
-    const link = candidates[i];
+  /** Offers links in turn; false once `max` are picked. */
+  const offer = (link: PageLink): boolean => {
+    if (picked.length >= options.max) return false;
     const cost = countTokens(renderLink(link)) + 1;
-    if (used + cost > options.maxTokens) continue;
-    used += cost;
-    picked.push(link);
+    if (used + cost <= options.maxTokens) {
+      used += cost;
+      picked.push(link);
+    }
+    return picked.length < options.max;
+  };
+  if (!query) {
+    // Page order, same site first: links are judged only until enough are picked (a page of
+    // 100,000 links no longer has every one parsed twice).
+    const other: PageLink[] = [];
+    for (const link of links) {
+      if (link.url === pageUrl || !worthFollowing(link)) continue;
+      if (siteOf(link.url) !== host) other.push(link);
+      else if (!offer(link)) return picked;
+    }
+    for (const link of other) if (!offer(link)) break;
+    return picked;
   }
+  const candidates = links.filter((link) => link.url !== pageUrl && worthFollowing(link));
+  let order = candidates.map((_, i) => i);
+  const ranked = bm25Rank(
+    query,
+    candidates.map((l) => `${l.text} ${l.url.replace(/[/_.-]+/g, " ")}`),
+  );
+  const rest = order.filter((i) => !ranked.includes(i));
+  order = [...ranked, ...rest];
+  const same = order.filter((i) => siteOf(candidates[i].url) === host);
+  const other = order.filter((i) => siteOf(candidates[i].url) !== host);
+  for (const i of [...same, ...other]) if (!offer(candidates[i])) break;
   return picked;
 }
 

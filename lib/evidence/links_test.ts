@@ -50,3 +50,32 @@ Deno.test("relatedLinks: page furniture and media files are not offered", () => 
   });
   assert.deepEqual(picked.map((l) => l.url), ["https://site.example/guide"]);
 });
+
+Deno.test("relatedLinks: without a query, same site first in page order, others after, budget kept", () => {
+  const links = [];
+  for (let i = 0; i < 100_000; i++) {
+    const host = i % 3 === 0 ? "a.example" : "b.example";
+    links.push({
+      url: `https://${host}/p/${i}`,
+      text: i % 10 === 1 ? "share" : `Link number ${i}`,
+    });
+  }
+  const picked = relatedLinks("https://a.example/", links, undefined, {
+    max: 10,
+    maxTokens: 1_000,
+  });
+  assert.deepEqual(
+    picked.map((l) => l.url),
+    [0, 3, 6, 9, 12, 15, 18, 24, 27, 30].map((i) => `https://a.example/p/${i}`), // 21: "share"
+  );
+  // Few same-site links: the others follow in page order; a tight budget skips long renderings.
+  const few = [links[1], links[3], links[2], {
+    url: "https://a.example/x",
+    text: "tides and moons ".repeat(30),
+  }];
+  const mixed = relatedLinks("https://a.example/", few, undefined, { max: 10, maxTokens: 60 });
+  assert.deepEqual(mixed.map((l) => l.url), [
+    "https://a.example/p/3",
+    "https://b.example/p/2",
+  ]);
+});
