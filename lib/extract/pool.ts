@@ -26,7 +26,7 @@ const log = getGleanerLogger("extract");
 /** Characters of HTML posted to a thread at a time. */
 const PART_CHARS = 1 << 18;
 
-/** Bytes of an HTML body posted (moved, not copied) to a thread at a time. */
+/** Bytes of an HTML body copied to a thread at a time (when its buffer cannot be moved). */
 const PART_BYTES = 1 << 18;
 
 /** Options of {@link createExtractPool}. */
