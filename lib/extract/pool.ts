@@ -52,12 +52,6 @@ export interface HtmlBody {
   bytes: Uint8Array;
   /** Charset to decode them with (WHATWG label; unknown labels decode as UTF-8). */
   charset: string;
-  /**
-   * The bytes' buffer belongs to this body alone: it is moved to the thread
-   * without a copy, and `bytes` is detached here. Else the part extraction
-   * reads is copied over in 256 KB parts.
-   */
-  movable?: boolean;
 }
 
 /** What {@link BodyExtractor} returns: the page and what the thread saw of the whole body. */
@@ -220,20 +214,6 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
     if (job.body) {
       const { bytes, charset } = job.body;
       const end = htmlBytesNeeded(bytes.length, maxChars);
-      if (job.body.movable) {
-        // Copying megabytes touches as much fresh memory, several ms per MB on a small VM.
-        const view = bytes.subarray(0, end);
-        const message = {
-          id,
-          bytes: view,
-          url: job.url,
-          options,
-          charset,
-          cut: end < bytes.length,
-        };
-        worker.postMessage(message satisfies ExtractRequest, [view.buffer as ArrayBuffer]);
-        return;
-      }
       for (let at = 0;; at += PART_BYTES) {
         // A copy of the part, moved to the thread (the caller's bytes stay as they are).
         const part = bytes.slice(at, Math.min(end, at + PART_BYTES));

@@ -15,26 +15,6 @@
  * @module
  */
 
-/** Buffers of large bodies, which no other bytes share. */
-const owned = new WeakSet<ArrayBufferLike>();
-
-/**
- * True when `bytes` is a large body a {@link BodyBuffer} gathered: its
- * buffer holds nothing else, so it can be moved to another thread (and
- * detached here) instead of copied.
- *
- * @example
- * ```ts
- * import { BodyBuffer, isOwnedBody } from "./body_buffer.ts";
- * const body = new BodyBuffer(4 << 20);
- * for (let i = 0; i < 8; i++) body.push(new Uint8Array(100_000));
- * console.assert(isOwnedBody(body.bytes()) && !isOwnedBody(new Uint8Array(8)));
- * ```
- */
-export function isOwnedBody(bytes: Uint8Array): boolean {
-  return owned.has(bytes.buffer);
-}
-
 /** Up to this many bytes, chunks are listed and joined at the end (one small copy: 256 KB). */
 export const SMALL_BODY_BYTES = 1 << 18;
 
@@ -129,7 +109,6 @@ export class BodyBuffer {
       ? Math.min(this.#expected, this.#limit)
       : this.#limit;
     const next = new Uint8Array(capacity);
-    owned.add(next.buffer);
     if (this.#buffer) next.set(this.#buffer.subarray(0, this.#size));
     else {
       let at = 0;

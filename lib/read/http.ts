@@ -15,7 +15,6 @@ import {
 } from "../extract/mod.ts";
 import { DECODE_WHOLE_BYTES, htmlBytesNeeded, htmlDecoder } from "../extract/body.ts";
 import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
-import { isOwnedBody } from "../net/body_buffer.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { pdfToMarkdown } from "./convert/pdf.ts";
 import { isStructuredType, looksLikeHtml, structuredToMarkdown } from "./convert/structured.ts";
@@ -124,8 +123,7 @@ export async function pageFromResponse(
     if (options.extractBody) {
       // Decoded, extracted and judged thin in an extraction thread.
       const { page, cut, thin } = await options.extractBody(
-        // A body the guarded fetcher gathered is moved to the thread, not copied.
-        { bytes: response.body, charset: response.charset, movable: isOwnedBody(response.body) },
+        { bytes: response.body, charset: response.charset },
         response.url,
         options.signal,
       );
