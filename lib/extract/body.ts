@@ -1,8 +1,8 @@
 /**
  * Decoding an HTML body for extraction: only as far as extraction reads.
- * Shared by the extraction threads (which decode fetched bytes themselves,
- * so a server's main thread never holds a decoded multi-megabyte page) and
- * the inline path of the HTTP tier, so both give the same text.
+ * Shared by the extraction pool (which decodes a fetched body slice by
+ * slice as it posts it to a thread) and the inline path of the HTTP tier
+ * (`decodeHtmlBody`), so both give the same text.
  *
  * @module
  */
@@ -33,24 +33,4 @@ export function htmlDecoder(charset: string): TextDecoder {
   } catch {
     return new TextDecoder("utf-8");
   }
-}
-
-/**
- * Decodes the part of an HTML body extraction uses ({@link htmlBytesNeeded});
- * `cut` says bytes were left undecoded. A leading byte order mark is dropped.
- *
- * @example
- * ```ts
- * import { decodeHtmlBytes } from "./body.ts";
- * const { text, cut } = decodeHtmlBytes(new Uint8Array([0x63, 0x61, 0x66, 0xe9]), "windows-1252", 100);
- * console.assert(text === "café" && !cut);
- * ```
- */
-export function decodeHtmlBytes(
-  bytes: Uint8Array,
-  charset: string,
-  maxChars: number,
-): { text: string; cut: boolean } {
-  const end = htmlBytesNeeded(bytes.length, maxChars);
-  return { text: htmlDecoder(charset).decode(bytes.subarray(0, end)), cut: end < bytes.length };
 }

@@ -176,8 +176,8 @@ const DECODE_SLICE_BYTES = 1 << 18;
  * between slices (a 20 MB body decoded at once blocks a server for a large
  * part of a second), and only as far as extraction reads (`htmlBytesNeeded`:
  * the first `3 × maxChars` bytes always hold at least `maxChars`
- * characters). `cut` says bytes were left undecoded. The extraction threads
- * decode the same way (`decodeHtmlBytes`).
+ * characters). `cut` says bytes were left undecoded. The extraction pool's
+ * `extractBody` decodes the same way as it posts a body to a thread.
  */
 export async function decodeHtmlBody(
   response: FetchedResponse,
