@@ -2,7 +2,8 @@
  * `deno task bench health`: does the server stay responsive while it reads
  * hostile pages? Starts the HTTP server (`gleaner serve`, `http/serve.ts`, in
  * its own process) and a loopback
- * fixture of 10 hostile pages (`tests/fixtures/hostile.ts`: deep nesting,
+ * fixture of 10 hostile pages (`tests/fixtures/hostile.ts`, served by
+ * `bench/hostile_server.ts` in a third process: deep nesting,
  * 100,000 links, a 120,000-character CJK run, a 4 MB word, binary served as
  * HTML, a gzip bomb, unclosed scripts, 400,000 elements, ...), fires the 10
  * reads at once through REST (`POST /v1/scrape`, one page each) and samples
@@ -15,7 +16,7 @@
  *
  * @module
  */
-import { HOSTILE_PATHS, serveHostile } from "../tests/fixtures/hostile.ts";
+import { HOSTILE_PATHS } from "../tests/fixtures/hostile.ts";
 import { countTokens } from "../lib/rank/tokens.ts";
 
 function percentile(sorted: number[], p: number): number {
@@ -24,6 +25,40 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/**
+ * The hostile fixture in a process of its own (`bench/hostile_server.ts`):
+ * sending its 40 MB of bodies from this process delayed the `/health`
+ * samples by hundreds of milliseconds, counted as the server's latency.
+ */
+async function startHostileServer(): Promise<{ origin: string; close(): Promise<void> }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net=127.0.0.1",
+      new URL("./hostile_server.ts", import.meta.url).pathname,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let line = "";
+  while (!line.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the hostile fixture server did not start");
+    line += value;
+  }
+  reader.releaseLock();
+  void child.stdout.cancel().catch(() => {});
+  return {
+    origin: line.trim(),
+    async close() {
+      await child.stdin.close();
+      await child.status;
+    },
+  };
+}
 
 /** A free loopback port (listen on 0, close). */
 function freePort(): number {
@@ -36,10 +71,11 @@ function freePort(): number {
 /**
  * Runs the health benchmark and returns its JSON result. The server is a
  * separate `gleaner serve` process (as in production), so the latency is
- * its own; the hostile fixture and the sampler run in this process.
+ * its own; the hostile fixture runs in a third process, the sampler in this
+ * one.
  */
 export async function runHealthBench(): Promise<unknown> {
-  const web = serveHostile();
+  const web = await startHostileServer();
   const webPort = Number(new URL(web.origin).port);
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;
