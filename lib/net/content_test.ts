@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { decodeText, detectCharset, isTextualMediaType, sniffMediaType } from "./content.ts";
+import {
+  decodeText,
+  detectCharset,
+  isTextualMediaType,
+  isUtf8Prefix,
+  sniffMediaType,
+} from "./content.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const latin1 = (s: string) => Uint8Array.from([...s], (c) => c.charCodeAt(0));
@@ -82,4 +88,49 @@ Deno.test("decodeText: charsets and unknown labels", () => {
   assert.equal(decodeText(latin1("\x93\xfa\x96\x7b"), "shift_jis"), "日本");
   assert.equal(decodeText(latin1("\xef\xbb\xbfhi"), "utf-8"), "hi");
   assert.equal(decodeText(bytes("ok"), "no-such-charset"), "ok");
+});
+
+Deno.test("isUtf8Prefix: accepts exactly what a fatal streaming TextDecoder accepts", () => {
+  const fatal = (bytes: Uint8Array) => {
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: true });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const text = new TextEncoder().encode("aé€😀 Привет 数据 \u{10FFFF}\uD7FF\uE000");
+  let seed = 11;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const special = [
+    0x80,
+    0xbf,
+    0xc0,
+    0xc1,
+    0xc2,
+    0xdf,
+    0xe0,
+    0xed,
+    0xef,
+    0xf0,
+    0xf4,
+    0xf5,
+    0xff,
+    0x9f,
+    0xa0,
+    0x8f,
+    0x90,
+  ];
+  for (let t = 0; t < 20_000; t++) {
+    // Valid text, cut anywhere, sometimes with a byte changed or appended.
+    let bytes = text.slice(0, Math.floor(next() * (text.length + 1)));
+    if (next() < 0.5 && bytes.length > 0) {
+      bytes[Math.floor(next() * bytes.length)] = special[Math.floor(next() * special.length)];
+    }
+    if (next() < 0.3) {
+      bytes = new Uint8Array([...bytes, special[Math.floor(next() * special.length)]]);
+    }
+    assert.equal(isUtf8Prefix(bytes), fatal(bytes), `[${[...bytes].map((b) => b.toString(16))}]`);
+  }
+  assert.equal(isUtf8Prefix(new Uint8Array()), true);
 });
