@@ -87,6 +87,8 @@ export function serveHttp(gleaner: Gleaner, options: ServeOptions = {}): Running
     );
   }
   const app = createApp(gleaner, options.tools ?? toolsFor(gleaner.config));
+  // Thread start-up now, not during the first request.
+  gleaner.warm();
   let resolveUrl = "";
   const server = Deno.serve({
     hostname: host,

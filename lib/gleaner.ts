@@ -57,6 +57,12 @@ export interface Gleaner {
    * closing the view closes nothing.
    */
   forUser(user: string): Gleaner;
+  /**
+   * Starts ahead of time what the first reads need (the extraction threads),
+   * so that a server does not pay for it while answering. Servers call it
+   * once they are up; a library caller need not.
+   */
+  warm(): void;
   /** Releases the browser, embedder and store. */
   close(): Promise<void>;
 }
@@ -159,6 +165,9 @@ export function createGleanerFromConfig(config: Config): Gleaner {
     },
     memories() {
       return memoryStores.forUser();
+    },
+    warm() {
+      tiers.warm();
     },
     forUser(user: string): Gleaner {
       return {

@@ -151,7 +151,7 @@ export function createMcpServer(
 
 /** Creates the Gleaner and loads every tool handler; failures surface on the first call. */
 function warmUp(resolve: () => Promise<Gleaner>, tools: readonly AnyToolSpec[]): void {
-  Promise.all([resolve(), ...tools.map(preloadHandler)]).catch((error: unknown) =>
-    log.debug("warm-up failed (the first call will retry): {error}", { error })
-  );
+  Promise.all([resolve().then((gleaner) => gleaner.warm()), ...tools.map(preloadHandler)]).catch((
+    error: unknown,
+  ) => log.debug("warm-up failed (the first call will retry): {error}", { error }));
 }

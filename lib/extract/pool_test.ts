@@ -92,3 +92,21 @@ Deno.test("extract pool: an idle pool does not keep the process alive", async ()
   assert.ok(out.success, new TextDecoder().decode(out.stderr));
   assert.equal(new TextDecoder().decode(out.stdout).trim(), "Idle");
 });
+
+Deno.test("extract pool: warm starts every thread once; a closed pool starts none", async () => {
+  const pool = createExtractPool({ workers: 2, timeoutMs: 10_000 });
+  assert.equal(pool.threads(), 0, "threads start lazily");
+  pool.warm();
+  assert.equal(pool.threads(), 2);
+  pool.warm();
+  assert.equal(pool.threads(), 2, "warming twice starts no more");
+  const page = await pool.extract(
+    "<title>Warm</title><p>Ready before the first page.</p>",
+    "https://example.com/",
+  );
+  assert.equal(page.title, "Warm");
+  await pool.close();
+  assert.equal(pool.threads(), 0);
+  pool.warm();
+  assert.equal(pool.threads(), 0, "a closed pool stays closed");
+});

@@ -24,6 +24,8 @@ export interface TierSet {
   extractBody: BodyExtractor;
   /** Releases the browser and the extraction threads. */
   close(): Promise<void>;
+  /** Starts the extraction threads ahead of the first read. */
+  warm(): void;
 }
 
 /**
@@ -54,6 +56,7 @@ export function defaultTiers(
     tiers,
     extract: pool.extract,
     extractBody: pool.extractBody,
+    warm: pool.warm,
     async close() {
       llmsTxt.clear();
       await browser.close();
