@@ -24,13 +24,14 @@
  * @module
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import { clearImmediate, setImmediate } from "node:timers";
 import * as sqliteVec from "sqlite-vec";
 import { GleanerError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { isZeroVector } from "../../rank/embed/vector.ts";
 import { MEMORY_PATH, openDatabase, transaction } from "../sqlite.ts";
 import { MEMORY_MIGRATIONS } from "./migrations.ts";
-import { forEachStoredVector } from "./sqlite_vectors.ts";
+import { openVectorReader, type VectorReader } from "./sqlite_vectors.ts";
 import { ftsQuery, searchWords } from "./text.ts";
 import { bytesPerVector, VectorIndex } from "./vector_index.ts";
 import {
@@ -154,6 +155,42 @@ export const COMMON_WORD_ROWS = 1_000;
 /** Most matching rows BM25 scores for one recall (the newest ones). */
 export const MAX_SCORED_ROWS = 2_000;
 const NO_SESSION = "";
+/** Time (ms) one slice of an index load reads before yielding to the event loop. */
+const LOAD_SLICE_MS = 6;
+/** Vectors read between two looks at the clock during a load. */
+const LOAD_READ_ROWS = 256;
+/** Times a load starts over (model changed, log pruned) before waiting for the next search. */
+const LOAD_ATTEMPTS = 3;
+
+/** What an index reflects: model, vector table epoch, last log entry applied, `data_version`. */
+interface Synced {
+  model: string;
+  epoch: string;
+  seq: number;
+  dataVersion: number;
+}
+
+/**
+ * A load of the in-memory index in progress: read a slice at a time between
+ * turns of the event loop, never inside a transaction left open across one.
+ */
+interface IndexLoad {
+  /** Set once the first slice noted where the vector log stood and opened the reader. */
+  run?: {
+    model: string;
+    dimensions: number;
+    epoch: string;
+    /** Last vector log entry before the first read: every later change is applied at the end. */
+    seq: number;
+    index: VectorIndex;
+    reader: VectorReader;
+  };
+  attempts: number;
+  timer?: ReturnType<typeof setImmediate>;
+  /** Settles when the load ends (loaded, given up, or stopped). */
+  done: Promise<void>;
+  finish: () => void;
+}
 
 function toMemory(row: Row): Memory {
   return {
@@ -201,13 +238,15 @@ export class SqliteMemoryBackend implements MemoryBackend {
   /** The in-memory vectors, when loaded. */
   #index: VectorIndex | undefined;
   /** What the index reflects: model, vector table epoch, last log entry, `data_version`. */
-  #synced = { model: "", epoch: "", seq: 0, dataVersion: -1 };
+  #synced: Synced = { model: "", epoch: "", seq: 0, dataVersion: -1 };
   /** Epoch of the vector table when the index was found over its byte cap (or failed to load). */
   #tooBig: string | undefined;
   /** Vector changes of the write transaction in progress (applied to the index on commit). */
   #changes: { id: number; kind?: MemoryKind; session?: string | null; vector?: Float32Array }[] =
     [];
   #lastSeq = 0;
+  /** The index load in progress (one at a time). */
+  #load: IndexLoad | undefined;
   /** Vector searches before the index loads (see `#vectorIndex`), and how many ran. */
   #indexAfter: number;
   #searches = 0;
@@ -232,6 +271,21 @@ export class SqliteMemoryBackend implements MemoryBackend {
 
   /** The in-memory vector index, when one is loaded (tests and benchmarks). */
   get vectorIndex(): VectorIndex | undefined {
+    return this.#index;
+  }
+
+  /** True while the in-memory vector index loads in the background. */
+  get vectorIndexLoading(): boolean {
+    return this.#load !== undefined;
+  }
+
+  /**
+   * Settles when the index load in progress (if any) ends, with the index
+   * then in use (`undefined` when the load gave up or was stopped); searches
+   * meanwhile answer from `vec0` (tests and benchmarks).
+   */
+  async vectorIndexLoaded(): Promise<VectorIndex | undefined> {
+    while (this.#load) await this.#load.done;
     return this.#index;
   }
 
@@ -287,6 +341,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
       this.#model = { model, dimensions };
       this.#writes++;
       this.#index = undefined;
+      this.#stopLoad();
       this.#tooBig = undefined;
       return current !== null;
     }));
@@ -379,39 +434,45 @@ export class SqliteMemoryBackend implements MemoryBackend {
   /**
    * The in-memory index, current with every committed write (this process's
    * and other processes'), or `undefined` when it is disabled, over its cap,
-   * or there is no model yet.
+   * loading, or there is no model yet (the caller then searches `vec0`).
    */
   #vectorIndex(queries = 1): VectorIndex | undefined {
     if (!this.#indexEnabled || this.db.isTransaction) return undefined;
     if (!this.#index) {
-      // Loading costs about a second per 100,000 vectors: a process that only
-      // asks once or twice (a CLI call) searches vec0; a batch or a third
-      // search loads.
+      if (this.#load) return undefined;
+      // Loading costs about a second per 100,000 vectors (in slices, between
+      // turns of the event loop): a process that only asks once or twice (a
+      // CLI call) searches vec0; a batch or a third search starts the load.
       this.#searches++;
       if (queries < INDEX_BATCH && this.#searches <= this.#indexAfter) return undefined;
+      return this.#startLoad();
     }
     const version = this.#dataVersion();
-    if (this.#index && version === this.#synced.dataVersion) return this.#index;
-    if (this.#index && this.#catchUp(version)) return this.#index;
-    return this.#loadIndex(version);
+    if (version === this.#synced.dataVersion) return this.#index;
+    if (this.#catchUp(this.#index, this.#synced, version)) return this.#index;
+    this.#index = undefined;
+    return this.#startLoad();
   }
 
-  /** Applies other processes' vector changes from the log; false when a reload is needed. */
-  #catchUp(version: number): boolean {
-    const index = this.#index!;
+  /**
+   * Applies the vector changes logged after `synced.seq` (other processes',
+   * or any made while `index` loaded) to `index`, advancing `synced`; false
+   * when a reload is needed (model changed, or the log no longer reaches back).
+   */
+  #catchUp(index: VectorIndex, synced: Synced, version: number): boolean {
     const current = this.#currentModel();
     if (
-      !current || current.model !== this.#synced.model ||
-      current.dimensions !== index.dimensions || this.#epoch() !== this.#synced.epoch
+      !current || current.model !== synced.model ||
+      current.dimensions !== index.dimensions || this.#epoch() !== synced.epoch
     ) {
       return false;
     }
     const log = this.#stmt(
       `SELECT seq, memory_id AS id FROM ${VECTOR_LOG} WHERE seq > ? ORDER BY seq LIMIT ?`,
-    ).all(this.#synced.seq, VECTOR_LOG_KEEP + 1) as { seq: number; id: number }[];
+    ).all(synced.seq, VECTOR_LOG_KEEP + 1) as { seq: number; id: number }[];
     // A gap means the entries this process missed were pruned; too many: reloading is cheaper.
     if (log.length > VECTOR_LOG_KEEP) return false;
-    if (log.length > 0 && Number(log[0].seq) !== this.#synced.seq + 1) return false;
+    if (log.length > 0 && Number(log[0].seq) !== synced.seq + 1) return false;
     const vector = this.#stmt(`SELECT embedding FROM ${VECTORS} WHERE memory_id = ?`);
     const row = this.#stmt(
       "SELECT kind, session_id FROM memories WHERE id = ? AND superseded_by IS NULL",
@@ -426,62 +487,170 @@ export class SqliteMemoryBackend implements MemoryBackend {
       const bytes = v.embedding.slice(0, index.dimensions * 4);
       index.upsert(id, m.kind, m.session_id, new Float32Array(bytes.buffer));
     }
-    if (log.length > 0) this.#synced.seq = Number(log[log.length - 1].seq);
-    this.#synced.dataVersion = version;
+    if (log.length > 0) synced.seq = Number(log[log.length - 1].seq);
+    synced.dataVersion = version;
     return true;
   }
 
-  /** Reads every vector into a new index, in one read transaction. */
-  #loadIndex(version: number): VectorIndex | undefined {
-    this.#index = undefined;
-    const current = this.#currentModel();
-    if (!current) return undefined;
-    const epoch = this.#epoch();
-    if (this.#tooBig !== undefined && this.#tooBig === epoch) return undefined;
+  /**
+   * Starts loading every vector into a new index and runs its first slice
+   * (a small store loads there and then); the index is returned once loaded.
+   */
+  #startLoad(): VectorIndex | undefined {
+    let finish = () => {};
+    const done = new Promise<void>((resolve) => finish = resolve);
+    const load: IndexLoad = { attempts: 0, done, finish };
+    this.#load = load;
+    return this.#slice(load);
+  }
+
+  /** Ends `load` (loaded or not) and wakes whoever waits for it. */
+  #endLoad(load: IndexLoad): void {
+    if (load.timer !== undefined) clearImmediate(load.timer);
+    load.timer = undefined;
+    if (this.#load === load) this.#load = undefined;
+    load.finish();
+  }
+
+  /** Stops the load in progress, if any (model switched here, or closing). */
+  #stopLoad(): void {
+    if (this.#load) this.#endLoad(this.#load);
+  }
+
+  /**
+   * One slice of `load`: a short read transaction (committed before
+   * returning, so this connection's writes never run inside it) reading
+   * vectors for about {@link LOAD_SLICE_MS}; the last one applies every
+   * change logged since the load began and puts the index in use.
+   */
+  #slice(load: IndexLoad): VectorIndex | undefined {
+    load.timer = undefined;
+    if (this.#load !== load || !this.db.isOpen) return undefined;
+    if (this.db.isTransaction) {
+      // Someone else's transaction on this connection: try again after it.
+      load.timer = setImmediate(() => this.#slice(load));
+      return undefined;
+    }
+    const started = performance.now();
+    let outcome: "more" | "loaded" | "again" | "stop" = "more";
+    let epoch = "";
+    const version = this.#dataVersion();
     this.db.exec("BEGIN");
     try {
-      const { n } = this.#stmt(
-        "SELECT count(*) AS n FROM memories WHERE superseded_by IS NULL AND embedding_model IS NOT NULL",
-      ).get() as { n: number };
-      if (Number(n) * bytesPerVector(current.dimensions) > this.#indexMaxBytes) {
-        this.#tooBig = epoch;
-        return undefined;
+      const current = this.#currentModel();
+      epoch = this.#epoch();
+      let run = load.run;
+      if (
+        run && (!current || current.model !== run.model ||
+          current.dimensions !== run.dimensions || epoch !== run.epoch)
+      ) {
+        // The model changed while loading: what was read is of no use.
+        run = undefined;
+        outcome = "again";
+      } else if (!run) {
+        run = this.#beginRun(current, epoch);
+        if (!run) outcome = "stop";
+        load.run = run;
       }
-      const seq = this.#stmt("SELECT seq FROM sqlite_sequence WHERE name = ?").get(VECTOR_LOG) as
-        | { seq: number }
-        | undefined;
-      const { rows } = this.#stmt(
-        "SELECT json_group_array(json_array(id, kind, session_id)) AS rows FROM memories " +
-          "WHERE superseded_by IS NULL AND embedding_model IS NOT NULL",
-      ).get() as { rows: string };
-      const meta = new Map<number, [MemoryKind, string | null]>();
-      for (const [id, kind, session] of JSON.parse(rows) as [number, MemoryKind, string | null][]) {
-        meta.set(id, [kind, session]);
+      if (run) {
+        const meta = this.#stmt(
+          "SELECT id, kind, session_id FROM memories WHERE id IN (SELECT value FROM json_each(?)) " +
+            "AND superseded_by IS NULL AND embedding_model IS NOT NULL",
+        );
+        let more = true;
+        while (more && performance.now() - started < LOAD_SLICE_MS) {
+          const ids: number[] = [];
+          const vectors: Float32Array[] = [];
+          more = run.reader.read(LOAD_READ_ROWS, (id, vector) => {
+            ids.push(id);
+            vectors.push(vector);
+          });
+          if (ids.length === 0) continue;
+          const rows = meta.all(JSON.stringify(ids)) as {
+            id: number;
+            kind: MemoryKind;
+            session_id: string | null;
+          }[];
+          const found = new Map(rows.map((r) => [Number(r.id), r]));
+          // A vector read twice (moved between slices) is upserted twice: the
+          // log entry of its move puts the right one in place at the end.
+          ids.forEach((id, i) => {
+            const m = found.get(id);
+            if (m) run!.index.upsert(id, m.kind, m.session_id, vectors[i]);
+          });
+        }
+        if (!more) {
+          const synced: Synced = {
+            model: run.model,
+            epoch: run.epoch,
+            seq: run.seq,
+            dataVersion: -1,
+          };
+          if (!this.#catchUp(run.index, synced, version)) outcome = "again";
+          else if (run.index.bytes() > this.#indexMaxBytes) {
+            this.#tooBig = run.epoch;
+            outcome = "stop";
+          } else {
+            this.#index = run.index;
+            this.#synced = synced;
+            outcome = "loaded";
+          }
+        }
       }
-      const index = new VectorIndex(current.dimensions);
-      index.reserve(meta.size);
-      forEachStoredVector(this.db, VECTORS, current.dimensions, (id, vector) => {
-        const m = meta.get(id);
-        if (m) index.upsert(id, m[0], m[1], vector);
-      });
-      this.#index = index;
-      this.#synced = {
-        model: current.model,
-        epoch,
-        seq: Number(seq?.seq ?? 0),
-        dataVersion: version,
-      };
-      return index;
     } catch (error) {
       // Searching vec0 still works: stay with it until the vectors change model.
       log.warn("memory: vectors not loaded into memory, searching vec0: {error}", {
         error: String(error),
       });
       this.#tooBig = epoch;
-      return undefined;
+      outcome = "stop";
     } finally {
       this.db.exec("COMMIT");
     }
+    if (outcome === "again") {
+      load.run = undefined;
+      if (++load.attempts >= LOAD_ATTEMPTS) outcome = "stop";
+    }
+    if (outcome === "loaded" || outcome === "stop") {
+      this.#endLoad(load);
+      return outcome === "loaded" ? this.#index : undefined;
+    }
+    load.timer = setImmediate(() => this.#slice(load));
+    return undefined;
+  }
+
+  /**
+   * The start of a load (inside the slice's transaction): notes where the
+   * vector log stands, checks the byte cap, and opens the reader.
+   */
+  #beginRun(
+    current: { model: string; dimensions: number } | null,
+    epoch: string,
+  ): IndexLoad["run"] {
+    if (!current || this.#tooBig === epoch) return undefined;
+    const seq = this.#stmt("SELECT seq FROM sqlite_sequence WHERE name = ?").get(VECTOR_LOG) as
+      | { seq: number }
+      | undefined;
+    const { n } = this.#stmt(
+      "SELECT count(*) AS n FROM memories WHERE superseded_by IS NULL AND embedding_model IS NOT NULL",
+    ).get() as { n: number };
+    if (Number(n) * bytesPerVector(current.dimensions) > this.#indexMaxBytes) {
+      this.#tooBig = epoch;
+      return undefined;
+    }
+    const ids = this.#stmt(
+      "SELECT id FROM memories WHERE superseded_by IS NULL AND embedding_model IS NOT NULL " +
+        "AND id > ? ORDER BY id LIMIT ?",
+    );
+    const reader = openVectorReader(
+      this.db,
+      VECTORS,
+      current.dimensions,
+      (after, limit) => (ids.all(after, limit) as { id: number }[]).map((r) => Number(r.id)),
+    );
+    const index = new VectorIndex(current.dimensions);
+    index.reserve(Number(n));
+    return { ...current, epoch, seq: Number(seq?.seq ?? 0), index, reader };
   }
 
   #freshRef(taken: Set<string>): string {
@@ -907,6 +1076,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
   }
 
   close(): Promise<void> {
+    this.#stopLoad();
     this.#statements.clear();
     this.#index = undefined;
     if (this.db.isOpen) this.db.close();

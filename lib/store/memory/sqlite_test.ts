@@ -107,8 +107,11 @@ Deno.test("SQLite in-memory vectors: another process's writes become visible to 
     const [dup] = await backend.nearestMany!([f32(1, 0, 0, 0)], [{}], 0.95);
     assert.equal(dup?.id, z);
 
-    // More changes than the log keeps: this process reloads and still sees them all.
+    // More changes than the log keeps: this process reloads (in the background,
+    // searching vec0 meanwhile) and still sees them all.
     const many = await otherProcess(path, [{ bulk: VECTOR_LOG_KEEP + 100 }]);
+    assert.ok(many.includes((await backend.vectorCandidates(f32(0, 0, 0, 1), 1, {}))[0].id));
+    assert.ok(await backend.vectorIndexLoaded(), "reloaded");
     const all = await backend.vectorCandidates(f32(0, 0, 0, 1), VECTOR_LOG_KEEP + 500, {});
     assert.equal(all.length, many.length + 2);
     assert.deepEqual(new Set(all.slice(0, many.length).map((c) => c.id)), new Set(many));
@@ -164,6 +167,8 @@ Deno.test("SQLite in-memory vectors answer as the vec0 table does", async () => 
         embedding: { model: "m", vector: vector() },
       });
     }
+    await fast.vectorCandidates(new Float32Array(16).fill(1), 1, {});
+    assert.ok(await fast.vectorIndexLoaded(), "loaded in the background");
     const chunked = readStoredVectors(fast.db, "memory_vectors", 16);
     const plain = readRows(fast.db, "memory_vectors", 16);
     assert.equal(chunked.ids.length, 2700);
