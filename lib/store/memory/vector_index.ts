@@ -308,7 +308,9 @@ export class VectorIndex {
     this.#ids[slot] = id;
     this.#inv[slot] = inv;
     f[L.inv + slot] = inv;
-    this.#kinds[slot] = KIND_CODE[kind];
+    // Compared, not looked up: a kind read from SQLite is a fresh string, and
+    // a keyed lookup by one deoptimises this function on every call.
+    this.#kinds[slot] = kind === "profile" ? KIND_CODE.profile : KIND_CODE.episodic;
     this.#sessions[slot] = this.#sessionCode(session, true)!;
     if (this.#int8) {
       // Codes in −63..63 (stored + 64), scale s = 63 / max|yᵢ|.
