@@ -157,7 +157,7 @@ export const MAX_SCORED_ROWS = 2_000;
 const NO_SESSION = "";
 /** Time (ms) one slice of an index load reads before yielding to the event loop. */
 const LOAD_SLICE_MS = 6;
-/** Vectors read between two looks at the clock during a load. */
+/** Vectors (or logged changes) read between two looks at the clock during a load. */
 const LOAD_READ_ROWS = 256;
 /** Times a load starts over (model changed, log pruned) before waiting for the next search. */
 const LOAD_ATTEMPTS = 3;
@@ -177,13 +177,12 @@ interface Synced {
 interface IndexLoad {
   /** Set once the first slice noted where the vector log stood and opened the reader. */
   run?: {
-    model: string;
     dimensions: number;
-    epoch: string;
-    /** Last vector log entry before the first read: every later change is applied at the end. */
-    seq: number;
     index: VectorIndex;
-    reader: VectorReader;
+    /** Model, epoch, and the last log entry applied: at first the one before any read. */
+    synced: Synced;
+    /** Undefined once every vector was read (the logged changes are applied next). */
+    reader?: VectorReader;
   };
   attempts: number;
   timer?: ReturnType<typeof setImmediate>;
@@ -449,17 +448,33 @@ export class SqliteMemoryBackend implements MemoryBackend {
     }
     const version = this.#dataVersion();
     if (version === this.#synced.dataVersion) return this.#index;
-    if (this.#catchUp(this.#index, this.#synced, version)) return this.#index;
+    const index = this.#index;
+    const synced = { ...this.#synced };
+    const caught = this.#catchUp(index, synced, version, LOAD_SLICE_MS);
+    if (caught === true) {
+      this.#synced = synced;
+      return index;
+    }
+    // Many changes to apply (the rest in the background) or a reload: vec0 meanwhile.
     this.#index = undefined;
-    return this.#startLoad();
+    return this.#startLoad(
+      caught === "more" ? { dimensions: index.dimensions, index, synced } : undefined,
+    );
   }
 
   /**
    * Applies the vector changes logged after `synced.seq` (other processes',
-   * or any made while `index` loaded) to `index`, advancing `synced`; false
-   * when a reload is needed (model changed, or the log no longer reaches back).
+   * or any made while `index` loaded) to `index`, advancing `synced`: true
+   * once current, `"more"` when `budgetMs` ran out first, false when a reload
+   * is needed (model changed, or the log no longer reaches back).
    */
-  #catchUp(index: VectorIndex, synced: Synced, version: number): boolean {
+  #catchUp(
+    index: VectorIndex,
+    synced: Synced,
+    version: number,
+    budgetMs = Infinity,
+  ): boolean | "more" {
+    const started = performance.now();
     const current = this.#currentModel();
     if (
       !current || current.model !== synced.model ||
@@ -467,39 +482,48 @@ export class SqliteMemoryBackend implements MemoryBackend {
     ) {
       return false;
     }
-    const log = this.#stmt(
+    // Too many changes: reloading is cheaper.
+    const { n } = this.#stmt(`SELECT count(*) AS n FROM ${VECTOR_LOG} WHERE seq > ?`)
+      .get(synced.seq) as { n: number };
+    if (Number(n) > VECTOR_LOG_KEEP) return false;
+    const next = this.#stmt(
       `SELECT seq, memory_id AS id FROM ${VECTOR_LOG} WHERE seq > ? ORDER BY seq LIMIT ?`,
-    ).all(synced.seq, VECTOR_LOG_KEEP + 1) as { seq: number; id: number }[];
-    // A gap means the entries this process missed were pruned; too many: reloading is cheaper.
-    if (log.length > VECTOR_LOG_KEEP) return false;
-    if (log.length > 0 && Number(log[0].seq) !== synced.seq + 1) return false;
+    );
     const vector = this.#stmt(`SELECT embedding FROM ${VECTORS} WHERE memory_id = ?`);
     const row = this.#stmt(
       "SELECT kind, session_id FROM memories WHERE id = ? AND superseded_by IS NULL",
     );
-    for (const id of new Set(log.map((l) => Number(l.id)))) {
-      const v = vector.get(BigInt(id)) as { embedding: Uint8Array } | undefined;
-      const m = row.get(id) as { kind: MemoryKind; session_id: string | null } | undefined;
-      if (!v || !m) {
-        index.remove(id);
-        continue;
+    for (;;) {
+      const log = next.all(synced.seq, LOAD_READ_ROWS) as { seq: number; id: number }[];
+      // A gap means the entries this process missed were pruned.
+      if (log.length > 0 && Number(log[0].seq) !== synced.seq + 1) return false;
+      for (const id of new Set(log.map((l) => Number(l.id)))) {
+        const v = vector.get(BigInt(id)) as { embedding: Uint8Array } | undefined;
+        const m = row.get(id) as { kind: MemoryKind; session_id: string | null } | undefined;
+        if (!v || !m) {
+          index.remove(id);
+          continue;
+        }
+        const bytes = v.embedding.slice(0, index.dimensions * 4);
+        index.upsert(id, m.kind, m.session_id, new Float32Array(bytes.buffer));
       }
-      const bytes = v.embedding.slice(0, index.dimensions * 4);
-      index.upsert(id, m.kind, m.session_id, new Float32Array(bytes.buffer));
+      if (log.length > 0) synced.seq = Number(log[log.length - 1].seq);
+      if (log.length < LOAD_READ_ROWS) break;
+      if (performance.now() - started >= budgetMs) return "more";
     }
-    if (log.length > 0) synced.seq = Number(log[log.length - 1].seq);
     synced.dataVersion = version;
     return true;
   }
 
   /**
-   * Starts loading every vector into a new index and runs its first slice
-   * (a small store loads there and then); the index is returned once loaded.
+   * Starts loading every vector into a new index (or, given `run`, applying
+   * the logged changes to one) and runs its first slice; the index is
+   * returned when that was all there was to do.
    */
-  #startLoad(): VectorIndex | undefined {
+  #startLoad(run?: IndexLoad["run"]): VectorIndex | undefined {
     let finish = () => {};
     const done = new Promise<void>((resolve) => finish = resolve);
-    const load: IndexLoad = { attempts: 0, done, finish };
+    const load: IndexLoad = { run, attempts: 0, done, finish };
     this.#load = load;
     return this.#slice(load);
   }
@@ -518,10 +542,11 @@ export class SqliteMemoryBackend implements MemoryBackend {
   }
 
   /**
-   * One slice of `load`: a short read transaction (committed before
-   * returning, so this connection's writes never run inside it) reading
-   * vectors for about {@link LOAD_SLICE_MS}; the last one applies every
-   * change logged since the load began and puts the index in use.
+   * One slice of `load`, about {@link LOAD_SLICE_MS} long, in a short read
+   * transaction committed before returning (so this connection's writes
+   * never run inside it): the first notes where the vector log stands and
+   * opens the reader; the next ones read vectors; the last ones apply every
+   * change logged since the first, then put the index in use.
    */
   #slice(load: IndexLoad): VectorIndex | undefined {
     load.timer = undefined;
@@ -540,59 +565,34 @@ export class SqliteMemoryBackend implements MemoryBackend {
       const current = this.#currentModel();
       epoch = this.#epoch();
       let run = load.run;
-      if (
-        run && (!current || current.model !== run.model ||
-          current.dimensions !== run.dimensions || epoch !== run.epoch)
+      if (!run) {
+        run = load.run = this.#beginRun(current, epoch);
+        if (!run) outcome = "stop";
+      } else if (
+        !current || current.model !== run.synced.model ||
+        current.dimensions !== run.dimensions || epoch !== run.synced.epoch
       ) {
         // The model changed while loading: what was read is of no use.
-        run = undefined;
         outcome = "again";
-      } else if (!run) {
-        run = this.#beginRun(current, epoch);
-        if (!run) outcome = "stop";
-        load.run = run;
       }
-      if (run) {
-        const meta = this.#stmt(
-          "SELECT id, kind, session_id FROM memories WHERE id IN (SELECT value FROM json_each(?)) " +
-            "AND superseded_by IS NULL AND embedding_model IS NOT NULL",
-        );
-        let more = true;
-        while (more && performance.now() - started < LOAD_SLICE_MS) {
-          const ids: number[] = [];
-          const vectors: Float32Array[] = [];
-          more = run.reader.read(LOAD_READ_ROWS, (id, vector) => {
-            ids.push(id);
-            vectors.push(vector);
-          });
-          if (ids.length === 0) continue;
-          const rows = meta.all(JSON.stringify(ids)) as {
-            id: number;
-            kind: MemoryKind;
-            session_id: string | null;
-          }[];
-          const found = new Map(rows.map((r) => [Number(r.id), r]));
-          // A vector read twice (moved between slices) is upserted twice: the
-          // log entry of its move puts the right one in place at the end.
-          ids.forEach((id, i) => {
-            const m = found.get(id);
-            if (m) run!.index.upsert(id, m.kind, m.session_id, vectors[i]);
-          });
-        }
-        if (!more) {
-          const synced: Synced = {
-            model: run.model,
-            epoch: run.epoch,
-            seq: run.seq,
-            dataVersion: -1,
-          };
-          if (!this.#catchUp(run.index, synced, version)) outcome = "again";
-          else if (run.index.bytes() > this.#indexMaxBytes) {
-            this.#tooBig = run.epoch;
+      // Each phase goes on in this slice while time is left (a small store
+      // loads in one).
+      if (run && outcome === "more" && run.reader) {
+        if (!this.#readSlice(run.reader, run.index, started)) run.reader = undefined;
+      }
+      if (
+        run && outcome === "more" && !run.reader && performance.now() - started < LOAD_SLICE_MS
+      ) {
+        const budget = LOAD_SLICE_MS - (performance.now() - started);
+        const caught = this.#catchUp(run.index, run.synced, version, budget);
+        if (caught === false) outcome = "again";
+        else if (caught === true) {
+          if (run.index.bytes() > this.#indexMaxBytes) {
+            this.#tooBig = run.synced.epoch;
             outcome = "stop";
           } else {
             this.#index = run.index;
-            this.#synced = synced;
+            this.#synced = run.synced;
             outcome = "loaded";
           }
         }
@@ -620,6 +620,43 @@ export class SqliteMemoryBackend implements MemoryBackend {
   }
 
   /**
+   * Reads vectors into `index` until {@link LOAD_SLICE_MS} after `started`;
+   * false once every vector was read.
+   */
+  #readSlice(reader: VectorReader, index: VectorIndex, started: number): boolean {
+    const meta = this.#stmt(
+      "SELECT id, kind, session_id FROM memories WHERE id IN (SELECT value FROM json_each(?)) " +
+        "AND superseded_by IS NULL AND embedding_model IS NOT NULL",
+    );
+    const ids: number[] = [];
+    const vectors: Float32Array[] = [];
+    while (performance.now() - started < LOAD_SLICE_MS) {
+      ids.length = 0;
+      vectors.length = 0;
+      const more = reader.read(LOAD_READ_ROWS, (id, vector) => {
+        ids.push(id);
+        vectors.push(vector);
+      });
+      if (ids.length > 0) {
+        const rows = meta.all(JSON.stringify(ids)) as {
+          id: number;
+          kind: MemoryKind;
+          session_id: string | null;
+        }[];
+        const found = new Map(rows.map((r) => [Number(r.id), r]));
+        // A vector read twice (moved between slices) is stored twice: the log
+        // entry of its move puts the right one in place at the end.
+        ids.forEach((id, i) => {
+          const m = found.get(id);
+          if (m) index.upsert(id, m.kind, m.session_id, vectors[i]);
+        });
+      }
+      if (!more) return false;
+    }
+    return true;
+  }
+
+  /**
    * The start of a load (inside the slice's transaction): notes where the
    * vector log stands, checks the byte cap, and opens the reader.
    */
@@ -631,8 +668,12 @@ export class SqliteMemoryBackend implements MemoryBackend {
     const seq = this.#stmt("SELECT seq FROM sqlite_sequence WHERE name = ?").get(VECTOR_LOG) as
       | { seq: number }
       | undefined;
+    // Live memories less pending ones (both counted on small partial indexes):
+    // at least as many as the vectors stored (all-zero ones are not).
     const { n } = this.#stmt(
-      "SELECT count(*) AS n FROM memories WHERE superseded_by IS NULL AND embedding_model IS NOT NULL",
+      "SELECT (SELECT count(*) FROM memories WHERE superseded_by IS NULL) - " +
+        "(SELECT count(*) FROM memories WHERE superseded_by IS NULL AND embedding_model IS NULL) " +
+        "AS n",
     ).get() as { n: number };
     if (Number(n) * bytesPerVector(current.dimensions) > this.#indexMaxBytes) {
       this.#tooBig = epoch;
@@ -650,7 +691,8 @@ export class SqliteMemoryBackend implements MemoryBackend {
     );
     const index = new VectorIndex(current.dimensions);
     index.reserve(Number(n));
-    return { ...current, epoch, seq: Number(seq?.seq ?? 0), index, reader };
+    const synced = { model: current.model, epoch, seq: Number(seq?.seq ?? 0), dataVersion: -1 };
+    return { dimensions: current.dimensions, index, synced, reader };
   }
 
   #freshRef(taken: Set<string>): string {

@@ -242,3 +242,30 @@ Deno.test("SQLite index load: a model switch or close() during the load ends it 
   for (let i = 0; i < 5; i++) await tick();
   await Deno.remove(root, { recursive: true });
 });
+
+Deno.test("SQLite index load: thousands of changes from another process are applied in the background too", async () => {
+  const root = await Deno.makeTempDir();
+  const path = `${root}/memory.db`;
+  const backend = openSqliteMemoryBackend(path, { vectorIndexAfter: 0 });
+  try {
+    await backend.useEmbeddingModel("m", DIMS);
+    const [x] = await backend.insert([row("x", Float32Array.of(1, 0, 0, 0))]);
+    await backend.vectorCandidates(Float32Array.of(1, 0, 0, 0), 1, {});
+    const index = await backend.vectorIndexLoaded();
+    assert.equal(index?.size, 1);
+    const theirs = await otherProcess(path, [{ bulk: 5_000 }, { delete: x.id }]);
+    const first = await backend.vectorCandidates(Float32Array.of(0, 0, 0, 1), 3, {});
+    assert.ok(backend.vectorIndexLoading, "caught up in the background");
+    assert.equal(backend.vectorIndex, undefined, "vec0 meanwhile");
+    assert.equal(first.length, 3);
+    assert.equal(await backend.vectorIndexLoaded(), index, "the same index, brought up to date");
+    assert.equal(index?.size, theirs.length);
+    assert.ok(!index?.has(x.id));
+    const all = await backend.vectorCandidates(Float32Array.of(0, 0, 0, 1), 6_000, {});
+    assert.equal(backend.vectorIndex, index);
+    assert.deepEqual(new Set(all.map((c) => c.id)), new Set(theirs));
+  } finally {
+    await backend.close();
+    await Deno.remove(root, { recursive: true });
+  }
+});

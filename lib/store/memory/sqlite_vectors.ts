@@ -137,15 +137,16 @@ function chunkLayoutKnown(db: DatabaseSync, table: string): boolean {
     const version = db.prepare(`SELECT value FROM "${table}_info" WHERE key = 'CREATE_VERSION'`)
       .get() as { value: string } | undefined;
     if (!version || !/^v0\.1\.\d+$/.test(String(version.value))) return false;
-    const chunks = db.prepare(`SELECT size, validity, rowids FROM "${table}_chunks"`)
-      .all() as unknown as Chunk[];
+    const chunks = db.prepare(
+      `SELECT size, validity, length(rowids) AS rowids FROM "${table}_chunks"`,
+    ).all() as { size: number | bigint; validity: Uint8Array; rowids: number | bigint }[];
     const expected = (db.prepare(`SELECT count(*) AS n FROM "${table}_rowids"`).get() as {
       n: number;
     }).n;
     let total = 0;
     for (const chunk of chunks) {
       const size = Number(chunk.size);
-      if (chunk.validity.length * 8 < size || chunk.rowids.length < size * 8) return false;
+      if (chunk.validity.length * 8 < size || Number(chunk.rowids) < size * 8) return false;
       for (let i = 0; i < size; i++) {
         if (chunk.validity[i >> 3] & (1 << (i & 7))) total++;
       }
