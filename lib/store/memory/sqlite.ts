@@ -63,9 +63,11 @@ export interface SqliteMemoryOptions {
    */
   vectorIndex?: boolean;
   /**
-   * Vector searches answered from `vec0` before the in-memory index loads
-   * (default 2: a one-shot process never pays for loading); a duplicate
-   * check of 16 or more memories loads it at once.
+   * Vector searches answered from `vec0` before the in-memory index starts
+   * loading (default 2: a one-shot process never pays for loading); a
+   * duplicate check of 16 or more memories starts it at once. The index
+   * loads in slices of a few milliseconds between turns of the event loop
+   * (a small store in one); searches answer from `vec0` until it is ready.
    */
   vectorIndexAfter?: number;
   /**
@@ -159,6 +161,8 @@ const NO_SESSION = "";
 const LOAD_SLICE_MS = 6;
 /** Vectors (or logged changes) read between two looks at the clock during a load. */
 const LOAD_READ_ROWS = 256;
+/** A store of at most this many live memories loads at once (a few ms); a larger one in the background. */
+const LOAD_AT_ONCE = 1_000;
 /** Times a load starts over (model changed, log pruned) before waiting for the next search. */
 const LOAD_ATTEMPTS = 3;
 
@@ -517,15 +521,21 @@ export class SqliteMemoryBackend implements MemoryBackend {
 
   /**
    * Starts loading every vector into a new index (or, given `run`, applying
-   * the logged changes to one) and runs its first slice; the index is
-   * returned when that was all there was to do.
+   * the logged changes to one). A small store loads here and then (the
+   * index is returned); otherwise the first slice runs on the next turn of
+   * the event loop.
    */
   #startLoad(run?: IndexLoad["run"]): VectorIndex | undefined {
     let finish = () => {};
     const done = new Promise<void>((resolve) => finish = resolve);
     const load: IndexLoad = { run, attempts: 0, done, finish };
     this.#load = load;
-    return this.#slice(load);
+    const { n } = this.#stmt(
+      "SELECT count(*) AS n FROM (SELECT 1 FROM memories WHERE superseded_by IS NULL LIMIT ?)",
+    ).get(LOAD_AT_ONCE + 1) as { n: number };
+    if (!run && Number(n) <= LOAD_AT_ONCE) return this.#slice(load);
+    load.timer = setImmediate(() => this.#slice(load));
+    return undefined;
   }
 
   /** Ends `load` (loaded or not) and wakes whoever waits for it. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { COMMON_WORD_ROWS, openSqliteMemoryBackend, VECTOR_LOG_KEEP } from "./sqlite.ts";
-import { readRows, readStoredVectors } from "./sqlite_vectors.ts";
+import { openVectorReader, readRows, readStoredVectors } from "./sqlite_vectors.ts";
 import { runMemoryBackendContract } from "./contract.ts";
 
 Deno.test("SQLite memory backend honours the contract (in memory, vectors searched in memory)", async (t) => {
@@ -265,5 +266,46 @@ Deno.test("SQLite in-memory vectors load on the third search or a batch of 16, n
     assert.ok(found.every((c) => c?.id === a.id));
   } finally {
     await batch.close();
+  }
+});
+
+Deno.test("SQLite vector reader: an unknown chunk layout is read by point lookups, a slice at a time", async () => {
+  const root = await Deno.makeTempDir();
+  const path = `${root}/memory.db`;
+  const backend = openSqliteMemoryBackend(path, { vectorIndex: false });
+  try {
+    await backend.useEmbeddingModel("m", 3);
+    const rows = await backend.insert(
+      Array.from({ length: 700 }, (_, i) => embedded(`r ${i}`, f32(i + 1, 1, -i))),
+    );
+    for (const row of rows.slice(100, 150)) await backend.delete(row.id);
+    const ids = (after: number, limit: number) =>
+      (backend.db.prepare("SELECT id FROM memories WHERE id > ? ORDER BY id LIMIT ?")
+        .all(after, limit) as { id: number }[]).map((r) => Number(r.id));
+    const read = (reader: ReturnType<typeof openVectorReader>) => {
+      const out = new Map<number, number[]>();
+      let slices = 0;
+      while (reader.read(64, (id, v) => out.set(id, [...v]))) slices++;
+      return { out, slices };
+    };
+    const chunks = openVectorReader(backend.db, "memory_vectors", 3, ids);
+    assert.equal(chunks.mode, "chunks");
+    const straight = read(chunks);
+    assert.equal(straight.out.size, 650);
+    assert.ok(straight.slices >= 10, "read 64 at a time");
+    // A layout this reader does not know (sqlite-vec guards its tables: edit
+    // them from a connection without the extension).
+    const plainDb = new DatabaseSync(path);
+    plainDb.exec("UPDATE memory_vectors_info SET value = 'v9.9.9' WHERE key = 'CREATE_VERSION'");
+    plainDb.close();
+    const lookups = openVectorReader(backend.db, "memory_vectors", 3, ids);
+    assert.equal(lookups.mode, "rows");
+    const plain = read(lookups);
+    assert.ok(plain.slices >= 10, "read 64 at a time");
+    assert.deepEqual(plain.out, straight.out);
+    assert.deepEqual(plain.out.get(rows[5].id), [6, 1, -5]);
+  } finally {
+    await backend.close();
+    await Deno.remove(root, { recursive: true });
   }
 });
