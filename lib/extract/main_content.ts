@@ -8,6 +8,7 @@
 import { Readability } from "@mozilla/readability";
 import { getGleanerLogger } from "../log.ts";
 import { resolveUrl } from "./dom.ts";
+import { speedUpReadability } from "./readability_speed.ts";
 
 /** Name of a main-content extractor (`readability` ships; others can be plugged in). */
 export type ExtractorName = string;
@@ -68,10 +69,17 @@ export const readabilityExtractor: MainContentExtractor = {
       url;
     Object.defineProperty(doc, "baseURI", { value: base, configurable: true });
     Object.defineProperty(doc, "documentURI", { value: url, configurable: true });
-    const article = new Readability<Element>(doc, {
+    const reader = new Readability<Element>(doc, {
       keepClasses: true,
       serializer: (node) => node as Element,
-    }).parse();
+    });
+    const restore = speedUpReadability(reader, doc);
+    let article;
+    try {
+      article = reader.parse();
+    } finally {
+      restore();
+    }
     if (!article?.content || !(article.textContent ?? "").trim()) return null;
     return {
       root: article.content,

@@ -216,7 +216,14 @@ export function htmlToMarkdown(
     : input.cloneNode(true) as Element;
   markLayoutTables(root);
   service ??= createService();
-  const markdown = service.turndown(root as unknown as TurndownService.Node);
+  // turndown clones an element it is given; this one is ours to change already.
+  Object.defineProperty(root, "cloneNode", { configurable: true, value: () => root });
+  let markdown: string;
+  try {
+    markdown = service.turndown(root as unknown as TurndownService.Node);
+  } finally {
+    delete (root as { cloneNode?: unknown }).cloneNode;
+  }
   return tidy(markdown);
 }
 
