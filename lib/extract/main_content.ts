@@ -73,7 +73,7 @@ export const readabilityExtractor: MainContentExtractor = {
       keepClasses: true,
       serializer: (node) => node as Element,
     });
-    const restore = speedUpReadability(reader, doc);
+    const restore = speedUpReadability(reader);
     let article;
     try {
       article = reader.parse();

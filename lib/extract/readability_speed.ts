@@ -1,18 +1,22 @@
 /**
  * Cheaper Readability on linkedom, same result. Readability 0.6.0 (pinned in
- * deno.json) does three things that cost much on linkedom and nothing in a
- * browser:
+ * deno.json) does things that cost much on linkedom and little in a browser:
  *
- * - it keeps `body.innerHTML` before scoring so that it can restore the page
- *   and retry with looser settings: a serialisation of the whole page on
- *   every call, and a parse on every retry. Here the snapshot is a clone of
- *   the body's children, restored by cloning it again;
- * - it builds the string `"Grabbed: " + article.innerHTML` for a debug log
- *   that is off: here the article's `innerHTML` reads as `""` for that moment;
  * - it finds elements by tag with `querySelectorAll("p,div")`, which makes
  *   linkedom compile a CSS selector on every call (thousands per page): here
  *   one walk of the subtree's elements in document order, as
- *   `querySelectorAll` returns them.
+ *   `querySelectorAll` returns them;
+ * - it builds the string `"Grabbed: " + article.innerHTML` for a debug log
+ *   that is off (a serialisation of the article): here the article's
+ *   `innerHTML` reads as `""` for that moment;
+ * - it reads `node.style` of every element to find hidden ones, which makes
+ *   linkedom build a style declaration: here only where a `style` attribute
+ *   exists (without it the style is empty);
+ * - it reads the text of every element to test it as a byline: here only
+ *   when the cheap conditions of that test hold.
+ *
+ * (Readability also serialises the whole body before scoring, to restore it
+ * for a retry; a clone instead measured slower, so that stays.)
  *
  * Each hook is installed on one instance only, and only when the method it
  * wraps exists (another Readability version runs unchanged).
@@ -51,7 +55,7 @@ function elementsByTag(node: ParentNode, tags: Set<string>): Element[] {
 }
 
 /**
- * Installs the hooks on one Readability instance about to parse `doc`;
+ * Installs the hooks on one Readability instance before its `parse()`;
  * returns a function that removes what they left on the document (call it
  * after `parse()`, also when it throws).
  *
@@ -63,13 +67,13 @@ function elementsByTag(node: ParentNode, tags: Set<string>): Element[] {
  * const text = "Tides rise and fall twice a day because of the Moon. ".repeat(20);
  * const doc = parseDocument(`<html><body><article><p>${text}</p></article></body></html>`);
  * const reader = new Readability(doc);
- * const restore = speedUpReadability(reader, doc);
+ * const restore = speedUpReadability(reader);
  * const article = reader.parse();
  * restore();
  * console.assert(article?.textContent?.includes("Tides"));
  * ```
  */
-export function speedUpReadability(reader: object, doc: Document): () => void {
+export function speedUpReadability(reader: object): () => void {
   const r = reader as ReadabilityInternals;
   const undo: (() => void)[] = [];
   const grab = r._grabArticle;
