@@ -101,14 +101,39 @@ function textLength(el: Element): number {
 export function precleanDocument(doc: Document): void {
   const body = doc.body;
   if (!body) return;
-  for (const nested of body.querySelectorAll("html, body, head")) {
+  // One walk finds what each step needs (querySelectorAll compiles a selector and tests it on
+  // every element); the candidates are looked up again only when the repairs moved nodes.
+  const nestedRoots: Element[] = [];
+  const streamedBlocks: Element[] = [];
+  let candidates: Element[] = [];
+  const walker = doc.createTreeWalker(body, 1);
+  let template: Element | null = null;
+  for (let el = walker.nextNode() as Element | null; el; el = walker.nextNode() as Element | null) {
+    // querySelectorAll does not look inside <template>: neither does this walk.
+    if (template) {
+      if (template.contains(el)) continue;
+      template = null;
+    }
+    const tag = el.tagName;
+    if (tag === "TEMPLATE") template = el;
+    if (tag === "HTML" || tag === "BODY" || tag === "HEAD") nestedRoots.push(el);
+    if (
+      tag === "DIV" && el.hasAttribute("hidden") && (el.getAttribute("id") ?? "").startsWith("S:")
+    ) streamedBlocks.push(el);
+    if (
+      tag === "DIALOG" || el.hasAttribute("id") || el.hasAttribute("class") ||
+      el.hasAttribute("role") || el.hasAttribute("aria-modal")
+    ) candidates.push(el);
+  }
+  for (const nested of nestedRoots) {
     if (nested.tagName === "HEAD") {
       nested.remove();
       continue;
     }
     nested.replaceWith(...nested.childNodes);
   }
-  for (const streamed of body.querySelectorAll("div[hidden][id^='S:']")) {
+  for (const streamed of streamedBlocks) {
+    if (nestedRoots.length && !body.contains(streamed)) continue;
     const slot = doc.getElementById(`B:${streamed.id.slice(2)}`);
     if (slot && slot.tagName === "TEMPLATE") {
       slot.replaceWith(...streamed.childNodes);
@@ -117,8 +142,11 @@ export function precleanDocument(doc: Document): void {
       streamed.removeAttribute("hidden");
     }
   }
+  if (nestedRoots.length || streamedBlocks.length) {
+    candidates = [...body.querySelectorAll("[id], [class], [role], [aria-modal], dialog")];
+  }
   const total = textLength(body);
-  for (const el of body.querySelectorAll("[id], [class], [role], [aria-modal], dialog")) {
+  for (const el of candidates) {
     if (!body.contains(el)) continue;
     const h = hints(el);
     const role = el.getAttribute("role");
