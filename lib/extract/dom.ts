@@ -126,6 +126,11 @@ export function resolveUrl(href: string, base: string): string | undefined {
  * ```
  */
 export function baseUrlOf(doc: Document, url: string): string {
-  const href = doc.querySelector("base[href]")?.getAttribute("href");
+  // A tag lookup walks the tree once; querySelector would also test a compiled selector on each element.
+  let href: string | null | undefined;
+  for (const base of doc.getElementsByTagName("base")) {
+    href = base.getAttribute("href");
+    if (href !== null) break;
+  }
   return (href && resolveUrl(href, url)) || url;
 }

@@ -7,7 +7,7 @@
  */
 import { Readability } from "@mozilla/readability";
 import { getGleanerLogger } from "../log.ts";
-import { resolveUrl } from "./dom.ts";
+import { baseUrlOf } from "./dom.ts";
 import { speedUpReadability } from "./readability_speed.ts";
 
 /** Name of a main-content extractor (`readability` ships; others can be plugged in). */
@@ -65,8 +65,7 @@ export const readabilityExtractor: MainContentExtractor = {
   extract(doc: Document, url: string): MainContent | null {
     // Readability resolves relative links against the document's base URI, which linkedom
     // takes from `globalThis.location` (a worker thread's own script URL): pin it to the page.
-    const base = resolveUrl(doc.querySelector("base[href]")?.getAttribute("href") ?? "", url) ??
-      url;
+    const base = baseUrlOf(doc, url);
     Object.defineProperty(doc, "baseURI", { value: base, configurable: true });
     Object.defineProperty(doc, "documentURI", { value: url, configurable: true });
     const reader = new Readability<Element>(doc, {
