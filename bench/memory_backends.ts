@@ -24,6 +24,7 @@ import { ensureVectorIndex, vectorIndexName } from "../lib/store/memory/postgres
 import { MemoryService } from "../lib/store/memory/service.ts";
 import type { MemoryBackend, NewMemoryRow } from "../lib/store/memory/types.ts";
 import { startPostgres } from "../tests/fixtures/postgres.ts";
+import { rng } from "../lib/store/memory/testdata/rng.ts";
 
 const MODEL_DIR = new URL("../models/static/", import.meta.url).pathname;
 const BATCH = 1000;
@@ -60,18 +61,6 @@ export function benchOptions(args: string[] = Deno.args): MemoryBackendBenchOpti
     memories: Number(values.memories),
     queries: Number(values.queries),
     k: Number(values.k),
-  };
-}
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 

@@ -7,18 +7,10 @@
  *
  * @module
  */
+import { rng } from "../../lib/store/memory/testdata/rng.ts";
 
-/** A deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The generator the memory data is drawn from (re-exported for the benches). */
+export { rng };
 
 const PEOPLE = [
   "Alice",

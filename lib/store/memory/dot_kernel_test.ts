@@ -1,16 +1,6 @@
 import assert from "node:assert/strict";
 import { createDotKernel } from "./dot_kernel.ts";
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "./testdata/rng.ts";
 
 function fill(kernel: ReturnType<typeof createDotKernel>, floats: number, seed: number) {
   kernel.ensure(floats * 4);

@@ -2,18 +2,7 @@ import assert from "node:assert/strict";
 import { cosine } from "../../rank/embed/vector.ts";
 import type { MemoryCandidate, MemoryKind, MemoryScope } from "./types.ts";
 import { VectorIndex, type VectorIndexOptions } from "./vector_index.ts";
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "./testdata/rng.ts";
 
 function gaussian(r: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
