@@ -15,7 +15,7 @@ import {
   renderHits,
   renderPages,
 } from "./role_schemas.ts";
-import type { AnyToolSpec } from "./spec.ts";
+import type { AnyToolSpec, ToolContext } from "./spec.ts";
 
 /**
  * The ToolSpec of one provider tool.
@@ -29,6 +29,15 @@ import type { AnyToolSpec } from "./spec.ts";
  * ```
  */
 export function providerToolSpec(provider: Provider, tool: AnyProviderTool): AnyToolSpec {
+  // Every provider tool runs through the role router (breaker, limits, attempts).
+  const run = (input: unknown, { gleaner, signal }: ToolContext) =>
+    gleaner.roles.invoke(provider.name, (env) => tool.run(input, env), signal) as Promise<
+      Record<string, unknown>
+    >;
+  const withProvider = async (input: unknown, context: ToolContext) => ({
+    provider: provider.name,
+    ...await run(input, context),
+  });
   const base = {
     name: tool.name,
     title: tool.title,
@@ -42,42 +51,19 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
       return {
         ...base,
         output: ProviderSearchOutput,
-        handler: async (input: unknown, { gleaner, signal }) => {
-          const out = await gleaner.roles.invoke(
-            provider.name,
-            (env) => tool.run(input, env),
-            signal,
-          ) as { results: unknown[] };
-          return { provider: provider.name, results: out.results };
-        },
+        handler: async (input: unknown, context: ToolContext) => ({
+          provider: provider.name,
+          results: (await run(input, context)).results,
+        }),
         render: (out: { results: Parameters<typeof renderHits>[0] }) => renderHits(out.results),
       } as AnyToolSpec;
     case "answer":
-      return {
-        ...base,
-        output: ProviderAnswerOutput,
-        handler: async (input: unknown, { gleaner, signal }) => ({
-          provider: provider.name,
-          ...await gleaner.roles.invoke(
-            provider.name,
-            (env) => tool.run(input, env),
-            signal,
-          ) as Record<string, unknown>,
-        }),
-        render: renderAnswer,
-      } as AnyToolSpec;
+      return { ...base, output: ProviderAnswerOutput, handler: withProvider, render: renderAnswer };
     default:
       return {
         ...base,
         output: ProviderContentsOutput,
-        handler: async (input: unknown, { gleaner, signal }) => ({
-          provider: provider.name,
-          ...await gleaner.roles.invoke(
-            provider.name,
-            (env) => tool.run(input, env),
-            signal,
-          ) as Record<string, unknown>,
-        }),
+        handler: withProvider,
         render: (out: { pages: Parameters<typeof renderPages>[0] }) => renderPages(out.pages),
       } as AnyToolSpec;
   }
