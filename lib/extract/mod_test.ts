@@ -3,6 +3,7 @@ import { extractHtml } from "./mod.ts";
 import { cleanTitle } from "./metadata.ts";
 import { bodyContent } from "./main_content.ts";
 import { parseDocument } from "./dom.ts";
+import { evalInChild } from "../../tests/fixtures/eval.ts";
 
 const ARTICLE = "<p>" +
   "Tides rise and fall twice each day because the Moon pulls on the oceans. ".repeat(12) +
@@ -155,20 +156,12 @@ Deno.test("extractHtml: every hostile page finishes (subprocess with a generous 
     }
     console.log(JSON.stringify(out));
   `;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["eval", code],
-    cwd: new URL("../../", import.meta.url),
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const watchdog = setTimeout(() => child.kill("SIGKILL"), 120_000);
-  const out = await child.output();
-  clearTimeout(watchdog);
+  const out = await evalInChild(code, 120_000);
   assert.ok(
     out.success,
-    `extraction did not finish: ${new TextDecoder().decode(out.stderr).slice(-500)}`,
+    `extraction did not finish: ${out.stderr.slice(-500)}`,
   );
-  const result = JSON.parse(new TextDecoder().decode(out.stdout));
+  const result = JSON.parse(out.stdout);
   assert.ok(result.nested.chars > 500 && result.deep.chars > 500, JSON.stringify(result));
   assert.equal(result.elements.truncated, true);
   assert.ok(result.scripts.chars > 500);

@@ -5,6 +5,7 @@ import { createExtractPool } from "./pool.ts";
 import { countTokens } from "../rank/tokens.ts";
 import { binaryBytes, nestedDivs } from "../../tests/fixtures/hostile.ts";
 import { PAGES_PATH } from "../../tests/fixtures/web.ts";
+import { evalInChild } from "../../tests/fixtures/eval.ts";
 
 const URL_ = "https://example.com/page";
 
@@ -80,17 +81,9 @@ Deno.test("extract pool: an idle pool does not keep the process alive", async ()
     const page = await pool.extract("<title>Idle</title><p>Some text.</p>", "https://example.com/");
     console.log(page.title);
   `;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["eval", code],
-    cwd: new URL("../../", import.meta.url),
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const watchdog = setTimeout(() => child.kill("SIGKILL"), 120_000);
-  const out = await child.output();
-  clearTimeout(watchdog);
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  assert.equal(new TextDecoder().decode(out.stdout).trim(), "Idle");
+  const out = await evalInChild(code, 120_000);
+  assert.ok(out.success, out.stderr);
+  assert.equal(out.stdout.trim(), "Idle");
 });
 
 Deno.test("extract pool: warm starts every thread once; a closed pool starts none", async () => {

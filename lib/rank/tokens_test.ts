@@ -9,6 +9,7 @@ import {
 import { countTokens as countWhole, encode } from "gpt-tokenizer/encoding/o200k_base";
 import { extractHtml } from "../extract/mod.ts";
 import { loadPages } from "../../bench/extraction.ts";
+import { evalInChild } from "../../tests/fixtures/eval.ts";
 
 const WHOLE = { disallowedSpecial: new Set<string>() };
 
@@ -112,17 +113,9 @@ Deno.test("countTokens: a 1 MB unbroken run is counted (bounded pieces) and the 
     const sample = whole(cjk.slice(0, 8_000)) * 125;
     console.log(JSON.stringify([countTokens(cjk), countTokens(word), sample]));
   `;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["eval", code],
-    cwd: new URL("../../", import.meta.url),
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const watchdog = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  const out = await child.output();
-  clearTimeout(watchdog);
-  assert.ok(out.success, `the count did not finish: ${new TextDecoder().decode(out.stderr)}`);
-  const [cjk, word, sample] = JSON.parse(new TextDecoder().decode(out.stdout));
+  const out = await evalInChild(code, 60_000);
+  assert.ok(out.success, `the count did not finish: ${out.stderr}`);
+  const [cjk, word, sample] = JSON.parse(out.stdout);
   assert.ok(Math.abs(cjk - sample) < 0.1 * sample, `CJK tokens ${cjk}, about ${sample} expected`);
   assert.ok(word > 50_000 && word < 1_000_000, `word tokens ${word}`);
 });
