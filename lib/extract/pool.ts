@@ -19,20 +19,12 @@ import { getGleanerLogger } from "../log.ts";
 import type { ExtractedPage, ExtractOptions } from "./mod.ts";
 import { HTML_LIMITS } from "./guard.ts";
 import type { ExtractReply, ExtractRequest } from "./worker.ts";
-import { htmlBytesNeeded, htmlDecoder } from "./body.ts";
+import { htmlTextSlices } from "./body.ts";
 
 const log = getGleanerLogger("extract");
 
 /** Characters of HTML posted to a thread at a time. */
 const PART_CHARS = 1 << 18;
-
-/**
- * Bytes of an HTML body decoded and posted to a thread at a time. Bodies go
- * over as text: a typed array posted to a `node:worker_threads` thread takes
- * seconds to arrive under Deno 2.9 (9 MB: 3-6 s, even transferred), a
- * string of the same size a tenth of a second.
- */
-const PART_BYTES = 1 << 18;
 
 /** Options of {@link createExtractPool}. */
 export interface ExtractPoolOptions {
@@ -220,7 +212,7 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
 
   /**
    * Posts the page in parts of {@link PART_CHARS} characters (a body:
-   * decoded {@link PART_BYTES} bytes at a time), yielding between them:
+   * decoded 256 KB at a time (`htmlTextSlices`)), yielding between them:
    * decoding or copying a few megabytes at once blocks the main thread,
    * and the parts are never joined here.
    */
@@ -228,24 +220,23 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
     const options = poolOptions.options;
     const stale = () => slot.job !== job || slot.worker !== worker;
     if (job.body) {
-      const { bytes, charset } = job.body;
-      const end = htmlBytesNeeded(bytes.length, maxChars);
-      // The text `decodeHtmlBody` of the HTTP tier gives: one streaming decoder, as far as needed.
-      const decoder = htmlDecoder(charset);
-      for (let at = 0;; at += PART_BYTES) {
-        const last = at + PART_BYTES >= end;
-        const text = decoder.decode(bytes.subarray(at, Math.min(end, at + PART_BYTES)), {
-          stream: !last,
-        });
-        if (last) {
-          const cut = end < bytes.length;
-          worker.postMessage({ id, text, cut, url: job.url, options } satisfies ExtractRequest);
-          return;
+      // The text `decodeHtmlBody` of the HTTP tier gives, posted as it is decoded. Bodies go
+      // over as text: a typed array posted to a `node:worker_threads` thread takes seconds
+      // to arrive under Deno 2.9 (9 MB: 3-6 s, even transferred), a string a tenth of that.
+      const { cut, slices } = htmlTextSlices(job.body.bytes, job.body.charset, maxChars);
+      let previous: string | undefined;
+      for (const text of slices) {
+        if (previous !== undefined) {
+          worker.postMessage({ id, part: previous } satisfies ExtractRequest);
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          if (stale()) return;
         }
-        worker.postMessage({ id, part: text } satisfies ExtractRequest);
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        if (stale()) return;
+        previous = text;
       }
+      worker.postMessage(
+        { id, text: previous ?? "", cut, url: job.url, options } satisfies ExtractRequest,
+      );
+      return;
     }
     const html = job.html ?? "";
     for (let at = 0; at < html.length - PART_CHARS; at += PART_CHARS) {

@@ -13,7 +13,7 @@ import {
   type ExtractOptions,
   HTML_LIMITS,
 } from "../extract/mod.ts";
-import { DECODE_WHOLE_BYTES, htmlBytesNeeded, htmlDecoder } from "../extract/body.ts";
+import { DECODE_WHOLE_BYTES, htmlTextSlices } from "../extract/body.ts";
 import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { pdfToMarkdown } from "./convert/pdf.ts";
@@ -169,15 +169,11 @@ export async function pageFromResponse(
   );
 }
 
-const DECODE_SLICE_BYTES = 1 << 18;
-
 /**
- * Decodes an HTML body 256 KB at a time, yielding to the event loop
- * between slices (a 20 MB body decoded at once blocks a server for a large
- * part of a second), and only as far as extraction reads (`htmlBytesNeeded`:
- * the first `3 × maxChars` bytes always hold at least `maxChars`
- * characters). `cut` says bytes were left undecoded. The extraction pool's
- * `extractBody` decodes the same way as it posts a body to a thread.
+ * Decodes an HTML body 256 KB at a time ({@link htmlTextSlices}), yielding to
+ * the event loop between slices, and only as far as extraction reads. `cut`
+ * says bytes were left undecoded. The extraction pool's `extractBody`
+ * decodes the same slices as it posts a body to a thread.
  */
 export async function decodeHtmlBody(
   response: FetchedResponse,
@@ -185,18 +181,13 @@ export async function decodeHtmlBody(
 ): Promise<{ text: string; cut: boolean }> {
   const body = response.body;
   if (body.length <= DECODE_WHOLE_BYTES) return { text: response.text(), cut: false };
-  const end = htmlBytesNeeded(body.length, maxChars);
-  const decoder = htmlDecoder(response.charset);
+  const { cut, slices } = htmlTextSlices(body, response.charset, maxChars);
   const parts: string[] = [];
-  for (let at = 0; at < end; at += DECODE_SLICE_BYTES) {
-    const last = at + DECODE_SLICE_BYTES >= end;
-    parts.push(decoder.decode(body.subarray(at, Math.min(end, at + DECODE_SLICE_BYTES)), {
-      stream: !last,
-    }));
-    if (!last) await new Promise((resolve) => setTimeout(resolve, 0));
+  for (const slice of slices) {
+    if (parts.length > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    parts.push(slice);
   }
-  const text = parts.join("");
-  return { text, cut: end < body.length };
+  return { text: parts.join(""), cut };
 }
 
 /** A title for content that has none: the last path segment or the host. */
