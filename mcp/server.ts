@@ -38,9 +38,16 @@ export const ERROR_META_KEY = "gleaner/error";
 const INSTRUCTIONS =
   "Gleaner searches the web, reads pages and returns only the original passages that answer a question, each with its source URL, inside a token budget.";
 
-/** How a tool is listed to MCP clients: JSON Schemas generated from its zod schemas. */
+const definitions = new WeakMap<AnyToolSpec, Tool>();
+
+/**
+ * How a tool is listed to MCP clients: JSON Schemas generated from its zod
+ * schemas, once per tool (HTTP makes a server per request).
+ */
 export function toolDefinition(tool: AnyToolSpec): Tool {
-  return {
+  const known = definitions.get(tool);
+  if (known) return known;
+  const definition: Tool = {
     name: tool.name,
     title: tool.title,
     description: tool.description,
@@ -56,6 +63,8 @@ export function toolDefinition(tool: AnyToolSpec): Tool {
       openWorldHint: tool.openWorld ?? true,
     },
   };
+  definitions.set(tool, definition);
+  return definition;
 }
 
 /**
@@ -98,7 +107,6 @@ export function createMcpServer(
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const listed = tools.map(toolDefinition);
 
   const resolve = typeof gleaner === "function" ? gleaner : () => Promise.resolve(gleaner);
   let warmed = typeof gleaner !== "function";
@@ -108,7 +116,7 @@ export function createMcpServer(
       // After the answer is written: module loading must not delay it.
       setTimeout(() => warmUp(resolve, tools), WARM_UP_DELAY_MS);
     }
-    return { tools: listed };
+    return { tools: tools.map(toolDefinition) };
   });
   server.setRequestHandler(CallToolRequestSchema, async (
     request: CallToolRequest,
