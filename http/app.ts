@@ -59,16 +59,20 @@ export function createApp(
 
   app.get("/health", (c) => c.json({ status: "ok", version: VERSION }));
   app.get("/config", (c) => c.json(redactConfig(gleaner.config)));
+  // Built on the first request, then served as it is: the tool list is fixed.
+  let listing: unknown;
   app.get("/v1/tools", (c) =>
-    c.json({
-      tools: tools.map((tool) => ({
-        name: tool.name,
-        title: tool.title,
-        description: tool.description,
-        path: tool.http?.path ?? `/v1/tools/${tool.name}`,
-        input_schema: z.toJSONSchema(tool.input, { io: "input" }),
-      })),
-    }));
+    c.json(
+      listing ??= {
+        tools: tools.map((tool) => ({
+          name: tool.name,
+          title: tool.title,
+          description: tool.description,
+          path: tool.http?.path ?? `/v1/tools/${tool.name}`,
+          input_schema: z.toJSONSchema(tool.input, { io: "input" }),
+        })),
+      },
+    ));
   app.all("/mcp", (c) => handleMcpRequest(requestGleaner(c, gleaner), c.req.raw, tools));
   app.all(
     "/mcp/deep-research",
