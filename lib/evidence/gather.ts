@@ -12,13 +12,8 @@ import { sharedReranker } from "../rank/embed/reranker.ts";
 import { chunkMarkdown, type Unit } from "../rank/chunk.ts";
 import type { QueryExpander } from "../rank/expand.ts";
 import { type Ranking, rankUnits } from "../rank/mod.ts";
-import {
-  type Candidate,
-  type EvidenceItem,
-  pageInOrder,
-  renderEvidence,
-  selectEvidence,
-} from "../rank/select.ts";
+import { type Candidate, type EvidenceItem, pageInOrder, selectEvidence } from "../rank/select.ts";
+import { renderEvidence } from "../rank/render.ts";
 import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "../rank/tokens.ts";
 import type { Page } from "../read/types.ts";
 import { telemetry } from "../telemetry/mod.ts";

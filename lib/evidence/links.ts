@@ -7,8 +7,6 @@
 import { bm25Rank } from "../rank/bm25.ts";
 import { countTokens } from "../rank/tokens.ts";
 import { renderLink } from "../rank/render.ts";
-
-export { renderLink };
 import type { PageLink } from "../read/types.ts";
 
 /**

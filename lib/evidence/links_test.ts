@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { countTokens } from "../rank/tokens.ts";
-import { relatedLinks, renderLink } from "./links.ts";
+import { relatedLinks } from "./links.ts";
+import { renderLink } from "../rank/render.ts";
 
 const links = [
   { url: "https://other.example/tides", text: "Tides elsewhere" },

@@ -33,11 +33,11 @@ export {
   pageInOrder,
   type PageSlice,
   type QueryGroup,
-  renderEvidence,
   selectEvidence,
   type Selection,
   type SelectOptions,
 } from "./select.ts";
+export { renderEvidence } from "./render.ts";
 
 /** A unit with its fused 0..1 score. */
 export interface RankedUnit {

@@ -12,8 +12,6 @@ import { type Relevance, relevanceOf } from "./fusion.ts";
 import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "./tokens.ts";
 import { headingLine, renderEvidence, sourceHeader } from "./render.ts";
 
-export { renderEvidence };
-
 /** The page a candidate unit comes from. */
 export interface EvidenceSource {
   /** Page URL. */
