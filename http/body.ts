@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { BodyBuffer } from "../lib/net/body_buffer.ts";
 import { GleanerError } from "../lib/errors.ts";
 
 /** Largest request body accepted (4 MiB, the same as the MCP transport's). */
@@ -55,28 +56,20 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     await request.body?.cancel().catch(() => {});
     throw tooLarge();
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  const buffer = new BodyBuffer(maxBytes, declared);
   if (request.body) {
     const reader = request.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
+      if (!buffer.push(value)) {
         await reader.cancel().catch(() => {});
         throw tooLarge();
       }
-      chunks.push(value);
     }
   }
-  if (size === 0) return {};
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  if (buffer.size === 0) return {};
+  const bytes = buffer.bytes();
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
