@@ -36,7 +36,7 @@ function prose(p: Element): number {
  * ```ts
  * import { parseDocument } from "./dom.ts";
  * import { paragraphContainer } from "./paragraphs.ts";
- * const p = "<p>" + "Tides rise and fall twice a day. ".repeat(4) + "</p>";
+ * const p = "<p>" + "Tides rise and fall twice a day. ".repeat(10) + "</p>";
  * const doc = parseDocument(`<div id="a"><section>${p}</section><section>${p}</section></div><p>x</p>`);
  * console.assert(paragraphContainer(doc)?.element.id === "a");
  * ```

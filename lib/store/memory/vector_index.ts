@@ -30,7 +30,7 @@
  * index.upsert(1, "episodic", null, new Float32Array([1, 0]));
  * index.upsert(2, "episodic", "s", new Float32Array([0.6, 0.8]));
  * console.assert(index.search(new Float32Array([1, 0]), 1, {})[0].id === 1);
- * console.assert(index.nearest([new Float32Array([0, 1])], [{ session_id: "s" }], 0.8)[0]?.id === 2);
+ * console.assert(index.nearest([new Float32Array([0, 1])], [{ session_id: "s" }], 0.75)[0]?.id === 2);
  * ```
  *
  * @module

@@ -1,0 +1,12 @@
+/**
+ * Preloaded by `deno task test`: makes `console.assert` throw, so that the
+ * `console.assert` lines of JSDoc examples (run by `--doc`) are assertions
+ * that fail the suite, not messages that scroll by.
+ *
+ * @module
+ */
+console.assert = (condition?: boolean, ...data: unknown[]): void => {
+  if (!condition) {
+    throw new Error(`Assertion failed${data.length > 0 ? `: ${data.map(String).join(" ")}` : ""}`);
+  }
+};
