@@ -18,6 +18,7 @@ import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "../
 import type { Page } from "../read/types.ts";
 import { telemetry } from "../telemetry/mod.ts";
 import { shareBudget } from "./budget.ts";
+import { pace } from "../pace.ts";
 
 /** One page read, with the query it should answer (none: the page in order). */
 export interface EvidenceRead {
@@ -131,7 +132,7 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
   for (const page of wholePages) {
     wholeDemands.push(wholeDemand(page, maxTokens + 1));
     // Pages are counted and cut in turns, so a server answers between them.
-    await yieldTurn();
+    await pace();
   }
   const demands = [...wholeDemands, ...(queryGroups.size ? [Infinity] : [])];
   const weights = [...wholePages.map(() => 1), queryGroups.size];
@@ -142,7 +143,7 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
     const header = countTokens(renderEvidence([wholeItem(page, "", 0)]));
     const slice = pageInOrder(page.markdown, Math.max(0, shares[i] - header));
     if (slice.text) items.push({ ...wholeItem(page, slice.text, slice.start), end: slice.end });
-    await yieldTurn();
+    await pace();
   }
 
   let ranking: EvidencePacket["ranking"] = "none";
@@ -232,11 +233,6 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
     pageTokensByUrl,
     ...(rerankError ? { rerankError } : {}),
   };
-}
-
-/** Lets other work run (a macrotask turn) between two costly steps. */
-function yieldTurn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /**

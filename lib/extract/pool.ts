@@ -16,6 +16,7 @@
 import { Worker } from "node:worker_threads";
 import { type ErrorCode, GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
+import { pace } from "../pace.ts";
 import type { ExtractedPage, ExtractOptions } from "./mod.ts";
 import { HTML_LIMITS } from "./guard.ts";
 import type { ExtractReply, ExtractRequest } from "./worker.ts";
@@ -228,7 +229,7 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
       for (const text of slices) {
         if (previous !== undefined) {
           worker.postMessage({ id, part: previous } satisfies ExtractRequest);
-          await new Promise((resolve) => setTimeout(resolve, 0));
+          await pace();
           if (stale()) return;
         }
         previous = text;
@@ -241,7 +242,7 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
     const html = job.html ?? "";
     for (let at = 0; at < html.length - PART_CHARS; at += PART_CHARS) {
       worker.postMessage({ id, part: html.slice(at, at + PART_CHARS) } satisfies ExtractRequest);
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await pace();
       if (stale()) return;
     }
     const last = Math.max(0, Math.ceil(html.length / PART_CHARS) - 1) * PART_CHARS;

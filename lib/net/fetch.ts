@@ -62,6 +62,7 @@ import type { Logger } from "@logtape/logtape";
 import { type Config, privateAllowed } from "../config.ts";
 import { GleanerError, networkError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
+import { pace } from "../pace.ts";
 import { assertAddressesAllowed, assertUrlAllowed } from "./address.ts";
 import { decodeText, detectCharset, isTextualMediaType, sniffMediaType } from "./content.ts";
 import { BodyBuffer } from "./body_buffer.ts";
@@ -111,11 +112,6 @@ export interface GuardedFetcher extends Fetcher {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const ORIGIN_BOUND_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 const DEFAULT_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
-
-/** The body loop lets other work in after this many milliseconds… */
-const READ_SLICE_MS = 4;
-/** …or this many bytes, whichever comes first. */
-const READ_SLICE_BYTES = 1 << 20;
 
 /** Marks an exceeded size limit inside the body stream. */
 class LimitExceeded extends Error {}
@@ -314,9 +310,9 @@ export function createFetcher(
       source.destroy(signal.reason);
     };
     signal.addEventListener("abort", onAbort, { once: true });
-    // Bodies are gathered without one large copy, and the loop yields to the event loop
-    // every few milliseconds or megabyte: inflating a 20 MB bomb in one go kept a
-    // server from answering for hundreds of milliseconds (the decompressor pauses
+    // Bodies are gathered without one large copy, and the loop is paced (`pace`): inflating
+    // a 20 MB bomb in one go, or reading ten large bodies at once, kept a server from
+    // answering for a large part of a second (the socket and the decompressor pause
     // meanwhile: back-pressure).
     const collected = new BodyBuffer(
       limit,
@@ -324,19 +320,12 @@ export function createFetcher(
     );
     let over = false;
     try {
-      let sliceStart = performance.now();
-      let sliceBytes = 0;
       for await (const chunk of source as AsyncIterable<Uint8Array>) {
         if (!collected.push(chunk)) {
           over = true;
           break;
         }
-        sliceBytes += chunk.length;
-        if (sliceBytes >= READ_SLICE_BYTES || performance.now() - sliceStart >= READ_SLICE_MS) {
-          await new Promise((resolve) => setTimeout(resolve, 0));
-          sliceStart = performance.now();
-          sliceBytes = 0;
-        }
+        await pace();
       }
     } catch (error) {
       if (signal.aborted) throw signal.reason;

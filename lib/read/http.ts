@@ -6,6 +6,7 @@
  * @module
  */
 import { GleanerError } from "../errors.ts";
+import { pace } from "../pace.ts";
 import type { Config } from "../config.ts";
 import {
   type ExtractedPage,
@@ -184,7 +185,7 @@ export async function decodeHtmlBody(
   const { cut, slices } = htmlTextSlices(body, response.charset, maxChars);
   const parts: string[] = [];
   for (const slice of slices) {
-    if (parts.length > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    if (parts.length > 0) await pace();
     parts.push(slice);
   }
   return { text: parts.join(""), cut };

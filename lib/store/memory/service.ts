@@ -20,6 +20,7 @@
  */
 import { GleanerError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
+import { pace } from "../../pace.ts";
 import type { Embedder } from "../../rank/embed/types.ts";
 import { isZeroVector } from "../../rank/embed/vector.ts";
 import { fuseRankings, relevanceOf } from "../../rank/fusion.ts";
@@ -250,7 +251,7 @@ export class MemoryService {
         this.#jobState.total = Math.max(this.#jobState.total, this.#jobState.done);
         if (stored === 0) return; // the model changed under us, or every row moved on
         // Let requests run between batches.
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        await pace();
       }
     })().catch((error) => {
       if (!this.#closed) {

@@ -1,0 +1,53 @@
+/**
+ * Pacing of long main-thread work (reading and decoding bodies, counting
+ * tokens of big pages) so that a server keeps answering while it reads.
+ *
+ * Yielding with `setTimeout(0)` lets other JavaScript run, but it is not
+ * enough under Deno: while ten large bodies stream in, some read is always
+ * ready, the event loop never goes idle, and the runtime's own work (taking
+ * and answering the requests of `Deno.serve`) waited up to 100 ms although
+ * no task ran longer than 30 ms (`deno task bench health`). The pacer
+ * counts the time since its last pause across every caller and, once
+ * {@link PACE_BUSY_MS} have passed, makes all of them wait
+ * {@link PACE_PAUSE_MS} together. Streams stop reading meanwhile
+ * (back-pressure), the loop goes idle, and the waiting requests are served.
+ *
+ * @module
+ */
+
+/** Paced work runs this long (ms) between two pauses… */
+export const PACE_BUSY_MS = 5;
+/** …and then every paced caller waits this long (ms). */
+export const PACE_PAUSE_MS = 2;
+
+let turnStarted = performance.now();
+let pause: Promise<void> | undefined;
+
+/**
+ * Call between two steps of long work: returns `undefined` when the work
+ * may go on at once, or a promise to await when it is time to pause (the
+ * same promise for every caller, so they pause together).
+ *
+ * @example
+ * ```ts
+ * import { pace } from "./pace.ts";
+ * let sum = 0;
+ * for (let i = 0; i < 1_000_000; i++) {
+ *   sum += i;
+ *   if (i % 10_000 === 0) await pace();
+ * }
+ * console.assert(sum === 499_999_500_000);
+ * ```
+ */
+export function pace(): Promise<void> | undefined {
+  if (pause) return pause;
+  if (performance.now() - turnStarted < PACE_BUSY_MS) return undefined;
+  pause = new Promise((resolve) =>
+    setTimeout(() => {
+      pause = undefined;
+      turnStarted = performance.now();
+      resolve();
+    }, PACE_PAUSE_MS)
+  );
+  return pause;
+}
