@@ -58,8 +58,9 @@ export interface Gleaner {
    */
   forUser(user: string): Gleaner;
   /**
-   * Starts ahead of time what the first reads need (the extraction threads),
-   * so that a server does not pay for it while answering. Servers call it
+   * Starts ahead of time what the first reads need (the extraction threads,
+   * compiled token counting and chunking), so that a server does not pay for
+   * it while answering. Servers call it
    * once they are up; a library caller need not.
    */
   warm(): void;
@@ -168,6 +169,9 @@ export function createGleanerFromConfig(config: Config): Gleaner {
     },
     warm() {
       tiers.warm();
+      import("./rank/warm.ts").then((m) => m.warmRanking()).catch((error) => {
+        log.debug("ranking warm-up failed: {error}", { error });
+      });
     },
     forUser(user: string): Gleaner {
       return {
