@@ -376,7 +376,8 @@ export function pageInOrder(markdown: string, maxTokens: number, from = 0): Page
   const reach = begin + tokenReach(whole, maxTokens) + 2 * TOKEN_PIECE_CHARS;
   const ends = chunkMarkdown(markdown.length > reach ? markdown.slice(0, reach) : markdown)
     .map((u) => u.end).filter((e) => e > begin);
-  // Cut at the last unit that fits; if not even one does, at a word boundary inside the first.
+  // Cut at the last unit that fits; if not even one does, at a word boundary inside the first,
+  // or between two characters in text without spaces (CJK, a long word).
   let cut = longestFittingCut(markdown, begin, ends, maxTokens);
   if (!cut) {
     const limit = Math.min(ends[0] ?? markdown.length, reach);
@@ -384,7 +385,18 @@ export function pageInOrder(markdown: string, maxTokens: number, from = 0): Page
     for (let i = begin; i < limit; i++) {
       if (/\s/.test(markdown[i])) wordEnds.push(begin + markdown.slice(begin, i).trimEnd().length);
     }
-    cut = longestFittingCut(markdown, begin, wordEnds, maxTokens) ?? { end: begin, tokens: 0 };
+    cut = longestFittingCut(markdown, begin, wordEnds, maxTokens);
+    if (!cut || cut.tokens < maxTokens / 2) {
+      // The next word alone is over half the budget: fill it up to a character boundary.
+      const charEnds: number[] = [];
+      for (let i = begin + 1; i <= limit; i++) {
+        const code = markdown.charCodeAt(i);
+        if (i === markdown.length || code < 0xdc00 || code > 0xdfff) charEnds.push(i);
+      }
+      const charCut = longestFittingCut(markdown, begin, charEnds, maxTokens);
+      if (charCut && charCut.end > (cut?.end ?? begin)) cut = charCut;
+    }
+    cut ??= { end: begin, tokens: 0 };
   }
   return {
     text: markdown.slice(begin, cut.end),

@@ -202,6 +202,26 @@ Deno.test("pageInOrder: prefix of the page cut at a unit boundary within the bud
   }
 });
 
+Deno.test("pageInOrder: text without spaces is cut between characters, not dropped", () => {
+  let cjk = "";
+  for (let i = 0; cjk.length < 20_000; i++) cjk += String.fromCharCode(0x4e00 + (i * 7919) % 3000);
+  const cases = [
+    `# 标题\n\n${cjk}`,
+    `# Title\n\n${"abcdefghij".repeat(5_000)}`,
+    `Intro.\n\n${"😀".repeat(5_000)}`,
+  ];
+  for (const md of cases) {
+    const slice = pageInOrder(md, 500);
+    assert.ok(slice.truncated);
+    assert.ok(slice.tokens <= 500 && slice.tokens > 400, `${slice.tokens} tokens`);
+    assert.equal(countTokens(slice.text), slice.tokens);
+    assert.equal(md.slice(slice.start, slice.end), slice.text);
+    assert.ok(!/[\ud800-\udbff]$/.test(slice.text), "no half of a surrogate pair");
+    const next = pageInOrder(md, 500, slice.end);
+    assert.ok(next.start === slice.end && next.tokens > 400);
+  }
+});
+
 Deno.test("selectEvidence: a top candidate larger than the budget does not end the pool", () => {
   const huge = "word ".repeat(3000).trim();
   const small = Array.from({ length: 20 }, (_, i) => `Sentence number ${i} about the harbour.`);
