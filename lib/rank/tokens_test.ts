@@ -3,6 +3,7 @@ import {
   countTokens,
   countTokensUpTo,
   TOKEN_PIECE_CHARS,
+  TOKEN_RUN_CHARS,
   tokenPieces,
   tokenReach,
 } from "./tokens.ts";
@@ -100,6 +101,23 @@ Deno.test("tokenPieces: unbroken runs are cut into short pieces, pairs kept whol
   assert.equal(pieces[0], "Tides rise and fall. ".repeat(19) + "Tides rise and fall.");
   assert.ok(pieces.slice(1).every((p) => p.length <= 65), String(pieces.map((p) => p.length)));
   assert.ok(tokenPieces(emoji).every((p) => !/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(p)));
+});
+
+Deno.test("tokenPieces: a run inside a piece, or in a short text, is cut like any other", () => {
+  const run = "数据库".repeat(600); // 1,800 characters without a boundary
+  const cases = [
+    run, // shorter than a piece: was counted whole (47 ms for 2,048 characters of CJK)
+    `Intro. ${run} outro, and more words.`,
+    `${"Tides rise and fall. ".repeat(5)}${" ".repeat(1_000)}x`,
+    `List:\n${"-\n  ".repeat(300)}end`, // spaces inside a run: after a line break, not a word
+  ];
+  for (const text of cases) {
+    const pieces = tokenPieces(text);
+    assert.equal(pieces.join(""), text);
+    // Each text is a short text, or one run with a few words around it: no piece is long.
+    assert.ok(pieces.every((p) => p.length <= TOKEN_RUN_CHARS), `${pieces.map((p) => p.length)}`);
+    assert.equal(countTokens(text), pieces.reduce((sum, p) => sum + countTokens(p), 0));
+  }
 });
 
 Deno.test("countTokens: a 1 MB unbroken run is counted (bounded pieces) and the count is sane", async () => {
