@@ -4,6 +4,7 @@
  *
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Gleaner } from "../lib/gleaner.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";

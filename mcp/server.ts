@@ -8,6 +8,7 @@
  *
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   type CallToolRequest,

@@ -8,7 +8,9 @@
  *
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { GleanerError } from "../lib/errors.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
