@@ -194,6 +194,8 @@ export function runTokensBench(): Promise<unknown> {
     "CJK without spaces (5 MB UTF-8)": cjk,
     "spaces (5 MB)": " ".repeat(n),
     "ordinary prose (5 MB)": prose.join(" "),
+    // Runs just under the length that is cut (256): the worst case of the quick run test.
+    "words of 255 characters (5 MB)": `${"x".repeat(255)} `.repeat(n / 256),
   };
   const out: Record<string, unknown> = {};
   for (const [name, text] of Object.entries(texts)) {

@@ -57,7 +57,9 @@ function isLowSurrogate(text: string, at: number): boolean {
  * of `chars` characters needs no closer look.
  */
 function maybeLongRun(chars: number): RegExp {
-  return new RegExp(`(?:\\s|\\S(?![^\\S\\r\\n])){${chars}}`);
+  // Anchored where such a stretch can start (the text's start, or a space or tab after a
+  // non-space): unanchored, the search went on from every character, up to `chars` steps each.
+  return new RegExp(`(?:^|(?<=\\S)(?=[^\\S\\r\\n]))(?:\\s|\\S(?![^\\S\\r\\n])){${chars}}`);
 }
 
 /**
