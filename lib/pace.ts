@@ -7,7 +7,8 @@
  * ready, the event loop never goes idle, and the runtime's own work (taking
  * and answering the requests of `Deno.serve`) waited up to 100 ms although
  * no task ran longer than 30 ms (`deno task bench health`). The pacer
- * counts the time since its last pause across every caller and, once
+ * counts the time since its last pause (or since it was last idle for
+ * {@link PACE_IDLE_MS}) across every caller and, once
  * {@link PACE_BUSY_MS} have passed, makes all of them wait
  * {@link PACE_PAUSE_MS} together. Streams stop reading meanwhile
  * (back-pressure), the loop goes idle, and the waiting requests are served.
@@ -19,8 +20,15 @@
 export const PACE_BUSY_MS = 5;
 /** …and then every paced caller waits this long (ms). */
 export const PACE_PAUSE_MS = 2;
+/**
+ * A call this long (ms) after the previous one starts a new turn: the
+ * thread was most likely idle meanwhile, so a lone small step (a fetch of
+ * one chunk) does not pause. Paced steps are far shorter than this.
+ */
+export const PACE_IDLE_MS = 50;
 
 let turnStarted = performance.now();
+let lastCall = turnStarted;
 let pause: Promise<void> | undefined;
 
 /**
@@ -41,11 +49,14 @@ let pause: Promise<void> | undefined;
  */
 export function pace(): Promise<void> | undefined {
   if (pause) return pause;
-  if (performance.now() - turnStarted < PACE_BUSY_MS) return undefined;
+  const now = performance.now();
+  if (now - lastCall > PACE_IDLE_MS) turnStarted = now;
+  lastCall = now;
+  if (now - turnStarted < PACE_BUSY_MS) return undefined;
   pause = new Promise((resolve) =>
     setTimeout(() => {
       pause = undefined;
-      turnStarted = performance.now();
+      turnStarted = lastCall = performance.now();
       resolve();
     }, PACE_PAUSE_MS)
   );

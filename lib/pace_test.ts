@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { pace, PACE_BUSY_MS, PACE_PAUSE_MS } from "./pace.ts";
+import { pace, PACE_BUSY_MS, PACE_IDLE_MS, PACE_PAUSE_MS } from "./pace.ts";
 
 /** Keeps the thread busy for `ms`. */
 function spin(ms: number): void {
@@ -21,6 +21,19 @@ Deno.test("pace: callers go on at once after a pause, then pause together once t
   await first;
   assert.ok(performance.now() - started >= PACE_PAUSE_MS - 1);
   assert.equal(pace(), undefined);
+});
+
+Deno.test("pace: a lone step after an idle spell does not pause", async () => {
+  await (pace() ?? Promise.resolve());
+  for (let i = 0; i < 3; i++) {
+    await new Promise((resolve) => setTimeout(resolve, PACE_IDLE_MS + 10));
+    assert.equal(pace(), undefined, `step ${i}`);
+  }
+  // Work that goes on without idling still pauses.
+  spin(PACE_BUSY_MS + 1);
+  const paused = pace();
+  assert.ok(paused instanceof Promise);
+  await paused;
 });
 
 Deno.test("pace: a server on loopback answers while paced work keeps the thread busy", async () => {
