@@ -376,28 +376,20 @@ export function pageInOrder(markdown: string, maxTokens: number, from = 0): Page
   const reach = begin + tokenReach(whole, maxTokens) + 2 * TOKEN_PIECE_CHARS;
   const ends = chunkMarkdown(markdown.length > reach ? markdown.slice(0, reach) : markdown)
     .map((u) => u.end).filter((e) => e > begin);
-  // Cut at the last unit that fits; if not even one does, at a word boundary inside the first,
-  // or between two characters in text without spaces (CJK, a long word).
+  // Cut at the last unit that fits. When that leaves over half the budget unused (the next
+  // unit is long), fill it inside the next unit: up to a word boundary, or between two
+  // characters in text without spaces (CJK, a long word).
   let cut = longestFittingCut(markdown, begin, ends, maxTokens);
-  if (!cut) {
-    const limit = Math.min(ends[0] ?? markdown.length, reach);
-    const wordEnds: number[] = [];
-    for (let i = begin; i < limit; i++) {
-      if (/\s/.test(markdown[i])) wordEnds.push(begin + markdown.slice(begin, i).trimEnd().length);
+  if (!cut || cut.tokens < maxTokens / 2) {
+    const from = cut?.end ?? begin;
+    const limit = Math.min(ends.find((e) => e > from) ?? markdown.length, reach);
+    for (const inside of [wordEnds(markdown, from, limit), charEnds(markdown, from, limit)]) {
+      const filled = longestFittingCut(markdown, begin, inside, maxTokens);
+      if (filled && filled.end > (cut?.end ?? begin)) cut = filled;
+      if (cut && cut.tokens >= maxTokens / 2) break;
     }
-    cut = longestFittingCut(markdown, begin, wordEnds, maxTokens);
-    if (!cut || cut.tokens < maxTokens / 2) {
-      // The next word alone is over half the budget: fill it up to a character boundary.
-      const charEnds: number[] = [];
-      for (let i = begin + 1; i <= limit; i++) {
-        const code = markdown.charCodeAt(i);
-        if (i === markdown.length || code < 0xdc00 || code > 0xdfff) charEnds.push(i);
-      }
-      const charCut = longestFittingCut(markdown, begin, charEnds, maxTokens);
-      if (charCut && charCut.end > (cut?.end ?? begin)) cut = charCut;
-    }
-    cut ??= { end: begin, tokens: 0 };
   }
+  cut ??= { end: begin, tokens: 0 };
   return {
     text: markdown.slice(begin, cut.end),
     start: begin,
@@ -405,6 +397,28 @@ export function pageInOrder(markdown: string, maxTokens: number, from = 0): Page
     tokens: cut.tokens,
     truncated: true,
   };
+}
+
+/** Ends of the words in `[from, limit)` that white space follows, ascending (one pass). */
+function wordEnds(markdown: string, from: number, limit: number): number[] {
+  const out: number[] = [];
+  let end = -1;
+  for (let i = from; i < limit; i++) {
+    if (/\s/.test(markdown[i])) {
+      if (end > from && out[out.length - 1] !== end) out.push(end);
+    } else end = i + 1;
+  }
+  return out;
+}
+
+/** Positions in `(from, limit]` between two characters (never inside a surrogate pair). */
+function charEnds(markdown: string, from: number, limit: number): number[] {
+  const out: number[] = [];
+  for (let i = from + 1; i <= limit; i++) {
+    const code = markdown.charCodeAt(i);
+    if (i === markdown.length || code < 0xdc00 || code > 0xdfff) out.push(i);
+  }
+  return out;
 }
 
 /** The largest of the ascending `ends` whose prefix from `begin` fits the budget (binary search). */

@@ -192,7 +192,15 @@ Deno.test("pageInOrder: prefix of the page cut at a unit boundary within the bud
       const slice = pageInOrder(md, budget);
       assert.ok(slice.tokens <= budget && countTokens(slice.text) === slice.tokens);
       assert.equal(md.slice(slice.start, slice.end), slice.text);
-      if (slice.truncated && slice.tokens > 0 && budget >= 300) assert.ok(ends.has(slice.end));
+      if (slice.truncated && slice.tokens > 0 && !ends.has(slice.end)) {
+        // Off a unit boundary only when the units that fit hold under half the budget.
+        const unitTokens = Math.max(
+          0,
+          ...[...ends].filter((e) => e > slice.start && e < slice.end)
+            .map((e) => countTokens(md.slice(slice.start, e))),
+        );
+        assert.ok(unitTokens < budget / 2 && slice.tokens > unitTokens, `${unitTokens}`);
+      }
       if (!slice.truncated) assert.equal(slice.text, md.trim());
       if (slice.truncated && slice.end > 0) {
         const next = pageInOrder(md, budget, slice.end);
@@ -202,7 +210,7 @@ Deno.test("pageInOrder: prefix of the page cut at a unit boundary within the bud
   }
 });
 
-Deno.test("pageInOrder: text without spaces is cut between characters, not dropped", () => {
+Deno.test("pageInOrder: a long unit is filled up to a word or character boundary, not dropped", () => {
   let cjk = "";
   for (let i = 0; cjk.length < 20_000; i++) cjk += String.fromCharCode(0x4e00 + (i * 7919) % 3000);
   const cases = [
@@ -220,6 +228,11 @@ Deno.test("pageInOrder: text without spaces is cut between characters, not dropp
     const next = pageInOrder(md, 500, slice.end);
     assert.ok(next.start === slice.end && next.tokens > 400);
   }
+  // A short unit then a long one: the budget is filled inside the long one.
+  const md = "Tides rise and fall twice a day. ".repeat(2) + "\n\n" + cjk.slice(0, 3_000);
+  const slice = pageInOrder(md, 500);
+  assert.ok(slice.tokens > 400, `${slice.tokens} tokens`);
+  assert.ok(slice.text.startsWith("Tides rise") && slice.text.includes(cjk.slice(0, 100)));
 });
 
 Deno.test("selectEvidence: a top candidate larger than the budget does not end the pool", () => {
