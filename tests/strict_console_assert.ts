@@ -5,6 +5,7 @@
  *
  * @module
  */
+// deno-lint-ignore no-console -- replacing console.assert is this file's whole purpose
 console.assert = (condition?: boolean, ...data: unknown[]): void => {
   if (!condition) {
     throw new Error(`Assertion failed${data.length > 0 ? `: ${data.map(String).join(" ")}` : ""}`);
