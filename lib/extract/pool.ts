@@ -115,6 +115,8 @@ interface Slot {
   job?: Job;
   timer?: ReturnType<typeof setTimeout>;
   id: number;
+  /** Leading parts of the current job's Markdown, as they arrive. */
+  parts?: string[];
 }
 
 /**
@@ -140,6 +142,7 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
   const settle = (slot: Slot): Job | undefined => {
     const job = slot.job;
     slot.job = undefined;
+    slot.parts = undefined;
     clearTimeout(slot.timer);
     if (job?.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
     slot.worker?.unref();
@@ -168,9 +171,17 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
         return;
       }
       if (reply.id !== slot.id) return;
+      if ("part" in reply) {
+        (slot.parts ??= []).push(reply.part);
+        return;
+      }
+      const parts = slot.parts;
       const job = settle(slot);
       if ("page" in reply) {
-        job?.resolve({ page: reply.page, cut: reply.cut ?? false, thin: reply.thin ?? false });
+        const page = parts
+          ? { ...reply.page, markdown: parts.join("") + reply.page.markdown }
+          : reply.page;
+        job?.resolve({ page, cut: reply.cut ?? false, thin: reply.thin ?? false });
       } else job?.reject(new GleanerError(reply.error.code as ErrorCode, reply.error.message));
       pump();
     });

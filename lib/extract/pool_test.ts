@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { GleanerError } from "../errors.ts";
 import { extractHtml } from "./mod.ts";
 import { createExtractPool } from "./pool.ts";
+import { REPLY_PART_CHARS } from "./worker.ts";
 import { countTokens } from "../rank/tokens.ts";
 import { binaryBytes, nestedDivs } from "../../tests/fixtures/hostile.ts";
 import { PAGES_PATH } from "../../tests/fixtures/web.ts";
@@ -22,11 +23,14 @@ Deno.test("extract pool: same page as extractHtml; deadline and abort stop the t
     const { markdownTokens, ...extracted } = page;
     assert.deepEqual(extracted, extractHtml(html, URL_));
     assert.equal(markdownTokens, countTokens(page.markdown));
-    // A page bigger than one posted part arrives whole.
-    const big = `<title>Big</title><article><p>${
-      "Tides rise and fall. ".repeat(60_000)
-    }</p></article>`;
-    assert.equal((await pool.extract(big, URL_)).markdown, extractHtml(big, URL_).markdown);
+    // A page bigger than one posted part arrives whole, and its Markdown (sent back in parts)
+    // too, one page after the other.
+    for (const words of ["Tides rise and fall. ", "The Moon pulls the sea. "]) {
+      const big = `<title>Big</title><article><p>${words.repeat(60_000)}</p></article>`;
+      const markdown = (await pool.extract(big, URL_)).markdown;
+      assert.ok(markdown.length > 3 * REPLY_PART_CHARS);
+      assert.equal(markdown, extractHtml(big, URL_).markdown);
+    }
 
     const slow = nestedDivs(4_000);
     await assert.rejects(
