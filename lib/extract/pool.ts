@@ -21,11 +21,9 @@ import type { ExtractedPage, ExtractOptions } from "./mod.ts";
 import { HTML_LIMITS } from "./guard.ts";
 import type { ExtractReply, ExtractRequest } from "./worker.ts";
 import { htmlTextSlices } from "./body.ts";
+import { textParts } from "./parts.ts";
 
 const log = getGleanerLogger("extract");
-
-/** Characters of HTML posted to a thread at a time. */
-const PART_CHARS = 1 << 18;
 
 /** Options of {@link createExtractPool}. */
 export interface ExtractPoolOptions {
@@ -223,42 +221,33 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
   };
 
   /**
-   * Posts the page in parts of {@link PART_CHARS} characters (a body:
-   * decoded 256 KB at a time (`htmlTextSlices`)), yielding between them:
-   * decoding or copying a few megabytes at once blocks the main thread,
-   * and the parts are never joined here.
+   * Posts the page in parts ({@link textParts}; a body: decoded 256 KB at a
+   * time by `htmlTextSlices`), yielding between them: decoding or copying a
+   * few megabytes at once blocks the main thread, and the parts are never
+   * joined here.
    */
   const send = async (slot: Slot, worker: Worker, job: Job, id: number) => {
-    const options = poolOptions.options;
     const stale = () => slot.job !== job || slot.worker !== worker;
-    if (job.body) {
-      // The text `decodeHtmlBody` of the HTTP tier gives, posted as it is decoded. Bodies go
-      // over as text: a typed array posted to a `node:worker_threads` thread takes seconds
-      // to arrive under Deno 2.9 (9 MB: 3-6 s, even transferred), a string a tenth of that.
-      const { cut, slices } = htmlTextSlices(job.body.bytes, job.body.charset, maxChars);
-      let previous: string | undefined;
-      for (const text of slices) {
-        if (previous !== undefined) {
-          worker.postMessage({ id, part: previous } satisfies ExtractRequest);
-          await pace();
-          if (stale()) return;
-        }
-        previous = text;
+    // A body is posted as the text `decodeHtmlBody` of the HTTP tier gives, as it is decoded.
+    // Bodies go over as text: a typed array posted to a `node:worker_threads` thread takes
+    // seconds to arrive under Deno 2.9 (9 MB: 3-6 s, even transferred), a string a tenth of that.
+    const { cut, slices } = job.body
+      ? htmlTextSlices(job.body.bytes, job.body.charset, maxChars)
+      : { cut: false, slices: textParts(job.html ?? "") };
+    let previous: string | undefined;
+    for (const text of slices) {
+      if (previous !== undefined) {
+        worker.postMessage({ id, part: previous } satisfies ExtractRequest);
+        await pace();
+        if (stale()) return;
       }
-      worker.postMessage(
-        { id, text: previous ?? "", cut, url: job.url, options } satisfies ExtractRequest,
-      );
-      return;
+      previous = text;
     }
-    const html = job.html ?? "";
-    for (let at = 0; at < html.length - PART_CHARS; at += PART_CHARS) {
-      worker.postMessage({ id, part: html.slice(at, at + PART_CHARS) } satisfies ExtractRequest);
-      await pace();
-      if (stale()) return;
-    }
-    const last = Math.max(0, Math.ceil(html.length / PART_CHARS) - 1) * PART_CHARS;
+    const last = { id, url: job.url, options: poolOptions.options };
     worker.postMessage(
-      { id, html: html.slice(last), url: job.url, options } satisfies ExtractRequest,
+      (job.body
+        ? { ...last, text: previous ?? "", cut }
+        : { ...last, html: previous ?? "" }) satisfies ExtractRequest,
     );
   };
 

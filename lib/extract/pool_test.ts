@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { GleanerError } from "../errors.ts";
 import { extractHtml } from "./mod.ts";
 import { createExtractPool } from "./pool.ts";
-import { REPLY_PART_CHARS } from "./worker.ts";
+import { MESSAGE_PART_CHARS } from "./parts.ts";
 import { countTokens } from "../rank/tokens.ts";
 import { binaryBytes, nestedDivs } from "../../tests/fixtures/hostile.ts";
 import { PAGES_PATH } from "../../tests/fixtures/web.ts";
@@ -28,7 +28,7 @@ Deno.test("extract pool: same page as extractHtml; deadline and abort stop the t
     for (const words of ["Tides rise and fall. ", "The Moon pulls the sea. "]) {
       const big = `<title>Big</title><article><p>${words.repeat(60_000)}</p></article>`;
       const markdown = (await pool.extract(big, URL_)).markdown;
-      assert.ok(markdown.length > 3 * REPLY_PART_CHARS);
+      assert.ok(markdown.length > 3 * MESSAGE_PART_CHARS);
       assert.equal(markdown, extractHtml(big, URL_).markdown);
     }
 

@@ -15,6 +15,7 @@ import { type ExtractedPage, extractHtml, type ExtractOptions } from "./mod.ts";
 import { countTokens } from "../rank/tokens.ts";
 import { looksThin } from "../read/thin.ts";
 import { HTML_LIMITS } from "./guard.ts";
+import { textParts } from "./parts.ts";
 
 /** A request to the worker: leading parts of the HTML (or body), then the rest with the URL. */
 export type ExtractRequest = { id: number; part: string } | ExtractPage | ExtractBody;
@@ -47,19 +48,13 @@ export interface ExtractBody {
 
 /**
  * An answer of the worker (`cut` and `thin` answer an {@link ExtractBody}).
- * Markdown longer than {@link REPLY_PART_CHARS} comes first in parts; the
- * page's `markdown` is then the rest.
+ * Long Markdown comes first in parts ({@link textParts}); the page's
+ * `markdown` is then the last part.
  */
 export type ExtractReply =
   | { id: number; part: string }
   | { id: number; page: ExtractedPage; cut?: boolean; thin?: boolean }
   | { id: number; error: { code: string; message: string } };
-
-/**
- * Longest part of Markdown sent back in one message: reading one message of
- * megabytes (a 3 MB page) held the main thread for 13 ms and more.
- */
-export const REPLY_PART_CHARS = 1 << 18;
 
 // Only when started as a worker thread (importing this module for its types does nothing).
 if (parentPort) {
@@ -102,15 +97,11 @@ if (parentPort) {
           : { code: "internal", message: error instanceof Error ? error.message : String(error) },
       };
     }
-    if ("page" in reply && reply.page.markdown.length > REPLY_PART_CHARS) {
-      const markdown = reply.page.markdown;
-      let at = 0;
-      for (; markdown.length - at > REPLY_PART_CHARS; at += REPLY_PART_CHARS) {
-        port.postMessage(
-          { id: reply.id, part: markdown.slice(at, at + REPLY_PART_CHARS) } satisfies ExtractReply,
-        );
-      }
-      reply = { ...reply, page: { ...reply.page, markdown: markdown.slice(at) } };
+    if ("page" in reply) {
+      const parts = [...textParts(reply.page.markdown)];
+      const markdown = parts.pop()!;
+      for (const part of parts) port.postMessage({ id: reply.id, part } satisfies ExtractReply);
+      if (parts.length > 0) reply = { ...reply, page: { ...reply.page, markdown } };
     }
     port.postMessage(reply);
   });
