@@ -181,7 +181,6 @@ interface Synced {
 interface IndexLoad {
   /** Set once the first slice noted where the vector log stood and opened the reader. */
   run?: {
-    dimensions: number;
     index: VectorIndex;
     /** Model, epoch, and the last log entry applied: at first the one before any read. */
     synced: Synced;
@@ -462,7 +461,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
     // Many changes to apply (the rest in the background) or a reload: vec0 meanwhile.
     this.#index = undefined;
     return this.#startLoad(
-      caught === "more" ? { dimensions: index.dimensions, index, synced } : undefined,
+      caught === "more" ? { index, synced } : undefined,
     );
   }
 
@@ -580,7 +579,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
         if (!run) outcome = "stop";
       } else if (
         !current || current.model !== run.synced.model ||
-        current.dimensions !== run.dimensions || epoch !== run.synced.epoch
+        current.dimensions !== run.index.dimensions || epoch !== run.synced.epoch
       ) {
         // The model changed while loading: what was read is of no use.
         outcome = "again";
@@ -702,7 +701,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
     const index = new VectorIndex(current.dimensions);
     index.reserve(Number(n));
     const synced = { model: current.model, epoch, seq: Number(seq?.seq ?? 0), dataVersion: -1 };
-    return { dimensions: current.dimensions, index, synced, reader };
+    return { index, synced, reader };
   }
 
   #freshRef(taken: Set<string>): string {
