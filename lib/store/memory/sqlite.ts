@@ -529,10 +529,13 @@ export class SqliteMemoryBackend implements MemoryBackend {
     const done = new Promise<void>((resolve) => finish = resolve);
     const load: IndexLoad = { run, attempts: 0, done, finish };
     this.#load = load;
-    const { n } = this.#stmt(
-      "SELECT count(*) AS n FROM (SELECT 1 FROM memories WHERE superseded_by IS NULL LIMIT ?)",
-    ).get(LOAD_AT_ONCE + 1) as { n: number };
-    if (!run && Number(n) <= LOAD_AT_ONCE) return this.#slice(load);
+    if (!run) {
+      // Only a load from scratch may run here and then; a catch-up goes on in the background.
+      const { n } = this.#stmt(
+        "SELECT count(*) AS n FROM (SELECT 1 FROM memories WHERE superseded_by IS NULL LIMIT ?)",
+      ).get(LOAD_AT_ONCE + 1) as { n: number };
+      if (Number(n) <= LOAD_AT_ONCE) return this.#slice(load);
+    }
     load.timer = setImmediate(() => this.#slice(load));
     return undefined;
   }
