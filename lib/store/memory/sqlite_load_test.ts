@@ -6,22 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { openSqliteMemoryBackend, type SqliteMemoryBackend } from "./sqlite.ts";
+import { otherProcess } from "./testdata/vector_writer.ts";
 
-const VECTOR_WRITER = new URL("./testdata/vector_writer.ts", import.meta.url).pathname;
 const DIMS = 4;
 /** Enough vectors that a load takes many slices. */
 const SIZE = 30_000;
-
-/** Runs vector writes in another process; returns the ids it inserted. */
-async function otherProcess(path: string, steps: unknown[]): Promise<number[]> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", VECTOR_WRITER, path, JSON.stringify(steps)],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  assert.equal(out.code, 0);
-  return JSON.parse(new TextDecoder().decode(out.stdout));
-}
 
 let seed = 11;
 /** mulberry32: distinct vectors, the same ones on every run. */

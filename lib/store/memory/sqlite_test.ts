@@ -3,6 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { COMMON_WORD_ROWS, openSqliteMemoryBackend, VECTOR_LOG_KEEP } from "./sqlite.ts";
 import { openVectorReader, readRows, readStoredVectors } from "./sqlite_vectors.ts";
 import { runMemoryBackendContract } from "./contract.ts";
+import { otherProcess } from "./testdata/vector_writer.ts";
 
 Deno.test("SQLite memory backend honours the contract (in memory, vectors searched in memory)", async (t) => {
   await runMemoryBackendContract(
@@ -57,19 +58,6 @@ Deno.test("SQLite lexical candidates: rare words rank when common ones would sco
     await backend.close();
   }
 });
-
-const VECTOR_WRITER = new URL("./testdata/vector_writer.ts", import.meta.url).pathname;
-
-/** Runs vector writes in another process; returns the ids it inserted. */
-async function otherProcess(path: string, steps: unknown[]): Promise<number[]> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", VECTOR_WRITER, path, JSON.stringify(steps)],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  assert.equal(out.code, 0);
-  return JSON.parse(new TextDecoder().decode(out.stdout));
-}
 
 const f32 = (...xs: number[]) => new Float32Array(xs);
 const embedded = (content: string, vector: Float32Array) => ({

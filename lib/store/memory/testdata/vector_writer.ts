@@ -10,7 +10,19 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { openSqliteMemoryBackend } from "../sqlite.ts";
+
+/** Runs these vector writes on the file at `path` in another process; returns the ids it inserted. */
+export async function otherProcess(path: string, steps: unknown[]): Promise<number[]> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL(import.meta.url).pathname, path, JSON.stringify(steps)],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  assert.equal(out.code, 0);
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
 
 if (import.meta.main) {
   const [path, script] = Deno.args;
