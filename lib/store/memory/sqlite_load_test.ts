@@ -38,6 +38,14 @@ async function fill(backend: SqliteMemoryBackend): Promise<number[]> {
   return ids;
 }
 
+/** Fills `backend`, then starts its index load with a search; returns the ids. */
+async function fillAndStartLoad(backend: SqliteMemoryBackend): Promise<number[]> {
+  const ids = await fill(backend);
+  await backend.vectorCandidates(vector(), 1, {});
+  assert.ok(backend.vectorIndexLoading, "loading");
+  return ids;
+}
+
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 Deno.test("SQLite index load: timers on the event loop keep firing while 30,000 vectors load", async () => {
@@ -96,10 +104,8 @@ Deno.test("SQLite index load: writes made during the load, here and in another p
   const backend = openSqliteMemoryBackend(path, { vectorIndexAfter: 0 });
   const exact = openSqliteMemoryBackend(path, { vectorIndex: false });
   try {
-    const ids = await fill(backend);
+    const ids = await fillAndStartLoad(backend);
     await exact.embeddingModel(); // reads the model declared by the other connection
-    await backend.vectorCandidates(vector(), 1, {});
-    assert.ok(backend.vectorIndexLoading, "loading");
 
     // This process, between slices: early rows (already read) and late ones
     // (not read yet) deleted and moved, new rows added.
@@ -176,10 +182,8 @@ Deno.test("SQLite index load: a model switch or close() during the load ends it 
   const path = `${root}/memory.db`;
   const backend = openSqliteMemoryBackend(path, { vectorIndexAfter: 0 });
   try {
-    await fill(backend);
     // Switched here: the load stops, and the next search loads the new model's vectors.
-    await backend.vectorCandidates(vector(), 1, {});
-    assert.ok(backend.vectorIndexLoading);
+    await fillAndStartLoad(backend);
     await backend.useEmbeddingModel("m2", 3);
     assert.ok(!backend.vectorIndexLoading, "stopped at once");
     assert.equal(await backend.vectorIndexLoaded(), undefined);
@@ -198,9 +202,7 @@ Deno.test("SQLite index load: a model switch or close() during the load ends it 
   // Switched by another process mid-load: the load starts over on the new model.
   const other = openSqliteMemoryBackend(`${root}/other.db`, { vectorIndexAfter: 0 });
   try {
-    await fill(other);
-    await other.vectorCandidates(vector(), 1, {});
-    assert.ok(other.vectorIndexLoading);
+    await fillAndStartLoad(other);
     other.db.exec("BEGIN");
     try {
       await otherProcess(`${root}/other.db`, [{ model: ["m3", 2] }]);
@@ -216,9 +218,7 @@ Deno.test("SQLite index load: a model switch or close() during the load ends it 
 
   // Closed mid-load: the load ends, nothing runs on the closed connection.
   const closing = openSqliteMemoryBackend(`${root}/closing.db`, { vectorIndexAfter: 0 });
-  await fill(closing);
-  await closing.vectorCandidates(vector(), 1, {});
-  assert.ok(closing.vectorIndexLoading);
+  await fillAndStartLoad(closing);
   const waiting = closing.vectorIndexLoaded();
   await closing.close();
   assert.equal(await waiting, undefined);
