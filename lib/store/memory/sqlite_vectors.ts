@@ -61,12 +61,11 @@ interface ChunkVectors {
  * A {@link VectorReader} of the `vec0` table `table` (column `embedding`,
  * primary key `memory_id`) of `dimensions` floats. Reads the chunk tables
  * when their layout is the known one (checked here, in the caller's
- * snapshot); otherwise looks every id given by `idsAfter` up (and without
- * `idsAfter`, every row of the table in one read).
+ * snapshot); otherwise looks every id given by `idsAfter` up.
  *
  * @example
  * ```ts ignore
- * const reader = openVectorReader(db, "memory_vectors", 100);
+ * const reader = openVectorReader(db, "memory_vectors", 100, idsAfter);
  * while (reader.read(1024, (id, v) => index.upsert(id, "episodic", null, v)));
  * ```
  */
@@ -74,7 +73,7 @@ export function openVectorReader(
   db: DatabaseSync,
   table: string,
   dimensions: number,
-  idsAfter?: IdsAfter,
+  idsAfter: IdsAfter,
 ): VectorReader {
   if (chunkLayoutKnown(db, table)) return new ChunkReader(db, table, dimensions);
   return new RowReader(db, table, dimensions, idsAfter);
@@ -82,7 +81,8 @@ export function openVectorReader(
 
 /**
  * Every vector of the `vec0` table `table` of `dimensions` floats, in one
- * read (call it in a transaction for a consistent read).
+ * read: from the chunk tables when their layout is the known one, otherwise
+ * by {@link readRows} (call it in a transaction for a consistent read).
  *
  * @example
  * ```ts ignore
@@ -94,9 +94,10 @@ export function readStoredVectors(
   table: string,
   dimensions: number,
 ): StoredVectors {
+  if (!chunkLayoutKnown(db, table)) return readRows(db, table, dimensions);
   const ids: number[] = [];
   const parts: Float32Array[] = [];
-  const reader = openVectorReader(db, table, dimensions);
+  const reader = new ChunkReader(db, table, dimensions);
   while (
     reader.read(4096, (id, vector) => {
       ids.push(id);
@@ -234,15 +235,11 @@ class RowReader implements VectorReader {
   readonly mode = "rows";
   #dimensions: number;
   #get: StatementSync;
-  #idsAfter: IdsAfter | undefined;
-  #db: DatabaseSync;
-  #table: string;
+  #idsAfter: IdsAfter;
   #after = Number.MIN_SAFE_INTEGER;
   #done = false;
 
-  constructor(db: DatabaseSync, table: string, dimensions: number, idsAfter?: IdsAfter) {
-    this.#db = db;
-    this.#table = table;
+  constructor(db: DatabaseSync, table: string, dimensions: number, idsAfter: IdsAfter) {
     this.#dimensions = dimensions;
     this.#idsAfter = idsAfter;
     this.#get = db.prepare(`SELECT embedding FROM ${table} WHERE memory_id = ?`);
@@ -251,13 +248,6 @@ class RowReader implements VectorReader {
   read(rows: number, fn: (id: number, vector: Float32Array) => void): boolean {
     if (this.#done) return false;
     const d = this.#dimensions;
-    if (!this.#idsAfter) {
-      // No id source: everything in one read.
-      const { ids, vectors } = readRows(this.#db, this.#table, d);
-      ids.forEach((id, i) => fn(id, vectors.subarray(i * d, (i + 1) * d)));
-      this.#done = true;
-      return false;
-    }
     const ids = this.#idsAfter(this.#after, Math.max(1, Math.min(rows, 100_000)));
     if (ids.length === 0) {
       this.#done = true;
