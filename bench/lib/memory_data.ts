@@ -9,9 +9,6 @@
  */
 import { rng } from "../../lib/store/memory/testdata/rng.ts";
 
-/** The generator the memory data is drawn from (re-exported for the benches). */
-export { rng };
-
 const PEOPLE = [
   "Alice",
   "Bruno",
