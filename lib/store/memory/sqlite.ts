@@ -534,7 +534,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
       const { n } = this.#stmt(
         "SELECT count(*) AS n FROM (SELECT 1 FROM memories WHERE superseded_by IS NULL LIMIT ?)",
       ).get(LOAD_AT_ONCE + 1) as { n: number };
-      if (Number(n) <= LOAD_AT_ONCE) return this.#slice(load);
+      if (Number(n) <= LOAD_AT_ONCE) return this.#slice(load, Infinity);
     }
     load.timer = setImmediate(() => this.#slice(load));
     return undefined;
@@ -554,13 +554,13 @@ export class SqliteMemoryBackend implements MemoryBackend {
   }
 
   /**
-   * One slice of `load`, about {@link LOAD_SLICE_MS} long, in a short read
+   * One slice of `load`, about `sliceMs` long (a small store: all of it), in a short read
    * transaction committed before returning (so this connection's writes
    * never run inside it): the first notes where the vector log stands and
    * opens the reader; the next ones read vectors; the last ones apply every
    * change logged since the first, then put the index in use.
    */
-  #slice(load: IndexLoad): VectorIndex | undefined {
+  #slice(load: IndexLoad, sliceMs = LOAD_SLICE_MS): VectorIndex | undefined {
     load.timer = undefined;
     if (this.#load !== load || !this.db.isOpen) return undefined;
     if (this.db.isTransaction) {
@@ -590,12 +590,12 @@ export class SqliteMemoryBackend implements MemoryBackend {
       // Each phase goes on in this slice while time is left (a small store
       // loads in one).
       if (run && outcome === "more" && run.reader) {
-        if (!this.#readSlice(run.reader, run.index, started)) run.reader = undefined;
+        if (!this.#readSlice(run.reader, run.index, started, sliceMs)) run.reader = undefined;
       }
       if (
-        run && outcome === "more" && !run.reader && performance.now() - started < LOAD_SLICE_MS
+        run && outcome === "more" && !run.reader && performance.now() - started < sliceMs
       ) {
-        const budget = LOAD_SLICE_MS - (performance.now() - started);
+        const budget = sliceMs - (performance.now() - started);
         const caught = this.#catchUp(run.index, run.synced, version, budget);
         if (caught === false) outcome = "again";
         else if (caught === true) {
@@ -632,17 +632,22 @@ export class SqliteMemoryBackend implements MemoryBackend {
   }
 
   /**
-   * Reads vectors into `index` until {@link LOAD_SLICE_MS} after `started`;
-   * false once every vector was read.
+   * Reads vectors into `index` until `sliceMs` after `started`; false once
+   * every vector was read.
    */
-  #readSlice(reader: VectorReader, index: VectorIndex, started: number): boolean {
+  #readSlice(
+    reader: VectorReader,
+    index: VectorIndex,
+    started: number,
+    sliceMs: number,
+  ): boolean {
     const meta = this.#stmt(
       "SELECT id, kind, session_id FROM memories WHERE id IN (SELECT value FROM json_each(?)) " +
         "AND superseded_by IS NULL AND embedding_model IS NOT NULL",
     );
     const ids: number[] = [];
     const vectors: Float32Array[] = [];
-    while (performance.now() - started < LOAD_SLICE_MS) {
+    while (performance.now() - started < sliceMs) {
       ids.length = 0;
       vectors.length = 0;
       const more = reader.read(LOAD_READ_ROWS, (id, vector) => {
