@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { forEachElement } from "./dom.ts";
 
 /** Class/id words that mark a block as page furniture rather than article text. */
 const BOILER_HINT = new RegExp(
@@ -106,16 +107,8 @@ export function precleanDocument(doc: Document): void {
   const nestedRoots: Element[] = [];
   const streamedBlocks: Element[] = [];
   let candidates: Element[] = [];
-  const walker = doc.createTreeWalker(body, 1);
-  let template: Element | null = null;
-  for (let el = walker.nextNode() as Element | null; el; el = walker.nextNode() as Element | null) {
-    // querySelectorAll does not look inside <template>: neither does this walk.
-    if (template) {
-      if (template.contains(el)) continue;
-      template = null;
-    }
+  forEachElement(body, (el) => {
     const tag = el.tagName;
-    if (tag === "TEMPLATE") template = el;
     if (tag === "HTML" || tag === "BODY" || tag === "HEAD") nestedRoots.push(el);
     if (
       tag === "DIV" && el.hasAttribute("hidden") && (el.getAttribute("id") ?? "").startsWith("S:")
@@ -124,7 +117,7 @@ export function precleanDocument(doc: Document): void {
       tag === "DIALOG" || el.hasAttribute("id") || el.hasAttribute("class") ||
       el.hasAttribute("role") || el.hasAttribute("aria-modal")
     ) candidates.push(el);
-  }
+  });
   for (const nested of nestedRoots) {
     if (nested.tagName === "HEAD") {
       nested.remove();

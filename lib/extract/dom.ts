@@ -85,6 +85,34 @@ export function parseDocument(html: string): Document {
 }
 
 /**
+ * Calls `visit` on each element under `root` in document order, as
+ * `querySelectorAll("*")` would find them (a `<template>` is visited, what is
+ * inside it is not), in one walk without the selector matching that
+ * `querySelectorAll` does on every element.
+ *
+ * @example
+ * ```ts
+ * import { forEachElement, parseDocument } from "./dom.ts";
+ * const names: string[] = [];
+ * forEachElement(parseDocument("<p>a</p><template><b>b</b></template>").body, (el) => names.push(el.tagName));
+ * console.assert(names.join() === "P,TEMPLATE");
+ * ```
+ */
+export function forEachElement(root: Document | Element, visit: (el: Element) => void): void {
+  const doc = root.nodeType === 9 ? root as Document : root.ownerDocument!;
+  const walker = doc.createTreeWalker(root, 1 /* NodeFilter.SHOW_ELEMENT */);
+  let template: Element | null = null;
+  for (let el = walker.nextNode() as Element | null; el; el = walker.nextNode() as Element | null) {
+    if (template) {
+      if (template.contains(el)) continue;
+      template = null;
+    }
+    visit(el);
+    if (el.tagName === "TEMPLATE") template = el;
+  }
+}
+
+/**
  * Text of a node with runs of whitespace collapsed and ends trimmed.
  *
  * @example

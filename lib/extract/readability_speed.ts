@@ -23,6 +23,7 @@
  *
  * @module
  */
+import { forEachElement } from "./dom.ts";
 
 /** The members of a Readability instance the hooks replace (private in Readability 0.6.0). */
 interface ReadabilityInternals {
@@ -34,23 +35,12 @@ interface ReadabilityInternals {
   REGEXPS?: { byline?: RegExp };
 }
 
-const SHOW_ELEMENT = 1;
-
-/** Elements under `node` whose tag is in `tags`, in document order, not inside `<template>`s. */
+/** Elements under `node` whose tag is in `tags`, in document order, as `querySelectorAll` finds them. */
 function elementsByTag(node: ParentNode, tags: Set<string>): Element[] {
-  const doc = (node as Node).nodeType === 9 ? node as Document : (node as Node).ownerDocument!;
-  const walker = doc.createTreeWalker(node as Node, SHOW_ELEMENT);
   const out: Element[] = [];
-  let template: Element | null = null;
-  for (let n = walker.nextNode() as Element | null; n; n = walker.nextNode() as Element | null) {
-    if (template) {
-      if (template.contains(n)) continue;
-      template = null;
-    }
-    const name = n.localName.toLowerCase();
-    if (tags.has(name)) out.push(n);
-    if (name === "template") template = n;
-  }
+  forEachElement(node as Document | Element, (el) => {
+    if (tags.has(el.localName.toLowerCase())) out.push(el);
+  });
   return out;
 }
 
