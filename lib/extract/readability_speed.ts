@@ -65,7 +65,7 @@ function elementsByTag(node: ParentNode, tags: Set<string>): Element[] {
  */
 export function speedUpReadability(reader: object): () => void {
   const r = reader as ReadabilityInternals;
-  const undo: (() => void)[] = [];
+  let restore = () => {};
   const grab = r._grabArticle;
   const post = r._postProcessContent;
   if (typeof grab === "function" && typeof post === "function") {
@@ -88,7 +88,7 @@ export function speedUpReadability(reader: object): () => void {
       unblank();
       return post.call(this, content);
     };
-    undo.push(unblank);
+    restore = unblank;
   }
   if (typeof r._getAllNodesWithTag === "function") {
     r._getAllNodesWithTag = (node, tagNames) =>
@@ -117,7 +117,5 @@ export function speedUpReadability(reader: object): () => void {
       return length > 0 && length < 100;
     };
   }
-  return () => {
-    for (const f of undo) f();
-  };
+  return restore;
 }
