@@ -155,10 +155,12 @@ export function resolveUrl(href: string, base: string): string | undefined {
  */
 export function baseUrlOf(doc: Document, url: string): string {
   // A tag lookup walks the tree once; querySelector would also test a compiled selector on each element.
-  let href: string | null | undefined;
+  // getElementsByTagName also finds elements inside <template>, which are not part of the page.
+  let href: string | null = null;
   for (const base of doc.getElementsByTagName("base")) {
     href = base.getAttribute("href");
-    if (href !== null) break;
+    if (href !== null && !base.closest("template")) break;
+    href = null;
   }
   return (href && resolveUrl(href, url)) || url;
 }

@@ -53,6 +53,16 @@ Deno.test("extractHtml: links are absolute, http(s), deduped, main content first
   assert.ok(!result.markdown.includes("guide.html"));
 });
 
+Deno.test("extractHtml: a <base> inside a <template> is not the page's base", () => {
+  const html = page(
+    "",
+    '<template><base href="https://other.org/"></template>' +
+      `<article><h1>T</h1>${ARTICLE}<p>See <a href="guide.html">the guide</a>.</p></article>`,
+  );
+  const result = extractHtml(html, "https://example.com/docs/page");
+  assert.deepEqual(result.links.map((l) => l.url), ["https://example.com/docs/guide.html"]);
+});
+
 Deno.test("extractHtml: metadata from meta tags, JSON-LD, canonical and lang", () => {
   const head = '<meta property="article:published_time" content="2024-05-01T10:00:00Z">' +
     '<link rel="canonical" href="/canonical/tides">' +
