@@ -143,17 +143,17 @@ export type {
   SaveMemoryItemResult,
   UpdateMemoryInput,
   UpdateMemoryResult,
-} from "./lib/store/memory/types.ts";
+} from "./lib/memory/types.ts";
 export {
   MemoryService,
   type RecallOptions,
   type ReembedStatus,
   type SaveOptions,
-} from "./lib/store/memory/service.ts";
+} from "./lib/memory/service.ts";
 export type { FetchedResponse, Fetcher, FetchOptions } from "./lib/net/types.ts";
 export type { Page, PageLink, ReadRequest, TierName } from "./lib/read/types.ts";
 export { TIER_NAMES } from "./lib/read/types.ts";
 export type { QueryExpander } from "./lib/rank/expand.ts";
 export type { EvidenceItem } from "./lib/rank/select.ts";
-export type { Embedder, EmbeddingCache } from "./lib/rank/embed/types.ts";
+export type { Embedder, EmbeddingCache } from "./lib/embed/types.ts";
 export { VERSION } from "./lib/version.ts";

@@ -17,7 +17,7 @@
  * @module
  */
 import { HOSTILE_PATHS } from "../tests/fixtures/hostile.ts";
-import { countTokens } from "../lib/rank/tokens.ts";
+import { countTokens } from "../lib/text/tokens.ts";
 
 function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;

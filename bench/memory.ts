@@ -12,13 +12,13 @@
  *
  * @module
  */
-import { createStaticEmbedder } from "../lib/rank/embed/static.ts";
-import type { Embedder } from "../lib/rank/embed/types.ts";
-import { countTokens } from "../lib/rank/tokens.ts";
-import { renderRecall } from "../lib/store/memory/render.ts";
-import { MemoryService } from "../lib/store/memory/service.ts";
-import { openSqliteMemoryBackend, type SqliteMemoryBackend } from "../lib/store/memory/sqlite.ts";
-import type { NewMemoryRow } from "../lib/store/memory/types.ts";
+import { createStaticEmbedder } from "../lib/embed/static.ts";
+import type { Embedder } from "../lib/embed/types.ts";
+import { countTokens } from "../lib/text/tokens.ts";
+import { renderRecall } from "../lib/memory/render.ts";
+import { MemoryService } from "../lib/memory/service.ts";
+import { openSqliteMemoryBackend, type SqliteMemoryBackend } from "../lib/memory/sqlite/backend.ts";
+import type { NewMemoryRow } from "../lib/memory/types.ts";
 import { confusableSet, syntheticMemories, syntheticQueries } from "./lib/memory_data.ts";
 import { percentile } from "./lib/text_metrics.ts";
 

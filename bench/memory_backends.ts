@@ -15,16 +15,16 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { createFastStaticEmbedder } from "../lib/rank/embed/static_fast.ts";
-import type { Embedder } from "../lib/rank/embed/types.ts";
-import { openSqliteMemoryBackend } from "../lib/store/memory/sqlite.ts";
-import { PostgresMemoryDatabase } from "../lib/store/memory/postgres.ts";
-import { inTransaction } from "../lib/store/memory/postgres_client.ts";
-import { ensureVectorIndex, vectorIndexName } from "../lib/store/memory/postgres_schema.ts";
-import { MemoryService } from "../lib/store/memory/service.ts";
-import type { MemoryBackend, NewMemoryRow } from "../lib/store/memory/types.ts";
+import { createFastStaticEmbedder } from "../lib/embed/static_fast.ts";
+import type { Embedder } from "../lib/embed/types.ts";
+import { openSqliteMemoryBackend } from "../lib/memory/sqlite/backend.ts";
+import { PostgresMemoryDatabase } from "../lib/memory/postgres/backend.ts";
+import { inTransaction } from "../lib/memory/postgres/client.ts";
+import { ensureVectorIndex, vectorIndexName } from "../lib/memory/postgres/schema.ts";
+import { MemoryService } from "../lib/memory/service.ts";
+import type { MemoryBackend, NewMemoryRow } from "../lib/memory/types.ts";
 import { startPostgres } from "../tests/fixtures/postgres.ts";
-import { rng } from "../lib/store/memory/testdata/rng.ts";
+import { rng } from "../lib/memory/testdata/rng.ts";
 
 const MODEL_DIR = new URL("../models/static/", import.meta.url).pathname;
 const BATCH = 1000;

@@ -11,7 +11,7 @@
  */
 import { createGleaner } from "../mod.ts";
 import { extractHtml } from "../lib/extract/mod.ts";
-import { chunkMarkdown } from "../lib/rank/chunk.ts";
+import { chunkMarkdown } from "../lib/text/chunk.ts";
 import { rankUnits } from "../lib/rank/mod.ts";
 import { selectEvidence } from "../lib/rank/select.ts";
 import { percentile } from "./lib/text_metrics.ts";

@@ -15,7 +15,7 @@ import type { Config } from "../lib/config.ts";
 import { GleanerError, HTTP_STATUS } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
-import { checkUserId } from "../lib/store/memory/stores.ts";
+import { checkUserId } from "../lib/memory/stores.ts";
 
 const log = getGleanerLogger("http");
 

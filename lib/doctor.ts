@@ -6,7 +6,7 @@
  */
 import type { Config } from "./config.ts";
 import { findChromium } from "./read/browser/launch.ts";
-import { embedderStatus } from "./rank/embed/mod.ts";
+import { embedderStatus } from "./embed/mod.ts";
 import { openStore } from "./store/mod.ts";
 import { ROLES } from "./search/providers/types.ts";
 import { usableProviders } from "./search/providers/registry.ts";

@@ -14,11 +14,11 @@ import { createReader, type Reader } from "./read/cascade.ts";
 import { defaultTiers } from "./read/tiers.ts";
 import { createTierRules } from "./read/tier_rules.ts";
 import { openStore, type Store } from "./store/mod.ts";
-import { createEmbedder } from "./rank/embed/mod.ts";
-import type { Embedder } from "./rank/embed/types.ts";
+import { createEmbedder } from "./embed/mod.ts";
+import type { Embedder } from "./embed/types.ts";
 import { expanderOptions, loadQueryExpander, type QueryExpander } from "./rank/expand.ts";
-import type { MemoryService } from "./store/memory/service.ts";
-import { MemoryStores } from "./store/memory/stores.ts";
+import type { MemoryService } from "./memory/service.ts";
+import { MemoryStores } from "./memory/stores.ts";
 import { initTelemetry } from "./telemetry/mod.ts";
 import { traceSearch, traceTier } from "./telemetry/stages.ts";
 

@@ -12,7 +12,7 @@
  * @module
  */
 import { expansionSpace, vocabularyOf } from "../lib/rank/expand.ts";
-import { readStaticModel } from "../lib/rank/embed/static_fast.ts";
+import { readStaticModel } from "../lib/embed/static_fast.ts";
 import { buildNeighbourTable, encodeNeighbourTable } from "../lib/rank/neighbours.ts";
 
 /** Neighbours kept per word. */

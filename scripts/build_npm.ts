@@ -35,7 +35,7 @@ const ENTRIES: Record<string, string> = {
   "./cli": "cli.ts",
 };
 /** Files loaded by URL at run time (workers), not by import. */
-const EXTRA_MODULES = ["lib/rank/embed/use_lite_worker.ts"];
+const EXTRA_MODULES = ["lib/embed/use_lite_worker.ts"];
 /** Build tools, installed with npm into the build folder. */
 const BUILD_TOOLS = ["typescript@5.9.3", "@types/node@22.20.7"];
 /** Runtime dependencies the adapters add. */

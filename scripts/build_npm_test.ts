@@ -40,7 +40,7 @@ Deno.test("build_npm: transform adds the shim, rewrites import.meta.main, sheban
   assert.equal(plain, "export const k = 1.2;\n");
 
   const worker = transform(
-    "lib/rank/embed/use_lite.ts",
+    "lib/embed/use_lite.ts",
     'new Worker(new URL("./use_lite_worker.ts", import.meta.url));\n',
   );
   assert.match(worker, /new URL\("\.\/use_lite_worker\.js", import\.meta\.url\)/);

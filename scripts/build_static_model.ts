@@ -21,7 +21,7 @@
  *    a WordPiece `tokenizer.json` whose vocabulary is whole words, a
  *    `tokenizer_config.json` (BertTokenizer) and a `config.json` (bert).
  *
- * `lib/rank/embed/static_fast.ts` reads the initializers `embeddings_q8`
+ * `lib/embed/static_fast.ts` reads the initializers `embeddings_q8`
  * (int8 [rows, dims]) and `row_scales` (float32 [rows, 1], raw data) straight
  * from the ONNX file and reproduces the tokenizer (whole-word vocabulary, no
  * `##` pieces): keep those names and that layout, or update it too.
@@ -430,7 +430,7 @@ itself and ships, so hybrid ranking works offline right after install. It is
 a valid transformers.js feature-extraction model
 (\`pipeline("feature-extraction", dir, { dtype: "q8" })\`, mean pooling,
 L2 normalisation); by default Gleaner computes the same vectors in plain
-TypeScript from the ONNX initializers (\`lib/rank/embed/static_fast.ts\`),
+TypeScript from the ONNX initializers (\`lib/embed/static_fast.ts\`),
 which is ten times faster and needs no FFI. Built by \`deno run -A scripts/build_static_model.ts\`;
 do not edit these files by hand.
 

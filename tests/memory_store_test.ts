@@ -8,15 +8,15 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { createGleaner } from "../mod.ts";
 import { listMemories, recallMemories, saveMemories } from "../lib/api.ts";
-import { MEMORY_MIGRATIONS } from "../lib/store/memory/migrations.ts";
-import { openSqliteMemoryBackend } from "../lib/store/memory/sqlite.ts";
-import { MemoryService } from "../lib/store/memory/service.ts";
+import { MEMORY_MIGRATIONS } from "../lib/memory/sqlite/migrations.ts";
+import { openSqliteMemoryBackend } from "../lib/memory/sqlite/backend.ts";
+import { MemoryService } from "../lib/memory/service.ts";
 import { openDatabase, userVersion } from "../lib/store/sqlite.ts";
-import { countTokens } from "../lib/rank/tokens.ts";
-import { createStaticEmbedder } from "../lib/rank/embed/static.ts";
+import { countTokens } from "../lib/text/tokens.ts";
+import { createStaticEmbedder } from "../lib/embed/static.ts";
 import { serveLoopback } from "./fixtures/serve.ts";
 
-const WRITER = new URL("../lib/store/memory/testdata/writer.ts", import.meta.url).pathname;
+const WRITER = new URL("../lib/memory/testdata/writer.ts", import.meta.url).pathname;
 
 function integrity(path: string): string {
   const db = new DatabaseSync(path);

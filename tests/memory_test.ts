@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createGleaner, parseConfig } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
-import { memoryFilePath } from "../lib/store/memory/stores.ts";
+import { memoryFilePath } from "../lib/memory/stores.ts";
 import { DENO_RUN_FLAGS } from "./fixtures/world.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;

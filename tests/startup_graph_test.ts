@@ -68,7 +68,7 @@ const HEAVY = [
   /^node:sqlite$/,
   /npm:\/?@modelcontextprotocol\/sdk@[^/]+\/server\/index\.js/,
   /\/lib\/gleaner\.ts$/,
-  /\/lib\/rank\/tokens\.ts$/,
+  /\/lib\/text\/tokens\.ts$/,
   /\/lib\/store\/mod\.ts$/,
   /\/lib\/read\/tiers\.ts$/,
   /\/lib\/extract\//,
@@ -88,7 +88,7 @@ Deno.test("gleaner mcp: the modules loaded before tools/list reach no reader, ra
 
 Deno.test("the full graph does reach them (the check above sees what it looks for)", async () => {
   const all = await staticClosure(new URL("lib/gleaner.ts", ROOT).pathname);
-  for (const pattern of [/\/lib\/rank\/tokens\.ts$/, /\/lib\/store\/mod\.ts$/, /npm:linkedom/]) {
+  for (const pattern of [/\/lib\/text\/tokens\.ts$/, /\/lib\/store\/mod\.ts$/, /npm:linkedom/]) {
     assert.ok([...all].some((s) => pattern.test(s)), `lib/gleaner.ts reaches ${pattern}`);
   }
 });

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { rng } from "../../lib/store/memory/testdata/rng.ts";
+import { rng } from "../../lib/memory/testdata/rng.ts";
 
 const PEOPLE = [
   "Alice",

@@ -7,7 +7,7 @@
  */
 import TurndownService from "turndown";
 import { parseHTML } from "linkedom";
-import { countTokens } from "../../lib/rank/tokens.ts";
+import { countTokens } from "../../lib/text/tokens.ts";
 
 const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced" });
 

@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { mapConcurrent } from "../concurrency.ts";
+import { mapConcurrent } from "../async/concurrency.ts";
 import type { Config } from "../config.ts";
 import { type ErrorCode, GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";

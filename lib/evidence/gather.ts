@@ -7,18 +7,18 @@
  * @module
  */
 import type { Config } from "../config.ts";
-import type { Embedder, EmbeddingCache } from "../rank/embed/types.ts";
-import { sharedReranker } from "../rank/embed/reranker.ts";
-import { chunkMarkdown, type Unit } from "../rank/chunk.ts";
+import type { Embedder, EmbeddingCache } from "../embed/types.ts";
+import { sharedReranker } from "../embed/reranker.ts";
+import { chunkMarkdown, type Unit } from "../text/chunk.ts";
 import type { QueryExpander } from "../rank/expand.ts";
 import { type Ranking, rankUnits } from "../rank/mod.ts";
 import { type Candidate, type EvidenceItem, pageInOrder, selectEvidence } from "../rank/select.ts";
 import { renderEvidence } from "../rank/render.ts";
-import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "../rank/tokens.ts";
+import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "../text/tokens.ts";
 import type { Page } from "../read/types.ts";
 import { telemetry } from "../telemetry/mod.ts";
 import { shareBudget } from "./budget.ts";
-import { pace } from "../pace.ts";
+import { pace } from "../async/pace.ts";
 
 /** One page read, with the query it should answer (none: the page in order). */
 export interface EvidenceRead {

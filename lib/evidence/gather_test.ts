@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../config.ts";
 import { extractHtml } from "../extract/mod.ts";
-import { countTokens } from "../rank/tokens.ts";
+import { countTokens } from "../text/tokens.ts";
 import type { Page } from "../read/types.ts";
 import { PAGES_PATH } from "../../tests/fixtures/web.ts";
 import { gatherEvidence } from "./gather.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { bm25Rank } from "../rank/bm25.ts";
-import { countTokens } from "../rank/tokens.ts";
+import { countTokens } from "../text/tokens.ts";
 import { renderLink } from "../rank/render.ts";
 import type { PageLink } from "../read/types.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { countTokens } from "../rank/tokens.ts";
+import { countTokens } from "../text/tokens.ts";
 import { relatedLinks } from "./links.ts";
 import { renderLink } from "../rank/render.ts";
 

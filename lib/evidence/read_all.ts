@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { mapConcurrent } from "../concurrency.ts";
+import { mapConcurrent } from "../async/concurrency.ts";
 import { type GleanerError, toGleanerError } from "../errors.ts";
 import type { Reader } from "../read/cascade.ts";
 import type { Page, ReadRequest } from "../read/types.ts";

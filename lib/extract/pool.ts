@@ -16,7 +16,7 @@
 import { Worker } from "node:worker_threads";
 import { type ErrorCode, GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
-import { pace } from "../pace.ts";
+import { pace } from "../async/pace.ts";
 import type { ExtractedPage, ExtractOptions } from "./mod.ts";
 import { HTML_LIMITS } from "./guard.ts";
 import type { ExtractReply, ExtractRequest } from "./worker.ts";

@@ -3,7 +3,7 @@ import { GleanerError } from "../errors.ts";
 import { extractHtml } from "./mod.ts";
 import { createExtractPool } from "./pool.ts";
 import { MESSAGE_PART_CHARS } from "./parts.ts";
-import { countTokens } from "../rank/tokens.ts";
+import { countTokens } from "../text/tokens.ts";
 import { binaryBytes, nestedDivs } from "../../tests/fixtures/hostile.ts";
 import { PAGES_PATH } from "../../tests/fixtures/web.ts";
 import { evalInChild } from "../../tests/fixtures/eval.ts";

@@ -12,8 +12,8 @@
 import { parentPort } from "node:worker_threads";
 import { GleanerError } from "../errors.ts";
 import { type ExtractedPage, extractHtml, type ExtractOptions } from "./mod.ts";
-import { countTokens } from "../rank/tokens.ts";
-import { looksThin } from "../read/thin.ts";
+import { countTokens } from "../text/tokens.ts";
+import { looksThin } from "./thin.ts";
 import { HTML_LIMITS } from "./guard.ts";
 import { textParts } from "./parts.ts";
 

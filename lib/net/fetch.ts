@@ -62,7 +62,7 @@ import type { Logger } from "@logtape/logtape";
 import { type Config, privateAllowed } from "../config.ts";
 import { GleanerError, networkError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
-import { pace } from "../pace.ts";
+import { pace } from "../async/pace.ts";
 import { assertAddressesAllowed, assertUrlAllowed } from "./address.ts";
 import { decodeText, detectCharset, isTextualMediaType, sniffMediaType } from "./content.ts";
 import { BodyBuffer } from "./body_buffer.ts";

@@ -12,8 +12,8 @@
 import type { Config } from "../config.ts";
 import { getGleanerLogger } from "../log.ts";
 import { tokenize } from "./bm25.ts";
-import { readStaticModel, type StaticTable } from "./embed/static_fast.ts";
-import { ensureStaticModelDir } from "./embed/static.ts";
+import { readStaticModel, type StaticTable } from "../embed/static_fast.ts";
+import { ensureStaticModelDir } from "../embed/static.ts";
 import {
   decodeNeighbourTable,
   type NeighbourTable,

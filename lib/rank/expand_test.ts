@@ -8,9 +8,9 @@ import {
 } from "./neighbours.ts";
 import { bm25Rank } from "./bm25.ts";
 import { rankUnits } from "./mod.ts";
-import { chunkMarkdown } from "./chunk.ts";
-import { staticModelDir } from "./embed/static.ts";
-import { readStaticModel } from "./embed/static_fast.ts";
+import { chunkMarkdown } from "../text/chunk.ts";
+import { staticModelDir } from "../embed/static.ts";
+import { readStaticModel } from "../embed/static_fast.ts";
 
 const UNITS = [
   "The automobile was parked outside the bakery all night.",

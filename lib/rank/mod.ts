@@ -6,18 +6,18 @@
  * @module
  */
 import { bm25Rank } from "./bm25.ts";
-import type { Unit } from "./chunk.ts";
+import type { Unit } from "../text/chunk.ts";
 import { cosine } from "./dedupe.ts";
 import { fuseRankings, type Relevance, relevanceOf } from "./fusion.ts";
-import type { Embedder } from "./embed/types.ts";
+import type { Embedder } from "../embed/types.ts";
 import { rerankTop } from "./rerank.ts";
 import { getGleanerLogger } from "../log.ts";
 
-export { chunkMarkdown, type ChunkOptions, type Unit, wordCount } from "./chunk.ts";
+export { chunkMarkdown, type ChunkOptions, type Unit, wordCount } from "../text/chunk.ts";
 export { Bm25Index, type Bm25Options, bm25Rank, stem, tokenize } from "./bm25.ts";
 export { fuseRankings, type Relevance, relevanceOf, type WeightedRanking } from "./fusion.ts";
 export { cosine, dedupe, type DedupeOptions, jaccard, tokenSet } from "./dedupe.ts";
-export { countTokens } from "./tokens.ts";
+export { countTokens } from "../text/tokens.ts";
 export {
   createQueryExpander,
   type ExpanderOptions,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { bm25Rank, chunkMarkdown, rankUnits } from "./mod.ts";
-import type { Embedder } from "./embed/types.ts";
+import type { Embedder } from "../embed/types.ts";
 
 const MD = [
   "# Tides",

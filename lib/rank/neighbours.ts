@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { StaticTable } from "./embed/static_fast.ts";
+import type { StaticTable } from "../embed/static_fast.ts";
 
 /** Neighbour lists of every row, best first. */
 export interface NeighbourTable {

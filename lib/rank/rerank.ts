@@ -7,8 +7,8 @@
  * @module
  */
 import { fuseRankings } from "./fusion.ts";
-import { cosine } from "./embed/vector.ts";
-import type { Embedder } from "./embed/types.ts";
+import { cosine } from "../embed/vector.ts";
+import type { Embedder } from "../embed/types.ts";
 
 /** Options of {@link rerankTop}. */
 export interface RerankOptions {
@@ -33,7 +33,7 @@ export interface RerankOptions {
  * @example
  * ```ts ignore
  * import { rerankTop } from "./rerank.ts";
- * import { createUseLiteEmbedder } from "./embed/use_lite.ts";
+ * import { createUseLiteEmbedder } from "../embed/use_lite.ts";
  * const embedder = await createUseLiteEmbedder();
  * const ranked = [{ text: "Bread needs yeast.", score: 1 }, { text: "The tower is 330 m high.", score: 0.9 }];
  * const out = await rerankTop("how tall is the tower", ranked, (r) => r.text, { embedder, weight: 1 });

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { createUseLiteEmbedder } from "./embed/use_lite.ts";
+import { createUseLiteEmbedder } from "../embed/use_lite.ts";
 import { chunkMarkdown, rankUnits } from "./mod.ts";
 import { rerankTop } from "./rerank.ts";
-import type { Embedder } from "./embed/types.ts";
+import type { Embedder } from "../embed/types.ts";
 
 const MD = [
   "## Flights",

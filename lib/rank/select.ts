@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { chunkMarkdown, type Unit } from "./chunk.ts";
+import { chunkMarkdown, type Unit } from "../text/chunk.ts";
 import { cosine, dedupe, jaccard, tokenSet } from "./dedupe.ts";
 import { type Relevance, relevanceOf } from "./fusion.ts";
-import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "./tokens.ts";
+import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "../text/tokens.ts";
 import { headingLine, renderEvidence, sourceHeader } from "./render.ts";
 
 /** The page a candidate unit comes from. */
@@ -180,7 +180,7 @@ function toPassages(picks: Pick[]): EvidenceItem[] {
  *
  * @example
  * ```ts
- * import { chunkMarkdown } from "./chunk.ts";
+ * import { chunkMarkdown } from "../text/chunk.ts";
  * import { selectEvidence } from "./select.ts";
  * const markdown = "Tides rise twice a day.\n\nThe Moon pulls the oceans.";
  * const source = { url: "https://example.com/t", title: "Tides", markdown };

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { chunkMarkdown } from "./chunk.ts";
+import { chunkMarkdown } from "../text/chunk.ts";
 import { rankUnits } from "./mod.ts";
 import { type Candidate, type EvidenceSource, pageInOrder, selectEvidence } from "./select.ts";
 import { renderEvidence } from "./render.ts";
-import { countTokens } from "./tokens.ts";
+import { countTokens } from "../text/tokens.ts";
 import { extractHtml } from "../extract/mod.ts";
 import { loadPages } from "../../bench/extraction.ts";
 

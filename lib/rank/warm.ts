@@ -7,9 +7,9 @@
  *
  * @module
  */
-import { chunkMarkdown } from "./chunk.ts";
+import { chunkMarkdown } from "../text/chunk.ts";
 import { pageInOrder } from "./select.ts";
-import { countTokens, countTokensUpTo, tokenReach } from "./tokens.ts";
+import { countTokens, countTokensUpTo, tokenReach } from "../text/tokens.ts";
 
 /** Samples of the kinds of text the paths are compiled for, one per step. */
 function samples(): string[] {

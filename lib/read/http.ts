@@ -6,7 +6,7 @@
  * @module
  */
 import { GleanerError } from "../errors.ts";
-import { pace } from "../pace.ts";
+import { pace } from "../async/pace.ts";
 import type { Config } from "../config.ts";
 import {
   type ExtractedPage,
@@ -20,7 +20,7 @@ import type { FetchedResponse } from "../net/types.ts";
 import { pdfToMarkdown } from "./convert/pdf.ts";
 import { isStructuredType, looksLikeHtml, structuredToMarkdown } from "./convert/structured.ts";
 import { assertPageStatus } from "./status.ts";
-import { looksThin } from "./thin.ts";
+import { looksThin } from "../extract/thin.ts";
 import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);

@@ -6,7 +6,7 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { GleanerError } from "../errors.ts";
-import type { EmbeddingCache } from "../rank/embed/types.ts";
+import type { EmbeddingCache } from "../embed/types.ts";
 import { transaction } from "./sqlite.ts";
 
 export type { EmbeddingCache };

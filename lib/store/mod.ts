@@ -18,7 +18,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { type Config, StoreSchema } from "../config.ts";
 import { GleanerError } from "../errors.ts";
-import type { EmbeddingCache } from "../rank/embed/types.ts";
+import type { EmbeddingCache } from "../embed/types.ts";
 import { SqliteCache } from "./cache.ts";
 import { SqliteDomainStats } from "./domain_stats.ts";
 import { SqliteEmbeddingCache } from "./embeddings.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { escapeMemoryText } from "../store/memory/render.ts";
+import { escapeMemoryText } from "../memory/render.ts";
 import { KindSchema, MemoryNoticeSchema, SessionIdSchema } from "./memory_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 

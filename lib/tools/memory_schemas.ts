@@ -1,6 +1,6 @@
 /**
  * Zod schemas shared by the six memory tools (inputs strict, outputs matching
- * the types of `lib/store/memory/types.ts`).
+ * the types of `lib/memory/types.ts`).
  *
  * @module
  */

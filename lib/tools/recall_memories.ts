@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { renderRecall } from "../store/memory/render.ts";
+import { renderRecall } from "../memory/render.ts";
 import { MemoryNoticeSchema, SessionIdSchema } from "./memory_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 

@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { gatherEvidence, isWholePageQuery } from "../../evidence/gather.ts";
 import { relatedLinks } from "../../evidence/links.ts";
 import { readAll } from "../../evidence/read_all.ts";
-import { countTokens } from "../../rank/tokens.ts";
+import { countTokens } from "../../text/tokens.ts";
 import type { Page } from "../../read/types.ts";
 import type { ScrapeInput, ScrapeOutput } from "../scrape_urls.ts";
 import type { ToolContext } from "../spec.ts";

@@ -1,0 +1,103 @@
+/**
+ * A caching wrapper: passage vectors are looked up in an
+ * {@link EmbeddingCache} by model id (which also fixes the model's prefixes)
+ * and the SHA-256 of the passage text, and only the missing ones are computed. Queries are never
+ * cached (they are short and rarely repeat).
+ *
+ * @module
+ */
+import { getGleanerLogger } from "../log.ts";
+import type { Embedder, EmbeddingCache } from "./types.ts";
+import { isZeroVector } from "./vector.ts";
+
+const logger = getGleanerLogger("rank", "embed");
+
+/**
+ * Lower-case hex SHA-256 of a text (UTF-8), the cache key of a passage.
+ *
+ * @example
+ * ```ts
+ * import { textHash } from "./cached.ts";
+ * console.assert(
+ *   (await textHash("abc")) === "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+ * );
+ * ```
+ */
+export async function textHash(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  const bytes = new Uint8Array(digest);
+  let hex = "";
+  for (const b of bytes) hex += b.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/**
+ * Wraps an embedder so `embedDocuments` reads from and writes to `cache`.
+ * Identical texts in one call are embedded once; zero vectors (texts that
+ * could not be embedded) are not stored. A failing cache is logged and
+ * bypassed, never fatal.
+ *
+ * @example
+ * ```ts ignore
+ * import { withCache } from "./cached.ts";
+ * import { createStaticEmbedder } from "./static.ts";
+ * import { SqliteEmbeddingCache } from "../store/embeddings.ts";
+ * import { openDatabase } from "../store/sqlite.ts";
+ * const embedder = withCache(await createStaticEmbedder(), new SqliteEmbeddingCache(openDatabase(":memory:")));
+ * await embedder.embedDocuments(["a passage"]); // computed and stored
+ * await embedder.embedDocuments(["a passage"]); // read from the cache
+ * ```
+ */
+export function withCache(embedder: Embedder, cache: EmbeddingCache): Embedder {
+  const embedDocuments = async (texts: string[], signal?: AbortSignal) => {
+    const hashes = await Promise.all(texts.map(textHash));
+    let found = new Map<string, Float32Array>();
+    try {
+      found = await cache.get(embedder.id, [...new Set(hashes)]);
+    } catch (error) {
+      logger.warning("embedding cache read failed: {error}", { error: String(error) });
+    }
+    const dims = embedder.dimensions;
+    for (const [hash, vector] of found) {
+      if (dims && vector.length !== dims) found.delete(hash);
+    }
+    const missing: string[] = [];
+    const missingHashes: string[] = [];
+    const seen = new Set<string>();
+    texts.forEach((text, i) => {
+      const hash = hashes[i];
+      if (found.has(hash) || seen.has(hash)) return;
+      seen.add(hash);
+      missing.push(text);
+      missingHashes.push(hash);
+    });
+    if (missing.length > 0) {
+      const vectors = await embedder.embedDocuments(missing, signal);
+      const fresh = new Map<string, Float32Array>();
+      missingHashes.forEach((hash, k) => {
+        found.set(hash, vectors[k]);
+        if (!isZeroVector(vectors[k])) fresh.set(hash, vectors[k]);
+      });
+      if (fresh.size > 0) {
+        try {
+          await cache.put(embedder.id, fresh);
+        } catch (error) {
+          logger.warning("embedding cache write failed: {error}", { error: String(error) });
+        }
+      }
+    }
+    return hashes.map((hash) => found.get(hash)!);
+  };
+
+  return {
+    get id() {
+      return embedder.id;
+    },
+    get dimensions() {
+      return embedder.dimensions;
+    },
+    embedQueries: (texts, signal) => embedder.embedQueries(texts, signal),
+    embedDocuments,
+    close: () => embedder.close?.() ?? Promise.resolve(),
+  };
+}

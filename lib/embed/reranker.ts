@@ -1,0 +1,61 @@
+/**
+ * The reranker of the ranking cascade, picked by `rank.rerank`, loaded once
+ * per process and shared. Loading failures are remembered (and logged) so a
+ * missing runtime costs one attempt, and callers fall back to the first stage.
+ *
+ * @module
+ */
+import type { Config } from "../config.ts";
+import { getGleanerLogger } from "../log.ts";
+import { withCache } from "./cached.ts";
+import type { Embedder, EmbeddingCache } from "./types.ts";
+import { createUseLiteEmbedder } from "./use_lite.ts";
+
+const log = getGleanerLogger("rank", "embed");
+
+/** A reranker, or why there is none. */
+export type RerankerResult =
+  | { embedder: Embedder; error?: undefined }
+  | { embedder?: undefined; error: string };
+
+const shared = new Map<string, Promise<RerankerResult>>();
+
+/**
+ * Loads the configured reranker (`rank.rerank`), once per process and
+ * setting. Resolves to `null` for `"none"`; never rejects: a failure gives
+ * `{ error }`, and the next call with the same setting gets the same answer.
+ * With `cache`, passage vectors are also read from and written to it.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "@gleaner/gleaner";
+ * import { sharedReranker } from "./reranker.ts";
+ * const none = await sharedReranker(parseConfig({}).rank);
+ * console.assert(none === null);
+ * ```
+ */
+export function sharedReranker(
+  rank: Pick<Config["rank"], "rerank" | "rerank_max_words">,
+  cache?: EmbeddingCache,
+): Promise<RerankerResult | null> {
+  if (rank.rerank === "none") return Promise.resolve(null);
+  const key = `${rank.rerank}:${rank.rerank_max_words}`;
+  let loading = shared.get(key);
+  if (!loading) {
+    loading = createUseLiteEmbedder({ maxWords: rank.rerank_max_words }).then(
+      (embedder): RerankerResult => ({ embedder }),
+      (error): RerankerResult => {
+        const message = error instanceof Error ? error.message : String(error);
+        log.warn("reranker {kind} unavailable, ranking without it: {error}", {
+          kind: rank.rerank,
+          error: message,
+        });
+        return { error: message };
+      },
+    );
+    shared.set(key, loading);
+  }
+  return cache
+    ? loading.then((r) => r.embedder ? { embedder: withCache(r.embedder, cache) } : r)
+    : loading;
+}

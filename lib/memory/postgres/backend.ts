@@ -1,0 +1,905 @@
+/**
+ * The PostgreSQL memory backend: the same {@link MemoryBackend} as SQLite,
+ * on PostgreSQL 15+ with pgvector, so many stateless Gleaner instances can
+ * share one memory store.
+ *
+ * - Hosted mode: one table for every user, a `tenant` column first in every
+ *   index, and `tenant = $1` in every statement ({@link PostgresMemoryDatabase.backend}).
+ * - Lexical: `tsvector` (`english`: stemming, stop words) + GIN, ranked by
+ *   BM25 (k1 1.2, b 0.75) computed in SQL (not `ts_rank_cd`, which has no
+ *   IDF): term frequency from `ts_rank_cd` of each single-term query,
+ *   document length from the content's tokens, N = the tenant's live
+ *   memories, document frequency counted over the matched rows (or the
+ *   planner's lexeme frequency, when larger). Work is bounded: the match is
+ *   the OR of the rarest query terms (planner statistics) until about
+ *   max(1,000, 20·k) rows are expected; more common terms only score those
+ *   rows, and the newest rows matching any term fill in below k.
+ * - Dense: `vector` + one partial HNSW index (cosine) per dimension count;
+ *   iterative scans keep filtered searches from coming back short.
+ * - Candidates are top-k per retriever (LIMIT in SQL), never the whole table.
+ *
+ * @module
+ */
+import { GleanerError } from "../../errors.ts";
+import {
+  inTransaction,
+  openPgPool,
+  type PgClient,
+  pgError,
+  type PgPool,
+  type PgQueryable,
+} from "./client.ts";
+import { ensureVectorIndex, migratePostgres, TS_CONFIG } from "./schema.ts";
+import {
+  isoTime,
+  type Memory,
+  type MemoryBackend,
+  type MemoryCandidate,
+  type MemoryCounts,
+  type MemoryKind,
+  type MemoryListPage,
+  type MemoryListQuery,
+  type MemoryScope,
+  type MemoryUpdate,
+  type MemoryUpdateResult,
+  type NewMemoryRow,
+  newRef,
+  type PendingEmbedding,
+} from "../types.ts";
+
+/** Options of {@link openPostgresMemory} and {@link PostgresMemoryDatabase.open}. */
+export interface PostgresMemoryOptions {
+  /** `memory.postgres_url` (a secret: never logged or echoed). */
+  url: string;
+  /** Most pooled connections per process (default 10). */
+  maxConnections?: number;
+  /** HNSW candidate list size (`hnsw.ef_search`, default 100). */
+  efSearch?: number;
+}
+
+/** Most query lexemes used for ranking (longer queries keep the first ones). */
+const MAX_TERMS = 64;
+/** Draws of a fresh ref before giving up (a clash is ~n / 2^40). */
+const REF_TRIES = 8;
+/** A lexical match stops widening to more common terms once this many rows are expected. */
+const WIDEN_ROWS = 1_000;
+/** When even the rarest query term is this common, only this many newest matching rows are ranked. */
+const MAX_MATCH = 5_000;
+/** When the rarest terms find fewer than k rows, this many newest rows matching any term are ranked too. */
+const FALLBACK_ROWS = 2_000;
+/** How long the planner's lexeme frequencies are reused (ms). */
+const STATS_TTL = 300_000;
+/** BM25 parameters. */
+const K1 = 1.2;
+const B = 0.75;
+
+const COLS = "id, ref, content, kind, session_id, created_at, updated_at, recall_count, " +
+  "last_recalled_at, superseded_by, tokens, embedding_model";
+
+interface Row {
+  id: string | number;
+  ref: string;
+  content: string;
+  kind: MemoryKind;
+  session_id: string | null;
+  created_at: string | number;
+  updated_at: string | number;
+  recall_count: number;
+  last_recalled_at: string | number | null;
+  superseded_by: string | number | null;
+  tokens: number;
+  embedding_model: string | null;
+}
+
+function toMemory(r: Row): Memory {
+  return {
+    id: Number(r.id),
+    ref: r.ref,
+    content: r.content,
+    kind: r.kind,
+    session_id: r.session_id,
+    created_at: isoTime(Number(r.created_at)),
+    updated_at: isoTime(Number(r.updated_at)),
+    recall_count: Number(r.recall_count),
+    last_recalled_at: r.last_recalled_at === null ? null : isoTime(Number(r.last_recalled_at)),
+    superseded_by: r.superseded_by === null ? null : Number(r.superseded_by),
+    tokens: Number(r.tokens),
+    embedding_model: r.embedding_model,
+  };
+}
+
+/** pgvector's text form of a vector. */
+function vectorText(v: Float32Array): string {
+  return `[${Array.from(v).join(",")}]`;
+}
+
+/**
+ * What is stored for a vector: its text form, or `""` for an all-zero vector
+ * (the row counts as embedded but holds no vector: cosine would be NaN).
+ */
+function storedVector(v: Float32Array): string {
+  return v.some((x) => x !== 0) ? vectorText(v) : "";
+}
+
+/** A lexeme as a quoted tsquery operand (no operator in user text survives). */
+function quoteLexeme(lexeme: string): string {
+  return `'${lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+}
+
+function checkVector(v: Float32Array, dims: number, field: string): void {
+  if (v.length !== dims) {
+    throw new GleanerError(
+      "invalid_arguments",
+      `${field} has ${v.length} dimensions; the memory store holds ${dims}`,
+    );
+  }
+  for (const x of v) {
+    if (!Number.isFinite(x)) {
+      throw new GleanerError("invalid_arguments", `${field} has a non-finite component`);
+    }
+  }
+}
+
+function checkContent(content: string, field: string): void {
+  if (content.includes("\0")) {
+    throw new GleanerError(
+      "invalid_arguments",
+      `${field} contains a NUL character, which PostgreSQL text cannot hold`,
+    );
+  }
+}
+
+function checkKind(kind: unknown, field: string): void {
+  if (kind !== "episodic" && kind !== "profile") {
+    throw new GleanerError("invalid_arguments", `${field} must be "episodic" or "profile"`);
+  }
+}
+
+/** `id` when it can name a row, else undefined (no row has it). */
+function rowId(id: unknown): number | undefined {
+  return typeof id === "number" && Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
+
+/** Appends the scope filters to `where`, binding values into `params`. */
+function addScope(scope: MemoryScope, where: string[], params: unknown[]): void {
+  if (scope.kind !== undefined) {
+    checkKind(scope.kind, "kind");
+    where.push(`kind = $${params.push(scope.kind)}`);
+  }
+  if (scope.session_id === null) where.push("session_id IS NULL");
+  else if (scope.session_id !== undefined) {
+    where.push(`session_id = $${params.push(String(scope.session_id))}`);
+  }
+}
+
+/** Lexeme frequencies: listed lexemes, and the frequency every unlisted one is below. */
+interface LexemeStats {
+  freq: Map<string, number>;
+  floor: number;
+}
+
+const statsCache = new WeakMap<PgPool, { at: number; stats: Promise<LexemeStats> }>();
+
+/**
+ * Fraction of rows holding each frequent lexeme, from the planner's
+ * statistics of `tsv` (`pg_stats.most_common_elems`, kept by ANALYZE /
+ * autovacuum); empty before the first ANALYZE. Cached per pool.
+ */
+function lexemeStats(pool: PgPool): Promise<LexemeStats> {
+  const now = Date.now();
+  const hit = statsCache.get(pool);
+  if (hit && now - hit.at < STATS_TTL) return hit.stats;
+  statsCache.delete(pool);
+  const stats = pool.query<{ elems: string[] | null; freqs: number[] | null }>(
+    `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
+     FROM pg_stats
+     WHERE schemaname = current_schema() AND tablename = 'gleaner_memory' AND attname = 'tsv'`,
+  ).then(({ rows }) => {
+    const freq = new Map<string, number>();
+    const r = rows[0];
+    if (!r?.elems || !r.freqs) return { freq, floor: 0 };
+    r.elems.forEach((e, i) => freq.set(e, Number(r.freqs![i])));
+    // After the per-lexeme frequencies come their minimum and maximum.
+    return { freq, floor: Number(r.freqs[r.elems.length] ?? 1) };
+  }, () => ({ freq: new Map<string, number>(), floor: 0 }));
+  statsCache.set(pool, { at: now, stats });
+  // Until ANALYZE has run there is nothing to keep: ask again next time.
+  stats.then((st) => {
+    if (st.freq.size === 0 && statsCache.get(pool)?.stats === stats) statsCache.delete(pool);
+  });
+  return stats;
+}
+
+/** The current embedder of one tenant. */
+interface TenantModel {
+  model: string;
+  dims: number;
+}
+
+/**
+ * One pool and schema shared by every tenant of a PostgreSQL database.
+ * {@link PostgresMemoryDatabase.backend} gives a tenant's store; closing a
+ * tenant's store leaves the pool open, {@link PostgresMemoryDatabase.close}
+ * ends it.
+ *
+ * @example
+ * ```ts ignore
+ * const db = await PostgresMemoryDatabase.open({ url: "postgres://gleaner@127.0.0.1/gleaner" });
+ * const alice = db.backend("alice");
+ * await alice.useEmbeddingModel("static:m", 100);
+ * await db.close();
+ * ```
+ */
+export class PostgresMemoryDatabase {
+  /** The connection pool. */
+  readonly pool: PgPool;
+
+  private constructor(pool: PgPool) {
+    this.pool = pool;
+  }
+
+  /** Connects (lazily loading `npm:pg`) and migrates the schema. */
+  static async open(opts: PostgresMemoryOptions): Promise<PostgresMemoryDatabase> {
+    const pool = await openPgPool({
+      url: opts.url,
+      max: opts.maxConnections,
+      efSearch: opts.efSearch,
+    });
+    try {
+      await migratePostgres(pool);
+    } catch (err) {
+      await pool.end().catch(() => {});
+      throw pgError(err, "migrate");
+    }
+    return new PostgresMemoryDatabase(pool);
+  }
+
+  /**
+   * The store of `tenant` (`""` in single-user mode); every statement is
+   * filtered on it. Its `close()` runs `onClose` (default: nothing; the pool
+   * stays open).
+   */
+  backend(tenant: string, onClose?: () => Promise<void>): PostgresMemoryBackend {
+    return new PostgresMemoryBackend(this.pool, tenant, onClose);
+  }
+
+  /** Ends the pool. */
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/**
+ * Opens the single-user PostgreSQL store (tenant `""`, or `tenant`): its
+ * `close()` ends the pool.
+ *
+ * @example
+ * ```ts ignore
+ * const store = await openPostgresMemory({ url: "postgres://gleaner@127.0.0.1/gleaner" });
+ * await store.useEmbeddingModel("static:m", 100);
+ * await store.close();
+ * ```
+ */
+export async function openPostgresMemory(
+  opts: PostgresMemoryOptions & { tenant?: string },
+): Promise<PostgresMemoryBackend> {
+  const db = await PostgresMemoryDatabase.open(opts);
+  return db.backend(opts.tenant ?? "", () => db.close());
+}
+
+/** {@link MemoryBackend} of one tenant on PostgreSQL. */
+export class PostgresMemoryBackend implements MemoryBackend {
+  /** Engine name. */
+  readonly engine = "postgres";
+  /** The tenant every statement is filtered on. */
+  readonly tenant: string;
+  private readonly pool: PgPool;
+  private readonly onClose?: () => Promise<void>;
+  private model: TenantModel | null | undefined = undefined;
+  private live: { at: number; n: number } | undefined;
+
+  /** Use {@link PostgresMemoryDatabase.backend} or {@link openPostgresMemory}. */
+  constructor(pool: PgPool, tenant: string, onClose?: () => Promise<void>) {
+    if (typeof tenant !== "string") {
+      throw new GleanerError("invalid_arguments", "tenant must be a string");
+    }
+    this.pool = pool;
+    this.tenant = tenant;
+    this.onClose = onClose;
+  }
+
+  private async run<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw pgError(err, operation);
+    }
+  }
+
+  private async readModel(q: PgQueryable, lock = ""): Promise<TenantModel | null> {
+    const { rows } = await q.query<{ model: string | null; dims: number | null }>(
+      `SELECT model, dims FROM gleaner_memory_tenant WHERE tenant = $1 ${lock}`,
+      [this.tenant],
+    );
+    const r = rows[0];
+    return r && r.model !== null && r.dims !== null ? { model: r.model, dims: r.dims } : null;
+  }
+
+  private async currentModel(): Promise<TenantModel | null> {
+    if (this.model === undefined) this.model = await this.readModel(this.pool);
+    return this.model;
+  }
+
+  /** Declares the current embedder; drops every vector of this tenant when it changes. */
+  async useEmbeddingModel(model: string, dimensions: number): Promise<boolean> {
+    if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 16_000) {
+      throw new GleanerError(
+        "invalid_arguments",
+        `embedding dimensions must be an integer from 1 to 16000, got ${dimensions}`,
+      );
+    }
+    return await this.run("use embedding model", () =>
+      inTransaction(this.pool, async (c) => {
+        await c.query(
+          "INSERT INTO gleaner_memory_tenant (tenant) VALUES ($1) ON CONFLICT DO NOTHING",
+          [this.tenant],
+        );
+        const prev = await this.readModel(c, "FOR UPDATE");
+        await ensureVectorIndex(c, dimensions);
+        if (prev && prev.model === model && prev.dims === dimensions) {
+          this.model = prev;
+          return false;
+        }
+        await c.query(
+          `UPDATE gleaner_memory SET embedding = NULL, embedding_model = NULL, embedding_dims = NULL
+           WHERE tenant = $1 AND embedding_model IS NOT NULL`,
+          [this.tenant],
+        );
+        await c.query("UPDATE gleaner_memory_tenant SET model = $2, dims = $3 WHERE tenant = $1", [
+          this.tenant,
+          model,
+          dimensions,
+        ]);
+        this.model = { model, dims: dimensions };
+        return prev !== null;
+      }));
+  }
+
+  /** The current embedder of this tenant, or `null` before the first declaration. */
+  async embeddingModel(): Promise<{ model: string; dimensions: number } | null> {
+    return await this.run("read embedding model", async () => {
+      const m = await this.readModel(this.pool);
+      this.model = m;
+      return m ? { model: m.model, dimensions: m.dims } : null;
+    });
+  }
+
+  /** Inserts rows in one transaction (all or none). */
+  async insert(rows: NewMemoryRow[]): Promise<Memory[]> {
+    if (rows.length === 0) return [];
+    rows.forEach((r, i) => {
+      checkContent(r.content, `memories[${i}].content`);
+      checkKind(r.kind, `memories[${i}].kind`);
+    });
+    return await this.run("insert", () =>
+      inTransaction(this.pool, async (c) => {
+        const model = await this.readModel(c, "FOR SHARE");
+        const vecs = rows.map((r, i) => {
+          if (!r.embedding || !model || r.embedding.model !== model.model) return null;
+          checkVector(r.embedding.vector, model.dims, `memories[${i}].embedding`);
+          return storedVector(r.embedding.vector);
+        });
+        const out = new Map<number, Memory>();
+        let todo = rows.map((_, i) => i);
+        for (let attempt = 0; todo.length > 0; attempt++) {
+          if (attempt >= REF_TRIES) {
+            throw new GleanerError("internal", "could not draw a unique memory ref");
+          }
+          const refs = new Set<string>();
+          while (refs.size < todo.length) refs.add(newRef());
+          const refList = [...refs];
+          const { rows: made } = await c.query<Row>(
+            `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
+               updated_at, tokens, embedding_model, embedding_dims, embedding)
+             SELECT $1, u.ref, u.content, u.kind, u.session_id, u.created_at, u.created_at,
+               u.tokens, CASE WHEN u.vec IS NULL THEN NULL ELSE $2 END,
+               CASE WHEN NULLIF(u.vec, '') IS NULL THEN NULL ELSE $3::integer END, NULLIF(u.vec, '')::vector
+             FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
+                         $9::integer[], $10::text[])
+               WITH ORDINALITY AS u(ref, content, kind, session_id, created_at, tokens, vec, ord)
+             ORDER BY u.ord
+             ON CONFLICT (tenant, ref) DO NOTHING
+             RETURNING ${COLS}`,
+            [
+              this.tenant,
+              model?.model ?? null,
+              model?.dims ?? null,
+              refList,
+              todo.map((i) => rows[i].content),
+              todo.map((i) => rows[i].kind),
+              todo.map((i) => rows[i].session_id),
+              todo.map((i) => Math.trunc(rows[i].created_at)),
+              todo.map((i) => Math.trunc(rows[i].tokens)),
+              todo.map((i) => vecs[i]),
+            ],
+          );
+          const byRef = new Map(made.map((r) => [r.ref, r]));
+          const left: number[] = [];
+          todo.forEach((i, j) => {
+            const r = byRef.get(refList[j]);
+            if (r) out.set(i, toMemory(r));
+            else left.push(i);
+          });
+          todo = left;
+        }
+        return rows.map((_, i) => out.get(i)!);
+      }));
+  }
+
+  /** Replaces the content of live memory `id`, keeping the old version as history. */
+  async update(id: number, change: MemoryUpdate): Promise<MemoryUpdateResult> {
+    checkContent(change.content, "content");
+    const notFound = () => new GleanerError("not_found", `no live memory with id ${id}`);
+    const key = rowId(id);
+    if (key === undefined) throw notFound();
+    return await this.run("update", () =>
+      inTransaction(this.pool, async (c) => {
+        const model = await this.readModel(c, "FOR SHARE");
+        const live = await c.query<Row>(
+          `SELECT ${COLS} FROM gleaner_memory
+           WHERE tenant = $1 AND id = $2 AND superseded_by IS NULL FOR UPDATE`,
+          [this.tenant, key],
+        );
+        if (live.rows.length === 0) throw notFound();
+        let vec: string | null = null;
+        if (change.embedding && model && change.embedding.model === model.model) {
+          checkVector(change.embedding.vector, model.dims, "embedding");
+          vec = storedVector(change.embedding.vector);
+        }
+        let previous: Row | undefined;
+        for (let attempt = 0; !previous; attempt++) {
+          if (attempt >= REF_TRIES) {
+            throw new GleanerError("internal", "could not draw a unique memory ref");
+          }
+          const { rows } = await c.query<Row>(
+            `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
+               updated_at, recall_count, last_recalled_at, superseded_by, tokens)
+             SELECT tenant, $3, content, kind, session_id, created_at, updated_at, recall_count,
+               last_recalled_at, id, tokens
+             FROM gleaner_memory WHERE tenant = $1 AND id = $2
+             ON CONFLICT (tenant, ref) DO NOTHING
+             RETURNING ${COLS}`,
+            [this.tenant, key, newRef()],
+          );
+          previous = rows[0];
+        }
+        const { rows } = await c.query<Row>(
+          `UPDATE gleaner_memory SET content = $3, tokens = $4, updated_at = $5,
+             embedding = NULLIF($6, '')::vector, embedding_model = $7, embedding_dims = $8
+           WHERE tenant = $1 AND id = $2
+           RETURNING ${COLS}`,
+          [
+            this.tenant,
+            key,
+            change.content,
+            Math.trunc(change.tokens),
+            Math.trunc(change.updated_at),
+            vec,
+            vec === null ? null : model!.model,
+            vec === null || vec === "" ? null : model!.dims,
+          ],
+        );
+        return { memory: toMemory(rows[0]), previous: toMemory(previous) };
+      }));
+  }
+
+  /** Deletes live memory `id` with its history (foreign key cascade) and vector. */
+  async delete(id: number): Promise<boolean> {
+    const key = rowId(id);
+    if (key === undefined) return false;
+    return await this.run("delete", async () => {
+      const res = await this.pool.query(
+        "DELETE FROM gleaner_memory WHERE tenant = $1 AND id = $2 AND superseded_by IS NULL",
+        [this.tenant, key],
+      );
+      return (res.rowCount ?? 0) > 0;
+    });
+  }
+
+  /** A memory (live or history) of this tenant by id or ref. */
+  async get(key: { id: number } | { ref: string }): Promise<Memory | undefined> {
+    let where: string;
+    let value: unknown;
+    if ("id" in key) {
+      value = rowId(key.id);
+      if (value === undefined) return undefined;
+      where = "id = $2";
+    } else {
+      if (typeof key.ref !== "string") return undefined;
+      value = key.ref;
+      where = "ref = $2";
+    }
+    return await this.run("get", async () => {
+      const { rows } = await this.pool.query<Row>(
+        `SELECT ${COLS} FROM gleaner_memory WHERE tenant = $1 AND ${where}`,
+        [this.tenant, value],
+      );
+      return rows[0] ? toMemory(rows[0]) : undefined;
+    });
+  }
+
+  /** Memories of this tenant by id, in the order of `ids`. */
+  async getMany(ids: readonly number[]): Promise<Memory[]> {
+    const keys = [...new Set(ids.map(rowId).filter((x): x is number => x !== undefined))];
+    if (keys.length === 0) return [];
+    return await this.run("get", async () => {
+      const { rows } = await this.pool.query<Row>(
+        `SELECT ${COLS} FROM gleaner_memory WHERE tenant = $1 AND id = ANY($2::bigint[])`,
+        [this.tenant, keys],
+      );
+      const byId = new Map(rows.map((r) => [Number(r.id), toMemory(r)]));
+      return ids.map((id) => byId.get(id)).filter((m): m is Memory => m !== undefined);
+    });
+  }
+
+  /** Older versions of live memory `id`, newest first. */
+  async history(id: number): Promise<Memory[]> {
+    const key = rowId(id);
+    if (key === undefined) return [];
+    return await this.run("history", async () => {
+      const { rows } = await this.pool.query<Row>(
+        `SELECT ${COLS} FROM gleaner_memory WHERE tenant = $1 AND superseded_by = $2
+         ORDER BY id DESC`,
+        [this.tenant, key],
+      );
+      return rows.map(toMemory);
+    });
+  }
+
+  /** The query's distinct lexemes (the `english` configuration), at most {@link MAX_TERMS}. */
+  private async lexemes(text: string): Promise<string[]> {
+    if (!text.trim()) return [];
+    const { rows } = await this.pool.query<{ t: string[] }>(
+      `SELECT tsvector_to_array(to_tsvector('${TS_CONFIG}'::regconfig, $1)) AS t`,
+      [text.replaceAll("\0", " ")],
+    );
+    return (rows[0]?.t ?? []).slice(0, MAX_TERMS);
+  }
+
+  /**
+   * SQL ranking the live rows matching `where` (params bound in `params`) and
+   * any of `plan.match` (default: every term) by BM25 over all `terms`;
+   * selects `id, score`. IDF uses `plan.n` documents (default: the matched
+   * set's size) and, per term, the larger of its matched count and
+   * `plan.estDf` (an estimate for terms left out of the match).
+   */
+  private bm25Sql(
+    where: string[],
+    params: unknown[],
+    terms: string[],
+    plan: { n?: number; estDf?: number[]; match?: string[]; newest?: number } = {},
+  ): string {
+    const quoted = terms.map(quoteLexeme);
+    const any = params.push((plan.match ?? terms).map(quoteLexeme).join(" | "));
+    const each = params.push(quoted);
+    const est = params.push(plan.estDf ?? terms.map(() => 0));
+    const n = params.push(plan.n ?? 0);
+    const newest = plan.newest
+      ? `ORDER BY created_at DESC, id DESC LIMIT $${params.push(plan.newest)}`
+      : "";
+    return `
+      WITH m AS MATERIALIZED (
+        SELECT id, tsv, greatest(tokens, 1)::float8 AS len FROM gleaner_memory
+        WHERE ${where.join(" AND ")} AND tsv @@ $${any}::tsquery ${newest}
+      ),
+      t AS (
+        SELECT q, est, i FROM unnest($${each}::tsquery[], $${est}::float8[])
+          WITH ORDINALITY AS u(q, est, i)
+      ),
+      st AS (
+        SELECT greatest(count(*)::float8, $${n}::float8) AS n, greatest(avg(len), 1) AS avgdl
+        FROM m
+      ),
+      p AS (
+        SELECT m.id, m.len, ts_rank_cd(m.tsv, t.q, 0)::float8 * 10 AS tf,
+          greatest(count(*) OVER (PARTITION BY t.i)::float8, t.est) AS df
+        FROM m JOIN t ON m.tsv @@ t.q
+      ),
+      s AS (
+        SELECT p.id, sum(
+          ln(1 + greatest(st.n - p.df + 0.5, 0.5) / (p.df + 0.5))
+          * (p.tf * ${K1 + 1}) / (p.tf + ${K1} * (${1 - B} + ${B} * p.len / st.avgdl))
+        ) AS score
+        FROM p CROSS JOIN st
+        GROUP BY p.id
+      )
+      SELECT id, score FROM s`;
+  }
+
+  /** Live memories of this tenant (index-only count, cached for a minute). */
+  private async liveCount(): Promise<number> {
+    const now = Date.now();
+    if (this.live && now - this.live.at < 60_000) return this.live.n;
+    const { rows } = await this.pool.query<{ n: string }>(
+      "SELECT count(*) AS n FROM gleaner_memory WHERE tenant = $1 AND superseded_by IS NULL",
+      [this.tenant],
+    );
+    this.live = { at: now, n: Number(rows[0].n) };
+    return this.live.n;
+  }
+
+  /** A filtered, ordered page of this tenant's live memories and their total. */
+  async list(query: MemoryListQuery): Promise<MemoryListPage> {
+    const limit = Math.max(1, Math.trunc(query.limit));
+    const offset = Math.max(0, Math.trunc(query.offset));
+    return await this.run("list", async () => {
+      const params: unknown[] = [this.tenant];
+      const where = ["tenant = $1", "superseded_by IS NULL"];
+      addScope(query, where, params);
+      if (query.since !== undefined) where.push(`created_at >= $${params.push(query.since)}`);
+      if (query.until !== undefined) where.push(`created_at < $${params.push(query.until)}`);
+      const search = query.search?.trim() ? query.search : undefined;
+      let terms: string[] = [];
+      if (search !== undefined) {
+        terms = await this.lexemes(search);
+        if (terms.length === 0) return { items: [], total: 0 };
+      }
+      if (search !== undefined && query.sort === "relevance") {
+        const sql = this.bm25Sql(where, params, terms);
+        const lim = params.push(limit);
+        const off = params.push(offset);
+        const { rows } = await this.pool.query<Row & { score: number; total: string }>(
+          `WITH r AS (${sql}), c AS (SELECT count(*) AS total FROM r)
+           SELECT g.${COLS.split(", ").join(", g.")}, c.total
+           FROM c LEFT JOIN LATERAL (
+             SELECT id, score FROM r ORDER BY score DESC, id DESC LIMIT $${lim} OFFSET $${off}
+           ) p ON true
+           LEFT JOIN gleaner_memory g ON g.tenant = $1 AND g.id = p.id
+           ORDER BY p.score DESC, p.id DESC`,
+          params,
+        );
+        return {
+          items: rows.filter((r) => r.id !== null).map(toMemory),
+          total: Number(rows[0]?.total ?? 0),
+        };
+      }
+      if (search !== undefined) {
+        where.push(`tsv @@ $${params.push(terms.map(quoteLexeme).join(" | "))}::tsquery`);
+      }
+      const order = query.sort === "stale"
+        ? "last_recalled_at ASC NULLS FIRST, created_at ASC, id ASC"
+        : "created_at DESC, id DESC";
+      const filter = where.join(" AND ");
+      const countParams = params.slice();
+      const lim = params.push(limit);
+      const off = params.push(offset);
+      const [page, count] = await Promise.all([
+        this.pool.query<Row>(
+          `SELECT ${COLS} FROM gleaner_memory WHERE ${filter}
+           ORDER BY ${order} LIMIT $${lim} OFFSET $${off}`,
+          params,
+        ),
+        this.pool.query<{ n: string }>(
+          `SELECT count(*) AS n FROM gleaner_memory WHERE ${filter}`,
+          countParams,
+        ),
+      ]);
+      return { items: page.rows.map(toMemory), total: Number(count.rows[0].n) };
+    });
+  }
+
+  /** This tenant's top `k` live memories for `query` by BM25 over `tsvector`. */
+  async lexicalCandidates(
+    query: string,
+    k: number,
+    scope: MemoryScope,
+  ): Promise<MemoryCandidate[]> {
+    const limit = Math.trunc(k);
+    if (!(limit > 0) || typeof query !== "string") return [];
+    return await this.run("lexical search", async () => {
+      const terms = await this.lexemes(query);
+      if (terms.length === 0) return [];
+      const [n, stats] = await Promise.all([this.liveCount(), lexemeStats(this.pool)]);
+      // Bounded work, rarest first: the match is the OR of the rarest terms
+      // until about max(WIDEN_ROWS, 20·k) rows are expected (a term expected
+      // in more rows than that alone never widens it past the rarest); the
+      // more common terms only score the rows found. Expected rows come from the
+      // planner's lexeme frequencies (a lexeme it does not list is rarer than
+      // its least frequent one). When even the rarest term is that common,
+      // only the newest MAX_MATCH matching rows are ranked; when the rarest
+      // terms find fewer than k rows, the newest FALLBACK_ROWS rows matching
+      // any term are ranked as well.
+      const estDf = terms.map((t) => Math.round((stats.freq.get(t) ?? 0) * n));
+      const upper = terms.map((t, i) => stats.freq.has(t) ? estDf[i] : stats.floor * n);
+      const order = terms.map((_, i) => i).sort((x, y) => upper[x] - upper[y]);
+      const target = Math.max(WIDEN_ROWS, 20 * limit);
+      const match: string[] = [];
+      let expected = 0;
+      const known = stats.freq.size > 0; // no statistics yet (small or new table): match all
+      for (const i of order) {
+        if (known && match.length > 0 && (expected >= target || upper[i] > target)) break;
+        match.push(terms[i]);
+        expected += upper[i];
+      }
+      const ranked = async (plan: { match: string[]; newest?: number }) => {
+        const params: unknown[] = [this.tenant];
+        const where = ["tenant = $1", "superseded_by IS NULL"];
+        addScope(scope, where, params);
+        const sql = this.bm25Sql(where, params, terms, { n, estDf, ...plan });
+        const lim = params.push(limit);
+        const { rows } = await this.pool.query<{ id: string; score: number }>(
+          `${sql} ORDER BY score DESC, id DESC LIMIT $${lim}`,
+          params,
+        );
+        return rows.map((r) => ({ id: Number(r.id), score: Number(r.score) }));
+      };
+      const first = await ranked({
+        match,
+        newest: known && upper[order[0]] > MAX_MATCH ? MAX_MATCH : undefined,
+      });
+      if (first.length >= limit || match.length === terms.length) return first;
+      // The rare terms found fewer than k: rank the newest rows matching any term too.
+      const byId = new Map(first.map((c) => [c.id, c]));
+      for (const c of await ranked({ match: terms, newest: FALLBACK_ROWS })) {
+        if (!byId.has(c.id)) byId.set(c.id, c);
+      }
+      return [...byId.values()].sort((a, b) => b.score - a.score || b.id - a.id).slice(0, limit);
+    });
+  }
+
+  /** This tenant's `k` nearest live memories to `vector` by cosine (HNSW). */
+  async vectorCandidates(
+    vector: Float32Array,
+    k: number,
+    scope: MemoryScope,
+  ): Promise<MemoryCandidate[]> {
+    const limit = Math.trunc(k);
+    if (!(limit > 0)) return [];
+    return await this.run("vector search", async () => {
+      let model = await this.currentModel();
+      if (!model || vector.length !== model.dims) {
+        // Another instance may have switched the model since it was cached.
+        this.model = undefined;
+        model = await this.currentModel();
+        if (!model || vector.length !== model.dims) return [];
+      }
+      checkVector(vector, model.dims, "query vector");
+      const d = model.dims;
+      const params: unknown[] = [this.tenant, vectorText(vector), model.model];
+      const where = [
+        "tenant = $1",
+        `embedding_dims = ${d}`,
+        "superseded_by IS NULL",
+        "embedding_model = $3",
+      ];
+      addScope(scope, where, params);
+      const lim = params.push(limit);
+      const dist = `embedding::vector(${d}) <=> $2::vector(${d})`;
+      const { rows } = await this.pool.query<{ id: string; dist: number }>(
+        `WITH c AS MATERIALIZED (
+           SELECT id, ${dist} AS dist FROM gleaner_memory
+           WHERE ${where.join(" AND ")}
+           ORDER BY ${dist} LIMIT $${lim}
+         )
+         SELECT id, dist FROM c ORDER BY dist, id`,
+        params,
+      );
+      return rows.map((r) => ({ id: Number(r.id), score: 1 - Number(r.dist) }));
+    });
+  }
+
+  /** This tenant's live profile memories, newest first. */
+  async profilePool(limit: number): Promise<Memory[]> {
+    const n = Math.trunc(limit);
+    if (!(n > 0)) return [];
+    return await this.run("profile", async () => {
+      const { rows } = await this.pool.query<Row>(
+        `SELECT ${COLS} FROM gleaner_memory
+         WHERE tenant = $1 AND superseded_by IS NULL AND kind = 'profile'
+         ORDER BY created_at DESC, id DESC LIMIT $2`,
+        [this.tenant, n],
+      );
+      return rows.map(toMemory);
+    });
+  }
+
+  /** Counts one recall of each of these live ids at `at`. */
+  async markRecalled(ids: readonly number[], at: number): Promise<void> {
+    const keys = [...new Set(ids.map(rowId).filter((x): x is number => x !== undefined))];
+    if (keys.length === 0) return;
+    return await this.run("mark recalled", async () => {
+      await this.pool.query(
+        `UPDATE gleaner_memory SET recall_count = recall_count + 1, last_recalled_at = $3
+         WHERE tenant = $1 AND id = ANY($2::bigint[]) AND superseded_by IS NULL`,
+        [this.tenant, keys, Math.trunc(at)],
+      );
+    });
+  }
+
+  /** Live memories of this tenant without a vector, lowest id first. */
+  async pendingEmbeddings(limit: number): Promise<PendingEmbedding[]> {
+    const n = Math.trunc(limit);
+    if (!(n > 0)) return [];
+    return await this.run("pending embeddings", async () => {
+      const { rows } = await this.pool.query<{ id: string; content: string }>(
+        `SELECT id, content FROM gleaner_memory
+         WHERE tenant = $1 AND superseded_by IS NULL AND embedding_model IS NULL
+         ORDER BY id LIMIT $2`,
+        [this.tenant, n],
+      );
+      return rows.map((r) => ({ id: Number(r.id), content: r.content }));
+    });
+  }
+
+  /**
+   * Stores vectors of `model` for live ids of this tenant, in one transaction;
+   * an item with `content` is skipped when the row's content changed since.
+   */
+  async setEmbeddings(
+    model: string,
+    items: readonly { id: number; vector: Float32Array; content?: string }[],
+  ): Promise<number> {
+    const valid = items.filter((it) => rowId(it.id) !== undefined);
+    if (valid.length === 0) return 0;
+    return await this.run(
+      "store embeddings",
+      () =>
+        inTransaction(this.pool, async (c: PgClient) => {
+          const current = await this.readModel(c, "FOR SHARE");
+          if (!current || current.model !== model) return 0;
+          valid.forEach((it, i) => checkVector(it.vector, current.dims, `items[${i}].vector`));
+          const res = await c.query(
+            `UPDATE gleaner_memory g SET embedding = NULLIF(u.vec, '')::vector,
+             embedding_model = $2, embedding_dims = CASE WHEN NULLIF(u.vec, '') IS NULL THEN NULL ELSE $3::integer END
+           FROM unnest($4::bigint[], $5::text[], $6::text[]) AS u(id, vec, content)
+           WHERE g.tenant = $1 AND g.id = u.id AND g.superseded_by IS NULL
+             AND (u.content IS NULL OR g.content = u.content)`,
+            [
+              this.tenant,
+              current.model,
+              current.dims,
+              valid.map((it) => it.id),
+              valid.map((it) => storedVector(it.vector)),
+              valid.map((it) => it.content ?? null),
+            ],
+          );
+          return res.rowCount ?? 0;
+        }),
+    );
+  }
+
+  /** Counts of this tenant's store. */
+  async counts(): Promise<MemoryCounts> {
+    return await this.run("counts", async () => {
+      const { rows } = await this.pool.query<Record<keyof MemoryCounts, string>>(
+        `SELECT
+           count(*) FILTER (WHERE g.superseded_by IS NULL) AS live,
+           count(*) FILTER (WHERE g.superseded_by IS NULL AND g.kind = 'episodic') AS episodic,
+           count(*) FILTER (WHERE g.superseded_by IS NULL AND g.kind = 'profile') AS profile,
+           count(*) FILTER (WHERE g.superseded_by IS NOT NULL) AS history,
+           count(*) FILTER (WHERE g.superseded_by IS NULL
+                              AND g.embedding_model = t.model) AS embedded
+         FROM gleaner_memory g
+         LEFT JOIN gleaner_memory_tenant t ON t.tenant = g.tenant
+         WHERE g.tenant = $1`,
+        [this.tenant],
+      );
+      const r = rows[0];
+      const live = Number(r.live);
+      const embedded = Number(r.embedded);
+      return {
+        live,
+        episodic: Number(r.episodic),
+        profile: Number(r.profile),
+        history: Number(r.history),
+        embedded,
+        pending: live - embedded,
+      };
+    });
+  }
+
+  /** Releases the store: ends the pool when this store owns it ({@link openPostgresMemory}). */
+  async close(): Promise<void> {
+    await this.onClose?.();
+  }
+}

@@ -1,0 +1,329 @@
+/**
+ * The PostgreSQL memory backend against a real throwaway cluster with
+ * pgvector (tests/fixtures/postgres.ts): the shared backend contract, tenant
+ * isolation in hosted mode, concurrent migrations, BM25 ranking and failures.
+ * Ignored without PostgreSQL + pgvector, failing instead when
+ * GLEANER_REQUIRE_POSTGRES=1 (CI).
+ */
+import assert from "node:assert/strict";
+import { GleanerError } from "../../errors.ts";
+import {
+  ignorePostgres,
+  type PostgresServer,
+  postgresSuffix,
+  startPostgres,
+} from "../../../tests/fixtures/postgres.ts";
+import {
+  CONTRACT_DIMENSIONS,
+  CONTRACT_MODEL,
+  runMemoryBackendContract,
+  unit,
+} from "../testing/contract.ts";
+import { openPostgresMemory, PostgresMemoryDatabase } from "./backend.ts";
+import { openPgPool } from "./client.ts";
+import { PG_MIGRATIONS } from "./schema.ts";
+import type { MemoryBackend, NewMemoryRow } from "../types.ts";
+
+const T0 = Date.UTC(2026, 0, 1);
+
+function row(content: string, extra: Partial<NewMemoryRow> = {}): NewMemoryRow {
+  return {
+    content,
+    kind: "episodic",
+    session_id: null,
+    tokens: content.split(/\s+/).length,
+    created_at: T0,
+    ...extra,
+  };
+}
+
+/** A fresh database on the server, so schema tests start from nothing. */
+async function freshDatabase(server: PostgresServer, name: string): Promise<string> {
+  const pool = await openPgPool({ url: server.url });
+  try {
+    await pool.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await pool.end();
+  }
+  return server.url.replace(/\/postgres$/, `/${name}`);
+}
+
+Deno.test({
+  name: `postgres memory backend${postgresSuffix}`,
+  ignore: ignorePostgres,
+  fn: async (t) => {
+    await using server = await startPostgres();
+    const db = await PostgresMemoryDatabase.open({ url: server.url });
+    try {
+      await t.step("honours the memory backend contract", async (t) => {
+        await runMemoryBackendContract(t, () => Promise.resolve(db.backend(crypto.randomUUID())));
+      });
+
+      await t.step(
+        "hosted mode: tenant A never reads, changes or deletes B's memories",
+        () => tenantIsolation(db),
+      );
+
+      await t.step("tenants keep their own embedding models and dimensions", async () => {
+        const a = db.backend("dims-a");
+        const b = db.backend("dims-b");
+        await a.useEmbeddingModel("m4", 4);
+        await b.useEmbeddingModel("m3", 3);
+        const [ma] = await a.insert([row("a", { embedding: { model: "m4", vector: unit(1) } })]);
+        const [mb] = await b.insert([
+          row("b", { embedding: { model: "m3", vector: new Float32Array([0, 1, 0]) } }),
+        ]);
+        assert.deepEqual((await a.vectorCandidates(unit(1), 5, {})).map((c) => c.id), [ma.id]);
+        assert.deepEqual(
+          (await b.vectorCandidates(new Float32Array([0, 1, 0]), 5, {})).map((c) => c.id),
+          [mb.id],
+        );
+        assert.equal((await a.counts()).embedded, 1, "B's model change left A's vectors alone");
+      });
+
+      await t.step("lexical ranking is BM25-like: rare terms outweigh common ones", async () => {
+        const b = db.backend("bm25");
+        const common = Array.from({ length: 30 }, (_, i) => row(`team meeting notes number ${i}`));
+        const made = await b.insert([
+          ...common,
+          row("the team fixed the invoice rounding bug"),
+          row("invoice template moved to the shared drive"),
+        ]);
+        const hits = await b.lexicalCandidates("team invoice", 3, {});
+        assert.deepEqual(hits.map((h) => h.id), [made[30].id, made[31].id, hits[2].id]);
+        assert.ok(hits[1].score > hits[2].score * 2, "the rare term dominates");
+        // Lexemes that need quoting in tsquery syntax never break the query.
+        for (const q of ["o'brien's \\ back\\slash", "a:* & !b | <-> (c)", "C++ résumé 東京"]) {
+          assert.ok(Array.isArray(await b.lexicalCandidates(q, 5, {})), q);
+        }
+        const [odd] = await b.insert([row("meeting with O'Brien about résumé in 東京")]);
+        assert.equal((await b.lexicalCandidates("o'brien", 5, {}))[0]?.id, odd.id);
+        assert.equal((await b.lexicalCandidates("東京", 5, {}))[0]?.id, odd.id);
+      });
+
+      await t.step("large store: rarest terms match first, common ones only score", async () => {
+        const b = db.backend("large");
+        const rows = Array.from(
+          { length: 3000 },
+          (_, i) => row(`weekly status update number ${i}`, { created_at: T0 + i }),
+        );
+        for (let i = 0; i < rows.length; i += 1000) await b.insert(rows.slice(i, i + 1000));
+        const budget = await b.insert([
+          row("quarterly budget review status", { created_at: T0 - 10 }),
+          row("budget for the offsite", { created_at: T0 - 20 }),
+        ]);
+        await db.pool.query("ANALYZE gleaner_memory");
+        // "status" is expected in ~3,000 rows: only "budget" matches, "status" scores.
+        const hits = await b.lexicalCandidates("budget status", 10, {});
+        assert.deepEqual(hits.slice(0, 2).map((h) => h.id), [budget[0].id, budget[1].id]);
+        // Fewer than k from the rare term: the newest rows matching any term fill up.
+        assert.equal(hits.length, 10);
+        for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1].score >= hits[i].score);
+        assert.ok(hits.slice(2).every((h) => h.score < hits[1].score));
+        assert.equal((await b.lexicalCandidates("weekly status", 25, {})).length, 25);
+      });
+
+      await t.step(
+        "setEmbeddings skips a row whose content changed since it was read",
+        async () => {
+          const b = db.backend("reembed");
+          await b.useEmbeddingModel(CONTRACT_MODEL, CONTRACT_DIMENSIONS);
+          const [m, n] = await b.insert([row("old text"), row("other text")]);
+          await b.update(m.id, { content: "new text", tokens: 2, updated_at: T0 + 1 });
+          const stored = await b.setEmbeddings(CONTRACT_MODEL, [
+            { id: m.id, vector: unit(1), content: "old text" },
+            { id: n.id, vector: unit(0, 1), content: "other text" },
+          ]);
+          assert.equal(stored, 1);
+          assert.deepEqual((await b.pendingEmbeddings(5)).map((p) => p.id), [m.id]);
+        },
+      );
+
+      await t.step(
+        "content with a NUL character is invalid_arguments, nothing written",
+        async () => {
+          const b = db.backend("nul");
+          await assert.rejects(
+            () => b.insert([row("fine"), row("bad\0byte")]),
+            (e: unknown) => e instanceof GleanerError && e.code === "invalid_arguments",
+          );
+          assert.equal((await b.counts()).live, 0);
+        },
+      );
+
+      await t.step("single-user store owns its pool; the schema is shared", async () => {
+        const solo = await openPostgresMemory({ url: server.url });
+        try {
+          assert.equal(solo.tenant, "");
+          assert.equal(solo.engine, "postgres");
+          await solo.useEmbeddingModel(CONTRACT_MODEL, CONTRACT_DIMENSIONS);
+          const [m] = await solo.insert([row("solo note")]);
+          assert.equal((await solo.get({ id: m.id }))?.content, "solo note");
+          assert.equal(await db.backend("other").get({ id: m.id }), undefined);
+        } finally {
+          await solo.close();
+        }
+      });
+    } finally {
+      await db.close();
+    }
+
+    await t.step("instances migrating together: one schema, versions recorded once", async () => {
+      const url = await freshDatabase(server, "race");
+      const dbs = await Promise.all(
+        Array.from({ length: 4 }, () => PostgresMemoryDatabase.open({ url })),
+      );
+      try {
+        // Several instances declaring the same model at once: one vector index.
+        await Promise.all(dbs.map((d) => d.backend("").useEmbeddingModel("m", 8)));
+        const { rows } = await dbs[0].pool.query<{ version: number }>(
+          "SELECT version FROM gleaner_memory_migrations ORDER BY version",
+        );
+        assert.deepEqual(rows.map((r) => r.version), PG_MIGRATIONS.map((m) => m.version));
+        const idx = await dbs[0].pool.query<{ n: string }>(
+          "SELECT count(*) AS n FROM pg_indexes WHERE indexname = 'gleaner_memory_hnsw_8'",
+        );
+        assert.equal(Number(idx.rows[0].n), 1);
+      } finally {
+        await Promise.all(dbs.map((d) => d.close()));
+      }
+    });
+
+    await t.step(
+      "instances writing one tenant at once: nothing lost, history serialised",
+      async () => {
+        const dbs = await Promise.all(
+          Array.from({ length: 3 }, () => PostgresMemoryDatabase.open({ url: server.url })),
+        );
+        try {
+          const stores = dbs.map((d) => d.backend("busy"));
+          await stores[0].useEmbeddingModel(CONTRACT_MODEL, CONTRACT_DIMENSIONS);
+          const [target] = await stores[0].insert([row("version 0")]);
+          const made = await Promise.all(
+            stores.flatMap((s, i) =>
+              Array.from(
+                { length: 10 },
+                (_, j) => s.insert(Array.from({ length: 5 }, (_, k) => row(`note ${i}-${j}-${k}`))),
+              )
+            ),
+          );
+          const refs = new Set(
+            made.flat().map((m) => m.ref),
+          );
+          assert.equal(refs.size, 150);
+          await Promise.all(
+            stores.flatMap((s, i) =>
+              Array.from({ length: 4 }, (_, j) =>
+                s.update(target.id, {
+                  content: `version ${i}.${j}`,
+                  tokens: 2,
+                  updated_at: T0 + 1,
+                }))
+            ),
+          );
+          const history = await stores[1].history(target.id);
+          assert.equal(history.length, 12);
+          // Each update saw the previous one's result: every version kept exactly once.
+          const live = await stores[0].get({ id: target.id });
+          const versions = new Set([live!.content, ...history.map((h) => h.content)]);
+          assert.equal(versions.size, 13);
+          assert.ok(versions.has("version 0"));
+          assert.deepEqual(await stores[2].counts(), {
+            live: 151,
+            episodic: 151,
+            profile: 0,
+            history: 12,
+            embedded: 0,
+            pending: 151,
+          });
+        } finally {
+          await Promise.all(dbs.map((d) => d.close()));
+        }
+      },
+    );
+
+    await t.step("an unreachable server is provider_unavailable and hides the URL", async () => {
+      const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      const port = (probe.addr as Deno.NetAddr).port;
+      probe.close();
+      const url = `postgres://gleaner:s3cret-pass@127.0.0.1:${port}/gleaner`;
+      const err = await PostgresMemoryDatabase.open({ url }).then(
+        () => assert.fail("opened"),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof GleanerError, String(err));
+      assert.equal(err.code, "provider_unavailable");
+      assert.ok(!err.message.includes("s3cret"), err.message);
+      assert.ok(!err.message.includes(String(port)), err.message);
+    });
+  },
+});
+
+/** Every operation of B, with A's ids and refs, sees and changes nothing of A's. */
+async function tenantIsolation(db: PostgresMemoryDatabase): Promise<void> {
+  const a = db.backend("alice");
+  const b = db.backend("bob");
+  const evil = db.backend("bob' OR tenant <> '' --");
+  for (const s of [a, b, evil]) await s.useEmbeddingModel(CONTRACT_MODEL, CONTRACT_DIMENSIONS);
+  const v = (x: number) => ({ model: CONTRACT_MODEL, vector: unit(x, 1, 0, 0) });
+  const [am, ap] = await a.insert([
+    row("alice secret plan for the launch", { embedding: v(1), session_id: "s" }),
+    row("alice prefers tea", { kind: "profile", embedding: v(2) }),
+  ]);
+  await a.update(am.id, {
+    content: "alice secret plan for the launch, revised",
+    tokens: 7,
+    updated_at: T0 + 1,
+    embedding: v(1),
+  });
+  const [ahist] = await a.history(am.id);
+  const before = await a.getMany([am.id, ap.id, ahist.id]);
+
+  for (const other of [b, evil] as MemoryBackend[]) {
+    await other.insert([row("bob's own note about the launch", { embedding: v(1) })]);
+    for (const m of [am, ap, ahist]) {
+      assert.equal(await other.get({ id: m.id }), undefined);
+      assert.equal(await other.get({ ref: m.ref }), undefined);
+      await assert.rejects(
+        () => other.update(m.id, { content: "pwned", tokens: 1, updated_at: T0 + 2 }),
+        (e: unknown) => e instanceof GleanerError && e.code === "not_found",
+      );
+      assert.equal(await other.delete(m.id), false);
+      assert.deepEqual(await other.history(m.id), []);
+    }
+    assert.deepEqual(await other.getMany([am.id, ap.id, ahist.id]), []);
+    await other.markRecalled([am.id, ap.id], T0 + 3);
+    assert.equal(
+      await other.setEmbeddings(CONTRACT_MODEL, [{ id: am.id, vector: unit(0, 0, 0, 1) }]),
+      0,
+    );
+    const mine = (await other.list({ sort: "recent", limit: 50, offset: 0 })).items;
+    assert.ok(mine.every((m) => m.content.startsWith("bob")), "lists only its own");
+    assert.ok(
+      (await other.list({ search: "alice", sort: "relevance", limit: 50, offset: 0 })).total === 0,
+    );
+    assert.deepEqual(await other.lexicalCandidates("alice secret plan tea", 10, {}), []);
+    const near = await other.vectorCandidates(unit(1, 1, 0, 0), 10, {});
+    assert.ok(near.every((c) => ![am.id, ap.id].includes(c.id)));
+    assert.deepEqual(await other.profilePool(10), []);
+    assert.ok(
+      (await other.pendingEmbeddings(10)).every((p) => ![am.id, ap.id].includes(p.id)),
+    );
+    assert.equal((await other.counts()).live, 1);
+    // A model change in B drops only B's vectors.
+    await other.useEmbeddingModel("another-model", 3);
+  }
+  assert.deepEqual(await a.getMany([am.id, ap.id, ahist.id]), before, "A is untouched");
+  assert.deepEqual(await a.counts(), {
+    live: 2,
+    episodic: 1,
+    profile: 1,
+    history: 1,
+    embedded: 2,
+    pending: 0,
+  });
+  assert.deepEqual(
+    (await a.vectorCandidates(unit(1, 1, 0, 0), 1, {})).map((c) => c.id),
+    [am.id],
+  );
+}

@@ -1,0 +1,149 @@
+/**
+ * Schema of the PostgreSQL memory store and its migrations: versioned SQL
+ * recorded in `gleaner_memory_migrations`, applied in one transaction under
+ * an advisory lock so several Gleaner instances starting together never race.
+ *
+ * One table holds every user's memories with a `tenant` column (hosted mode:
+ * one tenant per user; single-user mode: the empty tenant). Every index
+ * starts with `tenant` and every query filters on it.
+ *
+ * - Full text: `tsv` is a generated `tsvector` (`english` configuration:
+ *   stemming and stop words), indexed by GIN on `(tenant, tsv)` (btree_gin).
+ * - Pages are kept 30% free (fillfactor 70) so the recall bookkeeping
+ *   (`recall_count`, `last_recalled_at`, updated on every recall) is written
+ *   as heap-only updates, without new entries in the GIN and HNSW indexes.
+ * - Vectors: an untyped `vector` column plus `embedding_dims`; one partial
+ *   HNSW index (cosine) per dimension count, created on first use
+ *   ({@link ensureVectorIndex}), so tenants or models of other sizes coexist.
+ *
+ * @module
+ */
+import type { PgPool, PgQueryable } from "./client.ts";
+import { inTransaction } from "./client.ts";
+
+/** Text search configuration of the `tsv` column and of queries. */
+export const TS_CONFIG = "english";
+
+/** Advisory lock class of this store ("glnr"); second key 0: migrations, n > 0: index for n dims. */
+const LOCK_CLASS = 0x676c6e72;
+
+/** Largest dimension count pgvector's HNSW index takes for `vector`. */
+export const HNSW_MAX_DIMENSIONS = 2000;
+
+/** One migration: a version and the SQL that brings the schema to it. */
+export interface PgMigration {
+  /** Version reached (1, 2, …). */
+  version: number;
+  /** Statements, run in order in the migration transaction. */
+  sql: string;
+}
+
+/** The migrations, oldest first. Append only. */
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    version: 1,
+    sql: `
+CREATE EXTENSION IF NOT EXISTS vector;
+CREATE EXTENSION IF NOT EXISTS btree_gin;
+
+CREATE TABLE gleaner_memory_tenant (
+  tenant text PRIMARY KEY,
+  model text,
+  dims integer CHECK (dims > 0)
+);
+
+CREATE TABLE gleaner_memory (
+  tenant text NOT NULL,
+  id bigint GENERATED ALWAYS AS IDENTITY,
+  ref text NOT NULL,
+  content text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('episodic', 'profile')),
+  session_id text,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  recall_count integer NOT NULL DEFAULT 0,
+  last_recalled_at bigint,
+  superseded_by bigint,
+  tokens integer NOT NULL,
+  embedding_model text,
+  embedding_dims integer,
+  embedding vector,
+  tsv tsvector GENERATED ALWAYS AS (to_tsvector('${TS_CONFIG}'::regconfig, content)) STORED,
+  PRIMARY KEY (tenant, id),
+  UNIQUE (tenant, ref),
+  FOREIGN KEY (tenant, superseded_by) REFERENCES gleaner_memory (tenant, id) ON DELETE CASCADE,
+  CHECK ((embedding IS NULL) = (embedding_dims IS NULL)),
+  CHECK (embedding IS NULL OR embedding_model IS NOT NULL),
+  CHECK (embedding IS NULL OR superseded_by IS NULL)
+) WITH (fillfactor = 70);
+
+CREATE INDEX gleaner_memory_recent ON gleaner_memory (tenant, created_at DESC, id DESC)
+  WHERE superseded_by IS NULL;
+CREATE INDEX gleaner_memory_kind_recent ON gleaner_memory (tenant, kind, created_at DESC, id DESC)
+  WHERE superseded_by IS NULL;
+CREATE INDEX gleaner_memory_session ON gleaner_memory (tenant, session_id, created_at DESC)
+  WHERE superseded_by IS NULL;
+CREATE INDEX gleaner_memory_history ON gleaner_memory (tenant, superseded_by)
+  WHERE superseded_by IS NOT NULL;
+CREATE INDEX gleaner_memory_pending ON gleaner_memory (tenant, id)
+  WHERE superseded_by IS NULL AND embedding_model IS NULL;
+CREATE INDEX gleaner_memory_fts ON gleaner_memory USING gin (tenant, tsv)
+  WHERE superseded_by IS NULL;
+`,
+  },
+];
+
+/**
+ * Brings the schema up to the newest migration: one transaction, serialised
+ * across instances by `pg_advisory_xact_lock`. Returns the version reached.
+ */
+export async function migratePostgres(pool: PgPool): Promise<number> {
+  return await inTransaction(pool, async (c) => {
+    await c.query("SELECT pg_advisory_xact_lock($1, 0)", [LOCK_CLASS]);
+    await c.query(
+      `CREATE TABLE IF NOT EXISTS gleaner_memory_migrations (
+         version integer PRIMARY KEY,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const { rows } = await c.query<{ v: number | null }>(
+      "SELECT max(version) AS v FROM gleaner_memory_migrations",
+    );
+    let current = rows[0]?.v ?? 0;
+    for (const m of PG_MIGRATIONS) {
+      if (m.version <= current) continue;
+      await c.query(m.sql);
+      await c.query("INSERT INTO gleaner_memory_migrations (version) VALUES ($1)", [m.version]);
+      current = m.version;
+    }
+    return current;
+  });
+}
+
+/** Name of the HNSW index for vectors of `dims` dimensions. */
+export function vectorIndexName(dims: number): string {
+  return `gleaner_memory_hnsw_${dims}`;
+}
+
+/**
+ * Creates the partial HNSW index (cosine) for `dims` when missing. Runs on
+ * `client` inside the caller's transaction, serialised across instances by
+ * an advisory lock. Above {@link HNSW_MAX_DIMENSIONS} there is no index and
+ * vector search scans the tenant's rows exactly.
+ */
+export async function ensureVectorIndex(client: PgQueryable, dims: number): Promise<boolean> {
+  if (!Number.isInteger(dims) || dims < 1 || dims > HNSW_MAX_DIMENSIONS) return false;
+  const name = vectorIndexName(dims);
+  const exists = async () =>
+    (await client.query<{ r: string | null }>("SELECT to_regclass($1)::text AS r", [name]))
+      .rows[0].r !== null;
+  if (await exists()) return true;
+  await client.query("SELECT pg_advisory_xact_lock($1, $2)", [LOCK_CLASS, dims]);
+  if (await exists()) return true;
+  await client.query(
+    `CREATE INDEX ${name} ON gleaner_memory
+       USING hnsw ((embedding::vector(${dims})) vector_cosine_ops)
+       WHERE embedding_dims = ${dims}`,
+  );
+  return true;
+}

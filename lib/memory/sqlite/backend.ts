@@ -1,0 +1,1168 @@
+/**
+ * The SQLite engine of the memory store: `node:sqlite` in WAL mode, an FTS5
+ * index kept in sync by triggers (BM25), and vectors in a sqlite-vec `vec0`
+ * table with cosine distance and the embedder's dimensions.
+ *
+ * @example
+ * ```ts
+ * import { openSqliteMemoryBackend } from "./backend.ts";
+ * const backend = openSqliteMemoryBackend(":memory:");
+ * await backend.useEmbeddingModel("demo", 2);
+ * const [m] = await backend.insert([{
+ *   content: "prefers tabs over spaces",
+ *   kind: "profile",
+ *   session_id: null,
+ *   tokens: 5,
+ *   created_at: Date.now(),
+ *   embedding: { model: "demo", vector: new Float32Array([1, 0]) },
+ * }]);
+ * const hits = await backend.lexicalCandidates("tabs", 5, {});
+ * console.assert(hits[0].id === m.id);
+ * await backend.close();
+ * ```
+ *
+ * @module
+ */
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import { clearImmediate, setImmediate } from "node:timers";
+import * as sqliteVec from "sqlite-vec";
+import { GleanerError } from "../../errors.ts";
+import { getGleanerLogger } from "../../log.ts";
+import { isZeroVector } from "../../embed/vector.ts";
+import { MEMORY_PATH, openDatabase, transaction } from "../../store/sqlite.ts";
+import { MEMORY_MIGRATIONS } from "./migrations.ts";
+import { openVectorReader, type VectorReader } from "./vectors.ts";
+import { ftsQuery, searchWords } from "../text.ts";
+import { bytesPerVector, VectorIndex } from "../vector/vector_index.ts";
+import {
+  isoTime,
+  type Memory,
+  type MemoryBackend,
+  type MemoryCandidate,
+  type MemoryCounts,
+  type MemoryKind,
+  type MemoryListPage,
+  type MemoryListQuery,
+  type MemoryScope,
+  type MemoryUpdate,
+  type MemoryUpdateResult,
+  type NewMemoryRow,
+  newRef,
+  type PendingEmbedding,
+} from "../types.ts";
+
+const log = getGleanerLogger("memory");
+
+/** Options of {@link openSqliteMemoryBackend}. */
+export interface SqliteMemoryOptions {
+  /** Busy timeout (ms) for a lock held by another process. */
+  busyTimeoutMs?: number;
+  /**
+   * Keep the vectors in memory and search them there (default true); false
+   * searches the `vec0` table for every query.
+   */
+  vectorIndex?: boolean;
+  /**
+   * Vector searches answered from `vec0` before the in-memory index starts
+   * loading (default 2: a one-shot process never pays for loading); a
+   * duplicate check of 16 or more memories starts it at once. The index
+   * loads in slices of a few milliseconds between turns of the event loop
+   * (a small store in one); searches answer from `vec0` until it is ready.
+   */
+  vectorIndexAfter?: number;
+  /**
+   * Most bytes the in-memory vector index may hold (default 512 MiB, about
+   * 850,000 vectors of 100 dimensions at ~600 bytes each); a larger store
+   * searches `vec0` instead.
+   */
+  vectorIndexMaxBytes?: number;
+}
+
+/** Default {@link SqliteMemoryOptions.vectorIndexMaxBytes}. */
+export const DEFAULT_VECTOR_INDEX_MAX_BYTES = 512 * 1024 * 1024;
+
+/**
+ * The default memory file: `$XDG_DATA_HOME/gleaner/memory.db`, else
+ * `$HOME/.local/share/gleaner/memory.db`.
+ *
+ * @example
+ * ```ts
+ * import { defaultMemoryPath } from "./backend.ts";
+ * console.assert(defaultMemoryPath({ XDG_DATA_HOME: "/d" }) === "/d/gleaner/memory.db");
+ * ```
+ */
+export function defaultMemoryPath(env: Record<string, string | undefined> = readEnv()): string {
+  const base = env.XDG_DATA_HOME || (env.HOME ? `${env.HOME}/.local/share` : undefined);
+  if (!base) {
+    throw new GleanerError(
+      "invalid_arguments",
+      "memory.path: neither XDG_DATA_HOME nor HOME is set; set memory.path",
+      { details: { field: "memory.path" } },
+    );
+  }
+  return `${base.replace(/\/+$/, "")}/gleaner/memory.db`;
+}
+
+/**
+ * Opens (creating 0600 in a 0700 folder, migrating in place) the memory file
+ * at `path`; `:memory:` keeps it in memory.
+ */
+export function openSqliteMemoryBackend(
+  path: string = defaultMemoryPath(),
+  options: SqliteMemoryOptions = {},
+): SqliteMemoryBackend {
+  const db = openDatabase(path, {
+    migrations: MEMORY_MIGRATIONS,
+    busyTimeoutMs: options.busyTimeoutMs,
+    extensions: [(db) => sqliteVec.load(db)],
+  });
+  if (path !== MEMORY_PATH) {
+    // Vector search reads every vector: map the file instead of copying pages
+    // through a small page cache (measured about twice as fast at 20,000).
+    db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
+  }
+  return new SqliteMemoryBackend(db, path, options);
+}
+
+/** Bytes of the memory file mapped into memory (address space, not resident memory). */
+const MMAP_BYTES = 256 * 1024 * 1024;
+
+interface Row {
+  id: number;
+  ref: string;
+  content: string;
+  kind: MemoryKind;
+  session_id: string | null;
+  created_at: number;
+  updated_at: number;
+  recall_count: number;
+  last_recalled_at: number | null;
+  superseded_by: number | null;
+  tokens: number;
+  embedding_model: string | null;
+}
+
+const COLUMNS =
+  "m.id, m.ref, m.content, m.kind, m.session_id, m.created_at, m.updated_at, m.recall_count, " +
+  "m.last_recalled_at, m.superseded_by, m.tokens, m.embedding_model";
+
+const VECTORS = "memory_vectors";
+const VECTOR_LOG = "memory_vector_log";
+/** A duplicate check of this many vectors loads the index whatever the count of searches. */
+const INDEX_BATCH = 16;
+/** Vector changes kept in the log; a process further behind reloads its index. */
+export const VECTOR_LOG_KEEP = 10_000;
+/** A word found in at least this many rows is "common" for recall (see `#recallMatch`). */
+export const COMMON_WORD_ROWS = 1_000;
+/** Most matching rows BM25 scores for one recall (the newest ones). */
+export const MAX_SCORED_ROWS = 2_000;
+const NO_SESSION = "";
+/** Time (ms) one slice of an index load reads before yielding to the event loop. */
+const LOAD_SLICE_MS = 6;
+/** Vectors (or logged changes) read between two looks at the clock during a load. */
+const LOAD_READ_ROWS = 256;
+/** A store of at most this many live memories loads at once (a few ms); a larger one in the background. */
+const LOAD_AT_ONCE = 1_000;
+/** Times a load starts over (model changed, log pruned) before waiting for the next search. */
+const LOAD_ATTEMPTS = 3;
+
+/** What an index reflects: model, vector table epoch, last log entry applied, `data_version`. */
+interface Synced {
+  model: string;
+  epoch: string;
+  seq: number;
+  dataVersion: number;
+}
+
+/**
+ * A load of the in-memory index in progress: read a slice at a time between
+ * turns of the event loop, never inside a transaction left open across one.
+ */
+interface IndexLoad {
+  /** Set once the first slice noted where the vector log stood and opened the reader. */
+  run?: {
+    index: VectorIndex;
+    /** Model, epoch, and the last log entry applied: at first the one before any read. */
+    synced: Synced;
+    /** Undefined once every vector was read (the logged changes are applied next). */
+    reader?: VectorReader;
+  };
+  attempts: number;
+  timer?: ReturnType<typeof setImmediate>;
+  /** Settles when the load ends (loaded, given up, or stopped). */
+  done: Promise<void>;
+  finish: () => void;
+}
+
+function toMemory(row: Row): Memory {
+  return {
+    id: Number(row.id),
+    ref: row.ref,
+    content: row.content,
+    kind: row.kind,
+    session_id: row.session_id,
+    created_at: isoTime(Number(row.created_at)),
+    updated_at: isoTime(Number(row.updated_at)),
+    recall_count: Number(row.recall_count),
+    last_recalled_at: row.last_recalled_at === null ? null : isoTime(Number(row.last_recalled_at)),
+    superseded_by: row.superseded_by === null ? null : Number(row.superseded_by),
+    tokens: Number(row.tokens),
+    embedding_model: row.embedding_model,
+  };
+}
+
+/** WHERE fragments of a scope over `memories m` (live rows only). */
+function scopeWhere(scope: MemoryScope, where: string[], params: SQLInputValue[]): void {
+  where.push("m.superseded_by IS NULL");
+  if (scope.kind) {
+    where.push("m.kind = ?");
+    params.push(scope.kind);
+  }
+  if (scope.session_id === null) where.push("m.session_id IS NULL");
+  else if (scope.session_id !== undefined) {
+    where.push("m.session_id = ?");
+    params.push(scope.session_id);
+  }
+}
+
+/** The SQLite {@link MemoryBackend}. Synchronous inside; every write is one transaction. */
+export class SqliteMemoryBackend implements MemoryBackend {
+  /** Engine name. */
+  readonly engine = "sqlite";
+  /** The connection (tests and benchmarks read it). */
+  readonly db: DatabaseSync;
+  /** The file path, or `:memory:`. */
+  readonly path: string;
+  #model: { model: string; dimensions: number } | null;
+  #statements = new Map<string, StatementSync>();
+  #indexEnabled: boolean;
+  #indexMaxBytes: number;
+  /** The in-memory vectors, when loaded. */
+  #index: VectorIndex | undefined;
+  /** What the index reflects: model, vector table epoch, last log entry, `data_version`. */
+  #synced: Synced = { model: "", epoch: "", seq: 0, dataVersion: -1 };
+  /** Epoch of the vector table when the index was found over its byte cap (or failed to load). */
+  #tooBig: string | undefined;
+  /** Vector changes of the write transaction in progress (applied to the index on commit). */
+  #changes: { id: number; kind?: MemoryKind; session?: string | null; vector?: Float32Array }[] =
+    [];
+  #lastSeq = 0;
+  /** The index load in progress (one at a time). */
+  #load: IndexLoad | undefined;
+  /** Vector searches before the index loads (see `#vectorIndex`), and how many ran. */
+  #indexAfter: number;
+  #searches = 0;
+  /** Content writes of this connection (with `data_version`, the generation of the caches below). */
+  #writes = 0;
+  /** The newest profile memories as last read, while nothing changed. */
+  #profileCache: { generation: string; limit: number; rows: Memory[] } | undefined;
+  /** Totals of list filters, while nothing changed. */
+  #totals = { generation: "", counts: new Map<string, number>() };
+  /** Bounded matching-row counts of recall words, while nothing changed. */
+  #wordCounts = { generation: "", counts: new Map<string, number>() };
+
+  /** Wraps an open, migrated connection (see {@link openSqliteMemoryBackend}). */
+  constructor(db: DatabaseSync, path: string = MEMORY_PATH, options: SqliteMemoryOptions = {}) {
+    this.db = db;
+    this.path = path;
+    this.#model = this.#readModel();
+    this.#indexEnabled = options.vectorIndex ?? true;
+    this.#indexMaxBytes = options.vectorIndexMaxBytes ?? DEFAULT_VECTOR_INDEX_MAX_BYTES;
+    this.#indexAfter = options.vectorIndexAfter ?? 2;
+  }
+
+  /** The in-memory vector index, when one is loaded (tests and benchmarks). */
+  get vectorIndex(): VectorIndex | undefined {
+    return this.#index;
+  }
+
+  /** True while the in-memory vector index loads in the background. */
+  get vectorIndexLoading(): boolean {
+    return this.#load !== undefined;
+  }
+
+  /**
+   * Settles when the index load in progress (if any) ends, with the index
+   * then in use (`undefined` when the load gave up or was stopped); searches
+   * meanwhile answer from `vec0` (tests and benchmarks).
+   */
+  async vectorIndexLoaded(): Promise<VectorIndex | undefined> {
+    while (this.#load) await this.#load.done;
+    return this.#index;
+  }
+
+  #stmt(sql: string): StatementSync {
+    let s = this.#statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.#statements.set(sql, s);
+    }
+    return s;
+  }
+
+  #readModel(): { model: string; dimensions: number } | null {
+    const rows = this.#stmt(
+      "SELECT key, value FROM memory_meta WHERE key IN ('embedding_model', 'dimensions')",
+    ).all() as { key: string; value: string }[];
+    const map = new Map(rows.map((r) => [r.key, r.value]));
+    const model = map.get("embedding_model");
+    const dimensions = Number(map.get("dimensions"));
+    if (!model || !Number.isInteger(dimensions) || dimensions <= 0) return null;
+    const table = this.#stmt("SELECT 1 FROM sqlite_master WHERE name = ?").get(VECTORS);
+    return table ? { model, dimensions } : null;
+  }
+
+  /** Re-reads the current model (another process may have changed it). */
+  #currentModel(): { model: string; dimensions: number } | null {
+    this.#model = this.#readModel();
+    return this.#model;
+  }
+
+  useEmbeddingModel(model: string, dimensions: number): Promise<boolean> {
+    if (!Number.isInteger(dimensions) || dimensions <= 0) {
+      return Promise.reject(
+        new GleanerError("invalid_arguments", `embedding dimensions ${dimensions} is not usable`),
+      );
+    }
+    return Promise.resolve(transaction(this.db, () => {
+      const current = this.#currentModel();
+      if (current && current.model === model && current.dimensions === dimensions) return false;
+      this.db.exec(`DROP TABLE IF EXISTS ${VECTORS}`);
+      this.db.exec(
+        `CREATE VIRTUAL TABLE ${VECTORS} USING vec0(` +
+          `memory_id INTEGER PRIMARY KEY, embedding float[${dimensions}] distance_metric=cosine, ` +
+          `kind TEXT, session TEXT)`,
+      );
+      this.db.exec("UPDATE memories SET embedding_model = NULL WHERE embedding_model IS NOT NULL");
+      this.db.exec(`DELETE FROM ${VECTOR_LOG}`);
+      const put = this.#stmt("INSERT OR REPLACE INTO memory_meta (key, value) VALUES (?, ?)");
+      put.run("embedding_model", model);
+      put.run("dimensions", String(dimensions));
+      put.run("vector_epoch", crypto.randomUUID());
+      this.#statements.clear();
+      this.#model = { model, dimensions };
+      this.#writes++;
+      this.#index = undefined;
+      this.#stopLoad();
+      this.#tooBig = undefined;
+      return current !== null;
+    }));
+  }
+
+  embeddingModel(): Promise<{ model: string; dimensions: number } | null> {
+    const current = this.#currentModel();
+    return Promise.resolve(current ? { ...current } : null);
+  }
+
+  #putVector(id: number, kind: MemoryKind, session: string | null, vector: Float32Array): void {
+    this.#dropVector(id);
+    // An all-zero vector (a text the model maps to nothing) has no direction:
+    // the row counts as embedded but never takes part in vector search.
+    if (isZeroVector(vector)) return;
+    this.#stmt(
+      `INSERT INTO ${VECTORS} (memory_id, embedding, kind, session) VALUES (?, ?, ?, ?)`,
+    ).run(BigInt(id), vector, kind, session ?? NO_SESSION);
+    this.#changes.push({ id, kind, session, vector });
+  }
+
+  /** Deletes the vector of `id` and logs the change (inside a write transaction). */
+  #dropVector(id: number): void {
+    this.#stmt(`DELETE FROM ${VECTORS} WHERE memory_id = ?`).run(BigInt(id));
+    const { lastInsertRowid } = this.#stmt(`INSERT INTO ${VECTOR_LOG} (memory_id) VALUES (?)`)
+      .run(id);
+    const seq = Number(lastInsertRowid);
+    if (seq % 1024 === 0) {
+      this.#stmt(`DELETE FROM ${VECTOR_LOG} WHERE seq <= ?`).run(seq - VECTOR_LOG_KEEP);
+    }
+    this.#lastSeq = seq;
+    this.#changes.push({ id });
+  }
+
+  /**
+   * Runs a write in one transaction; once it commits, its vector changes go
+   * to the in-memory index (a rolled-back write changes nothing there).
+   */
+  #write<T>(fn: () => T): T {
+    if (this.db.isTransaction) {
+      // Someone else's transaction: its fate is unknown here, so reload later.
+      this.#index = undefined;
+      return fn();
+    }
+    this.#changes = [];
+    try {
+      const result = transaction(this.db, fn);
+      this.#writes++;
+      this.#applyChanges();
+      return result;
+    } finally {
+      this.#changes = [];
+    }
+  }
+
+  /** Changes whenever any connection may have changed the memories (cache key). */
+  #generation(): string {
+    return `${this.#dataVersion()}:${this.#writes}`;
+  }
+
+  #applyChanges(): void {
+    const index = this.#index;
+    if (!index || this.#changes.length === 0) return;
+    for (const change of this.#changes) {
+      if (change.vector) index.upsert(change.id, change.kind!, change.session!, change.vector);
+      else index.remove(change.id);
+    }
+    // No other connection committed since the index was synced: it is now
+    // current up to this write's last log entry.
+    if (this.#dataVersion() === this.#synced.dataVersion) this.#synced.seq = this.#lastSeq;
+    if (index.bytes() > this.#indexMaxBytes) {
+      this.#index = undefined;
+      this.#tooBig = this.#synced.epoch;
+    }
+  }
+
+  #dataVersion(): number {
+    return Number(
+      (this.#stmt("PRAGMA data_version").get() as { data_version: number }).data_version,
+    );
+  }
+
+  #epoch(): string {
+    const row = this.#stmt("SELECT value FROM memory_meta WHERE key = 'vector_epoch'").get() as
+      | { value: string }
+      | undefined;
+    return row?.value ?? "";
+  }
+
+  /**
+   * The in-memory index, current with every committed write (this process's
+   * and other processes'), or `undefined` when it is disabled, over its cap,
+   * loading, or there is no model yet (the caller then searches `vec0`).
+   */
+  #vectorIndex(queries = 1): VectorIndex | undefined {
+    if (!this.#indexEnabled || this.db.isTransaction) return undefined;
+    if (!this.#index) {
+      if (this.#load) return undefined;
+      // Loading costs about a second per 100,000 vectors (in slices, between
+      // turns of the event loop): a process that only asks once or twice (a
+      // CLI call) searches vec0; a batch or a third search starts the load.
+      this.#searches++;
+      if (queries < INDEX_BATCH && this.#searches <= this.#indexAfter) return undefined;
+      return this.#startLoad();
+    }
+    const version = this.#dataVersion();
+    if (version === this.#synced.dataVersion) return this.#index;
+    const index = this.#index;
+    const synced = { ...this.#synced };
+    const caught = this.#catchUp(index, synced, version, LOAD_SLICE_MS);
+    if (caught === true) {
+      this.#synced = synced;
+      return index;
+    }
+    // Many changes to apply (the rest in the background) or a reload: vec0 meanwhile.
+    this.#index = undefined;
+    return this.#startLoad(
+      caught === "more" ? { index, synced } : undefined,
+    );
+  }
+
+  /**
+   * Applies the vector changes logged after `synced.seq` (other processes',
+   * or any made while `index` loaded) to `index`, advancing `synced`: true
+   * once current, `"more"` when `budgetMs` ran out first, false when a reload
+   * is needed (model changed, or the log no longer reaches back).
+   */
+  #catchUp(
+    index: VectorIndex,
+    synced: Synced,
+    version: number,
+    budgetMs = Infinity,
+  ): boolean | "more" {
+    const started = performance.now();
+    const current = this.#currentModel();
+    if (
+      !current || current.model !== synced.model ||
+      current.dimensions !== index.dimensions || this.#epoch() !== synced.epoch
+    ) {
+      return false;
+    }
+    // Too many changes: reloading is cheaper.
+    const { n } = this.#stmt(`SELECT count(*) AS n FROM ${VECTOR_LOG} WHERE seq > ?`)
+      .get(synced.seq) as { n: number };
+    if (Number(n) > VECTOR_LOG_KEEP) return false;
+    const next = this.#stmt(
+      `SELECT seq, memory_id AS id FROM ${VECTOR_LOG} WHERE seq > ? ORDER BY seq LIMIT ?`,
+    );
+    const vector = this.#stmt(`SELECT embedding FROM ${VECTORS} WHERE memory_id = ?`);
+    const row = this.#stmt(
+      "SELECT kind, session_id FROM memories WHERE id = ? AND superseded_by IS NULL",
+    );
+    for (;;) {
+      const log = next.all(synced.seq, LOAD_READ_ROWS) as { seq: number; id: number }[];
+      // A gap means the entries this process missed were pruned.
+      if (log.length > 0 && Number(log[0].seq) !== synced.seq + 1) return false;
+      for (const id of new Set(log.map((l) => Number(l.id)))) {
+        const v = vector.get(BigInt(id)) as { embedding: Uint8Array } | undefined;
+        const m = row.get(id) as { kind: MemoryKind; session_id: string | null } | undefined;
+        if (!v || !m) {
+          index.remove(id);
+          continue;
+        }
+        const bytes = v.embedding.slice(0, index.dimensions * 4);
+        index.upsert(id, m.kind, m.session_id, new Float32Array(bytes.buffer));
+      }
+      if (log.length > 0) synced.seq = Number(log[log.length - 1].seq);
+      if (log.length < LOAD_READ_ROWS) break;
+      if (performance.now() - started >= budgetMs) return "more";
+    }
+    synced.dataVersion = version;
+    return true;
+  }
+
+  /**
+   * Starts loading every vector into a new index (or, given `run`, applying
+   * the logged changes to one). A small store loads here and then (the
+   * index is returned); otherwise the first slice runs on the next turn of
+   * the event loop.
+   */
+  #startLoad(run?: IndexLoad["run"]): VectorIndex | undefined {
+    let finish = () => {};
+    const done = new Promise<void>((resolve) => finish = resolve);
+    const load: IndexLoad = { run, attempts: 0, done, finish };
+    this.#load = load;
+    if (!run) {
+      // Only a load from scratch may run here and then; a catch-up goes on in the background.
+      const { n } = this.#stmt(
+        "SELECT count(*) AS n FROM (SELECT 1 FROM memories WHERE superseded_by IS NULL LIMIT ?)",
+      ).get(LOAD_AT_ONCE + 1) as { n: number };
+      if (Number(n) <= LOAD_AT_ONCE) return this.#slice(load, Infinity);
+    }
+    load.timer = setImmediate(() => this.#slice(load));
+    return undefined;
+  }
+
+  /** Ends `load` (loaded or not) and wakes whoever waits for it. */
+  #endLoad(load: IndexLoad): void {
+    if (load.timer !== undefined) clearImmediate(load.timer);
+    load.timer = undefined;
+    if (this.#load === load) this.#load = undefined;
+    load.finish();
+  }
+
+  /** Stops the load in progress, if any (model switched here, or closing). */
+  #stopLoad(): void {
+    if (this.#load) this.#endLoad(this.#load);
+  }
+
+  /**
+   * One slice of `load`, about `sliceMs` long (a small store: all of it), in a short read
+   * transaction committed before returning (so this connection's writes
+   * never run inside it): the first notes where the vector log stands and
+   * opens the reader; the next ones read vectors; the last ones apply every
+   * change logged since the first, then put the index in use.
+   */
+  #slice(load: IndexLoad, sliceMs = LOAD_SLICE_MS): VectorIndex | undefined {
+    load.timer = undefined;
+    if (this.#load !== load || !this.db.isOpen) return undefined;
+    if (this.db.isTransaction) {
+      // Someone else's transaction on this connection: try again after it.
+      load.timer = setImmediate(() => this.#slice(load));
+      return undefined;
+    }
+    const started = performance.now();
+    let outcome: "more" | "loaded" | "again" | "stop" = "more";
+    let epoch = "";
+    const version = this.#dataVersion();
+    this.db.exec("BEGIN");
+    try {
+      const current = this.#currentModel();
+      epoch = this.#epoch();
+      let run = load.run;
+      if (!run) {
+        run = load.run = this.#beginRun(current, epoch);
+        if (!run) outcome = "stop";
+      } else if (
+        !current || current.model !== run.synced.model ||
+        current.dimensions !== run.index.dimensions || epoch !== run.synced.epoch
+      ) {
+        // The model changed while loading: what was read is of no use.
+        outcome = "again";
+      }
+      // Each phase goes on in this slice while time is left (a small store
+      // loads in one).
+      if (run && outcome === "more" && run.reader) {
+        if (!this.#readSlice(run.reader, run.index, started, sliceMs)) run.reader = undefined;
+      }
+      if (
+        run && outcome === "more" && !run.reader && performance.now() - started < sliceMs
+      ) {
+        const budget = sliceMs - (performance.now() - started);
+        const caught = this.#catchUp(run.index, run.synced, version, budget);
+        if (caught === false) outcome = "again";
+        else if (caught === true) {
+          if (run.index.bytes() > this.#indexMaxBytes) {
+            this.#tooBig = run.synced.epoch;
+            outcome = "stop";
+          } else {
+            this.#index = run.index;
+            this.#synced = run.synced;
+            outcome = "loaded";
+          }
+        }
+      }
+    } catch (error) {
+      // Searching vec0 still works: stay with it until the vectors change model.
+      log.warn("memory: vectors not loaded into memory, searching vec0: {error}", {
+        error: String(error),
+      });
+      this.#tooBig = epoch;
+      outcome = "stop";
+    } finally {
+      this.db.exec("COMMIT");
+    }
+    if (outcome === "again") {
+      load.run = undefined;
+      if (++load.attempts >= LOAD_ATTEMPTS) outcome = "stop";
+    }
+    if (outcome === "loaded" || outcome === "stop") {
+      this.#endLoad(load);
+      return outcome === "loaded" ? this.#index : undefined;
+    }
+    load.timer = setImmediate(() => this.#slice(load));
+    return undefined;
+  }
+
+  /**
+   * Reads vectors into `index` until `sliceMs` after `started`; false once
+   * every vector was read.
+   */
+  #readSlice(
+    reader: VectorReader,
+    index: VectorIndex,
+    started: number,
+    sliceMs: number,
+  ): boolean {
+    const meta = this.#stmt(
+      "SELECT id, kind, session_id FROM memories WHERE id IN (SELECT value FROM json_each(?)) " +
+        "AND superseded_by IS NULL AND embedding_model IS NOT NULL",
+    );
+    const ids: number[] = [];
+    const vectors: Float32Array[] = [];
+    while (performance.now() - started < sliceMs) {
+      ids.length = 0;
+      vectors.length = 0;
+      const more = reader.read(LOAD_READ_ROWS, (id, vector) => {
+        ids.push(id);
+        vectors.push(vector);
+      });
+      if (ids.length > 0) {
+        const rows = meta.all(JSON.stringify(ids)) as {
+          id: number;
+          kind: MemoryKind;
+          session_id: string | null;
+        }[];
+        const found = new Map(rows.map((r) => [Number(r.id), r]));
+        // A vector read twice (moved between slices) is stored twice: the log
+        // entry of its move puts the right one in place at the end.
+        ids.forEach((id, i) => {
+          const m = found.get(id);
+          if (m) index.upsert(id, m.kind, m.session_id, vectors[i]);
+        });
+      }
+      if (!more) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The start of a load (inside the slice's transaction): notes where the
+   * vector log stands, checks the byte cap, and opens the reader.
+   */
+  #beginRun(
+    current: { model: string; dimensions: number } | null,
+    epoch: string,
+  ): IndexLoad["run"] {
+    if (!current || this.#tooBig === epoch) return undefined;
+    const seq = this.#stmt("SELECT seq FROM sqlite_sequence WHERE name = ?").get(VECTOR_LOG) as
+      | { seq: number }
+      | undefined;
+    // Live memories less pending ones (both counted on small partial indexes):
+    // at least as many as the vectors stored (all-zero ones are not).
+    const { n } = this.#stmt(
+      "SELECT (SELECT count(*) FROM memories WHERE superseded_by IS NULL) - " +
+        "(SELECT count(*) FROM memories WHERE superseded_by IS NULL AND embedding_model IS NULL) " +
+        "AS n",
+    ).get() as { n: number };
+    if (Number(n) * bytesPerVector(current.dimensions) > this.#indexMaxBytes) {
+      this.#tooBig = epoch;
+      return undefined;
+    }
+    const ids = this.#stmt(
+      "SELECT id FROM memories WHERE superseded_by IS NULL AND embedding_model IS NOT NULL " +
+        "AND id > ? ORDER BY id LIMIT ?",
+    );
+    const reader = openVectorReader(
+      this.db,
+      VECTORS,
+      current.dimensions,
+      (after, limit) => (ids.all(after, limit) as { id: number }[]).map((r) => Number(r.id)),
+    );
+    const index = new VectorIndex(current.dimensions);
+    index.reserve(Number(n));
+    const synced = { model: current.model, epoch, seq: Number(seq?.seq ?? 0), dataVersion: -1 };
+    return { index, synced, reader };
+  }
+
+  #freshRef(taken: Set<string>): string {
+    const exists = this.#stmt("SELECT 1 FROM memories WHERE ref = ?");
+    for (;;) {
+      const ref = newRef();
+      if (!taken.has(ref) && !exists.get(ref)) {
+        taken.add(ref);
+        return ref;
+      }
+    }
+  }
+
+  insert(rows: NewMemoryRow[]): Promise<Memory[]> {
+    if (rows.length === 0) return Promise.resolve([]);
+    try {
+      return Promise.resolve(this.#write(() => {
+        const current = this.#currentModel();
+        const add = this.#stmt(
+          "INSERT INTO memories (ref, content, kind, session_id, created_at, updated_at, " +
+            "superseded_by, tokens, embedding_model, recall_count, last_recalled_at) " +
+            "VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, 0, NULL)",
+        );
+        const taken = new Set<string>();
+        return rows.map((row) => {
+          const ref = this.#freshRef(taken);
+          const embedded = row.embedding && current && row.embedding.model === current.model
+            ? row.embedding
+            : undefined;
+          const created = Math.trunc(row.created_at);
+          const { lastInsertRowid } = add.run(
+            ref,
+            row.content,
+            row.kind,
+            row.session_id,
+            created,
+            created,
+            row.tokens,
+            embedded ? embedded.model : null,
+          );
+          const id = Number(lastInsertRowid);
+          if (embedded) this.#putVector(id, row.kind, row.session_id, embedded.vector);
+          return toMemory({
+            id,
+            ref,
+            content: row.content,
+            kind: row.kind,
+            session_id: row.session_id,
+            created_at: created,
+            updated_at: created,
+            recall_count: 0,
+            last_recalled_at: null,
+            superseded_by: null,
+            tokens: row.tokens,
+            embedding_model: embedded ? embedded.model : null,
+          });
+        });
+      }));
+    } catch (error) {
+      return Promise.reject(writeError("save", error));
+    }
+  }
+
+  #live(id: number): Row | undefined {
+    return this.#stmt(
+      `SELECT ${COLUMNS} FROM memories m WHERE m.id = ? AND m.superseded_by IS NULL`,
+    ).get(id) as Row | undefined;
+  }
+
+  update(id: number, change: MemoryUpdate): Promise<MemoryUpdateResult> {
+    try {
+      return Promise.resolve(this.#write(() => {
+        const old = this.#live(id);
+        if (!old) throw new GleanerError("not_found", `memory ${id} not found`);
+        const current = this.#currentModel();
+        const ref = this.#freshRef(new Set());
+        const { lastInsertRowid } = this.#stmt(
+          "INSERT INTO memories (ref, content, kind, session_id, created_at, updated_at, " +
+            "superseded_by, tokens, embedding_model, recall_count, last_recalled_at) " +
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+        ).run(
+          ref,
+          old.content,
+          old.kind,
+          old.session_id,
+          old.created_at,
+          old.updated_at,
+          id,
+          old.tokens,
+          old.recall_count,
+          old.last_recalled_at,
+        );
+        const embedded = change.embedding && current && change.embedding.model === current.model
+          ? change.embedding
+          : undefined;
+        const updated = Math.trunc(change.updated_at);
+        this.#stmt(
+          "UPDATE memories SET content = ?, tokens = ?, updated_at = ?, embedding_model = ? " +
+            "WHERE id = ?",
+        ).run(change.content, change.tokens, updated, embedded ? embedded.model : null, id);
+        if (embedded) this.#putVector(id, old.kind, old.session_id, embedded.vector);
+        else if (current) this.#dropVector(id);
+        const previous = toMemory({
+          ...old,
+          id: Number(lastInsertRowid),
+          ref,
+          superseded_by: id,
+          embedding_model: null,
+        });
+        const memory = toMemory({
+          ...old,
+          content: change.content,
+          tokens: change.tokens,
+          updated_at: updated,
+          embedding_model: embedded ? embedded.model : null,
+        });
+        return { memory, previous };
+      }));
+    } catch (error) {
+      return Promise.reject(writeError("update", error));
+    }
+  }
+
+  delete(id: number): Promise<boolean> {
+    try {
+      return Promise.resolve(this.#write(() => {
+        if (!this.#live(id)) return false;
+        this.#stmt("DELETE FROM memories WHERE superseded_by = ?").run(id);
+        this.#stmt("DELETE FROM memories WHERE id = ?").run(id);
+        if (this.#currentModel()) this.#dropVector(id);
+        return true;
+      }));
+    } catch (error) {
+      return Promise.reject(writeError("delete", error));
+    }
+  }
+
+  get(key: { id: number } | { ref: string }): Promise<Memory | undefined> {
+    const row = "id" in key
+      ? this.#stmt(`SELECT ${COLUMNS} FROM memories m WHERE m.id = ?`).get(key.id)
+      : this.#stmt(`SELECT ${COLUMNS} FROM memories m WHERE m.ref = ?`).get(key.ref);
+    return Promise.resolve(row ? toMemory(row as unknown as Row) : undefined);
+  }
+
+  getMany(ids: readonly number[]): Promise<Memory[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    const unique = [...new Set(ids)];
+    const found = new Map<number, Memory>();
+    for (let i = 0; i < unique.length; i += 500) {
+      const chunk = unique.slice(i, i + 500);
+      const rows = this.db.prepare(
+        `SELECT ${COLUMNS} FROM memories m WHERE m.id IN (${chunk.map(() => "?").join(",")})`,
+      ).all(...chunk) as unknown as Row[];
+      for (const row of rows) found.set(Number(row.id), toMemory(row));
+    }
+    return Promise.resolve(ids.map((id) => found.get(id)).filter((m): m is Memory => !!m));
+  }
+
+  history(id: number): Promise<Memory[]> {
+    const rows = this.#stmt(
+      `SELECT ${COLUMNS} FROM memories m WHERE m.superseded_by = ? ORDER BY m.id DESC`,
+    ).all(id) as unknown as Row[];
+    return Promise.resolve(rows.map(toMemory));
+  }
+
+  list(query: MemoryListQuery): Promise<MemoryListPage> {
+    const where: string[] = [];
+    const params: SQLInputValue[] = [];
+    scopeWhere(query, where, params);
+    if (query.since !== undefined) {
+      where.push("m.created_at >= ?");
+      params.push(Math.trunc(query.since));
+    }
+    if (query.until !== undefined) {
+      where.push("m.created_at < ?");
+      params.push(Math.trunc(query.until));
+    }
+    let from = "memories m";
+    const search = query.search?.trim() ? ftsQuery(query.search) : undefined;
+    if (query.search?.trim() && !search) return Promise.resolve({ items: [], total: 0 });
+    if (search) {
+      from = "memories_fts f JOIN memories m ON m.id = f.rowid";
+      where.unshift("memories_fts MATCH ?");
+      params.unshift(search);
+    }
+    const order = query.sort === "stale"
+      ? "m.last_recalled_at IS NOT NULL, m.last_recalled_at ASC, m.created_at ASC, m.id ASC"
+      : query.sort === "relevance" && search
+      ? "bm25(memories_fts) ASC, m.created_at DESC, m.id DESC"
+      : "m.created_at DESC, m.id DESC";
+    const clause = where.join(" AND ");
+    const items = this.#stmt(
+      `SELECT ${COLUMNS} FROM ${from} WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    ).all(...params, Math.max(1, query.limit), Math.max(0, query.offset)) as unknown as Row[];
+    // Totals hold until a write (recent-mode recalls count every live memory).
+    const generation = this.#generation();
+    if (this.#totals.generation !== generation || this.#totals.counts.size > 1_000) {
+      this.#totals = { generation, counts: new Map() };
+    }
+    const key = `${from} WHERE ${clause} ${JSON.stringify(params)}`;
+    let total = this.#totals.counts.get(key);
+    if (total === undefined) {
+      const { n } = this.#stmt(`SELECT count(*) AS n FROM ${from} WHERE ${clause}`)
+        .get(...params) as { n: number };
+      total = Number(n);
+      this.#totals.counts.set(key, total);
+    }
+    return Promise.resolve({ items: items.map(toMemory), total });
+  }
+
+  /**
+   * The MATCH expression of a recall query. Scoring every row that holds a
+   * common word costs time in proportion to the table, so words found in at
+   * least {@link COMMON_WORD_ROWS} rows (counted with a bounded scan) are
+   * left out when rarer ones remain: the rare words pick the candidates and
+   * rank them. Words absent from the store are dropped.
+   */
+  #recallMatch(query: string): string | undefined {
+    const words = searchWords(query);
+    if (words.length <= 1) return words.length ? `"${words[0]}"` : undefined;
+    const count = this.#stmt(
+      "SELECT count(*) AS n FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
+    );
+    // Counts hold until a write: recalls asking about the same things skip them.
+    const generation = this.#generation();
+    if (this.#wordCounts.generation !== generation || this.#wordCounts.counts.size > 10_000) {
+      this.#wordCounts = { generation, counts: new Map() };
+    }
+    const cache = this.#wordCounts.counts;
+    const present = words
+      .map((w) => {
+        let n = cache.get(w);
+        if (n === undefined) {
+          n = Number((count.get(`"${w}"`, COMMON_WORD_ROWS) as { n: number }).n);
+          cache.set(w, n);
+        }
+        return { w, n };
+      })
+      .filter((c) => c.n > 0);
+    if (present.length === 0) return undefined;
+    const rare = present.filter((c) => c.n < COMMON_WORD_ROWS);
+    return (rare.length ? rare : present).map((c) => `"${c.w}"`).join(" OR ");
+  }
+
+  lexicalCandidates(query: string, k: number, scope: MemoryScope): Promise<MemoryCandidate[]> {
+    const match = this.#recallMatch(query);
+    if (!match || k <= 0) return Promise.resolve([]);
+    const where: string[] = [];
+    const params: SQLInputValue[] = [];
+    scopeWhere(scope, where, params);
+    // BM25 scores at most the newest MAX_SCORED_ROWS matching rows, so a query
+    // made only of common words costs the same in any store size. CROSS JOIN
+    // keeps those rows the outer loop: left to itself the planner walks every
+    // live memory of the kind and probes the matches (ten times slower at 100,000).
+    const rows = this.#stmt(
+      `SELECT m.id AS id, f.score AS score FROM (` +
+        `SELECT rowid AS rid, -bm25(memories_fts) AS score FROM memories_fts ` +
+        `WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?` +
+        `) f CROSS JOIN memories m ON m.id = f.rid WHERE ${where.join(" AND ")} ` +
+        `ORDER BY f.score DESC, m.id DESC LIMIT ?`,
+    ).all(match, MAX_SCORED_ROWS, ...params, Math.trunc(k)) as { id: number; score: number }[];
+    return Promise.resolve(rows.map((r) => ({ id: Number(r.id), score: Number(r.score) })));
+  }
+
+  vectorCandidates(
+    vector: Float32Array,
+    k: number,
+    scope: MemoryScope,
+  ): Promise<MemoryCandidate[]> {
+    const current = this.#model;
+    if (!current || k <= 0 || vector.length !== current.dimensions) return Promise.resolve([]);
+    const index = this.#vectorIndex();
+    if (index) {
+      return Promise.resolve(
+        index.dimensions === vector.length ? index.search(vector, k, scope) : [],
+      );
+    }
+    const where = ["embedding MATCH ?", "k = ?"];
+    const params: SQLInputValue[] = [vector, Math.min(4096, Math.trunc(k))];
+    if (scope.kind) {
+      where.push("kind = ?");
+      params.push(scope.kind);
+    }
+    if (scope.session_id !== undefined) {
+      where.push("session = ?");
+      params.push(scope.session_id ?? NO_SESSION);
+    }
+    let rows: { id: number; distance: number }[];
+    try {
+      rows = this.#stmt(
+        `SELECT memory_id AS id, distance FROM ${VECTORS} WHERE ${where.join(" AND ")} ` +
+          `ORDER BY distance`,
+      ).all(...params) as { id: number; distance: number }[];
+    } catch (error) {
+      // Another process switched the model (table rebuilt): re-read and retry once.
+      if (this.#currentModel()?.dimensions === current.dimensions) throw error;
+      this.#statements.clear();
+      return Promise.resolve([]);
+    }
+    return Promise.resolve(rows.map((r) => ({ id: Number(r.id), score: 1 - Number(r.distance) })));
+  }
+
+  nearestMany(
+    vectors: readonly Float32Array[],
+    scopes: readonly MemoryScope[],
+    minScore: number,
+  ): Promise<(MemoryCandidate | undefined)[]> {
+    const index = this.#model ? this.#vectorIndex(vectors.length) : undefined;
+    if (index) {
+      const usable = vectors.map((v) => v.length === index.dimensions ? v : new Float32Array(0));
+      return Promise.resolve(index.nearest(usable, scopes, minScore));
+    }
+    return (async () => {
+      const out: (MemoryCandidate | undefined)[] = [];
+      for (let i = 0; i < vectors.length; i++) {
+        const [top] = isZeroVector(vectors[i])
+          ? []
+          : await this.vectorCandidates(vectors[i], 1, scopes[i] ?? {});
+        out.push(top && top.score >= minScore ? top : undefined);
+      }
+      return out;
+    })();
+  }
+
+  profilePool(limit: number): Promise<Memory[]> {
+    limit = Math.max(0, Math.trunc(limit));
+    // Every recall attaches the profile: kept until a write changes the memories.
+    const generation = this.#generation();
+    const cached = this.#profileCache;
+    if (
+      cached && cached.generation === generation &&
+      (cached.limit >= limit || cached.rows.length < cached.limit)
+    ) {
+      return Promise.resolve(cached.rows.slice(0, limit).map((m) => ({ ...m })));
+    }
+    const rows = (this.#stmt(
+      `SELECT ${COLUMNS} FROM memories m WHERE m.superseded_by IS NULL AND m.kind = 'profile' ` +
+        `ORDER BY m.created_at DESC, m.id DESC LIMIT ?`,
+    ).all(limit) as unknown as Row[]).map(toMemory);
+    this.#profileCache = { generation, limit, rows };
+    return Promise.resolve(rows.map((m) => ({ ...m })));
+  }
+
+  markRecalled(ids: readonly number[], at: number): Promise<void> {
+    if (ids.length === 0) return Promise.resolve();
+    const pool = this.#profileCache?.rows;
+    if (pool?.length) {
+      const marked = new Set(ids);
+      if (pool.some((m) => marked.has(m.id))) this.#profileCache = undefined;
+    }
+    try {
+      transaction(this.db, () => {
+        const mark = this.#stmt(
+          "UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ? WHERE id = ?",
+        );
+        for (const id of new Set(ids)) mark.run(Math.trunc(at), id);
+      });
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(writeError("recall bookkeeping", error));
+    }
+  }
+
+  pendingEmbeddings(limit: number): Promise<PendingEmbedding[]> {
+    const rows = this.#stmt(
+      "SELECT id, content FROM memories WHERE superseded_by IS NULL AND embedding_model IS NULL " +
+        "ORDER BY id LIMIT ?",
+    ).all(Math.max(0, Math.trunc(limit))) as { id: number; content: string }[];
+    return Promise.resolve(rows.map((r) => ({ id: Number(r.id), content: r.content })));
+  }
+
+  setEmbeddings(
+    model: string,
+    items: readonly { id: number; vector: Float32Array; content?: string }[],
+  ): Promise<number> {
+    if (items.length === 0) return Promise.resolve(0);
+    try {
+      return Promise.resolve(this.#write(() => {
+        const current = this.#currentModel();
+        if (!current || current.model !== model) return 0;
+        const read = this.#stmt(
+          "SELECT kind, session_id, content FROM memories " +
+            "WHERE id = ? AND superseded_by IS NULL AND embedding_model IS NULL",
+        );
+        const mark = this.#stmt("UPDATE memories SET embedding_model = ? WHERE id = ?");
+        let stored = 0;
+        for (const item of items) {
+          const row = read.get(item.id) as
+            | { kind: MemoryKind; session_id: string | null; content: string }
+            | undefined;
+          if (!row || (item.content !== undefined && item.content !== row.content)) continue;
+          this.#putVector(item.id, row.kind, row.session_id, item.vector);
+          mark.run(model, item.id);
+          stored++;
+        }
+        return stored;
+      }));
+    } catch (error) {
+      return Promise.reject(writeError("re-embed", error));
+    }
+  }
+
+  counts(): Promise<MemoryCounts> {
+    const row = this.#stmt(
+      "SELECT " +
+        "coalesce(sum(superseded_by IS NULL), 0) AS live, " +
+        "coalesce(sum(superseded_by IS NULL AND kind = 'episodic'), 0) AS episodic, " +
+        "coalesce(sum(superseded_by IS NULL AND kind = 'profile'), 0) AS profile, " +
+        "coalesce(sum(superseded_by IS NOT NULL), 0) AS history, " +
+        "coalesce(sum(superseded_by IS NULL AND embedding_model IS NOT NULL), 0) AS embedded " +
+        "FROM memories",
+    ).get() as Record<string, number>;
+    const live = Number(row.live);
+    const embedded = Number(row.embedded);
+    return Promise.resolve({
+      live,
+      episodic: Number(row.episodic),
+      profile: Number(row.profile),
+      history: Number(row.history),
+      embedded,
+      pending: live - embedded,
+    });
+  }
+
+  close(): Promise<void> {
+    this.#stopLoad();
+    this.#statements.clear();
+    this.#index = undefined;
+    if (this.db.isOpen) this.db.close();
+    return Promise.resolve();
+  }
+}
+
+function writeError(what: string, error: unknown): GleanerError {
+  if (error instanceof GleanerError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/Dimension mismatch/i.test(message)) {
+    return new GleanerError("invalid_arguments", `memory ${what}: vector has the wrong length`, {
+      cause: error,
+    });
+  }
+  if (/database is locked|SQLITE_BUSY/i.test(message)) {
+    return new GleanerError("timeout", `memory ${what}: the store is locked by another process`, {
+      cause: error,
+    });
+  }
+  return new GleanerError("internal", `memory ${what} failed`, { cause: error });
+}
+
+function readEnv(): Record<string, string | undefined> {
+  try {
+    return Deno.env.toObject();
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Schema migrations of the memory file (its own SQLite file, its own
+ * `user_version`). Append new steps at the end; never edit one that shipped.
+ * The vector table (`memory_vectors`, sqlite-vec `vec0`) is not created here:
+ * its dimensions follow the embedder, so the backend (re)creates it when the
+ * model changes.
+ *
+ * @module
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { countTokens } from "../../text/tokens.ts";
+import type { Migration } from "../../store/migrations.ts";
+
+/** Version 1: memories, the FTS5 index kept in sync by triggers, a key/value meta table. */
+const V1_MEMORIES = `
+  CREATE TABLE memories (
+    id               INTEGER PRIMARY KEY,
+    ref              TEXT    NOT NULL UNIQUE,
+    content          TEXT    NOT NULL,
+    kind             TEXT    NOT NULL CHECK (kind IN ('episodic', 'profile')),
+    session_id       TEXT,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL,
+    superseded_by    INTEGER REFERENCES memories(id) ON DELETE CASCADE,
+    embedding_model  TEXT
+  );
+  CREATE INDEX memories_live_recent ON memories (created_at DESC, id DESC)
+    WHERE superseded_by IS NULL;
+  CREATE INDEX memories_live_kind ON memories (kind, created_at DESC)
+    WHERE superseded_by IS NULL;
+  CREATE INDEX memories_live_session ON memories (session_id, created_at DESC)
+    WHERE superseded_by IS NULL;
+  CREATE INDEX memories_history ON memories (superseded_by)
+    WHERE superseded_by IS NOT NULL;
+
+  CREATE VIRTUAL TABLE memories_fts USING fts5(
+    content,
+    content = 'memories',
+    content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+  CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts (rowid, content) VALUES (new.id, new.content);
+  END;
+  CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, content) VALUES ('delete', old.id, old.content);
+  END;
+  CREATE TRIGGER memories_fts_update AFTER UPDATE OF content ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, content) VALUES ('delete', old.id, old.content);
+    INSERT INTO memories_fts (rowid, content) VALUES (new.id, new.content);
+  END;
+
+  CREATE TABLE memory_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  ) WITHOUT ROWID;
+`;
+
+/** Version 2: token counts (backfilled with the tokenizer) and recall bookkeeping. */
+function v2TokensAndRecalls(db: DatabaseSync): void {
+  db.exec(`
+    ALTER TABLE memories ADD COLUMN tokens INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE memories ADD COLUMN recall_count INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE memories ADD COLUMN last_recalled_at INTEGER;
+    CREATE INDEX memories_live_stale ON memories (last_recalled_at, created_at)
+      WHERE superseded_by IS NULL;
+    CREATE INDEX memories_pending ON memories (id)
+      WHERE superseded_by IS NULL AND embedding_model IS NULL;
+  `);
+  const rows = db.prepare("SELECT id, content FROM memories").all() as {
+    id: number;
+    content: string;
+  }[];
+  const set = db.prepare("UPDATE memories SET tokens = ? WHERE id = ?");
+  for (const row of rows) set.run(countTokens(row.content), row.id);
+}
+
+/**
+ * Version 3: a log of vector changes (one row per memory whose vector was
+ * written or dropped), so that a process holding vectors in memory catches
+ * up with another process's writes by reading only what changed. Kept short
+ * (the newest few thousand changes); a reader that fell further behind
+ * reloads.
+ */
+const V3_VECTOR_LOG = `
+  CREATE TABLE memory_vector_log (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    memory_id  INTEGER NOT NULL
+  );
+`;
+
+/**
+ * Every migration of the memory file, in order.
+ *
+ * @example
+ * ```ts
+ * import { MEMORY_MIGRATIONS } from "./migrations.ts";
+ * console.assert(MEMORY_MIGRATIONS.every((m, i) => m.version === i + 1));
+ * ```
+ */
+export const MEMORY_MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "memories, full-text index, meta", up: V1_MEMORIES },
+  { version: 2, name: "token counts and recall bookkeeping", up: v2TokensAndRecalls },
+  { version: 3, name: "vector change log", up: V3_VECTOR_LOG },
+];
