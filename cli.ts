@@ -95,7 +95,7 @@ function parse(args: string[]) {
 
 /** `--set section.key=value` entries as flags, refusing unknown settings. */
 async function settingFlags(entries: readonly string[]): Promise<Record<string, string>> {
-  const { nearestSetting, settingPaths } = await import("./lib/config.ts");
+  const { nearestSetting, settingPaths } = await import("./lib/config/config.ts");
   const known = new Set(settingPaths());
   const flags: Record<string, string> = {};
   for (const entry of entries) {
@@ -143,7 +143,7 @@ async function main(args: string[]): Promise<number> {
     throw new UsageError(`--max-tokens expects a number, got "${values["max-tokens"]}"`);
   }
   const warnings: string[] = [];
-  const { loadConfig, redactConfig } = await import("./lib/config.ts");
+  const { loadConfig, redactConfig } = await import("./lib/config/config.ts");
   const config = await loadConfig({
     flags,
     file: values.config,

@@ -47,7 +47,7 @@ export {
   loadConfig,
   parseConfig,
   redactConfig,
-} from "./lib/config.ts";
+} from "./lib/config/config.ts";
 export { ERROR_CODES, type ErrorCode, GleanerError } from "./lib/errors.ts";
 export * from "./lib/tools/mod.ts";
 export type { SearchResponse, SearchRouter } from "./lib/search/router.ts";

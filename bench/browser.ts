@@ -11,7 +11,7 @@
  * @module
  */
 import { PAGES_PATH } from "../tests/fixtures/web.ts";
-import { parseConfig } from "../lib/config.ts";
+import { parseConfig } from "../lib/config/config.ts";
 import { createBrowserTier } from "../lib/read/browser.ts";
 
 /** Where the real-world pages live (read in place, never copied). */

@@ -15,7 +15,7 @@
 import { naivePageTokens } from "./lib/naive.ts";
 import { PAGES_PATH } from "../tests/fixtures/web.ts";
 import { createGleaner, research, scrapeUrls } from "../mod.ts";
-import type { ConfigInput } from "../lib/config.ts";
+import type { ConfigInput } from "../lib/config/config.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { gatherEvidence } from "../lib/evidence/gather.ts";
 import { defaultModelsDir, isModelDir, TRANSFORMERS_PRESETS } from "../lib/embed/mod.ts";

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { parseConfig } from "../lib/config.ts";
+import { parseConfig } from "../lib/config/config.ts";
 import { createFetcher } from "../lib/net/fetch.ts";
 import { exaHits } from "../lib/search/providers/exa.ts";
 import { createRoleRouter } from "../lib/search/roles.ts";

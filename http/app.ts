@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { redactConfig } from "../lib/config.ts";
+import { redactConfig } from "../lib/config/config.ts";
 import { callTool } from "../lib/api.ts";
 import { type GleanerError, HTTP_STATUS, toGleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
-import type { Config } from "../lib/config.ts";
+import type { Config } from "../lib/config/config.ts";
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]", "::1"];
 

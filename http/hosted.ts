@@ -11,7 +11,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import ipaddr from "ipaddr.js";
-import type { Config } from "../lib/config.ts";
+import type { Config } from "../lib/config/config.ts";
 import { GleanerError, HTTP_STATUS } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../lib/config.ts";
+import { parseConfig } from "../lib/config/config.ts";
 import { GleanerError } from "../lib/errors.ts";
 import { isTrustedAddress, sameSecret, verifyProxyIdentity } from "./hosted.ts";
 

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Config } from "../lib/config.ts";
+import type { Config } from "../lib/config/config.ts";
 import { GleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
@@ -29,7 +29,7 @@ export interface RunningServer {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../lib/config.ts";
+ * import { parseConfig } from "../lib/config/config.ts";
  * import { requiresAuthentication } from "./serve.ts";
  * console.assert(!requiresAuthentication(parseConfig({})));
  * console.assert(requiresAuthentication(parseConfig({ server: { api_key: "k" } })));

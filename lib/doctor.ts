@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Config } from "./config.ts";
+import type { Config } from "./config/config.ts";
 import { findChromium } from "./read/browser/launch.ts";
 import { embedderStatus } from "./embed/mod.ts";
 import { openStore } from "./store/mod.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { networkError, permissionError, toGleanerError } from "./errors.ts";
-import { parseConfig } from "./config.ts";
+import { parseConfig } from "./config/config.ts";
 import { createFetcher } from "./net/fetch.ts";
 
 const failing = (code: string) => () =>

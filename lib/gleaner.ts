@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type Config, type ConfigInput, loadConfig, parseConfig } from "./config.ts";
+import { type Config, type ConfigInput, loadConfig, parseConfig } from "./config/config.ts";
 import { getGleanerLogger } from "./log.ts";
 import { createFetcher } from "./net/fetch.ts";
 import type { Fetcher } from "./net/types.ts";

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { createApp } from "../http/app.ts";
-import { configFromEnv, parseConfig, redactConfig } from "../lib/config.ts";
+import { configFromEnv, parseConfig, redactConfig } from "../lib/config/config.ts";
 import { GleanerError } from "../lib/errors.ts";
 import { createGleaner, type Gleaner } from "../lib/gleaner.ts";
 import { ignorePostgres, postgresSuffix, startPostgres } from "./fixtures/postgres.ts";

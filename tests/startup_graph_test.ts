@@ -50,7 +50,7 @@ const ROOT = new URL("../", import.meta.url);
 /** What `gleaner mcp` imports before the server answers `tools/list`. */
 const MCP_START = [
   "cli.ts",
-  "lib/config.ts",
+  "lib/config/config.ts",
   "lib/log.ts",
   "mcp/stdio.ts",
   "lib/tools/presentations.ts",

@@ -223,7 +223,7 @@ Deno.test("/config masks credentials and query values in every URL", async () =>
 
 Deno.test("serve: a key or hosted mode's proxy token counts as authentication for the bind guard", async () => {
   const { requiresAuthentication } = await import("../http/serve.ts");
-  const { parseConfig } = await import("../lib/config.ts");
+  const { parseConfig } = await import("../lib/config/config.ts");
   assert.equal(requiresAuthentication(parseConfig({})), false);
   assert.equal(requiresAuthentication(parseConfig({ server: { api_key: "k" } })), true);
   assert.equal(

@@ -23,7 +23,7 @@
  * @module
  */
 import { mapConcurrent } from "../async/concurrency.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { type ErrorCode, GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import type { Fetcher } from "../net/types.ts";
 import { withCache } from "./cached.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config.ts";
+import { parseConfig } from "../config/config.ts";
 import type { GleanerError } from "../errors.ts";
 import { createEmbedder, embedderStatus, STATIC_MODEL_FILES, staticModelDir } from "./mod.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type Config, parseConfig } from "../config.ts";
+import { type Config, parseConfig } from "../config/config.ts";
 import type { ErrorCode } from "../errors.ts";
 import { GleanerError } from "../errors.ts";
 import { createFetcher } from "../net/fetch.ts";

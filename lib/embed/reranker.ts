@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { getGleanerLogger } from "../log.ts";
 import { withCache } from "./cached.ts";
 import type { Embedder, EmbeddingCache } from "./types.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config.ts";
+import { parseConfig } from "../config/config.ts";
 import { sharedReranker } from "./reranker.ts";
 import { DENO_RUN_FLAGS } from "../../tests/fixtures/world.ts";
 
@@ -18,7 +18,7 @@ Deno.test("a process that used the shared reranker ends on its own", async () =>
   const script = await Deno.makeTempFile({ suffix: ".ts" });
   try {
     const reranker = new URL("./reranker.ts", import.meta.url).href;
-    const config = new URL("../config.ts", import.meta.url).href;
+    const config = new URL("../config/config.ts", import.meta.url).href;
     await Deno.writeTextFile(
       script,
       `import { sharedReranker } from "${reranker}";

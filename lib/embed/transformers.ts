@@ -19,6 +19,7 @@
  * @module
  */
 import { GleanerError, toGleanerError } from "../errors.ts";
+import { gleanerDataDir, readEnv } from "../config/env.ts";
 import { getGleanerLogger } from "../log.ts";
 import { SerialQueue } from "./queue.ts";
 import type { Embedder } from "./types.ts";
@@ -221,16 +222,8 @@ function absolutePath(path: string): string {
 export function defaultModelsDir(
   env: Record<string, string | undefined> = readEnv(),
 ): string | undefined {
-  const base = env.XDG_DATA_HOME ?? (env.HOME ? `${env.HOME}/.local/share` : undefined);
-  return base ? `${base}/gleaner/models` : undefined;
-}
-
-function readEnv(): Record<string, string | undefined> {
-  try {
-    return { XDG_DATA_HOME: Deno.env.get("XDG_DATA_HOME"), HOME: Deno.env.get("HOME") };
-  } catch {
-    return {};
-  }
+  const dir = gleanerDataDir(env);
+  return dir ? `${dir}/models` : undefined;
 }
 
 const HUB_ID = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { Embedder, EmbeddingCache } from "../embed/types.ts";
 import { sharedReranker } from "../embed/reranker.ts";
 import { chunkMarkdown, type Unit } from "../text/chunk.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config.ts";
+import { parseConfig } from "../config/config.ts";
 import { extractHtml } from "../extract/mod.ts";
 import { countTokens } from "../text/tokens.ts";
 import type { Page } from "../read/types.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import { createHmac } from "node:crypto";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import type { Embedder } from "../embed/types.ts";
 import { MEMORY_PATH } from "../store/sqlite.ts";
@@ -52,7 +52,7 @@ export function openMemoryBackend(
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "../config/config.ts";
  * import { memoryFilePath } from "./stores.ts";
  * const { memory } = parseConfig({ memory: {
  *   path: "/data/memory.db", hosted: true, hosted_hmac_secret: "k".repeat(32),

@@ -12,7 +12,7 @@
  */
 import ipaddr from "ipaddr.js";
 import { lookup } from "node:dns/promises";
-import { type Config, privateAllowed } from "../config.ts";
+import { type Config, privateAllowed } from "../config/config.ts";
 import { GleanerError, networkError } from "../errors.ts";
 
 /** The part of the network settings the address checks read. */

@@ -59,7 +59,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { pipeline, type Readable } from "node:stream";
 import zlib from "node:zlib";
 import type { Logger } from "@logtape/logtape";
-import { type Config, privateAllowed } from "../config.ts";
+import { type Config, privateAllowed } from "../config/config.ts";
 import { GleanerError, networkError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { pace } from "../async/pace.ts";

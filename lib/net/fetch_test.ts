@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type Config, type ConfigInput, parseConfig } from "../config.ts";
+import { type Config, type ConfigInput, parseConfig } from "../config/config.ts";
 import { type ErrorCode, GleanerError } from "../errors.ts";
 import { createFetcher, type Resolver } from "./fetch.ts";
 import {

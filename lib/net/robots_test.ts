@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config.ts";
+import { parseConfig } from "../config/config.ts";
 import { createGleaner } from "../gleaner.ts";
 import type { RobotsState } from "../store/types.ts";
 import { createFetcher } from "./fetch.ts";

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { getGleanerLogger } from "../log.ts";
 import { tokenize } from "./bm25.ts";
 import { readStaticModel, type StaticTable } from "../embed/static_fast.ts";

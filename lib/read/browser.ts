@@ -24,7 +24,7 @@
  * @module
  */
 import type { HTTPRequest, Page } from "puppeteer-core";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { assertUrlAllowed } from "../net/address.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config.ts";
+import { parseConfig } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import { createBrowserTier } from "./browser.ts";
 import { browserSuffix as suffix, ignoreBrowser as ignore } from "../../tests/fixtures/browser.ts";
@@ -379,7 +379,7 @@ Deno.test({
   async fn() {
     const script = `
       import { createBrowserTier } from "${new URL("./browser.ts", import.meta.url).href}";
-      import { parseConfig } from "${new URL("../config.ts", import.meta.url).href}";
+      import { parseConfig } from "${new URL("../config/config.ts", import.meta.url).href}";
       const tier = createBrowserTier(parseConfig({ network: { allow_private: true } }));
       try { await tier.read("http://127.0.0.1:8080/"); console.log("{}"); }
       catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }

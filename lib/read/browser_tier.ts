@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { RobotsChecker } from "../net/robots.ts";
 import type { BrowserTier as BrowserEngine } from "./browser.ts";
 import { pageFromHtml } from "./http.ts";

@@ -3,7 +3,7 @@
  * hint with a short probation, and a failed read names its real cause.
  */
 import assert from "node:assert/strict";
-import { parseConfig } from "../config.ts";
+import { parseConfig } from "../config/config.ts";
 import { createGleaner } from "../gleaner.ts";
 import { GleanerError } from "../errors.ts";
 import { createFetcher } from "../net/fetch.ts";

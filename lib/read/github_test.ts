@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config.ts";
+import { parseConfig } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import { createFetcher } from "../net/fetch.ts";
 import { FAKE_FILES, type FakeGithub, startFakeGithub } from "../../tests/fixtures/fake_github.ts";

@@ -7,7 +7,7 @@
  */
 import { GleanerError } from "../errors.ts";
 import { pace } from "../async/pace.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import {
   type ExtractedPage,
   extractHtml,

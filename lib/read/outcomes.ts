@@ -6,7 +6,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { ErrorCode, GleanerError } from "../errors.ts";
 import type { TierName } from "./types.ts";
 
@@ -122,7 +122,7 @@ export function mostSpecificFailure(
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "../config/config.ts";
  * import { memoryPolicy } from "./outcomes.ts";
  * const a = memoryPolicy(parseConfig({}));
  * console.assert(a === memoryPolicy(parseConfig({ read: { concurrency: 9 } })));

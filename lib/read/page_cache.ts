@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type Config, privateAllowed } from "../config.ts";
+import { type Config, privateAllowed } from "../config/config.ts";
 import { isErrorCode } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { assertUrlAllowed } from "../net/address.ts";

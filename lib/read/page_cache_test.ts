@@ -3,7 +3,7 @@
  * outage never fails a read.
  */
 import assert from "node:assert/strict";
-import { parseConfig } from "../config.ts";
+import { parseConfig } from "../config/config.ts";
 import { createGleaner, type Gleaner } from "../gleaner.ts";
 import { GleanerError } from "../errors.ts";
 import { openStore } from "../store/mod.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { Fetcher } from "../net/types.ts";
 import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
 

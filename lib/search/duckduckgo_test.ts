@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config.ts";
+import { parseConfig } from "../config/config.ts";
 import { createFetcher } from "../net/fetch.ts";
 import {
   fakeUpstreamConfig,

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { type ErrorCode, GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
@@ -195,7 +195,7 @@ interface Routed<T> {
  *
  * @example
  * ```ts ignore
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "../config/config.ts";
  * import { createFetcher } from "../net/fetch.ts";
  * import { createRoleRouter } from "./roles.ts";
  * const config = parseConfig({ search: { exa_api_key: Deno.env.get("EXA_API_KEY") } });

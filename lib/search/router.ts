@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { Fetcher } from "../net/types.ts";
 import { createRoleRouter, type FallbackEntry, type RoleRouter } from "./roles.ts";
 import type { Attempt, SearchHit, SearchRequest } from "./types.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
 import { type SearchBackend, SearchFailure, type SearchHit, type SearchRequest } from "./types.ts";

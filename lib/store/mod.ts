@@ -16,7 +16,8 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import { type Config, StoreSchema } from "../config.ts";
+import { type Config, StoreSchema } from "../config/config.ts";
+import { readEnv } from "../config/env.ts";
 import { GleanerError } from "../errors.ts";
 import type { EmbeddingCache } from "../embed/types.ts";
 import { SqliteCache } from "./cache.ts";
@@ -187,12 +188,7 @@ export function openStore(
 function absolute(path: string, env?: Record<string, string | undefined>): string {
   if (path.startsWith("/")) return path;
   if (path.startsWith("~/")) {
-    let home = env?.HOME;
-    try {
-      home ??= Deno.env.get("HOME");
-    } catch {
-      // no --allow-env: leave the path as given
-    }
+    const home = env?.HOME ?? readEnv().HOME;
     if (home) return `${home}${path.slice(1)}`;
   }
   return `${Deno.cwd()}/${path}`;

@@ -8,6 +8,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { GleanerError } from "../errors.ts";
+import { gleanerDataDir, readEnv } from "../config/env.ts";
 import { getGleanerLogger } from "../log.ts";
 import { type Migration, MIGRATIONS } from "./migrations.ts";
 
@@ -56,15 +57,15 @@ export interface MigrationResult {
 export function defaultDatabasePath(
   env: Record<string, string | undefined> = readEnv(),
 ): string {
-  const base = env.XDG_DATA_HOME || (env.HOME ? `${env.HOME}/.local/share` : undefined);
-  if (!base) {
+  const dir = gleanerDataDir(env);
+  if (!dir) {
     throw new GleanerError(
       "invalid_arguments",
       "store.path: neither XDG_DATA_HOME nor HOME is set; set store.path",
       { details: { field: "store.path" } },
     );
   }
-  return `${base.replace(/\/+$/, "")}/gleaner/gleaner.db`;
+  return `${dir}/gleaner.db`;
 }
 
 /**
@@ -246,12 +247,4 @@ function openError(path: string, error: unknown): GleanerError {
     cause: error,
     details: { field: "store.path" },
   });
-}
-
-function readEnv(): Record<string, string | undefined> {
-  try {
-    return Deno.env.toObject();
-  } catch {
-    return {};
-  }
 }

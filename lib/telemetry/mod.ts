@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { readEnv } from "../config/env.ts";
 
 /** Attribute values Gleaner attaches (names and codes only, never user text). */
 export type TelemetryAttributes = Record<string, string | number | boolean>;
@@ -78,14 +79,6 @@ export function telemetryRequested(env: Record<string, string | undefined>): boo
     "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
     "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
   ].some((name) => (env[name] ?? "").trim() !== "");
-}
-
-function readEnv(): Record<string, string | undefined> {
-  try {
-    return Deno.env.toObject();
-  } catch {
-    return {};
-  }
 }
 
 let current: Telemetry | undefined;

@@ -14,7 +14,7 @@
  * @module
  */
 import { DEEP_RESEARCH_TOOLS } from "./deep_research.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import { GLEANER_READER } from "../search/providers/reader.ts";
 import {
@@ -46,7 +46,7 @@ export function roleTools(config: Config): AnyToolSpec[] {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config.ts";
+ * import { parseConfig } from "../config/config.ts";
  * import { toolsFor } from "./presentations.ts";
  * const roles = toolsFor(parseConfig({ search: { presentation: "roles" } }));
  * console.assert(roles.map((t) => t.name).join() === "web_search_tool,web_contents_tool");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config.ts";
+import { parseConfig } from "../config/config.ts";
 import { MEMORY_TOOLS, TOOLS } from "./mod.ts";
 import { toolsFor } from "./presentations.ts";
 

@@ -10,7 +10,7 @@
  * @module
  */
 import { createHmac } from "node:crypto";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { type PostgresMemoryBackend, PostgresMemoryDatabase } from "./backend.ts";
 

@@ -27,6 +27,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { clearImmediate, setImmediate } from "node:timers";
 import * as sqliteVec from "sqlite-vec";
 import { GleanerError } from "../../errors.ts";
+import { gleanerDataDir, readEnv } from "../../config/env.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { isZeroVector } from "../../embed/vector.ts";
 import { MEMORY_PATH, openDatabase, transaction } from "../../store/sqlite.ts";
@@ -92,15 +93,15 @@ export const DEFAULT_VECTOR_INDEX_MAX_BYTES = 512 * 1024 * 1024;
  * ```
  */
 export function defaultMemoryPath(env: Record<string, string | undefined> = readEnv()): string {
-  const base = env.XDG_DATA_HOME || (env.HOME ? `${env.HOME}/.local/share` : undefined);
-  if (!base) {
+  const dir = gleanerDataDir(env);
+  if (!dir) {
     throw new GleanerError(
       "invalid_arguments",
       "memory.path: neither XDG_DATA_HOME nor HOME is set; set memory.path",
       { details: { field: "memory.path" } },
     );
   }
-  return `${base.replace(/\/+$/, "")}/gleaner/memory.db`;
+  return `${dir}/memory.db`;
 }
 
 /**
@@ -1157,12 +1158,4 @@ function writeError(what: string, error: unknown): GleanerError {
     });
   }
   return new GleanerError("internal", `memory ${what} failed`, { cause: error });
-}
-
-function readEnv(): Record<string, string | undefined> {
-  try {
-    return Deno.env.toObject();
-  } catch {
-    return {};
-  }
 }

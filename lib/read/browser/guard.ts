@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { privateAllowed } from "../../config.ts";
+import { privateAllowed } from "../../config/config.ts";
 import { GleanerError, networkError } from "../../errors.ts";
 import {
   type AddressPolicy,

@@ -14,7 +14,8 @@
  * @module
  */
 import puppeteer, { type Browser } from "puppeteer-core";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
+import { readEnv } from "../../config/env.ts";
 import { GleanerError } from "../../errors.ts";
 import type { Resolver } from "../../net/fetch.ts";
 import { type EgressProxy, startEgressProxy } from "./proxy.ts";
@@ -105,11 +106,7 @@ async function isFile(path: string): Promise<boolean> {
 }
 
 function envChromePath(): string | undefined {
-  try {
-    return Deno.env.get("GLEANER_CHROME_PATH") || undefined;
-  } catch {
-    return undefined;
-  }
+  return readEnv().GLEANER_CHROME_PATH || undefined;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import puppeteer from "puppeteer-core";
-import { parseConfig } from "../../config.ts";
+import { parseConfig } from "../../config/config.ts";
 import { CHROMIUM_ARGS, egressArgs, openBrowser } from "./launch.ts";
 import {
   browserSuffix as suffix,

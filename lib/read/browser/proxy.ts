@@ -40,8 +40,8 @@
 import http from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
-import type { Config } from "../../config.ts";
-import { privateAllowed } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
+import { privateAllowed } from "../../config/config.ts";
 import { GleanerError, networkError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { assertUrlAllowed } from "../../net/address.ts";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import net from "node:net";
-import { parseConfig } from "../../config.ts";
+import { parseConfig } from "../../config/config.ts";
 import type { ResolvedAddress, Resolver } from "../../net/fetch.ts";
 import { REFUSAL_HEADER, startEgressProxy } from "./proxy.ts";
 

@@ -14,7 +14,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
 import type { TimeRange } from "../types.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
@@ -107,7 +107,7 @@ const BraveInput = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { braveProvider } from "./brave.ts";
  * console.assert(!braveProvider.isConfigured(parseConfig({})));
  * console.assert(braveProvider.isConfigured(parseConfig({ search: { brave_api_key: "k" } })));

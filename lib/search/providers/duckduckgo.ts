@@ -14,7 +14,7 @@ import type { Provider } from "./types.ts";
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { duckduckgoProvider } from "./duckduckgo.ts";
  * console.assert(duckduckgoProvider.isConfigured(parseConfig({})));
  * ```

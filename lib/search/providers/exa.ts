@@ -19,7 +19,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
 import type { TimeRange } from "../types.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
@@ -210,7 +210,7 @@ const ExaAnswerInput = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { exaProvider } from "./exa.ts";
  * console.assert(exaProvider.roles.includes("answer"));
  * console.assert(!exaProvider.isConfigured(parseConfig({})));

@@ -17,7 +17,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
 import { providerFailure } from "./classify.ts";
 import {
   boundedData,
@@ -102,7 +102,7 @@ const GeminiInput = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { geminiProvider } from "./gemini.ts";
  * console.assert(geminiProvider.roles.join() === "answer");
  * console.assert(geminiProvider.isConfigured(parseConfig({ search: { gemini_api_key: "k" } })));

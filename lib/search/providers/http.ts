@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import type { FetchedResponse } from "../../net/types.ts";
 import { cleanText } from "../upstream.ts";
@@ -30,7 +30,7 @@ export interface ResolvedProviderSettings {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { providerSettings } from "./http.ts";
  * const config = parseConfig({ search: { providers: { exa: { base_url: "http://127.0.0.1:9/" } } } });
  * const settings = providerSettings(config, "exa", { baseUrl: "https://api.exa.ai", maxResults: 25 });

@@ -15,7 +15,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
   boundedData,
@@ -123,7 +123,7 @@ const JinaSearchInput = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { jinaProvider } from "./jina.ts";
  * console.assert(!jinaProvider.isConfigured(parseConfig({})));
  * console.assert(jinaProvider.isConfigured(parseConfig({ search: { providers: { jina: { enabled: true } } } })));

@@ -14,7 +14,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
   boundedData,
@@ -129,7 +129,7 @@ const KeenableFetchInput = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { keenableProvider } from "./keenable.ts";
  * console.assert(!keenableProvider.isConfigured(parseConfig({})));
  * console.assert(keenableProvider.isConfigured(parseConfig({ search: { providers: { keenable: { enabled: true } } } })));

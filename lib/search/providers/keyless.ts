@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
 import { createDuckDuckGoBackend, DUCKDUCKGO } from "../duckduckgo.ts";
 import { createSearxngBackend, SEARXNG } from "../searxng.ts";
 import { type SearchBackend, SearchFailure } from "../types.ts";

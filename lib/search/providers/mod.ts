@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { usableProviders } from "./mod.ts";
  * const config = parseConfig({ search: { tavily_api_key: "tvly-x" } });
  * console.assert(usableProviders(config, "answer").map((p) => p.name).join() === "tavily");

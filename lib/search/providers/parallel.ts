@@ -12,7 +12,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
   boundedData,
@@ -108,7 +108,7 @@ async function parallelTool(input: z.output<typeof ParallelInput>, env: Provider
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { parallelProvider } from "./parallel.ts";
  * console.assert(parallelProvider.isConfigured(parseConfig({ search: { parallel_api_key: "k" } })));
  * ```

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { braveProvider } from "./brave.ts";
 import { exaProvider } from "./exa.ts";
@@ -59,7 +59,7 @@ export function providerByName(
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { roleOrder } from "./registry.ts";
  * console.assert(roleOrder(parseConfig({}), "answer").join() === "exa,tavily,gemini");
  * console.assert(roleOrder(parseConfig({ search: { backend: "searxng" } }), "search").join() === "searxng");
@@ -92,7 +92,7 @@ export function roleOrder(config: Config, role: Role, extra: readonly Provider[]
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { usableProviders } from "./registry.ts";
  * const config = parseConfig({ search: { exa_api_key: "k" } });
  * console.assert(usableProviders(config, "search").map((p) => p.name).join() === "exa,duckduckgo");
@@ -118,7 +118,7 @@ export function usableProviders(
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { configuredProviders } from "./registry.ts";
  * console.assert(configuredProviders(parseConfig({})).map((p) => p.name).join() === "duckduckgo");
  * ```

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { configFromEnv, parseConfig, redactConfig, SECRET_KEYS } from "../../config.ts";
+import { configFromEnv, parseConfig, redactConfig, SECRET_KEYS } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { configuredProviders, usableProviders } from "./registry.ts";
 

@@ -16,7 +16,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
   boundedData,
@@ -172,7 +172,7 @@ const TavilyExtractInput = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { tavilyProvider } from "./tavily.ts";
  * console.assert(tavilyProvider.isConfigured(parseConfig({ search: { tavily_api_key: "tvly-x" } })));
  * ```

@@ -5,7 +5,7 @@
  * @module
  */
 import type { z } from "zod";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/config.ts";
 import type { Fetcher } from "../../net/types.ts";
 import type { SearchHit, TimeRange } from "../types.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { GleanerError } from "./errors.ts";
+import type { GleanerError } from "../errors.ts";
 import { configFromEnv, loadConfig, parseConfig, privateAllowed, redactConfig } from "./config.ts";
 
 Deno.test("config: embedded defaults are safe", () => {

@@ -9,9 +9,10 @@
  * @module
  */
 import { z } from "zod";
-import { GleanerError } from "./errors.ts";
-import { getGleanerLogger } from "./log.ts";
-import { USER_AGENT } from "./version.ts";
+import { GleanerError } from "../errors.ts";
+import { readEnv } from "./env.ts";
+import { getGleanerLogger } from "../log.ts";
+import { USER_AGENT } from "../version.ts";
 
 /** A secret string: accepted from env or files, redacted whenever printed. */
 const secret = () => z.string().min(1).optional();
@@ -993,14 +994,6 @@ export async function loadConfig(
   return parseConfig(
     mergeConfig(fileLayer, configFromEnv(env), options.overrides, flagLayer as ConfigInput),
   );
-}
-
-function readEnv(): Record<string, string | undefined> {
-  try {
-    return Deno.env.toObject();
-  } catch {
-    return {};
-  }
 }
 
 /**
