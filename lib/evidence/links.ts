@@ -7,7 +7,7 @@
 import { bm25Rank } from "../rank/bm25.ts";
 import { countTokens } from "../text/tokens.ts";
 import { renderLink } from "../rank/render.ts";
-import type { PageLink } from "../read/types.ts";
+import type { PageLink } from "../extract/links.ts";
 
 /**
  * Picks up to `max` links worth following: same site as the page first, then

@@ -20,7 +20,7 @@ import robotsParserModule from "robots-parser";
 import type { Logger } from "@logtape/logtape";
 import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
-import type { RobotsState } from "../store/types.ts";
+import type { RobotsState } from "./robots_state.ts";
 import type { Fetcher } from "./types.ts";
 
 /** The product token matched against `User-agent:` lines. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../config/config.ts";
 import { createGleaner } from "../gleaner.ts";
-import type { RobotsState } from "../store/types.ts";
+import type { RobotsState } from "./robots_state.ts";
 import { createFetcher } from "./fetch.ts";
 
 /** A loopback origin whose robots.txt answers `status` with `body`. */

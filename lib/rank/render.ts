@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { EvidenceItem } from "./select.ts";
-import type { PageLink } from "../read/types.ts";
+import type { EvidenceItem } from "./evidence_item.ts";
+import type { PageLink } from "../extract/links.ts";
 
 function oneLine(s: string): string {
   return s.replace(/\s+/g, " ").trim();

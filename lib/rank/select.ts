@@ -8,9 +8,12 @@
  */
 import { chunkMarkdown, type Unit } from "../text/chunk.ts";
 import { cosine, dedupe, jaccard, tokenSet } from "./dedupe.ts";
-import { type Relevance, relevanceOf } from "./fusion.ts";
+import { relevanceOf } from "./fusion.ts";
 import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "../text/tokens.ts";
 import { headingLine, renderEvidence, sourceHeader } from "./render.ts";
+import type { EvidenceItem } from "./evidence_item.ts";
+
+export type { EvidenceItem } from "./evidence_item.ts";
 
 /** The page a candidate unit comes from. */
 export interface EvidenceSource {
@@ -62,28 +65,6 @@ export interface SelectOptions {
   dedupeJaccard?: number;
   /** Cosine at or above which a unit is a paraphrased repeat (default 0.92). */
   dedupeCosine?: number;
-}
-
-/** A passage of original page text selected as evidence. */
-export interface EvidenceItem {
-  /** Original text: `markdown.slice(start, end)` of the page. */
-  text: string;
-  /** Source URL. */
-  url: string;
-  /** Source title. */
-  title: string;
-  /** Heading path above the passage. */
-  headings: string[];
-  /** Offset of the passage in the page Markdown. */
-  start: number;
-  /** End offset of the passage in the page Markdown. */
-  end: number;
-  /** Best score among its units, 0..1. */
-  score: number;
-  /** Label of `score`. */
-  relevance: Relevance;
-  /** Query of its best unit. */
-  query: string;
 }
 
 /** Result of {@link selectEvidence}. */

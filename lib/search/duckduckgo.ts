@@ -17,18 +17,11 @@ import {
   type TimeRange,
 } from "./types.ts";
 import { fetchUpstream, safeEndpoint } from "./upstream.ts";
+import { DUCKDUCKGO } from "./duckduckgo_page.ts";
+
+export { DUCKDUCKGO, type DuckDuckGoPage, unwrapDuckDuckGoUrl } from "./duckduckgo_page.ts";
 
 const log = getGleanerLogger("search", "duckduckgo");
-
-/** The backend name DuckDuckGo reports under. */
-export const DUCKDUCKGO = "duckduckgo";
-
-/** What a DuckDuckGo page turned out to be. */
-export type DuckDuckGoPage =
-  | { kind: "results"; hits: SearchHit[] }
-  | { kind: "empty" }
-  | { kind: "blocked" }
-  | { kind: "unrecognised" };
 
 /** DuckDuckGo's `df` value for each time range. */
 export const DUCKDUCKGO_TIME_RANGE: Readonly<Record<TimeRange, string>> = {
@@ -96,47 +89,6 @@ export function duckduckgoRegion(language: string | undefined, fallback: string)
   if (country && /^[a-z]{2}$/.test(country)) return `${KL_COUNTRY[country] ?? country}-${klLang}`;
   const defaultCountry = LANGUAGE_COUNTRY[lang];
   return defaultCountry ? `${defaultCountry}-${klLang}` : fallback;
-}
-
-/**
- * The target of a DuckDuckGo result link: `//duckduckgo.com/l/?uddg=<target>`
- * is unwrapped; ad links (`duckduckgo.com/y.js`, also when wrapped) and
- * anything not http(s) give `undefined`.
- *
- * @example
- * ```ts
- * import { unwrapDuckDuckGoUrl } from "./duckduckgo.ts";
- * const href = "//duckduckgo.com/l/?uddg=https%3A%2F%2Fdeno.com%2F&rut=abc";
- * console.assert(unwrapDuckDuckGoUrl(href) === "https://deno.com/");
- * console.assert(unwrapDuckDuckGoUrl("https://duckduckgo.com/y.js?ad_provider=x") === undefined);
- * ```
- */
-export function unwrapDuckDuckGoUrl(href: string | null | undefined): string | undefined {
-  if (!href) return undefined;
-  let url: URL;
-  try {
-    url = new URL(href.trim(), "https://duckduckgo.com/");
-  } catch {
-    return undefined;
-  }
-  for (let depth = 0; depth < 3 && isDuckDuckGoHost(url.hostname); depth++) {
-    if (url.pathname === "/y.js") return undefined;
-    if (url.pathname !== "/l/" && url.pathname !== "/l") break;
-    const target = url.searchParams.get("uddg");
-    if (!target) return undefined;
-    try {
-      url = new URL(target);
-    } catch {
-      return undefined;
-    }
-  }
-  if (isDuckDuckGoHost(url.hostname) && url.pathname === "/y.js") return undefined;
-  return url.protocol === "http:" || url.protocol === "https:" ? url.href : undefined;
-}
-
-function isDuckDuckGoHost(host: string): boolean {
-  const lower = host.toLowerCase();
-  return lower === "duckduckgo.com" || lower.endsWith(".duckduckgo.com");
 }
 
 /** Settings the DuckDuckGo backend reads. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { parseHTML } from "linkedom";
-import { DUCKDUCKGO, type DuckDuckGoPage, unwrapDuckDuckGoUrl } from "./duckduckgo.ts";
+import { DUCKDUCKGO, type DuckDuckGoPage, unwrapDuckDuckGoUrl } from "./duckduckgo_page.ts";
 import type { SearchHit } from "./types.ts";
 import { cleanText, toIsoDate } from "./upstream.ts";
 

@@ -72,17 +72,9 @@ export interface Cache {
   stats(): Promise<CacheStats>;
 }
 
-/** The state of a domain's robots.txt, as last seen. */
-export type RobotsState = "missing" | "allow_all" | "partial" | "disallow_all" | "error";
+import { ROBOTS_STATES, type RobotsState } from "../net/robots_state.ts";
 
-/** Every {@link RobotsState}. */
-export const ROBOTS_STATES: readonly RobotsState[] = [
-  "missing",
-  "allow_all",
-  "partial",
-  "disallow_all",
-  "error",
-];
+export { ROBOTS_STATES, type RobotsState };
 
 /** Counts of one tier (or all tiers) over the rolling window. */
 export interface TierCounts {

@@ -20,7 +20,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { getGleanerLogger } from "../log.ts";
 import { VERSION } from "../version.ts";
-import type { SpanHandle, Telemetry, TelemetryAttributes } from "./mod.ts";
+import type { SpanHandle, Telemetry, TelemetryAttributes } from "./types.ts";
 
 const log = getGleanerLogger("telemetry");
 

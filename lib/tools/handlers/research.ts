@@ -10,7 +10,7 @@ import { readAll } from "../../evidence/read_all.ts";
 import { gatherEvidence } from "../../evidence/gather.ts";
 import { canonicalKey, pickPages } from "../../evidence/pick.ts";
 import type { Page } from "../../read/types.ts";
-import type { ResearchInput, ResearchOutput } from "../research.ts";
+import type { ResearchInput, ResearchOutput } from "../research_schemas.ts";
 import type { ToolContext } from "../spec.ts";
 
 /** The `research` handler. */

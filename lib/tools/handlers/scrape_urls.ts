@@ -10,7 +10,7 @@ import { relatedLinks } from "../../evidence/links.ts";
 import { readAll } from "../../evidence/read_all.ts";
 import { countTokens } from "../../text/tokens.ts";
 import type { Page } from "../../read/types.ts";
-import type { ScrapeInput, ScrapeOutput } from "../scrape_urls.ts";
+import type { ScrapeInput, ScrapeOutput } from "../scrape_urls_schemas.ts";
 import type { ToolContext } from "../spec.ts";
 
 /** The `scrape_urls` handler. */

@@ -1,0 +1,36 @@
+/**
+ * The shapes of Gleaner's instruments, shared by the no-op telemetry
+ * (`mod.ts`) and the OTLP exporter (`otlp.ts`).
+ *
+ * @module
+ */
+
+/** Attribute values Gleaner attaches (names and codes only, never user text). */
+export type TelemetryAttributes = Record<string, string | number | boolean>;
+
+/** What instrumented code sees of the current span. */
+export interface SpanHandle {
+  /** Adds attributes to the span (and to its duration measurement). */
+  set(attributes: TelemetryAttributes): void;
+}
+
+/** Gleaner's instruments; {@link NOOP_TELEMETRY} when telemetry is off. */
+export interface Telemetry {
+  /** True when an exporter is running. */
+  readonly enabled: boolean;
+  /**
+   * Runs `fn` inside a span named `gleaner.<name>` (a child of the current
+   * one), records its duration in the `gleaner.<metric>.duration` histogram
+   * (ms) and, when it throws, counts the failure by code in `gleaner.failures`.
+   */
+  span<T>(
+    name: string,
+    metric: string,
+    attributes: TelemetryAttributes,
+    fn: (span: SpanHandle) => Promise<T>,
+  ): Promise<T>;
+  /** Adds to the `gleaner.tokens.saved` counter. */
+  tokensSaved(tokens: number, attributes: TelemetryAttributes): void;
+  /** Sends what is buffered and stops the export timers. */
+  shutdown(): Promise<void>;
+}

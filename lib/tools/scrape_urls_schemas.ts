@@ -1,0 +1,105 @@
+/**
+ * The input and output schemas of the `scrape_urls` tool, apart from its definition so
+ * that the handler (loaded on the first call) can name them without
+ * importing the definition that loads it.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { EvidenceSchema, ItemErrorSchema, LinkSchema, RankingSchema } from "./schemas.ts";
+
+/** Input of `scrape_urls`. */
+export const ScrapeInput: z.ZodObject<{
+  items: z.ZodArray<
+    z.ZodObject<{
+      url: z.ZodString;
+      query: z.ZodOptional<z.ZodString>;
+    }, z.core.$strict>
+  >;
+  max_tokens: z.ZodOptional<z.ZodNumber>;
+  render: z.ZodOptional<
+    z.ZodEnum<{
+      never: "never";
+      auto: "auto";
+      always: "always";
+    }>
+  >;
+  max_age: z.ZodOptional<z.ZodNumber>;
+  no_cache: z.ZodOptional<z.ZodBoolean>;
+}, z.core.$strict> = z.strictObject({
+  items: z.array(z.strictObject({
+    url: z.string().max(4096).describe(
+      "Absolute http(s) URL (a bad URL fails its item, not the call)",
+    ),
+    query: z.string().max(500).optional().describe(
+      "What you want from the page; omit or '*' for the page in order",
+    ),
+  })).min(1).max(5).describe("One to five pages"),
+  max_tokens: z.number().int().min(50).max(50_000).optional().describe(
+    "Token budget shared by all items (default 4000)",
+  ),
+  render: z.enum(["never", "auto", "always"]).optional().describe(
+    "Headless browser: never, auto (when the page needs JavaScript), always",
+  ),
+  max_age: z.number().int().min(0).optional().describe(
+    "Accept a cached page up to this many seconds old",
+  ),
+  no_cache: z.boolean().optional().describe("Read fresh, ignoring the cache"),
+});
+
+/** Output of `scrape_urls`. */
+export const ScrapeOutput: z.ZodObject<{
+  items: z.ZodArray<
+    z.ZodObject<{
+      url: z.ZodString;
+      ok: z.ZodBoolean;
+      final_url: z.ZodOptional<z.ZodString>;
+      title: z.ZodOptional<z.ZodString>;
+      tier: z.ZodOptional<z.ZodString>;
+      published: z.ZodOptional<z.ZodString>;
+      page_tokens: z.ZodOptional<z.ZodNumber>;
+      truncated: z.ZodOptional<z.ZodBoolean>;
+      links: z.ZodOptional<
+        z.ZodArray<
+          z.ZodObject<{
+            url: z.ZodString;
+            text: z.ZodString;
+          }, z.core.$strip>
+        >
+      >;
+      error: z.ZodOptional<
+        z.ZodObject<{
+          code: z.ZodString;
+          message: z.ZodString;
+        }, z.core.$strip>
+      >;
+    }, z.core.$strip>
+  >;
+  evidence: z.ZodArray<
+    typeof EvidenceSchema
+  >;
+  ranking: typeof RankingSchema;
+  ranking_note: z.ZodOptional<z.ZodString>;
+  tokens: z.ZodNumber;
+}, z.core.$strip> = z.object({
+  items: z.array(z.object({
+    url: z.string(),
+    ok: z.boolean(),
+    final_url: z.string().optional(),
+    title: z.string().optional(),
+    tier: z.string().optional().describe("Which reader produced the page"),
+    published: z.string().optional(),
+    page_tokens: z.number().int().optional().describe("Tokens of the whole page Markdown"),
+    truncated: z.boolean().optional().describe(
+      "True when only the start of a too-large page was read",
+    ),
+    links: z.array(LinkSchema).optional().describe("Related links on the page, same site first"),
+    error: ItemErrorSchema.optional(),
+  })),
+  evidence: z.array(EvidenceSchema),
+  ranking: RankingSchema,
+  ranking_note: z.string().optional().describe(
+    "Why the configured reranker was not used, when it failed",
+  ),
+  tokens: z.number().int().describe("Tokens of the evidence text"),
+});
