@@ -1,0 +1,270 @@
+/**
+ * The house rules of ARCHITECTURE.md, checked on the real module graph
+ * (`deno info --json` over every production file; static, dynamic and
+ * type-only imports alike):
+ *
+ * 1. no import cycle between files;
+ * 2. no import from a lower layer to a higher one (the order is
+ *    {@link LAYERS}, written here and in ARCHITECTURE.md);
+ * 3. no environment read (`Deno.env`, `process.env`) outside `lib/config/`;
+ * 4. every published module is reachable from a published entry point or
+ *    from its folder's face (`mod.ts`): a module only tests reach is test
+ *    code and must not ship.
+ *
+ * Each rule is also run on a planted fault, so the test shows it can fail.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../", import.meta.url);
+
+/**
+ * The layers, bottom first. A file may import files of its own layer or of
+ * a lower one, never of a higher one. A folder is written with its trailing
+ * slash; a file by its path.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ["lib/errors.ts", "lib/log.ts", "lib/version.ts", "lib/async/", "lib/config/"],
+  ["lib/text/", "lib/extract/"],
+  ["lib/net/", "lib/embed/"],
+  ["lib/store/", "lib/rank/"],
+  ["lib/read/", "lib/search/", "lib/memory/", "lib/crawl/", "lib/telemetry/"],
+  ["lib/evidence/", "lib/gleaner.ts"],
+  ["lib/tools/"],
+  ["lib/api.ts", "lib/doctor.ts", "mcp/", "http/", "mod.ts", "cli.ts"],
+];
+
+/** Where production code lives (tests, fixtures and test helpers excluded). */
+const PRODUCTION_ROOTS = ["lib/", "mcp/", "http/", "mod.ts", "cli.ts"];
+
+function isTestOnly(path: string): boolean {
+  return /_test\.ts$/.test(path) || /(^|\/)(testdata|testing)\//.test(path);
+}
+
+/** The layer of `path` (index into {@link LAYERS}), or -1 when it has none. */
+function layerOf(path: string): number {
+  return LAYERS.findIndex((units) =>
+    units.some((unit) => unit.endsWith("/") ? path.startsWith(unit) : path === unit)
+  );
+}
+
+async function productionFiles(): Promise<string[]> {
+  const out: string[] = [];
+  async function walk(dir: string): Promise<void> {
+    for await (const entry of Deno.readDir(new URL(dir, ROOT))) {
+      const path = `${dir}${entry.name}`;
+      if (entry.isDirectory) await walk(`${path}/`);
+      else if (path.endsWith(".ts") && !isTestOnly(path)) out.push(path);
+    }
+  }
+  for (const root of PRODUCTION_ROOTS) {
+    if (root.endsWith("/")) await walk(root);
+    else out.push(root);
+  }
+  return out.sort();
+}
+
+interface InfoDependency {
+  isDynamic?: boolean;
+  code?: { specifier?: string };
+  type?: { specifier?: string };
+}
+
+/** File → the project files it imports, from `deno info --json` over `files`. */
+async function importGraph(files: readonly string[]): Promise<Map<string, Set<string>>> {
+  const dir = await Deno.makeTempDir({ prefix: "gleaner-layering-" });
+  try {
+    const entry = `${dir}/all.ts`;
+    await Deno.writeTextFile(
+      entry,
+      files.map((f) => `import ${JSON.stringify(new URL(f, ROOT).href)};`).join("\n"),
+    );
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", "--config", new URL("deno.json", ROOT).pathname, entry],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(out.success, `deno info: ${new TextDecoder().decode(out.stderr)}`);
+    const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+      modules: { specifier: string; dependencies?: InfoDependency[] }[];
+    };
+    const graph = new Map<string, Set<string>>();
+    for (const module of info.modules) {
+      const from = projectPath(module.specifier);
+      if (!from || !files.includes(from)) continue;
+      const targets = new Set<string>();
+      for (const dependency of module.dependencies ?? []) {
+        for (const specifier of [dependency.code?.specifier, dependency.type?.specifier]) {
+          const to = specifier ? projectPath(specifier) : undefined;
+          if (to && to !== from) targets.add(to);
+        }
+      }
+      graph.set(from, targets);
+    }
+    return graph;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function projectPath(specifier: string): string | undefined {
+  return specifier.startsWith(ROOT.href) ? specifier.slice(ROOT.href.length) : undefined;
+}
+
+/** The import cycles of `graph` (strongly connected components of two or more files, or a self-import). */
+function cycles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let next = 0;
+  const visit = (node: string): void => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    onStack.add(node);
+    for (const target of graph.get(node) ?? []) {
+      if (!graph.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(node, Math.min(low.get(node)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(node, Math.min(low.get(node)!, index.get(target)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1 || graph.get(node)?.has(node)) found.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+/** Every import that runs from a lower layer up to a higher one, and every file without a layer. */
+function layerFaults(graph: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+  const faults: string[] = [];
+  for (const [from, targets] of graph) {
+    const fromLayer = layerOf(from);
+    if (fromLayer < 0) {
+      faults.push(`${from} is in no layer (add its folder to LAYERS and ARCHITECTURE.md)`);
+      continue;
+    }
+    for (const to of targets) {
+      const toLayer = layerOf(to);
+      if (toLayer > fromLayer) {
+        faults.push(`${from} (layer ${fromLayer}) imports ${to} (layer ${toLayer})`);
+      }
+    }
+  }
+  return faults;
+}
+
+/** Source text without comments, so examples in JSDoc do not count as code. */
+function codeOf(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+}
+
+/** Files outside `lib/config/` whose code reads the environment. */
+function environmentReaders(sources: ReadonlyMap<string, string>): string[] {
+  const readers: string[] = [];
+  for (const [path, source] of sources) {
+    if (path.startsWith("lib/config/")) continue;
+    if (/\bDeno\.env\b|\bprocess\.env\b/.test(codeOf(source))) readers.push(path);
+  }
+  return readers;
+}
+
+/** Published modules that no published entry point reaches. */
+function unreachable(
+  graph: ReadonlyMap<string, ReadonlySet<string>>,
+  entries: readonly string[],
+): string[] {
+  const seen = new Set<string>();
+  const stack = [...entries];
+  while (stack.length) {
+    const file = stack.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const target of graph.get(file) ?? []) stack.push(target);
+  }
+  return [...graph.keys()].filter((file) => !seen.has(file));
+}
+
+/** The published entry points: `exports` of deno.json and the worker modules the compile task includes. */
+async function publishedEntries(): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))) as {
+    exports: Record<string, string>;
+    tasks: Record<string, string>;
+  };
+  const exports = Object.values(config.exports).map((path) => path.replace(/^\.\//, ""));
+  const workers = [...config.tasks.compile.matchAll(/--include (\S+\.ts)/g)].map((m) => m[1]);
+  assert.ok(workers.length > 0, "the compile task names the worker modules");
+  return [...exports, ...workers];
+}
+
+const files = await productionFiles();
+const graph = await importGraph(files);
+
+Deno.test("layering: every production file is in the import graph", () => {
+  assert.ok(files.length > 100, `found ${files.length} production files`);
+  const missing = files.filter((f) => !graph.has(f));
+  assert.deepEqual(missing, []);
+});
+
+Deno.test("layering: no import cycle between files", () => {
+  assert.deepEqual(cycles(graph), []);
+});
+
+Deno.test("layering: no import runs from a lower layer to a higher one", () => {
+  assert.deepEqual(layerFaults(graph), []);
+});
+
+Deno.test("layering: only lib/config/ reads the environment", async () => {
+  const sources = new Map<string, string>();
+  for (const file of files) sources.set(file, await Deno.readTextFile(new URL(file, ROOT)));
+  assert.deepEqual(environmentReaders(sources), []);
+});
+
+Deno.test("layering: every published module is reachable from a published entry point", async () => {
+  // A folder's face (`<folder>/mod.ts`) is its documented entry point, reached or not.
+  const faces = files.filter((file) => file.endsWith("/mod.ts"));
+  assert.deepEqual(unreachable(graph, [...await publishedEntries(), ...faces]), []);
+});
+
+Deno.test("layering: each rule fails on a planted fault", () => {
+  // A cycle: two files that import each other.
+  const planted = new Map([...graph].map(([k, v]) => [k, new Set(v)]));
+  planted.get("lib/errors.ts")!.add("lib/log.ts");
+  planted.get("lib/log.ts")!.add("lib/errors.ts");
+  assert.deepEqual(cycles(planted), [["lib/errors.ts", "lib/log.ts"]]);
+  // An upward import: the network layer reaching into the tools.
+  const upward = new Map([...graph].map(([k, v]) => [k, new Set(v)]));
+  upward.get("lib/net/fetch.ts")!.add("lib/tools/spec.ts");
+  assert.deepEqual(layerFaults(upward), [
+    "lib/net/fetch.ts (layer 2) imports lib/tools/spec.ts (layer 6)",
+  ]);
+  // A file in a folder no layer names.
+  const stray = new Map(graph);
+  stray.set("lib/stray/x.ts", new Set());
+  assert.ok(layerFaults(stray).some((f) => f.startsWith("lib/stray/x.ts is in no layer")));
+  // An environment read outside lib/config/ (and none in a comment).
+  const sources = new Map([
+    ["lib/net/x.ts", "const home = Deno.env.get('HOME');"],
+    ["lib/net/y.ts", "/** Deno.env.get('HOME') in an example */\nexport const y = 1;"],
+    ["lib/config/z.ts", "Deno.env.toObject();"],
+  ]);
+  assert.deepEqual(environmentReaders(sources), ["lib/net/x.ts"]);
+  // A published module nothing reaches.
+  const orphan = new Map(graph);
+  orphan.set("lib/memory/contract_copy.ts", new Set());
+  assert.ok(unreachable(orphan, ["mod.ts"]).includes("lib/memory/contract_copy.ts"));
+});
