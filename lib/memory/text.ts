@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { STOPWORDS } from "../text/stopwords.ts";
 
 /** Most words a full-text query keeps (the first ones). */
 export const MAX_QUERY_WORDS = 64;
@@ -27,19 +28,7 @@ export function queryWords(text: string): string[] {
   return [...words];
 }
 
-/**
- * Common English words left out of full-text queries: they match most rows,
- * add almost nothing to BM25 and make every query score the whole table.
- */
-export const STOPWORDS: ReadonlySet<string> = new Set(
-  ("a about above after again against all am an and any are as at be because been before being " +
-    "below between both but by can could did do does doing down during each few for from further " +
-    "had has have having he her here hers herself him himself his how i if in into is it its itself " +
-    "just me more most my myself no nor not now of off on once only or other our ours ourselves out " +
-    "over own same she should so some such than that the their theirs them themselves then there " +
-    "these they this those through to too under until up very was we were what when where which " +
-    "while who whom why will with would you your yours yourself yourselves").split(" "),
-);
+export { STOPWORDS };
 
 /**
  * The words of `text` a full-text query uses: {@link queryWords} without

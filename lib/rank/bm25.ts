@@ -5,17 +5,7 @@
  *
  * @module
  */
-
-const STOPWORDS = new Set(
-  ("a about above after again against all am an and any are as at be because been before being " +
-    "below between both but by can could did do does doing down during each few for from further " +
-    "had has have having he her here hers herself him himself his how i if in into is it its itself " +
-    "just me more most my myself no nor not now of off on once only or other our ours ourselves out " +
-    "over own same she should so some such than that the their theirs them themselves then there " +
-    "these they this those through to too under until up very was we were what when where which " +
-    "while who whom why will with would you your yours yourself yourselves s t don isn aren wasn " +
-    "weren doesn didn won shouldn").split(" "),
-);
+import { STOPWORDS } from "../text/stopwords.ts";
 
 const CJK_RUN = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+$/u;
 const TOKEN =
