@@ -25,7 +25,7 @@ const ROOT = new URL("../", import.meta.url);
  * slash; a file by its path.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ["lib/errors.ts", "lib/log.ts", "lib/version.ts", "lib/async/", "lib/config/"],
+  ["lib/errors.ts", "lib/log.ts", "lib/version.ts", "lib/async/", "lib/cache/", "lib/config/"],
   ["lib/text/", "lib/extract/"],
   ["lib/net/", "lib/embed/"],
   ["lib/store/", "lib/rank/"],

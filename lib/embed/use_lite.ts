@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { LruCache } from "../cache/lru_cache.ts";
 import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { textHash } from "./cached.ts";
@@ -133,26 +134,6 @@ function startModel(modelDir?: string): Promise<UseModel> {
   });
 }
 
-/** A small LRU of vectors by key (Map keeps insertion order). */
-class VectorLru {
-  readonly #map = new Map<string, Float32Array>();
-  constructor(readonly size: number) {}
-  get(key: string): Float32Array | undefined {
-    const v = this.#map.get(key);
-    if (v) {
-      this.#map.delete(key);
-      this.#map.set(key, v);
-    }
-    return v;
-  }
-  set(key: string, value: Float32Array): void {
-    if (this.size <= 0) return;
-    this.#map.delete(key);
-    this.#map.set(key, value);
-    while (this.#map.size > this.size) this.#map.delete(this.#map.keys().next().value!);
-  }
-}
-
 /**
  * Loads USE-lite from the weights shipped in npm and returns it as an
  * {@link Embedder} (512-d, unit-length vectors; queries and documents are
@@ -176,7 +157,9 @@ class VectorLru {
 export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promise<Embedder> {
   const maxWords = Math.max(1, Math.floor(options.maxWords ?? 64));
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 16));
-  const lru = new VectorLru(Math.max(0, Math.floor(options.lruSize ?? 20_000)));
+  const lru = new LruCache<string, Float32Array>(
+    Math.max(0, Math.floor(options.lruSize ?? 20_000)),
+  );
   const started = performance.now();
   if (options.modelDir) {
     for (const file of ["model.json", "vocab.json"]) {

@@ -3,10 +3,11 @@
  *
  * @module
  */
+import { LruCache } from "../cache/lru_cache.ts";
 import { countTokens } from "../text/tokens.ts";
 
 const TOKEN_MEMO_SIZE = 4_096;
-const tokenMemo = new Map<string, number>();
+const tokenMemo = new LruCache<string, number>(TOKEN_MEMO_SIZE);
 
 /**
  * Tokens of a rendered memory element, remembered for the last few thousand
@@ -23,7 +24,6 @@ export function renderedTokens(element: string): number {
   let n = tokenMemo.get(element);
   if (n === undefined) {
     n = countTokens(element);
-    if (tokenMemo.size >= TOKEN_MEMO_SIZE) tokenMemo.delete(tokenMemo.keys().next().value!);
     tokenMemo.set(element, n);
   }
   return n;

@@ -16,6 +16,8 @@
  *
  * @module
  */
+import { LruCache } from "../cache/lru_cache.ts";
+import { SingleFlight } from "../async/single_flight.ts";
 import robotsParserModule from "robots-parser";
 import type { Logger } from "@logtape/logtape";
 import { GleanerError } from "../errors.ts";
@@ -123,8 +125,8 @@ export function createRobotsChecker(
   const timeoutMs = options.timeoutMs ?? 10_000;
   const now = options.now ?? Date.now;
   const logger = options.logger ?? getGleanerLogger("net", "robots");
-  const cache = new Map<string, Entry>();
-  const inflight = new Map<string, Promise<Entry>>();
+  const cache = new LruCache<string, Entry>(maxOrigins);
+  const inflight = new SingleFlight<string, Entry>();
   let listener: ((origin: string, state: RobotsState) => void) | undefined;
   const report = (origin: string, state: RobotsState) => {
     try {
@@ -135,9 +137,7 @@ export function createRobotsChecker(
   };
 
   const remember = (origin: string, entry: Entry) => {
-    cache.delete(origin);
     cache.set(origin, entry);
-    while (cache.size > maxOrigins) cache.delete(cache.keys().next().value!);
     return entry;
   };
 
@@ -177,17 +177,8 @@ export function createRobotsChecker(
   const entryFor = async (url: URL, signal?: AbortSignal): Promise<Entry> => {
     const origin = url.origin;
     const cached = cache.get(origin);
-    if (cached && cached.expires > now()) {
-      cache.delete(origin);
-      cache.set(origin, cached);
-      return cached;
-    }
-    let pending = inflight.get(origin);
-    if (!pending) {
-      pending = load(origin).finally(() => inflight.delete(origin));
-      inflight.set(origin, pending);
-    }
-    return await untilAborted(pending, signal);
+    if (cached && cached.expires > now()) return cached;
+    return await untilAborted(inflight.run(origin, () => load(origin)), signal);
   };
 
   const isAllowed = async (input: string | URL, signal?: AbortSignal): Promise<boolean> => {

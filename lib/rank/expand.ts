@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { LruCache } from "../cache/lru_cache.ts";
 import type { Config } from "../config/config.ts";
 import { getGleanerLogger } from "../log.ts";
 import { tokenize } from "./bm25.ts";
@@ -98,7 +99,7 @@ export function createQueryExpander(
   const pre = options.precomputed;
   const usePrecomputed = pre !== undefined && pre.rows === space.rows && pre.k >= k &&
     pre.minSimilarity <= minSimilarity + 1e-6;
-  const cache = new Map<string, string[]>();
+  const cache = new LruCache<string, string[]>(cacheSize);
 
   const neighboursOf = (word: string): string[] => {
     const cached = cache.get(word);
@@ -116,10 +117,7 @@ export function createQueryExpander(
     } else if (row !== undefined) {
       found = space.nearest(row, k, minSimilarity).map(([r]) => vocabulary[r]);
     }
-    if (cacheSize > 0) {
-      if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
-      cache.set(word, found);
-    }
+    cache.set(word, found);
     return found;
   };
 

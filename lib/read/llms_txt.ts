@@ -13,6 +13,8 @@
  *
  * @module
  */
+import { LruCache } from "../cache/lru_cache.ts";
+import { SingleFlight } from "../async/single_flight.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { DomainStats } from "../store/types.ts";
 import { markdownPage, stripMarkdownLinks } from "./markdown_source.ts";
@@ -206,13 +208,11 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
 } {
   const ttlMs = options.ttlMs ?? LLMS_TXT_TTL_MS;
   const now = options.now ?? Date.now;
-  const cache = new Map<string, Entry>();
-  const inflight = new Map<string, Promise<Entry>>();
+  const cache = new LruCache<string, Entry>(LLMS_TXT_MAX_ORIGINS);
+  const inflight = new SingleFlight<string, Entry>();
 
   const remember = (origin: string, entry: Entry): Entry => {
-    cache.delete(origin);
     cache.set(origin, entry);
-    while (cache.size > LLMS_TXT_MAX_ORIGINS) cache.delete(cache.keys().next().value!);
     return entry;
   };
 
@@ -254,12 +254,7 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
   async function fileFor(origin: string, context: ReadContext): Promise<LlmsFile | null> {
     const hit = cache.get(origin);
     if (hit && hit.expires > now()) return hit.file;
-    let pending = inflight.get(origin);
-    if (!pending) {
-      pending = load(origin, context).finally(() => inflight.delete(origin));
-      inflight.set(origin, pending);
-    }
-    return (await pending).file;
+    return (await inflight.run(origin, () => load(origin, context))).file;
   }
 
   return {
