@@ -80,9 +80,7 @@ export function parseProxy(settings: ProxySettings): UpstreamProxy | undefined {
     host: url.hostname.replace(/^\[|\]$/g, ""),
     port: Number(url.port || 80),
     authorization: credentials
-      ? `Basic ${
-        base64(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`)
-      }`
+      ? `Basic ${base64(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`)}`
       : undefined,
     label: url.origin,
   };
@@ -188,7 +186,9 @@ export function proxyFor(url: URL, settings: ProxySettings): UpstreamProxy | und
 /**
  * The error for a proxy that answered `status` instead of serving the
  * request for `origin`: `unauthorized` for 407 (the proxy wants other
- * credentials), `provider_unavailable` otherwise. Names the proxy without
+ * credentials; RFC 9110 §15.5.8) and for 401 to a `CONNECT` (tinyproxy up to
+ * 1.11 answers wrong credentials so: https://github.com/tinyproxy/tinyproxy/issues/532),
+ * `provider_unavailable` otherwise. Names the proxy without
  * its credentials, and the status.
  *
  * @example
@@ -200,13 +200,14 @@ export function proxyFor(url: URL, settings: ProxySettings): UpstreamProxy | und
  * ```
  */
 export function proxyRefusal(proxy: UpstreamProxy, status: number, origin: string): GleanerError {
-  const hint = status === 407
+  const auth = status === 407 || status === 401;
+  const hint = auth
     ? proxy.authorization
       ? ": the credentials in network.proxy_url were refused"
       : ": it needs credentials (http://user:password@host:port in network.proxy_url)"
     : "";
   return new GleanerError(
-    status === 407 ? "unauthorized" : "provider_unavailable",
+    auth ? "unauthorized" : "provider_unavailable",
     `proxy ${proxy.label} refused the request to ${origin} with status ${status}${hint}`,
     { details: { proxy: proxy.label, status } },
   );
