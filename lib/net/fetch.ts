@@ -305,19 +305,26 @@ export function createFetcher(
     }
     if (proxy) {
       // Absolute form (RFC 9112 §3.2.2): the proxy connects to the origin and resolves its name.
-      return send(http, {
-        protocol: "http:",
-        hostname: proxy.host,
-        port: proxy.port,
-        path: `${url.origin}${url.pathname}${url.search}`,
-        method,
-        headers: {
-          ...headers,
-          host: url.host,
-          ...(proxy.authorization ? { "proxy-authorization": proxy.authorization } : {}),
+      return send(
+        http,
+        {
+          protocol: "http:",
+          hostname: proxy.host,
+          port: proxy.port,
+          path: `${url.origin}${url.pathname}${url.search}`,
+          method,
+          headers: {
+            ...headers,
+            host: url.host,
+            ...(proxy.authorization ? { "proxy-authorization": proxy.authorization } : {}),
+          },
+          agent: false,
         },
-        agent: false,
-      }, url, body, signal, proxy);
+        url,
+        body,
+        signal,
+        proxy,
+      );
     }
     return send(url.protocol === "https:" ? https : http, target, url, body, signal);
   };
