@@ -168,6 +168,7 @@ Deno.test({
         const error = await rejectsWith(fetcher.fetch(`${origin.origin}/`), "provider_unavailable");
         assert.match(error.message, /TLS/);
         assert.equal(origin.requests.length, 0, "no request was sent over the bad TLS");
+        assert.deepEqual(await proxy.requests(), [`CONNECT 127.0.0.1:${origin.port} HTTP/1.1`]);
       }, other)
     );
   },
