@@ -311,6 +311,26 @@ Deno.test({
 });
 
 Deno.test({
+  name: "proxy: an origin the proxy cannot reach is provider_unavailable naming the proxy",
+  ignore,
+  fn: () =>
+    withProxy(async (proxy) => {
+      const gone = await startOrigin(page);
+      await gone.close();
+      const target = { ...gone, origin: `https://127.0.0.1:${gone.port}` };
+      const fetcher = createFetcher(network([target], { proxy_url: proxy.url }));
+      // The tunnel fails inside the proxy; tinyproxy then ends the connection or answers 5xx.
+      const error = await rejectsWith(
+        fetcher.fetch(`https://127.0.0.1:${gone.port}/`),
+        "provider_unavailable",
+      );
+      assert.match(error.message, new RegExp(`proxy ${proxy.url}`));
+      assert.match(error.message, /status 5\d\d|closed the connection/);
+      assert.equal(error.details?.proxy, proxy.url);
+    }),
+});
+
+Deno.test({
   name: "proxy: an unreachable proxy is provider_unavailable naming it",
   ignore,
   fn: () =>
