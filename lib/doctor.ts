@@ -104,5 +104,23 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
     ok: true,
     detail: privateNet === false ? "on" : `relaxed: allow_private = ${JSON.stringify(privateNet)}`,
   });
+  const proxyUrl = config.network.proxy_url;
+  let proxyLabel = "";
+  try {
+    proxyLabel = proxyUrl ? new URL(proxyUrl).origin : "";
+  } catch {
+    proxyLabel = "(invalid)";
+  }
+  checks.push({
+    name: "outbound proxy",
+    ok: true,
+    detail: proxyUrl
+      ? `${proxyLabel}${
+        config.network.no_proxy.length > 0
+          ? `, bypassed for ${config.network.no_proxy.join(", ")}`
+          : ""
+      } (resolved addresses are checked by the proxy, not by Gleaner)`
+      : "none: direct connections",
+  });
   return { version: VERSION, ok: checks.every((c) => c.ok), checks };
 }

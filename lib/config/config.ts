@@ -68,6 +68,8 @@ export const NetworkSchema: z.ZodObject<{
   user_agent: z.ZodDefault<z.ZodString>;
   respect_robots: z.ZodDefault<z.ZodBoolean>;
   per_host_concurrency: z.ZodDefault<z.ZodNumber>;
+  proxy_url: z.ZodOptional<z.ZodString>;
+  no_proxy: z.ZodDefault<z.ZodArray<z.ZodString>>;
 }, z.core.$strip> = z.object({
   /**
    * Reach private/loopback addresses: `false` (default), `true` (all), or a
@@ -92,7 +94,36 @@ export const NetworkSchema: z.ZodObject<{
   respect_robots: z.boolean().default(true),
   /** Concurrent requests per host. */
   per_host_concurrency: z.number().int().positive().default(2),
+  /**
+   * Outbound HTTP proxy, `http://[user:password@]host:port` (default: `HTTPS_PROXY`, else
+   * `HTTP_PROXY`, when set). `http:` URLs go to it in absolute form, `https:` URLs through a
+   * `CONNECT` tunnel; the address policy still refuses private targets by name and literal
+   * address before anything is sent, but names are resolved by the proxy (DNS pinning is then
+   * the proxy's job). Credentials are redacted wherever the configuration is shown.
+   */
+  proxy_url: z.string().refine(isProxyUrl, {
+    message: "must be an http:// proxy URL (http://[user:password@]host[:port])",
+  }).optional(),
+  /**
+   * Hosts that bypass the proxy (default: `NO_PROXY`): `*`, names (`example.com` also covers
+   * its subdomains; `.example.com` only them), IP addresses or CIDR ranges, each optionally
+   * `:port`. A bypassed host goes direct under the normal checks: this never opens an
+   * address the policy refuses.
+   */
+  no_proxy: z.array(z.string()).default([]),
 });
+
+/** True for an `http://` URL with a host and nothing past the authority (a proxy address). */
+function isProxyUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return url.protocol === "http:" && url.hostname !== "" &&
+    (url.pathname === "/" || url.pathname === "") && url.search === "" && url.hash === "";
+}
 
 /** Settings of one search provider (`search.providers.<name>`). */
 export const ProviderSettingsSchema: z.ZodObject<{
@@ -576,6 +607,8 @@ export const ConfigSchema: z.ZodObject<{
       user_agent: z.ZodDefault<z.ZodString>;
       respect_robots: z.ZodDefault<z.ZodBoolean>;
       per_host_concurrency: z.ZodDefault<z.ZodNumber>;
+      proxy_url: z.ZodOptional<z.ZodString>;
+      no_proxy: z.ZodDefault<z.ZodArray<z.ZodString>>;
     }, z.core.$strip>
   >;
   search: z.ZodDefault<
@@ -992,8 +1025,45 @@ export async function loadConfig(
     (flagLayer[section] ??= {})[key] = coerceSetting(path, raw);
   }
   return parseConfig(
-    mergeConfig(fileLayer, configFromEnv(env), options.overrides, flagLayer as ConfigInput),
+    mergeConfig(
+      proxyFromEnv(env),
+      fileLayer,
+      configFromEnv(env),
+      options.overrides,
+      flagLayer as ConfigInput,
+    ),
   );
+}
+
+/**
+ * The proxy settings the standard environment variables give, as the lowest
+ * layer of the configuration (any `network.proxy_url` / `network.no_proxy`
+ * setting wins): `network.proxy_url` from `https_proxy`, `HTTPS_PROXY`,
+ * `http_proxy` or `HTTP_PROXY` (the first one set; one proxy serves both
+ * schemes; a value without a scheme is read as `http://`), and
+ * `network.no_proxy` from `no_proxy` or `NO_PROXY` (comma-separated).
+ *
+ * @example
+ * ```ts
+ * import { proxyFromEnv } from "./config.ts";
+ * const layer = proxyFromEnv({ HTTPS_PROXY: "proxy.corp:3128", NO_PROXY: "intranet.corp, .lan" });
+ * console.assert(layer.network?.proxy_url === "http://proxy.corp:3128");
+ * console.assert(layer.network?.no_proxy?.join() === "intranet.corp,.lan");
+ * ```
+ */
+export function proxyFromEnv(env: Record<string, string | undefined>): ConfigInput {
+  const pick = (...names: string[]) =>
+    names.map((name) => env[name]?.trim()).find((value) => value !== undefined && value !== "");
+  const network: Partial<Config["network"]> = {};
+  const proxy = pick("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY");
+  if (proxy !== undefined) {
+    network.proxy_url = /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
+  }
+  const noProxy = pick("no_proxy", "NO_PROXY");
+  if (noProxy !== undefined) {
+    network.no_proxy = noProxy.split(/[\s,]+/).filter((entry) => entry !== "");
+  }
+  return Object.keys(network).length > 0 ? { network } : {};
 }
 
 /**

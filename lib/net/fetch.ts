@@ -21,8 +21,19 @@
  *    `true` or lists the request's exact origin (scheme, host, port); a
  *    redirect into another origin is judged for that origin.
  *
- * Not covered: HTTP proxies (`HTTP_PROXY` is ignored: Gleaner always connects
- * directly), and what a public server does after it receives the request.
+ * With an outbound proxy (`network.proxy_url`, or `HTTPS_PROXY`/`HTTP_PROXY`;
+ * see `proxy.ts`), step 1 still runs for every hop before anything is sent,
+ * so private IP literals and local names are refused as without a proxy; `http:`
+ * URLs then go to the proxy in absolute form and `https:` URLs through a
+ * `CONNECT` tunnel with TLS to the origin (certificate checked for the URL's
+ * host). The proxy resolves the names, so step 2 (checking and pinning the
+ * resolved addresses) becomes the proxy's job. Hosts in `network.no_proxy`
+ * go direct, with steps 1–3. A proxy's 407 is `unauthorized`, any other
+ * refusal of a tunnel `provider_unavailable`, both naming the proxy without
+ * its credentials.
+ *
+ * Not covered: what a public server (or the proxy) does after it receives
+ * the request.
  * The browser tier enforces the same policy separately: request
  * interception, and an egress proxy that connects with
  * {@link createCheckedLookup}.
@@ -55,6 +66,8 @@
  */
 import http from "node:http";
 import https from "node:https";
+import tls from "node:tls";
+import net from "node:net";
 import { lookup as dnsLookup } from "node:dns/promises";
 import { pipeline, type Readable } from "node:stream";
 import zlib from "node:zlib";
@@ -68,6 +81,13 @@ import { decodeText, detectCharset, isTextualMediaType, sniffMediaType } from ".
 import { BodyBuffer } from "./body_buffer.ts";
 import { createHostLimiter, type HostLimiter } from "./host_limiter.ts";
 import { createRobotsChecker, type RobotsChecker } from "./robots.ts";
+import {
+  openTunnel,
+  proxyFor,
+  proxyRefusal,
+  proxyUnreachable,
+  type UpstreamProxy,
+} from "./proxy.ts";
 import type { FetchedResponse, Fetcher, FetchOptions } from "./types.ts";
 
 /** One resolved address. */
@@ -91,6 +111,12 @@ export interface FetcherOptions {
    * simulate DNS answers without a DNS server.
    */
   resolver?: Resolver;
+  /**
+   * Certificate authorities (PEM) trusted for `https:` origins instead of the
+   * default roots, directly and through a proxy's tunnel (tests with their
+   * own CA, a TLS-inspecting corporate proxy). Default: the runtime's roots.
+   */
+  ca?: string | string[];
 }
 
 /** A {@link FetchedResponse} that also says whether the body was cut at the size limit. */
@@ -197,16 +223,121 @@ export function createFetcher(
   const resolver = options.resolver ?? systemResolver;
   const limiter = createHostLimiter(config.per_host_concurrency);
 
-  /** One request/response exchange with a pinned, checked connection. */
-  const requestOnce = (
+  /**
+   * TLS with `url`'s origin over a socket that already reaches it (a proxy's
+   * tunnel): the certificate is checked for the URL's host as on a direct
+   * connection.
+   */
+  const secureTunnel = (url: URL, socket: net.Socket, signal: AbortSignal) =>
+    new Promise<tls.TLSSocket>((resolve, reject) => {
+      const host = url.hostname.replace(/^\[|\]$/g, "");
+      const secure = tls.connect({
+        socket,
+        host,
+        // SNI carries names only (RFC 6066 §3).
+        servername: net.isIP(host) === 0 ? host : undefined,
+        ca: options.ca,
+        ALPNProtocols: ["http/1.1"],
+      });
+      const onAbort = () => secure.destroy(signal.reason);
+      const done = () => {
+        signal.removeEventListener("abort", onAbort);
+        secure.off("error", onError);
+      };
+      const onError = (error: unknown) => {
+        done();
+        socket.destroy();
+        reject(error);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      secure.once("error", onError);
+      secure.once("close", () => socket.destroy());
+      secure.once("secureConnect", () => {
+        done();
+        resolve(secure);
+      });
+    });
+
+  /**
+   * One request/response exchange: directly, with a pinned, checked
+   * connection, or through the configured proxy (absolute form for `http:`,
+   * a `CONNECT` tunnel for `https:`) when `url` does not bypass it.
+   */
+  const requestOnce = async (
     url: URL,
     method: string,
     headers: Record<string, string>,
     body: Uint8Array | undefined,
     signal: AbortSignal,
   ): Promise<http.IncomingMessage> => {
-    const lookup = createCheckedLookup(url.origin, privateAllowed(config, url.origin), resolver);
-    const transport = url.protocol === "https:" ? https : http;
+    const proxy = proxyFor(url, config);
+    const hostname = url.hostname.replace(/^\[|\]$/g, "");
+    const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+    delete headers["proxy-authorization"];
+    const target: http.RequestOptions = {
+      protocol: url.protocol,
+      hostname,
+      port,
+      path: `${url.pathname}${url.search}`,
+      method,
+      headers: { ...headers, host: url.host },
+      ca: options.ca,
+      agent: false,
+      lookup: createCheckedLookup(url.origin, privateAllowed(config, url.origin), resolver),
+    } as http.RequestOptions;
+    if (proxy && url.protocol === "https:") {
+      if (signal.aborted) throw signal.reason;
+      let tunnel: net.Socket;
+      try {
+        tunnel = await openTunnel(proxy, hostname, port, {
+          signal,
+          timeoutMs: config.connect_timeout_ms,
+          origin: url.origin,
+        });
+      } catch (error) {
+        throw signal.aborted ? signal.reason : error;
+      }
+      const secure = await secureTunnel(url, tunnel, signal);
+      delete target.agent;
+      delete target.lookup;
+      target.createConnection = () => secure;
+      return send(https, target, url, body, signal, proxy);
+    }
+    if (proxy) {
+      // Absolute form (RFC 9112 §3.2.2): the proxy connects to the origin and resolves its name.
+      return send(
+        http,
+        {
+          protocol: "http:",
+          hostname: proxy.host,
+          port: proxy.port,
+          path: `${url.origin}${url.pathname}${url.search}`,
+          method,
+          headers: {
+            ...headers,
+            host: url.host,
+            ...(proxy.authorization ? { "proxy-authorization": proxy.authorization } : {}),
+          },
+          agent: false,
+        },
+        url,
+        body,
+        signal,
+        proxy,
+      );
+    }
+    return send(url.protocol === "https:" ? https : http, target, url, body, signal);
+  };
+
+  /** Sends one request with `options` and resolves with the response head. */
+  const send = (
+    transport: typeof http | typeof https,
+    requestOptions: http.RequestOptions,
+    url: URL,
+    body: Uint8Array | undefined,
+    signal: AbortSignal,
+    proxy?: UpstreamProxy,
+  ): Promise<http.IncomingMessage> => {
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
       let connectTimer: ReturnType<typeof setTimeout> | undefined;
@@ -214,16 +345,7 @@ export function createFetcher(
         if (connectTimer !== undefined) clearTimeout(connectTimer);
         connectTimer = undefined;
       };
-      const req = transport.request({
-        protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ""),
-        port: url.port || (url.protocol === "https:" ? 443 : 80),
-        path: `${url.pathname}${url.search}`,
-        method,
-        headers: { ...headers, host: url.host },
-        agent: false,
-        lookup,
-      } as http.RequestOptions);
+      const req = transport.request(requestOptions);
       const onAbort = () => req.destroy(signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });
       const settle = () => {
@@ -244,10 +366,19 @@ export function createFetcher(
       });
       req.on("error", (error) => {
         settle();
-        reject(error);
+        // Through a proxy every socket error is one with the proxy.
+        reject(
+          proxy && !(error instanceof GleanerError) && !signal.aborted
+            ? proxyUnreachable(proxy, error, url.origin)
+            : error,
+        );
       });
       req.on("response", (res) => {
         settle();
+        if (proxy && res.statusCode === 407) {
+          res.destroy();
+          return reject(proxyRefusal(proxy, 407, url.origin));
+        }
         resolve(res);
       });
       req.end(body);

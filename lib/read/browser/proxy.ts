@@ -27,6 +27,16 @@
  * tier can tell a refused navigation from a network failure); network
  * failures answer `502`.
  *
+ * With an upstream proxy (`network.proxy_url`, or `HTTPS_PROXY`/`HTTP_PROXY`),
+ * the checks above that need no DNS still run first (scheme, port, IP
+ * literals, local names, `approvedOnly`); then the connection goes through
+ * the upstream proxy instead of straight out: a `CONNECT host:port` tunnel
+ * for tunnels, the absolute-form request for plain `http:`. The upstream
+ * proxy resolves the name, so pinning the resolved address is then its job.
+ * Hosts in `network.no_proxy` go direct with every check. An upstream
+ * proxy's refusal of a tunnel answers `502`; its answer to a plain request
+ * is passed on as it is.
+ *
  * With `approvedOnly` (the tier's setting) the proxy also refuses, before any
  * DNS, every `host:port` that no intercepted page request was allowed to
  * reach recently ({@link EgressProxy.approve}): Chromium's own background
@@ -46,12 +56,12 @@ import { GleanerError, networkError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { assertUrlAllowed } from "../../net/address.ts";
 import { createCheckedLookup, type Resolver } from "../../net/fetch.ts";
+import { openTunnel, proxyFor } from "../../net/proxy.ts";
 
-/** The network settings the proxy applies. */
-export type EgressPolicy = Pick<
-  Config["network"],
-  "allow_private" | "allowed_ports" | "connect_timeout_ms"
->;
+/** The network settings the proxy applies (`proxy_url`/`no_proxy`: the upstream proxy, if any). */
+export type EgressPolicy =
+  & Pick<Config["network"], "allow_private" | "allowed_ports" | "connect_timeout_ms">
+  & Partial<Pick<Config["network"], "proxy_url" | "no_proxy">>;
 
 /** Options of {@link startEgressProxy}. */
 export interface EgressProxyOptions {
@@ -178,8 +188,25 @@ export async function startEgressProxy(
     log.debug("refused {target}: {reason}", { target: key, reason: error.message });
   };
 
-  /** Opens a checked connection to `url`'s host and port; throws `blocked_url` before any socket when refused. */
-  const connectChecked = (url: URL, port: number): Promise<net.Socket> =>
+  /**
+   * Opens a checked connection to `url`'s host and port; throws `blocked_url` before any socket
+   * when refused. Through the upstream proxy (unless `no_proxy` lists the host) the connection
+   * is a `CONNECT` tunnel, opened after the static checks the caller ran.
+   */
+  const connectChecked = async (url: URL, port: number): Promise<net.Socket> => {
+    const upstream = proxyFor(url, policy);
+    if (!upstream) return await connectDirect(url, port);
+    const socket = await openTunnel(upstream, url.hostname.replace(/^\[|\]$/g, ""), port, {
+      timeoutMs: policy.connect_timeout_ms,
+      origin: url.origin,
+      onSocket: track,
+    });
+    socket.setTimeout(IDLE_MS, () => socket.destroy());
+    return socket;
+  };
+
+  /** A direct connection whose name is resolved and checked inside the socket's lookup. */
+  const connectDirect = (url: URL, port: number): Promise<net.Socket> =>
     new Promise((resolve, reject) => {
       const mayBePrivate = privateAllowed(policy, url.origin);
       const socket = net.connect({
@@ -239,18 +266,33 @@ export async function startEgressProxy(
       headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
     }
     headers.push(["Host", url.host], ["Connection", "close"]);
+    const upstream = proxyFor(url, policy);
+    if (upstream?.authorization) headers.push(["Proxy-Authorization", upstream.authorization]);
     // As in the guarded fetch: the name is resolved and checked inside the socket's lookup,
-    // and the socket connects to the checked addresses only.
-    const outgoing = http.request({
-      host: url.hostname.replace(/^\[|\]$/g, ""),
-      port,
-      method: req.method,
-      path: `${url.pathname}${url.search}`,
-      headers: headers.flat(),
-      setHost: false,
-      agent: false,
-      lookup: createCheckedLookup(url.origin, privateAllowed(policy, url.origin), resolver),
-    } as http.RequestOptions);
+    // and the socket connects to the checked addresses only; through the upstream proxy, the
+    // request goes to it in absolute form after the static checks above.
+    const outgoing = http.request(
+      upstream
+        ? {
+          host: upstream.host,
+          port: upstream.port,
+          method: req.method,
+          path: `${url.origin}${url.pathname}${url.search}`,
+          headers: headers.flat(),
+          setHost: false,
+          agent: false,
+        }
+        : {
+          host: url.hostname.replace(/^\[|\]$/g, ""),
+          port,
+          method: req.method,
+          path: `${url.pathname}${url.search}`,
+          headers: headers.flat(),
+          setHost: false,
+          agent: false,
+          lookup: createCheckedLookup(url.origin, privateAllowed(policy, url.origin), resolver),
+        } as http.RequestOptions,
+    );
     let connectTimer: ReturnType<typeof setTimeout> | undefined;
     const clearConnect = () => {
       if (connectTimer !== undefined) clearTimeout(connectTimer);
