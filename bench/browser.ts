@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { PAGES_PATH } from "../tests/fixtures/web.ts";
+import { PAGES_PATH } from "../testing/fixtures/web.ts";
 import { parseConfig } from "../lib/config/config.ts";
 import { createBrowserTier } from "../lib/read/browser.ts";
 

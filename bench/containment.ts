@@ -13,7 +13,7 @@
  * @module
  */
 import { naivePageTokens } from "./lib/naive.ts";
-import { PAGES_PATH } from "../tests/fixtures/web.ts";
+import { PAGES_PATH } from "../testing/fixtures/web.ts";
 import { createGleaner, research, scrapeUrls } from "../mod.ts";
 import type { ConfigInput } from "../lib/config/config.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
@@ -24,7 +24,7 @@ import { expanderOptions, loadQueryExpander } from "../lib/rank/expand.ts";
 import type { Embedder } from "../lib/embed/types.ts";
 import type { Page } from "../lib/read/types.ts";
 import { markdownToText, percentile, words } from "./lib/text_metrics.ts";
-import { startTestWorld, type TestWorld } from "../tests/fixtures/world.ts";
+import { startTestWorld, type TestWorld } from "../testing/fixtures/world.ts";
 
 /** One question of the set. */
 export interface Question {

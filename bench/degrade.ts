@@ -10,7 +10,7 @@
  * @module
  */
 import { createGleaner } from "../mod.ts";
-import { startFixtureWeb } from "../tests/fixtures/web.ts";
+import { startFixtureWeb } from "../testing/fixtures/web.ts";
 import { percentile } from "./lib/text_metrics.ts";
 
 /** Timings of one store setting (ms). */

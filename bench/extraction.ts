@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { PAGES_PATH } from "../tests/fixtures/web.ts";
+import { PAGES_PATH } from "../testing/fixtures/web.ts";
 import {
   extractHtml,
   type MainContentExtractor,

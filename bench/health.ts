@@ -2,7 +2,7 @@
  * `deno task bench health`: does the server stay responsive while it reads
  * hostile pages? Starts the HTTP server (`gleaner serve`, `http/serve.ts`, in
  * its own process) and a loopback
- * fixture of 10 hostile pages (`tests/fixtures/hostile.ts`, served by
+ * fixture of 10 hostile pages (`testing/fixtures/hostile.ts`, served by
  * `bench/hostile_server.ts` in a third process: deep nesting,
  * 100,000 links, a 120,000-character CJK run, a 4 MB word, binary served as
  * HTML, a gzip bomb, unclosed scripts, 400,000 elements, ...), fires the 10
@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { HOSTILE_PATHS } from "../tests/fixtures/hostile.ts";
+import { HOSTILE_PATHS } from "../testing/fixtures/hostile.ts";
 import { countTokens } from "../lib/text/tokens.ts";
 
 function percentile(sorted: number[], p: number): number {

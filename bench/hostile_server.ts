@@ -1,5 +1,5 @@
 /**
- * Serves the hostile fixture (`tests/fixtures/hostile.ts`) on loopback in a
+ * Serves the hostile fixture (`testing/fixtures/hostile.ts`) on loopback in a
  * process of its own and prints its origin on one line; `bench/health.ts`
  * starts it, so that sending 40 MB of hostile bodies does not busy the
  * process that samples `/health` (it did: samples waited hundreds of
@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { serveHostile } from "../tests/fixtures/hostile.ts";
+import { serveHostile } from "../testing/fixtures/hostile.ts";
 
 if (import.meta.main) {
   const web = serveHostile();

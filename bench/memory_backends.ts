@@ -23,7 +23,7 @@ import { inTransaction } from "../lib/memory/postgres/client.ts";
 import { ensureVectorIndex, vectorIndexName } from "../lib/memory/postgres/schema.ts";
 import { MemoryService } from "../lib/memory/service.ts";
 import type { MemoryBackend, NewMemoryRow } from "../lib/memory/types.ts";
-import { startPostgres } from "../tests/fixtures/postgres.ts";
+import { startPostgres } from "../testing/fixtures/postgres.ts";
 import { rng } from "../lib/memory/testdata/rng.ts";
 
 const MODEL_DIR = new URL("../models/static/", import.meta.url).pathname;

@@ -15,7 +15,7 @@ import { chunkMarkdown } from "../lib/text/chunk.ts";
 import { rankUnits } from "../lib/rank/mod.ts";
 import { selectEvidence } from "../lib/rank/select.ts";
 import { percentile } from "./lib/text_metrics.ts";
-import { PAGES_DIR, startFixtureWeb } from "../tests/fixtures/web.ts";
+import { PAGES_DIR, startFixtureWeb } from "../testing/fixtures/web.ts";
 
 function round(x: number): number {
   return Math.round(x * 100) / 100;

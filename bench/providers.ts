@@ -18,7 +18,7 @@ import { parseConfig } from "../lib/config/config.ts";
 import { createFetcher } from "../lib/net/fetch.ts";
 import { exaHits } from "../lib/search/providers/exa.ts";
 import { createRoleRouter } from "../lib/search/roles.ts";
-import { startFakeProviders } from "../tests/fixtures/fake_providers.ts";
+import { startFakeProviders } from "../testing/fixtures/fake_providers.ts";
 import { percentile } from "./lib/text_metrics.ts";
 
 const ROUNDS = 300;

@@ -6,7 +6,7 @@
  * The pages live outside the repo; set GLEANER_TEST_PAGES to their folder (default
  * `shared/testdata/readability-test-pages` beside the repository).
  */
-import { PAGES_PATH } from "../tests/fixtures/web.ts";
+import { PAGES_PATH } from "../testing/fixtures/web.ts";
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
 

@@ -1,6 +1,6 @@
 /** The `gleaner` command as an operator runs it. */
 import assert from "node:assert/strict";
-import { DENO_RUN_FLAGS, startTestWorld } from "./fixtures/world.ts";
+import { DENO_RUN_FLAGS, startTestWorld } from "../testing/fixtures/world.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
 const FLAGS = DENO_RUN_FLAGS;

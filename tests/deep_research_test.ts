@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createGleaner } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
-import { normalizeText, startTestWorld } from "./fixtures/world.ts";
+import { normalizeText, startTestWorld } from "../testing/fixtures/world.ts";
 
 type ToolResult = {
   content: { type: string; text: string }[];
@@ -152,7 +152,7 @@ Deno.test("Deep Research presentation: exactly search and fetch, contract shapes
 
 Deno.test("gleaner mcp --presentation deep-research serves exactly search and fetch over stdio", async () => {
   const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-  const { DENO_RUN_FLAGS } = await import("./fixtures/world.ts");
+  const { DENO_RUN_FLAGS } = await import("../testing/fixtures/world.ts");
   const world = await startTestWorld();
   const client = new Client({ name: "deep-research-stdio", version: "1.0.0" });
   try {

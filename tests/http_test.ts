@@ -2,26 +2,8 @@
  * The REST surface over real HTTP on loopback: tool routes, batch failures,
  * validation errors, Host/Origin guard, bearer token.
  */
+import { withServer } from "../testing/http_server.ts";
 import assert from "node:assert/strict";
-import { createGleaner } from "../mod.ts";
-import { serveHttp } from "../http/serve.ts";
-import { startTestWorld } from "./fixtures/world.ts";
-
-async function withServer(
-  extra: Record<string, unknown>,
-  fn: (base: string, world: Awaited<ReturnType<typeof startTestWorld>>) => Promise<void>,
-) {
-  const world = await startTestWorld();
-  const gleaner = await createGleaner({ ...world.config, server: { port: 0, ...extra } });
-  const server = serveHttp(gleaner);
-  try {
-    await fn(server.url, world);
-  } finally {
-    await server.shutdown();
-    await gleaner.close();
-    await world.close();
-  }
-}
 
 async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(url, {

@@ -9,7 +9,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createGleaner } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
-import { DENO_RUN_FLAGS, normalizeText, startTestWorld, type TestWorld } from "./fixtures/world.ts";
+import {
+  DENO_RUN_FLAGS,
+  normalizeText,
+  startTestWorld,
+  type TestWorld,
+} from "../testing/fixtures/world.ts";
 
 const FLAGS = DENO_RUN_FLAGS;
 const CLI = new URL("../cli.ts", import.meta.url).pathname;

@@ -10,7 +10,7 @@ import { createApp } from "../http/app.ts";
 import { configFromEnv, parseConfig, redactConfig } from "../lib/config/config.ts";
 import { GleanerError } from "../lib/errors.ts";
 import { createGleaner, type Gleaner } from "../lib/gleaner.ts";
-import { ignorePostgres, postgresSuffix, startPostgres } from "./fixtures/postgres.ts";
+import { ignorePostgres, postgresSuffix, startPostgres } from "../testing/fixtures/postgres.ts";
 
 const SECRET = "h".repeat(40);
 const TOKEN = "t".repeat(40);

@@ -14,7 +14,7 @@ import { MemoryService } from "../lib/memory/service.ts";
 import { openDatabase, userVersion } from "../lib/store/sqlite.ts";
 import { countTokens } from "../lib/text/tokens.ts";
 import { createStaticEmbedder } from "../lib/embed/static.ts";
-import { serveLoopback } from "./fixtures/serve.ts";
+import { serveLoopback } from "../testing/fixtures/serve.ts";
 
 const WRITER = new URL("../lib/memory/testdata/writer.ts", import.meta.url).pathname;
 

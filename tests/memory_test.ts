@@ -11,7 +11,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createGleaner, parseConfig } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
 import { memoryFilePath } from "../lib/memory/stores.ts";
-import { DENO_RUN_FLAGS } from "./fixtures/world.ts";
+import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
 const PROXY_TOKEN = "proxy-token-0123456789abcdef0123456789";

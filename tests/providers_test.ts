@@ -15,9 +15,9 @@ import type { Gleaner } from "../lib/gleaner.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { createApp } from "../http/app.ts";
-import { type FakeProviders, withFakeProviders } from "./fixtures/fake_providers.ts";
-import { startFixtureWeb } from "./fixtures/web.ts";
-import { DENO_RUN_FLAGS } from "./fixtures/world.ts";
+import { type FakeProviders, withFakeProviders } from "../testing/fixtures/fake_providers.ts";
+import { startFixtureWeb } from "../testing/fixtures/web.ts";
+import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
 
 type ListedTool = {
   name: string;

@@ -13,14 +13,14 @@ import { type ConfigInput, mergeConfig } from "../lib/config/config.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
 import { createMcpServer } from "../mcp/server.ts";
-import { withFakeProviders } from "./fixtures/fake_providers.ts";
-import { fakeUpstreamConfig, withFakeUpstreams } from "./fixtures/upstreams.ts";
-import { startFixtureWeb } from "./fixtures/web.ts";
+import { withFakeProviders } from "../testing/fixtures/fake_providers.ts";
+import { fakeUpstreamConfig, withFakeUpstreams } from "../testing/fixtures/upstreams.ts";
+import { startFixtureWeb } from "../testing/fixtures/web.ts";
 import {
   type ForwardProxy,
   forwardProxyAvailable,
   startForwardProxy,
-} from "./fixtures/forward_proxy.ts";
+} from "../testing/fixtures/forward_proxy.ts";
 
 const ignore = !(await forwardProxyAvailable()) && Deno.env.get("GLEANER_REQUIRE_PROXY") !== "1";
 

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { createGleaner, research } from "../mod.ts";
-import { startTestWorld } from "./fixtures/world.ts";
+import { startTestWorld } from "../testing/fixtures/world.ts";
 
 Deno.test("research: one failing page is reported with its code and replaced by the next result", async () => {
   const world = await startTestWorld();

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createGleaner } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
-import { serveHostile } from "./fixtures/hostile.ts";
+import { serveHostile } from "../testing/fixtures/hostile.ts";
 
 async function withHostileServer(
   read: Record<string, unknown>,

@@ -5,7 +5,7 @@
  * and a non-loopback bind without a key refuses to start.
  */
 import assert from "node:assert/strict";
-import { DENO_RUN_FLAGS, startTestWorld } from "./fixtures/world.ts";
+import { DENO_RUN_FLAGS, startTestWorld } from "../testing/fixtures/world.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
 

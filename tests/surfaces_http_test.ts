@@ -4,36 +4,16 @@
  * port, a Bearer challenge, the bind guard, and `/config` masking URL
  * credentials.
  */
+import { withServer } from "../testing/http_server.ts";
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { createGleaner } from "../mod.ts";
 import { createApp } from "../http/app.ts";
 import { serveHttp } from "../http/serve.ts";
 import type { GleanerError } from "../lib/errors.ts";
-import { startTestWorld } from "./fixtures/world.ts";
+import { startTestWorld } from "../testing/fixtures/world.ts";
 
 const LIMIT = 4 * 1024 * 1024;
-
-async function withServer(
-  server: Record<string, unknown>,
-  fn: (base: string) => Promise<void>,
-  extra: Record<string, unknown> = {},
-) {
-  const world = await startTestWorld();
-  const gleaner = await createGleaner({
-    ...world.config,
-    ...extra,
-    server: { port: 0, ...server },
-  });
-  const running = serveHttp(gleaner);
-  try {
-    await fn(running.url);
-  } finally {
-    await running.shutdown();
-    await gleaner.close();
-    await world.close();
-  }
-}
 
 /** A raw request through node:http, so Host and Origin can be set freely. */
 function raw(

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createGleaner } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
-import { DENO_RUN_FLAGS, startTestWorld } from "./fixtures/world.ts";
+import { DENO_RUN_FLAGS, startTestWorld } from "../testing/fixtures/world.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
 const MAX_LINE_BYTES = 4 * 1024 * 1024;

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { initTelemetry, telemetry } from "../lib/telemetry/mod.ts";
-import { serveLoopback } from "./fixtures/serve.ts";
-import { DENO_RUN_FLAGS, startTestWorld } from "./fixtures/world.ts";
+import { serveLoopback } from "../testing/fixtures/serve.ts";
+import { DENO_RUN_FLAGS, startTestWorld } from "../testing/fixtures/world.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
 

@@ -8,8 +8,8 @@ import puppeteer from "puppeteer-core";
 import { createGleaner } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
 import { CHROMIUM_ARGS } from "../lib/read/browser/launch.ts";
-import { browserSuffix, chromium, ignoreBrowser } from "./fixtures/browser.ts";
-import { startTestWorld } from "./fixtures/world.ts";
+import { browserSuffix, chromium, ignoreBrowser } from "../testing/fixtures/browser.ts";
+import { startTestWorld } from "../testing/fixtures/world.ts";
 
 const KEY = "ui-test-key-0123456789abcdef0123456789";
 const ARTIFACTS = new URL("../dist/test-artifacts/", import.meta.url);

@@ -5,7 +5,7 @@ import { createFetcher } from "../net/fetch.ts";
 import { createReader } from "../read/cascade.ts";
 import { httpTier } from "../read/http.ts";
 import { openStore, type Store } from "../store/mod.ts";
-import { type FixtureWeb, SITEMAP_PAGES, startFixtureWeb } from "../../tests/fixtures/web.ts";
+import { type FixtureWeb, SITEMAP_PAGES, startFixtureWeb } from "../../testing/fixtures/web.ts";
 import { type CrawlDeps, type CrawlProgress, crawlSite, snippetOf } from "./crawl.ts";
 
 interface Setup {

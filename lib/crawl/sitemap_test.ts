@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../config/config.ts";
 import { createFetcher } from "../net/fetch.ts";
-import { SITEMAP_PAGES, startFixtureWeb } from "../../tests/fixtures/web.ts";
+import { SITEMAP_PAGES, startFixtureWeb } from "../../testing/fixtures/web.ts";
 import { discoverSitemapUrls, parseSitemap, sitemapsFromRobots } from "./sitemap.ts";
 
 Deno.test("parseSitemap: urlset, index, namespaces, CDATA and junk", () => {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
+import { rejectsWith } from "../../testing/asserts.ts";
 import { type Config, parseConfig } from "../config/config.ts";
 import type { ErrorCode } from "../errors.ts";
-import { GleanerError } from "../errors.ts";
+import type { GleanerError } from "../errors.ts";
 import { createFetcher } from "../net/fetch.ts";
 import { createOpenAIEmbedder, embeddingsEndpoint } from "./openai.ts";
 import { isZeroVector } from "./vector.ts";
@@ -86,17 +87,6 @@ async function withServer(fn: (server: FakeOpenAI) => Promise<void>): Promise<vo
   } finally {
     await server.close();
   }
-}
-
-async function rejectsWith(promise: Promise<unknown>, code: ErrorCode): Promise<GleanerError> {
-  try {
-    await promise;
-  } catch (e) {
-    assert.ok(e instanceof GleanerError, `not a GleanerError: ${e}`);
-    assert.equal(e.code, code, `expected ${code}, got ${e.code} (${e.message})`);
-    return e;
-  }
-  assert.fail(`expected ${code}, but the call succeeded`);
 }
 
 Deno.test("embeddingsEndpoint appends /embeddings to a base URL once", () => {

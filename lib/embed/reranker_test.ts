@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../config/config.ts";
 import { sharedReranker } from "./reranker.ts";
-import { DENO_RUN_FLAGS } from "../../tests/fixtures/world.ts";
+import { DENO_RUN_FLAGS } from "../../testing/fixtures/world.ts";
 
 Deno.test("sharedReranker: none gives null; use-lite loads once and is shared", async () => {
   assert.equal(await sharedReranker(parseConfig({}).rank), null);

@@ -6,11 +6,11 @@ import {
   staticModelDir,
 } from "./static.ts";
 import { GleanerError } from "../errors.ts";
-import { serveLoopback } from "../../tests/fixtures/serve.ts";
+import { serveLoopback } from "../../testing/fixtures/serve.ts";
 import { createTransformersEmbedder } from "./transformers.ts";
 import { cosine, isZeroVector } from "./vector.ts";
 import { textHash } from "./cached.ts";
-import { PAGES_PATH } from "../../tests/fixtures/web.ts";
+import { PAGES_PATH } from "../../testing/fixtures/web.ts";
 
 function norm(v: Float32Array): number {
   let s = 0;

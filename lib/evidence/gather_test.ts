@@ -3,7 +3,7 @@ import { parseConfig } from "../config/config.ts";
 import { extractHtml } from "../extract/mod.ts";
 import { countTokens } from "../text/tokens.ts";
 import type { Page } from "../read/types.ts";
-import { PAGES_PATH } from "../../tests/fixtures/web.ts";
+import { PAGES_PATH } from "../../testing/fixtures/web.ts";
 import { gatherEvidence } from "./gather.ts";
 import { loadQueryExpander, type QueryExpander } from "../rank/expand.ts";
 

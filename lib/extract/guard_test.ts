@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { boundHtml, HTML_LIMITS, looksBinary } from "./guard.ts";
 import { stripScripts } from "./dom.ts";
 import { loadPages } from "../../bench/extraction.ts";
-import { binaryBytes, nestedDivs } from "../../tests/fixtures/hostile.ts";
+import { binaryBytes, nestedDivs } from "../../testing/fixtures/hostile.ts";
 
 Deno.test("boundHtml: real pages pass unchanged; looksBinary is false on them", async () => {
   for (const page of await loadPages()) {

@@ -3,7 +3,7 @@ import { extractHtml } from "./mod.ts";
 import { cleanTitle } from "./metadata.ts";
 import { bodyContent } from "./main_content.ts";
 import { parseDocument } from "./dom.ts";
-import { evalInChild } from "../../tests/fixtures/eval.ts";
+import { evalInChild } from "../../testing/fixtures/eval.ts";
 
 const ARTICLE = "<p>" +
   "Tides rise and fall twice each day because the Moon pulls on the oceans. ".repeat(12) +
@@ -119,7 +119,7 @@ Deno.test("bodyContent: the fallback keeps body text without chrome or scripts",
 });
 
 Deno.test("extractHtml: hostile pages are bounded (links kept, binary refused, big pages truncated)", async () => {
-  const { binaryBytes, manyLinks } = await import("../../tests/fixtures/hostile.ts");
+  const { binaryBytes, manyLinks } = await import("../../testing/fixtures/hostile.ts");
   const { GleanerError } = await import("../errors.ts");
   const links = extractHtml(manyLinks(3_000), "https://example.com/");
   assert.equal(links.links.length, 1_000);
@@ -150,7 +150,7 @@ Deno.test("extractHtml: every hostile page finishes (subprocess with a generous 
   // Before the bounds: 1,000 nested divs 6 s, 400,000 elements 50 s, 50,000 nested divs and
   // 200,000 unclosed scripts over a minute each, binary bytes a stack overflow after 35 s.
   const code = `
-    import * as h from "./tests/fixtures/hostile.ts";
+    import * as h from "./testing/fixtures/hostile.ts";
     import { extractHtml } from "./lib/extract/mod.ts";
     const pages = {
       nested: h.nestedDivs(1_000),

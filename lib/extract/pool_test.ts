@@ -4,9 +4,9 @@ import { extractHtml } from "./mod.ts";
 import { createExtractPool } from "./pool.ts";
 import { MESSAGE_PART_CHARS } from "./parts.ts";
 import { countTokens } from "../text/tokens.ts";
-import { binaryBytes, nestedDivs } from "../../tests/fixtures/hostile.ts";
-import { PAGES_PATH } from "../../tests/fixtures/web.ts";
-import { evalInChild } from "../../tests/fixtures/eval.ts";
+import { binaryBytes, nestedDivs } from "../../testing/fixtures/hostile.ts";
+import { PAGES_PATH } from "../../testing/fixtures/web.ts";
+import { evalInChild } from "../../testing/fixtures/eval.ts";
 
 const URL_ = "https://example.com/page";
 

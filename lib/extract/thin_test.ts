@@ -1,4 +1,4 @@
-import { PAGES_PATH } from "../../tests/fixtures/web.ts";
+import { PAGES_PATH } from "../../testing/fixtures/web.ts";
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
 import { looksThin } from "./thin.ts";

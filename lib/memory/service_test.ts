@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { GleanerError } from "../errors.ts";
+import { rejectsWith } from "../../testing/asserts.ts";
 import { createStaticEmbedder } from "../embed/static.ts";
 import type { Embedder } from "../embed/types.ts";
 import { countTokens } from "../text/tokens.ts";
@@ -18,10 +18,6 @@ function service(
     now: options.now,
     profileMaxTokens: options.profileMaxTokens,
   });
-}
-
-async function rejectsWith(p: Promise<unknown>, code: string): Promise<void> {
-  await assert.rejects(p, (e: unknown) => e instanceof GleanerError && e.code === code);
 }
 
 Deno.test("save: duplicates skipped, near-duplicates noticed with the ref, long content flagged", async () => {

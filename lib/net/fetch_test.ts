@@ -1,27 +1,17 @@
 import assert from "node:assert/strict";
+import { rejectsWith } from "../../testing/asserts.ts";
 import { type Config, type ConfigInput, parseConfig } from "../config/config.ts";
-import { type ErrorCode, GleanerError } from "../errors.ts";
+import { GleanerError } from "../errors.ts";
 import { createFetcher, type Resolver } from "./fetch.ts";
 import {
   CHARSET_TEXT,
   COMPRESSED_MARKER,
   type FixtureWeb,
   startFixtureWeb,
-} from "../../tests/fixtures/web.ts";
+} from "../../testing/fixtures/web.ts";
 
 function network(input: ConfigInput["network"] = {}): Config["network"] {
   return parseConfig({ network: input }).network;
-}
-
-async function rejectsWith(promise: Promise<unknown>, code: ErrorCode, label = ""): Promise<void> {
-  try {
-    await promise;
-  } catch (e) {
-    assert.ok(e instanceof GleanerError, `${label}: not a GleanerError: ${e}`);
-    assert.equal(e.code, code, `${label}: expected ${code}, got ${e.code} (${e.message})`);
-    return;
-  }
-  assert.fail(`${label}: expected ${code}, but the request succeeded`);
 }
 
 async function withWeb(fn: (web: FixtureWeb) => Promise<void>): Promise<void> {

@@ -11,9 +11,10 @@
  * https://tinyproxy.github.io/#documentation): a CONNECT to a port not
  * listed is refused with 403.
  */
+import { rejectsWith } from "../../testing/asserts.ts";
 import assert from "node:assert/strict";
 import { type ConfigInput, loadConfig, parseConfig, redactConfig } from "../config/config.ts";
-import { type ErrorCode, GleanerError } from "../errors.ts";
+import { GleanerError } from "../errors.ts";
 import { createFetcher, type Resolver } from "./fetch.ts";
 import { bypassesProxy, parseProxy } from "./proxy.ts";
 import {
@@ -24,7 +25,7 @@ import {
   startForwardProxy,
   startOrigin,
   type TestCertificates,
-} from "../../tests/fixtures/forward_proxy.ts";
+} from "../../testing/fixtures/forward_proxy.ts";
 
 const HAVE_PROXY = await forwardProxyAvailable();
 const REQUIRED = Deno.env.get("GLEANER_REQUIRE_PROXY") === "1";
@@ -43,21 +44,6 @@ if (!HAVE_PROXY && REQUIRED) {
         "(set GLEANER_REQUIRE_PROXY=1 to fail instead)\n",
     ),
   );
-}
-
-async function rejectsWith(
-  promise: Promise<unknown>,
-  code: ErrorCode,
-  label = "",
-): Promise<GleanerError> {
-  try {
-    await promise;
-  } catch (e) {
-    assert.ok(e instanceof GleanerError, `${label}: not a GleanerError: ${e}`);
-    assert.equal(e.code, code, `${label}: expected ${code}, got ${e.code} (${e.message})`);
-    return e;
-  }
-  assert.fail(`${label}: expected ${code}, but the request succeeded`);
 }
 
 /** Only the origins the test names are allowed to be private (the loopback exemption). */

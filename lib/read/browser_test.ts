@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
+import { rejectsWith } from "../../testing/asserts.ts";
 import { parseConfig } from "../config/config.ts";
-import { GleanerError } from "../errors.ts";
 import { createBrowserTier } from "./browser.ts";
-import { browserSuffix as suffix, ignoreBrowser as ignore } from "../../tests/fixtures/browser.ts";
+import {
+  browserSuffix as suffix,
+  ignoreBrowser as ignore,
+} from "../../testing/fixtures/browser.ts";
 
 /** A loopback server that records every request it receives. */
 function serve(
@@ -27,17 +30,6 @@ const html = (body: string, status = 200) =>
       headers: { "content-type": "text/html; charset=utf-8" },
     },
   );
-
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<GleanerError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof GleanerError, `expected GleanerError, got ${error}`);
-    assert.equal(error.code, code, error.message);
-    return error;
-  }
-  assert.fail(`expected a ${code} error`);
-}
 
 Deno.test({
   name: `browser tier renders scripts and enforces the address policy${suffix}`,

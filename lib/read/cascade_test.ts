@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createGleaner, type Gleaner } from "../gleaner.ts";
 import type { GleanerError } from "../errors.ts";
-import { ignoreBrowser } from "../../tests/fixtures/browser.ts";
-import { startFixtureWeb } from "../../tests/fixtures/web.ts";
+import { ignoreBrowser } from "../../testing/fixtures/browser.ts";
+import { startFixtureWeb } from "../../testing/fixtures/web.ts";
 
 /** A one-page PDF whose text is `text` (xref offsets computed). */
 function buildPdf(text: string): Uint8Array<ArrayBuffer> {

@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { parseConfig } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import { createFetcher } from "../net/fetch.ts";
-import { FAKE_FILES, type FakeGithub, startFakeGithub } from "../../tests/fixtures/fake_github.ts";
+import {
+  FAKE_FILES,
+  type FakeGithub,
+  startFakeGithub,
+} from "../../testing/fixtures/fake_github.ts";
 import { createReader } from "./cascade.ts";
 import { githubTarget, githubTier } from "./github.ts";
 import type { Page, ReadContext } from "./types.ts";

@@ -4,7 +4,7 @@ import { GleanerError } from "../errors.ts";
 import { createExtractPool } from "../extract/pool.ts";
 import { decodeText, detectCharset, sniffMediaType } from "../net/content.ts";
 import type { FetchedResponse } from "../net/types.ts";
-import { binaryBytes } from "../../tests/fixtures/hostile.ts";
+import { binaryBytes } from "../../testing/fixtures/hostile.ts";
 import { pageFromResponse } from "./http.ts";
 import type { Page } from "./types.ts";
 

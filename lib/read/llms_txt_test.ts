@@ -6,7 +6,7 @@ import {
   type FakeLlmsSite,
   LIVE_MARKER,
   startFakeLlmsSite,
-} from "../../tests/fixtures/fake_llms_txt.ts";
+} from "../../testing/fixtures/fake_llms_txt.ts";
 import { createReader } from "./cascade.ts";
 import { httpTier } from "./http.ts";
 import { createLlmsTxtTier, matchSection, splitSections } from "./llms_txt.ts";

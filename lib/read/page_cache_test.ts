@@ -8,7 +8,7 @@ import { createGleaner, type Gleaner } from "../gleaner.ts";
 import { GleanerError } from "../errors.ts";
 import { openStore } from "../store/mod.ts";
 import { redisAvailable, startRedis } from "../store/testdata/helpers.ts";
-import { startFixtureWeb } from "../../tests/fixtures/web.ts";
+import { startFixtureWeb } from "../../testing/fixtures/web.ts";
 import { createPageCache, MAX_CACHED_MARKDOWN_CHARS, pageCacheKey } from "./page_cache.ts";
 import type { Page } from "./types.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parseConfig } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import { createFetcher } from "../net/fetch.ts";
-import { startFixtureWeb } from "../../tests/fixtures/web.ts";
+import { startFixtureWeb } from "../../testing/fixtures/web.ts";
 import { createReader } from "./cascade.ts";
 import { httpTier } from "./http.ts";
 import { createTierRules, parseTierRules } from "./tier_rules.ts";

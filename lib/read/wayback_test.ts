@@ -6,7 +6,7 @@ import {
   type FakeWayback,
   startFakeWayback,
   TOOLBAR_TEXT,
-} from "../../tests/fixtures/fake_wayback.ts";
+} from "../../testing/fixtures/fake_wayback.ts";
 import { createReader } from "./cascade.ts";
 import { httpTier } from "./http.ts";
 import type { ReadContext } from "./types.ts";

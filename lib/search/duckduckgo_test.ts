@@ -5,7 +5,7 @@ import {
   fakeUpstreamConfig,
   type FakeUpstreams,
   withFakeUpstreams,
-} from "../../tests/fixtures/upstreams.ts";
+} from "../../testing/fixtures/upstreams.ts";
 import { createDuckDuckGoBackend, duckduckgoRegion, unwrapDuckDuckGoUrl } from "./duckduckgo.ts";
 import { parseDuckDuckGoHtml } from "./duckduckgo_parse.ts";
 import { SearchFailure } from "./types.ts";

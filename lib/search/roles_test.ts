@@ -3,7 +3,7 @@ import { parseConfig } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import { createFetcher } from "../net/fetch.ts";
 import { openStore } from "../store/mod.ts";
-import { type FakeProviders, withFakeProviders } from "../../tests/fixtures/fake_providers.ts";
+import { type FakeProviders, withFakeProviders } from "../../testing/fixtures/fake_providers.ts";
 import { createRoleRouter, type RoleRouterOptions } from "./roles.ts";
 
 const KEYS = { brave: "kb", exa: "ke", tavily: "kt" };

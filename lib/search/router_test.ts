@@ -7,7 +7,7 @@ import {
   fakeUpstreamConfig,
   type FakeUpstreams,
   withFakeUpstreams,
-} from "../../tests/fixtures/upstreams.ts";
+} from "../../testing/fixtures/upstreams.ts";
 import { createSearchRouter } from "./router.ts";
 import { type Attempt, SearchFailure } from "./types.ts";
 

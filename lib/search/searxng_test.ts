@@ -5,7 +5,7 @@ import {
   fakeUpstreamConfig,
   type FakeUpstreams,
   withFakeUpstreams,
-} from "../../tests/fixtures/upstreams.ts";
+} from "../../testing/fixtures/upstreams.ts";
 import { createSearxngBackend } from "./searxng.ts";
 import { SearchFailure } from "./types.ts";
 

@@ -10,7 +10,7 @@ import {
 import { countTokens as countWhole, encode } from "gpt-tokenizer/encoding/o200k_base";
 import { extractHtml } from "../extract/mod.ts";
 import { loadPages } from "../../bench/extraction.ts";
-import { evalInChild } from "../../tests/fixtures/eval.ts";
+import { evalInChild } from "../../testing/fixtures/eval.ts";
 
 const WHOLE = { disallowedSpecial: new Set<string>() };
 

@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL memory backend against a real throwaway cluster with
- * pgvector (tests/fixtures/postgres.ts): the shared backend contract, tenant
+ * pgvector (testing/fixtures/postgres.ts): the shared backend contract, tenant
  * isolation in hosted mode, concurrent migrations, BM25 ranking and failures.
  * Ignored without PostgreSQL + pgvector, failing instead when
  * GLEANER_REQUIRE_POSTGRES=1 (CI).
@@ -12,7 +12,7 @@ import {
   type PostgresServer,
   postgresSuffix,
   startPostgres,
-} from "../../../tests/fixtures/postgres.ts";
+} from "../../../testing/fixtures/postgres.ts";
 import {
   CONTRACT_DIMENSIONS,
   CONTRACT_MODEL,

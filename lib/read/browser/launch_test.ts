@@ -10,7 +10,7 @@ import {
   browserSuffix as suffix,
   chromium,
   ignoreBrowser as ignore,
-} from "../../../tests/fixtures/browser.ts";
+} from "../../../testing/fixtures/browser.ts";
 
 function serve(hostname: string) {
   const hits: { path: string; host: string | null }[] = [];

@@ -16,8 +16,8 @@ import {
   type Origin,
   startForwardProxy,
   startOrigin,
-} from "../../../tests/fixtures/forward_proxy.ts";
-import { browserSuffix, ignoreBrowser } from "../../../tests/fixtures/browser.ts";
+} from "../../../testing/fixtures/forward_proxy.ts";
+import { browserSuffix, ignoreBrowser } from "../../../testing/fixtures/browser.ts";
 
 const HAVE_PROXY = await forwardProxyAvailable();
 const ignore = !HAVE_PROXY && Deno.env.get("GLEANER_REQUIRE_PROXY") !== "1";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../../config/config.ts";
 import { createFetcher } from "../../net/fetch.ts";
-import { withFakeProviders } from "../../../tests/fixtures/fake_providers.ts";
-import { assertFailureClasses } from "../../../tests/fixtures/provider_checks.ts";
+import { withFakeProviders } from "../../../testing/fixtures/fake_providers.ts";
+import { assertFailureClasses } from "../../../testing/fixtures/provider_checks.ts";
 import { keenableProvider } from "./keenable.ts";
 
 const KEY = "keen_test_654";

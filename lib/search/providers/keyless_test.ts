@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { parseConfig } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { createFetcher } from "../../net/fetch.ts";
-import { withFakeUpstreams } from "../../../tests/fixtures/upstreams.ts";
-import { serveLoopback } from "../../../tests/fixtures/serve.ts";
+import { withFakeUpstreams } from "../../../testing/fixtures/upstreams.ts";
+import { serveLoopback } from "../../../testing/fixtures/serve.ts";
 import { duckduckgoProvider } from "./duckduckgo.ts";
 import { searxngProvider } from "./searxng.ts";
 
