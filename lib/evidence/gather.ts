@@ -14,6 +14,7 @@ import type { QueryExpander } from "../rank/expand.ts";
 import { type Ranking, rankUnits } from "../rank/mod.ts";
 import { type Candidate, type EvidenceItem, pageInOrder, selectEvidence } from "../rank/select.ts";
 import { renderEvidence } from "../rank/render.ts";
+import { type ArchiveProvenance, provenanceOf } from "../rank/evidence_item.ts";
 import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "../text/tokens.ts";
 import type { Page } from "../read/types.ts";
 import { telemetry } from "../telemetry/mod.ts";
@@ -191,7 +192,12 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
       const candidates: Candidate[] = ranked.ranked.map((r) => {
         const page = sourceOf[index.get(r.unit)!];
         return {
-          source: { url: page.finalUrl, title: page.title, markdown: page.markdown },
+          source: {
+            url: page.finalUrl,
+            title: page.title,
+            markdown: page.markdown,
+            ...archiveOf(page),
+          },
           unit: r.unit,
           score: r.score,
           vector: r.vector,
@@ -258,6 +264,7 @@ function wholeItem(page: Page, text: string, start: number): EvidenceItem {
     text,
     url: page.finalUrl,
     title: page.title,
+    ...archiveOf(page),
     headings: [],
     start,
     end: start + text.length,
@@ -281,4 +288,9 @@ function weightedShares(total: number, demands: number[], weights: number[]): nu
   const shares = demands.map(() => 0);
   parts.forEach((part, k) => shares[owner[k]] += part);
   return shares.map(Math.floor);
+}
+
+/** The archive provenance of `page` in evidence form (empty for a live page). */
+export function archiveOf(page: Page): ArchiveProvenance {
+  return provenanceOf({ archived_at: page.archivedAt, original_url: page.originalUrl });
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { EvidenceItem } from "./evidence_item.ts";
+import type { ArchiveProvenance, EvidenceItem } from "./evidence_item.ts";
 import type { PageLink } from "../extract/links.ts";
 
 function oneLine(s: string): string {
@@ -13,16 +13,27 @@ function oneLine(s: string): string {
 }
 
 /**
- * The header of one source: its title (or URL) and its URL.
+ * The header of one source: its title (or URL) and its URL, and for an
+ * archived snapshot a line that says so, so that a model never cites it as
+ * the live page: `[Archived snapshot – <time> – <original URL>]`.
  *
  * @example
  * ```ts
  * import { sourceHeader } from "./render.ts";
  * console.assert(sourceHeader("Tides", "https://example.com/t") === "## Tides\nhttps://example.com/t\n");
+ * const archived = sourceHeader("Tides", "https://web.archive.org/web/2024/https://example.com/t", {
+ *   archived_at: "2024-01-02T03:04:05Z",
+ *   original_url: "https://example.com/t",
+ * });
+ * console.assert(archived.endsWith("\n[Archived snapshot – 2024-01-02T03:04:05Z – https://example.com/t]\n"));
  * ```
  */
-export function sourceHeader(title: string, url: string): string {
-  return `## ${oneLine(title) || url}\n${url}\n`;
+export function sourceHeader(title: string, url: string, archive?: ArchiveProvenance): string {
+  const header = `## ${oneLine(title) || url}\n${url}\n`;
+  if (!archive?.archived_at && !archive?.original_url) return header;
+  return `${header}[Archived snapshot – ${archive.archived_at ?? "time unknown"} – ${
+    archive.original_url ?? url
+  }]\n`;
 }
 
 /**
@@ -63,7 +74,7 @@ export function renderEvidence(items: readonly EvidenceItem[]): string {
   }
   const blocks: string[] = [];
   for (const [url, list] of bySource) {
-    let block = sourceHeader(list[0].title, url);
+    let block = sourceHeader(list[0].title, url, list[0]);
     let last = "";
     for (const item of list) {
       const heading = headingLine(item.headings);

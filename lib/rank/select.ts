@@ -11,12 +11,12 @@ import { cosine, dedupe, jaccard, tokenSet } from "./dedupe.ts";
 import { relevanceOf } from "./fusion.ts";
 import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "../text/tokens.ts";
 import { headingLine, renderEvidence, sourceHeader } from "./render.ts";
-import type { EvidenceItem } from "./evidence_item.ts";
+import { type ArchiveProvenance, type EvidenceItem, provenanceOf } from "./evidence_item.ts";
 
 export type { EvidenceItem } from "./evidence_item.ts";
 
-/** The page a candidate unit comes from. */
-export interface EvidenceSource {
+/** The page a candidate unit comes from (and, for an archived snapshot, its provenance). */
+export interface EvidenceSource extends ArchiveProvenance {
   /** Page URL. */
   url: string;
   /** Page title. */
@@ -117,6 +117,7 @@ function toPassages(picks: Pick[]): EvidenceItem[] {
         text,
         url: first.c.source.url,
         title: first.c.source.title,
+        ...provenanceOf(first.c.source),
         headings: first.c.unit.headings,
         start: first.c.unit.start,
         end: first === last ? first.c.unit.end : last.c.unit.end,
@@ -181,7 +182,7 @@ export function selectEvidence(options: SelectOptions): Selection {
   const costOfHeader = (s: EvidenceSource) => {
     let cost = headerCost.get(s.url);
     if (cost === undefined) {
-      cost = countTokens(sourceHeader(s.title, s.url)) + 1;
+      cost = countTokens(sourceHeader(s.title, s.url, s)) + 1;
       headerCost.set(s.url, cost);
     }
     return cost;

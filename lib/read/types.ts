@@ -70,6 +70,8 @@ export interface Page {
   canonical?: string;
   /** Snapshot time, when read from an archive. */
   archivedAt?: string;
+  /** The URL an archived snapshot captured (set with `archivedAt`; `finalUrl` is the snapshot). */
+  originalUrl?: string;
   /** When it was read (ISO). */
   fetchedAt: string;
   /** True when the HTTP result looks like it needs JavaScript (the browser may do better). */

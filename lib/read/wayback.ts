@@ -6,7 +6,9 @@
  * it is fetched in raw mode (`id_` after the timestamp: the page as archived,
  * without the archive's toolbar or rewritten links) and extracted like any
  * HTML page. The page reports tier `wayback`, `finalUrl` = the snapshot as
- * people view it, and `archivedAt` = the snapshot time (ISO). Archive
+ * people view it, `archivedAt` = the snapshot time (ISO) and `originalUrl`
+ * = the URL it captured; evidence from it is headed
+ * `[Archived snapshot – <time> – <original URL>]`. Archive
  * requests skip robots.txt (the operator opted in; the cascade never reaches
  * this tier after a `robots_disallowed`). The cascade calls it only after
  * `not_found`, `provider_unavailable` or `timeout`.
@@ -176,6 +178,12 @@ export const waybackTier: Tier = {
     const page = isHtml
       ? await pageFromHtml(response.text(), request.url, base, "wayback", htmlOptions)
       : await pageFromResponse(response, request.url, htmlOptions);
-    return { ...page, tier: "wayback", finalUrl: snapshot.url, archivedAt };
+    return {
+      ...page,
+      tier: "wayback",
+      finalUrl: snapshot.url,
+      archivedAt,
+      originalUrl: snapshot.originalUrl,
+    };
   },
 };

@@ -132,3 +132,43 @@ Deno.test("wayback tier in the cascade: a 404 page is read from the archive only
     );
   });
 });
+
+Deno.test("scrape_urls on a gone page read from the archive: items and evidence say it is a snapshot", async () => {
+  const { createGleaner, scrapeUrls } = await import("../../mod.ts");
+  await withWayback(async (wayback, gone) => {
+    const gleaner = await createGleaner({
+      network: { allow_private: [wayback.origin] },
+      read: { wayback: true, wayback_url: wayback.url, render: "never" },
+      store: { path: ":memory:" },
+      embed: { provider: "none" },
+    });
+    try {
+      for (const query of [undefined, "which ships did the lighthouse keeper log"]) {
+        const out = await scrapeUrls(gleaner, {
+          items: [{ url: gone, ...(query ? { query } : {}) }],
+        });
+        const [item] = out.items;
+        assert.equal(item.ok, true, JSON.stringify(item));
+        // The second read comes from the page cache, which keeps the provenance.
+        assert.equal(item.tier, query ? "cache" : "wayback");
+        assert.equal(item.archived_at, "2024-01-02T03:04:05Z");
+        assert.equal(item.original_url, gone);
+        assert.ok(out.evidence.length > 0);
+        for (const passage of out.evidence) {
+          assert.equal(passage.archived_at, "2024-01-02T03:04:05Z");
+          assert.equal(passage.original_url, gone);
+        }
+        // The text a model reads names the snapshot, its time and the page it captured.
+        const { renderEvidence } = await import("../rank/render.ts");
+        const text = renderEvidence(out.evidence);
+        assert.ok(
+          text.includes(`[Archived snapshot – 2024-01-02T03:04:05Z – ${gone}]`),
+          text.slice(0, 300),
+        );
+        assert.ok(out.tokens > 0);
+      }
+    } finally {
+      await gleaner.close();
+    }
+  });
+});

@@ -20,6 +20,8 @@ export const EvidenceSchema: z.ZodObject<{
     low: "low";
   }>;
   query: z.ZodString;
+  archived_at: z.ZodOptional<z.ZodString>;
+  original_url: z.ZodOptional<z.ZodString>;
 }, z.core.$strip> = z.object({
   text: z.string().describe("Original page text, unedited"),
   url: z.string(),
@@ -30,6 +32,12 @@ export const EvidenceSchema: z.ZodObject<{
   score: z.number(),
   relevance: z.enum(["high", "medium", "low"]),
   query: z.string(),
+  archived_at: z.string().optional().describe(
+    "Set when the passage comes from an archived snapshot, not the live page: when it was taken",
+  ),
+  original_url: z.string().optional().describe(
+    "Set with archived_at: the URL the snapshot captured (cite it as archived)",
+  ),
 });
 
 /** A link worth following. */

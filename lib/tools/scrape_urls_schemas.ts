@@ -57,6 +57,8 @@ export const ScrapeOutput: z.ZodObject<{
       title: z.ZodOptional<z.ZodString>;
       tier: z.ZodOptional<z.ZodString>;
       published: z.ZodOptional<z.ZodString>;
+      archived_at: z.ZodOptional<z.ZodString>;
+      original_url: z.ZodOptional<z.ZodString>;
       page_tokens: z.ZodOptional<z.ZodNumber>;
       truncated: z.ZodOptional<z.ZodBoolean>;
       links: z.ZodOptional<
@@ -89,6 +91,12 @@ export const ScrapeOutput: z.ZodObject<{
     title: z.string().optional(),
     tier: z.string().optional().describe("Which reader produced the page"),
     published: z.string().optional(),
+    archived_at: z.string().optional().describe(
+      "Set when the page was read from an archived snapshot (tier wayback): when it was taken",
+    ),
+    original_url: z.string().optional().describe(
+      "Set with archived_at: the URL the snapshot captured; final_url is the snapshot",
+    ),
     page_tokens: z.number().int().optional().describe("Tokens of the whole page Markdown"),
     truncated: z.boolean().optional().describe(
       "True when only the start of a too-large page was read",

@@ -69,6 +69,8 @@ export async function scrapeUrls(
         title: page.title,
         tier: page.tier,
         published: page.published,
+        ...(page.archivedAt ? { archived_at: page.archivedAt } : {}),
+        ...(page.originalUrl ? { original_url: page.originalUrl } : {}),
         page_tokens: packet.pageTokensByUrl.get(page.finalUrl) ?? countTokens(page.markdown),
         ...(page.truncated ? { truncated: true } : {}),
         links: relatedLinks(
