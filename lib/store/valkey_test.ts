@@ -275,7 +275,8 @@ Deno.test("connectValkey: bad URLs are invalid_arguments, no server is provider_
 });
 
 Deno.test({
-  name: "ValkeyDomainStats tenants: each sees, lists and clears its own origins; the operator's clear forgets all",
+  name:
+    "ValkeyDomainStats tenants: each sees, lists and clears its own origins; the operator's clear forgets all",
   ignore: !HAVE_REDIS,
   fn: () =>
     withServer(async ({ url }) => {
