@@ -35,6 +35,8 @@ export {
   updateMemory,
 } from "./lib/api.ts";
 export {
+  type ClearCacheResult,
+  type ClearTarget,
   createGleaner,
   createGleanerFromConfig,
   type CreateGleanerOptions,
@@ -78,6 +80,7 @@ export type {
   RoleOutputs,
 } from "./lib/search/providers/types.ts";
 export type { ProviderHealth } from "./lib/search/breaker.ts";
+export type { ReadPage } from "./lib/search/providers/reader.ts";
 export { PROVIDERS } from "./lib/search/providers/registry.ts";
 export {
   type Classification,
@@ -94,7 +97,7 @@ export type {
   TimeRange,
 } from "./lib/search/types.ts";
 export type { Reader } from "./lib/read/cascade.ts";
-export type { Cache, DomainStats, Store } from "./lib/store/mod.ts";
+export type { Cache, DomainStats, Store, TenantStore } from "./lib/store/mod.ts";
 export { CACHE_NAMESPACES } from "./lib/store/types.ts";
 export type {
   CacheClearResult,
