@@ -13,6 +13,7 @@ import { createRoleRouter, type RoleRouter } from "./search/roles.ts";
 import { createReader, type Reader } from "./read/cascade.ts";
 import { defaultTiers } from "./read/tiers.ts";
 import { createTierRules } from "./read/tier_rules.ts";
+import { notingRobots } from "./read/robots_note.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { webTenant } from "./store/tenant.ts";
 import { GleanerError } from "./errors.ts";
@@ -145,7 +146,8 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   const store = openStore(config.store);
   const hosted = config.memory.hosted;
   // The robots.txt cache is shared by every user: in hosted mode, when it was
-  // fetched would tell one user what another read, so no state is kept.
+  // fetched would tell one user what another read, so each user's reader
+  // notes the state it went by instead (see notingRobots).
   if (!hosted) {
     fetcher.robots.observe((origin, state) => {
       store.domains.setRobots(origin, state).catch((error) =>
@@ -191,7 +193,10 @@ export function createGleanerFromConfig(config: Config): Gleaner {
       webViews.delete(tenant);
     } else {
       const own = store.forTenant(tenant);
-      const userReader = readerOver(own);
+      const userReader = notingRobots(readerOver(own), {
+        robots: fetcher.robots,
+        domains: own.domains,
+      });
       const userRoles = roles.withStore({ cache: own.cache, readPage: readPageWith(userReader) });
       view = {
         store: { ...store, cache: own.cache, domains: own.domains },

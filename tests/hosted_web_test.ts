@@ -98,14 +98,24 @@ async function checkIsolation(store: Record<string, unknown>): Promise<void> {
     assert.equal(await searchCached(alice), false);
     assert.equal(await searchCached(alice), true, "Alice's search cache works");
     assert.ok((await summaryOf(alice)).includes(world.web.origin));
+    let out = await alice("/v1/domains", { domain: world.web.origin });
+    const aliceRobots = out.json.origins[0].robots;
+    assert.ok(aliceRobots?.state, "Alice's domain memory has the robots.txt state");
 
     // Bob sees none of it.
     assert.ok(!(await summaryOf(bob)).includes(world.web.origin), "Bob's summary lists no site");
-    let out = await bob("/v1/domains", { domain: world.web.origin });
+    out = await bob("/v1/domains", { domain: world.web.origin });
     assert.deepEqual(out.json.origins, [], "Bob knows nothing of Alice's origin");
     out = await bob("/v1/domains", { domain: "127.0.0.1" });
     assert.deepEqual(out.json.origins, []);
+    const bobReadAt = new Date(Date.now() - 1).toISOString();
     assert.notEqual(await tierOf(bob), "cache", "Bob's read is not answered from Alice's cache");
+    out = await bob("/v1/domains", { domain: world.web.origin });
+    assert.equal(out.json.origins[0].robots?.state, aliceRobots.state);
+    assert.ok(
+      out.json.origins[0].robots.checked_at >= bobReadAt,
+      "robots.txt is dated by Bob's own read, not by when Alice's read fetched it",
+    );
     assert.equal(await searchCached(bob), false, "Bob's search is not Alice's cached answer");
     assert.equal(await tierOf(bob), "cache", "Bob's own cache works");
 
