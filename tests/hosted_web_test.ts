@@ -119,6 +119,20 @@ async function checkIsolation(store: Record<string, unknown>): Promise<void> {
     assert.equal(await searchCached(bob), false, "Bob's search is not Alice's cached answer");
     assert.equal(await tierOf(bob), "cache", "Bob's own cache works");
 
+    // Crawl manifests: Alice's is hers; Bob's crawl of the same site goes to the site.
+    const crawl = { url: world.web.url("/maze/"), max_pages: 4, max_depth: 2 };
+    out = await alice("/v1/crawl", crawl);
+    assert.equal(out.status, 200, JSON.stringify(out.json));
+    const crawled = out.json.pages[1].url as string;
+    let before = world.web.requests.length;
+    await alice("/v1/crawl", crawl);
+    assert.equal(world.web.requests.length, before, "Alice's second crawl is her cached manifest");
+    before = world.web.requests.length;
+    out = await bob("/v1/crawl", crawl);
+    assert.equal(out.status, 200);
+    assert.ok(world.web.requests.length > before, "Bob's crawl is not Alice's cached manifest");
+    assert.equal(await tierOf(alice, crawled), "cache");
+
     // A site that fails for Alice puts its tier on probation for Alice only.
     for (let i = 0; i < 3; i++) {
       const r = await alice("/v1/scrape", { items: [{ url: `${downOrigin}/p${i}` }] });
