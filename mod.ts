@@ -35,6 +35,8 @@ export {
   updateMemory,
 } from "./lib/api.ts";
 export {
+  type ClearCacheResult,
+  type ClearTarget,
   createGleaner,
   createGleanerFromConfig,
   type CreateGleanerOptions,
@@ -78,6 +80,7 @@ export type {
   RoleOutputs,
 } from "./lib/search/providers/types.ts";
 export type { ProviderHealth } from "./lib/search/breaker.ts";
+export type { ReadPage } from "./lib/search/providers/reader.ts";
 export { PROVIDERS } from "./lib/search/providers/registry.ts";
 export {
   type Classification,
@@ -94,7 +97,7 @@ export type {
   TimeRange,
 } from "./lib/search/types.ts";
 export type { Reader } from "./lib/read/cascade.ts";
-export type { Cache, DomainStats, Store } from "./lib/store/mod.ts";
+export type { Cache, DomainStats, Store, TenantStore } from "./lib/store/mod.ts";
 export { CACHE_NAMESPACES } from "./lib/store/types.ts";
 export type {
   CacheClearResult,
@@ -154,6 +157,6 @@ export type { FetchedResponse, Fetcher, FetchOptions } from "./lib/net/types.ts"
 export type { Page, PageLink, ReadRequest, TierName } from "./lib/read/types.ts";
 export { TIER_NAMES } from "./lib/read/types.ts";
 export type { QueryExpander } from "./lib/rank/expand.ts";
-export type { EvidenceItem } from "./lib/rank/select.ts";
+export type { ArchiveProvenance, EvidenceItem } from "./lib/rank/evidence_item.ts";
 export type { Embedder, EmbeddingCache } from "./lib/embed/types.ts";
 export { VERSION } from "./lib/version.ts";

@@ -3,8 +3,12 @@
  * proxy. The proxy authenticates users and forwards a verified user id
  * header plus a shared proxy token (≥ 32 bytes, compared in constant time),
  * from configured source addresses. A request without that identity is
- * refused; the user's memory tools then use that user's own store. A user
- * id is never taken from a tool argument.
+ * refused; the request then runs with that user's view: their own memory
+ * store and their own tenant of the web-side cache and domain memory. A user
+ * id is never taken from a tool argument. A request that also carries the
+ * operator's admin key ({@link ADMIN_KEY_HEADER}, `memory.hosted_admin_key`,
+ * compared in constant time) runs as the operator, who alone may clear the
+ * cache (every user's).
  *
  * @module
  */
@@ -20,6 +24,23 @@ import { checkUserId } from "../lib/memory/stores.ts";
 const log = getGleanerLogger("http");
 
 const scoped = new WeakMap<Request, Gleaner>();
+
+/** Header carrying the operator's admin key in hosted mode. */
+export const ADMIN_KEY_HEADER = "x-gleaner-admin-key";
+
+/**
+ * Whether a request carries the operator's admin key: `false` without the
+ * header, `true` when it matches `memory.hosted_admin_key` (constant time),
+ * else a `GleanerError("unauthorized")` (also when no admin key is set).
+ */
+export function verifyAdminKey(settings: Config["memory"], request: Request): boolean {
+  const given = request.headers.get(ADMIN_KEY_HEADER);
+  if (given === null) return false;
+  if (!settings.hosted_admin_key || !sameSecret(given, settings.hosted_admin_key)) {
+    throw new GleanerError("unauthorized", "wrong operator admin key");
+  }
+  return true;
+}
 
 /**
  * The Gleaner a request runs with: the verified user's view in hosted mode
@@ -92,7 +113,8 @@ export function verifyProxyIdentity(
 /**
  * Hono middleware of hosted mode (a no-op when `memory.hosted` is off):
  * every route but `/health` needs a valid proxy identity (else 401), and the
- * request then runs with that user's view of the Gleaner ({@link requestGleaner}).
+ * request then runs with that user's view of the Gleaner ({@link requestGleaner}),
+ * as the operator when it also carries the right admin key (a wrong one is 401).
  *
  * @example
  * ```ts ignore
@@ -110,7 +132,8 @@ export function hostedIdentity(gleaner: Gleaner): MiddlewareHandler {
     const env = c.env as { remoteAddr?: { hostname?: string } } | undefined;
     try {
       const user = verifyProxyIdentity(settings, c.req.raw, env?.remoteAddr?.hostname);
-      scoped.set(c.req.raw, gleaner.forUser(user));
+      const view = gleaner.forUser(user);
+      scoped.set(c.req.raw, verifyAdminKey(settings, c.req.raw) ? view.asOperator() : view);
     } catch (error) {
       const failure = error instanceof GleanerError
         ? error

@@ -13,7 +13,10 @@ import { createRoleRouter, type RoleRouter } from "./search/roles.ts";
 import { createReader, type Reader } from "./read/cascade.ts";
 import { defaultTiers } from "./read/tiers.ts";
 import { createTierRules } from "./read/tier_rules.ts";
+import { notingRobots } from "./read/robots_note.ts";
 import { openStore, type Store } from "./store/mod.ts";
+import { webTenant } from "./store/tenant.ts";
+import { GleanerError } from "./errors.ts";
 import { createEmbedder } from "./embed/mod.ts";
 import type { Embedder } from "./embed/types.ts";
 import { expanderOptions, loadQueryExpander, type QueryExpander } from "./rank/expand.ts";
@@ -53,10 +56,28 @@ export interface Gleaner {
   memories(): Promise<MemoryService>;
   /**
    * A view of this Gleaner whose memory tools use `user`'s own store (hosted
-   * mode, `user` verified by the trusted proxy). Everything else is shared;
-   * closing the view closes nothing.
+   * mode, `user` verified by the trusted proxy). In hosted mode the web side
+   * is the user's own too: `store.cache` (searches, pages, crawls) and
+   * `store.domains` (domain memory) hold that user's entries only, and
+   * `search`, `roles` and `reader` use them, so nothing one user reads
+   * changes or reveals what another gets. Upstream limits (breaker, pacing,
+   * per-host politeness), the browser, robots.txt and the extraction threads
+   * stay shared; closing the view closes nothing.
    */
   forUser(user: string): Gleaner;
+  /**
+   * Empties the cache (`search`, `pages`, `crawl` or all) and/or forgets
+   * the domain memory (`domains`, or all). In hosted mode only an operator
+   * view ({@link Gleaner.asOperator}) may, and it clears every user's;
+   * any other view answers `unauthorized`.
+   */
+  clearCache(target: ClearTarget): Promise<ClearCacheResult>;
+  /**
+   * This view with the operator's rights (`clearCache` in hosted mode). The
+   * HTTP server hands it out only to requests that carry the operator's
+   * admin key (`memory.hosted_admin_key`).
+   */
+  asOperator(): Gleaner;
   /**
    * Starts ahead of time what the first reads need (the extraction threads,
    * compiled token counting and chunking), so that a server does not pay for
@@ -67,6 +88,20 @@ export interface Gleaner {
   /** Releases the browser, embedder and store. */
   close(): Promise<void>;
 }
+
+/** What {@link Gleaner.clearCache} clears: a cache namespace, the domain memory, or all. */
+export type ClearTarget = "search" | "pages" | "crawl" | "domains" | "all";
+
+/** What {@link Gleaner.clearCache} removed. */
+export interface ClearCacheResult {
+  /** Cache entries removed. */
+  removed: number;
+  /** Origins whose domain memory was forgotten. */
+  origins_forgotten: number;
+}
+
+/** Users whose web-side view (reader, search router over their tenant) is kept built at once. */
+const MAX_WEB_VIEWS = 256;
 
 /** Options of {@link createGleaner}. */
 export interface CreateGleanerOptions {
@@ -109,33 +144,92 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   }
   const fetcher = createFetcher(config.network);
   const store = openStore(config.store);
-  fetcher.robots.observe((origin, state) => {
-    store.domains.setRobots(origin, state).catch((error) =>
-      log.debug("robots.txt state not stored: {error}", { error })
-    );
-  });
-  const tiers = defaultTiers(config, { fetcher, domains: store.domains });
-  const reader = createReader({
-    config,
-    fetcher,
-    tiers: tiers.tiers.map(traceTier),
-    extract: tiers.extract,
-    extractBody: tiers.extractBody,
-    cache: store.cache,
-    domains: store.domains,
-    tierRule: config.read.tier_rules_path
-      ? createTierRules(config.read.tier_rules_path)
-      : undefined,
-  });
+  const hosted = config.memory.hosted;
+  // The robots.txt cache is shared by every user: in hosted mode, when it was
+  // fetched would tell one user what another read, so each user's reader
+  // notes the state it went by instead (see notingRobots).
+  if (!hosted) {
+    fetcher.robots.observe((origin, state) => {
+      store.domains.setRobots(origin, state).catch((error) =>
+        log.debug("robots.txt state not stored: {error}", { error })
+      );
+    });
+  }
+  // The llms.txt tier notes what it finds in the reading reader's domain memory.
+  const tiers = defaultTiers(config, { fetcher });
+  const traced = tiers.tiers.map(traceTier);
+  const tierRule = config.read.tier_rules_path
+    ? createTierRules(config.read.tier_rules_path)
+    : undefined;
+  const readerOver = (web: Pick<Store, "cache" | "domains">): Reader =>
+    createReader({
+      config,
+      fetcher,
+      tiers: traced,
+      extract: tiers.extract,
+      extractBody: tiers.extractBody,
+      cache: web.cache,
+      domains: web.domains,
+      tierRule,
+    });
+  const readPageWith = (through: Reader) => async (url: string, signal?: AbortSignal) => {
+    const page = await through.read({ url, signal });
+    return { title: page.title, markdown: page.markdown, published: page.published };
+  };
+  const reader = readerOver(store);
   const roles = createRoleRouter({
     config,
     fetcher,
     cache: store.cache,
-    readPage: async (url, signal) => {
-      const page = await reader.read({ url, signal });
-      return { title: page.title, markdown: page.markdown, published: page.published };
-    },
+    readPage: readPageWith(reader),
   });
+  /** The web side of one hosted user: their tenant of the store, and what reads through it. */
+  type WebView = Pick<Gleaner, "store" | "reader" | "roles" | "search">;
+  const webViews = new Map<string, WebView>();
+  const webFor = (user: string): WebView => {
+    const tenant = webTenant(config.memory.hosted_hmac_secret ?? "", user);
+    let view = webViews.get(tenant);
+    if (view) {
+      webViews.delete(tenant);
+    } else {
+      const own = store.forTenant(tenant);
+      const userReader = notingRobots(readerOver(own), {
+        robots: fetcher.robots,
+        domains: own.domains,
+      });
+      const userRoles = roles.withStore({ cache: own.cache, readPage: readPageWith(userReader) });
+      view = {
+        store: { ...store, cache: own.cache, domains: own.domains },
+        reader: userReader,
+        roles: userRoles,
+        search: traceSearch(createSearchRouter(config, fetcher, userRoles)),
+      };
+    }
+    webViews.set(tenant, view);
+    while (webViews.size > MAX_WEB_VIEWS) webViews.delete(webViews.keys().next().value!);
+    return view;
+  };
+  const clear = async (target: ClearTarget, operator: boolean): Promise<ClearCacheResult> => {
+    if (hosted && !operator) {
+      throw new GleanerError(
+        "unauthorized",
+        "clear_cache: in hosted mode only the operator may clear the cache (it is every user's); " +
+          "the request must carry the operator's admin key (memory.hosted_admin_key) in the " +
+          "x-gleaner-admin-key header",
+      );
+    }
+    const removed = target === "domains" ? 0 : (await store.cache.clear(target)).removed;
+    const forgotten = target === "domains" || target === "all" ? await store.domains.clear() : 0;
+    return { removed, origins_forgotten: forgotten };
+  };
+  const operatorOf = (view: Gleaner): Gleaner => {
+    const elevated: Gleaner = {
+      ...view,
+      clearCache: (target) => clear(target, true),
+      asOperator: () => elevated,
+    };
+    return elevated;
+  };
   let embedderPromise: Promise<Embedder | undefined> | undefined;
   let expanderPromise: Promise<QueryExpander | undefined> | undefined;
   const memoryStores = new MemoryStores(config.memory, { embedder: () => gleaner.embedder() });
@@ -174,13 +268,19 @@ export function createGleanerFromConfig(config: Config): Gleaner {
       });
     },
     forUser(user: string): Gleaner {
-      return {
+      const view: Gleaner = {
         ...gleaner,
+        ...(hosted ? webFor(user) : {}),
         memories: () => memoryStores.forUser(user),
         forUser: (other: string) => gleaner.forUser(other),
+        clearCache: (target) => clear(target, false),
+        asOperator: () => operatorOf(view),
         close: () => Promise.resolve(),
       };
+      return view;
     },
+    clearCache: (target) => clear(target, false),
+    asOperator: () => operatorOf(gleaner),
     async close() {
       await memoryStores.close();
       await tiers.close();

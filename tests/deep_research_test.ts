@@ -10,6 +10,9 @@ import { createGleaner } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
 import { normalizeText, startTestWorld } from "../testing/fixtures/world.ts";
 
+const PROXY_TOKEN = "proxy-token-0123456789abcdef0123456789";
+const HMAC_SECRET = "hmac-secret-0123456789abcdef0123456789";
+
 type ToolResult = {
   content: { type: string; text: string }[];
   structuredContent?: Record<string, unknown>;
@@ -70,23 +73,33 @@ Deno.test("Deep Research presentation: exactly search and fetch, contract shapes
       assert.deepEqual(Object.keys(r).sort(), ["id", "title", "url"]);
       assert.ok(r.url.length > 0 && r.id.length > 0);
     }
-    assert.deepEqual(out.results[0], {
-      id: `memory:${ref}`,
-      title: "The team streams large fetch api responses through a TransformStream.",
-      url: `gleaner://memory/${ref}`,
-    }, "corpus = memories + web");
+    // Off by default: a Deep Research client is a third party and sees no stored memory.
+    assert.ok(
+      out.results.every((r) => !r.id.startsWith("memory:") && !r.url.startsWith("gleaner:")),
+      "no memory among the results by default",
+    );
+    assert.ok(!found.content[0].text.includes("TransformStream"));
     assert.ok(out.results.some((r) => r.url === world.web.url("/pages/mozilla-1")));
+    for (const tool of tools) assert.doesNotMatch(tool.description ?? "", /memor/i);
 
-    const remembered = await client.callTool({
+    // fetch of the saved memory's id answers exactly as for an id that names nothing.
+    const hidden = await client.callTool({
       name: "fetch",
       arguments: { id: `memory:${ref}` },
     }) as ToolResult;
-    const memoryDoc = assertContract(remembered, ["id", "title", "text", "url"]) as {
-      text: string;
-      metadata: { source: string };
-    };
-    assert.match(memoryDoc.text, /TransformStream/);
-    assert.equal(memoryDoc.metadata.source, "memory");
+    const unknown = await client.callTool({
+      name: "fetch",
+      arguments: { id: "memory:zzzzzzzz" },
+    }) as ToolResult;
+    assert.equal(hidden.isError, true);
+    assert.equal(unknown.isError, true);
+    assert.match(hidden.content[0].text, /^not_found: /);
+    assert.ok(!hidden.content[0].text.includes("TransformStream"));
+    assert.equal(
+      hidden.content[0].text.replace(ref, "REF"),
+      unknown.content[0].text.replace("zzzzzzzz", "REF"),
+      "a stored memory's id is indistinguishable from an unknown one",
+    );
 
     const empty = await client.callTool({
       name: "search",
@@ -147,6 +160,146 @@ Deno.test("Deep Research presentation: exactly search and fetch, contract shapes
     await server.shutdown();
     await gleaner.close();
     await world.close();
+  }
+});
+
+Deno.test("Deep Research: memory.deep_research on lets stored memories lead the results", async () => {
+  const world = await startTestWorld();
+  const gleaner = await createGleaner({
+    ...world.config,
+    server: { port: 0 },
+    memory: { path: ":memory:", deep_research: true },
+  });
+  const saved = await (await gleaner.memories()).save({
+    memories: [{
+      content: "The team streams large fetch api responses through a TransformStream.",
+    }],
+  });
+  const ref = saved.results[0].ref!;
+  const server = serveHttp(gleaner);
+  const client = new Client({ name: "deep-research-test", version: "1.0.0" });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/deep-research`)) as Transport,
+    );
+    const found = await client.callTool({
+      name: "search",
+      arguments: { query: "fetch api streams" },
+    }) as ToolResult;
+    const out = assertContract(found, ["results"]) as {
+      results: { id: string; title: string; url: string }[];
+    };
+    assert.deepEqual(out.results[0], {
+      id: `memory:${ref}`,
+      title: "The team streams large fetch api responses through a TransformStream.",
+      url: `gleaner://memory/${ref}`,
+    }, "corpus = memories + web");
+    assert.ok(out.results.some((r) => r.url === world.web.url("/pages/mozilla-1")));
+
+    const remembered = await client.callTool({
+      name: "fetch",
+      arguments: { id: `memory:${ref}` },
+    }) as ToolResult;
+    const memoryDoc = assertContract(remembered, ["id", "title", "text", "url"]) as {
+      text: string;
+      metadata: { source: string };
+    };
+    assert.match(memoryDoc.text, /TransformStream/);
+    assert.equal(memoryDoc.metadata.source, "memory");
+
+    const unknown = await client.callTool({
+      name: "fetch",
+      arguments: { id: "memory:zzzzzzzz" },
+    }) as ToolResult;
+    assert.equal(unknown.isError, true);
+    assert.match(unknown.content[0].text, /^not_found: id: no document memory:zzzzzzzz/);
+  } finally {
+    await client.close();
+    await server.shutdown();
+    await gleaner.close();
+    await world.close();
+  }
+});
+
+Deno.test("Deep Research in hosted mode: user B never sees user A's memory, even with memory.deep_research on", async () => {
+  const world = await startTestWorld();
+  const root = await Deno.makeTempDir();
+  const gleaner = await createGleaner({
+    ...world.config,
+    server: { port: 0 },
+    store: { path: `${root}/gleaner.db` },
+    memory: {
+      path: `${root}/memory.db`,
+      hosted: true,
+      hosted_proxy_token: PROXY_TOKEN,
+      hosted_hmac_secret: HMAC_SECRET,
+      deep_research: true,
+    },
+  });
+  const server = serveHttp(gleaner);
+  const connect = async (user: string) => {
+    const client = new Client({ name: `deep-research-${user}`, version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/deep-research`), {
+        requestInit: {
+          headers: { "x-gleaner-user": user, "x-gleaner-proxy-token": PROXY_TOKEN },
+        },
+      }) as Transport,
+    );
+    return client;
+  };
+  const alice = await connect("alice");
+  const bob = await connect("bob");
+  try {
+    const res = await fetch(`${server.url}/v1/memories/save`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-gleaner-user": "alice",
+        "x-gleaner-proxy-token": PROXY_TOKEN,
+      },
+      body: JSON.stringify({
+        memories: [{ content: "Alice's bank PIN hint: the fetch api streams lighthouse year." }],
+      }),
+    });
+    assert.equal(res.status, 200);
+    const ref = (await res.json()).results[0].ref as string;
+
+    const search = async (client: Client) =>
+      (assertContract(
+        await client.callTool({
+          name: "search",
+          arguments: { query: "fetch api streams PIN" },
+        }) as ToolResult,
+        ["results"],
+      ) as { results: { id: string }[] }).results.map((r) => r.id);
+    assert.equal((await search(alice))[0], `memory:${ref}`, "Alice sees her own memory");
+    const bobIds = await search(bob);
+    assert.ok(bobIds.length > 0, "Bob gets web results");
+    assert.ok(bobIds.every((id) => !id.startsWith("memory:")), "Bob sees no memory of Alice's");
+
+    const fromBob = await bob.callTool({
+      name: "fetch",
+      arguments: { id: `memory:${ref}` },
+    }) as ToolResult;
+    assert.equal(fromBob.isError, true);
+    assert.match(fromBob.content[0].text, /^not_found: /);
+    assert.ok(!fromBob.content[0].text.includes("lighthouse"));
+    const fromAlice = await alice.callTool({
+      name: "fetch",
+      arguments: { id: `memory:${ref}` },
+    }) as ToolResult;
+    assert.match(
+      (assertContract(fromAlice, ["text"]) as { text: string }).text,
+      /lighthouse/,
+    );
+  } finally {
+    await alice.close();
+    await bob.close();
+    await server.shutdown();
+    await gleaner.close();
+    await world.close();
+    await Deno.remove(root, { recursive: true });
   }
 });
 

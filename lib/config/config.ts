@@ -32,6 +32,7 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "store.cache_url",
   "memory.hosted_proxy_token",
   "memory.hosted_hmac_secret",
+  "memory.hosted_admin_key",
   "memory.postgres_url",
 ]);
 
@@ -527,6 +528,8 @@ export const MemorySchema: z.ZodObject<{
   hosted_hmac_secret: z.ZodOptional<z.ZodString>;
   hosted_dir: z.ZodOptional<z.ZodString>;
   hosted_max_open: z.ZodDefault<z.ZodNumber>;
+  hosted_admin_key: z.ZodOptional<z.ZodString>;
+  deep_research: z.ZodDefault<z.ZodBoolean>;
 }, z.core.$strip> = z.object({
   /** Serve the six memory tools. */
   enabled: z.boolean().default(true),
@@ -566,6 +569,18 @@ export const MemorySchema: z.ZodObject<{
   hosted_dir: z.string().optional(),
   /** Per-user stores kept open at once (least recently used ones are closed). */
   hosted_max_open: z.number().int().positive().default(64),
+  /**
+   * The operator's key in hosted mode (at least 32 bytes, environment only:
+   * `GLEANER_MEMORY_HOSTED_ADMIN_KEY`), sent in the `x-gleaner-admin-key` header: only a
+   * request carrying it may run `clear_cache`, which then clears every user's cache.
+   */
+  hosted_admin_key: longSecret(),
+  /**
+   * Let Deep Research clients (`/mcp/deep-research`, third parties such as ChatGPT connectors)
+   * see stored memories: up to three lead `search` results and `fetch("memory:<ref>")` reads
+   * one. Off by default; in hosted mode only the calling user's own memories.
+   */
+  deep_research: z.boolean().default(false),
 });
 
 /** Settings of logging. */
@@ -788,6 +803,8 @@ export const ConfigSchema: z.ZodObject<{
       hosted_hmac_secret: z.ZodOptional<z.ZodString>;
       hosted_dir: z.ZodOptional<z.ZodString>;
       hosted_max_open: z.ZodDefault<z.ZodNumber>;
+      hosted_admin_key: z.ZodOptional<z.ZodString>;
+      deep_research: z.ZodDefault<z.ZodBoolean>;
     }, z.core.$strip>
   >;
   log: z.ZodDefault<
@@ -1019,8 +1036,12 @@ export async function loadConfig(
     }
   }
   if (fileLayer !== undefined) assertKnownSettings(fileLayer, `config file ${path}`);
+  if (fileLayer?.memory && "hosted_admin_key" in fileLayer.memory) {
+    throw envOnly(`config file ${path}`);
+  }
   const flagLayer: Record<string, Record<string, unknown>> = {};
   for (const [path, raw] of Object.entries(options.flags ?? {})) {
+    if (ENV_ONLY_KEYS.has(path)) throw envOnly("--set");
     const [section, key] = path.split(".");
     (flagLayer[section] ??= {})[key] = coerceSetting(path, raw);
   }
@@ -1032,6 +1053,17 @@ export async function loadConfig(
       options.overrides,
       flagLayer as ConfigInput,
     ),
+  );
+}
+
+/** Secrets taken from the environment only (never from the config file or `--set`). */
+const ENV_ONLY_KEYS: ReadonlySet<string> = new Set(["memory.hosted_admin_key"]);
+
+function envOnly(where: string): GleanerError {
+  return new GleanerError(
+    "invalid_arguments",
+    `${where}: memory.hosted_admin_key is taken from the environment only (GLEANER_MEMORY_HOSTED_ADMIN_KEY)`,
+    { details: { field: "memory.hosted_admin_key" } },
   );
 }
 

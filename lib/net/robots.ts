@@ -48,6 +48,7 @@ const robotsParser = robotsParserModule as unknown as (url: string, contents: st
 interface Entry {
   robot: Robot | null; // null = allow everything
   expires: number;
+  state: RobotsState;
 }
 
 /** Options of {@link createRobotsChecker}. */
@@ -72,6 +73,8 @@ export interface RobotsChecker {
   assertAllowed(url: string | URL, signal?: AbortSignal): Promise<void>;
   /** `Crawl-delay` (seconds) for Gleaner on that origin, if robots.txt names one and it is cached. */
   crawlDelay(url: string | URL): number | undefined;
+  /** What the origin's robots.txt said, while it is cached (`undefined` when not cached). */
+  stateOf(origin: string): RobotsState | undefined;
   /** Forgets every cached robots.txt. */
   clear(): void;
   /**
@@ -153,12 +156,13 @@ export function createRobotsChecker(
       if (res.status >= 200 && res.status < 300) {
         const text = res.text();
         const robot = robotsParser(res.url, text);
-        report(origin, stateOf(origin, robot, text, token));
-        return remember(origin, { robot, expires: now() + ROBOTS_TTL_MS });
+        const state = stateOf(origin, robot, text, token);
+        report(origin, state);
+        return remember(origin, { robot, expires: now() + ROBOTS_TTL_MS, state });
       }
       if (res.status >= 400 && res.status < 500) {
         report(origin, "missing");
-        return remember(origin, { robot: null, expires: now() + ROBOTS_TTL_MS });
+        return remember(origin, { robot: null, expires: now() + ROBOTS_TTL_MS, state: "missing" });
       }
       logger.info("robots.txt of {origin} answered {status}; allowing", {
         origin,
@@ -171,7 +175,11 @@ export function createRobotsChecker(
       });
     }
     report(origin, "error");
-    return remember(origin, { robot: null, expires: now() + ROBOTS_FAILURE_TTL_MS });
+    return remember(origin, {
+      robot: null,
+      expires: now() + ROBOTS_FAILURE_TTL_MS,
+      state: "error",
+    });
   };
 
   const entryFor = async (url: URL, signal?: AbortSignal): Promise<Entry> => {
@@ -204,6 +212,10 @@ export function createRobotsChecker(
     crawlDelay(input) {
       const url = new URL(input);
       return cache.get(url.origin)?.robot?.getCrawlDelay(token);
+    },
+    stateOf(origin) {
+      const entry = cache.get(origin);
+      return entry && entry.expires > now() ? entry.state : undefined;
     },
     clear() {
       cache.clear();

@@ -36,7 +36,11 @@ Deno.test("robots.txt: each fetch reports what the file means for Gleaner", asyn
     for (const site of Object.values(sites)) await fetcher.robots.isAllowed(`${site.url}/page`);
     for (const [expected, site] of Object.entries(sites)) {
       assert.equal(seen.get(site.url), expected, site.url);
+      assert.equal(fetcher.robots.stateOf(site.url), expected, `${site.url} while cached`);
     }
+    assert.equal(fetcher.robots.stateOf("https://never.example"), undefined);
+    fetcher.robots.clear();
+    assert.equal(fetcher.robots.stateOf(Object.values(sites)[0].url), undefined, "forgotten");
   } finally {
     await Promise.all(Object.values(sites).map((s) => s.server.shutdown()));
   }

@@ -123,6 +123,7 @@ export function createReader(deps: ReaderDeps): Reader {
     fetcher: deps.fetcher,
     ...(deps.extract ? { extract: deps.extract } : {}),
     ...(deps.extractBody ? { extractBody: deps.extractBody } : {}),
+    ...(deps.domains ? { domains: deps.domains } : {}),
   };
   const pages = createPageCache(deps.cache, deps.config);
   // Verdicts reached under other settings are not applied (see memoryPolicy).

@@ -58,7 +58,7 @@ interface Entry {
 
 /** Options of {@link createLlmsTxtTier}. */
 export interface LlmsTxtTierOptions {
-  /** Where llms.txt presence per domain is remembered (optional). */
+  /** Where llms.txt presence per domain is remembered when the read's context has no `domains`. */
   domains?: DomainStats;
   /** How long a file (or its absence) is trusted; default {@link LLMS_TXT_TTL_MS}. */
   ttlMs?: number;
@@ -229,7 +229,7 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
         const usable = text.trim() !== "" && (type.startsWith("text/") && type !== "text/html") &&
           !/^\s*<(!doctype|html)/i.test(text);
         if (usable) {
-          await noteExists(origin, true);
+          await noteExists(origin, true, context);
           return remember(origin, {
             file: { url: response.url, sections: splitSections(text) },
             expires: now() + ttlMs,
@@ -239,13 +239,14 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
         log.debug("{url} could not be read: {error}", { url: fileUrl, error });
       }
     }
-    await noteExists(origin, false);
+    await noteExists(origin, false, context);
     return remember(origin, { file: null, expires: now() + ttlMs });
   }
 
-  async function noteExists(origin: string, exists: boolean) {
+  async function noteExists(origin: string, exists: boolean, context: ReadContext) {
     try {
-      await options.domains?.setLlmsTxt(origin, exists);
+      // The reading reader's memory first (in hosted mode, the reading user's own).
+      await (context.domains ?? options.domains)?.setLlmsTxt(origin, exists);
     } catch (error) {
       log.debug("llms.txt presence not recorded: {error}", { error });
     }

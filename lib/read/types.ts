@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { DomainStats } from "../store/types.ts";
 import type { Config } from "../config/config.ts";
 import type { Fetcher } from "../net/types.ts";
 import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
@@ -92,6 +93,8 @@ export interface ReadContext {
   extract?: HtmlExtractor;
   /** Decodes and extracts fetched HTML bodies off the main thread (the HTTP tier prefers it). */
   extractBody?: BodyExtractor;
+  /** The reader's per-origin memory, where a tier notes what it learnt of an origin. */
+  domains?: DomainStats;
 }
 
 /** One way of reading a URL. */

@@ -156,6 +156,11 @@ export interface RoleRouter {
   ): Promise<T>;
   /** What the breaker knows of each provider. */
   health(): ProviderHealth[];
+  /**
+   * The same router (providers, breaker, pacing: upstream limits are shared)
+   * over another search cache and page reader: in hosted mode, a user's own.
+   */
+  withStore(view: { cache?: Cache; readPage?: ReadPage }): RoleRouter;
 }
 
 /** Options of {@link createRoleRouter}. */
@@ -204,6 +209,20 @@ interface Routed<T> {
  * ```
  */
 export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
+  const breaker: Breaker = createBreaker({
+    failures: options.config.search.breaker_failures,
+    cooldownMs: options.config.search.breaker_cooldown_ms,
+    now: options.now,
+  });
+  return routerOver(options, breaker, createPacer());
+}
+
+/** A role router over `options`' cache and reader, with a breaker and pacer it may share. */
+function routerOver(
+  options: RoleRouterOptions,
+  breaker: Breaker,
+  pacer: ReturnType<typeof createPacer>,
+): RoleRouter {
   const { config, fetcher, cache } = options;
   const extra: Provider[] = options.readPage ? [createReaderProvider(options.readPage)] : [];
   // Orders are validated once, up front: a misspelt provider is a config error.
@@ -212,12 +231,6 @@ export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
     answer: roleOrder(config, "answer", extra),
     contents: roleOrder(config, "contents", extra),
   };
-  const breaker: Breaker = createBreaker({
-    failures: config.search.breaker_failures,
-    cooldownMs: config.search.breaker_cooldown_ms,
-    now: options.now,
-  });
-  const pacer = createPacer();
 
   const usable = (role: Role): Provider[] => {
     const list: Provider[] = [];
@@ -477,6 +490,8 @@ export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
       }
     },
     health: () => breaker.health(),
+    withStore: (view) =>
+      routerOver({ ...options, cache: view.cache, readPage: view.readPage }, breaker, pacer),
   };
 }
 

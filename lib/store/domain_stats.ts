@@ -10,6 +10,7 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { transaction } from "./sqlite.ts";
+import { checkTenant } from "./tenant.ts";
 import {
   checkLimit,
   checkRobots,
@@ -43,6 +44,13 @@ export interface SqliteDomainStatsOptions {
   now?: () => number;
   /** How often a write also deletes buckets older than the window (ms); default 1 h. */
   pruneIntervalMs?: number;
+  /**
+   * Keep this tenant's origins only (hosted mode: one tenant per user, see `tenant.ts`):
+   * they are stored as `<tenant> <origin>`, so no other tenant reads, lists or clears them.
+   * Without a tenant, `summary` lists untenanted origins and `clear` forgets every origin,
+   * every tenant's included.
+   */
+  tenant?: string;
 }
 
 interface InfoRow {
@@ -98,12 +106,15 @@ export class SqliteDomainStats implements DomainStats {
   readonly #top: StatementSync;
   readonly #prune: StatementSync;
   readonly #pruneTiers: StatementSync;
+  /** `<tenant> ` for a tenant, else empty: what stored origins and hosts start with. */
+  readonly #p: string;
 
   /** Wraps an open, migrated database (see `openDatabase`). */
   constructor(db: DatabaseSync, options: SqliteDomainStatsOptions = {}) {
     this.#db = db;
     this.#now = options.now ?? Date.now;
     this.#pruneEvery = options.pruneIntervalMs ?? 3_600_000;
+    this.#p = options.tenant === undefined ? "" : `${checkTenant(options.tenant)} `;
     this.#bump = db.prepare(
       `INSERT INTO origin_daily (origin, tier, day, attempts, successes, failures)
        VALUES (?, ?, ?, 1, ?, ?)
@@ -145,9 +156,12 @@ export class SqliteDomainStats implements DomainStats {
     );
     this.#info = db.prepare("SELECT * FROM origin_info WHERE origin = ?");
     this.#ofHost = db.prepare("SELECT origin FROM origin_info WHERE host = ? ORDER BY origin");
+    // A tenant's origins start with its prefix; untenanted ones have no space.
     this.#top = db.prepare(
       `SELECT origin, SUM(attempts) AS a, SUM(successes) AS s, SUM(failures) AS f
-       FROM origin_daily WHERE day > ? GROUP BY origin ORDER BY a DESC, origin LIMIT ?`,
+       FROM origin_daily WHERE day > ?1 AND ${
+        this.#p ? "substr(origin, 1, length(?3)) = ?3" : "instr(origin, ' ') = 0"
+      } GROUP BY origin ORDER BY a DESC, origin LIMIT ?2`,
     );
     this.#prune = db.prepare("DELETE FROM origin_daily WHERE day <= ?");
     this.#pruneTiers = db.prepare(
@@ -169,14 +183,15 @@ export class SqliteDomainStats implements DomainStats {
       checkScope(scope);
       const now = this.#now();
       const day = dayNumber(now);
+      const k = this.#p + o;
       transaction(this.#db, () => {
-        this.#known.run(o, originHost(o));
-        this.#bump.run(o, tier, day, ok ? 1 : 0, ok ? 0 : 1);
-        if (!ok) this.#failure.run(shortReason(reason), tier, now, o, now);
-        const row = this.#probation.get(o, tier) as ProbationRow | undefined;
+        this.#known.run(k, this.#p + originHost(o));
+        this.#bump.run(k, tier, day, ok ? 1 : 0, ok ? 0 : 1);
+        if (!ok) this.#failure.run(shortReason(reason), tier, now, k, now);
+        const row = this.#probation.get(k, tier) as ProbationRow | undefined;
         const next = nextProbation(row && probation(row), ok, now, scope);
         this.#setProbation.run(
-          o,
+          k,
           tier,
           next.consecutive_failures,
           next.retry_at,
@@ -203,22 +218,24 @@ export class SqliteDomainStats implements DomainStats {
     return Promise.try(() => {
       checkScope(scope);
       const now = this.#now();
-      const rows = this.#ofHost.all(normalizeHost(host)) as { origin: string }[];
-      return rows.map((r) => this.#record(r.origin, now, scope)).filter((r) => r !== undefined)
+      const rows = this.#ofHost.all(this.#p + normalizeHost(host)) as { origin: string }[];
+      return rows.map((r) => this.#record(r.origin.slice(this.#p.length), now, scope))
+        .filter((r) => r !== undefined)
         .sort((a, b) => b.attempts - a.attempts || (a.origin < b.origin ? -1 : 1));
     });
   }
 
   #record(o: string, now: number, scope?: VerdictScope): DomainRecord | undefined {
-    const rows = this.#tiers.all(o, this.#oldestExcludedDay(now)) as {
+    const k = this.#p + o;
+    const rows = this.#tiers.all(k, this.#oldestExcludedDay(now)) as {
       tier: string;
       a: number;
       s: number;
       f: number;
     }[];
-    const info = this.#info.get(o) as InfoRow | undefined;
+    const info = this.#info.get(k) as InfoRow | undefined;
     const probations = new Map(
-      (this.#probations.all(o) as unknown as ProbationRow[]).map((p) => [p.tier, p]),
+      (this.#probations.all(k) as unknown as ProbationRow[]).map((p) => [p.tier, p]),
     );
     if (rows.length === 0 && !info && probations.size === 0) return undefined;
     const tiers: Record<string, TierState> = {};
@@ -267,14 +284,15 @@ export class SqliteDomainStats implements DomainStats {
   summary(options: { limit?: number } = {}): Promise<DomainSummary[]> {
     return Promise.try(() => {
       const limit = checkLimit(options.limit);
-      const rows = this.#top.all(this.#oldestExcludedDay(this.#now()), limit) as {
+      const day = this.#oldestExcludedDay(this.#now());
+      const rows = (this.#p ? this.#top.all(day, limit, this.#p) : this.#top.all(day, limit)) as {
         origin: string;
         a: number;
         s: number;
         f: number;
       }[];
       return rows.map((r) => ({
-        origin: r.origin,
+        origin: r.origin.slice(this.#p.length),
         ...tierCounts(Number(r.a), Number(r.s), Number(r.f)),
       }));
     });
@@ -286,7 +304,8 @@ export class SqliteDomainStats implements DomainStats {
       checkScope(scope);
       const now = this.#now();
       const skipped = new Map<string, number>();
-      for (const p of this.#probations.all(normalizeOrigin(origin)) as unknown as ProbationRow[]) {
+      const k = this.#p + normalizeOrigin(origin);
+      for (const p of this.#probations.all(k) as unknown as ProbationRow[]) {
         const at = num(p.retry_at);
         if (at !== null && at > now && sameScope(p.policy, scope)) skipped.set(p.tier, at);
       }
@@ -304,7 +323,7 @@ export class SqliteDomainStats implements DomainStats {
   setRobots(origin: string, state: RobotsState): Promise<void> {
     return Promise.try(() => {
       const o = normalizeOrigin(origin);
-      this.#robots.run(o, originHost(o), checkRobots(state), this.#now());
+      this.#robots.run(this.#p + o, this.#p + originHost(o), checkRobots(state), this.#now());
     });
   }
 
@@ -312,12 +331,16 @@ export class SqliteDomainStats implements DomainStats {
   setLlmsTxt(origin: string, exists: boolean): Promise<void> {
     return Promise.try(() => {
       const o = normalizeOrigin(origin);
-      this.#llms.run(o, originHost(o), exists ? 1 : 0, this.#now());
+      this.#llms.run(this.#p + o, this.#p + originHost(o), exists ? 1 : 0, this.#now());
     });
   }
 
-  /** {@inheritDoc DomainStats.clear} */
+  /**
+   * {@inheritDoc DomainStats.clear} A tenant forgets its own origins only;
+   * without a tenant every origin is forgotten, every tenant's included.
+   */
   clear(): Promise<number> {
+    if (this.#p) return Promise.try(() => this.#clearTenant());
     return Promise.try(() =>
       transaction(this.#db, () => {
         const known = this.#db.prepare(
@@ -330,6 +353,21 @@ export class SqliteDomainStats implements DomainStats {
         return Number(known.n);
       })
     );
+  }
+
+  #clearTenant(): number {
+    const mine = "substr(origin, 1, length(?1)) = ?1";
+    return transaction(this.#db, () => {
+      const known = this.#db.prepare(
+        `SELECT count(*) AS n FROM (SELECT origin FROM origin_info WHERE ${mine} UNION
+           SELECT origin FROM origin_daily WHERE ${mine} UNION
+           SELECT origin FROM origin_tiers WHERE ${mine})`,
+      ).get(this.#p) as { n: number };
+      for (const table of ["origin_daily", "origin_tiers", "origin_info"]) {
+        this.#db.prepare(`DELETE FROM ${table} WHERE ${mine}`).run(this.#p);
+      }
+      return Number(known.n);
+    });
   }
 
   /** The newest day no longer inside the window (buckets must be newer). */

@@ -7,6 +7,7 @@ import {
   checkOriginKeys,
   checkPolicy,
   checkProbation,
+  checkTenants,
 } from "./testdata/domain_contract.ts";
 import { assertRaceCounts, runWriters } from "./testdata/helpers.ts";
 
@@ -122,4 +123,10 @@ Deno.test("two processes creating one SQLite file and recording 200 attempts eac
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+});
+
+Deno.test("tenants: each sees, lists and clears its own origins; the operator's clear forgets all", async () => {
+  const db = openDatabase(":memory:");
+  await checkTenants((tenant) => new SqliteDomainStats(db, { tenant }));
+  db.close();
 });

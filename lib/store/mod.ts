@@ -26,6 +26,7 @@ import { SqliteEmbeddingCache } from "./embeddings.ts";
 import { defaultDatabasePath, MEMORY_PATH, openDatabase } from "./sqlite.ts";
 import { type Cache, type DomainStats, namespaceTtls } from "./types.ts";
 import { closeValkeyClient, createValkeyClient, ValkeyCache, ValkeyDomainStats } from "./valkey.ts";
+import { checkTenant, tenantCache, type TenantStore } from "./tenant.ts";
 
 export * from "./types.ts";
 export type { EmbeddingCache };
@@ -38,6 +39,7 @@ export {
   vectorToBlob,
 } from "./embeddings.ts";
 export { type Migration, MIGRATIONS } from "./migrations.ts";
+export { checkTenant, tenantCache, type TenantStore, webTenant } from "./tenant.ts";
 export {
   DEFAULT_BUSY_TIMEOUT_MS,
   defaultDatabasePath,
@@ -74,6 +76,13 @@ export interface Store {
   readonly domains: DomainStats;
   /** Embedding vectors by model and text hash (always SQLite). */
   readonly embeddings: EmbeddingCache;
+  /**
+   * One tenant's cache and domain memory on the same backend (hosted mode:
+   * one tenant per user, see `tenant.ts`). Tenants never see each other's
+   * entries or origins; clearing this store's `cache` and `domains` clears
+   * every tenant's too.
+   */
+  forTenant(tenant: string): TenantStore;
   /**
    * Resolves once every backend answers (SQLite: at once; Valkey: a `PING`),
    * else rejects with `provider_unavailable`. Optional: commands wait anyway.
@@ -138,13 +147,20 @@ export function openStore(
       throw error;
     }
     const prefix = options.keyPrefix;
+    const cache = new ValkeyCache(client, { ttls, prefix, now });
     return {
       db,
       path,
       backend: "valkey",
-      cache: new ValkeyCache(client, { ttls, prefix, now }),
+      cache,
       domains: new ValkeyDomainStats(client, { prefix, now }),
       embeddings,
+      forTenant(tenant) {
+        return {
+          cache: tenantCache(cache, tenant),
+          domains: new ValkeyDomainStats(client, { prefix, now, tenant: checkTenant(tenant) }),
+        };
+      },
       async ready() {
         try {
           await client.ping();
@@ -167,13 +183,20 @@ export function openStore(
       },
     };
   }
+  const cache = new SqliteCache(db, { ttls, maxBytes: settings.cache_max_bytes, now });
   return {
     db,
     path,
     backend: "sqlite",
-    cache: new SqliteCache(db, { ttls, maxBytes: settings.cache_max_bytes, now }),
+    cache,
     domains: new SqliteDomainStats(db, { now }),
     embeddings,
+    forTenant(tenant) {
+      return {
+        cache: tenantCache(cache, tenant),
+        domains: new SqliteDomainStats(db, { now, tenant: checkTenant(tenant) }),
+      };
+    },
     ready: () => Promise.resolve(),
     close() {
       if (!closed) {

@@ -14,6 +14,7 @@ import { Redis } from "iovalkey";
 import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { DEFAULT_CACHE_TTLS } from "./cache.ts";
+import { checkTenant } from "./tenant.ts";
 import {
   type Cache,
   CACHE_NAMESPACES,
@@ -291,6 +292,12 @@ export class ValkeyCache implements Cache {
 export interface ValkeyDomainStatsOptions {
   /** Key prefix (default `gleaner:`). */
   prefix?: string;
+  /**
+   * Keep this tenant's origins only (hosted mode, see `tenant.ts`): its keys live under
+   * `<prefix>t:<tenant>:`, so no other tenant reads, lists or clears them. Without a
+   * tenant, `clear` forgets every origin, every tenant's included.
+   */
+  tenant?: string;
   /** Clock (ms since epoch); injectable for tests. */
   now?: () => number;
 }
@@ -351,12 +358,19 @@ return 1
 export class ValkeyDomainStats implements DomainStats {
   readonly #client: Redis;
   readonly #prefix: string;
+  /** The deployment's prefix (without the tenant part). */
+  readonly #base: string;
+  readonly #tenant: boolean;
   readonly #now: () => number;
 
   /** Uses a connected client (see {@link connectValkey}); does not own it. */
   constructor(client: Redis, options: ValkeyDomainStatsOptions = {}) {
     this.#client = client;
-    this.#prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
+    this.#base = options.prefix ?? DEFAULT_KEY_PREFIX;
+    this.#tenant = options.tenant !== undefined;
+    this.#prefix = options.tenant === undefined
+      ? this.#base
+      : `${this.#base}t:${checkTenant(options.tenant)}:`;
     this.#now = options.now ?? Date.now;
   }
 
@@ -607,11 +621,18 @@ export class ValkeyDomainStats implements DomainStats {
     );
   }
 
-  /** {@inheritDoc DomainStats.clear} (also removes the host-keyed keys of earlier versions). */
+  /**
+   * {@inheritDoc DomainStats.clear} (also removes the host-keyed keys of
+   * earlier versions). A tenant forgets its own origins only; without a
+   * tenant every tenant's origins are forgotten too.
+   */
   async clear(): Promise<number> {
     let origins = 0;
-    for (const kind of ["oi", "o", "oz", "ot", "oh", "d", "dz", "di"]) {
-      const match = `${globEscape(this.#prefix)}${kind}:*`;
+    const kinds = ["oi", "o", "oz", "ot", "oh", "d", "dz", "di"];
+    const patterns = kinds.map((kind) => `${globEscape(this.#prefix)}${kind}:*`);
+    if (!this.#tenant) patterns.push(`${globEscape(this.#base)}t:*`);
+    const tenantInfo = new RegExp(`^${regExpEscape(this.#base)}t:[a-z0-9_-]+:oi:`);
+    for (const [i, match] of patterns.entries()) {
       let cursor = "0";
       do {
         const [next, keys] = await call(
@@ -620,7 +641,8 @@ export class ValkeyDomainStats implements DomainStats {
         cursor = next;
         if (keys.length > 0) {
           const removed = await call(this.#client.del(...keys));
-          if (kind === "oi") origins += removed;
+          if (kinds[i] === "oi") origins += removed;
+          if (i >= kinds.length) origins += keys.filter((k) => tenantInfo.test(k)).length;
         }
       } while (cursor !== "0");
     }
@@ -641,6 +663,11 @@ function checkExec(results: [Error | null, unknown][] | null): void {
 function unavailable(cause: unknown): GleanerError {
   if (cause instanceof GleanerError) return cause;
   return new GleanerError("provider_unavailable", "cache server command failed", { cause });
+}
+
+/** Escapes regular-expression characters in a literal key prefix. */
+function regExpEscape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** Escapes Redis glob characters in a literal key prefix. */

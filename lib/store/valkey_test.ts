@@ -10,6 +10,7 @@ import {
   checkOriginKeys,
   checkPolicy,
   checkProbation,
+  checkTenants,
 } from "./testdata/domain_contract.ts";
 import {
   assertRaceCounts,
@@ -271,4 +272,19 @@ Deno.test("connectValkey: bad URLs are invalid_arguments, no server is provider_
       e instanceof GleanerError && e.code === "provider_unavailable" &&
       !e.message.includes("s3cret"),
   );
+});
+
+Deno.test({
+  name:
+    "ValkeyDomainStats tenants: each sees, lists and clears its own origins; the operator's clear forgets all",
+  ignore: !HAVE_REDIS,
+  fn: () =>
+    withServer(async ({ url }) => {
+      await withClient(url, async (client) => {
+        await client.set("t9:c:pages:tenant:tenant-a:kept", "1");
+        await checkTenants((tenant) => new ValkeyDomainStats(client, { prefix: "t9:", tenant }));
+        assert.equal(await client.exists("t9:c:pages:tenant:tenant-a:kept"), 1, "cache untouched");
+        assert.deepEqual(await client.keys("t9:t:*"), [], "no tenant key left");
+      });
+    }),
 });

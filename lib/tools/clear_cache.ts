@@ -1,11 +1,11 @@
 /**
  * The `clear_cache` tool: drop cached searches, pages, crawl manifests, the
- * per-site reading memory, or all of them.
+ * per-site reading memory, or all of them. In hosted mode the cache is every
+ * user's, so only the operator (a request with the admin key) may clear it.
  *
  * @module
  */
 import { z } from "zod";
-import type { CacheNamespace } from "../store/types.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** The tool definition. */
@@ -30,7 +30,7 @@ export const clearCacheTool: ToolSpec<
   name: "clear_cache",
   title: "Clear cache",
   description:
-    "Removes cached search answers, pages or crawl manifests so the next call reads fresh from the web, or (target domains) forgets the per-site reading memory, so tiers skipped on a site are tried again at once. all clears every one of them.",
+    "Removes cached search answers, pages or crawl manifests so the next call reads fresh from the web, or (target domains) forgets the per-site reading memory, so tiers skipped on a site are tried again at once. all clears every one of them. In hosted mode only the operator (admin key) may clear.",
   input: z.strictObject({
     target: z.enum(["search", "pages", "crawl", "domains", "all"]).default("all").describe(
       "What to clear: a cache namespace, domains (reading memory per site), or all",
@@ -47,14 +47,9 @@ export const clearCacheTool: ToolSpec<
   readOnly: false,
   openWorld: false,
   handler: async (input, { gleaner }) => {
-    const { cache, domains } = gleaner.store;
-    const removed = input.target === "domains"
-      ? 0
-      : (await cache.clear(input.target as CacheNamespace | "all")).removed;
-    const forgotten = input.target === "domains" || input.target === "all"
-      ? await domains.clear()
-      : 0;
-    return { removed, origins_forgotten: forgotten, target: input.target };
+    // In hosted mode only the operator (admin key) may: it clears every user's cache.
+    const { removed, origins_forgotten } = await gleaner.clearCache(input.target);
+    return { removed, origins_forgotten, target: input.target };
   },
   render: (out) => {
     const entries = `Removed ${out.removed} cached ${

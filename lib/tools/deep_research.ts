@@ -7,11 +7,15 @@
  * - `fetch(id)` → `{ id, title, text, url, metadata? }`: the whole readable
  *   Markdown of the page the id names.
  *
- * An id is the result's URL, read through Gleaner's reading cascade, or, when
- * memory is on, `memory:<ref>` for one of the agent's stored memories (cited
- * as `gleaner://memory/<ref>`). The
- * compact text of each result is the same object as compact JSON, so clients
- * that read only `content[0].text` get the contract too.
+ * An id is the result's URL, read through Gleaner's reading cascade. A Deep
+ * Research client is a third party, so stored memories stay out of it unless
+ * the operator turns on `memory.deep_research` (off by default; see
+ * {@link sharesMemories}): then up to three of them lead the results as
+ * `memory:<ref>` (cited as `gleaner://memory/<ref>`), and in hosted mode only
+ * the calling user's own. While it is off, `fetch("memory:<ref>")` answers as
+ * for any unknown id. The compact text of each result is the same object as
+ * compact JSON, so clients that read only `content[0].text` get the contract
+ * too.
  *
  * @module
  */
@@ -20,6 +24,7 @@ import { GleanerError } from "../errors.ts";
 import { parsePageUrl } from "../read/cascade.ts";
 import { defineTool } from "./spec.ts";
 import type { AnyToolSpec } from "./spec.ts";
+import type { Config } from "../config/config.ts";
 
 /** Most results one Deep Research search returns. */
 export const DEEP_RESEARCH_MAX_RESULTS = 10;
@@ -36,6 +41,29 @@ function memoryCitation(ref: string): string {
 function memoryTitle(content: string): string {
   const line = content.replace(/\s+/g, " ").trim();
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/**
+ * True when Deep Research clients may see stored memories: memory is on and
+ * the operator turned on `memory.deep_research` (off by default).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config/config.ts";
+ * import { sharesMemories } from "./deep_research.ts";
+ * console.assert(!sharesMemories(parseConfig({})));
+ * console.assert(sharesMemories(parseConfig({ memory: { deep_research: true } })));
+ * ```
+ */
+export function sharesMemories(config: Config): boolean {
+  return config.memory.enabled && config.memory.deep_research;
+}
+
+/** The failure of a fetch whose id names no document this client may read. */
+function unknownId(id: string): GleanerError {
+  return new GleanerError("not_found", `id: no document ${id.slice(0, 200)}`, {
+    details: { field: "id" },
+  });
 }
 
 /** One search result of the Deep Research contract. */
@@ -80,7 +108,7 @@ export const deepResearchSearchTool = defineTool({
     const query = input.query.trim();
     if (query === "") return { results: [] };
     const out: z.output<typeof DeepResearchResult>[] = [];
-    if (gleaner.config.memory.enabled) {
+    if (sharesMemories(gleaner.config)) {
       const recalled = await (await gleaner.memories()).recall({
         query,
         top_k: DEEP_RESEARCH_MAX_MEMORIES,
@@ -125,9 +153,16 @@ export const deepResearchFetchTool = defineTool({
   openWorld: true,
   handler: async (input, { gleaner, signal }) => {
     const id = input.id.trim();
-    const memoryRef = gleaner.config.memory.enabled ? id.match(MEMORY_ID)?.[1] : undefined;
+    const memoryRef = id.match(MEMORY_ID)?.[1];
     if (memoryRef) {
-      const { memory } = await (await gleaner.memories()).get({ ref: memoryRef.toLowerCase() });
+      // Off: a memory id is an unknown id like any other (nothing tells whether it exists).
+      if (!sharesMemories(gleaner.config)) throw unknownId(id);
+      const memories = await gleaner.memories();
+      const { memory } = await memories.get({ ref: memoryRef.toLowerCase() }).catch(
+        (error: unknown) => {
+          throw error instanceof GleanerError && error.code === "not_found" ? unknownId(id) : error;
+        },
+      );
       return {
         id,
         title: memoryTitle(memory.content),
@@ -144,7 +179,7 @@ export const deepResearchFetchTool = defineTool({
     if (!/^https?:\/\//i.test(id)) {
       throw new GleanerError(
         "invalid_arguments",
-        `id: not an id from search (an http(s) URL or memory:<ref>): ${id.slice(0, 200)}`,
+        `id: not an id from search (an http(s) URL): ${id.slice(0, 200)}`,
         { details: { field: "id" } },
       );
     }

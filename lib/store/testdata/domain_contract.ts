@@ -164,3 +164,44 @@ export async function checkPolicy(stats: DomainStats): Promise<void> {
   assert.equal(await stats.shouldSkip(o, "http", old), false, "the old verdict is gone");
   await assert.rejects(stats.record(o, "http", true, undefined, { policy: "has space" }));
 }
+
+/**
+ * Tenants (hosted mode): `make(tenant)` gives a tenant's view of one store,
+ * `make()` the operator's. Each tenant reads, lists and clears its own
+ * origins only; the operator's clear forgets every tenant's too.
+ */
+export async function checkTenants(make: (tenant?: string) => DomainStats): Promise<void> {
+  const base = make();
+  const a = make("tenant-a");
+  const b = make("tenant-b");
+  await a.record("https://a-only.example", "http", false, "timeout");
+  for (let i = 0; i < 2; i++) await a.record("https://a-only.example", "http", false, "timeout");
+  await a.setRobots("https://a-only.example", "partial");
+  await a.setLlmsTxt("https://a-only.example", true);
+  await b.record("https://shared.example", "http", true);
+  await a.record("https://shared.example", "browser", true);
+  assert.equal(await b.get("https://a-only.example"), undefined, "B knows nothing of A's origin");
+  assert.deepEqual(await b.forHost("a-only.example"), []);
+  assert.equal(await b.shouldSkip("https://a-only.example", "http"), false, "A's probation is A's");
+  assert.equal(await a.shouldSkip("https://a-only.example", "http"), true);
+  assert.deepEqual((await b.summary()).map((s) => s.origin), ["https://shared.example"]);
+  const shared = await b.get("https://shared.example");
+  assert.deepEqual(Object.keys(shared!.tiers), ["http"], "B's record holds B's attempts only");
+  const own = await a.get("https://a-only.example");
+  assert.equal(own?.origin, "https://a-only.example");
+  assert.equal(own?.host, "a-only.example");
+  assert.equal(own?.robots?.state, "partial");
+  assert.equal(own?.llms_txt?.exists, true);
+  assert.deepEqual((await a.forHost("A-ONLY.example")).map((r) => r.origin), [
+    "https://a-only.example",
+  ]);
+  assert.deepEqual(await base.summary(), [], "the operator's own view lists no tenant's origin");
+  assert.equal(await b.clear(), 1, "a tenant forgets its own origins only");
+  assert.equal(await b.get("https://shared.example"), undefined);
+  assert.ok(await a.get("https://shared.example"), "A's record of the same origin survives");
+  await base.record("https://operator.example", "http", true);
+  assert.equal(await base.clear(), 3, "the operator's clear forgets every tenant's origins");
+  assert.deepEqual(await a.summary(), []);
+  assert.equal(await a.get("https://a-only.example"), undefined);
+  assert.throws(() => make("Not A Tenant"), /tenant/);
+}
