@@ -15,7 +15,16 @@ import type { Gleaner } from "../lib/gleaner.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { createApp } from "../http/app.ts";
-import { type FakeProviders, withFakeProviders } from "./fixtures/fake_providers.ts";
+import { parseConfig } from "../lib/config.ts";
+import { GleanerError } from "../lib/errors.ts";
+import { createFetcher } from "../lib/net/fetch.ts";
+import { createRoleRouter } from "../lib/search/roles.ts";
+import {
+  DOCUMENTED_FAILURES,
+  type FakeProviderName,
+  type FakeProviders,
+  withFakeProviders,
+} from "./fixtures/fake_providers.ts";
 import { startFixtureWeb } from "./fixtures/web.ts";
 import { DENO_RUN_FLAGS } from "./fixtures/world.ts";
 
@@ -346,5 +355,193 @@ Deno.test("gleaner mcp (stdio) declares the presentation set in the environment"
     } finally {
       await client.close();
     }
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Contents URLs pass the network policy before a provider sees them.
+
+/** The page URLs a fake contents provider received. */
+function sentUrls(fakes: FakeProviders, name: FakeProviderName): string[] {
+  return fakes.requestsOf(name).flatMap((r) => {
+    if (name === "jina") return [r.path.slice(1)];
+    if (name === "keenable") return r.query.url ? [r.query.url] : [];
+    const body = r.body as { urls?: string[] };
+    return body.urls ?? [];
+  });
+}
+
+const HOSTILE_URLS = [
+  "http://127.0.0.1/admin",
+  "http://169.254.169.254/latest/meta-data/",
+  "file:///etc/passwd",
+  "http://localhost:8080/",
+  "http://[::1]/",
+  "http://2130706433/",
+  "http://10.0.0.7/internal",
+  "https://user:pw@docs.example/",
+];
+
+Deno.test("contents providers never send a URL the network policy refuses; good ones pass, normalised", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(
+      fakes.config({ exa: "ke", tavily: "kt", jina: "kj", keenable: "kk" }),
+    );
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const good = "https://docs.example/guide?x=1#part";
+    const traversal = "https://x.example/a/../../admin";
+    for (const name of ["exa", "tavily", "jina", "keenable"] as const) {
+      const out = await roles.contents({
+        urls: [good, ...HOSTILE_URLS, traversal],
+        provider: name,
+      });
+      assert.equal(out.provider, name);
+      assert.deepEqual(
+        sentUrls(fakes, name).sort(),
+        ["https://docs.example/guide?x=1", "https://x.example/admin"],
+        `${name} received only the allowed URLs, normalised`,
+      );
+      assert.equal(out.pages.length, HOSTILE_URLS.length + 2, "one entry per URL asked");
+      assert.equal(out.pages[0].url, good);
+      assert.equal(out.pages[0].error, undefined, `${name}: the good URL was read`);
+      assert.equal(
+        out.pages.at(-1)?.error,
+        undefined,
+        `${name}: the traversal URL was read, resolved`,
+      );
+      for (const page of out.pages.slice(1, -1)) {
+        assert.equal(page.error?.code, "blocked_url", `${name}: ${page.url} refused`);
+        assert.equal(page.content, "");
+      }
+    }
+    // Every hostile URL alone: the provider is not called at all.
+    const before = fakes.requests.length;
+    const alone = await roles.contents({ urls: HOSTILE_URLS, provider: "exa" });
+    assert.ok(alone.pages.every((p) => p.error?.code === "blocked_url"));
+    assert.equal(fakes.requests.length, before, "nothing was sent");
+  });
+});
+
+Deno.test("MCP: a provider's own contents tool refuses blocked URLs per item (jina_read, exa_find_similar)", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = fakes.config({ jina: "kj", exa: "ke" }, { presentation: "all_tools" });
+    await withGleaner(config, async (gleaner) => {
+      await withClient(gleaner, async (client) => {
+        const read = await client.callTool({
+          name: "jina_read",
+          arguments: { urls: ["https://docs.example/a", "http://169.254.169.254/latest/"] },
+        }) as ToolResult;
+        assert.ok(!read.isError, read.content[0]?.text);
+        const pages = (read.structuredContent as { pages: { error?: { code: string } }[] }).pages;
+        assert.equal(pages[0].error, undefined);
+        assert.equal(pages[1].error?.code, "blocked_url");
+        assert.deepEqual(sentUrls(fakes, "jina"), ["https://docs.example/a"]);
+
+        const similar = await client.callTool({
+          name: "exa_find_similar",
+          arguments: { url: "http://127.0.0.1/secret" },
+        }) as ToolResult;
+        assert.ok(similar.isError);
+        assert.match(similar.content[0].text, /^blocked_url:/);
+        assert.equal(fakes.requestsOf("exa").length, 0, "exa never saw the URL");
+      });
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Documented failures: what is the provider's state falls back, what is the request's stops.
+
+/** Each provider with documented failures: the role it is routed for and who answers next. */
+const ROUTES: [FakeProviderName, "search" | "answer", FakeProviderName][] = [
+  ["brave", "search", "exa"],
+  ["exa", "search", "tavily"],
+  ["tavily", "search", "exa"],
+  ["jina", "search", "exa"],
+  ["gemini", "answer", "exa"],
+];
+
+Deno.test("router: every documented failure of the first provider that is not the caller's fault is answered by the second", async () => {
+  await withFakeProviders(async (fakes) => {
+    let cases = 0;
+    for (const [name, role, second] of ROUTES) {
+      for (const doc of DOCUMENTED_FAILURES[name] ?? []) {
+        cases++;
+        const config = parseConfig(fakes.config(
+          { brave: "kb", exa: "ke", tavily: "kt", jina: "kj", gemini: "kg" },
+          { [`${role}_order`]: [name, second] },
+        ));
+        const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+        fakes.reply(name, doc);
+        const asked = fakes.requestsOf(second).length;
+        const call = role === "search"
+          ? roles.search({ query: "sqlite wal", max_results: 2 })
+          : roles.answer({ query: "what is wal" });
+        const what = `${name} ${doc.name} (${doc.source})`;
+        if (doc.fallsBack) {
+          const out = await call;
+          assert.equal(out.provider, second, `${what}: ${second} answered`);
+          assert.deepEqual(out.fallback_from, [{ provider: name, code: doc.code }], what);
+          const health = roles.health().find((h) => h.provider === name);
+          assert.equal(health?.last_code, doc.code, `${what}: the breaker recorded it`);
+          if (doc.retryAfterS !== undefined) {
+            assert.equal(health?.state, "open", `${what}: kept aside for its Retry-After`);
+            const until = Date.parse(health!.open_until!) - Date.now();
+            assert.ok(until > (doc.retryAfterS - 2) * 1000, `${what}: ${until} ms`);
+            assert.ok(until <= doc.retryAfterS * 1000, `${what}: ${until} ms`);
+          }
+          if (doc.code === "unauthorized" || doc.code === "insufficient_balance") {
+            assert.equal(health?.state, "open", `${what}: a key or credit problem opens at once`);
+          }
+        } else {
+          const error = await call.then(() => assert.fail(`${what}: expected a failure`), (e) => e);
+          assert.ok(error instanceof GleanerError, what);
+          assert.equal(error.code, doc.code, `${what}: ${error.message}`);
+          assert.match(error.message, new RegExp(name), `${what}: the message names the provider`);
+          assert.equal(fakes.requestsOf(second).length, asked, `${what}: no silent switch`);
+        }
+        fakes.reply(name, null);
+      }
+    }
+    assert.ok(cases >= 30, `the table is replayed (${cases} cases)`);
+  });
+});
+
+Deno.test("router: once the breaker opens on repeated internal failures, the provider is not asked again", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ brave: "kb", exa: "ke" }, {
+      search_order: ["brave", "exa"],
+      breaker_failures: 2,
+    }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    fakes.setMode("brave", "unclassified");
+    for (const query of ["a", "b"]) {
+      const error = await roles.search({ query, max_results: 2 }).then(
+        () => assert.fail("an unclassified failure stops"),
+        (e) => e,
+      );
+      assert.equal(error.code, "internal");
+    }
+    assert.equal(fakes.requestsOf("exa").length, 0);
+    const out = await roles.search({ query: "c", max_results: 2 });
+    assert.equal(out.provider, "exa");
+    assert.deepEqual(out.fallback_from, [
+      { provider: "brave", code: "provider_unavailable", skipped: true },
+    ]);
+    assert.equal(fakes.requestsOf("brave").length, 2, "brave was not asked a third time");
+  });
+});
+
+Deno.test("router: a page the first contents provider does not have is read by the next", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ keenable: "kk", exa: "ke" }, {
+      contents_order: ["keenable", "exa"],
+    }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const out = await roles.contents({ urls: ["https://a.example/missing-from-keenable"] });
+    assert.equal(out.provider, "exa");
+    assert.deepEqual(out.fallback_from, [{ provider: "keenable", code: "not_found" }]);
+    const asked = fakes.requestsOf("keenable").map((r) => r.query.live ?? "indexed");
+    assert.deepEqual(asked, ["indexed", "true"], "Keenable was asked once more, live");
   });
 });

@@ -33,6 +33,7 @@ import {
   records,
   str,
 } from "./http.ts";
+import { readScreened, screenUrl } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -116,8 +117,10 @@ async function exaFindSimilar(
   env: ProviderEnv,
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
+  // The page is the caller's URL: it passes the network policy before Exa sees it.
+  const url = screenUrl(input.url, env.config.network);
   const body = await post(env, "/findSimilar", {
-    url: input.url,
+    url,
     numResults: Math.min(input.max_results, s.maxResults),
     excludeSourceDomain: input.exclude_source_domain,
     contents: { highlights: true },
@@ -125,7 +128,14 @@ async function exaFindSimilar(
   return exaHits(body.results);
 }
 
-async function exaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+function exaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+  return readScreened(req.urls, env.config, (urls) => exaContentsBatch({ ...req, urls }, env));
+}
+
+async function exaContentsBatch(
+  req: ContentsRequest,
+  env: ProviderEnv,
+): Promise<ProviderContents> {
   const body = await post(env, "/contents", { urls: req.urls, text: true });
   const results = records(body.results);
   const statuses = records(body.statuses);

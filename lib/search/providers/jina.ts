@@ -27,7 +27,7 @@ import {
   records,
   str,
 } from "./http.ts";
-import { readEach, requireContent } from "./pages.ts";
+import { readEach, readScreened, requireContent } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -80,7 +80,11 @@ async function jinaRead(url: string, env: ProviderEnv): Promise<ProviderPage> {
 }
 
 function jinaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
-  return readEach(req.urls, (url) => jinaRead(url, env));
+  return readScreened(
+    req.urls,
+    env.config,
+    (urls) => readEach(urls, (url) => jinaRead(url, env)),
+  );
 }
 
 async function jinaSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {

@@ -23,6 +23,11 @@ export interface ProviderEnv {
   fetcher: Fetcher;
   /** Cancels the call. */
   signal?: AbortSignal;
+  /**
+   * Tells the caller what the provider changed in the request to fit its
+   * documented limits (shown as the answer's `notices`); absent when nobody listens.
+   */
+  notice?: (text: string) => void;
 }
 
 /** A search as a provider receives it (validated by the router). */
