@@ -545,3 +545,131 @@ Deno.test("router: a page the first contents provider does not have is read by t
     assert.deepEqual(asked, ["indexed", "true"], "Keenable was asked once more, live");
   });
 });
+
+// ---------------------------------------------------------------------------
+// Documented limits are respected before sending.
+
+/** A query of `chars` characters in words of 4 to 9 letters. */
+function longQuery(chars: number): string {
+  const words: string[] = [];
+  let length = -1;
+  for (let i = 0; length < chars; i++) {
+    const word = `w${i}`.padEnd(4 + (i % 6), "x");
+    words.push(word);
+    length += word.length + 1;
+  }
+  return words.join(" ").slice(0, chars).trim();
+}
+
+Deno.test("brave: a 1,500-character query and BCP 47 languages reach Brave in a form it documents as valid", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ brave: "kb", exa: "ke" }, {
+      search_order: ["brave", "exa"],
+    }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const query = longQuery(1500);
+    const cases: [string, string, string | undefined][] = [
+      ["ja", "jp", undefined],
+      ["zh-TW", "zh-hant", "TW"],
+      ["pt-BR", "pt-br", "BR"],
+      ["nb", "nb", undefined],
+      ["en-GB", "en-gb", "GB"],
+    ];
+    for (const [language, lang, country] of cases) {
+      const out = await roles.search({
+        query,
+        max_results: 3,
+        language,
+        domains: ["sqlite.org"],
+      });
+      assert.equal(out.provider, "brave", `${language}: Brave accepted it (the fake validates)`);
+      assert.deepEqual(out.fallback_from, []);
+      const sent = fakes.requestsOf("brave").at(-1)!.query;
+      assert.equal(sent.search_lang, lang, language);
+      assert.equal(sent.country, country, language);
+      assert.ok(sent.q.length <= 400, `${language}: ${sent.q.length} characters`);
+      assert.ok(sent.q.split(/\s+/).length <= 50, `${language}: at most 50 words`);
+      assert.ok(sent.q.endsWith(" site:sqlite.org"), "the site: hint is kept whole");
+      assert.ok(query.startsWith(sent.q.slice(0, -" site:sqlite.org".length)), "cut at a word");
+      assert.ok(
+        out.notices?.some((n) => /brave: the query was cut .* 400 characters and 50 words/.test(n)),
+        `the answer says so: ${out.notices}`,
+      );
+    }
+
+    // A language Brave does not have is dropped, and the answer says so.
+    const unknown = await roles.search({ query: "wal", max_results: 2, language: "kl-GL" });
+    assert.equal(unknown.provider, "brave");
+    const sent = fakes.requestsOf("brave").at(-1)!.query;
+    assert.equal(sent.search_lang, undefined);
+    assert.equal(sent.country, undefined);
+    assert.ok(unknown.notices?.some((n) => /language "kl-GL" and region GL/.test(n)));
+
+    // The fake answers as Brave does when a parameter is outside its vocabulary.
+    const direct = await fetch(`${fakes.baseUrl("brave")}/res/v1/web/search?q=x&search_lang=ja`, {
+      headers: { "x-subscription-token": "kb" },
+    });
+    assert.equal(direct.status, 422);
+    assert.equal((await direct.json()).error.code, "VALIDATION");
+  });
+});
+
+Deno.test("brave: a query that cannot be cut to Brave's limit is refused, naming Brave and the limit", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ brave: "kb", exa: "ke" }, {
+      search_order: ["brave", "exa"],
+    }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const error = await roles.search({ query: "x".repeat(450), max_results: 2 }).then(
+      () => assert.fail("expected a refusal"),
+      (e) => e,
+    );
+    assert.equal(error.code, "invalid_arguments");
+    assert.match(error.message, /brave accepts at most 400 characters and 50 words/);
+    assert.equal(error.details?.field, "query");
+    assert.equal(fakes.requestsOf("brave").length, 0, "nothing was sent");
+    assert.equal(fakes.requestsOf("exa").length, 0, "the caller's request: no fallback");
+    assert.equal(
+      roles.health().find((h) => h.provider === "brave"),
+      undefined,
+      "not a brave failure",
+    );
+  });
+});
+
+Deno.test("parallel: search_queries entries stay within 200 characters; the objective keeps the query", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ parallel: "kp" }, { search_order: ["parallel"] }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const query = longQuery(700);
+    const out = await roles.search({ query, max_results: 2 });
+    assert.equal(out.provider, "parallel", "the fake accepted the request");
+    const body = fakes.requestsOf("parallel")[0].body as {
+      objective: string;
+      search_queries: string[];
+    };
+    assert.equal(body.objective, query);
+    assert.equal(body.search_queries.length, 1);
+    assert.ok(body.search_queries[0].length <= 200, `${body.search_queries[0].length}`);
+    assert.ok(query.startsWith(body.search_queries[0]));
+    assert.ok(out.notices?.some((n) => /parallel: the query was cut/.test(n)));
+  });
+});
+
+Deno.test("HTTP search tool: the notices reach the answer", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = configOf(fakes, { search_order: ["brave"] }, { brave: "kb" });
+    await withGleaner(config, async (gleaner) => {
+      const app = createApp(gleaner, toolsFor(gleaner.config));
+      const res = await app.request("http://localhost/v1/search", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ items: [{ query: longQuery(900), max_results: 2 }] }),
+      });
+      const out = await res.json();
+      assert.equal(res.status, 200);
+      assert.equal(out.items[0].provider, "brave");
+      assert.match(out.items[0].notices[0], /brave: the query was cut/);
+    });
+  });
+});

@@ -375,8 +375,10 @@ export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
     ];
     const hint = siteHint(domains);
     const routed = await route("search", req.provider, req.signal, async (provider, env) => {
+      const hinted = !provider.nativeDomains && hint !== "";
       const upstream: ProviderSearchRequest = {
-        query: !provider.nativeDomains && hint ? `${req.query.trim()} ${hint}` : req.query.trim(),
+        query: hinted ? `${req.query.trim()} ${hint}` : req.query.trim(),
+        ...(hinted ? { site_hint: hint } : {}),
         max_results: req.max_results,
         time_range: req.time_range,
         language: req.language,

@@ -27,6 +27,7 @@ Deno.test("brave: web search sends the token and Brave's parameters; results nor
       count: "20",
       freshness: "pm",
       search_lang: "de",
+      country: "DE",
     });
     assert.equal(hits.length, 3);
     assert.equal(

@@ -34,6 +34,11 @@ export interface ProviderEnv {
 export interface ProviderSearchRequest {
   /** The query (with a `site:` hint added for providers without native domain filters). */
   query: string;
+  /**
+   * The `site:` hint the router appended to `query`, when it did: a provider
+   * that must shorten the query keeps it whole.
+   */
+  site_hint?: string;
   /** Most results wanted. */
   max_results: number;
   /** Only results this recent. */
