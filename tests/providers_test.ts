@@ -538,11 +538,29 @@ Deno.test("router: a page the first contents provider does not have is read by t
       contents_order: ["keenable", "exa"],
     }));
     const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
-    const out = await roles.contents({ urls: ["https://a.example/missing-from-keenable"] });
+    const out = await roles.contents({ urls: ["https://a.example/not-in-keenable"] });
     assert.equal(out.provider, "exa");
     assert.deepEqual(out.fallback_from, [{ provider: "keenable", code: "not_found" }]);
+    assert.match(out.pages[0].content, /read by exa/);
     const asked = fakes.requestsOf("keenable").map((r) => r.query.live ?? "indexed");
     assert.deepEqual(asked, ["indexed", "true"], "Keenable was asked once more, live");
+
+    // In a batch, Keenable answers; the page it does not have is asked of exa alone.
+    const batch = await roles.contents({
+      urls: ["https://a.example/here", "https://a.example/not-in-keenable/2", "ftp://x.example/"],
+    });
+    assert.equal(batch.provider, "keenable");
+    assert.match(batch.pages[0].content, /read by keenable/);
+    assert.equal(batch.pages[0].provider, undefined);
+    assert.match(batch.pages[1].content, /read by exa/);
+    assert.equal(batch.pages[1].provider, "exa", "the page says who read it");
+    assert.equal(batch.pages[2].error?.code, "blocked_url", "a refused URL is not asked again");
+    const exaAsked = fakes.requestsOf("exa").map((r) => (r.body as { urls: string[] }).urls);
+    assert.deepEqual(exaAsked.at(-1), ["https://a.example/not-in-keenable/2"]);
+    assert.deepEqual(batch.attempts.map((a) => [a.backend, a.outcome]), [
+      ["keenable", "ok"],
+      ["exa", "ok"],
+    ]);
   });
 });
 

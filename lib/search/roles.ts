@@ -35,6 +35,7 @@ import type {
   ProviderContents,
   ProviderEnv,
   ProviderHit,
+  ProviderPage,
   ProviderSearchRequest,
   Role,
 } from "./providers/types.ts";
@@ -42,6 +43,17 @@ import { type Attempt, type AttemptOutcome, SearchFailure, type TimeRange } from
 import { toSearchFailure } from "./upstream.ts";
 
 const log = getGleanerLogger("search", "roles");
+
+/** Page failures of a contents provider that another provider may not share. */
+const PAGE_RETRY_CODES: ReadonlySet<string> = new Set([
+  "not_found",
+  "provider_unavailable",
+  "unsupported_content",
+  "timeout",
+  "rate_limited",
+  "insufficient_balance",
+  "unauthorized",
+]);
 
 /** Largest `max_results` one search may ask for. */
 export const ROLE_MAX_RESULTS = 100;
@@ -368,6 +380,63 @@ export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
     );
   };
 
+  /**
+   * Pages the answering contents provider could not read for reasons of its
+   * own (not in its index, could not load them, out of credit, …) are asked
+   * of the next contents providers in order, those pages only; a page one of
+   * them reads says so in `provider`. Pages refused as the caller's (a
+   * blocked or invalid URL) are not asked again.
+   */
+  const refill = async (
+    pages: ProviderPage[],
+    answered: string,
+    attempts: Attempt[],
+    req: RoleContentsRequest,
+  ): Promise<ProviderPage[]> => {
+    const out = pages.slice();
+    const order = usable("contents");
+    const next = order.slice(order.findIndex((p) => p.name === answered) + 1);
+    for (const provider of next) {
+      const wanted = out.flatMap((page, i) =>
+        page.error && PAGE_RETRY_CODES.has(page.error.code) && i < req.urls.length ? [i] : []
+      );
+      if (wanted.length === 0) break;
+      if (breaker.isOpen(provider.name)) continue;
+      const started = performance.now();
+      try {
+        const got = await callOne(
+          provider,
+          (env) =>
+            provider.contents!({ urls: wanted.map((i) => req.urls[i]), query: req.query }, env),
+          req.signal,
+        );
+        breaker.success(provider.name);
+        attempts.push({
+          backend: provider.name,
+          outcome: "ok",
+          ms: Math.round(performance.now() - started),
+        });
+        got.pages.forEach((page, j) => {
+          if (j < wanted.length && !page.error) {
+            out[wanted[j]] = { ...page, url: req.urls[wanted[j]], provider: provider.name };
+          }
+        });
+      } catch (error) {
+        if (req.signal?.aborted) {
+          throw new GleanerError("timeout", "contents: the call was cancelled", { cause: error });
+        }
+        const failure = asFailure(error, provider.name);
+        record(provider.name, failure);
+        attempts.push({
+          backend: provider.name,
+          outcome: outcomeOf(failure),
+          ms: Math.round(performance.now() - started),
+        });
+      }
+    }
+    return out;
+  };
+
   const searchOnce = async (req: RoleSearchRequest): Promise<RoleSearchResponse> => {
     const domains = validateSearch(req);
     const exclude = [
@@ -475,13 +544,16 @@ export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
         req.signal,
         (provider, env) => provider.contents!({ urls: req.urls, query: req.query }, env),
       );
+      const pages = req.provider
+        ? routed.value.pages
+        : await refill(routed.value.pages, routed.provider, routed.attempts, req);
       return {
         role: "contents",
         provider: routed.provider,
         fallback_from: routed.fallback_from,
         attempts: routed.attempts,
         ...noticesOf(routed.notices),
-        pages: routed.value.pages,
+        pages,
       };
     },
     async invoke(name, call, signal) {

@@ -46,6 +46,9 @@ export const PageSchema = z.object({
   content: z.string(),
   published: z.string().optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  provider: z.string().optional().describe(
+    "The provider that read this page, when not the one that answered",
+  ),
   provider_data: ProviderDataSchema,
 });
 

@@ -99,6 +99,8 @@ export interface ProviderPage {
   published?: string;
   /** Why this page could not be read. */
   error?: { code: string; message: string };
+  /** The provider that read this page, when it is not the one that answered the call. */
+  provider?: string;
   /** A few provider-specific fields, bounded in size. */
   provider_data?: Record<string, unknown>;
 }
