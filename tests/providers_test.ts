@@ -499,6 +499,10 @@ Deno.test("router: every documented failure of the first provider that is not th
           assert.equal(error.code, doc.code, `${what}: ${error.message}`);
           assert.match(error.message, new RegExp(name), `${what}: the message names the provider`);
           assert.equal(fakes.requestsOf(second).length, asked, `${what}: no silent switch`);
+          if (name === "brave") {
+            assert.equal(error.details?.field, "search_lang", `${what}: names the field`);
+            assert.match(error.message, /parameter search_lang/);
+          }
         }
         fakes.reply(name, null);
       }

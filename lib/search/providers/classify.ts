@@ -19,7 +19,7 @@
  * | HTTP 404, 410 (page not indexed, model retired, endpoint moved) | `not_found` | yes |
  * | the endpoint refused by Gleaner's network policy | `blocked` (`blocked_url`) | yes |
  * | HTTP 401, 403 | `unauthorized` | yes |
- * | HTTP 400, 422 without a code above (the request itself) | `invalid_arguments` | no |
+ * | HTTP 400, 422 without a code above (the request itself; the parameter the provider names is kept in `details.field`) | `invalid_arguments` | no |
  * | anything else (409, …) | `unclassified` (`internal`) | no |
  *
  * Without a documented code, a body that says the account is out of credit
@@ -76,6 +76,12 @@ export interface Classification {
   retry_after_s?: number;
   /** The provider's documented error code that decided, when one did. */
   upstream_code?: string;
+  /**
+   * The request parameter the provider named as invalid (Brave's
+   * `meta.errors[].loc`, Google's `BadRequest.fieldViolations[].field`), when
+   * it named one.
+   */
+  field?: string;
 }
 
 /**
@@ -176,6 +182,15 @@ interface BodySignals {
   retryDelayS?: number;
   /** Brave `VALIDATION` about the `x-subscription-token` header: a missing or malformed key. */
   tokenHeader: boolean;
+  /** The first request parameter named as invalid. */
+  field?: string;
+}
+
+/** A parameter name as it may be shown (never free text from the body). */
+function fieldName(value: unknown): string | undefined {
+  return typeof value === "string" && /^[A-Za-z_][A-Za-z0-9_.\-[\]]{0,59}$/.test(value)
+    ? value
+    : undefined;
 }
 
 /** Reads the documented error fields of a JSON body (nothing else). */
@@ -198,6 +213,10 @@ function bodySignals(body: string | undefined): BodySignals {
       for (const detail of error.details) {
         if (!isObject(detail)) continue;
         push(detail.reason);
+        if (Array.isArray(detail.fieldViolations)) {
+          const first = detail.fieldViolations.find(isObject);
+          out.field ??= fieldName(first?.field);
+        }
         if (typeof detail.retryDelay === "string") {
           const match = /^(\d+(?:\.\d+)?)s$/.exec(detail.retryDelay.trim());
           if (match) out.retryDelayS = Math.ceil(Number(match[1]));
@@ -212,6 +231,8 @@ function bodySignals(body: string | undefined): BodySignals {
         isObject(e) && Array.isArray(e.loc) &&
         e.loc.some((part) => String(part).toLowerCase() === "x-subscription-token")
       );
+      const first = meta.errors.find((e) => isObject(e) && Array.isArray(e.loc));
+      if (isObject(first) && Array.isArray(first.loc)) out.field ??= fieldName(first.loc.at(-1));
     }
   }
   if (Array.isArray(value.errors)) {
@@ -281,7 +302,11 @@ export function classifyFailure(evidence: FailureEvidence): Classification {
   if (status === 429) return withRetry({ kind: "rate_limited" });
   if (status === 408 || status >= 500) return { kind: "provider_unavailable" };
   if (status === 404 || status === 410) return { kind: "not_found" };
-  if (status === 400 || status === 422) return { kind: "invalid_arguments" };
+  if (status === 400 || status === 422) {
+    return signals.field
+      ? { kind: "invalid_arguments", field: signals.field }
+      : { kind: "invalid_arguments" };
+  }
   if (status === 401 || status === 403) return { kind: "unauthorized" };
   return { kind: "unclassified" };
 }
@@ -371,7 +396,11 @@ export function providerFailure(
     ? "is rate limiting"
     : "could not be reached";
   const words = CLASS_WORDS[verdict.kind];
-  const why = verdict.upstream_code ? `${words}: ${verdict.upstream_code}` : words;
+  const why = verdict.upstream_code
+    ? `${words}: ${verdict.upstream_code}`
+    : verdict.field
+    ? `${words}: parameter ${verdict.field}`
+    : words;
   const policy = verdict.kind === "blocked" && evidence.error instanceof GleanerError
     ? ` ${evidence.error.message}`
     : "";
@@ -387,6 +416,7 @@ export function providerFailure(
         ...(evidence.status !== undefined ? { status: evidence.status } : {}),
         ...(verdict.retry_after_s !== undefined ? { retry_after_s: verdict.retry_after_s } : {}),
         ...(verdict.upstream_code ? { upstream_code: verdict.upstream_code } : {}),
+        ...(verdict.field ? { field: verdict.field } : {}),
       },
     },
   );

@@ -89,6 +89,24 @@ const TABLE: [string, FailureEvidence, Classification][] = [
       body:
         '{"type":"ErrorResponse","error":{"code":"VALIDATION","meta":{"errors":[{"loc":["query","q"]}]}}}',
     },
+    { kind: "invalid_arguments", field: "q" },
+  ],
+  [
+    "Google BadRequest names the field",
+    {
+      status: 400,
+      body:
+        '{"error":{"code":400,"status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"contents[0].parts","description":"free text"}]}]}}',
+    },
+    { kind: "invalid_arguments", field: "contents[0].parts" },
+  ],
+  [
+    "a field that is not a parameter name is not kept",
+    {
+      status: 422,
+      body:
+        '{"type":"ErrorResponse","error":{"code":"VALIDATION","meta":{"errors":[{"loc":["query","drop table; --"]}]}}}',
+    },
     { kind: "invalid_arguments" },
   ],
   [
