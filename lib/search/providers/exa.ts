@@ -47,6 +47,9 @@ import type {
 /** The provider's name. */
 export const EXA = "exa";
 
+/** Exa's documented ceiling of `numResults` (https://exa.ai/docs/reference/search). */
+const EXA_MAX_RESULTS = 100;
+
 const RANGE_DAYS: Readonly<Record<TimeRange, number>> = { day: 1, week: 7, month: 31, year: 366 };
 
 function settings(config: Config) {
@@ -98,7 +101,7 @@ async function exaSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<
   const s = settings(env.config);
   const body: Record<string, unknown> = {
     query: req.query,
-    numResults: Math.min(req.max_results, s.maxResults),
+    numResults: Math.min(req.max_results, s.maxResults, EXA_MAX_RESULTS),
     type: req.depth === "deep" ? "deep" : "auto",
     contents: { highlights: true },
   };
@@ -121,7 +124,7 @@ async function exaFindSimilar(
   const url = screenUrl(input.url, env.config.network);
   const body = await post(env, "/findSimilar", {
     url,
-    numResults: Math.min(input.max_results, s.maxResults),
+    numResults: Math.min(input.max_results, s.maxResults, EXA_MAX_RESULTS),
     excludeSourceDomain: input.exclude_source_domain,
     contents: { highlights: true },
   });
