@@ -15,7 +15,7 @@ import { serveHttp } from "../http/serve.ts";
 import { loadConfig } from "../lib/config/config.ts";
 import { GleanerError } from "../lib/errors.ts";
 import { redisAvailable, startRedis } from "../lib/store/testdata/helpers.ts";
-import { startTestWorld } from "./fixtures/world.ts";
+import { startTestWorld } from "../testing/fixtures/world.ts";
 
 const PROXY_TOKEN = "proxy-token-0123456789abcdef0123456789";
 const HMAC_SECRET = "hmac-secret-0123456789abcdef0123456789";

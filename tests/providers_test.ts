@@ -15,7 +15,16 @@ import type { Gleaner } from "../lib/gleaner.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { createApp } from "../http/app.ts";
-import { type FakeProviders, withFakeProviders } from "../testing/fixtures/fake_providers.ts";
+import { parseConfig } from "../lib/config/config.ts";
+import { GleanerError } from "../lib/errors.ts";
+import { createFetcher } from "../lib/net/fetch.ts";
+import { createRoleRouter } from "../lib/search/roles.ts";
+import {
+  DOCUMENTED_FAILURES,
+  type FakeProviderName,
+  type FakeProviders,
+  withFakeProviders,
+} from "../testing/fixtures/fake_providers.ts";
 import { startFixtureWeb } from "../testing/fixtures/web.ts";
 import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
 
@@ -346,5 +355,352 @@ Deno.test("gleaner mcp (stdio) declares the presentation set in the environment"
     } finally {
       await client.close();
     }
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Contents URLs pass the network policy before a provider sees them.
+
+/** The page URLs a fake contents provider received. */
+function sentUrls(fakes: FakeProviders, name: FakeProviderName): string[] {
+  return fakes.requestsOf(name).flatMap((r) => {
+    if (name === "jina") return [r.path.slice(1)];
+    if (name === "keenable") return r.query.url ? [r.query.url] : [];
+    const body = r.body as { urls?: string[] };
+    return body.urls ?? [];
+  });
+}
+
+const HOSTILE_URLS = [
+  "http://127.0.0.1/admin",
+  "http://169.254.169.254/latest/meta-data/",
+  "file:///etc/passwd",
+  "http://localhost:8080/",
+  "http://[::1]/",
+  "http://2130706433/",
+  "http://10.0.0.7/internal",
+  "https://user:pw@docs.example/",
+];
+
+Deno.test("contents providers never send a URL the network policy refuses; good ones pass, normalised", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(
+      fakes.config({ exa: "ke", tavily: "kt", jina: "kj", keenable: "kk" }),
+    );
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const good = "https://docs.example/guide?x=1#part";
+    const traversal = "https://x.example/a/../../admin";
+    for (const name of ["exa", "tavily", "jina", "keenable"] as const) {
+      const out = await roles.contents({
+        urls: [good, ...HOSTILE_URLS, traversal],
+        provider: name,
+      });
+      assert.equal(out.provider, name);
+      assert.deepEqual(
+        sentUrls(fakes, name).sort(),
+        ["https://docs.example/guide?x=1", "https://x.example/admin"],
+        `${name} received only the allowed URLs, normalised`,
+      );
+      assert.equal(out.pages.length, HOSTILE_URLS.length + 2, "one entry per URL asked");
+      assert.equal(out.pages[0].url, good);
+      assert.equal(out.pages[0].error, undefined, `${name}: the good URL was read`);
+      assert.equal(
+        out.pages.at(-1)?.error,
+        undefined,
+        `${name}: the traversal URL was read, resolved`,
+      );
+      for (const page of out.pages.slice(1, -1)) {
+        assert.equal(page.error?.code, "blocked_url", `${name}: ${page.url} refused`);
+        assert.equal(page.content, "");
+      }
+    }
+    // Every hostile URL alone: the provider is not called at all.
+    const before = fakes.requests.length;
+    const alone = await roles.contents({ urls: HOSTILE_URLS, provider: "exa" });
+    assert.ok(alone.pages.every((p) => p.error?.code === "blocked_url"));
+    assert.equal(fakes.requests.length, before, "nothing was sent");
+  });
+});
+
+Deno.test("MCP: a provider's own contents tool refuses blocked URLs per item (jina_read, exa_find_similar)", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = fakes.config({ jina: "kj", exa: "ke" }, { presentation: "all_tools" });
+    await withGleaner(config, async (gleaner) => {
+      await withClient(gleaner, async (client) => {
+        const read = await client.callTool({
+          name: "jina_read",
+          arguments: { urls: ["https://docs.example/a", "http://169.254.169.254/latest/"] },
+        }) as ToolResult;
+        assert.ok(!read.isError, read.content[0]?.text);
+        const pages = (read.structuredContent as { pages: { error?: { code: string } }[] }).pages;
+        assert.equal(pages[0].error, undefined);
+        assert.equal(pages[1].error?.code, "blocked_url");
+        assert.deepEqual(sentUrls(fakes, "jina"), ["https://docs.example/a"]);
+
+        const similar = await client.callTool({
+          name: "exa_find_similar",
+          arguments: { url: "http://127.0.0.1/secret" },
+        }) as ToolResult;
+        assert.ok(similar.isError);
+        assert.match(similar.content[0].text, /^blocked_url:/);
+        assert.equal(fakes.requestsOf("exa").length, 0, "exa never saw the URL");
+      });
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Documented failures: what is the provider's state falls back, what is the request's stops.
+
+/** Each provider with documented failures: the role it is routed for and who answers next. */
+const ROUTES: [FakeProviderName, "search" | "answer", FakeProviderName][] = [
+  ["brave", "search", "exa"],
+  ["exa", "search", "tavily"],
+  ["tavily", "search", "exa"],
+  ["jina", "search", "exa"],
+  ["gemini", "answer", "exa"],
+];
+
+/** The breaker's clock in the table test (fixed: no timing in assertions). */
+const CLOCK = Date.parse("2026-06-01T00:00:00Z");
+
+Deno.test("router: every documented failure of the first provider that is not the caller's fault is answered by the second", async () => {
+  await withFakeProviders(async (fakes) => {
+    let cases = 0;
+    for (const [name, role, second] of ROUTES) {
+      for (const doc of DOCUMENTED_FAILURES[name] ?? []) {
+        cases++;
+        const config = parseConfig(fakes.config(
+          { brave: "kb", exa: "ke", tavily: "kt", jina: "kj", gemini: "kg" },
+          { [`${role}_order`]: [name, second] },
+        ));
+        const roles = createRoleRouter({
+          config,
+          fetcher: createFetcher(config.network),
+          now: () => CLOCK,
+        });
+        fakes.reply(name, doc);
+        const asked = fakes.requestsOf(second).length;
+        const call = role === "search"
+          ? roles.search({ query: "sqlite wal", max_results: 2 })
+          : roles.answer({ query: "what is wal" });
+        const what = `${name} ${doc.name} (${doc.source})`;
+        if (doc.fallsBack) {
+          const out = await call;
+          assert.equal(out.provider, second, `${what}: ${second} answered`);
+          assert.deepEqual(out.fallback_from, [{ provider: name, code: doc.code }], what);
+          const health = roles.health().find((h) => h.provider === name);
+          assert.equal(health?.last_code, doc.code, `${what}: the breaker recorded it`);
+          if (doc.retryAfterS !== undefined) {
+            assert.equal(health?.state, "open", `${what}: kept aside for its Retry-After`);
+            assert.equal(
+              Date.parse(health!.open_until!),
+              CLOCK + doc.retryAfterS * 1000,
+              `${what}: for exactly its ${doc.retryAfterS} s`,
+            );
+          }
+          if (doc.code === "unauthorized" || doc.code === "insufficient_balance") {
+            assert.equal(health?.state, "open", `${what}: a key or credit problem opens at once`);
+          }
+        } else {
+          const error = await call.then(() => assert.fail(`${what}: expected a failure`), (e) => e);
+          assert.ok(error instanceof GleanerError, what);
+          assert.equal(error.code, doc.code, `${what}: ${error.message}`);
+          assert.match(error.message, new RegExp(name), `${what}: the message names the provider`);
+          assert.equal(fakes.requestsOf(second).length, asked, `${what}: no silent switch`);
+          if (name === "brave") {
+            assert.equal(error.details?.field, "search_lang", `${what}: names the field`);
+            assert.match(error.message, /parameter search_lang/);
+          }
+        }
+        fakes.reply(name, null);
+      }
+    }
+    assert.ok(cases >= 30, `the table is replayed (${cases} cases)`);
+  });
+});
+
+Deno.test("router: once the breaker opens on repeated internal failures, the provider is not asked again", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ brave: "kb", exa: "ke" }, {
+      search_order: ["brave", "exa"],
+      breaker_failures: 2,
+    }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    fakes.setMode("brave", "unclassified");
+    for (const query of ["a", "b"]) {
+      const error = await roles.search({ query, max_results: 2 }).then(
+        () => assert.fail("an unclassified failure stops"),
+        (e) => e,
+      );
+      assert.equal(error.code, "internal");
+    }
+    assert.equal(fakes.requestsOf("exa").length, 0);
+    const out = await roles.search({ query: "c", max_results: 2 });
+    assert.equal(out.provider, "exa");
+    assert.deepEqual(out.fallback_from, [
+      { provider: "brave", code: "provider_unavailable", skipped: true },
+    ]);
+    assert.equal(fakes.requestsOf("brave").length, 2, "brave was not asked a third time");
+  });
+});
+
+Deno.test("router: a page the first contents provider does not have is read by the next", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ keenable: "kk", exa: "ke" }, {
+      contents_order: ["keenable", "exa"],
+    }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const out = await roles.contents({ urls: ["https://a.example/not-in-keenable"] });
+    assert.equal(out.provider, "exa");
+    assert.deepEqual(out.fallback_from, [{ provider: "keenable", code: "not_found" }]);
+    assert.match(out.pages[0].content, /read by exa/);
+    const asked = fakes.requestsOf("keenable").map((r) => r.query.live ?? "indexed");
+    assert.deepEqual(asked, ["indexed", "true"], "Keenable was asked once more, live");
+
+    // In a batch, Keenable answers; the page it does not have is asked of exa alone.
+    const batch = await roles.contents({
+      urls: ["https://a.example/here", "https://a.example/not-in-keenable/2", "ftp://x.example/"],
+    });
+    assert.equal(batch.provider, "keenable");
+    assert.match(batch.pages[0].content, /read by keenable/);
+    assert.equal(batch.pages[0].provider, undefined);
+    assert.match(batch.pages[1].content, /read by exa/);
+    assert.equal(batch.pages[1].provider, "exa", "the page says who read it");
+    assert.equal(batch.pages[2].error?.code, "blocked_url", "a refused URL is not asked again");
+    const exaAsked = fakes.requestsOf("exa").map((r) => (r.body as { urls: string[] }).urls);
+    assert.deepEqual(exaAsked.at(-1), ["https://a.example/not-in-keenable/2"]);
+    assert.deepEqual(batch.attempts.map((a) => [a.backend, a.outcome]), [
+      ["keenable", "ok"],
+      ["exa", "ok"],
+    ]);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Documented limits are respected before sending.
+
+/** A query of `chars` characters in words of 4 to 9 letters. */
+function longQuery(chars: number): string {
+  const words: string[] = [];
+  let length = -1;
+  for (let i = 0; length < chars; i++) {
+    const word = `w${i}`.padEnd(4 + (i % 6), "x");
+    words.push(word);
+    length += word.length + 1;
+  }
+  return words.join(" ").slice(0, chars).trim();
+}
+
+Deno.test("brave: a 1,500-character query and BCP 47 languages reach Brave in a form it documents as valid", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ brave: "kb", exa: "ke" }, {
+      search_order: ["brave", "exa"],
+    }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const query = longQuery(1500);
+    const cases: [string, string, string | undefined][] = [
+      ["ja", "jp", undefined],
+      ["zh-TW", "zh-hant", "TW"],
+      ["pt-BR", "pt-br", "BR"],
+      ["nb", "nb", undefined],
+      ["en-GB", "en-gb", "GB"],
+    ];
+    for (const [language, lang, country] of cases) {
+      const out = await roles.search({
+        query,
+        max_results: 3,
+        language,
+        domains: ["sqlite.org"],
+      });
+      assert.equal(out.provider, "brave", `${language}: Brave accepted it (the fake validates)`);
+      assert.deepEqual(out.fallback_from, []);
+      const sent = fakes.requestsOf("brave").at(-1)!.query;
+      assert.equal(sent.search_lang, lang, language);
+      assert.equal(sent.country, country, language);
+      assert.ok(sent.q.length <= 400, `${language}: ${sent.q.length} characters`);
+      assert.ok(sent.q.split(/\s+/).length <= 50, `${language}: at most 50 words`);
+      assert.ok(sent.q.endsWith(" site:sqlite.org"), "the site: hint is kept whole");
+      assert.ok(query.startsWith(sent.q.slice(0, -" site:sqlite.org".length)), "cut at a word");
+      assert.ok(
+        out.notices?.some((n) => /brave: the query was cut .* 400 characters and 50 words/.test(n)),
+        `the answer says so: ${out.notices}`,
+      );
+    }
+
+    // A language Brave does not have is dropped, and the answer says so.
+    const unknown = await roles.search({ query: "wal", max_results: 2, language: "kl-GL" });
+    assert.equal(unknown.provider, "brave");
+    const sent = fakes.requestsOf("brave").at(-1)!.query;
+    assert.equal(sent.search_lang, undefined);
+    assert.equal(sent.country, undefined);
+    assert.ok(unknown.notices?.some((n) => /language "kl-GL" and region GL/.test(n)));
+
+    // The fake answers as Brave does when a parameter is outside its vocabulary.
+    const direct = await fetch(`${fakes.baseUrl("brave")}/res/v1/web/search?q=x&search_lang=ja`, {
+      headers: { "x-subscription-token": "kb" },
+    });
+    assert.equal(direct.status, 422);
+    assert.equal((await direct.json()).error.code, "VALIDATION");
+  });
+});
+
+Deno.test("brave: a query that cannot be cut to Brave's limit is refused, naming Brave and the limit", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ brave: "kb", exa: "ke" }, {
+      search_order: ["brave", "exa"],
+    }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const error = await roles.search({ query: "x".repeat(450), max_results: 2 }).then(
+      () => assert.fail("expected a refusal"),
+      (e) => e,
+    );
+    assert.equal(error.code, "invalid_arguments");
+    assert.match(error.message, /brave accepts at most 400 characters and 50 words/);
+    assert.equal(error.details?.field, "query");
+    assert.equal(fakes.requestsOf("brave").length, 0, "nothing was sent");
+    assert.equal(fakes.requestsOf("exa").length, 0, "the caller's request: no fallback");
+    assert.equal(
+      roles.health().find((h) => h.provider === "brave"),
+      undefined,
+      "not a brave failure",
+    );
+  });
+});
+
+Deno.test("parallel: search_queries entries stay within 200 characters; the objective keeps the query", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ parallel: "kp" }, { search_order: ["parallel"] }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const query = longQuery(700);
+    const out = await roles.search({ query, max_results: 2 });
+    assert.equal(out.provider, "parallel", "the fake accepted the request");
+    const body = fakes.requestsOf("parallel")[0].body as {
+      objective: string;
+      search_queries: string[];
+    };
+    assert.equal(body.objective, query);
+    assert.equal(body.search_queries.length, 1);
+    assert.ok(body.search_queries[0].length <= 200, `${body.search_queries[0].length}`);
+    assert.ok(query.startsWith(body.search_queries[0]));
+    assert.ok(out.notices?.some((n) => /parallel: the query was cut/.test(n)));
+  });
+});
+
+Deno.test("HTTP search tool: the notices reach the answer", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = configOf(fakes, { search_order: ["brave"] }, { brave: "kb" });
+    await withGleaner(config, async (gleaner) => {
+      const app = createApp(gleaner, toolsFor(gleaner.config));
+      const res = await app.request("http://localhost/v1/search", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ items: [{ query: longQuery(900), max_results: 2 }] }),
+      });
+      const out = await res.json();
+      assert.equal(res.status, 200);
+      assert.equal(out.items[0].provider, "brave");
+      assert.match(out.items[0].notices[0], /brave: the query was cut/);
+    });
   });
 });

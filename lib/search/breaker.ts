@@ -38,9 +38,10 @@ export interface Breaker {
   /** Records a success: the provider is closed again. */
   success(provider: string): void;
   /**
-   * Records a failure. Out of credit opens at once (for the cool-down); a
-   * rate limit with `Retry-After` opens for that long; other failures open
-   * after `failures` in a row, and a failure on trial re-opens at once.
+   * Records a failure. Out of credit or refused credentials open at once
+   * (for the cool-down: neither mends itself between two calls); a rate
+   * limit with `Retry-After` opens for that long; other failures open after
+   * `failures` in a row, and a failure on trial re-opens at once.
    */
   failure(provider: string, code: ErrorCode, retryAfterS?: number): void;
   /** The state of every provider seen. */
@@ -84,8 +85,9 @@ export function createBreaker(options: BreakerOptions): Breaker {
       e.lastCode = code;
       const at = now();
       let until = 0;
-      if (code === "insufficient_balance") until = at + options.cooldownMs;
-      else if (code === "rate_limited" && retryAfterS !== undefined) {
+      if (code === "insufficient_balance" || code === "unauthorized") {
+        until = at + options.cooldownMs;
+      } else if (code === "rate_limited" && retryAfterS !== undefined) {
         until = at + retryAfterS * 1000;
       } else if (e.failures >= options.failures) until = at + options.cooldownMs;
       e.openUntil = Math.max(e.openUntil, until);

@@ -1,12 +1,16 @@
 /**
  * The role router: answers `search`, `answer` and `contents` from the
- * configured providers in order. The first usable provider answers; when it is
- * out of credit, rate limited or unavailable (or refuses its credentials) the
- * next is tried; a request the provider calls invalid, or an unclassified
- * failure, stops the call, so Gleaner never silently switches when the request
- * itself is wrong. A `provider` argument pins the call to that provider alone.
+ * configured providers in order. The first usable provider answers; when it
+ * fails because of its own state (credentials, credit, plan, rate limit,
+ * outage, a page or model it does not have) the next is tried; a request the
+ * provider calls invalid, one a provider refuses before sending (its
+ * documented limits), or an unclassified failure, stops the call, so Gleaner
+ * never silently switches when the request itself is wrong. A `provider`
+ * argument pins the call to that provider alone.
  *
- * A provider that keeps failing is skipped for a cool-down ({@link Breaker});
+ * Every failure of a provider counts in its breaker (only the caller's own
+ * mistakes, refused before sending, and Gleaner's own pacing do not); a
+ * provider that keeps failing is skipped for a cool-down ({@link Breaker});
  * a provider's requests-per-second limit is respected before sending
  * ({@link Pacer}). Every answer names its `role`, the `provider` that served
  * it and `fallback_from` (the providers that failed first, with their codes).
@@ -31,6 +35,7 @@ import type {
   ProviderContents,
   ProviderEnv,
   ProviderHit,
+  ProviderPage,
   ProviderSearchRequest,
   Role,
 } from "./providers/types.ts";
@@ -38,6 +43,17 @@ import { type Attempt, type AttemptOutcome, SearchFailure, type TimeRange } from
 import { toSearchFailure } from "./upstream.ts";
 
 const log = getGleanerLogger("search", "roles");
+
+/** Page failures of a contents provider that another provider may not share. */
+const PAGE_RETRY_CODES: ReadonlySet<string> = new Set([
+  "not_found",
+  "provider_unavailable",
+  "unsupported_content",
+  "timeout",
+  "rate_limited",
+  "insufficient_balance",
+  "unauthorized",
+]);
 
 /** Largest `max_results` one search may ask for. */
 export const ROLE_MAX_RESULTS = 100;
@@ -62,6 +78,11 @@ export interface RoleMeta {
   fallback_from: FallbackEntry[];
   /** Every provider call made, with outcome and duration. */
   attempts: Attempt[];
+  /**
+   * What the answering provider changed in the request to fit its documented
+   * limits (a query trimmed, a language it cannot express dropped), when anything.
+   */
+  notices?: string[];
 }
 
 /** A search for the `search` role. */
@@ -193,6 +214,12 @@ interface Routed<T> {
   provider: string;
   fallback_from: FallbackEntry[];
   attempts: Attempt[];
+  notices: string[];
+}
+
+/** The `notices` field of an answer: present only when there is something to say. */
+function noticesOf(notices: string[]): { notices?: string[] } {
+  return notices.length > 0 ? { notices } : {};
 }
 
 /**
@@ -261,6 +288,7 @@ function routerOver(
     provider: Provider,
     call: (env: ProviderEnv) => Promise<T>,
     signal: AbortSignal | undefined,
+    notices?: string[],
   ): Promise<T> => {
     const settings = providerSettings(config, provider.name, { baseUrl: "", maxResults: 0 });
     const rate = config.search.providers[provider.name]?.requests_per_second ??
@@ -272,7 +300,18 @@ function routerOver(
         details: { provider: provider.name, local: true },
       });
     }
-    return await call({ config, fetcher, signal });
+    const notice = notices ? (text: string) => void notices.push(text) : undefined;
+    return await call({ config, fetcher, signal, ...(notice ? { notice } : {}) });
+  };
+
+  /**
+   * Books a failure in the breaker unless the provider was never asked (our
+   * own pacing) or refused the caller's request before sending it.
+   */
+  const record = (name: string, failure: SearchFailure) => {
+    if (failure.details?.local === true || failure.details?.request === true) return;
+    const retry = failure.details?.retry_after_s;
+    breaker.failure(name, failure.code, typeof retry === "number" ? retry : undefined);
   };
 
   /** Tries providers in order; see the module description. */
@@ -308,15 +347,16 @@ function routerOver(
         continue;
       }
       const started = performance.now();
+      const notices: string[] = [];
       try {
-        const value = await callOne(provider, (env) => call(provider, env), signal);
+        const value = await callOne(provider, (env) => call(provider, env), signal, notices);
         breaker.success(provider.name);
         attempts.push({
           backend: provider.name,
           outcome: "ok",
           ms: Math.round(performance.now() - started),
         });
-        return { value, provider: provider.name, fallback_from, attempts };
+        return { value, provider: provider.name, fallback_from, attempts, notices };
       } catch (error) {
         const ms = Math.round(performance.now() - started);
         if (signal?.aborted) {
@@ -326,16 +366,8 @@ function routerOver(
         last = failure;
         attempts.push({ backend: provider.name, outcome: outcomeOf(failure), ms });
         fallback_from.push({ provider: provider.name, code: failure.code });
-        const retry = failure.details?.retry_after_s;
-        const fallsBack = FALLBACK_CODES.has(failure.code);
-        // Held back by our own pacing: the provider did not fail.
-        if (fallsBack && failure.details?.local !== true) {
-          breaker.failure(
-            provider.name,
-            failure.code,
-            typeof retry === "number" ? retry : undefined,
-          );
-        }
+        const fallsBack = failure.details?.request !== true && FALLBACK_CODES.has(failure.code);
+        record(provider.name, failure);
         log.warn("{role}: {provider} failed ({code}): {message}", {
           role,
           provider: provider.name,
@@ -361,6 +393,63 @@ function routerOver(
     );
   };
 
+  /**
+   * Pages the answering contents provider could not read for reasons of its
+   * own (not in its index, could not load them, out of credit, …) are asked
+   * of the next contents providers in order, those pages only; a page one of
+   * them reads says so in `provider`. Pages refused as the caller's (a
+   * blocked or invalid URL) are not asked again.
+   */
+  const refill = async (
+    pages: ProviderPage[],
+    answered: string,
+    attempts: Attempt[],
+    req: RoleContentsRequest,
+  ): Promise<ProviderPage[]> => {
+    const out = pages.slice();
+    const order = usable("contents");
+    const next = order.slice(order.findIndex((p) => p.name === answered) + 1);
+    for (const provider of next) {
+      const wanted = out.flatMap((page, i) =>
+        page.error && PAGE_RETRY_CODES.has(page.error.code) && i < req.urls.length ? [i] : []
+      );
+      if (wanted.length === 0) break;
+      if (breaker.isOpen(provider.name)) continue;
+      const started = performance.now();
+      try {
+        const got = await callOne(
+          provider,
+          (env) =>
+            provider.contents!({ urls: wanted.map((i) => req.urls[i]), query: req.query }, env),
+          req.signal,
+        );
+        breaker.success(provider.name);
+        attempts.push({
+          backend: provider.name,
+          outcome: "ok",
+          ms: Math.round(performance.now() - started),
+        });
+        got.pages.forEach((page, j) => {
+          if (j < wanted.length && !page.error) {
+            out[wanted[j]] = { ...page, url: req.urls[wanted[j]], provider: provider.name };
+          }
+        });
+      } catch (error) {
+        if (req.signal?.aborted) {
+          throw new GleanerError("timeout", "contents: the call was cancelled", { cause: error });
+        }
+        const failure = asFailure(error, provider.name);
+        record(provider.name, failure);
+        attempts.push({
+          backend: provider.name,
+          outcome: outcomeOf(failure),
+          ms: Math.round(performance.now() - started),
+        });
+      }
+    }
+    return out;
+  };
+
   const searchOnce = async (req: RoleSearchRequest): Promise<RoleSearchResponse> => {
     const domains = validateSearch(req);
     const exclude = [
@@ -368,8 +457,10 @@ function routerOver(
     ];
     const hint = siteHint(domains);
     const routed = await route("search", req.provider, req.signal, async (provider, env) => {
+      const hinted = !provider.nativeDomains && hint !== "";
       const upstream: ProviderSearchRequest = {
-        query: !provider.nativeDomains && hint ? `${req.query.trim()} ${hint}` : req.query.trim(),
+        query: hinted ? `${req.query.trim()} ${hint}` : req.query.trim(),
+        ...(hinted ? { site_hint: hint } : {}),
         max_results: req.max_results,
         time_range: req.time_range,
         language: req.language,
@@ -389,6 +480,7 @@ function routerOver(
       attempts: routed.attempts,
       results: routed.value,
       cached: false,
+      ...noticesOf(routed.notices),
     };
   };
 
@@ -411,6 +503,7 @@ function routerOver(
             results: hit.results,
             cached: true,
             age_s: Math.max(0, Math.round((Date.now() - hit.saved_at) / 1000)),
+            ...noticesOf(Array.isArray(hit.notices) ? hit.notices : []),
           };
         }
       }
@@ -420,6 +513,7 @@ function routerOver(
           provider: answer.provider,
           results: answer.results,
           saved_at: Date.now(),
+          ...(answer.notices ? { notices: answer.notices } : {}),
         };
         await cache.set("search", key, entry).catch((error) => {
           log.debug("search answer not cached: {error}", { error });
@@ -443,6 +537,7 @@ function routerOver(
         provider: routed.provider,
         fallback_from: routed.fallback_from,
         attempts: routed.attempts,
+        ...noticesOf(routed.notices),
         depth,
         ...routed.value,
       };
@@ -451,23 +546,27 @@ function routerOver(
       if (!Array.isArray(req.urls) || req.urls.length < 1 || req.urls.length > 10) {
         throw invalid("urls", "must list one to ten URLs");
       }
-      for (const url of req.urls) {
-        if (!/^https?:\/\/[^\s]+$/i.test(url)) {
-          throw invalid("urls", `not an http(s) URL: ${url.slice(0, 200)}`);
-        }
+      if (req.urls.some((url) => typeof url !== "string")) {
+        throw invalid("urls", "every entry must be a string");
       }
+      // Each URL is checked against the network policy by the provider that
+      // reads it (see providers/pages.ts): a refused URL fails alone.
       const routed = await route(
         "contents",
         req.provider,
         req.signal,
         (provider, env) => provider.contents!({ urls: req.urls, query: req.query }, env),
       );
+      const pages = req.provider
+        ? routed.value.pages
+        : await refill(routed.value.pages, routed.provider, routed.attempts, req);
       return {
         role: "contents",
         provider: routed.provider,
         fallback_from: routed.fallback_from,
         attempts: routed.attempts,
-        pages: routed.value.pages,
+        ...noticesOf(routed.notices),
+        pages,
       };
     },
     async invoke(name, call, signal) {
@@ -482,10 +581,7 @@ function routerOver(
       } catch (error) {
         if (signal?.aborted) throw new GleanerError("timeout", `${name}: the call was cancelled`);
         const failure = asFailure(error, name);
-        if (FALLBACK_CODES.has(failure.code) && failure.details?.local !== true) {
-          const retry = failure.details?.retry_after_s;
-          breaker.failure(name, failure.code, typeof retry === "number" ? retry : undefined);
-        }
+        record(name, failure);
         throw failure;
       }
     },
@@ -500,6 +596,7 @@ interface CachedSearch {
   provider: string;
   results: ProviderHit[];
   saved_at: number;
+  notices?: string[];
 }
 
 /**
@@ -571,11 +668,26 @@ function refine(
 }
 
 /**
- * A provider's failure as a {@link SearchFailure}. Anything that is not a
- * Gleaner error nor a timeout is a bug, not an outage: `internal`, which
- * stops the call instead of hiding behind a fallback.
+ * A provider's failure as a {@link SearchFailure}. An `invalid_arguments` or
+ * `blocked_url` the provider threw itself, before sending, is the caller's
+ * request (`details.request`): it stops the call and is not the provider's
+ * failure. Anything that is not a Gleaner error nor a timeout is a bug, not
+ * an outage: `internal`, which stops the call instead of hiding behind a
+ * fallback.
  */
 function asFailure(error: unknown, provider: string): SearchFailure {
+  if (error instanceof SearchFailure) return error;
+  if (
+    error instanceof GleanerError &&
+    (error.code === "invalid_arguments" || error.code === "blocked_url")
+  ) {
+    return new SearchFailure("invalid", error.message, {
+      backend: provider,
+      code: error.code,
+      cause: error,
+      details: { ...error.details, provider, request: true },
+    });
+  }
   if (error instanceof GleanerError || error instanceof DOMException) {
     return toSearchFailure(error, provider);
   }

@@ -265,7 +265,7 @@ Deno.test("roles: search filters domains for every provider and hints site: when
   });
 });
 
-Deno.test("roles: contents fall back between providers; a bad URL list is refused up front", async () => {
+Deno.test("roles: contents fall back between providers; a bad URL list is refused up front, a bad URL alone", async () => {
   await withFakeProviders(async (fakes) => {
     const roles = routerOf(fakes, { contents_order: ["exa", "tavily"] });
     assert.deepEqual(roles.providers("contents"), ["exa", "tavily"]);
@@ -283,9 +283,10 @@ Deno.test("roles: contents fall back between providers; a bad URL list is refuse
     assert.equal(none.code, "invalid_arguments");
     const eleven = Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`);
     assert.equal((await failureOf(roles.contents({ urls: eleven }))).code, "invalid_arguments");
-    const scheme = await failureOf(roles.contents({ urls: ["file:///etc/passwd"] }));
-    assert.equal(scheme.details?.field, "urls");
     assert.equal(fakes.requestsOf("tavily").length, 1, "refused requests reach no provider");
+    const scheme = await roles.contents({ urls: ["file:///etc/passwd"] });
+    assert.equal(scheme.pages[0].error?.code, "blocked_url", "a file: URL fails alone");
+    assert.equal(fakes.requestsOf("tavily").length, 1, "and reaches no provider");
   });
 });
 

@@ -28,6 +28,8 @@ export interface SearchResponse {
   cached?: boolean;
   /** Age of a cached answer (seconds). */
   age_s?: number;
+  /** What the provider changed in the request to fit its documented limits, when anything. */
+  notices?: string[];
 }
 
 /** Runs searches under the configured provider order. */
@@ -88,6 +90,7 @@ export function createSearchRouter(
         fallback_from: answer.fallback_from,
         cached: answer.cached,
         ...(answer.age_s !== undefined ? { age_s: answer.age_s } : {}),
+        ...(answer.notices ? { notices: answer.notices } : {}),
       };
     },
   };

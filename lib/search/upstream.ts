@@ -4,34 +4,18 @@
  *
  * @module
  */
-import { GleanerError } from "../errors.ts";
 import type { FetchedResponse, Fetcher, FetchOptions } from "../net/types.ts";
+import { providerFailure, safeEndpoint } from "./providers/classify.ts";
 import { SearchFailure } from "./types.ts";
 
-/**
- * An endpoint as it may appear in messages: origin and path only, so
- * credentials or query strings in a configured URL are never shown.
- *
- * @example
- * ```ts
- * import { safeEndpoint } from "./upstream.ts";
- * console.assert(safeEndpoint("https://u:p@searx.example/search?x=1") === "https://searx.example/search");
- * ```
- */
-export function safeEndpoint(url: string | URL): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return "(invalid URL)";
-  }
-}
+export { safeEndpoint };
 
 /**
- * Converts anything a backend call threw into a {@link SearchFailure}:
- * timeouts and network errors are `unavailable`, an address the network
- * policy refuses is `invalid` (a configuration problem), upstream 429s stay
- * `rate_limited`.
+ * Converts anything a backend call threw into a {@link SearchFailure}, with
+ * the one classification every search backend and provider shares
+ * (`classifyFailure` in `providers/classify.ts`): timeouts are `timeout`,
+ * network errors `provider_unavailable`, an endpoint the network policy
+ * refuses `blocked_url` (a configuration problem), a 429 `rate_limited`.
  *
  * @example
  * ```ts
@@ -47,47 +31,7 @@ export function toSearchFailure(
   endpoint?: string,
 ): SearchFailure {
   if (error instanceof SearchFailure) return error;
-  const where = endpoint ? safeEndpoint(endpoint) : "the upstream";
-  if (error instanceof GleanerError) {
-    switch (error.code) {
-      case "timeout":
-        return new SearchFailure("unavailable", `${backend}: ${where} timed out`, {
-          backend,
-          code: "timeout",
-          cause: error,
-        });
-      case "rate_limited":
-        return new SearchFailure("rate_limited", `${backend}: ${where} is rate limiting`, {
-          backend,
-          cause: error,
-        });
-      case "blocked_url":
-      case "invalid_arguments":
-        return new SearchFailure(
-          "invalid",
-          `${backend}: ${where} may not be reached under the network policy (${error.message})`,
-          { backend, code: error.code, cause: error },
-        );
-      default:
-        return new SearchFailure("unavailable", `${backend}: ${where} failed (${error.code})`, {
-          backend,
-          cause: error,
-        });
-    }
-  }
-  if (
-    error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError")
-  ) {
-    return new SearchFailure("unavailable", `${backend}: ${where} timed out`, {
-      backend,
-      code: "timeout",
-      cause: error,
-    });
-  }
-  return new SearchFailure("unavailable", `${backend}: ${where} could not be reached`, {
-    backend,
-    cause: error,
-  });
+  return providerFailure(backend, endpoint, { error });
 }
 
 /**

@@ -46,6 +46,9 @@ export const PageSchema = z.object({
   content: z.string(),
   published: z.string().optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  provider: z.string().optional().describe(
+    "The provider that read this page, when not the one that answered",
+  ),
   provider_data: ProviderDataSchema,
 });
 
@@ -55,6 +58,9 @@ const RoleMetaShape = {
   provider: z.string().describe("The provider that answered"),
   fallback_from: z.array(FallbackSchema).describe("Providers that failed first, with codes"),
   attempts: z.array(RoleAttemptSchema),
+  notices: z.array(z.string()).optional().describe(
+    "What the provider changed in the request to fit its documented limits",
+  ),
 };
 
 /** Output of the search role. */
@@ -129,12 +135,20 @@ export function renderAnswer(
 
 /** The line naming who answered, and who failed first. */
 export function renderRoute(
-  out: { provider: string; fallback_from: z.output<typeof FallbackSchema>[]; cached?: boolean },
+  out: {
+    provider: string;
+    fallback_from: z.output<typeof FallbackSchema>[];
+    cached?: boolean;
+    notices?: string[];
+  },
 ): string {
   const failed = out.fallback_from.map((f) =>
     `${f.provider}: ${f.skipped ? "cooling down" : f.code}`
   );
-  return `(via ${out.provider}${out.cached ? ", cached" : ""}${
+  const route = `(via ${out.provider}${out.cached ? ", cached" : ""}${
     failed.length ? `; fell back from ${failed.join(", ")}` : ""
   })`;
+  return out.notices?.length
+    ? `${route}\n${out.notices.map((n) => `note: ${n}`).join("\n")}`
+    : route;
 }

@@ -107,6 +107,7 @@ export const SearchOutput: z.ZodObject<{
       >;
       cached: z.ZodOptional<z.ZodBoolean>;
       age_s: z.ZodOptional<z.ZodNumber>;
+      notices: z.ZodOptional<z.ZodArray<z.ZodString>>;
       error: z.ZodOptional<
         z.ZodObject<{
           code: z.ZodString;
@@ -126,6 +127,9 @@ export const SearchOutput: z.ZodObject<{
     ),
     cached: z.boolean().optional().describe("True when answered from the cache"),
     age_s: z.number().optional().describe("Age of a cached answer in seconds"),
+    notices: z.array(z.string()).optional().describe(
+      "What the provider changed in the request to fit its documented limits",
+    ),
     error: ItemErrorSchema.optional(),
   })),
 });
@@ -163,6 +167,7 @@ export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = def
           fallback_from: answer.fallback_from,
           cached: answer.cached,
           ...(answer.age_s !== undefined ? { age_s: answer.age_s } : {}),
+          ...(answer.notices ? { notices: answer.notices } : {}),
         };
       } catch (error) {
         const failure = toGleanerError(error, "search");
@@ -185,9 +190,11 @@ export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = def
     output.items.map((item) => {
       const head = `# ${item.query}`;
       if (item.error) return `${head}\nerror ${item.error.code}: ${item.error.message}`;
-      if (item.results.length === 0) return `${head}\n(no results)`;
+      const notes = (item.notices ?? []).map((n) => `note: ${n}`);
+      if (item.results.length === 0) return [head, ...notes, "(no results)"].join("\n");
       return [
         head,
+        ...notes,
         ...item.results.map((r, i) => `${i + 1}. ${r.title}\n   ${r.url}\n   ${r.snippet}`),
       ].join("\n");
     }).join("\n\n"),

@@ -5,7 +5,15 @@
  * - `GET <base>/res/v1/web/search?q=&count=&freshness=&search_lang=`
  * - `GET <base>/res/v1/news/search?q=&count=&freshness=&search_lang=`
  *
- * `count` is at most 20; `freshness` is `pd|pw|pm|py`. Fields read from the
+ * Brave's documented limits are respected before sending
+ * (https://api-dashboard.search.brave.com/api-reference/web/search/get): `q`
+ * at most 400 characters and 50 words (a longer query is cut at a word
+ * boundary, the router's `site:` hint kept, and the answer says so);
+ * `search_lang` and `country` from Brave's own vocabularies
+ * ({@link braveLocale} maps a BCP 47 tag: `ja` → `jp`, `pt-BR` → `pt-br` and
+ * country `BR`, `zh-TW` → `zh-hant` and `TW`, `no`/`nb` → `nb`, `en-GB` →
+ * `en-gb` and `GB`; what Brave cannot express is dropped, and the answer says
+ * so); `count` at most 20; `freshness` `pd|pw|pm|py`. Fields read from the
  * answers: web `web.results[]`, news `results[]`, each with `title`, `url`,
  * `description` (may hold `<strong>` tags), `page_age` (ISO date) or `age`,
  * and `extra_snippets`, `language`, `meta_url.hostname` kept in
@@ -20,6 +28,7 @@ import { toIsoDate } from "../upstream.ts";
 import {
   boundedData,
   callJson,
+  fitQuery,
   isRecord,
   isWebUrl,
   plainText,
@@ -38,6 +47,169 @@ const FRESHNESS: Readonly<Record<TimeRange, string>> = {
   month: "pm",
   year: "py",
 };
+
+/** Brave's `q` limits. */
+const BRAVE_MAX_CHARS = 400;
+const BRAVE_MAX_WORDS = 50;
+
+/** Brave's `search_lang` vocabulary. */
+const SEARCH_LANGS: ReadonlySet<string> = new Set([
+  "ar",
+  "eu",
+  "bn",
+  "bg",
+  "ca",
+  "zh-hans",
+  "zh-hant",
+  "hr",
+  "cs",
+  "da",
+  "nl",
+  "en",
+  "en-gb",
+  "et",
+  "fi",
+  "fr",
+  "gl",
+  "de",
+  "gu",
+  "he",
+  "hi",
+  "hu",
+  "is",
+  "it",
+  "jp",
+  "kn",
+  "ko",
+  "lv",
+  "lt",
+  "ms",
+  "ml",
+  "mr",
+  "nb",
+  "pl",
+  "pt-br",
+  "pt-pt",
+  "pa",
+  "ro",
+  "ru",
+  "sr",
+  "sk",
+  "sl",
+  "es",
+  "sv",
+  "ta",
+  "te",
+  "th",
+  "tr",
+  "uk",
+  "vi",
+]);
+
+/** Brave's `country` vocabulary (two-letter codes; `ALL` for worldwide). */
+const COUNTRIES: ReadonlySet<string> = new Set([
+  "AR",
+  "AU",
+  "AT",
+  "BE",
+  "BR",
+  "CA",
+  "CL",
+  "DK",
+  "FI",
+  "FR",
+  "DE",
+  "HK",
+  "IN",
+  "ID",
+  "IT",
+  "JP",
+  "KR",
+  "MY",
+  "MX",
+  "NL",
+  "NZ",
+  "NO",
+  "CN",
+  "PL",
+  "PT",
+  "PH",
+  "RU",
+  "SA",
+  "ZA",
+  "ES",
+  "SE",
+  "CH",
+  "TW",
+  "TR",
+  "GB",
+  "US",
+]);
+
+/** How a BCP 47 tag reads in Brave's vocabularies. */
+export interface BraveLocale {
+  /** `search_lang`, when Brave has the language. */
+  search_lang?: string;
+  /** `country`, when the tag names a region Brave has. */
+  country?: string;
+  /** What could not be expressed, for the answer's `notices`. */
+  dropped: string[];
+}
+
+/**
+ * Maps a BCP 47 language tag onto Brave's `search_lang` and `country`.
+ *
+ * @example
+ * ```ts
+ * import { braveLocale } from "./brave.ts";
+ * console.assert(braveLocale("ja").search_lang === "jp");
+ * console.assert(braveLocale("zh-TW").search_lang === "zh-hant" && braveLocale("zh-TW").country === "TW");
+ * console.assert(braveLocale("pt-BR").search_lang === "pt-br");
+ * console.assert(braveLocale("en-GB").search_lang === "en-gb");
+ * console.assert(braveLocale("xx").search_lang === undefined && braveLocale("xx").dropped.length === 1);
+ * ```
+ */
+export function braveLocale(tag: string): BraveLocale {
+  const parts = tag.trim().replace(/_/g, "-").toLowerCase().split("-").filter(Boolean);
+  const language = parts[0] ?? "";
+  const rest = parts.slice(1);
+  const script = rest.find((p) => /^[a-z]{4}$/.test(p));
+  const region = rest.find((p) => /^[a-z]{2}$/.test(p))?.toUpperCase();
+  let lang: string | undefined;
+  switch (language) {
+    case "ja":
+      lang = "jp";
+      break;
+    case "zh":
+      lang = script === "hant" || (!script && ["TW", "HK", "MO"].includes(region ?? ""))
+        ? "zh-hant"
+        : "zh-hans";
+      break;
+    case "pt":
+      lang = region === "PT" ? "pt-pt" : "pt-br";
+      break;
+    case "en":
+      lang = region === "GB" ? "en-gb" : "en";
+      break;
+    case "no":
+    case "nb":
+      lang = "nb";
+      break;
+    case "iw":
+      lang = "he";
+      break;
+    default:
+      lang = SEARCH_LANGS.has(language) ? language : undefined;
+  }
+  const dropped: string[] = [];
+  if (!lang) dropped.push(`language ${JSON.stringify(tag.slice(0, 20))}`);
+  let country: string | undefined;
+  if (region) {
+    if (COUNTRIES.has(region)) country = region;
+    else dropped.push(`region ${region}`);
+  }
+  return { ...(lang ? { search_lang: lang } : {}), ...(country ? { country } : {}), dropped };
+}
 
 function settings(config: Config) {
   return providerSettings(config, BRAVE, {
@@ -79,10 +251,26 @@ async function braveSearch(
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
   const url = new URL(`${s.baseUrl}/res/v1/${news ? "news" : "web"}/search`);
-  url.searchParams.set("q", req.query);
-  url.searchParams.set("count", String(Math.min(req.max_results, s.maxResults, 20)));
+  const fitted = fitQuery(req.query.trim(), {
+    provider: BRAVE,
+    maxChars: BRAVE_MAX_CHARS,
+    maxWords: BRAVE_MAX_WORDS,
+    keep: req.site_hint,
+  });
+  if (fitted.notice) env.notice?.(fitted.notice);
+  url.searchParams.set("q", fitted.query);
+  url.searchParams.set("count", String(Math.max(1, Math.min(req.max_results, s.maxResults, 20))));
   if (req.time_range) url.searchParams.set("freshness", FRESHNESS[req.time_range]);
-  if (req.language) url.searchParams.set("search_lang", req.language.slice(0, 2).toLowerCase());
+  if (req.language) {
+    const locale = braveLocale(req.language);
+    if (locale.search_lang) url.searchParams.set("search_lang", locale.search_lang);
+    if (locale.country) url.searchParams.set("country", locale.country);
+    if (locale.dropped.length > 0) {
+      env.notice?.(
+        `${BRAVE}: ${locale.dropped.join(" and ")} not in Brave's vocabulary, so not sent`,
+      );
+    }
+  }
   const body = await callJson(env, {
     provider: BRAVE,
     url,

@@ -3,7 +3,9 @@ import { parseConfig } from "../../config/config.ts";
 import { createFetcher } from "../../net/fetch.ts";
 import { withFakeProviders } from "../../../testing/fixtures/fake_providers.ts";
 import { assertFailureClasses } from "../../../testing/fixtures/provider_checks.ts";
-import { braveProvider } from "./brave.ts";
+import { GleanerError } from "../../errors.ts";
+import { braveLocale, braveProvider } from "./brave.ts";
+import { fitQuery } from "./http.ts";
 
 const KEY = "brave-test-key-456";
 
@@ -27,6 +29,7 @@ Deno.test("brave: web search sends the token and Brave's parameters; results nor
       count: "20",
       freshness: "pm",
       search_lang: "de",
+      country: "DE",
     });
     assert.equal(hits.length, 3);
     assert.equal(
@@ -72,4 +75,52 @@ Deno.test("brave: every failure class is produced and classified", async () => {
       () => braveProvider.search!({ query: "x", max_results: 3 }, env),
     );
   });
+});
+
+Deno.test("brave: BCP 47 tags map onto Brave's search_lang and country vocabularies", () => {
+  const table: [string, string | undefined, string | undefined, number][] = [
+    ["ja", "jp", undefined, 0],
+    ["ja-JP", "jp", "JP", 0],
+    ["zh-TW", "zh-hant", "TW", 0],
+    ["zh-HK", "zh-hant", "HK", 0],
+    ["zh-Hant", "zh-hant", undefined, 0],
+    ["zh-Hans-CN", "zh-hans", "CN", 0],
+    ["zh", "zh-hans", undefined, 0],
+    ["pt-BR", "pt-br", "BR", 0],
+    ["pt-PT", "pt-pt", "PT", 0],
+    ["nb", "nb", undefined, 0],
+    ["no-NO", "nb", "NO", 0],
+    ["en-GB", "en-gb", "GB", 0],
+    ["en_US", "en", "US", 0],
+    ["de-AT", "de", "AT", 0],
+    ["es-419", "es", undefined, 0],
+    ["fr-SN", "fr", undefined, 1],
+    ["kl", undefined, undefined, 1],
+  ];
+  for (const [tag, lang, country, dropped] of table) {
+    const locale = braveLocale(tag);
+    assert.equal(locale.search_lang, lang, tag);
+    assert.equal(locale.country, country, tag);
+    assert.equal(locale.dropped.length, dropped, `${tag}: ${locale.dropped}`);
+  }
+});
+
+Deno.test("brave: fitQuery cuts at a word boundary, keeps the site: hint, refuses what cannot fit", () => {
+  const words = Array.from({ length: 80 }, (_, i) => `word${i}`);
+  const hint = "(site:a.example OR site:b.example)";
+  const fitted = fitQuery(`${words.join(" ")} ${hint}`, {
+    provider: "brave",
+    maxChars: 400,
+    maxWords: 50,
+    keep: hint,
+  });
+  assert.ok(fitted.query.endsWith(` ${hint}`));
+  assert.equal(fitted.query.split(" ").length, 50);
+  assert.ok(fitted.query.startsWith(words.slice(0, 47).join(" ") + " "));
+  assert.match(fitted.notice ?? "", /first 47 of 80 words/);
+  assert.throws(
+    () => fitQuery("y".repeat(401), { provider: "brave", maxChars: 400, maxWords: 50 }),
+    (e: unknown) => e instanceof GleanerError && e.code === "invalid_arguments",
+  );
+  assert.deepEqual(fitQuery("a b", { provider: "brave", maxChars: 400 }), { query: "a b" });
 });

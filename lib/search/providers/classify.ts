@@ -1,30 +1,55 @@
 /**
- * One function decides what a provider failure means, and so whether the
- * router may try the next provider: {@link classifyFailure}.
+ * One function decides what an upstream failure means, and so whether the
+ * router may try the next provider: {@link classifyFailure}. Search backends
+ * (DuckDuckGo, SearXNG) and keyed providers share it through
+ * {@link providerFailure} (and `toSearchFailure` in `../upstream.ts`).
  *
- * | what happened | class |
- * | --- | --- |
- * | HTTP 402, 432, 433, or an "insufficient credits/balance/quota" body | `insufficient_balance` |
- * | HTTP 429 (`Retry-After` kept) | `rate_limited` |
- * | HTTP 408, 5xx, timeout, transport error, unreadable 2xx body | `provider_unavailable` |
- * | HTTP 400, 422 | `invalid_arguments` |
- * | HTTP 401, 403 | `unauthorized` |
- * | anything else (404, 409, …) | `unclassified` |
+ * The provider's own documented error code in the body decides first, then
+ * the status:
  *
- * Upstream bodies are read only to look for the credit phrases; they are never
- * returned or logged.
+ * | what happened | class | falls back |
+ * | --- | --- | --- |
+ * | a documented code for a bad, expired or blocked key (Brave `SUBSCRIPTION_TOKEN_INVALID`, Google `API_KEY_INVALID`, Exa `INVALID_API_KEY`, Jina `AuthenticationFailedError`, …) | `unauthorized` | yes |
+ * | a documented code for spent credit or quota (Brave `QUOTA_LIMITED`, Exa `NO_MORE_CREDITS`, Jina `InsufficientBalanceError`, Google `BILLING_DISABLED`) | `insufficient_balance` | yes |
+ * | a documented rate-limit code (Brave `RATE_LIMITED`, Google `RESOURCE_EXHAUSTED`, Jina `RateLimitTriggeredError`) | `rate_limited` | yes |
+ * | HTTP 402, 432, 433 (Tavily's plan and pay-as-you-go limits) | `insufficient_balance` | yes |
+ * | HTTP 429 (`Retry-After`, else Google's `RetryInfo.retryDelay`, kept) | `rate_limited` | yes |
+ * | HTTP 408, 5xx, transport error, unreadable 2xx body | `provider_unavailable` | yes |
+ * | timeout | `timeout` | yes |
+ * | HTTP 404, 410 (page not indexed, model retired, endpoint moved) | `not_found` | yes |
+ * | the endpoint refused by Gleaner's network policy | `blocked` (`blocked_url`) | yes |
+ * | HTTP 401, 403 | `unauthorized` | yes |
+ * | HTTP 400, 422 without a code above (the request itself; the parameter the provider names is kept in `details.field`) | `invalid_arguments` | no |
+ * | anything else (409, …) | `unclassified` (`internal`) | no |
+ *
+ * Without a documented code, a body that says the account is out of credit
+ * ("insufficient credits", "payment required", …) is `insufficient_balance`.
+ * Upstream bodies are read only for these codes and phrases; they are never
+ * returned or logged. The documented code (from the table above only) is
+ * kept in `details.upstream_code`.
+ *
+ * Sources of the codes:
+ * - Brave: https://api-dashboard.search.brave.com/api-reference/web/search/get (422/429 `ErrorResponse`)
+ * - Google: https://ai.google.dev/gemini-api/docs/troubleshooting,
+ *   https://cloud.google.com/apis/design/errors and
+ *   https://github.com/googleapis/googleapis/blob/master/google/api/error_reason.proto
+ * - Exa: https://exa.ai/docs/admin/error-codes
+ * - Tavily: https://docs.tavily.com/documentation/api-reference/endpoint/search (432, 433)
+ * - Jina: https://github.com/jina-ai/reader (civkit `ApplicationError` names)
  *
  * @module
  */
 import { type ErrorCode, GleanerError } from "../../errors.ts";
 import { type FailureOutcome, SearchFailure } from "../types.ts";
-import { safeEndpoint } from "../upstream.ts";
 
 /** What a failure means for routing. */
 export type FailureClass =
   | "insufficient_balance"
   | "rate_limited"
   | "provider_unavailable"
+  | "timeout"
+  | "not_found"
+  | "blocked"
   | "invalid_arguments"
   | "unauthorized"
   | "unclassified";
@@ -33,7 +58,7 @@ export type FailureClass =
 export interface FailureEvidence {
   /** HTTP status, when a response arrived. */
   status?: number;
-  /** Response body, when one arrived (only searched for credit phrases). */
+  /** Response body, when one arrived (only searched for documented codes and credit phrases). */
   body?: string;
   /** Response headers (for `Retry-After`). */
   headers?: Headers;
@@ -49,11 +74,79 @@ export interface Classification {
   kind: FailureClass;
   /** Seconds to wait before asking again (from `Retry-After`), when given. */
   retry_after_s?: number;
+  /** The provider's documented error code that decided, when one did. */
+  upstream_code?: string;
+  /**
+   * The request parameter the provider named as invalid (Brave's
+   * `meta.errors[].loc`, Google's `BadRequest.fieldViolations[].field`), when
+   * it named one.
+   */
+  field?: string;
 }
+
+/**
+ * An endpoint as it may appear in messages: origin and path only, so
+ * credentials or query strings in a configured URL are never shown.
+ *
+ * @example
+ * ```ts
+ * import { safeEndpoint } from "./classify.ts";
+ * console.assert(safeEndpoint("https://u:p@searx.example/search?x=1") === "https://searx.example/search");
+ * ```
+ */
+export function safeEndpoint(url: string | URL): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+/**
+ * Documented error codes and what they mean. Keys are the exact strings the
+ * services send (Brave `error.code`, Google `error.status` and
+ * `error.details[].reason`, Exa `tag`, Jina `name`).
+ */
+const UPSTREAM_CODES: Readonly<Record<string, FailureClass>> = {
+  // Brave Search API (ErrorResponse.error.code).
+  SUBSCRIPTION_TOKEN_INVALID: "unauthorized",
+  SUBSCRIPTION_NOT_FOUND: "unauthorized",
+  RATE_LIMITED: "rate_limited",
+  QUOTA_LIMITED: "insufficient_balance",
+  // Google APIs (google.rpc.Status.status and google.rpc.ErrorInfo.reason).
+  API_KEY_INVALID: "unauthorized",
+  API_KEY_SERVICE_BLOCKED: "unauthorized",
+  API_KEY_HTTP_REFERRER_BLOCKED: "unauthorized",
+  API_KEY_IP_ADDRESS_BLOCKED: "unauthorized",
+  SERVICE_DISABLED: "unauthorized",
+  CONSUMER_INVALID: "unauthorized",
+  PERMISSION_DENIED: "unauthorized",
+  UNAUTHENTICATED: "unauthorized",
+  BILLING_DISABLED: "insufficient_balance",
+  RESOURCE_EXHAUSTED: "rate_limited",
+  RATE_LIMIT_EXCEEDED: "rate_limited",
+  FAILED_PRECONDITION: "provider_unavailable",
+  NOT_FOUND: "not_found",
+  // Exa (tag).
+  INVALID_API_KEY: "unauthorized",
+  ACCESS_DENIED: "unauthorized",
+  FEATURE_DISABLED: "unauthorized",
+  NO_MORE_CREDITS: "insufficient_balance",
+  API_KEY_BUDGET_EXCEEDED: "insufficient_balance",
+  // Jina (name).
+  AuthenticationRequiredError: "unauthorized",
+  AuthenticationFailedError: "unauthorized",
+  InsufficientBalanceError: "insufficient_balance",
+  RateLimitTriggeredError: "rate_limited",
+};
 
 /** Phrases providers use in bodies when an account has run out of credit. */
 const BALANCE_PHRASES =
-  /insufficient[ _-]?(credit|balance|fund|quota)|out of credits?|no (remaining )?credits|credits? (exhausted|depleted)|credit limit|usage limit exceeded|exceeded your (current )?(quota|plan)|payment required|quota[ _-]?exceeded/i;
+  /insufficient[ _-]?(credit|balance|fund|quota)|out of credits?|no (remaining )?credits|credits? (exhausted|depleted)|credit limit|usage limit exceeded|exceeded your (current )?plan|payment required|quota[ _-]?exceeded/i;
+
+/** Largest body searched for codes (error bodies are small; anything larger is not one). */
+const BODY_SCAN_CHARS = 65_536;
 
 /**
  * Parses a `Retry-After` value (seconds or an HTTP date) into seconds.
@@ -77,14 +170,95 @@ export function parseRetryAfter(
   return Math.max(0, Math.ceil((date - now) / 1000));
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** What the documented fields of an error body say. */
+interface BodySignals {
+  /** Candidate codes, most specific first. */
+  codes: string[];
+  /** Seconds from Google's `RetryInfo.retryDelay`. */
+  retryDelayS?: number;
+  /** Brave `VALIDATION` about the `x-subscription-token` header: a missing or malformed key. */
+  tokenHeader: boolean;
+  /** The first request parameter named as invalid. */
+  field?: string;
+}
+
+/** A parameter name as it may be shown (never free text from the body). */
+function fieldName(value: unknown): string | undefined {
+  return typeof value === "string" && /^[A-Za-z_][A-Za-z0-9_.\-[\]]{0,59}$/.test(value)
+    ? value
+    : undefined;
+}
+
+/** Reads the documented error fields of a JSON body (nothing else). */
+function bodySignals(body: string | undefined): BodySignals {
+  const out: BodySignals = { codes: [], tokenHeader: false };
+  if (!body || body.length > BODY_SCAN_CHARS) return out;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return out;
+  }
+  if (!isObject(value)) return out;
+  const push = (code: unknown) => {
+    if (typeof code === "string" && code.length <= 64) out.codes.push(code);
+  };
+  const error = value.error;
+  if (isObject(error)) {
+    if (Array.isArray(error.details)) {
+      for (const detail of error.details) {
+        if (!isObject(detail)) continue;
+        push(detail.reason);
+        if (Array.isArray(detail.fieldViolations)) {
+          const first = detail.fieldViolations.find(isObject);
+          out.field ??= fieldName(first?.field);
+        }
+        if (typeof detail.retryDelay === "string") {
+          const match = /^(\d+(?:\.\d+)?)s$/.exec(detail.retryDelay.trim());
+          if (match) out.retryDelayS = Math.ceil(Number(match[1]));
+        }
+      }
+    }
+    push(error.code);
+    push(error.status);
+    const meta = isObject(error.meta) ? error.meta : {};
+    if (error.code === "VALIDATION" && Array.isArray(meta.errors)) {
+      out.tokenHeader = meta.errors.some((e) =>
+        isObject(e) && Array.isArray(e.loc) &&
+        e.loc.some((part) => String(part).toLowerCase() === "x-subscription-token")
+      );
+      const first = meta.errors.find((e) => isObject(e) && Array.isArray(e.loc));
+      if (isObject(first) && Array.isArray(first.loc)) out.field ??= fieldName(first.loc.at(-1));
+    }
+  }
+  if (Array.isArray(value.errors)) {
+    for (const e of value.errors) if (isObject(e)) push(e.code);
+  }
+  push(value.tag);
+  push(value.name);
+  return out;
+}
+
+/** True for a timeout, however it was thrown. */
+function isTimeout(error: unknown): boolean {
+  if (error instanceof GleanerError) return error.code === "timeout";
+  return error instanceof DOMException &&
+    (error.name === "TimeoutError" || error.name === "AbortError");
+}
+
 /**
- * Classifies one provider failure (see the module table).
+ * Classifies one upstream failure (see the module table).
  *
  * @example
  * ```ts
  * import { classifyFailure } from "./classify.ts";
  * console.assert(classifyFailure({ status: 402 }).kind === "insufficient_balance");
- * console.assert(classifyFailure({ status: 403, body: '{"error":"Insufficient credits"}' }).kind === "insufficient_balance");
+ * const brave = '{"type":"ErrorResponse","error":{"code":"SUBSCRIPTION_TOKEN_INVALID","status":422}}';
+ * console.assert(classifyFailure({ status: 422, body: brave }).kind === "unauthorized");
  * console.assert(classifyFailure({ status: 503 }).kind === "provider_unavailable");
  * console.assert(classifyFailure({ status: 422 }).kind === "invalid_arguments");
  * ```
@@ -92,27 +266,47 @@ export function parseRetryAfter(
 export function classifyFailure(evidence: FailureEvidence): Classification {
   const { status } = evidence;
   if (status === undefined) {
-    return {
-      kind: evidence.error !== undefined || evidence.unreadable
-        ? "provider_unavailable"
-        : "unclassified",
-    };
+    const error = evidence.error;
+    if (error === undefined && !evidence.unreadable) return { kind: "unclassified" };
+    if (isTimeout(error)) return { kind: "timeout" };
+    if (error instanceof GleanerError) {
+      if (error.code === "rate_limited") return { kind: "rate_limited" };
+      // The fetcher refused the configured endpoint (network policy): a configuration problem.
+      if (error.code === "blocked_url" || error.code === "invalid_arguments") {
+        return { kind: "blocked" };
+      }
+    }
+    return { kind: "provider_unavailable" };
   }
   if (status >= 200 && status < 300) {
     return { kind: evidence.unreadable ? "provider_unavailable" : "unclassified" };
+  }
+  const signals = bodySignals(evidence.body);
+  const retry = () => parseRetryAfter(evidence.headers?.get("retry-after")) ?? signals.retryDelayS;
+  const withRetry = (c: Classification): Classification => {
+    if (c.kind !== "rate_limited") return c;
+    const s = retry();
+    return s === undefined ? c : { ...c, retry_after_s: s };
+  };
+  if (status >= 400) {
+    for (const code of signals.codes) {
+      const kind = Object.hasOwn(UPSTREAM_CODES, code) ? UPSTREAM_CODES[code] : undefined;
+      if (kind) return withRetry({ kind, upstream_code: code });
+    }
+    if (signals.tokenHeader) return { kind: "unauthorized", upstream_code: "VALIDATION" };
   }
   if (status === 402 || status === 432 || status === 433) return { kind: "insufficient_balance" };
   if (status >= 400 && evidence.body && BALANCE_PHRASES.test(evidence.body.slice(0, 4000))) {
     return { kind: "insufficient_balance" };
   }
-  if (status === 429) {
-    const retry = parseRetryAfter(evidence.headers?.get("retry-after"));
-    return retry === undefined
-      ? { kind: "rate_limited" }
-      : { kind: "rate_limited", retry_after_s: retry };
-  }
+  if (status === 429) return withRetry({ kind: "rate_limited" });
   if (status === 408 || status >= 500) return { kind: "provider_unavailable" };
-  if (status === 400 || status === 422) return { kind: "invalid_arguments" };
+  if (status === 404 || status === 410) return { kind: "not_found" };
+  if (status === 400 || status === 422) {
+    return signals.field
+      ? { kind: "invalid_arguments", field: signals.field }
+      : { kind: "invalid_arguments" };
+  }
   if (status === 401 || status === 403) return { kind: "unauthorized" };
   return { kind: "unclassified" };
 }
@@ -122,6 +316,9 @@ export const CLASS_CODES: Readonly<Record<FailureClass, ErrorCode>> = {
   insufficient_balance: "insufficient_balance",
   rate_limited: "rate_limited",
   provider_unavailable: "provider_unavailable",
+  timeout: "timeout",
+  not_found: "not_found",
+  blocked: "blocked_url",
   invalid_arguments: "invalid_arguments",
   unauthorized: "unauthorized",
   unclassified: "internal",
@@ -132,12 +329,20 @@ const CLASS_OUTCOMES: Readonly<Record<FailureClass, FailureOutcome>> = {
   insufficient_balance: "unavailable",
   rate_limited: "rate_limited",
   provider_unavailable: "unavailable",
+  timeout: "unavailable",
+  not_found: "unavailable",
+  blocked: "invalid",
   invalid_arguments: "invalid",
   unauthorized: "invalid",
   unclassified: "invalid",
 };
 
-/** Codes after which the router tries the next provider. */
+/**
+ * Codes after which the router tries the next provider: every failure that
+ * comes from the provider's state (key, credit, plan, limits, outage, a page
+ * or model it does not have, an endpoint the network policy refuses). A
+ * request the provider calls invalid, and an unclassified failure, stop.
+ */
 export const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "insufficient_balance",
   "rate_limited",
@@ -153,6 +358,9 @@ const CLASS_WORDS: Readonly<Record<FailureClass, string>> = {
   insufficient_balance: "out of credit",
   rate_limited: "rate limited",
   provider_unavailable: "unavailable",
+  timeout: "timed out",
+  not_found: "does not have it",
+  blocked: "refused by the network policy",
   invalid_arguments: "refused the request as invalid",
   unauthorized: "refused the credentials",
   unclassified: "failed",
@@ -160,8 +368,8 @@ const CLASS_WORDS: Readonly<Record<FailureClass, string>> = {
 
 /**
  * The {@link SearchFailure} for a classified failure: the message names the
- * provider, the endpoint (origin and path only) and the status, never the body
- * or a credential.
+ * provider, the endpoint (origin and path only), the status and the
+ * documented code, never the body or a credential.
  *
  * @example
  * ```ts
@@ -173,22 +381,32 @@ const CLASS_WORDS: Readonly<Record<FailureClass, string>> = {
  */
 export function providerFailure(
   provider: string,
-  endpoint: string | URL,
+  endpoint: string | URL | undefined,
   evidence: FailureEvidence,
 ): SearchFailure {
   const verdict = classifyFailure(evidence);
-  const where = safeEndpoint(endpoint);
-  const timedOut = evidence.error instanceof GleanerError
-    ? evidence.error.code === "timeout"
-    : evidence.error instanceof DOMException && evidence.error.name === "TimeoutError";
+  const where = endpoint ? safeEndpoint(endpoint) : "the upstream";
   const what = evidence.status !== undefined
     ? evidence.unreadable ? "answered in an unreadable format" : `answered HTTP ${evidence.status}`
-    : timedOut
+    : verdict.kind === "timeout"
     ? "timed out"
+    : verdict.kind === "blocked"
+    ? "may not be reached"
+    : verdict.kind === "rate_limited"
+    ? "is rate limiting"
     : "could not be reached";
+  const words = CLASS_WORDS[verdict.kind];
+  const why = verdict.upstream_code
+    ? `${words}: ${verdict.upstream_code}`
+    : verdict.field
+    ? `${words}: parameter ${verdict.field}`
+    : words;
+  const policy = verdict.kind === "blocked" && evidence.error instanceof GleanerError
+    ? ` ${evidence.error.message}`
+    : "";
   return new SearchFailure(
     CLASS_OUTCOMES[verdict.kind],
-    `${provider}: ${where} ${what} (${CLASS_WORDS[verdict.kind]})`,
+    `${provider}: ${where} ${what} (${why})${policy}`,
     {
       backend: provider,
       code: CLASS_CODES[verdict.kind],
@@ -197,6 +415,8 @@ export function providerFailure(
         provider,
         ...(evidence.status !== undefined ? { status: evidence.status } : {}),
         ...(verdict.retry_after_s !== undefined ? { retry_after_s: verdict.retry_after_s } : {}),
+        ...(verdict.upstream_code ? { upstream_code: verdict.upstream_code } : {}),
+        ...(verdict.field ? { field: verdict.field } : {}),
       },
     },
   );

@@ -40,7 +40,12 @@ const TABLE: [string, FailureEvidence, Classification][] = [
   [
     "timeout",
     { error: new GleanerError("timeout", "x timed out") },
-    { kind: "provider_unavailable" },
+    { kind: "timeout" },
+  ],
+  [
+    "the network policy refuses the endpoint",
+    { error: new GleanerError("blocked_url", "http://10.0.0.1 is blocked") },
+    { kind: "blocked" },
   ],
   [
     "transport error",
@@ -53,8 +58,90 @@ const TABLE: [string, FailureEvidence, Classification][] = [
   ["422", { status: 422 }, { kind: "invalid_arguments" }],
   ["401", { status: 401 }, { kind: "unauthorized" }],
   ["403", { status: 403, body: "forbidden" }, { kind: "unauthorized" }],
-  ["404", { status: 404 }, { kind: "unclassified" }],
+  ["404", { status: 404 }, { kind: "not_found" }],
   ["409", { status: 409 }, { kind: "unclassified" }],
+  // Documented codes decide before the status (sources in classify.ts and the fakes).
+  [
+    "Brave 422 SUBSCRIPTION_TOKEN_INVALID",
+    {
+      status: 422,
+      body: '{"type":"ErrorResponse","error":{"status":422,"code":"SUBSCRIPTION_TOKEN_INVALID"}}',
+    },
+    { kind: "unauthorized", upstream_code: "SUBSCRIPTION_TOKEN_INVALID" },
+  ],
+  [
+    "Brave 422 QUOTA_LIMITED",
+    { status: 422, body: '{"type":"ErrorResponse","error":{"status":422,"code":"QUOTA_LIMITED"}}' },
+    { kind: "insufficient_balance", upstream_code: "QUOTA_LIMITED" },
+  ],
+  [
+    "Brave errors[] form",
+    {
+      status: 429,
+      body: '{"type":"ErrorResponse","errors":[{"code":"RATE_LIMITED","status":429}]}',
+    },
+    { kind: "rate_limited", upstream_code: "RATE_LIMITED" },
+  ],
+  [
+    "Brave 422 VALIDATION on a query parameter",
+    {
+      status: 422,
+      body:
+        '{"type":"ErrorResponse","error":{"code":"VALIDATION","meta":{"errors":[{"loc":["query","q"]}]}}}',
+    },
+    { kind: "invalid_arguments", field: "q" },
+  ],
+  [
+    "Google BadRequest names the field",
+    {
+      status: 400,
+      body:
+        '{"error":{"code":400,"status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"contents[0].parts","description":"free text"}]}]}}',
+    },
+    { kind: "invalid_arguments", field: "contents[0].parts" },
+  ],
+  [
+    "a field that is not a parameter name is not kept",
+    {
+      status: 422,
+      body:
+        '{"type":"ErrorResponse","error":{"code":"VALIDATION","meta":{"errors":[{"loc":["query","drop table; --"]}]}}}',
+    },
+    { kind: "invalid_arguments" },
+  ],
+  [
+    "Gemini 400 INVALID_ARGUMENT with reason API_KEY_INVALID",
+    {
+      status: 400,
+      body:
+        '{"error":{"code":400,"status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID"}]}}',
+    },
+    { kind: "unauthorized", upstream_code: "API_KEY_INVALID" },
+  ],
+  [
+    "Gemini 429 'You exceeded your current quota' is a rate limit, with RetryInfo",
+    {
+      status: 429,
+      body:
+        '{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"17s"}]}}',
+    },
+    { kind: "rate_limited", retry_after_s: 17, upstream_code: "RESOURCE_EXHAUSTED" },
+  ],
+  [
+    "Exa 402 NO_MORE_CREDITS",
+    { status: 402, body: '{"requestId":"r","error":"out","tag":"NO_MORE_CREDITS"}' },
+    { kind: "insufficient_balance", upstream_code: "NO_MORE_CREDITS" },
+  ],
+  [
+    "Jina 401 AuthenticationFailedError",
+    { status: 401, body: '{"data":null,"code":401,"name":"AuthenticationFailedError"}' },
+    { kind: "unauthorized", upstream_code: "AuthenticationFailedError" },
+  ],
+  [
+    "an unknown code is ignored: the status decides",
+    { status: 400, body: '{"error":{"code":"SOMETHING_ELSE"}}' },
+    { kind: "invalid_arguments" },
+  ],
 ];
 
 Deno.test("classifyFailure: the table", () => {
@@ -79,7 +166,8 @@ Deno.test("providerFailure: codes follow the class; no body, key or query string
     [{ status: 503, body: "secret body" }, "provider_unavailable"],
     [{ status: 400, body: "secret body" }, "invalid_arguments"],
     [{ status: 401, body: "secret body" }, "unauthorized"],
-    [{ status: 404 }, "internal"],
+    [{ status: 404 }, "not_found"],
+    [{ status: 409 }, "internal"],
   ];
   for (const [evidence, code] of cases) {
     const failure = providerFailure("exa", "https://api.exa.ai/search?key=sk-123", evidence);

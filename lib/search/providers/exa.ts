@@ -33,6 +33,7 @@ import {
   records,
   str,
 } from "./http.ts";
+import { readScreened, screenUrl } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -45,6 +46,9 @@ import type {
 
 /** The provider's name. */
 export const EXA = "exa";
+
+/** Exa's documented ceiling of `numResults` (https://exa.ai/docs/reference/search). */
+const EXA_MAX_RESULTS = 100;
 
 const RANGE_DAYS: Readonly<Record<TimeRange, number>> = { day: 1, week: 7, month: 31, year: 366 };
 
@@ -97,7 +101,7 @@ async function exaSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<
   const s = settings(env.config);
   const body: Record<string, unknown> = {
     query: req.query,
-    numResults: Math.min(req.max_results, s.maxResults),
+    numResults: Math.min(req.max_results, s.maxResults, EXA_MAX_RESULTS),
     type: req.depth === "deep" ? "deep" : "auto",
     contents: { highlights: true },
   };
@@ -116,16 +120,25 @@ async function exaFindSimilar(
   env: ProviderEnv,
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
+  // The page is the caller's URL: it passes the network policy before Exa sees it.
+  const url = screenUrl(input.url, env.config.network);
   const body = await post(env, "/findSimilar", {
-    url: input.url,
-    numResults: Math.min(input.max_results, s.maxResults),
+    url,
+    numResults: Math.min(input.max_results, s.maxResults, EXA_MAX_RESULTS),
     excludeSourceDomain: input.exclude_source_domain,
     contents: { highlights: true },
   });
   return exaHits(body.results);
 }
 
-async function exaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+function exaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+  return readScreened(req.urls, env.config, (urls) => exaContentsBatch({ ...req, urls }, env));
+}
+
+async function exaContentsBatch(
+  req: ContentsRequest,
+  env: ProviderEnv,
+): Promise<ProviderContents> {
   const body = await post(env, "/contents", { urls: req.urls, text: true });
   const results = records(body.results);
   const statuses = records(body.statuses);

@@ -223,3 +223,77 @@ function boundValue(value: unknown, depth: number): unknown {
   }
   return undefined;
 }
+
+/** A provider's documented query limits. */
+export interface QueryLimits {
+  /** Provider name (for messages). */
+  provider: string;
+  /** Most characters. */
+  maxChars: number;
+  /** Most words (whitespace-separated), when limited. */
+  maxWords?: number;
+  /** A suffix to keep whole (the router's `site:` hint), when the query ends with it. */
+  keep?: string;
+}
+
+/** What {@link fitQuery} returns. */
+export interface FittedQuery {
+  /** The query as it may be sent. */
+  query: string;
+  /** What was changed, for the answer's `notices`; undefined when nothing was. */
+  notice?: string;
+}
+
+/**
+ * Fits a query into a provider's documented limits before it is sent: a
+ * query within them is returned as it is; a longer one is cut at a word
+ * boundary (whitespace collapsed, the `keep` suffix kept whole) and the
+ * notice says so. When no whole word fits (one word longer than the limit,
+ * or a `site:` hint that fills it), it fails instead.
+ *
+ * @throws {GleanerError} `invalid_arguments` (field `query`) naming the
+ * provider and its limit.
+ *
+ * @example
+ * ```ts
+ * import { fitQuery } from "./http.ts";
+ * const fitted = fitQuery("a ".repeat(60).trim(), { provider: "brave", maxChars: 400, maxWords: 50 });
+ * console.assert(fitted.query.split(" ").length === 50 && fitted.notice !== undefined);
+ * console.assert(fitQuery("short", { provider: "brave", maxChars: 400 }).notice === undefined);
+ * ```
+ */
+export function fitQuery(query: string, limits: QueryLimits): FittedQuery {
+  const words = (text: string) => text.split(/\s+/).filter(Boolean);
+  const within = (text: string) =>
+    text.length <= limits.maxChars &&
+    (limits.maxWords === undefined || words(text).length <= limits.maxWords);
+  if (within(query)) return { query };
+  const keep = limits.keep && query.endsWith(limits.keep) ? limits.keep : "";
+  const head = words(keep ? query.slice(0, -keep.length) : query);
+  const tail = words(keep);
+  const room = limits.maxChars - (keep ? keep.length + 1 : 0);
+  const wordRoom = limits.maxWords === undefined ? Infinity : limits.maxWords - tail.length;
+  const out: string[] = [];
+  let length = -1;
+  for (const word of head) {
+    if (out.length >= wordRoom || length + 1 + word.length > room) break;
+    out.push(word);
+    length += 1 + word.length;
+  }
+  const limit = `${limits.maxChars} characters${
+    limits.maxWords === undefined ? "" : ` and ${limits.maxWords} words`
+  }`;
+  if (out.length === 0) {
+    throw new GleanerError(
+      "invalid_arguments",
+      `query: ${limits.provider} accepts at most ${limit}, and not even the first word of the query fits`,
+      { details: { field: "query", provider: limits.provider, limit } },
+    );
+  }
+  const fitted = [...out, ...tail].join(" ");
+  return {
+    query: fitted,
+    notice:
+      `${limits.provider}: the query was cut to its first ${out.length} of ${head.length} words (${fitted.length} characters) to fit ${limits.provider}'s limit of ${limit}`,
+  };
+}

@@ -8,6 +8,9 @@
  * Requests send `Accept: application/json`; search also sends
  * `X-Respond-With: no-content` (titles, URLs and descriptions only).
  *
+ * A reader 422 (the page could not be loaded) is that page's
+ * `provider_unavailable`, so the router may ask the next contents provider.
+ *
  * Fields read: reader `data.title`, `data.url`, `data.content`,
  * `data.description`, `data.publishedTime`, `data.usage.tokens`; search
  * `data[]` with `title`, `url`, `description`, `date`.
@@ -16,6 +19,7 @@
  */
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
+import { SearchFailure } from "../types.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
   boundedData,
@@ -27,7 +31,7 @@ import {
   records,
   str,
 } from "./http.ts";
-import { readEach, requireContent } from "./pages.ts";
+import { readEach, readScreened, requireContent } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -59,12 +63,26 @@ function auth(config: Config): Record<string, string> {
 
 async function jinaRead(url: string, env: ProviderEnv): Promise<ProviderPage> {
   const s = settings(env.config);
-  const body = await callJson(env, {
-    provider: JINA,
-    url: `${endpoints(env.config).reader}/${url}`,
-    headers: auth(env.config),
-    timeoutMs: s.timeoutMs,
-  }, (value): value is Record<string, unknown> => isRecord(value) && isRecord(value.data));
+  let body: Record<string, unknown>;
+  try {
+    body = await callJson(env, {
+      provider: JINA,
+      url: `${endpoints(env.config).reader}/${url}`,
+      headers: auth(env.config),
+      timeoutMs: s.timeoutMs,
+    }, (value): value is Record<string, unknown> => isRecord(value) && isRecord(value.data));
+  } catch (error) {
+    // The reader's 422 (`AssertionFailureError`, "Failed to goto …") is about the
+    // page, which another reader may still load: not the caller's request.
+    if (error instanceof SearchFailure && error.details?.status === 422) {
+      throw new SearchFailure("unavailable", `${JINA}: the reader could not load ${url}`, {
+        backend: JINA,
+        code: "provider_unavailable",
+        details: { provider: JINA, status: 422 },
+      });
+    }
+    throw error;
+  }
   const data = body.data as Record<string, unknown>;
   const content = str(data.content);
   requireContent(JINA, url, content);
@@ -80,7 +98,11 @@ async function jinaRead(url: string, env: ProviderEnv): Promise<ProviderPage> {
 }
 
 function jinaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
-  return readEach(req.urls, (url) => jinaRead(url, env));
+  return readScreened(
+    req.urls,
+    env.config,
+    (urls) => readEach(urls, (url) => jinaRead(url, env)),
+  );
 }
 
 async function jinaSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {

@@ -25,7 +25,11 @@ Deno.test("jina: the reader gets <base>/<url> as JSON, with the key when set", a
     assert.match(out.pages[0].content, /read by jina/);
     assert.equal(out.pages[0].published, "2024-05-01T10:00:00.000Z");
     assert.equal(out.pages[0].provider_data?.tokens, 42);
-    assert.equal(out.pages[1].error?.code, "invalid_arguments", "the failed URL fails alone");
+    assert.equal(
+      out.pages[1].error?.code,
+      "provider_unavailable",
+      "a page the reader could not load fails alone, not as the caller's mistake",
+    );
   });
 });
 

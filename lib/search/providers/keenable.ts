@@ -7,6 +7,11 @@
  * limited per IP (10 requests/s), so the provider sends at most 10 calls a
  * second unless `search.providers.keenable.requests_per_second` says otherwise.
  *
+ * A page Keenable has not indexed answers 404 on fetch (422 when it could not
+ * extract it); it is asked once more with `live=true` (fetched from the
+ * origin), and a second miss is `not_found`, which lets the router ask the
+ * next contents provider.
+ *
  * Request body of search: `{ query }`. Fields read: search `results[]` with
  * `title`, `url`, `snippet` (else `description`), `published_at`; fetch
  * `url`, `title`, `content`, `description`, `author`, `published_at`.
@@ -15,6 +20,7 @@
  */
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
+import { SearchFailure } from "../types.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
   boundedData,
@@ -27,7 +33,7 @@ import {
   records,
   str,
 } from "./http.ts";
-import { readEach, requireContent } from "./pages.ts";
+import { readEach, readScreened, requireContent } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -90,14 +96,42 @@ async function keenableSearch(
 async function keenableFetch(url: string, env: ProviderEnv): Promise<ProviderPage> {
   const s = settings(env.config);
   const { suffix, headers } = access(env.config);
-  const target = new URL(`${s.baseUrl}/v1/fetch${suffix}`);
-  target.searchParams.set("url", url);
-  const body = await callJson(env, {
-    provider: KEENABLE,
-    url: target,
-    headers,
-    timeoutMs: s.timeoutMs,
-  }, isRecord);
+  const fetchOnce = (live: boolean) => {
+    const target = new URL(`${s.baseUrl}/v1/fetch${suffix}`);
+    target.searchParams.set("url", url);
+    if (live) target.searchParams.set("live", "true");
+    return callJson(
+      env,
+      { provider: KEENABLE, url: target, headers, timeoutMs: s.timeoutMs },
+      isRecord,
+    );
+  };
+  // Keenable answers 404 for a page it has not indexed and 422 for one it could
+  // not extract; the documented next step is one live fetch (`live=true`).
+  const missing = (error: unknown) =>
+    error instanceof SearchFailure && (error.details?.status === 404 ||
+      error.details?.status === 422);
+  let body: Record<string, unknown>;
+  try {
+    body = await fetchOnce(false);
+  } catch (error) {
+    if (!missing(error)) throw error;
+    try {
+      body = await fetchOnce(true);
+    } catch (again) {
+      if (!missing(again)) throw again;
+      // The page, not the request nor the account: the next contents provider may have it.
+      throw new SearchFailure(
+        "unavailable",
+        `${KEENABLE}: ${url} is not in its index and could not be fetched live`,
+        {
+          backend: KEENABLE,
+          code: "not_found",
+          details: { provider: KEENABLE, status: (again as SearchFailure).details?.status },
+        },
+      );
+    }
+  }
   const content = str(body.content);
   requireContent(KEENABLE, url, content);
   const published = toIsoDate(body.published_at);
@@ -111,7 +145,11 @@ async function keenableFetch(url: string, env: ProviderEnv): Promise<ProviderPag
 }
 
 function keenableContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
-  return readEach(req.urls, (url) => keenableFetch(url, env));
+  return readScreened(
+    req.urls,
+    env.config,
+    (urls) => readEach(urls, (url) => keenableFetch(url, env)),
+  );
 }
 
 const KeenableSearchInput = z.strictObject({

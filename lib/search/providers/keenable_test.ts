@@ -38,7 +38,7 @@ Deno.test("keenable: a key switches to the keyed endpoints", async () => {
     const env = { config, fetcher: createFetcher(config.network) };
     await keenableProvider.search!({ query: "wal", max_results: 2 }, env);
     const out = await keenableProvider.contents!({
-      urls: ["https://a.example/", "https://a.example/missing"],
+      urls: ["https://a.example/", "https://a.example/missing", "https://a.example/unindexed"],
     }, env);
     const [search, ...fetches] = fakes.requestsOf("keenable");
     assert.equal(search.path, "/v1/search");
@@ -47,9 +47,14 @@ Deno.test("keenable: a key switches to the keyed endpoints", async () => {
     assert.equal(out.pages[0].error, undefined);
     assert.equal(
       out.pages[1].error?.code,
-      "internal",
-      "a page the fetcher cannot find fails alone",
+      "not_found",
+      "a page Keenable has not indexed nor can fetch live fails alone, as not found",
     );
+    // Keenable's documented move on a 404: one live fetch.
+    const live = fetches.filter((r) => r.query.live === "true").map((r) => r.query.url).sort();
+    assert.deepEqual(live, ["https://a.example/missing", "https://a.example/unindexed"]);
+    assert.equal(out.pages[2].error, undefined, "the live fetch found the unindexed page");
+    assert.match(out.pages[2].content, /read by keenable/);
   });
 });
 

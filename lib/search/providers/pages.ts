@@ -1,11 +1,111 @@
 /**
- * Reading several URLs one call each: the shared loop of providers whose
- * contents endpoint takes a single URL (Jina reader, Keenable fetch).
+ * What every contents provider shares: URLs pass Gleaner's network policy
+ * before they are sent ({@link readScreened}), and the loop of providers
+ * whose contents endpoint takes a single URL (Jina reader, Keenable fetch).
  *
  * @module
  */
+import type { Config } from "../../config/config.ts";
 import { GleanerError, toGleanerError } from "../../errors.ts";
+import { assertUrlAllowed } from "../../net/address.ts";
 import type { ProviderContents, ProviderPage } from "./types.ts";
+
+/**
+ * A URL as a provider may receive it: parsed and normalised by the WHATWG
+ * URL parser (dot segments resolved, so `https://x.example/../../admin` is
+ * `https://x.example/admin`; numeric hosts in dotted form), the fragment
+ * dropped, and passed through the same network policy as Gleaner's own
+ * reader and guarded fetch (`assertUrlAllowed`: http(s) only, no
+ * credentials, allowed ports, no private, loopback, link-local or local
+ * hosts unless the configuration allows them).
+ *
+ * @throws {GleanerError} `blocked_url` when the policy refuses it,
+ * `invalid_arguments` (field `urls`) when it is not an absolute URL.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config/config.ts";
+ * import { screenUrl } from "./pages.ts";
+ * const policy = parseConfig({}).network;
+ * console.assert(screenUrl("https://x.example/a/../../admin#top", policy) === "https://x.example/admin");
+ * try { screenUrl("http://169.254.169.254/latest/meta-data/", policy); } catch (e) {
+ *   console.assert((e as { code: string }).code === "blocked_url");
+ * }
+ * ```
+ */
+export function screenUrl(raw: string, policy: Config["network"]): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new GleanerError(
+      "invalid_arguments",
+      `urls: not a valid absolute URL: ${String(raw).slice(0, 200)}`,
+      { details: { field: "urls" } },
+    );
+  }
+  assertUrlAllowed(url, policy);
+  url.hash = "";
+  return url.href;
+}
+
+/** A page that could not be read, in the contents shape. */
+function failedPage(url: string, error: GleanerError): ProviderPage {
+  return { url, title: "", content: "", error: { code: error.code, message: error.message } };
+}
+
+/**
+ * Reads `urls` with a provider's batch reader after {@link screenUrl}: only
+ * the URLs the network policy allows are sent (normalised, each once); a
+ * refused URL gets its own `blocked_url` (or `invalid_arguments`) entry and
+ * never reaches the provider, so one bad URL never sinks the batch. Pages
+ * come back in the order asked, each under the URL as asked. When no URL may
+ * be sent, the provider is not called.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config/config.ts";
+ * import { readScreened } from "./pages.ts";
+ * const config = parseConfig({});
+ * const sent: string[][] = [];
+ * const out = await readScreened(["https://a.example/1", "http://127.0.0.1/"], config, (urls) => {
+ *   sent.push(urls);
+ *   return Promise.resolve({ pages: urls.map((url) => ({ url, title: "", content: "text" })) });
+ * });
+ * console.assert(sent[0].length === 1 && out.pages[1].error?.code === "blocked_url");
+ * ```
+ */
+export async function readScreened(
+  urls: readonly string[],
+  config: Config,
+  read: (targets: string[]) => Promise<ProviderContents>,
+): Promise<ProviderContents> {
+  const screened = urls.map((raw): { raw: string; target?: string; error?: GleanerError } => {
+    try {
+      return { raw, target: screenUrl(raw, config.network) };
+    } catch (error) {
+      return { raw, error: toGleanerError(error, "urls") };
+    }
+  });
+  const targets = [...new Set(screened.flatMap((s) => (s.target ? [s.target] : [])))];
+  const got = targets.length > 0 ? await read(targets) : { pages: [] };
+  const byTarget = new Map(got.pages.map((page) => [page.url, page]));
+  return {
+    pages: screened.map((s): ProviderPage => {
+      if (s.error || !s.target) {
+        return failedPage(s.raw, s.error ?? new GleanerError("invalid_arguments", "urls: refused"));
+      }
+      const page = byTarget.get(s.target);
+      if (!page) {
+        return failedPage(
+          s.raw,
+          new GleanerError("provider_unavailable", `no page came back for ${s.target}`),
+        );
+      }
+      return { ...page, url: s.raw };
+    }),
+  };
+}
 
 /**
  * Reads every URL with `readOne` (all at once: at most ten). A URL that fails

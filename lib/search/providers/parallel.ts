@@ -6,6 +6,12 @@
  * (the query, with a `site:` hint when domains are asked), `mode` (`fast`,
  * or `advanced` for deep searches), `advanced_settings.max_results`.
  *
+ * Parallel's documented limits are respected before sending
+ * (https://docs.parallel.ai/api-reference/search-beta/search): at most 5
+ * `search_queries` of at most 200 characters each; a longer routed query is
+ * cut at a word boundary for `search_queries` (the `site:` hint kept; the
+ * `objective` keeps it whole) and the answer says so.
+ *
  * Fields read: `search_id` (kept in `provider_data`), `results[]` with `url`,
  * `title`, `publish_date`, `excerpts[]` (joined into the snippet).
  *
@@ -17,6 +23,7 @@ import { toIsoDate } from "../upstream.ts";
 import {
   boundedData,
   callJson,
+  fitQuery,
   hasArray,
   isWebUrl,
   plainText,
@@ -28,6 +35,9 @@ import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "
 
 /** The provider's name. */
 export const PARALLEL = "parallel";
+
+/** Longest entry of `search_queries`. */
+const QUERY_MAX_CHARS = 200;
 
 function settings(config: Config) {
   return providerSettings(config, PARALLEL, { baseUrl: "https://api.parallel.ai", maxResults: 20 });
@@ -58,6 +68,12 @@ async function parallelSearch(
   env: ProviderEnv,
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
+  const fitted = fitQuery(req.query, {
+    provider: PARALLEL,
+    maxChars: QUERY_MAX_CHARS,
+    keep: req.site_hint,
+  });
+  if (fitted.notice) env.notice?.(fitted.notice);
   const body = await callJson(env, {
     provider: PARALLEL,
     url: `${s.baseUrl}/v1/search`,
@@ -65,7 +81,7 @@ async function parallelSearch(
     headers: { "x-api-key": env.config.search.parallel_api_key ?? "" },
     json: {
       objective: req.query,
-      search_queries: [req.query],
+      search_queries: [fitted.query],
       mode: req.depth === "deep" ? "advanced" : "fast",
       advanced_settings: { max_results: Math.min(req.max_results, s.maxResults) },
     },

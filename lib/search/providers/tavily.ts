@@ -28,6 +28,7 @@ import {
   records,
   str,
 } from "./http.ts";
+import { readScreened } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -113,7 +114,18 @@ async function tavilyAnswer(
   };
 }
 
-async function tavilyExtract(
+function tavilyExtract(
+  req: ContentsRequest & { depth?: "basic" | "advanced" },
+  env: ProviderEnv,
+): Promise<ProviderContents> {
+  return readScreened(
+    req.urls,
+    env.config,
+    (urls) => tavilyExtractBatch({ ...req, urls }, env),
+  );
+}
+
+async function tavilyExtractBatch(
   req: ContentsRequest & { depth?: "basic" | "advanced" },
   env: ProviderEnv,
 ): Promise<ProviderContents> {

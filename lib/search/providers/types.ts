@@ -23,12 +23,22 @@ export interface ProviderEnv {
   fetcher: Fetcher;
   /** Cancels the call. */
   signal?: AbortSignal;
+  /**
+   * Tells the caller what the provider changed in the request to fit its
+   * documented limits (shown as the answer's `notices`); absent when nobody listens.
+   */
+  notice?: (text: string) => void;
 }
 
 /** A search as a provider receives it (validated by the router). */
 export interface ProviderSearchRequest {
   /** The query (with a `site:` hint added for providers without native domain filters). */
   query: string;
+  /**
+   * The `site:` hint the router appended to `query`, when it did: a provider
+   * that must shorten the query keeps it whole.
+   */
+  site_hint?: string;
   /** Most results wanted. */
   max_results: number;
   /** Only results this recent. */
@@ -89,6 +99,8 @@ export interface ProviderPage {
   published?: string;
   /** Why this page could not be read. */
   error?: { code: string; message: string };
+  /** The provider that read this page, when it is not the one that answered the call. */
+  provider?: string;
   /** A few provider-specific fields, bounded in size. */
   provider_data?: Record<string, unknown>;
 }
