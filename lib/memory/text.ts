@@ -1,9 +1,12 @@
 /**
- * Turning user text into full-text queries that can never be read as query
- * syntax: words of letters and digits only, each quoted, joined with OR.
+ * Memory text helpers: turning user text into full-text queries that can
+ * never be read as query syntax (words of letters and digits only, each
+ * quoted, joined with OR), and the normal form and key the duplicate check
+ * compares.
  *
  * @module
  */
+import { createHash } from "node:crypto";
 
 /** Most words a full-text query keeps (the first ones). */
 export const MAX_QUERY_WORDS = 64;
@@ -73,4 +76,98 @@ export function searchWords(text: string): string[] {
 export function ftsQuery(text: string): string | undefined {
   const words = searchWords(text);
   return words.length ? words.map((w) => `"${w}"`).join(" OR ") : undefined;
+}
+
+/** Letters, digits and combining marks: what words are made of. */
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+/**
+ * Punctuation that may be dropped at the edge of a word: brackets, quotes,
+ * dashes and sentence marks. Every other character (symbols such as `%`,
+ * `#`, `$`, `+`, `°`, `@`, `/`) always counts, like a letter.
+ */
+const EDGE_PUNCTUATION = /[\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Pd}.,;:!?¡¿'"`…·]/u;
+/** Punctuation kept right before a digit, even at a word's start: a sign or a decimal point (`-5`, `.5`). */
+const NUMBER_PREFIX = /[.,-]/;
+
+/**
+ * The text of a memory as the duplicate check compares it: NFKC, lowercase,
+ * whitespace collapsed, and punctuation dropped only where it does not join
+ * letters or digits. A trailing period, quotes, brackets, a comma before a
+ * space go; `3.5` stays apart from `35`, `07:40` from `0740`, `v1.2.3` from
+ * `v1.23`, `-5` from `5`; symbols (`%`, `#`, `$`, `°`) always count. Word
+ * order is kept. Text made of punctuation alone is compared as it is
+ * (lowercase, whitespace collapsed).
+ *
+ * Changing this function changes which memories are duplicates: stores keep
+ * {@link memoryTextKey} of every row, so a change needs a migration that
+ * recomputes those keys.
+ *
+ * @example
+ * ```ts
+ * import { normalizeMemoryText } from "./text.ts";
+ * console.assert(normalizeMemoryText("  The code is  4471. ") === "the code is 4471");
+ * console.assert(normalizeMemoryText("Version 3.5") !== normalizeMemoryText("Version 35"));
+ * console.assert(normalizeMemoryText("Bob pays Alice") !== normalizeMemoryText("Alice pays Bob"));
+ * ```
+ */
+export function normalizeMemoryText(text: string): string {
+  const chars = Array.from(
+    text.normalize("NFKC").toLowerCase().normalize("NFKC")
+      // One form for apostrophes, double quotes and dashes (a minus sign is a dash here).
+      .replace(/[\u2018\u2019\u02bc\u2032]/g, "'")
+      .replace(/[\u201c\u201d\u2033]/g, '"')
+      .replace(/[\p{Pd}\u2212]/gu, "-"),
+  );
+  const space = (c: string | undefined) => c === undefined || /\s/u.test(c);
+  let out = "";
+  for (let i = 0; i < chars.length;) {
+    const c = chars[i];
+    if (space(c)) {
+      out += " ";
+      i++;
+      continue;
+    }
+    if (!EDGE_PUNCTUATION.test(c)) {
+      out += c;
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < chars.length && !space(chars[j]) && EDGE_PUNCTUATION.test(chars[j])) j++;
+    const run = chars.slice(i, j);
+    const before = chars[i - 1];
+    const after = chars[j];
+    if (!space(before) && !space(after)) {
+      // Between two characters that count: it joins them (3.5, 07:40, don't, e-mail).
+      out += run.join("");
+    } else {
+      out += " ";
+      if (after !== undefined && /\p{N}/u.test(after)) {
+        // A sign or a decimal point starting a number stays.
+        let k = run.length;
+        while (k > 0 && NUMBER_PREFIX.test(run[k - 1])) k--;
+        out += run.slice(k).join("");
+      }
+    }
+    i = j;
+  }
+  const normalized = out.replace(/\s+/gu, " ").trim();
+  if (normalized !== "" || !chars.some((c) => !space(c))) return normalized;
+  return chars.join("").replace(/\s+/gu, " ").trim();
+}
+
+/**
+ * The key stores index for the duplicate check: a hash (SHA-256, 128 bits,
+ * hex) of {@link normalizeMemoryText}. Equal keys are confirmed by comparing
+ * the normalised texts, so a collision never hides a memory.
+ *
+ * @example
+ * ```ts
+ * import { memoryTextKey } from "./text.ts";
+ * console.assert(memoryTextKey("The code is 4471.") === memoryTextKey("the code is 4471"));
+ * console.assert(memoryTextKey("The code is 4471.") !== memoryTextKey("The code is 9902."));
+ * ```
+ */
+export function memoryTextKey(text: string): string {
+  return createHash("sha256").update(normalizeMemoryText(text)).digest("hex").slice(0, 32);
 }
