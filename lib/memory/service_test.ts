@@ -298,7 +298,7 @@ Deno.test("get / update / delete by ref and id, with history", async () => {
   }
 });
 
-Deno.test("save: duplicate decisions with the in-memory index equal the vec0 ones (batch and store, sessions)", async () => {
+Deno.test("save: near-duplicate notices with the in-memory index equal the vec0 ones (batch and store, sessions)", async () => {
   const embedder = await staticEmbedder();
   const d = embedder.dimensions!;
   let seed = 99;
@@ -352,9 +352,11 @@ Deno.test("save: duplicate decisions with the in-memory index equal the vec0 one
   const fast = await outcome(true);
   const exact = await outcome(false);
   assert.deepEqual(fast, exact);
+  // Every text differs: none is a duplicate, however close its vector (issue 19).
   const statuses = fast.filter((_, i) => i % 2 === 0).flat().join(" ");
-  assert.match(statuses, /duplicate/);
-  assert.ok(
-    fast.some((notices, i) => i % 2 === 1 && notices.some((n) => n.startsWith("similar_to"))),
+  assert.doesNotMatch(statuses, /duplicate/);
+  const similar = fast.filter((_, i) => i % 2 === 1).flat().filter((n) =>
+    n.startsWith("similar_to")
   );
+  assert.ok(similar.some((n) => Number(n.split(":")[3]) >= 0.95), "≥ 0.95 is noticed, not skipped");
 });
