@@ -84,6 +84,15 @@ Deno.test("a first-version memory file upgrades in place and its memories stay u
         memories: [{ content: "New memory after the upgrade." }],
       });
       assert.equal(saved.saved, 1);
+      // Old rows got their duplicate keys: the same text is found, another is saved.
+      const again = await service.save({
+        memories: [
+          { content: "backups are verified every sunday night" },
+          { content: "Backups are verified every Saturday night." },
+        ],
+      });
+      assert.deepEqual(again.results.map((r) => r.status), ["duplicate", "saved"]);
+      assert.equal(again.results[0].ref, "v1ref002");
     } finally {
       await service.close();
     }
