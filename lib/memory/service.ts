@@ -487,7 +487,7 @@ export class MemoryService {
           : undefined;
         notices.push({
           code: "duplicate",
-          message: `Memory ${i} was not saved: it says the same as ${result.ref} ` +
+          message: `Memory ${i} was not saved: it duplicates ${result.ref} ` +
             "(the same text up to case, spacing and punctuation).",
           index: i,
           ref: result.ref,
