@@ -34,6 +34,7 @@ import { VectorIndex } from "./vector/vector_index.ts";
 import type {
   DeleteMemoryResult,
   GetMemoryResult,
+  InsertedMemory,
   ListedMemory,
   ListMemoriesInput,
   ListMemoriesResult,
@@ -436,7 +437,9 @@ export class MemoryService {
         ...(vector && ready.model ? { embedding: { model: ready.model, vector } } : {}),
       };
     });
-    const outcomes = await this.backend.insertDistinct(rows);
+    const outcomes: InsertedMemory[] = this.backend.insertDistinct
+      ? await this.backend.insertDistinct(rows)
+      : (await this.backend.insert(rows)).map((memory) => ({ memory, duplicate: false }));
     // The memory each distinct item is now: the one it saved, or the one it repeats.
     const byIndex = new Map<number, Memory>();
     let saved = 0;

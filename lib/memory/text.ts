@@ -78,16 +78,29 @@ export function ftsQuery(text: string): string | undefined {
   return words.length ? words.map((w) => `"${w}"`).join(" OR ") : undefined;
 }
 
-/** Letters, digits and combining marks: what words are made of. */
-const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 /**
- * Punctuation that may be dropped at the edge of a word: brackets, quotes,
- * dashes and sentence marks. Every other character (symbols such as `%`,
- * `#`, `$`, `+`, `°`, `@`, `/`) always counts, like a letter.
+ * A run of punctuation that may be dropped at the edge of a word: brackets,
+ * quotes, dashes and sentence marks. Every other character (symbols such as
+ * `%`, `#`, `$`, `+`, `°`, `@`, `/`) always counts, like a letter.
  */
-const EDGE_PUNCTUATION = /[\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Pd}.,;:!?¡¿'"`…·]/u;
-/** Punctuation kept right before a digit, even at a word's start: a sign or a decimal point (`-5`, `.5`). */
-const NUMBER_PREFIX = /[.,-]/;
+const EDGE_RUN = /[\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Pd}.,;:!?¡¿'"`…·]+/gu;
+/** The end of a run kept right before a digit: a sign or a decimal point (`-5`, `.5`). */
+const NUMBER_PREFIX = /[.,-]*$/;
+const SPACE = /\s/;
+const DIGIT = /\p{N}/u;
+
+/** A punctuation run of `whole` at `offset`: kept where it joins two characters that count. */
+function edgeRun(run: string, offset: number, whole: string): string {
+  const before = whole[offset - 1];
+  const after = whole[offset + run.length];
+  const spaceBefore = before === undefined || SPACE.test(before);
+  const spaceAfter = after === undefined || SPACE.test(after);
+  // Between two characters that count, it joins them (3.5, 07:40, don't, e-mail).
+  if (!spaceBefore && !spaceAfter) return run;
+  // A sign or a decimal point starting a number stays.
+  if (!spaceAfter && DIGIT.test(after)) return ` ${NUMBER_PREFIX.exec(run)![0]}`;
+  return " ";
+}
 
 /**
  * The text of a memory as the duplicate check compares it: NFKC, lowercase,
@@ -111,55 +124,20 @@ const NUMBER_PREFIX = /[.,-]/;
  * ```
  */
 export function normalizeMemoryText(text: string): string {
-  const chars = Array.from(
-    text.normalize("NFKC").toLowerCase().normalize("NFKC")
-      // One form for apostrophes, double quotes and dashes (a minus sign is a dash here).
-      .replace(/[\u2018\u2019\u02bc\u2032]/g, "'")
-      .replace(/[\u201c\u201d\u2033]/g, '"')
-      .replace(/[\p{Pd}\u2212]/gu, "-"),
-  );
-  const space = (c: string | undefined) => c === undefined || /\s/u.test(c);
-  let out = "";
-  for (let i = 0; i < chars.length;) {
-    const c = chars[i];
-    if (space(c)) {
-      out += " ";
-      i++;
-      continue;
-    }
-    if (!EDGE_PUNCTUATION.test(c)) {
-      out += c;
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < chars.length && !space(chars[j]) && EDGE_PUNCTUATION.test(chars[j])) j++;
-    const run = chars.slice(i, j);
-    const before = chars[i - 1];
-    const after = chars[j];
-    if (!space(before) && !space(after)) {
-      // Between two characters that count: it joins them (3.5, 07:40, don't, e-mail).
-      out += run.join("");
-    } else {
-      out += " ";
-      if (after !== undefined && /\p{N}/u.test(after)) {
-        // A sign or a decimal point starting a number stays.
-        let k = run.length;
-        while (k > 0 && NUMBER_PREFIX.test(run[k - 1])) k--;
-        out += run.slice(k).join("");
-      }
-    }
-    i = j;
-  }
-  const normalized = out.replace(/\s+/gu, " ").trim();
-  if (normalized !== "" || !chars.some((c) => !space(c))) return normalized;
-  return chars.join("").replace(/\s+/gu, " ").trim();
+  const folded = text.normalize("NFKC").toLowerCase().normalize("NFKC")
+    // One form for apostrophes, double quotes and dashes (a minus sign is a dash here).
+    .replace(/[\u2018\u2019\u02bc\u2032]/g, "'")
+    .replace(/[\u201c\u201d\u2033]/g, '"')
+    .replace(/[\p{Pd}\u2212]/gu, "-");
+  const normalized = folded.replace(EDGE_RUN, edgeRun).replace(/\s+/g, " ").trim();
+  return normalized !== "" ? normalized : folded.replace(/\s+/g, " ").trim();
 }
 
 /**
  * The key stores index for the duplicate check: a hash (SHA-256, 128 bits,
  * hex) of {@link normalizeMemoryText}. Equal keys are confirmed by comparing
- * the normalised texts, so a collision never hides a memory.
+ * the normalised texts, so a collision never hides a memory. `normalized`:
+ * `normalizeMemoryText(text)` when the caller already has it.
  *
  * @example
  * ```ts
@@ -168,6 +146,7 @@ export function normalizeMemoryText(text: string): string {
  * console.assert(memoryTextKey("The code is 4471.") !== memoryTextKey("The code is 9902."));
  * ```
  */
-export function memoryTextKey(text: string): string {
-  return createHash("sha256").update(normalizeMemoryText(text)).digest("hex").slice(0, 32);
+export function memoryTextKey(text: string, normalized?: string): string {
+  return createHash("sha256").update(normalized ?? normalizeMemoryText(text)).digest("hex")
+    .slice(0, 32);
 }

@@ -525,8 +525,13 @@ export interface MemoryBackend {
    * calls from any number of connections or processes: of N calls saving
    * the same text at once, exactly one inserts it. Returns one outcome per
    * row, in input order. Never decided by vectors.
+   *
+   * Optional for compatibility; both built-in engines have it. Without it,
+   * the service inserts with {@link insert} and only skips repeats within
+   * one batch: nothing is ever dropped, but a memory saved again in a later
+   * call is stored twice.
    */
-  insertDistinct(rows: NewMemoryRow[]): Promise<InsertedMemory[]>;
+  insertDistinct?(rows: NewMemoryRow[]): Promise<InsertedMemory[]>;
 
   /**
    * Replaces the content of live memory `id` in one transaction: the old

@@ -406,7 +406,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
     if (rows.length === 0) return [];
     checkRows(rows);
     const texts = rows.map((r) => normalizeMemoryText(r.content));
-    const keys = rows.map((r) => memoryTextKey(r.content));
+    const keys = rows.map((r, i) => memoryTextKey(r.content, texts[i]));
     const scopeOf = (session: string | null) => (session === null ? "-" : `+${session}`);
     return await this.run("insert", () =>
       inTransaction(this.pool, async (c) => {

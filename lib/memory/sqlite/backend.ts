@@ -787,7 +787,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
     if (rows.length === 0) return Promise.resolve([]);
     try {
       const texts = rows.map((row) => normalizeMemoryText(row.content));
-      const keys = rows.map((row) => memoryTextKey(row.content));
+      const keys = rows.map((row, i) => memoryTextKey(row.content, texts[i]));
       return Promise.resolve(this.#write(() => {
         const same = this.#stmt(
           `SELECT ${COLUMNS} FROM memories m WHERE m.content_key = ? AND m.session_id IS ? ` +

@@ -202,13 +202,15 @@ export async function runMemoryBackendContract(
       const same = vec(CONTRACT_MODEL, 1, 0, 0, 0); // identical vectors: vectors never decide
       let n = 0;
       for (const [p, { name, first, second }] of bothWays(DISTINCT_PAIRS).entries()) {
-        const [a] = await b.insertDistinct([row(first, { session_id: `s${p}`, embedding: same })]);
-        const [c] = await b.insertDistinct([row(second, { session_id: `s${p}`, embedding: same })]);
+        const [a] = await b.insertDistinct!([row(first, { session_id: `s${p}`, embedding: same })]);
+        const [c] = await b.insertDistinct!([
+          row(second, { session_id: `s${p}`, embedding: same }),
+        ]);
         assert.equal(a.duplicate, false, name);
         assert.equal(c.duplicate, false, `${name}: "${second}" after "${first}"`);
         assert.notEqual(c.memory.id, a.memory.id);
         assert.equal(c.memory.content, second);
-        const both = await b.insertDistinct([
+        const both = await b.insertDistinct!([
           row(first, { session_id: `b${p}`, embedding: same }),
           row(second, { session_id: `b${p}`, embedding: same }),
         ]);
@@ -224,9 +226,9 @@ export async function runMemoryBackendContract(
     "insertDistinct: the same text up to case, whitespace and punctuation is a duplicate in its scope",
     async (b) => {
       for (const [p, { name, first, second }] of bothWays(SAME_PAIRS).entries()) {
-        const [a] = await b.insertDistinct([row(first, { session_id: `s${p}` })]);
+        const [a] = await b.insertDistinct!([row(first, { session_id: `s${p}` })]);
         // Another vector, another kind: still the same memory.
-        const [c] = await b.insertDistinct([
+        const [c] = await b.insertDistinct!([
           row(second, {
             session_id: `s${p}`,
             kind: "profile",
@@ -236,7 +238,7 @@ export async function runMemoryBackendContract(
         assert.equal(a.duplicate, false, name);
         assert.equal(c.duplicate, true, `${name}: "${second}" after "${first}"`);
         assert.deepEqual(c.memory, a.memory, "the duplicate is answered with the live memory");
-        const both = await b.insertDistinct([
+        const both = await b.insertDistinct!([
           row(first, { session_id: `b${p}` }),
           row("something else entirely", { session_id: `b${p}` }),
           row(second, { session_id: `b${p}` }),
@@ -249,9 +251,9 @@ export async function runMemoryBackendContract(
 
       // Scope: another session, or none, is another scope.
       const text = "The vault code is 7731.";
-      const [none] = await b.insertDistinct([row(text)]);
-      const [other] = await b.insertDistinct([row(text, { session_id: "other" })]);
-      const [again] = await b.insertDistinct([row(text.toUpperCase())]);
+      const [none] = await b.insertDistinct!([row(text)]);
+      const [other] = await b.insertDistinct!([row(text, { session_id: "other" })]);
+      const [again] = await b.insertDistinct!([row(text.toUpperCase())]);
       assert.deepEqual([none.duplicate, other.duplicate, again.duplicate], [false, false, true]);
       assert.equal(again.memory.id, none.memory.id);
 
@@ -262,21 +264,21 @@ export async function runMemoryBackendContract(
         updated_at: T0 + MINUTE,
       });
       assert.equal(previous.content, text);
-      const [old] = await b.insertDistinct([row(text)]);
+      const [old] = await b.insertDistinct!([row(text)]);
       assert.equal(old.duplicate, false, "an old version is history, not a live memory");
-      const [updated] = await b.insertDistinct([row("the vault code is 8842")]);
+      const [updated] = await b.insertDistinct!([row("the vault code is 8842")]);
       assert.equal(updated.duplicate, true, "the updated content is what the live memory says");
       assert.equal(updated.memory.id, memory.id);
       assert.ok(await b.delete(old.memory.id));
-      const [after] = await b.insertDistinct([row(text)]);
+      const [after] = await b.insertDistinct!([row(text)]);
       assert.equal(after.duplicate, false, "a deleted memory is gone");
     },
   );
 
   await step("insertDistinct is all or none", async (b) => {
-    await b.insertDistinct([row("kept before")]);
+    await b.insertDistinct!([row("kept before")]);
     await assert.rejects(() =>
-      b.insertDistinct([
+      b.insertDistinct!([
         row("first of a failing batch"),
         row("kept before"),
         row("bad vector", {
@@ -289,7 +291,7 @@ export async function runMemoryBackendContract(
     );
     const page = await b.list({ sort: "recent", limit: 10, offset: 0 });
     assert.deepEqual(page.items.map((m) => m.content), ["kept before"]);
-    const [retry] = await b.insertDistinct([row("first of a failing batch")]);
+    const [retry] = await b.insertDistinct!([row("first of a failing batch")]);
     assert.equal(retry.duplicate, false);
   });
 
@@ -298,11 +300,14 @@ export async function runMemoryBackendContract(
     async (b) => {
       const same = vec(CONTRACT_MODEL, 1, 0, 0, 0);
       const batches = await Promise.all(
-        Array.from({ length: 40 }, (_, i) =>
-          b.insertDistinct(Array.from({ length: 25 }, (_, j) => {
-            const n = i * 25 + j;
-            return row(`Locker ${n} has code ${1000 + n}.`, { embedding: same });
-          }))),
+        Array.from(
+          { length: 40 },
+          (_, i) =>
+            b.insertDistinct!(Array.from({ length: 25 }, (_, j) => {
+              const n = i * 25 + j;
+              return row(`Locker ${n} has code ${1000 + n}.`, { embedding: same });
+            })),
+        ),
       );
       const outcomes = batches.flat();
       assert.equal(outcomes.filter((o) => !o.duplicate).length, 1000);
@@ -313,7 +318,7 @@ export async function runMemoryBackendContract(
         Array.from(
           { length: 40 },
           (_, i) =>
-            b.insertDistinct([row(i % 2 ? "The vault code is 7731." : "the vault code is 7731")]),
+            b.insertDistinct!([row(i % 2 ? "The vault code is 7731." : "the vault code is 7731")]),
         ),
       )).flat();
       assert.equal(
