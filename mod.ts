@@ -115,6 +115,7 @@ export type { Relevance } from "./lib/rank/fusion.ts";
 export type {
   DeleteMemoryResult,
   GetMemoryResult,
+  InsertedMemory,
   ListedMemory,
   ListMemoriesInput,
   ListMemoriesResult,

@@ -153,7 +153,9 @@ export const research: ToolFunction<typeof researchTool.input, typeof researchTo
   );
 
 /**
- * Saves memories in one transaction (all or none); duplicates are skipped and reported.
+ * Saves memories in one transaction (all or none); a memory that says the same as a stored
+ * one in its session scope (the same text up to case, whitespace and punctuation) is skipped
+ * and reported, every other one is saved (near-duplicates with a `similar_to` notice).
  *
  * @example
  * ```ts

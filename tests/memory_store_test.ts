@@ -84,6 +84,15 @@ Deno.test("a first-version memory file upgrades in place and its memories stay u
         memories: [{ content: "New memory after the upgrade." }],
       });
       assert.equal(saved.saved, 1);
+      // Old rows got their duplicate keys: the same text is found, another is saved.
+      const again = await service.save({
+        memories: [
+          { content: "backups are verified every sunday night" },
+          { content: "Backups are verified every Saturday night." },
+        ],
+      });
+      assert.deepEqual(again.results.map((r) => r.status), ["duplicate", "saved"]);
+      assert.equal(again.results[0].ref, "v1ref002");
     } finally {
       await service.close();
     }
@@ -189,9 +198,18 @@ async function readLine(reader: ReadableStreamDefaultReader<string>): Promise<st
   return buffer.trim();
 }
 
-function spawnWriter(path: string, label: string, batches: number, size: number) {
+function spawnWriter(path: string, label: string, batches: number, size: number, same = false) {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", WRITER, path, label, String(batches), String(size)],
+    args: [
+      "run",
+      "-A",
+      WRITER,
+      path,
+      label,
+      String(batches),
+      String(size),
+      ...(same ? ["same"] : []),
+    ],
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
@@ -306,6 +324,41 @@ Deno.test("two processes writing the same memory file: every batch lands, refs s
       assert.equal(refs, n);
       const hit = await check.recall({ query: "batch 7 item 3", session_id: "two", top_k: 1 });
       assert.match(hit.memories[0].content, /^two batch 7 item 3:/);
+    } finally {
+      await check.close();
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("processes saving the same texts into one memory file at once: each text is stored once", async () => {
+  const root = await Deno.makeTempDir();
+  const path = `${root}/memory.db`;
+  try {
+    const init = new MemoryService(openSqliteMemoryBackend(path));
+    await init.ready();
+    await init.close();
+    const batches = 10;
+    const size = 25;
+    const writers = ["one", "two", "three"].map((label) =>
+      spawnWriter(path, label, batches, size, true)
+    );
+    for (const w of writers) assert.equal(await w.ready(), "ready");
+    await Promise.all(writers.map((w) => w.go()));
+    let saved = 0;
+    for (const w of writers) {
+      const [done, count] = (await w.done()).split(" ");
+      assert.equal(done, "done");
+      saved += Number(count);
+      assert.equal((await w.child.status).code, 0);
+      await w.release();
+    }
+    assert.equal(saved, batches * size, "the writers' saved counts add up to the texts");
+    assert.equal(integrity(path), "ok");
+    const check = new MemoryService(openSqliteMemoryBackend(path));
+    try {
+      assert.equal((await check.list({ session_id: "shared" })).total_count, batches * size);
     } finally {
       await check.close();
     }

@@ -29,7 +29,6 @@ export {
   DEFAULT_MAX_TOKENS,
   DEFAULT_PROFILE_MAX_TOKENS,
   DEFAULT_TOP_K,
-  DUPLICATE_SIMILARITY,
   MemoryService,
   type MemoryServiceOptions,
   PREVIEW_CHARS,
@@ -51,4 +50,11 @@ export {
 } from "./stores.ts";
 export { escapeMemoryText, renderRecall } from "./render.ts";
 export { parseTimeFilter } from "./time.ts";
-export { ftsQuery, queryWords, searchWords, STOPWORDS } from "./text.ts";
+export {
+  ftsQuery,
+  memoryTextKey,
+  normalizeMemoryText,
+  queryWords,
+  searchWords,
+  STOPWORDS,
+} from "./text.ts";

@@ -1,6 +1,7 @@
 /**
  * The memory service: everything above the backend, shared by every engine.
- * Duplicate detection on save, hybrid recall (each retriever's own top
+ * Duplicate detection on save (the same text, looked up by the backend in
+ * its write transaction; vectors only flag near-duplicates), hybrid recall (each retriever's own top
  * candidates fused with weighted RRF), relevance labels, token budgets,
  * the profile pool, notices, and the background re-embed job that catches
  * the store up when the embedding model changes.
@@ -22,16 +23,18 @@ import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { pace } from "../async/pace.ts";
 import type { Embedder } from "../embed/types.ts";
-import { isZeroVector } from "../embed/vector.ts";
+import { cosine, isZeroVector } from "../embed/vector.ts";
 import { fuseRankings, relevanceOf } from "../rank/fusion.ts";
 import { countTokens } from "../text/tokens.ts";
 import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { renderedTokens } from "./rendered_tokens.ts";
+import { normalizeMemoryText } from "./text.ts";
 import { parseTimeFilter } from "./time.ts";
 import { VectorIndex } from "./vector/vector_index.ts";
 import type {
   DeleteMemoryResult,
   GetMemoryResult,
+  InsertedMemory,
   ListedMemory,
   ListMemoriesInput,
   ListMemoriesResult,
@@ -55,9 +58,11 @@ import type {
 
 const log = getGleanerLogger("memory");
 
-/** Cosine at or above which a new memory is a duplicate (skipped). */
-export const DUPLICATE_SIMILARITY = 0.95;
-/** Cosine at or above which a new memory is saved with a `similar_to` notice. */
+/**
+ * Cosine at or above which a new memory is saved with a `similar_to` notice
+ * naming its nearest memory. No cosine ever skips a memory: only the same
+ * text (see {@link normalizeMemoryText}) is a duplicate.
+ */
 export const SIMILAR_SIMILARITY = 0.8;
 /** Content longer than this many tokens is saved with a "consider splitting" notice. */
 export const SPLIT_TOKENS = 800;
@@ -95,7 +100,10 @@ export const PREVIEW_CHARS = 200;
 
 /** Options of {@link MemoryService}. */
 export interface MemoryServiceOptions {
-  /** The embedder (loaded lazily); without one, recall is BM25 alone and duplicates go unseen. */
+  /**
+   * The embedder (loaded lazily); without one, recall is BM25 alone and
+   * near-duplicates go unflagged (true duplicates are still found).
+   */
   embedder?: () => Promise<Embedder | undefined>;
   /** Token budget of the profile pool (default 500). */
   profileMaxTokens?: number;
@@ -269,7 +277,7 @@ export class MemoryService {
       return [{
         code: "no_embedder",
         message:
-          "No embedder is available: recall ranks with BM25 alone and duplicates are not detected.",
+          "No embedder is available: recall ranks with BM25 alone and near-duplicates are not flagged.",
       }];
     }
     if (!this.#job) return [];
@@ -297,11 +305,17 @@ export class MemoryService {
   }
 
   /**
-   * Saves memories in one transaction (all or none). A memory whose cosine
-   * to an existing one in the same scope (same `session_id`, or both
-   * without) is ≥ 0.95 is skipped as a duplicate; ≥ 0.80 is saved with a
-   * `similar_to` notice; over 800 tokens is saved with a `consider_splitting`
-   * notice. Empty content is `invalid_arguments`.
+   * Saves memories in one transaction (all or none). A memory is skipped as
+   * a duplicate only when it says the same thing as a live memory in the
+   * same scope (same `session_id`, or both without), or as an earlier item
+   * of the batch: the same text up to case, whitespace and punctuation
+   * ({@link normalizeMemoryText}; word order, numbers, dates, times, codes,
+   * versions and names all count). The backend decides that inside its
+   * write transaction, so concurrent saves of the same text store it once.
+   * Every other memory is saved: with a `similar_to` notice naming the
+   * nearest memory when the cosine is ≥ 0.80 (0.95 and above included),
+   * and a `consider_splitting` notice when over 800 tokens. Empty content is
+   * `invalid_arguments`.
    */
   save(input: SaveMemoriesInput, options: SaveOptions = {}): Promise<SaveMemoriesResult> {
     return this.#run(() => this.#save(input, options));
@@ -347,31 +361,48 @@ export class MemoryService {
 
     const notices: MemoryNotice[] = [];
     const results: (SaveMemoryItemResult | undefined)[] = items.map(() => undefined);
-    // Input indexes that name an earlier item of this batch (resolved after insert).
-    const sameBatch = new Map<number, number>();
-    const accepted: number[] = [];
-    // Nearest stored memory of every new one in its scope (one pass for the batch).
-    const checked = items.filter((item) => {
-      const vector = vectors[item.index];
+    // A later item of the batch that says the same as an earlier one (same
+    // scope) repeats it: only the first goes to the store.
+    const firstOf = new Map<string, number>();
+    const repeats = new Map<number, number>();
+    const distinct: number[] = [];
+    for (const item of items) {
+      const scope = item.session_id === null ? "-" : `+${item.session_id}`;
+      const key = `${scope} ${normalizeMemoryText(item.content)}`;
+      const earlier = firstOf.get(key);
+      if (earlier !== undefined) repeats.set(item.index, earlier);
+      else {
+        firstOf.set(key, item.index);
+        distinct.push(item.index);
+      }
+    }
+
+    // The nearest memory of each distinct item (cosine ≥ SIMILAR_SIMILARITY),
+    // stored or earlier in this batch, for the `similar_to` notice only.
+    const checked = distinct.filter((i) => {
+      const vector = vectors[i];
       return vector && !isZeroVector(vector);
     });
     const stored = await this.#nearestStored(
-      checked.map((item) => vectors[item.index]!),
-      checked.map((item) => ({ session_id: item.session_id })),
+      checked.map((i) => vectors[i]!),
+      checked.map((i) => ({ session_id: items[i].session_id })),
     );
-    const storedBest = new Map(checked.map((item, i) => [item.index, stored[i]] as const));
-    // Memories of this batch accepted so far, searched like the store.
+    const storedBest = new Map(checked.map((i, n) => [i, stored[n]] as const));
+    const nearest = new Map<number, { similarity: number; id?: number; batchIndex?: number }>();
+    // Distinct items of this batch so far, searched like the store.
     let batch: VectorIndex | undefined;
-    for (const item of items) {
-      const vector = vectors[item.index];
-      let best: { similarity: number; id?: number; batchIndex?: number } | undefined;
+    const earlier: number[] = [];
+    for (const i of distinct) {
+      const item = items[i];
+      const vector = vectors[i];
       if (vector && !isZeroVector(vector)) {
-        const top = storedBest.get(item.index);
+        let best: { similarity: number; id?: number; batchIndex?: number } | undefined;
+        const top = storedBest.get(i);
         if (top) best = { similarity: top.score, id: top.id };
-        if (!batch && accepted.length > 0) {
+        if (!batch && earlier.length > 0) {
           // Built at the first item that has earlier ones to compare with.
           batch = new VectorIndex(vector.length);
-          for (const j of accepted) {
+          for (const j of earlier) {
             const v = vectors[j];
             if (v && v.length === vector.length && !isZeroVector(v)) {
               batch.upsert(j, items[j].kind, items[j].session_id, v);
@@ -384,50 +415,17 @@ export class MemoryService {
             best = { similarity: near.score, batchIndex: near.id };
           }
         }
+        if (best && best.similarity >= SIMILAR_SIMILARITY) nearest.set(i, best);
+        if (batch && batch.dimensions === vector.length) {
+          batch.upsert(i, item.kind, item.session_id, vector);
+        }
       }
-      if (best && best.similarity >= DUPLICATE_SIMILARITY) {
-        results[item.index] = {
-          index: item.index,
-          status: "duplicate",
-          ref: "",
-          id: best.id ?? -1,
-          tokens: item.tokens,
-        };
-        if (best.batchIndex !== undefined) sameBatch.set(item.index, best.batchIndex);
-        notices.push({
-          code: "duplicate",
-          message: "",
-          index: item.index,
-          similarity: round(best.similarity),
-        });
-        continue;
-      }
-      if (best && best.similarity >= SIMILAR_SIMILARITY) {
-        if (best.batchIndex !== undefined) sameBatch.set(item.index, best.batchIndex);
-        notices.push({
-          code: "similar_to",
-          message: "",
-          index: item.index,
-          similarity: round(best.similarity),
-          ...(best.id !== undefined ? { ref: String(best.id) } : {}),
-        });
-      }
-      if (item.tokens > SPLIT_TOKENS) {
-        notices.push({
-          code: "consider_splitting",
-          message: `Memory ${item.index} has ${item.tokens} tokens (over ${SPLIT_TOKENS}): ` +
-            "consider splitting it into smaller facts so recall can return just the relevant one.",
-          index: item.index,
-        });
-      }
-      accepted.push(item.index);
-      if (batch && vector && !isZeroVector(vector) && batch.dimensions === vector.length) {
-        batch.upsert(item.index, item.kind, item.session_id, vector);
-      }
+      earlier.push(i);
     }
 
+    // The store decides what is new, inside its write transaction.
     const now = this.#options.now();
-    const rows: NewMemoryRow[] = accepted.map((i) => {
+    const rows: NewMemoryRow[] = distinct.map((i) => {
       const item = items[i];
       const vector = vectors[i];
       return {
@@ -439,51 +437,99 @@ export class MemoryService {
         ...(vector && ready.model ? { embedding: { model: ready.model, vector } } : {}),
       };
     });
-    const saved = await this.backend.insert(rows);
+    const outcomes: InsertedMemory[] = this.backend.insertDistinct
+      ? await this.backend.insertDistinct(rows)
+      : (await this.backend.insert(rows)).map((memory) => ({ memory, duplicate: false }));
+    // The memory each distinct item is now: the one it saved, or the one it repeats.
     const byIndex = new Map<number, Memory>();
-    accepted.forEach((i, n) => {
-      byIndex.set(i, saved[n]);
+    let saved = 0;
+    distinct.forEach((i, n) => {
+      const { memory, duplicate } = outcomes[n];
+      byIndex.set(i, memory);
+      if (!duplicate) saved++;
       results[i] = {
         index: i,
-        status: "saved",
-        ref: saved[n].ref,
-        id: saved[n].id,
+        status: duplicate ? "duplicate" : "saved",
+        ref: memory.ref,
+        id: memory.id,
         tokens: items[i].tokens,
       };
     });
+    for (const [i, first] of repeats) {
+      const memory = byIndex.get(first)!;
+      results[i] = {
+        index: i,
+        status: "duplicate",
+        ref: memory.ref,
+        id: memory.id,
+        tokens: items[i].tokens,
+      };
+    }
 
-    // Name the memories notices point at: refs of existing ones, or of this batch's.
-    const existingIds = notices.flatMap((n) =>
-      (n.code === "duplicate" || n.code === "similar_to") && n.index !== undefined &&
-        !sameBatch.has(n.index)
-        ? [n.code === "duplicate" ? results[n.index]!.id : Number(n.ref)]
-        : []
-    );
+    // Memories the `similar_to` notices name that are not of this batch.
     const existing = new Map(
-      (await this.backend.getMany(existingIds)).map((m) => [m.id, m] as const),
+      (await this.backend.getMany(
+        [...nearest.entries()].flatMap(([i, n]) =>
+          results[i]!.status === "saved" && n.id !== undefined ? [n.id] : []
+        ),
+      )).map((m) => [m.id, m] as const),
     );
-    for (const notice of notices) {
-      if (notice.code !== "duplicate" && notice.code !== "similar_to") continue;
-      const index = notice.index!;
-      const target = sameBatch.has(index)
-        ? byIndex.get(sameBatch.get(index)!)
-        : existing.get(notice.code === "duplicate" ? results[index]!.id : Number(notice.ref));
-      if (!target) {
-        // The memory it resembled was deleted meanwhile (another call).
-        delete notice.ref;
-        notice.message = notice.code === "duplicate"
-          ? `Memory ${index} was not saved: it duplicates a memory deleted meanwhile.`
-          : `Memory ${index} was saved; it resembled a memory deleted meanwhile.`;
+    for (const item of items) {
+      const i = item.index;
+      const result = results[i]!;
+      if (result.status === "duplicate") {
+        // The cosine when it is known: the vectors of both texts are at hand.
+        const first = repeats.get(i);
+        const near = first === undefined ? storedBest.get(i) : undefined;
+        const a = vectors[i];
+        const b = first !== undefined ? vectors[first] : undefined;
+        const similarity = near?.id === result.id
+          ? round(near.score)
+          : a && b && a.length === b.length && !isZeroVector(a) && !isZeroVector(b)
+          ? round(cosine(a, b))
+          : undefined;
+        notices.push({
+          code: "duplicate",
+          message: `Memory ${i} was not saved: it duplicates ${result.ref} ` +
+            "(the same text up to case, spacing and punctuation).",
+          index: i,
+          ref: result.ref,
+          ...(similarity !== undefined ? { similarity } : {}),
+        });
         continue;
       }
-      notice.ref = target.ref;
-      if (notice.code === "duplicate") {
-        results[index] = { ...results[index]!, ref: target.ref, id: target.id };
-        notice.message = `Memory ${index} was not saved: it duplicates ${target.ref} ` +
-          `(similarity ${notice.similarity}).`;
-      } else {
-        notice.message = `Memory ${index} was saved but is similar to ${target.ref} ` +
-          `(similarity ${notice.similarity}); update that one instead if it is the same fact.`;
+      const near = nearest.get(i);
+      if (near) {
+        const target = near.batchIndex !== undefined
+          ? byIndex.get(near.batchIndex)
+          : existing.get(near.id!);
+        const similarity = round(near.similarity);
+        notices.push(
+          target
+            ? {
+              code: "similar_to",
+              message: `Memory ${i} was saved but is similar to ${target.ref} ` +
+                `(similarity ${similarity}); update that one instead if it is the same fact.`,
+              index: i,
+              ref: target.ref,
+              similarity,
+            }
+            : {
+              // The memory it resembled was deleted meanwhile (another call).
+              code: "similar_to",
+              message: `Memory ${i} was saved; it resembled a memory deleted meanwhile.`,
+              index: i,
+              similarity,
+            },
+        );
+      }
+      if (item.tokens > SPLIT_TOKENS) {
+        notices.push({
+          code: "consider_splitting",
+          message: `Memory ${i} has ${item.tokens} tokens (over ${SPLIT_TOKENS}): ` +
+            "consider splitting it into smaller facts so recall can return just the relevant one.",
+          index: i,
+        });
       }
     }
     if (embedFailed) {
@@ -497,7 +543,7 @@ export class MemoryService {
     const final = results as SaveMemoryItemResult[];
     return {
       results: final,
-      saved: accepted.length,
+      saved,
       duplicates: final.filter((r) => r.status === "duplicate").length,
       notices: [...notices, ...this.#statusNotices(ready)],
     };

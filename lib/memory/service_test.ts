@@ -294,7 +294,7 @@ Deno.test("get / update / delete by ref and id, with history", async () => {
   }
 });
 
-Deno.test("save: duplicate decisions with the in-memory index equal the vec0 ones (batch and store, sessions)", async () => {
+Deno.test("save: near-duplicate notices with the in-memory index equal the vec0 ones (batch and store, sessions)", async () => {
   const embedder = await staticEmbedder();
   const d = embedder.dimensions!;
   let seed = 99;
@@ -348,9 +348,34 @@ Deno.test("save: duplicate decisions with the in-memory index equal the vec0 one
   const fast = await outcome(true);
   const exact = await outcome(false);
   assert.deepEqual(fast, exact);
+  // Every text differs: none is a duplicate, however close its vector (issue 19).
   const statuses = fast.filter((_, i) => i % 2 === 0).flat().join(" ");
-  assert.match(statuses, /duplicate/);
-  assert.ok(
-    fast.some((notices, i) => i % 2 === 1 && notices.some((n) => n.startsWith("similar_to"))),
+  assert.doesNotMatch(statuses, /duplicate/);
+  const similar = fast.filter((_, i) => i % 2 === 1).flat().filter((n) =>
+    n.startsWith("similar_to")
   );
+  assert.ok(similar.some((n) => Number(n.split(":")[3]) >= 0.95), "≥ 0.95 is noticed, not skipped");
+});
+
+Deno.test("save on an engine without insertDistinct: nothing is dropped, repeats within a batch are skipped", async () => {
+  const backend = openSqliteMemoryBackend(":memory:");
+  // An engine written before insertDistinct existed.
+  Object.defineProperty(backend, "insertDistinct", { value: undefined });
+  const m = new MemoryService(backend, { embedder: staticEmbedder });
+  try {
+    const out = await m.save({
+      memories: [
+        { content: "The user's locker code is 4471." },
+        { content: "The user's locker code is 9902." },
+        { content: "the user's locker code is 4471" },
+      ],
+    });
+    assert.deepEqual(out.results.map((r) => r.status), ["saved", "saved", "duplicate"]);
+    assert.equal(out.results[2].ref, out.results[0].ref);
+    const again = await m.save({ memories: [{ content: "The user's locker code is 4471." }] });
+    assert.equal(again.results[0].status, "saved", "without the engine's check, never skipped");
+    assert.equal((await m.backend.counts()).live, 3);
+  } finally {
+    await m.close();
+  }
 });

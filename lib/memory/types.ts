@@ -59,15 +59,18 @@ export interface Memory {
 
 /** Stable codes of the notices a memory tool attaches to its answer. */
 export type MemoryNoticeCode =
-  /** A new memory was skipped: cosine ≥ 0.95 to an existing one in the same scope. */
+  /**
+   * A new memory was skipped: it says the same as a live one in the same
+   * scope (the same text up to case, whitespace and punctuation).
+   */
   | "duplicate"
-  /** A new memory was saved but looks like an existing one (cosine ≥ 0.80). */
+  /** A new memory was saved but looks like an existing one (cosine ≥ 0.80, 0.95 and above included). */
   | "similar_to"
   /** Content over 800 tokens was saved; consider splitting it. */
   | "consider_splitting"
   /** A background re-embed is running (progress and estimate attached). */
   | "reembedding"
-  /** No embedder is available: duplicates are not detected and recall ranks with BM25 alone. */
+  /** No embedder is available: near-duplicates are not flagged and recall ranks with BM25 alone. */
   | "no_embedder"
   /** The token budget cut results. */
   | "budget";
@@ -82,7 +85,7 @@ export interface MemoryNotice {
   index?: number;
   /** Ref of the memory it names (the existing one for `duplicate` / `similar_to`). */
   ref?: string;
-  /** Cosine similarity (`duplicate`, `similar_to`). */
+  /** Cosine similarity (`similar_to`; `duplicate` when the vectors were compared). */
   similarity?: number;
   /** Memories embedded with the current model so far (`reembedding`). */
   done?: number;
@@ -116,7 +119,10 @@ export interface SaveMemoriesInput {
 export interface SaveMemoryItemResult {
   /** Position in the input. */
   index: number;
-  /** `saved`, or `duplicate` (skipped; `ref` names the existing memory). */
+  /**
+   * `saved`, or `duplicate`: skipped because a live memory in the same scope
+   * (or an earlier item of the batch) says the same thing; `ref` names it.
+   */
   status: "saved" | "duplicate";
   /** Ref of the new memory, or of the existing one it duplicates. */
   ref: string;
@@ -379,6 +385,19 @@ export interface NewMemoryRow {
   embedding?: MemoryEmbedding;
 }
 
+/** What {@link MemoryBackend.insertDistinct} did with one row. */
+export interface InsertedMemory {
+  /** The new memory, or the live one that says the same (when `duplicate`). */
+  memory: Memory;
+  /**
+   * True when nothing was inserted for this row: a live memory of the same
+   * scope (same `session_id`, or both without; any kind), or an earlier row
+   * of the same call, has the same normalised text (`normalizeMemoryText`
+   * in `text.ts`).
+   */
+  duplicate: boolean;
+}
+
 /** The new content of {@link MemoryBackend.update}. */
 export interface MemoryUpdate {
   /** New content. */
@@ -498,6 +517,23 @@ export interface MemoryBackend {
   insert(rows: NewMemoryRow[]): Promise<Memory[]>;
 
   /**
+   * Inserts in ONE transaction (all or none) the rows that say something
+   * new: a row whose normalised text (`normalizeMemoryText` in `text.ts`)
+   * equals that of a live memory in its scope (same `session_id`, or both
+   * without; any kind), or of an earlier row of this call, is not inserted
+   * and is answered with that memory. The check holds under concurrent
+   * calls from any number of connections or processes: of N calls saving
+   * the same text at once, exactly one inserts it. Returns one outcome per
+   * row, in input order. Never decided by vectors.
+   *
+   * Optional for compatibility; both built-in engines have it. Without it,
+   * the service inserts with {@link insert} and only skips repeats within
+   * one batch: nothing is ever dropped, but a memory saved again in a later
+   * call is stored twice.
+   */
+  insertDistinct?(rows: NewMemoryRow[]): Promise<InsertedMemory[]>;
+
+  /**
    * Replaces the content of live memory `id` in one transaction: the old
    * version is copied to a history row (fresh id and ref, `superseded_by` =
    * `id`, same `created_at`, its old `updated_at`), the live row keeps id, ref,
@@ -545,8 +581,8 @@ export interface MemoryBackend {
   ): Promise<MemoryCandidate[]>;
 
   /**
-   * Optional batch form of a `k = 1` {@link vectorCandidates} (the duplicate
-   * check of a save): for each vector, its nearest live memory in its own
+   * Optional batch form of a `k = 1` {@link vectorCandidates} (the
+   * near-duplicate notice of a save): for each vector, its nearest live memory in its own
    * scope with the cosine as score, when that cosine is at least `minScore`;
    * else `undefined`. Must decide exactly as `vectorCandidates(v, 1, scope)`
    * would. Engines without it are called once per vector.

@@ -83,7 +83,9 @@ export const MemoryNoticeSchema: z.ZodObject<{
   message: z.string(),
   index: z.number().int().optional(),
   ref: z.string().optional(),
-  similarity: z.number().optional(),
+  similarity: z.number().optional().describe(
+    "Cosine similarity: similar_to (saved, close to ref); duplicate (skipped: same text as ref) when known",
+  ),
   done: z.number().int().optional(),
   total: z.number().int().optional(),
   eta_seconds: z.number().optional(),

@@ -29,8 +29,10 @@ import {
   type PgPool,
   type PgQueryable,
 } from "./client.ts";
-import { ensureVectorIndex, migratePostgres, TS_CONFIG } from "./schema.ts";
+import { DUPLICATE_LOCK_CLASS, ensureVectorIndex, migratePostgres, TS_CONFIG } from "./schema.ts";
+import { memoryTextKey, normalizeMemoryText } from "../text.ts";
 import {
+  type InsertedMemory,
   isoTime,
   type Memory,
   type MemoryBackend,
@@ -147,6 +149,14 @@ function checkContent(content: string, field: string): void {
       `${field} contains a NUL character, which PostgreSQL text cannot hold`,
     );
   }
+}
+
+/** Checks the content and kind of rows to insert. */
+function checkRows(rows: NewMemoryRow[]): void {
+  rows.forEach((r, i) => {
+    checkContent(r.content, `memories[${i}].content`);
+    checkKind(r.kind, `memories[${i}].kind`);
+  });
 }
 
 function checkKind(kind: unknown, field: string): void {
@@ -377,63 +387,139 @@ export class PostgresMemoryBackend implements MemoryBackend {
   /** Inserts rows in one transaction (all or none). */
   async insert(rows: NewMemoryRow[]): Promise<Memory[]> {
     if (rows.length === 0) return [];
-    rows.forEach((r, i) => {
-      checkContent(r.content, `memories[${i}].content`);
-      checkKind(r.kind, `memories[${i}].kind`);
-    });
+    checkRows(rows);
+    const keys = rows.map((r) => memoryTextKey(r.content));
+    return await this.run(
+      "insert",
+      () => inTransaction(this.pool, (c) => this.insertRows(c, rows, keys)),
+    );
+  }
+
+  /**
+   * {@link MemoryBackend.insertDistinct}: inside the insert transaction, an
+   * advisory lock per (tenant, session, content key), taken in ascending
+   * order (no deadlock between batches), serialises every save of the same
+   * text; the lookup runs after the lock, so it sees what the previous
+   * holder committed.
+   */
+  async insertDistinct(rows: NewMemoryRow[]): Promise<InsertedMemory[]> {
+    if (rows.length === 0) return [];
+    checkRows(rows);
+    const texts = rows.map((r) => normalizeMemoryText(r.content));
+    const keys = rows.map((r, i) => memoryTextKey(r.content, texts[i]));
+    const scopeOf = (session: string | null) => (session === null ? "-" : `+${session}`);
     return await this.run("insert", () =>
       inTransaction(this.pool, async (c) => {
-        const model = await this.readModel(c, "FOR SHARE");
-        const vecs = rows.map((r, i) => {
-          if (!r.embedding || !model || r.embedding.model !== model.model) return null;
-          checkVector(r.embedding.vector, model.dims, `memories[${i}].embedding`);
-          return storedVector(r.embedding.vector);
-        });
-        const out = new Map<number, Memory>();
-        let todo = rows.map((_, i) => i);
-        for (let attempt = 0; todo.length > 0; attempt++) {
-          if (attempt >= REF_TRIES) {
-            throw new GleanerError("internal", "could not draw a unique memory ref");
-          }
-          const refs = new Set<string>();
-          while (refs.size < todo.length) refs.add(newRef());
-          const refList = [...refs];
-          const { rows: made } = await c.query<Row>(
-            `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
-               updated_at, tokens, embedding_model, embedding_dims, embedding)
-             SELECT $1, u.ref, u.content, u.kind, u.session_id, u.created_at, u.created_at,
-               u.tokens, CASE WHEN u.vec IS NULL THEN NULL ELSE $2 END,
-               CASE WHEN NULLIF(u.vec, '') IS NULL THEN NULL ELSE $3::integer END, NULLIF(u.vec, '')::vector
-             FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
-                         $9::integer[], $10::text[])
-               WITH ORDINALITY AS u(ref, content, kind, session_id, created_at, tokens, vec, ord)
-             ORDER BY u.ord
-             ON CONFLICT (tenant, ref) DO NOTHING
-             RETURNING ${COLS}`,
-            [
-              this.tenant,
-              model?.model ?? null,
-              model?.dims ?? null,
-              refList,
-              todo.map((i) => rows[i].content),
-              todo.map((i) => rows[i].kind),
-              todo.map((i) => rows[i].session_id),
-              todo.map((i) => Math.trunc(rows[i].created_at)),
-              todo.map((i) => Math.trunc(rows[i].tokens)),
-              todo.map((i) => vecs[i]),
-            ],
+        await c.query(
+          `SELECT pg_advisory_xact_lock($1, s.h)
+           FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest($2::text[]) AS k ORDER BY 1) AS s`,
+          [
+            DUPLICATE_LOCK_CLASS,
+            rows.map((r, i) => `${this.tenant} ${scopeOf(r.session_id)} ${keys[i]}`),
+          ],
+        );
+        const { rows: found } = await c.query<Row & { content_key: string }>(
+          `SELECT ${COLS}, content_key FROM gleaner_memory
+           WHERE tenant = $1 AND superseded_by IS NULL AND content_key = ANY($2::text[])
+           ORDER BY id`,
+          [this.tenant, [...new Set(keys)]],
+        );
+        // Per row: the live memory it repeats, or the earlier row of this call it repeats.
+        const existing: (Memory | undefined)[] = [];
+        const earlier: (number | undefined)[] = [];
+        const first = new Map<string, number>();
+        const fresh: number[] = [];
+        rows.forEach((r, i) => {
+          const same = found.find((f) =>
+            f.content_key === keys[i] && f.session_id === r.session_id &&
+            normalizeMemoryText(f.content) === texts[i]
           );
-          const byRef = new Map(made.map((r) => [r.ref, r]));
-          const left: number[] = [];
-          todo.forEach((i, j) => {
-            const r = byRef.get(refList[j]);
-            if (r) out.set(i, toMemory(r));
-            else left.push(i);
-          });
-          todo = left;
-        }
-        return rows.map((_, i) => out.get(i)!);
+          if (same) {
+            existing[i] = toMemory(same);
+            return;
+          }
+          const id = `${scopeOf(r.session_id)} ${texts[i]}`;
+          earlier[i] = first.get(id);
+          if (earlier[i] === undefined) {
+            first.set(id, i);
+            fresh.push(i);
+          }
+        });
+        const made = await this.insertRows(
+          c,
+          fresh.map((i) => rows[i]),
+          fresh.map((i) => keys[i]),
+        );
+        const byIndex = new Map(fresh.map((i, n) => [i, made[n]] as const));
+        return rows.map((_, i): InsertedMemory => {
+          if (existing[i]) return { memory: existing[i]!, duplicate: true };
+          if (earlier[i] !== undefined) {
+            return { memory: byIndex.get(earlier[i]!)!, duplicate: true };
+          }
+          return { memory: byIndex.get(i)!, duplicate: false };
+        });
       }));
+  }
+
+  /** Inserts rows on `c` inside its transaction, in input order. */
+  private async insertRows(
+    c: PgQueryable,
+    rows: NewMemoryRow[],
+    keys: string[],
+  ): Promise<Memory[]> {
+    if (rows.length === 0) return [];
+    const model = await this.readModel(c, "FOR SHARE");
+    const vecs = rows.map((r, i) => {
+      if (!r.embedding || !model || r.embedding.model !== model.model) return null;
+      checkVector(r.embedding.vector, model.dims, `memories[${i}].embedding`);
+      return storedVector(r.embedding.vector);
+    });
+    const out = new Map<number, Memory>();
+    let todo = rows.map((_, i) => i);
+    for (let attempt = 0; todo.length > 0; attempt++) {
+      if (attempt >= REF_TRIES) {
+        throw new GleanerError("internal", "could not draw a unique memory ref");
+      }
+      const refs = new Set<string>();
+      while (refs.size < todo.length) refs.add(newRef());
+      const refList = [...refs];
+      const { rows: made } = await c.query<Row>(
+        `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
+           updated_at, tokens, embedding_model, embedding_dims, embedding, content_key)
+         SELECT $1, u.ref, u.content, u.kind, u.session_id, u.created_at, u.created_at,
+           u.tokens, CASE WHEN u.vec IS NULL THEN NULL ELSE $2 END,
+           CASE WHEN NULLIF(u.vec, '') IS NULL THEN NULL ELSE $3::integer END, NULLIF(u.vec, '')::vector,
+           u.content_key
+         FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
+                     $9::integer[], $10::text[], $11::text[])
+           WITH ORDINALITY AS u(ref, content, kind, session_id, created_at, tokens, vec, content_key, ord)
+         ORDER BY u.ord
+         ON CONFLICT (tenant, ref) DO NOTHING
+         RETURNING ${COLS}`,
+        [
+          this.tenant,
+          model?.model ?? null,
+          model?.dims ?? null,
+          refList,
+          todo.map((i) => rows[i].content),
+          todo.map((i) => rows[i].kind),
+          todo.map((i) => rows[i].session_id),
+          todo.map((i) => Math.trunc(rows[i].created_at)),
+          todo.map((i) => Math.trunc(rows[i].tokens)),
+          todo.map((i) => vecs[i]),
+          todo.map((i) => keys[i]),
+        ],
+      );
+      const byRef = new Map(made.map((r) => [r.ref, r]));
+      const left: number[] = [];
+      todo.forEach((i, j) => {
+        const r = byRef.get(refList[j]);
+        if (r) out.set(i, toMemory(r));
+        else left.push(i);
+      });
+      todo = left;
+    }
+    return rows.map((_, i) => out.get(i)!);
   }
 
   /** Replaces the content of live memory `id`, keeping the old version as history. */
@@ -463,9 +549,9 @@ export class PostgresMemoryBackend implements MemoryBackend {
           }
           const { rows } = await c.query<Row>(
             `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
-               updated_at, recall_count, last_recalled_at, superseded_by, tokens)
+               updated_at, recall_count, last_recalled_at, superseded_by, tokens, content_key)
              SELECT tenant, $3, content, kind, session_id, created_at, updated_at, recall_count,
-               last_recalled_at, id, tokens
+               last_recalled_at, id, tokens, content_key
              FROM gleaner_memory WHERE tenant = $1 AND id = $2
              ON CONFLICT (tenant, ref) DO NOTHING
              RETURNING ${COLS}`,
@@ -475,7 +561,8 @@ export class PostgresMemoryBackend implements MemoryBackend {
         }
         const { rows } = await c.query<Row>(
           `UPDATE gleaner_memory SET content = $3, tokens = $4, updated_at = $5,
-             embedding = NULLIF($6, '')::vector, embedding_model = $7, embedding_dims = $8
+             embedding = NULLIF($6, '')::vector, embedding_model = $7, embedding_dims = $8,
+             content_key = $9
            WHERE tenant = $1 AND id = $2
            RETURNING ${COLS}`,
           [
@@ -487,6 +574,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
             vec,
             vec === null ? null : model!.model,
             vec === null || vec === "" ? null : model!.dims,
+            memoryTextKey(change.content),
           ],
         );
         return { memory: toMemory(rows[0]), previous: toMemory(previous) };

@@ -168,6 +168,62 @@ Deno.test({
       await db.close();
     }
 
+    await t.step(
+      "a version-1 schema upgrades in place: existing rows get their duplicate keys",
+      async () => {
+        const url = await freshDatabase(server, "upgrade");
+        // Build the first release's schema and rows by hand.
+        const pool = await openPgPool({ url });
+        try {
+          await pool.query(
+            `CREATE TABLE gleaner_memory_migrations (
+             version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+          );
+          await pool.query(PG_MIGRATIONS[0].sql);
+          await pool.query("INSERT INTO gleaner_memory_migrations (version) VALUES (1)");
+          for (
+            const [tenant, ref, content, session] of [
+              ["alice", "v1ref000", "The user's locker code is 4471.", null],
+              ["alice", "v1ref001", "The staging server runs Postgres 15.", "s1"],
+              ["bob", "v1ref002", "The user's locker code is 4471.", null],
+            ]
+          ) {
+            await pool.query(
+              `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
+               updated_at, tokens) VALUES ($1, $2, $3, 'episodic', $4, $5, $5, 7)`,
+              [tenant, ref, content, session, T0],
+            );
+          }
+        } finally {
+          await pool.end();
+        }
+        const upgraded = await PostgresMemoryDatabase.open({ url });
+        try {
+          const { rows } = await upgraded.pool.query<{ n: string }>(
+            "SELECT count(*) AS n FROM gleaner_memory WHERE content_key IS NULL",
+          );
+          assert.equal(Number(rows[0].n), 0, "every row back-filled");
+          const alice = upgraded.backend("alice");
+          const [same, other, version] = await alice.insertDistinct([
+            row("the user's locker code is 4471"),
+            row("The user's locker code is 9902."),
+            row("The staging server runs Postgres 15.", { session_id: "s1" }),
+          ]);
+          assert.equal(same.duplicate, true);
+          assert.equal(same.memory.ref, "v1ref000");
+          assert.equal(other.duplicate, false);
+          assert.equal(version.duplicate, true);
+          assert.equal(version.memory.ref, "v1ref001");
+          const [bob] = await upgraded.backend("bob").insertDistinct([
+            row("The user's locker code is 4471"),
+          ]);
+          assert.equal(bob.memory.ref, "v1ref002", "tenants stay apart");
+        } finally {
+          await upgraded.close();
+        }
+      },
+    );
+
     await t.step("instances migrating together: one schema, versions recorded once", async () => {
       const url = await freshDatabase(server, "race");
       const dbs = await Promise.all(

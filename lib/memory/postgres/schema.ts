@@ -20,12 +20,22 @@
  */
 import type { PgPool, PgQueryable } from "./client.ts";
 import { inTransaction } from "./client.ts";
+import { memoryTextKey } from "../text.ts";
 
 /** Text search configuration of the `tsv` column and of queries. */
 export const TS_CONFIG = "english";
 
 /** Advisory lock class of this store ("glnr"); second key 0: migrations, n > 0: index for n dims. */
 const LOCK_CLASS = 0x676c6e72;
+
+/**
+ * Advisory lock class of the duplicate check ("glnk"); the second key is a
+ * hash of (tenant, session, content key), taken in ascending order.
+ */
+export const DUPLICATE_LOCK_CLASS = 0x676c6e6b;
+
+/** Rows back-filled per statement by a migration. */
+const BACKFILL_BATCH = 1_000;
 
 /** Largest dimension count pgvector's HNSW index takes for `vector`. */
 export const HNSW_MAX_DIMENSIONS = 2000;
@@ -36,6 +46,25 @@ export interface PgMigration {
   version: number;
   /** Statements, run in order in the migration transaction. */
   sql: string;
+  /** Run after `sql` in the same transaction (back-fills computed in TypeScript). */
+  run?: (client: PgQueryable) => Promise<void>;
+}
+
+/** Sets `content_key` (see `memoryTextKey`) of every row without one, a batch at a time. */
+async function backfillContentKeys(client: PgQueryable): Promise<void> {
+  for (;;) {
+    const { rows } = await client.query<{ tenant: string; id: string; content: string }>(
+      `SELECT tenant, id, content FROM gleaner_memory WHERE content_key IS NULL
+       ORDER BY tenant, id LIMIT ${BACKFILL_BATCH}`,
+    );
+    if (rows.length === 0) return;
+    await client.query(
+      `UPDATE gleaner_memory g SET content_key = u.key
+       FROM unnest($1::text[], $2::bigint[], $3::text[]) AS u(tenant, id, key)
+       WHERE g.tenant = u.tenant AND g.id = u.id`,
+      [rows.map((r) => r.tenant), rows.map((r) => r.id), rows.map((r) => memoryTextKey(r.content))],
+    );
+  }
 }
 
 /** The migrations, oldest first. Append only. */
@@ -91,6 +120,17 @@ CREATE INDEX gleaner_memory_fts ON gleaner_memory USING gin (tenant, tsv)
   WHERE superseded_by IS NULL;
 `,
   },
+  {
+    // The duplicate check's key (memoryTextKey: a hash of the normalised
+    // text), back-filled for every row, indexed over live rows.
+    version: 2,
+    sql: `
+ALTER TABLE gleaner_memory ADD COLUMN content_key text;
+CREATE INDEX gleaner_memory_content_key ON gleaner_memory (tenant, content_key)
+  WHERE superseded_by IS NULL;
+`,
+    run: backfillContentKeys,
+  },
 ];
 
 /**
@@ -113,6 +153,7 @@ export async function migratePostgres(pool: PgPool): Promise<number> {
     for (const m of PG_MIGRATIONS) {
       if (m.version <= current) continue;
       await c.query(m.sql);
+      await m.run?.(c);
       await c.query("INSERT INTO gleaner_memory_migrations (version) VALUES ($1)", [m.version]);
       current = m.version;
     }

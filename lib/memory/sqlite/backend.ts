@@ -33,9 +33,10 @@ import { isZeroVector } from "../../embed/vector.ts";
 import { MEMORY_PATH, openDatabase, transaction } from "../../store/sqlite.ts";
 import { MEMORY_MIGRATIONS } from "./migrations.ts";
 import { openVectorReader, type VectorReader } from "./vectors.ts";
-import { ftsQuery, searchWords } from "../text.ts";
+import { ftsQuery, memoryTextKey, normalizeMemoryText, searchWords } from "../text.ts";
 import { bytesPerVector, VectorIndex } from "../vector/vector_index.ts";
 import {
+  type InsertedMemory,
   isoTime,
   type Memory,
   type MemoryBackend,
@@ -724,49 +725,82 @@ export class SqliteMemoryBackend implements MemoryBackend {
     }
   }
 
+  /** Inserts one row (inside a write transaction); `taken` holds the refs drawn by this transaction. */
+  #insertRow(row: NewMemoryRow, key: string, taken: Set<string>): Memory {
+    const current = this.#currentModel();
+    const ref = this.#freshRef(taken);
+    const embedded = row.embedding && current && row.embedding.model === current.model
+      ? row.embedding
+      : undefined;
+    const created = Math.trunc(row.created_at);
+    const { lastInsertRowid } = this.#stmt(
+      "INSERT INTO memories (ref, content, kind, session_id, created_at, updated_at, " +
+        "superseded_by, tokens, embedding_model, recall_count, last_recalled_at, content_key) " +
+        "VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, 0, NULL, ?)",
+    ).run(
+      ref,
+      row.content,
+      row.kind,
+      row.session_id,
+      created,
+      created,
+      row.tokens,
+      embedded ? embedded.model : null,
+      key,
+    );
+    const id = Number(lastInsertRowid);
+    if (embedded) this.#putVector(id, row.kind, row.session_id, embedded.vector);
+    return toMemory({
+      id,
+      ref,
+      content: row.content,
+      kind: row.kind,
+      session_id: row.session_id,
+      created_at: created,
+      updated_at: created,
+      recall_count: 0,
+      last_recalled_at: null,
+      superseded_by: null,
+      tokens: row.tokens,
+      embedding_model: embedded ? embedded.model : null,
+    });
+  }
+
   insert(rows: NewMemoryRow[]): Promise<Memory[]> {
     if (rows.length === 0) return Promise.resolve([]);
     try {
+      const keys = rows.map((row) => memoryTextKey(row.content));
       return Promise.resolve(this.#write(() => {
-        const current = this.#currentModel();
-        const add = this.#stmt(
-          "INSERT INTO memories (ref, content, kind, session_id, created_at, updated_at, " +
-            "superseded_by, tokens, embedding_model, recall_count, last_recalled_at) " +
-            "VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, 0, NULL)",
+        const taken = new Set<string>();
+        return rows.map((row, i) => this.#insertRow(row, keys[i], taken));
+      }));
+    } catch (error) {
+      return Promise.reject(writeError("save", error));
+    }
+  }
+
+  /**
+   * {@link MemoryBackend.insertDistinct}: the lookup and the inserts share
+   * one `BEGIN IMMEDIATE` transaction, which holds the file's write lock, so
+   * no other connection or process can insert the same text in between.
+   */
+  insertDistinct(rows: NewMemoryRow[]): Promise<InsertedMemory[]> {
+    if (rows.length === 0) return Promise.resolve([]);
+    try {
+      const texts = rows.map((row) => normalizeMemoryText(row.content));
+      const keys = rows.map((row, i) => memoryTextKey(row.content, texts[i]));
+      return Promise.resolve(this.#write(() => {
+        const same = this.#stmt(
+          `SELECT ${COLUMNS} FROM memories m WHERE m.content_key = ? AND m.session_id IS ? ` +
+            "AND m.superseded_by IS NULL ORDER BY m.id",
         );
         const taken = new Set<string>();
-        return rows.map((row) => {
-          const ref = this.#freshRef(taken);
-          const embedded = row.embedding && current && row.embedding.model === current.model
-            ? row.embedding
-            : undefined;
-          const created = Math.trunc(row.created_at);
-          const { lastInsertRowid } = add.run(
-            ref,
-            row.content,
-            row.kind,
-            row.session_id,
-            created,
-            created,
-            row.tokens,
-            embedded ? embedded.model : null,
-          );
-          const id = Number(lastInsertRowid);
-          if (embedded) this.#putVector(id, row.kind, row.session_id, embedded.vector);
-          return toMemory({
-            id,
-            ref,
-            content: row.content,
-            kind: row.kind,
-            session_id: row.session_id,
-            created_at: created,
-            updated_at: created,
-            recall_count: 0,
-            last_recalled_at: null,
-            superseded_by: null,
-            tokens: row.tokens,
-            embedding_model: embedded ? embedded.model : null,
-          });
+        return rows.map((row, i): InsertedMemory => {
+          // Rows inserted earlier in this transaction are found here too.
+          const found = (same.all(keys[i], row.session_id) as unknown as Row[])
+            .find((r) => normalizeMemoryText(r.content) === texts[i]);
+          if (found) return { memory: toMemory(found), duplicate: true };
+          return { memory: this.#insertRow(row, keys[i], taken), duplicate: false };
         });
       }));
     } catch (error) {
@@ -789,28 +823,25 @@ export class SqliteMemoryBackend implements MemoryBackend {
         const ref = this.#freshRef(new Set());
         const { lastInsertRowid } = this.#stmt(
           "INSERT INTO memories (ref, content, kind, session_id, created_at, updated_at, " +
-            "superseded_by, tokens, embedding_model, recall_count, last_recalled_at) " +
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
-        ).run(
-          ref,
-          old.content,
-          old.kind,
-          old.session_id,
-          old.created_at,
-          old.updated_at,
-          id,
-          old.tokens,
-          old.recall_count,
-          old.last_recalled_at,
-        );
+            "superseded_by, tokens, embedding_model, recall_count, last_recalled_at, content_key) " +
+            "SELECT ?, content, kind, session_id, created_at, updated_at, id, tokens, NULL, " +
+            "recall_count, last_recalled_at, content_key FROM memories WHERE id = ?",
+        ).run(ref, id);
         const embedded = change.embedding && current && change.embedding.model === current.model
           ? change.embedding
           : undefined;
         const updated = Math.trunc(change.updated_at);
         this.#stmt(
-          "UPDATE memories SET content = ?, tokens = ?, updated_at = ?, embedding_model = ? " +
-            "WHERE id = ?",
-        ).run(change.content, change.tokens, updated, embedded ? embedded.model : null, id);
+          "UPDATE memories SET content = ?, tokens = ?, updated_at = ?, embedding_model = ?, " +
+            "content_key = ? WHERE id = ?",
+        ).run(
+          change.content,
+          change.tokens,
+          updated,
+          embedded ? embedded.model : null,
+          memoryTextKey(change.content),
+          id,
+        );
         if (embedded) this.#putVector(id, old.kind, old.session_id, embedded.vector);
         else if (current) this.#dropVector(id);
         const previous = toMemory({

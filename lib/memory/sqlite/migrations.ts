@@ -9,6 +9,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { countTokens } from "../../text/tokens.ts";
+import { memoryTextKey } from "../text.ts";
 import type { Migration } from "../../store/migrations.ts";
 
 /** Version 1: memories, the FTS5 index kept in sync by triggers, a key/value meta table. */
@@ -90,6 +91,25 @@ const V3_VECTOR_LOG = `
 `;
 
 /**
+ * Version 4: the duplicate check's key (`memoryTextKey`: a hash of the
+ * normalised text), back-filled for every row and indexed over live rows, so
+ * a save finds a memory that says the same thing by lookup, not by vectors.
+ */
+function v4ContentKeys(db: DatabaseSync): void {
+  db.exec("ALTER TABLE memories ADD COLUMN content_key TEXT");
+  const rows = db.prepare("SELECT id, content FROM memories").all() as {
+    id: number;
+    content: string;
+  }[];
+  const set = db.prepare("UPDATE memories SET content_key = ? WHERE id = ?");
+  for (const row of rows) set.run(memoryTextKey(row.content), row.id);
+  db.exec(`
+    CREATE INDEX memories_live_key ON memories (content_key, session_id)
+      WHERE superseded_by IS NULL;
+  `);
+}
+
+/**
  * Every migration of the memory file, in order.
  *
  * @example
@@ -102,4 +122,5 @@ export const MEMORY_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "memories, full-text index, meta", up: V1_MEMORIES },
   { version: 2, name: "token counts and recall bookkeeping", up: v2TokensAndRecalls },
   { version: 3, name: "vector change log", up: V3_VECTOR_LOG },
+  { version: 4, name: "duplicate check keys", up: v4ContentKeys },
 ];

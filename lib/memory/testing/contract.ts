@@ -3,6 +3,9 @@
  * (SQLite, PostgreSQL) runs the same cases through
  * {@link runMemoryBackendContract}, each on a fresh empty backend from the
  * factory. Vectors are 4-dimensional unit vectors; timestamps are explicit.
+ * The duplicate rule is also run through {@link MemoryService} over each
+ * engine, with the static model the project ships (the model under which
+ * distinct facts tie at cosine 1.0).
  *
  * @example
  * ```ts ignore
@@ -16,6 +19,9 @@
  */
 import assert from "node:assert/strict";
 import { GleanerError } from "../../errors.ts";
+import { createStaticEmbedder } from "../../embed/static.ts";
+import type { Embedder } from "../../embed/types.ts";
+import { MemoryService } from "../service.ts";
 import {
   type Memory,
   type MemoryBackend,
@@ -30,6 +36,57 @@ export const CONTRACT_DIMENSIONS = 4;
 export const CONTRACT_MODEL = "contract:model-a";
 /** A second model id (model change). */
 export const CONTRACT_MODEL_B = "contract:model-b";
+
+/**
+ * Pairs that say different things though they differ only in a number, a
+ * day, a time, a code, a version, a name, a sign, a currency or word order.
+ * The first five are issue 19's table: each second memory was skipped as a
+ * duplicate of the first at cosine 0.999–1.0 under the static model.
+ */
+export const DISTINCT_PAIRS: readonly (readonly [string, string])[] = [
+  ["The meeting with Bob is on Tuesday at 3pm.", "The meeting with Bob is on Thursday at 3pm."],
+  ["The user's locker code is 4471.", "The user's locker code is 9902."],
+  ["Invoice 2231 was paid on 3 March.", "Invoice 2232 was paid on 3 March."],
+  ["The staging server runs Postgres 15.", "The staging server runs Postgres 16."],
+  [
+    "The flight to Paris leaves at 07:40 from gate B12.",
+    "The flight to Paris leaves at 09:15 from gate C3.",
+  ],
+  ["Bob pays Alice.", "Alice pays Bob."],
+  ["The dose is 3.5 mg.", "The dose is 35 mg."],
+  ["The alarm is set for 07:40.", "The alarm is set for 0740."],
+  ["The client pins v1.2.3 of the SDK.", "The client pins v1.23 of the SDK."],
+  ["It was -5 °C at the summit.", "It was 5 °C at the summit."],
+  ["The launch is on 2026-03-04.", "The launch is on 2026-04-03."],
+  ["The budget is $500.", "The budget is €500."],
+  ["The meeting with Bob is on Tuesday.", "The meeting with Rob is on Tuesday."],
+];
+
+/** How many of {@link DISTINCT_PAIRS} are issue 19's measured table (near-duplicates by cosine). */
+export const ISSUE_PAIRS = 5;
+
+/** Pairs that say the same thing: the same text up to case, whitespace and punctuation. */
+export const SAME_PAIRS: readonly (readonly [string, string])[] = [
+  ["The user's locker code is 4471.", "the user's locker code is 4471"],
+  ["The meeting with Bob is on Tuesday at 3pm.", "  The meeting  with Bob is on\tTuesday at 3pm  "],
+  ["The staging server runs Postgres 15.", "THE STAGING SERVER RUNS POSTGRES 15!"],
+  ["Deploys happen on Fridays.", "\u201cDeploys happen on Fridays.\u201d"],
+  ["Flight: 07:40, gate B12.", "Flight 07:40 gate B12"],
+];
+
+/** Both orders of each pair. */
+function bothWays(
+  pairs: readonly (readonly [string, string])[],
+): { name: string; first: string; second: string }[] {
+  return pairs.flatMap(([a, b], k) => [
+    { name: `pair ${k}`, first: a, second: b },
+    { name: `pair ${k} reversed`, first: b, second: a },
+  ]);
+}
+
+let staticModel: Promise<Embedder> | undefined;
+/** The static model the project ships, loaded once. */
+const staticEmbedder = () => (staticModel ??= createStaticEmbedder());
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const MINUTE = 60_000;
@@ -138,6 +195,141 @@ export async function runMemoryBackendContract(
     assert.deepEqual(page.items.map((m) => m.content), ["kept before"]);
     assert.equal((await b.counts()).live, 1);
   });
+
+  await step(
+    "insertDistinct: a difference in any number, date, time, code, version, name or word order is never a duplicate",
+    async (b) => {
+      const same = vec(CONTRACT_MODEL, 1, 0, 0, 0); // identical vectors: vectors never decide
+      let n = 0;
+      for (const [p, { name, first, second }] of bothWays(DISTINCT_PAIRS).entries()) {
+        const [a] = await b.insertDistinct!([row(first, { session_id: `s${p}`, embedding: same })]);
+        const [c] = await b.insertDistinct!([
+          row(second, { session_id: `s${p}`, embedding: same }),
+        ]);
+        assert.equal(a.duplicate, false, name);
+        assert.equal(c.duplicate, false, `${name}: "${second}" after "${first}"`);
+        assert.notEqual(c.memory.id, a.memory.id);
+        assert.equal(c.memory.content, second);
+        const both = await b.insertDistinct!([
+          row(first, { session_id: `b${p}`, embedding: same }),
+          row(second, { session_id: `b${p}`, embedding: same }),
+        ]);
+        assert.deepEqual(both.map((o) => o.duplicate), [false, false], `${name}, one call`);
+        assert.deepEqual(both.map((o) => o.memory.content), [first, second]);
+        n += 4;
+      }
+      assert.equal((await b.counts()).live, n);
+    },
+  );
+
+  await step(
+    "insertDistinct: the same text up to case, whitespace and punctuation is a duplicate in its scope",
+    async (b) => {
+      for (const [p, { name, first, second }] of bothWays(SAME_PAIRS).entries()) {
+        const [a] = await b.insertDistinct!([row(first, { session_id: `s${p}` })]);
+        // Another vector, another kind: still the same memory.
+        const [c] = await b.insertDistinct!([
+          row(second, {
+            session_id: `s${p}`,
+            kind: "profile",
+            embedding: vec(CONTRACT_MODEL, 0, 1),
+          }),
+        ]);
+        assert.equal(a.duplicate, false, name);
+        assert.equal(c.duplicate, true, `${name}: "${second}" after "${first}"`);
+        assert.deepEqual(c.memory, a.memory, "the duplicate is answered with the live memory");
+        const both = await b.insertDistinct!([
+          row(first, { session_id: `b${p}` }),
+          row("something else entirely", { session_id: `b${p}` }),
+          row(second, { session_id: `b${p}` }),
+        ]);
+        assert.deepEqual(both.map((o) => o.duplicate), [false, false, true], `${name}, one call`);
+        assert.equal(both[2].memory.id, both[0].memory.id);
+      }
+      const live = (await b.counts()).live;
+      assert.equal(live, SAME_PAIRS.length * 2 * 3);
+
+      // Scope: another session, or none, is another scope.
+      const text = "The vault code is 7731.";
+      const [none] = await b.insertDistinct!([row(text)]);
+      const [other] = await b.insertDistinct!([row(text, { session_id: "other" })]);
+      const [again] = await b.insertDistinct!([row(text.toUpperCase())]);
+      assert.deepEqual([none.duplicate, other.duplicate, again.duplicate], [false, false, true]);
+      assert.equal(again.memory.id, none.memory.id);
+
+      // Only live memories count: not an old version, not a deleted memory.
+      const { memory, previous } = await b.update(none.memory.id, {
+        content: "The vault code is 8842.",
+        tokens: 5,
+        updated_at: T0 + MINUTE,
+      });
+      assert.equal(previous.content, text);
+      const [old] = await b.insertDistinct!([row(text)]);
+      assert.equal(old.duplicate, false, "an old version is history, not a live memory");
+      const [updated] = await b.insertDistinct!([row("the vault code is 8842")]);
+      assert.equal(updated.duplicate, true, "the updated content is what the live memory says");
+      assert.equal(updated.memory.id, memory.id);
+      assert.ok(await b.delete(old.memory.id));
+      const [after] = await b.insertDistinct!([row(text)]);
+      assert.equal(after.duplicate, false, "a deleted memory is gone");
+    },
+  );
+
+  await step("insertDistinct is all or none", async (b) => {
+    await b.insertDistinct!([row("kept before")]);
+    await assert.rejects(() =>
+      b.insertDistinct!([
+        row("first of a failing batch"),
+        row("kept before"),
+        row("bad vector", {
+          embedding: {
+            model: CONTRACT_MODEL,
+            vector: new Float32Array(CONTRACT_DIMENSIONS + 3).fill(0.5),
+          },
+        }),
+      ])
+    );
+    const page = await b.list({ sort: "recent", limit: 10, offset: 0 });
+    assert.deepEqual(page.items.map((m) => m.content), ["kept before"]);
+    const [retry] = await b.insertDistinct!([row("first of a failing batch")]);
+    assert.equal(retry.duplicate, false);
+  });
+
+  await step(
+    "insertDistinct under concurrency: distinct texts all land, the same text lands once",
+    async (b) => {
+      const same = vec(CONTRACT_MODEL, 1, 0, 0, 0);
+      const batches = await Promise.all(
+        Array.from(
+          { length: 40 },
+          (_, i) =>
+            b.insertDistinct!(Array.from({ length: 25 }, (_, j) => {
+              const n = i * 25 + j;
+              return row(`Locker ${n} has code ${1000 + n}.`, { embedding: same });
+            })),
+        ),
+      );
+      const outcomes = batches.flat();
+      assert.equal(outcomes.filter((o) => !o.duplicate).length, 1000);
+      assert.equal(new Set(outcomes.map((o) => o.memory.id)).size, 1000);
+      assert.equal((await b.counts()).live, 1000);
+
+      const racing = (await Promise.all(
+        Array.from(
+          { length: 40 },
+          (_, i) =>
+            b.insertDistinct!([row(i % 2 ? "The vault code is 7731." : "the vault code is 7731")]),
+        ),
+      )).flat();
+      assert.equal(
+        racing.filter((o) => !o.duplicate).length,
+        1,
+        "exactly one call inserts it",
+      );
+      assert.equal(new Set(racing.map((o) => o.memory.id)).size, 1);
+      assert.equal((await b.counts()).live, 1001);
+    },
+  );
 
   await step("get by id and ref, getMany in order", async (b) => {
     const [a, c] = await b.insert([row("one"), row("two")]);
@@ -480,4 +672,130 @@ export async function runMemoryBackendContract(
     assert.deepEqual(back.map((m: Memory) => m.content), odd);
     assert.ok(back.every((m) => m.session_id === "ü-session"));
   });
+
+  const serviceStep = (
+    name: string,
+    fn: (m: MemoryService) => Promise<void>,
+    embedder: (() => Promise<Embedder>) | null = staticEmbedder,
+  ) =>
+    t.step(name, async () => {
+      const m = new MemoryService(await factory(), { embedder: embedder ?? undefined });
+      try {
+        await fn(m);
+      } finally {
+        await m.close();
+      }
+    });
+
+  await serviceStep(
+    "save: distinct facts are all saved, near-duplicates with similar_to naming the nearest",
+    async (m) => {
+      for (const [p, { name, first, second }] of bothWays(DISTINCT_PAIRS).entries()) {
+        // In one call.
+        const out = await m.save({
+          memories: [{ content: first, session_id: `b${p}` }, {
+            content: second,
+            session_id: `b${p}`,
+          }],
+        });
+        assert.deepEqual(
+          out.results.map((r) => r.status),
+          ["saved", "saved"],
+          `${name}: ${JSON.stringify(out)}`,
+        );
+        assert.equal(out.saved, 2);
+        assert.equal(out.duplicates, 0);
+        assert.notEqual(out.results[1].ref, out.results[0].ref);
+        const similar = out.notices.filter((n) => n.code === "similar_to");
+        if (p < ISSUE_PAIRS * 2) {
+          assert.equal(similar.length, 1, `${name}: ${JSON.stringify(out.notices)}`);
+        }
+        for (const n of similar) {
+          assert.equal(n.index, 1);
+          assert.equal(n.ref, out.results[0].ref, "the notice names the memory to update instead");
+          assert.ok(n.similarity! >= 0.8);
+          assert.ok(n.message.includes(out.results[0].ref));
+        }
+        // In two calls.
+        const one = await m.save({ memories: [{ content: first, session_id: `s${p}` }] });
+        const two = await m.save({ memories: [{ content: second, session_id: `s${p}` }] });
+        assert.equal(one.results[0].status, "saved", name);
+        assert.equal(two.results[0].status, "saved", `${name}: ${JSON.stringify(two)}`);
+        for (const n of two.notices.filter((n) => n.code === "similar_to")) {
+          assert.equal(n.ref, one.results[0].ref);
+        }
+        if (p < ISSUE_PAIRS * 2) {
+          assert.ok(
+            two.notices.some((n) => n.code === "similar_to" && n.similarity! >= 0.95),
+            name,
+          );
+        }
+      }
+      assert.equal((await m.backend.counts()).live, DISTINCT_PAIRS.length * 2 * 4);
+    },
+  );
+
+  for (const embedder of [staticEmbedder, null]) {
+    const how = embedder ? "with the static model" : "without an embedder";
+    await serviceStep(
+      `save: the same text up to case, whitespace and punctuation is skipped, ${how}`,
+      async (m) => {
+        for (const [p, { name, first, second }] of bothWays(SAME_PAIRS).entries()) {
+          const one = await m.save({ memories: [{ content: first, session_id: `s${p}` }] });
+          const two = await m.save({ memories: [{ content: second, session_id: `s${p}` }] });
+          assert.equal(two.results[0].status, "duplicate", `${name}: ${JSON.stringify(two)}`);
+          assert.equal(two.notices.some((n) => n.code === "no_embedder"), embedder === null);
+          assert.equal(two.results[0].ref, one.results[0].ref);
+          assert.equal(two.results[0].id, one.results[0].id);
+          assert.deepEqual([two.saved, two.duplicates], [0, 1]);
+          const dup = two.notices.find((n) => n.code === "duplicate")!;
+          assert.equal(dup.ref, one.results[0].ref);
+          assert.ok(dup.message.includes(one.results[0].ref));
+          const batch = await m.save({
+            memories: [
+              { content: first, session_id: `b${p}` },
+              { content: second, session_id: `b${p}` },
+              { content: second, session_id: `other${p}` },
+            ],
+          });
+          assert.deepEqual(
+            batch.results.map((r) => r.status),
+            ["saved", "duplicate", "saved"],
+            name,
+          );
+          assert.equal(batch.results[1].ref, batch.results[0].ref);
+        }
+        assert.equal((await m.backend.counts()).live, SAME_PAIRS.length * 2 * 3);
+      },
+      embedder,
+    );
+  }
+
+  await serviceStep(
+    "save under concurrency: 40 batches of 25 distinct facts store 1,000; 40 saves of one fact store 1",
+    async (m) => {
+      const outs = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          m.save({
+            memories: Array.from({ length: 25 }, (_, j) => ({
+              content: `The locker code of room ${i * 25 + j} is ${4000 + i * 25 + j}.`,
+            })),
+          })),
+      );
+      assert.equal(outs.reduce((sum, o) => sum + o.saved, 0), 1000);
+      assert.ok(outs.every((o) => o.duplicates === 0));
+      assert.equal((await m.backend.counts()).live, 1000);
+
+      const same = await Promise.all(
+        Array.from(
+          { length: 40 },
+          () => m.save({ memories: [{ content: "The user's locker code is 4471." }] }),
+        ),
+      );
+      assert.equal(same.reduce((sum, o) => sum + o.saved, 0), 1);
+      assert.equal(same.reduce((sum, o) => sum + o.duplicates, 0), 39);
+      assert.equal(new Set(same.map((o) => o.results[0].ref)).size, 1);
+      assert.equal((await m.backend.counts()).live, 1001);
+    },
+  );
 }
