@@ -24,6 +24,7 @@ import { pace } from "../async/pace.ts";
 import type { Embedder } from "../embed/types.ts";
 import { isZeroVector } from "../embed/vector.ts";
 import { fuseRankings, relevanceOf } from "../rank/fusion.ts";
+import { checkIdText } from "../text/id_text.ts";
 import { countTokens } from "../text/tokens.ts";
 import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { renderedTokens } from "./rendered_tokens.ts";
@@ -310,6 +311,8 @@ export class MemoryService {
   async #save(input: SaveMemoriesInput, options: SaveOptions = {}): Promise<SaveMemoriesResult> {
     const signal = options.signal;
     const items = input.memories.map((m, index) => {
+      checkKind(m.kind, `memories.${index}.kind`);
+      checkIdText(m.session_id, `memories.${index}.session_id`);
       if (typeof m.content !== "string" || m.content.trim() === "") {
         throw new GleanerError(
           "invalid_arguments",
@@ -541,6 +544,7 @@ export class MemoryService {
     input: RecallMemoriesInput,
     options: RecallOptions = {},
   ): Promise<RecallMemoriesResult> {
+    checkIdText(input.session_id, "session_id");
     const topK = input.top_k ?? DEFAULT_TOP_K;
     const maxTokens = input.max_tokens ?? DEFAULT_MAX_TOKENS;
     const ready = await this.#prepare();
@@ -712,6 +716,8 @@ export class MemoryService {
   }
 
   async #list(input: ListMemoriesInput = {}): Promise<ListMemoriesResult> {
+    checkKind(input.kind, "kind");
+    checkIdText(input.session_id, "session_id");
     const ready = await this.#prepare();
     const now = this.#options.now();
     const limit = Math.min(200, Math.max(1, input.limit ?? 20));
@@ -743,6 +749,13 @@ export class MemoryService {
   }
 
   async #find(key: MemoryKey, field = "ref"): Promise<Memory> {
+    if (key.ref !== undefined) {
+      checkIdText(key.ref, "ref");
+    } else if (!Number.isSafeInteger(key.id) || key.id! < 1) {
+      throw new GleanerError("invalid_arguments", "id: must be a positive integer", {
+        details: { field: "id" },
+      });
+    }
     const memory = key.ref !== undefined
       ? await this.backend.get({ ref: key.ref.trim().toLowerCase() })
       : await this.backend.get({ id: key.id! });
@@ -771,6 +784,7 @@ export class MemoryService {
   }
 
   async #update(input: UpdateMemoryInput, signal?: AbortSignal): Promise<UpdateMemoryResult> {
+    checkIdText(input.ref, "ref");
     if (input.content.trim() === "") {
       throw new GleanerError("invalid_arguments", "content: must not be empty", {
         details: { field: "content" },
@@ -863,6 +877,17 @@ export class MemoryService {
     await this.#job?.catch(() => {});
     await this.backend.close();
   }
+}
+
+/** Throws `invalid_arguments` naming `field` unless `kind` is absent or a memory kind. */
+function checkKind(kind: unknown, field: string): void {
+  if (kind === undefined || kind === "episodic" || kind === "profile") return;
+  const shown = typeof kind === "string" ? ` ${JSON.stringify(kind.slice(0, 40))}` : "";
+  throw new GleanerError(
+    "invalid_arguments",
+    `${field}: kind${shown} is not one of episodic, profile`,
+    { details: { field } },
+  );
 }
 
 /** The dense candidate floor when none is configured (see {@link MemoryServiceOptions}). */
