@@ -45,10 +45,19 @@ export function toSearchFailure(
   error: unknown,
   backend: string,
   endpoint?: string,
+  setting?: string,
 ): SearchFailure {
   if (error instanceof SearchFailure) return error;
   const where = endpoint ? safeEndpoint(endpoint) : "the upstream";
   if (error instanceof GleanerError) {
+    const unresolved = unresolvedHost(error, setting);
+    if (unresolved) {
+      return new SearchFailure("unavailable", `${backend}: ${unresolved}`, {
+        backend,
+        cause: error,
+        ...(setting ? { details: { field: setting } } : {}),
+      });
+    }
     switch (error.code) {
       case "timeout":
         return new SearchFailure("unavailable", `${backend}: ${where} timed out`, {
@@ -91,20 +100,45 @@ export function toSearchFailure(
 }
 
 /**
+ * When `error` is a host name that could not be resolved (see `networkError`),
+ * its message (`could not resolve <host>: …`), ending with the setting to
+ * check when one is given; otherwise `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { GleanerError } from "@gleaner/gleaner";
+ * import { unresolvedHost } from "./upstream.ts";
+ * const error = new GleanerError("not_found", "could not resolve searx.lan: no such host name", {
+ *   details: { host: "searx.lan" },
+ * });
+ * console.assert(unresolvedHost(error, "search.searxng_url")!.endsWith("; check search.searxng_url"));
+ * ```
+ */
+export function unresolvedHost(error: unknown, setting?: string): string | undefined {
+  if (!(error instanceof GleanerError) || typeof error.details?.host !== "string") return undefined;
+  if (!error.message.startsWith("could not resolve ")) return undefined;
+  return setting && !error.message.includes(setting)
+    ? `${error.message}; check ${setting}`
+    : error.message;
+}
+
+/**
  * Fetches an upstream search endpoint (robots.txt not consulted: it is an API
  * call), converting thrown errors with {@link toSearchFailure}. Non-2xx
- * statuses are returned for the backend to interpret.
+ * statuses are returned for the backend to interpret. `setting` names where
+ * the endpoint is configured (`search.searxng_url`), for messages.
  */
 export async function fetchUpstream(
   fetcher: Fetcher,
   backend: string,
   url: string | URL,
   options: FetchOptions,
+  setting?: string,
 ): Promise<FetchedResponse> {
   try {
     return await fetcher.fetch(url, { robots: false, ...options });
   } catch (error) {
-    throw toSearchFailure(error, backend, String(url));
+    throw toSearchFailure(error, backend, String(url), setting);
   }
 }
 

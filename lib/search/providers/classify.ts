@@ -18,7 +18,7 @@
  */
 import { type ErrorCode, GleanerError } from "../../errors.ts";
 import { type FailureOutcome, SearchFailure } from "../types.ts";
-import { safeEndpoint } from "../upstream.ts";
+import { safeEndpoint, unresolvedHost } from "../upstream.ts";
 
 /** What a failure means for routing. */
 export type FailureClass =
@@ -181,10 +181,13 @@ export function providerFailure(
   const timedOut = evidence.error instanceof GleanerError
     ? evidence.error.code === "timeout"
     : evidence.error instanceof DOMException && evidence.error.name === "TimeoutError";
+  const unresolved = unresolvedHost(evidence.error, `search.providers.${provider}.base_url`);
   const what = evidence.status !== undefined
     ? evidence.unreadable ? "answered in an unreadable format" : `answered HTTP ${evidence.status}`
     : timedOut
     ? "timed out"
+    : unresolved
+    ? `could not be reached: ${unresolved}`
     : "could not be reached";
   return new SearchFailure(
     CLASS_OUTCOMES[verdict.kind],
