@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { networkError, permissionError, toGleanerError } from "./errors.ts";
 import { parseConfig } from "./config.ts";
 import { createFetcher } from "./net/fetch.ts";
+import { pgError } from "./memory/postgres/client.ts";
 import { providerFailure } from "./search/providers/classify.ts";
 import { createSearxngBackend } from "./search/searxng.ts";
 import { SearchFailure } from "./search/types.ts";
@@ -71,4 +72,19 @@ Deno.test("errors: a name that does not resolve is named, with the setting that 
   });
   assert.match(provider.message, /could not resolve api\.search\.brave\.com: the network or DNS/);
   assert.match(provider.message, /check search\.providers\.brave\.base_url/);
+});
+
+Deno.test("errors: an unresolved PostgreSQL host is named with memory.postgres_url", () => {
+  const error = pgError(
+    Object.assign(new Error("getaddrinfo ENOTFOUND db.lan"), {
+      code: "ENOTFOUND",
+      hostname: "db.lan",
+    }),
+    "recall",
+  );
+  assert.equal(error.code, "provider_unavailable");
+  assert.equal(
+    error.message,
+    "memory store (postgres): recall: could not resolve db.lan (ENOTFOUND); check memory.postgres_url",
+  );
 });
