@@ -83,6 +83,20 @@ async function refusesBadIds(t: Deno.TestContext, gleaner: Gleaner): Promise<voi
         // deno-lint-ignore no-explicit-any
         await assert.rejects(() => service.list({ kind: bad as any }), isInvalid("kind"), name);
       }
+      // Free text may hold control characters (newlines, tabs), but not U+0000.
+      await assert.rejects(
+        () => service.save({ memories: [{ content: "a\u0000b" }] }),
+        isInvalid("memories.0.content"),
+      );
+      await assert.rejects(
+        () => service.update({ ref, content: "a\u0000b" }),
+        isInvalid("content"),
+      );
+      await assert.rejects(() => service.recall({ query: "a\u0000" }), isInvalid("query"));
+      await assert.rejects(() => service.list({ search: "a\u0000" }), isInvalid("search"));
+      const tabbed = await service.save({ memories: [{ content: "line one\n\tline two" }] });
+      assert.equal(tabbed.saved, 1);
+      await service.delete({ ref: tabbed.results[0].ref });
       for (const id of [0, -1, 1.5, Number.NaN, 2 ** 63]) {
         await assert.rejects(() => service.get({ id }), isInvalid("id"), String(id));
       }
@@ -122,6 +136,9 @@ async function refusesBadIds(t: Deno.TestContext, gleaner: Gleaner): Promise<voi
           );
         }
       }
+      const nul = await post("/v1/memories/save", { memories: [{ content: "a\u0000b" }] });
+      assert.equal(nul.status, 400, JSON.stringify(nul.body));
+      assert.match(nul.body.error.message, /memories\.0\.content: must not contain U\+0000/);
       const errors = records.filter((r) => r.level === "error" || r.level === "fatal");
       assert.deepEqual(errors.map((r) => r.message.join("")), []);
       assert.equal((await service.list({})).total_count, 1);

@@ -313,6 +313,7 @@ export class MemoryService {
     const items = input.memories.map((m, index) => {
       checkKind(m.kind, `memories.${index}.kind`);
       checkIdText(m.session_id, `memories.${index}.session_id`);
+      checkNoNul(m.content, `memories.${index}.content`);
       if (typeof m.content !== "string" || m.content.trim() === "") {
         throw new GleanerError(
           "invalid_arguments",
@@ -545,6 +546,7 @@ export class MemoryService {
     options: RecallOptions = {},
   ): Promise<RecallMemoriesResult> {
     checkIdText(input.session_id, "session_id");
+    checkNoNul(input.query, "query");
     const topK = input.top_k ?? DEFAULT_TOP_K;
     const maxTokens = input.max_tokens ?? DEFAULT_MAX_TOKENS;
     const ready = await this.#prepare();
@@ -718,6 +720,7 @@ export class MemoryService {
   async #list(input: ListMemoriesInput = {}): Promise<ListMemoriesResult> {
     checkKind(input.kind, "kind");
     checkIdText(input.session_id, "session_id");
+    checkNoNul(input.search, "search");
     const ready = await this.#prepare();
     const now = this.#options.now();
     const limit = Math.min(200, Math.max(1, input.limit ?? 20));
@@ -785,6 +788,7 @@ export class MemoryService {
 
   async #update(input: UpdateMemoryInput, signal?: AbortSignal): Promise<UpdateMemoryResult> {
     checkIdText(input.ref, "ref");
+    checkNoNul(input.content, "content");
     if (input.content.trim() === "") {
       throw new GleanerError("invalid_arguments", "content: must not be empty", {
         details: { field: "content" },
@@ -876,6 +880,18 @@ export class MemoryService {
     if (this.#active > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
     await this.#job?.catch(() => {});
     await this.backend.close();
+  }
+}
+
+/**
+ * Throws `invalid_arguments` naming `field` when free text holds U+0000, which
+ * PostgreSQL cannot store (SQLite would): the same answer on both engines.
+ */
+function checkNoNul(text: unknown, field: string): void {
+  if (typeof text === "string" && text.includes("\u0000")) {
+    throw new GleanerError("invalid_arguments", `${field}: must not contain U+0000 (NUL)`, {
+      details: { field },
+    });
   }
 }
 
