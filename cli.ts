@@ -17,7 +17,10 @@
  * Any setting can be given as `--set section.key=value`.
  *
  * Exit codes: 0 success; 1 failure (for `search`, `scrape`, `research`: every
- * item failed); 2 usage error (unknown command, flag or setting, bad arguments).
+ * item failed; a bad setting from the environment or config file); 2 usage
+ * error (unknown command, flag or setting, a missing query or URL, a flag value
+ * the settings refuse). With `--json` a failure is also printed on stdout as
+ * `{"error":{"code","message"}}`.
  *
  * @module
  */
@@ -131,11 +134,23 @@ async function main(args: string[]): Promise<number> {
   if (values.version) return print(`gleaner ${VERSION}`), 0;
 
   const flags: Record<string, string> = {};
-  if (values.host) flags["server.host"] = values.host;
-  if (values.port) flags["server.port"] = values.port;
-  if (values["log-level"]) flags["log.level"] = values["log-level"];
-  if (values.presentation) flags["search.presentation"] = values.presentation.replaceAll("-", "_");
-  Object.assign(flags, await settingFlags(values.set ?? []));
+  // Which flag gave each setting, to name it when its value is refused.
+  const flagNames: Record<string, string> = {};
+  const setFlag = (path: string, value: string, name: string) => {
+    flags[path] = value;
+    flagNames[path] = name;
+  };
+  if (values.host !== undefined) setFlag("server.host", values.host, "--host");
+  if (values.port !== undefined) setFlag("server.port", values.port, "--port");
+  if (values["log-level"] !== undefined) {
+    setFlag("log.level", values["log-level"], "--log-level");
+  }
+  if (values.presentation !== undefined) {
+    setFlag("search.presentation", values.presentation.replaceAll("-", "_"), "--presentation");
+  }
+  for (const [path, value] of Object.entries(await settingFlags(values.set ?? []))) {
+    setFlag(path, value, `--set ${path}`);
+  }
   if (values.port !== undefined && !/^\d+$/.test(values.port)) {
     throw new UsageError(`--port expects a number, got "${values.port}"`);
   }
@@ -144,11 +159,25 @@ async function main(args: string[]): Promise<number> {
   }
   const warnings: string[] = [];
   const { loadConfig, redactConfig } = await import("./lib/config/config.ts");
-  const config = await loadConfig({
-    flags,
-    file: values.config,
-    warn: (message) => warnings.push(message),
-  });
+  let config;
+  try {
+    config = await loadConfig({
+      flags,
+      file: values.config,
+      warn: (message) => warnings.push(message),
+    });
+  } catch (error) {
+    // A value given on the command line that the schema refuses is a usage error
+    // (flags win over the file and the environment, so the flag is the culprit).
+    const field = error instanceof GleanerError && error.code === "invalid_arguments"
+      ? error.details?.field
+      : undefined;
+    const path = typeof field === "string"
+      ? Object.keys(flagNames).find((p) => field === p || field.startsWith(`${p}.`))
+      : undefined;
+    if (path) throw new UsageError(`${flagNames[path]}: ${(error as Error).message}`);
+    throw error;
+  }
   const { setupLogging } = await import("./lib/log.ts");
   await setupLogging(config.log.level);
   // Written synchronously: a short command may exit before the log sink flushes.
@@ -208,13 +237,16 @@ async function main(args: string[]): Promise<number> {
         return 0;
       }
       case "search":
+        if (rest.join(" ").trim() === "") throw new UsageError("search needs a query");
         return await runTool("search", { items: [{ query: rest.join(" ") }] }, values.json);
       case "scrape":
+        if (rest.length === 0) throw new UsageError("scrape needs at least one URL");
         return await runTool("scrape_urls", {
           items: rest.map((url) => ({ url, query: values.query })),
           ...(values["max-tokens"] ? { max_tokens: Number(values["max-tokens"]) } : {}),
         }, values.json);
       case "research":
+        if (rest.join(" ").trim() === "") throw new UsageError("research needs a question");
         return await runTool("research", {
           query: rest.join(" "),
           ...(values["max-tokens"] ? { max_tokens: Number(values["max-tokens"]) } : {}),
@@ -254,8 +286,7 @@ async function main(args: string[]): Promise<number> {
       output = await callTool(tool, await getGleaner(), input);
     } catch (error) {
       if (!(error instanceof GleanerError) || error.code !== "invalid_arguments") throw error;
-      printError(`invalid_arguments: ${error.message}`);
-      return 2;
+      throw new UsageError(error.message);
     }
     print(json ? JSON.stringify(output, null, 2) : tool.render(output));
     return everyItemFailed(name, output) ? 1 : 0;
@@ -271,17 +302,24 @@ function printError(text: string): void {
 }
 
 if (import.meta.main) {
+  // With --json a failure is a JSON object on stdout too: `{"error":{"code","message"}}`.
+  const end = Deno.args.indexOf("--");
+  const json = (end === -1 ? Deno.args : Deno.args.slice(0, end)).includes("--json");
   try {
     const code = await main(Deno.args);
     const { shutdownTelemetry } = await import("./lib/telemetry/mod.ts");
     await shutdownTelemetry();
     Deno.exit(code);
   } catch (error) {
-    if (error instanceof UsageError) {
-      printError(`gleaner: ${error.message}\nrun "gleaner --help" for usage`);
+    const usage = error instanceof UsageError;
+    const failure = usage
+      ? new GleanerError("invalid_arguments", (error as Error).message)
+      : toGleanerError(error, "gleaner");
+    if (json) print(JSON.stringify({ error: failure.toJSON() }, null, 2));
+    if (usage) {
+      printError(`gleaner: ${failure.message}\nrun "gleaner --help" for usage`);
       Deno.exit(2);
     }
-    const failure = toGleanerError(error, "gleaner");
     printError(`${failure.code}: ${failure.code === "internal" ? String(error) : failure.message}`);
     Deno.exit(1);
   }

@@ -132,9 +132,11 @@ const NO_NETWORK = new Set(["ENETUNREACH", "ENETDOWN"]);
 
 /**
  * Maps a name-resolution or connection failure to what it means for `origin`:
- * a name that does not exist is `not_found`; a resolver or network that cannot
- * be reached (`EAI_AGAIN`, `ENETUNREACH`, …) is `provider_unavailable` saying
- * so; a missing `--allow-net` names the flag. `undefined` for anything else.
+ * a name that does not exist is `not_found`, a resolver or network that cannot
+ * be reached (`EAI_AGAIN`, `ENETUNREACH`, …) is `provider_unavailable`; both
+ * name the host (`could not resolve <host>`) and, when the address came from a
+ * setting, that setting (`setting`: `search.searxng_url`, …). A missing
+ * `--allow-net` names the flag. `undefined` for anything else.
  *
  * @example
  * ```ts
@@ -142,35 +144,57 @@ const NO_NETWORK = new Set(["ENETUNREACH", "ENETDOWN"]);
  * const offline = Object.assign(new Error("getaddrinfo EAI_AGAIN"), { code: "EAI_AGAIN" });
  * console.assert(networkError(offline, "https://example.com")?.code === "provider_unavailable");
  * const missing = Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" });
- * console.assert(networkError(missing, "https://example.com")?.code === "not_found");
+ * const named = networkError(missing, "https://searx.lan", "search.searxng_url")!;
+ * console.assert(named.code === "not_found");
+ * console.assert(named.message === "could not resolve searx.lan: no such host name (ENOTFOUND); check search.searxng_url");
  * ```
  */
-export function networkError(error: unknown, origin: string): GleanerError | undefined {
+export function networkError(
+  error: unknown,
+  origin: string,
+  setting?: string,
+): GleanerError | undefined {
   if (error instanceof GleanerError) return error;
   const permission = permissionError(error, origin);
   if (permission) return permission;
   const code = String((error as { code?: unknown })?.code ?? "");
+  const hint = setting ? `; check ${setting}` : "";
+  const details = (host: string) => ({ cause: code, host, ...(setting ? { setting } : {}) });
   if (NO_SUCH_NAME.has(code)) {
-    return new GleanerError("not_found", `host of ${origin} does not resolve`, {
-      cause: error,
-      details: { cause: code },
-    });
+    const host = hostOf(error, origin);
+    return new GleanerError(
+      "not_found",
+      `could not resolve ${host}: no such host name (${code})${hint}`,
+      { cause: error, details: details(host) },
+    );
   }
   if (NO_RESOLVER.has(code)) {
+    const host = hostOf(error, origin);
     return new GleanerError(
       "provider_unavailable",
-      `cannot resolve the host of ${origin}: the network or DNS server is unreachable (${code})`,
-      { cause: error, details: { cause: code } },
+      `could not resolve ${host}: the network or DNS server is unreachable (${code})${hint}`,
+      { cause: error, details: details(host) },
     );
   }
   if (NO_NETWORK.has(code)) {
     return new GleanerError(
       "provider_unavailable",
-      `cannot reach ${origin}: the network is unreachable (${code})`,
-      { cause: error, details: { cause: code } },
+      `cannot reach ${origin}: the network is unreachable (${code})${hint}`,
+      { cause: error, details: { cause: code, ...(setting ? { setting } : {}) } },
     );
   }
   return undefined;
+}
+
+/** The host name a failed lookup was for: the error's own, else the origin's. */
+function hostOf(error: unknown, origin: string): string {
+  const named = (error as { hostname?: unknown })?.hostname;
+  if (typeof named === "string" && named !== "") return named;
+  try {
+    return new URL(origin).hostname.replace(/^\[|\]$/g, "");
+  } catch {
+    return origin;
+  }
 }
 
 /**

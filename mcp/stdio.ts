@@ -4,7 +4,7 @@
  * The transport is a small newline-delimited JSON-RPC reader over web streams
  * rather than the SDK's Node-stream one, so that the end of input closes the
  * server cleanly (after answering what was already asked) and a line over the
- * size limit is reported instead of closing silently.
+ * size limit fails that one request instead of the session.
  *
  * @module
  */
@@ -12,7 +12,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { GleanerError } from "../lib/errors.ts";
+import { getGleanerLogger } from "../lib/log.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
@@ -23,14 +23,30 @@ export const MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 type Id = string | number;
 
+const log = getGleanerLogger("mcp");
+
+/** Bytes kept of each end of an oversized line, to find its id (the rest is discarded). */
+const KEPT_BYTES = 4096;
+// A JSON-RPC id as JSON text: a number or a short string.
+const ID = String.raw`(-?\d{1,20}(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.){0,256}")`;
+// A request starts with its top-level keys: "method", perhaps after "jsonrpc" and "id".
+const REQUEST_HEAD = new RegExp(
+  String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?(?:"id"\s*:\s*${ID}\s*,\s*)?"method"\s*:`,
+);
+// ... or ends with its top-level "id" (as the TypeScript SDK writes requests).
+const TAIL_ID = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${ID}\s*\}\s*$`);
+
 /**
  * A newline-delimited JSON-RPC transport over a byte stream pair.
  *
  * - End of input: waits until every request already read has been answered,
  *   then closes ({@link LineTransport.failure} stays undefined).
  * - A line that is not JSON: answers a JSON-RPC parse error (-32700) and goes on.
- * - A line over `maxLineBytes`: answers a parse error, sets
- *   {@link LineTransport.failure} to a `too_large` error and closes.
+ * - A line over `maxLineBytes`: never held whole (its first and last 4 KiB are
+ *   kept, the rest discarded as it streams). When those show a request, it is
+ *   answered with an Invalid Request error (-32600) under its own id (or
+ *   `null` when the id cannot be found); anything else gets a parse error
+ *   (-32700, id `null`), as JSON-RPC 2.0 specifies. The session goes on.
  *
  * @example
  * ```ts
@@ -54,9 +70,6 @@ export class LineTransport implements Transport {
   onerror?: (error: Error) => void;
   /** Called with each JSON-RPC message read. */
   onmessage?: (message: JSONRPCMessage) => void;
-  /** Why the transport closed, when it was not the end of input or `close()`. */
-  failure?: GleanerError;
-
   #input: ReadableStream<Uint8Array>;
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #reader?: ReadableStreamDefaultReader<Uint8Array>;
@@ -109,29 +122,45 @@ export class LineTransport implements Transport {
   }
 
   async #read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    const max = this.#maxLineBytes;
+    // The line read so far (at most `max` bytes), or, past the limit, its two ends.
     let parts: Uint8Array[] = [];
     let size = 0;
+    let over: Oversized | undefined;
     try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done || this.#closed) break;
-        let start = 0;
-        for (let end = value.indexOf(10); end !== -1; end = value.indexOf(10, start)) {
-          size += end - start;
-          if (size > this.#maxLineBytes) return await this.#oversized();
-          parts.push(value.subarray(start, end));
-          this.#line(concat(parts, size));
+        for (let start = 0;;) {
+          const end = value.indexOf(10, start);
+          const piece = value.subarray(start, end === -1 ? value.length : end);
+          if (over) {
+            over.tail = lastBytes([over.tail, piece], KEPT_BYTES);
+            over.size += piece.length;
+          } else if (size + piece.length > max) {
+            over = {
+              head: firstBytes([...parts, piece], KEPT_BYTES),
+              tail: lastBytes([...parts, piece], KEPT_BYTES),
+              size: size + piece.length,
+            };
+            parts = [];
+            size = 0;
+          } else if (piece.length > 0) {
+            parts.push(end === -1 ? piece.slice() : piece);
+            size += piece.length;
+          }
+          if (end === -1) break;
+          if (over) this.#oversized(over);
+          else this.#line(concat(parts, size));
           parts = [];
           size = 0;
+          over = undefined;
           start = end + 1;
         }
-        if (start < value.length) {
-          size += value.length - start;
-          if (size > this.#maxLineBytes) return await this.#oversized();
-          parts.push(value.slice(start));
-        }
       }
-      if (size > 0 && !this.#closed) this.#line(concat(parts, size));
+      if (this.#closed) return;
+      if (over) this.#oversized(over);
+      else if (size > 0) this.#line(concat(parts, size));
     } catch (error) {
       if (!this.#closed) this.onerror?.(asError(error));
     }
@@ -166,25 +195,74 @@ export class LineTransport implements Transport {
     this.onmessage?.(message);
   }
 
-  async #oversized(): Promise<void> {
+  /** Answers a line that went over the limit; the session goes on. */
+  #oversized(line: Oversized): void {
     const limit = this.#maxLineBytes;
-    this.failure = new GleanerError(
-      "too_large",
-      `MCP stdin: a message line is longer than ${limit} bytes; closing`,
-      { details: { limit } },
+    const decoder = new TextDecoder();
+    const head = REQUEST_HEAD.exec(decoder.decode(line.head));
+    log.warn("MCP stdin: a message line of {size} bytes is over the limit of {limit} bytes", {
+      size: line.size,
+      limit,
+    });
+    if (!head) {
+      this.#reply(-32700, `Parse error: message line longer than ${limit} bytes (discarded)`);
+      return;
+    }
+    const idText = head[1] ?? TAIL_ID.exec(decoder.decode(line.tail))?.[1];
+    let id: Id | null = null;
+    try {
+      const parsed = idText === undefined ? null : JSON.parse(idText);
+      if (typeof parsed === "string" || typeof parsed === "number") id = parsed;
+    } catch {
+      // not a usable id: answer with null
+    }
+    this.#reply(
+      -32600,
+      `Invalid Request: message line longer than ${limit} bytes (discarded)`,
+      id,
     );
-    this.#reply(-32700, `Parse error: message line longer than ${limit} bytes`);
-    await this.#writer.ready;
-    await this.close();
   }
 
-  #reply(code: number, message: string): void {
+  #reply(code: number, message: string, id: Id | null = null): void {
     this.#writer.write(
       this.#encoder.encode(
-        JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }) + "\n",
+        JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }) + "\n",
       ),
     ).catch((error) => this.onerror?.(asError(error)));
   }
+}
+
+/** The two ends of a line over the limit, and its size. */
+interface Oversized {
+  head: Uint8Array;
+  tail: Uint8Array;
+  size: number;
+}
+
+/** The first `n` bytes of the parts, copied. */
+function firstBytes(parts: Uint8Array[], n: number): Uint8Array {
+  const out = new Uint8Array(Math.min(n, parts.reduce((sum, p) => sum + p.length, 0)));
+  let at = 0;
+  for (const part of parts) {
+    if (at === out.length) break;
+    const take = part.subarray(0, out.length - at);
+    out.set(take, at);
+    at += take.length;
+  }
+  return out;
+}
+
+/** The last `n` bytes of the parts, copied. */
+function lastBytes(parts: Uint8Array[], n: number): Uint8Array {
+  const out = new Uint8Array(Math.min(n, parts.reduce((sum, p) => sum + p.length, 0)));
+  let at = out.length;
+  for (let i = parts.length - 1; i >= 0 && at > 0; i--) {
+    const part = parts[i];
+    const take = part.subarray(Math.max(0, part.length - at));
+    at -= take.length;
+    out.set(take, at);
+  }
+  return out;
 }
 
 function concat(parts: Uint8Array[], size: number): Uint8Array {
@@ -219,8 +297,8 @@ export interface StdioOptions {
 
 /**
  * Connects a new MCP server to this process's stdin/stdout and resolves when
- * the input ends (after answering every request already read). Rejects with a
- * `too_large` {@link GleanerError} when a line exceeds the limit.
+ * the input ends (after answering every request already read). A line over
+ * the limit fails that request only.
  *
  * @example
  * ```ts ignore
@@ -246,5 +324,4 @@ export async function serveStdio(
   });
   await server.connect(transport);
   await closed;
-  if (transport.failure) throw transport.failure;
 }

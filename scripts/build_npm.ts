@@ -26,6 +26,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { NODE_ENGINES } from "./npm/node_gate.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const ENTRIES: Record<string, string> = {
@@ -48,6 +49,14 @@ const OPTIONAL_PEERS: Record<string, string> = {
   "@huggingface/transformers": "4.3.2",
 };
 const SHIM_MODULE = "_shims/deno.ts";
+/**
+ * Loaded before anything else: by the CLI (Node version gate, then the SQLite
+ * warning filter) and by the library entry points (the filter only).
+ */
+const CLI_GATE_MODULE = "_shims/cli_entry.ts";
+const ENTRY_GATE_MODULE = "_shims/entry.ts";
+/** Files of `scripts/npm/` copied into `_shims/` as they are. */
+const GATE_FILES = ["node_gate.ts", "entry.ts", "cli_entry.ts"];
 
 interface DenoJson {
   name: string;
@@ -143,9 +152,13 @@ export function transform(path: string, source: string): string {
     const importLine = names.length
       ? `import { ${names.join(", ")} } from "${from}";\n`
       : `import "${from}";\n`;
+    // Entry points check the Node version / filter the SQLite warning before all else.
+    const gate = isEntry
+      ? `import "${relativeTo(path, path === "cli.ts" ? CLI_GATE_MODULE : ENTRY_GATE_MODULE)}";\n`
+      : "";
     // After a leading shebang and the module doc comment, before the first import.
     const shebang = out.match(/^#!.*\n/)?.[0] ?? "";
-    out = shebang + importLine + out.slice(shebang.length);
+    out = shebang + gate + importLine + out.slice(shebang.length);
   }
   // Modules loaded by URL (workers) are emitted as .js too.
   out = out.replace(
@@ -226,6 +239,9 @@ export async function buildNpm(outDir = `${ROOT}dist/npm`): Promise<string> {
   }
   await Deno.mkdir(`${staging}/_shims`, { recursive: true });
   await Deno.copyFile(`${ROOT}scripts/npm/deno_shim.ts`, `${staging}/${SHIM_MODULE}`);
+  for (const name of GATE_FILES) {
+    await Deno.copyFile(`${ROOT}scripts/npm/${name}`, `${staging}/_shims/${name}`);
+  }
   log(`${modules.size} modules staged`);
 
   // 2. Compile.
@@ -295,7 +311,7 @@ export async function buildNpm(outDir = `${ROOT}dist/npm`): Promise<string> {
       "that answer, within a token budget (MCP server, HTTP API, library).",
     license: denoJson.license,
     type: "module",
-    engines: { node: ">=22.13" },
+    engines: { node: NODE_ENGINES },
     exports: exportsField,
     main: "./mod.js",
     types: "./mod.d.ts",

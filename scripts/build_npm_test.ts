@@ -25,7 +25,7 @@ Deno.test("build_npm: transform adds the shim, rewrites import.meta.main, sheban
     "cli.ts",
     "#!/usr/bin/env -S deno run -A\nimport { a } from './lib/a.ts';\nif (import.meta.main) Deno.exit(0);\n",
   );
-  assert.ok(cli.startsWith("#!/usr/bin/env node\n"));
+  assert.ok(cli.startsWith('#!/usr/bin/env node\nimport "./_shims/cli_entry.ts";\n'), cli);
   assert.match(cli, /^import \{ Deno, isMainModule \} from "\.\/_shims\/deno\.ts";$/m);
   assert.match(cli, /if \(isMainModule\(import\.meta\.url\)\) Deno\.exit\(0\);/);
   assert.ok(!cli.includes("import.meta.main"));
@@ -35,6 +35,7 @@ Deno.test("build_npm: transform adds the shim, rewrites import.meta.main, sheban
 
   const entry = transform("mcp/mod.ts", "export { a } from './a.ts';\n");
   assert.match(entry, /^import "\.\.\/_shims\/deno\.ts";$/m, "entry points load the polyfills");
+  assert.ok(entry.startsWith('import "../_shims/entry.ts";\n'), "the warning filter first");
 
   const plain = transform("lib/rank/bm25.ts", "export const k = 1.2;\n");
   assert.equal(plain, "export const k = 1.2;\n");

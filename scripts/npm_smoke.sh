@@ -17,6 +17,8 @@ deno task build:npm
 tarball=$(ls "$tmp"/*.tgz)
 echo "npm: packed $(basename "$tarball") ($(du -k "$tarball" | cut -f1) KB)"
 
+# The machine's own Node (before Node 22 is put first on PATH), for the version gate.
+sys_node=$(command -v node || true)
 mkdir -p "$tmp/node" "$tmp/app"
 (cd "$tmp/node" && npm install --silent --no-audit --no-fund --no-save node@22 >/dev/null 2>&1)
 export PATH="$tmp/node/node_modules/node/bin:$PATH"
@@ -25,6 +27,25 @@ echo "npm: node $(node --version)"
 cd "$tmp/app"
 echo '{ "name": "gleaner-npm-smoke", "private": true, "type": "module" }' > package.json
 npm install --silent --no-audit --no-fund --ignore-scripts "$tarball" >/dev/null
+# A Node.js older than the package's engines is refused at start-up, naming both versions.
+if [ -n "$sys_node" ] && [ "$("$sys_node" -p 'Number(process.versions.node.split(".")[0])')" -lt 22 ]; then
+  set +e
+  old=$("$sys_node" node_modules/@gleaner/gleaner/cli.js --version 2>&1)
+  code=$?
+  set -e
+  if [ "$code" != 1 ] || [[ "$old" != "Gleaner needs Node.js >= 22.16 (this is "* ]]; then
+    echo "FAIL old Node: exit $code: $old"
+    exit 1
+  fi
+  echo "ok old Node refused: $old"
+fi
+# No SQLite ExperimentalWarning on Node 22 (domains opens the store), without --no-warnings.
+warned=$(GLEANER_STORE_PATH=:memory: npx --no-install gleaner domains 2>&1 >/dev/null || true)
+if grep -q "SQLite is an experimental feature" <<<"$warned"; then
+  echo "FAIL: the SQLite ExperimentalWarning was printed: $warned"
+  exit 1
+fi
+echo "ok no SQLite ExperimentalWarning on Node $(node --version)"
 cp "$root/scripts/npm/smoke.mjs" smoke.mjs
 NO_COLOR=1 node --no-warnings smoke.mjs
 # The types: tsc on a consumer of the three library entry points.

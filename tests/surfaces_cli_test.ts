@@ -111,3 +111,79 @@ Deno.test("cli: serve refuses a non-loopback host without server.api_key (exit 2
   assert.match(out.err, /server\.api_key/);
   assert.match(out.err, /--insecure/);
 });
+
+/** The permission flags of the `deno task start` / `mcp` tasks (deno.json), no more. */
+const TASK_FLAGS = [
+  "--allow-net",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-ffi",
+  "--allow-run",
+];
+
+Deno.test("cli: exit codes as the README documents them (2 usage, 1 failed, JSON errors with --json)", async (t) => {
+  await t.step(
+    "search, research and scrape without their argument: usage error, exit 2",
+    async () => {
+      for (const args of [["search"], ["search", " "], ["research"], ["scrape"]]) {
+        const run = await gleaner(args, ENV, TASK_FLAGS);
+        assert.equal(run.code, 2, `${args.join(" ")}: ${run.out}${run.err}`);
+        assert.match(run.err, /needs (a query|a question|at least one URL)/);
+        assert.equal(run.out, "", "nothing on stdout without --json");
+      }
+    },
+  );
+
+  await t.step("a refused flag value is a usage error naming the flag, exit 2", async () => {
+    const port = await gleaner(["search", "x", "--port", "99999"], ENV, TASK_FLAGS);
+    assert.equal(port.code, 2, port.err);
+    assert.match(port.err, /--port: config: server\.port/);
+    const level = await gleaner(["config", "--log-level", "loud"], ENV, TASK_FLAGS);
+    assert.equal(level.code, 2, level.err);
+    assert.match(level.err, /--log-level: config: log\.level/);
+    const set = await gleaner(["config", "--set", "search.backend=nope"], ENV, TASK_FLAGS);
+    assert.equal(set.code, 2, set.err);
+    assert.match(set.err, /--set search\.backend: config: search\.backend/);
+    // The same bad value from the environment is a configuration failure, exit 1.
+    const env = await gleaner(["config"], { ...ENV, GLEANER_PORT: "99999" }, TASK_FLAGS);
+    assert.equal(env.code, 1, env.err);
+  });
+
+  await t.step("--json: a usage error is a JSON error object on stdout too", async () => {
+    const run = await gleaner(["--json", "research"], ENV, TASK_FLAGS);
+    assert.equal(run.code, 2, run.err);
+    const out = JSON.parse(run.out);
+    assert.equal(out.error.code, "invalid_arguments");
+    assert.match(out.error.message, /research needs a question/);
+  });
+
+  await t.step("--json: a failing research is a JSON error object on stdout, exit 1", async () => {
+    // Every search upstream refuses connections: a port that was just closed.
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const closed = `http://127.0.0.1:${listener.addr.port}/`;
+    listener.close();
+    const world = await startTestWorld();
+    try {
+      const env = {
+        ...world.env,
+        GLEANER_NETWORK_ALLOWED_PORTS: JSON.stringify([
+          ...JSON.parse(world.env.GLEANER_NETWORK_ALLOWED_PORTS),
+          Number(new URL(closed).port),
+        ]),
+        GLEANER_SEARCH_DUCKDUCKGO_HTML_URL: closed,
+        GLEANER_SEARCH_DUCKDUCKGO_LITE_URL: closed,
+      };
+      const run = await gleaner(["research", "sqlite wal mode", "--json"], env, TASK_FLAGS);
+      assert.equal(run.code, 1, run.err);
+      const out = JSON.parse(run.out);
+      assert.ok(out.error, run.out);
+      assert.equal(typeof out.error.code, "string");
+      assert.notEqual(out.error.code, "internal", run.out);
+      assert.match(out.error.message, /search/);
+      assert.match(run.err, new RegExp(`${out.error.code}: `));
+    } finally {
+      await world.close();
+    }
+  });
+});

@@ -2,13 +2,15 @@
  * Honest MCP surfaces, with the real SDK Client over stdio (the CLI as a
  * subprocess) and Streamable HTTP: a bad call is a tool error with the same
  * code and message as REST; no `listChanged`; `GET /mcp` is 405; the end of
- * stdin closes the server with exit 0; an oversized line is an error.
+ * stdin closes the server with exit 0; an oversized line fails that request
+ * only, and the session goes on.
  */
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createGleaner } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
 import { DENO_RUN_FLAGS, startTestWorld } from "../testing/fixtures/world.ts";
@@ -196,33 +198,91 @@ async function statusOrKill(child: Deno.ChildProcess, ms: number) {
   return status;
 }
 
-Deno.test("MCP over stdio: a line over 4 MiB is a parse error and a non-zero exit", async () => {
+Deno.test("MCP over stdio: a line over 4 MiB fails that request only; the session goes on", async () => {
   const world = await startTestWorld();
   try {
     const child = spawnMcp(world.env);
     const stdout = new Response(child.stdout).text();
     const stderr = new Response(child.stderr).text();
     const writer = child.stdin.getWriter();
+    await writer.write(line({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "1" },
+      },
+    }));
+    await writer.write(line({ jsonrpc: "2.0", method: "notifications/initialized" }));
     const chunk = new Uint8Array(1024 * 1024).fill(0x61);
-    // Stdin stays open: the limit, not the end of input, ends the server.
-    const writing = (async () => {
-      try {
-        for (let sent = 0; sent <= MAX_LINE_BYTES; sent += chunk.length) await writer.write(chunk);
-      } catch {
-        // the server may close its stdin before the last chunk
-      }
-    })();
+    // Not JSON at all, over the limit: a parse error with id null.
+    for (let sent = 0; sent <= MAX_LINE_BYTES; sent += chunk.length) await writer.write(chunk);
+    await writer.write(new TextEncoder().encode("\n"));
+    // A request over the limit, id first (JSON-RPC's usual key order): refused under its id.
+    const big = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "current_datetime", arguments: { pad: "b".repeat(MAX_LINE_BYTES) } },
+    });
+    for (let at = 0; at < big.length; at += chunk.length) {
+      await writer.write(new TextEncoder().encode(big.slice(at, at + chunk.length)));
+    }
+    await writer.write(new TextEncoder().encode("\n"));
+    // The session goes on.
+    await writer.write(line({
+      jsonrpc: "2.0",
+      id: 8,
+      method: "tools/call",
+      params: { name: "current_datetime", arguments: {} },
+    }));
+    await writer.close();
     const status = await statusOrKill(child, 60_000);
-    await writing;
-    await writer.close().catch(() => {});
-    const err = await stderr;
-    assert.ok(status, "the server ends by itself, without the end of input");
-    assert.notEqual(status.code, 0);
-    const reply = JSON.parse((await stdout).trim().split("\n")[0]);
-    assert.equal(reply.error.code, -32700);
-    assert.match(reply.error.message, /longer than 4194304 bytes/);
-    assert.match(err, /too_large: .*longer than 4194304 bytes/);
+    assert.ok(status, "the server ends at the end of input");
+    assert.equal(status.code, 0, await stderr);
+    const replies = (await stdout).trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(replies.map((r) => r.id), [1, null, 7, 8]);
+    assert.ok(replies[0].result, "initialize answered");
+    assert.equal(replies[1].error.code, -32700);
+    assert.match(replies[1].error.message, /longer than 4194304 bytes/);
+    assert.equal(replies[2].error.code, -32600);
+    assert.match(replies[2].error.message, /longer than 4194304 bytes/);
+    assert.ok(!replies[3].error && !replies[3].result.isError, JSON.stringify(replies[3]));
+    assert.match(replies[3].result.structuredContent.iso, /^\d{4}-\d\d-\d\dT/);
   } finally {
+    await world.close();
+  }
+});
+
+Deno.test("MCP over stdio, SDK client: an oversized call fails with -32600, the next one works", async () => {
+  const world = await startTestWorld();
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", ...DENO_RUN_FLAGS, CLI, "mcp"],
+    env: { ...Deno.env.toObject(), ...world.env, NO_COLOR: "1" },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+  try {
+    await client.connect(transport as Transport);
+    // The SDK writes a request's id last: it is found at the end of the line.
+    await assert.rejects(
+      () =>
+        client.callTool({
+          name: "current_datetime",
+          arguments: { pad: "c".repeat(MAX_LINE_BYTES + 1) },
+        }),
+      (e: unknown) =>
+        e instanceof McpError && (e as McpError).code === -32600 &&
+        /longer than 4194304 bytes/.test((e as McpError).message),
+    );
+    const after = await client.callTool({ name: "current_datetime", arguments: {} }) as ToolResult;
+    assert.ok(!after.isError, after.content[0]?.text);
+    assert.match(String(after.structuredContent?.iso), /^\d{4}-\d\d-\d\dT/);
+  } finally {
+    await client.close();
     await world.close();
   }
 });

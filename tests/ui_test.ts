@@ -118,6 +118,13 @@ Deno.test({
         document.querySelector("#output .memory .text")?.textContent?.includes("16")
       );
       await page.click("#output .memory .delete");
+      // Deleting asks first, and says the older version (the edit's) goes too.
+      await page.waitForSelector("#output .memory .confirm-delete");
+      assert.match(
+        await page.$eval("#output .memory .confirm-text", (e) => e.textContent ?? ""),
+        /Its 1 older version \(history\) will be deleted too/,
+      );
+      await page.click("#output .memory .confirm-delete");
       await page.waitForFunction(() => document.querySelectorAll("#output .memory").length === 0);
       const listed = await gleaner.memories().then((m) => m.list({}));
       assert.equal(listed.total_count, 0, "deleted in the store");
@@ -139,6 +146,118 @@ Deno.test({
       await server.shutdown();
       await gleaner.close();
       await world.close();
+      await Deno.remove(profile, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+Deno.test("/ui: a favicon is served (no 404 on each load), public like the page", async () => {
+  const gleaner = await createGleaner({
+    store: { path: ":memory:" },
+    embed: { provider: "none" },
+    server: { port: 0, api_key: KEY },
+    memory: { path: ":memory:" },
+  });
+  const server = serveHttp(gleaner);
+  try {
+    const html = await (await fetch(`${server.url}/ui`)).text();
+    assert.match(html, /<link rel="icon" href="\/ui\/favicon\.svg"/);
+    for (const path of ["/ui/favicon.svg", "/favicon.ico"]) {
+      const res = await fetch(`${server.url}${path}`);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers.get("content-type"), "image/svg+xml", path);
+      assert.match(await res.text(), /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/, path);
+    }
+  } finally {
+    await server.shutdown();
+    await gleaner.close();
+  }
+});
+
+Deno.test({
+  name: `/ui: memories show what a save did, add profile memories, confirm deletes${browserSuffix}`,
+  ignore: ignoreBrowser,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    assert.ok(chromium, "Chromium is required (GLEANER_REQUIRE_BROWSER=1)");
+    // The project's static model: duplicates and near-duplicates are detected.
+    const gleaner = await createGleaner({
+      store: { path: ":memory:" },
+      embed: { provider: "static" },
+      server: { port: 0 },
+      memory: { path: ":memory:" },
+    });
+    const server = serveHttp(gleaner);
+    const profile = await Deno.makeTempDir({ prefix: "gleaner-ui-test-" });
+    const browser = await puppeteer.launch({
+      executablePath: chromium,
+      headless: true,
+      pipe: true,
+      userDataDir: profile,
+      args: [...CHROMIUM_ARGS],
+    });
+    try {
+      const page = await browser.newPage();
+      const missing: string[] = [];
+      page.on("response", (r) => {
+        if (r.status() === 404) missing.push(r.url());
+      });
+      await page.goto(`${server.url}/ui`, { waitUntil: "networkidle0" });
+      await page.waitForSelector("#tabs [data-tab=memories]:not([hidden])");
+      await page.click("#tabs [data-tab=memories]");
+      await page.waitForSelector("#output .summary");
+      const save = async (content: string, kind?: string) => {
+        await page.$eval("#output", (e) => e.replaceChildren());
+        await page.type("#memory-save-form textarea", content);
+        if (kind) await page.select("#memory-save-form select[name=kind]", kind);
+        await page.click("#memory-save-form button");
+        await page.waitForSelector("#save-outcome");
+        return await page.$eval("#save-outcome", (e) => ({
+          headline: e.querySelector(".headline")?.textContent ?? "",
+          notices: [...e.querySelectorAll(".notice")].map((n) => n.className),
+          warn: e.classList.contains("warn"),
+        }));
+      };
+
+      const first = await save("The deploy key of the staging cluster rotates every Monday.");
+      assert.match(first.headline, /^Saved [a-z0-9]{8}\.$/);
+      assert.equal(first.warn, false);
+      const again = await save("The deploy key of the staging cluster rotates every Monday.");
+      assert.match(again.headline, /^Not saved: it duplicates [a-z0-9]{8}\.$/);
+      assert.ok(again.notices.includes("notice duplicate"), again.notices.join());
+      assert.equal(again.warn, true);
+      const listed = await gleaner.memories().then((m) => m.list({}));
+      assert.equal(listed.total_count, 1, "the duplicate was not stored");
+
+      const profileSave = await save("The user prefers answers in metric units.", "profile");
+      assert.match(profileSave.headline, /^Saved [a-z0-9]{8}/);
+      const kinds = (await gleaner.memories().then((m) => m.list({}))).memories.map((m) => m.kind);
+      assert.deepEqual(kinds.sort(), ["episodic", "profile"]);
+
+      // Delete asks first; Cancel keeps the memory, confirming deletes it.
+      const count = () => page.$$eval("#output .memory", (m) => m.length);
+      assert.equal(await count(), 2);
+      await page.click("#output .memory .delete");
+      await page.waitForSelector("#output .memory .confirm-delete");
+      assert.match(
+        await page.$eval("#output .memory .confirm-text", (e) => e.textContent ?? ""),
+        /It has no older versions\. This cannot be undone\./,
+      );
+      await page.click("#output .memory .cancel-delete");
+      assert.equal(await page.$$eval("#output .memory .confirm-delete", (b) => b.length), 0);
+      assert.equal((await gleaner.memories().then((m) => m.list({}))).total_count, 2);
+      await page.click("#output .memory .delete");
+      await page.waitForSelector("#output .memory .confirm-delete");
+      await page.click("#output .memory .confirm-delete");
+      await page.waitForFunction(() => document.querySelectorAll("#output .memory").length === 1);
+      assert.match(await page.$eval("#save-outcome", (e) => e.textContent ?? ""), /^Deleted /);
+      assert.equal((await gleaner.memories().then((m) => m.list({}))).total_count, 1);
+      assert.deepEqual(missing, [], "nothing the page loads is missing (favicon included)");
+    } finally {
+      await browser.close();
+      await server.shutdown();
+      await gleaner.close();
       await Deno.remove(profile, { recursive: true }).catch(() => {});
     }
   },

@@ -14,6 +14,7 @@ export const UI_HTML: string = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Gleaner</title>
+<link rel="icon" href="/ui/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/ui/app.css">
 <script src="/ui/app.js" defer></script>
 </head>
@@ -57,6 +58,10 @@ export const UI_HTML: string = `<!doctype html>
     </form>
     <form id="memory-save-form">
       <textarea name="content" placeholder="A new memory" rows="2" required></textarea>
+      <select name="kind" aria-label="kind">
+        <option value="episodic" selected>episodic (recalled when relevant)</option>
+        <option value="profile">profile (attached to every recall)</option>
+      </select>
       <button>Save</button>
     </form>
   </section>
@@ -87,7 +92,15 @@ button { padding: 6px 14px; font: inherit; cursor: pointer; }
 .card .text { white-space: pre-wrap; margin: 6px 0 0; font-size: .95rem; line-height: 1.4; }
 .card a { color: #2f6f4f; word-break: break-all; }
 .error { color: #a12b2b; }
-.actions { display: flex; gap: 8px; margin-top: 6px; }
+.actions { display: flex; gap: 8px; margin-top: 6px; align-items: center; flex-wrap: wrap; }
+.outcome { background: #eef5f0; border: 1px solid #cfe3d6; border-radius: 6px; padding: 8px 12px; margin: 8px 0; }
+.outcome.warn { background: #fbf5e6; border-color: #ecdcae; }
+.outcome p { margin: 2px 0; }
+`;
+
+/** The icon (`GET /ui/favicon.svg`, also answered at `/favicon.ico`). */
+export const UI_FAVICON: string =
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#2f6f4f"/><path d="M9 21c4-1 7-5 8-11 1 5 3 9 6 11" fill="none" stroke="#f7f7f5" stroke-width="2.5" stroke-linecap="round"/></svg>
 `;
 
 /** The script (`GET /ui/app.js`). Plain browser JavaScript, no build step. */
@@ -254,10 +267,31 @@ export const UI_JS: string = String.raw`"use strict";
       });
       card.replaceChildren(meta, area, save);
     }
+    // Deleting asks first, saying whether older versions go too (they do: history is deleted
+    // with the live memory).
     remove.addEventListener("click", function () {
-      run("Deleting", async function () {
-        await api("/v1/memories/delete", { ref: memory.ref });
-        await listMemories();
+      run("Loading", async function () {
+        var full = await api("/v1/memories/get", { ref: memory.ref });
+        var older = full.history.length;
+        var question = el("span", "confirm-text", "Delete " + memory.ref + "? " + (older
+          ? "Its " + older + " older version" + (older === 1 ? "" : "s") + " (history) will be deleted too."
+          : "It has no older versions.") + " This cannot be undone.");
+        var yes = el("button", "confirm-delete", "Delete for good");
+        var no = el("button", "cancel-delete", "Cancel");
+        yes.type = "button";
+        no.type = "button";
+        yes.addEventListener("click", function () {
+          run("Deleting", async function () {
+            var out = await api("/v1/memories/delete", { ref: memory.ref });
+            await listMemories();
+            showOutcome("Deleted " + out.ref + (out.history_deleted
+              ? " and its " + out.history_deleted + " older version" +
+                (out.history_deleted === 1 ? "" : "s")
+              : "") + ".", [], false);
+          });
+        });
+        no.addEventListener("click", function () { actions.replaceChildren(edit, remove); });
+        actions.replaceChildren(question, yes, no);
       });
     });
     actions.append(edit, remove);
@@ -278,13 +312,30 @@ export const UI_JS: string = String.raw`"use strict";
     run("Listing", listMemories);
   });
 
+  // What a save did, above the list: saved, duplicate (not saved) or similar, with the notices.
+  function showOutcome(headline, notices, warn) {
+    var box = el("div", "outcome" + (warn ? " warn" : ""));
+    box.id = "save-outcome";
+    box.append(el("p", "headline", headline));
+    notices.forEach(function (n) { box.append(el("p", "notice " + n.code, n.message)); });
+    output.prepend(box);
+  }
+
   $("#memory-save-form").addEventListener("submit", function (event) {
     event.preventDefault();
     var form = new FormData(event.target);
     run("Saving", async function () {
-      await api("/v1/memories/save", { memories: [{ content: form.get("content") }] });
+      var out = await api("/v1/memories/save", {
+        memories: [{ content: form.get("content"), kind: form.get("kind") || "episodic" }],
+      });
+      var result = out.results[0];
+      var similar = out.notices.some(function (n) { return n.code === "similar_to"; });
+      var headline = result.status === "duplicate"
+        ? "Not saved: it duplicates " + result.ref + "."
+        : "Saved " + result.ref + (similar ? ", but it is similar to another memory." : ".");
       event.target.reset();
       await listMemories();
+      showOutcome(headline, out.notices, result.status === "duplicate" || similar);
     });
   });
 

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Hono } from "hono";
-import { UI_CSS, UI_HTML, UI_JS } from "./assets.ts";
+import { UI_CSS, UI_FAVICON, UI_HTML, UI_JS } from "./assets.ts";
 
 /** Headers of every `/ui` file: no inline script, no framing, no caching, no referrer. */
 export const UI_HEADERS: Readonly<Record<string, string>> = {
@@ -24,9 +24,10 @@ function file(body: string, type: string): Response {
 }
 
 /**
- * Adds `GET /ui`, `/ui/app.js` and `/ui/app.css` to an app. Register it after
- * the Host guard and before the bearer guard: the files are public, the API
- * they call is not.
+ * Adds `GET /ui`, `/ui/app.js`, `/ui/app.css` and the icon (`/ui/favicon.svg`,
+ * and `/favicon.ico` that browsers ask for on their own) to an app. Register
+ * it after the Host guard and before the bearer guard: the files are public,
+ * the API they call is not.
  *
  * @example
  * ```ts
@@ -42,5 +43,7 @@ export function mountUi(app: Hono): Hono {
   app.get("/ui/", () => file(UI_HTML, "text/html; charset=utf-8"));
   app.get("/ui/app.js", () => file(UI_JS, "text/javascript; charset=utf-8"));
   app.get("/ui/app.css", () => file(UI_CSS, "text/css; charset=utf-8"));
+  app.get("/ui/favicon.svg", () => file(UI_FAVICON, "image/svg+xml"));
+  app.get("/favicon.ico", () => file(UI_FAVICON, "image/svg+xml"));
   return app;
 }

@@ -25,6 +25,7 @@ import { pace } from "../async/pace.ts";
 import type { Embedder } from "../embed/types.ts";
 import { cosine, isZeroVector } from "../embed/vector.ts";
 import { fuseRankings, relevanceOf } from "../rank/fusion.ts";
+import { checkIdText } from "../text/id_text.ts";
 import { countTokens } from "../text/tokens.ts";
 import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { renderedTokens } from "./rendered_tokens.ts";
@@ -324,6 +325,9 @@ export class MemoryService {
   async #save(input: SaveMemoriesInput, options: SaveOptions = {}): Promise<SaveMemoriesResult> {
     const signal = options.signal;
     const items = input.memories.map((m, index) => {
+      checkKind(m.kind, `memories.${index}.kind`);
+      checkIdText(m.session_id, `memories.${index}.session_id`);
+      checkNoNul(m.content, `memories.${index}.content`);
       if (typeof m.content !== "string" || m.content.trim() === "") {
         throw new GleanerError(
           "invalid_arguments",
@@ -587,6 +591,8 @@ export class MemoryService {
     input: RecallMemoriesInput,
     options: RecallOptions = {},
   ): Promise<RecallMemoriesResult> {
+    checkIdText(input.session_id, "session_id");
+    checkNoNul(input.query, "query");
     const topK = input.top_k ?? DEFAULT_TOP_K;
     const maxTokens = input.max_tokens ?? DEFAULT_MAX_TOKENS;
     const ready = await this.#prepare();
@@ -758,6 +764,9 @@ export class MemoryService {
   }
 
   async #list(input: ListMemoriesInput = {}): Promise<ListMemoriesResult> {
+    checkKind(input.kind, "kind");
+    checkIdText(input.session_id, "session_id");
+    checkNoNul(input.search, "search");
     const ready = await this.#prepare();
     const now = this.#options.now();
     const limit = Math.min(200, Math.max(1, input.limit ?? 20));
@@ -789,6 +798,13 @@ export class MemoryService {
   }
 
   async #find(key: MemoryKey, field = "ref"): Promise<Memory> {
+    if (key.ref !== undefined) {
+      checkIdText(key.ref, "ref");
+    } else if (!Number.isSafeInteger(key.id) || key.id! < 1) {
+      throw new GleanerError("invalid_arguments", "id: must be a positive integer", {
+        details: { field: "id" },
+      });
+    }
     const memory = key.ref !== undefined
       ? await this.backend.get({ ref: key.ref.trim().toLowerCase() })
       : await this.backend.get({ id: key.id! });
@@ -817,6 +833,8 @@ export class MemoryService {
   }
 
   async #update(input: UpdateMemoryInput, signal?: AbortSignal): Promise<UpdateMemoryResult> {
+    checkIdText(input.ref, "ref");
+    checkNoNul(input.content, "content");
     if (input.content.trim() === "") {
       throw new GleanerError("invalid_arguments", "content: must not be empty", {
         details: { field: "content" },
@@ -909,6 +927,29 @@ export class MemoryService {
     await this.#job?.catch(() => {});
     await this.backend.close();
   }
+}
+
+/**
+ * Throws `invalid_arguments` naming `field` when free text holds U+0000, which
+ * PostgreSQL cannot store (SQLite would): the same answer on both engines.
+ */
+function checkNoNul(text: unknown, field: string): void {
+  if (typeof text === "string" && text.includes("\u0000")) {
+    throw new GleanerError("invalid_arguments", `${field}: must not contain U+0000 (NUL)`, {
+      details: { field },
+    });
+  }
+}
+
+/** Throws `invalid_arguments` naming `field` unless `kind` is absent or a memory kind. */
+function checkKind(kind: unknown, field: string): void {
+  if (kind === undefined || kind === "episodic" || kind === "profile") return;
+  const shown = typeof kind === "string" ? ` ${JSON.stringify(kind.slice(0, 40))}` : "";
+  throw new GleanerError(
+    "invalid_arguments",
+    `${field}: kind${shown} is not one of episodic, profile`,
+    { details: { field } },
+  );
 }
 
 /** The dense candidate floor when none is configured (see {@link MemoryServiceOptions}). */

@@ -10,6 +10,7 @@ import type { Config } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import type { Embedder } from "../embed/types.ts";
 import { MEMORY_PATH } from "../store/sqlite.ts";
+import { idTextProblem } from "../text/id_text.ts";
 import { MemoryService } from "./service.ts";
 import { defaultMemoryPath, openSqliteMemoryBackend } from "./sqlite/backend.ts";
 import type { MemoryBackend } from "./types.ts";
@@ -85,12 +86,18 @@ export function memoryFilePath(settings: MemorySettings, user?: string): string 
   return `${dir}/${name}.db`;
 }
 
-/** Throws `unauthorized` unless `user` is a usable id (1–256 bytes, no control characters). */
+/**
+ * Throws `unauthorized` unless `user` is a usable id: 1–256 bytes, no control
+ * characters and no lone surrogates (the same rule as every id-like field,
+ * see {@link idTextProblem}; two lone surrogates would name the same store).
+ * The code stays `unauthorized`: the id is the caller's verified identity.
+ */
 export function checkUserId(user: string): void {
-  const bytes = new TextEncoder().encode(user).length;
-  // deno-lint-ignore no-control-regex
-  if (bytes === 0 || bytes > MAX_USER_ID_BYTES || /[\u0000-\u001f\u007f]/.test(user)) {
-    throw new GleanerError("unauthorized", "the verified user id is missing or malformed");
+  const bytes = typeof user === "string" ? new TextEncoder().encode(user).length : 0;
+  if (bytes === 0 || bytes > MAX_USER_ID_BYTES || idTextProblem(user) !== undefined) {
+    throw new GleanerError("unauthorized", "the verified user id is missing or malformed", {
+      details: { field: "user" },
+    });
   }
 }
 

@@ -260,7 +260,7 @@ export async function assertResolvedPublic(
     addresses = (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
   } catch (error) {
     throw networkError(error, origin) ??
-      new GleanerError("not_found", `host of ${origin} does not resolve`, { cause: error });
+      new GleanerError("not_found", `could not resolve ${hostname}`, { cause: error });
   }
   assertAddressesAllowed(addresses, mayBePrivate, origin);
   return addresses;

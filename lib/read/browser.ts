@@ -92,7 +92,7 @@ export interface BrowserTierStats {
 export interface BrowserTier {
   /**
    * Renders one URL and returns its DOM. Throws `GleanerError`:
-   * `blocked_url` (address policy), `not_found` (host does not resolve,
+   * `blocked_url` (address policy), `not_found` (the host name could not be resolved,
    * `targetSelector` missing), `timeout`, `too_large`, `invalid_arguments`
    * (bad URL or selector), `provider_unavailable` (no Chromium, no
    * `--allow-run`, network failure).
@@ -541,7 +541,7 @@ function navigationError(error: unknown, url: URL, signal: AbortSignal): Gleaner
   }
   const netError = /net::(ERR_[A-Z_]+)/.exec(message)?.[1];
   if (netError === "ERR_NAME_NOT_RESOLVED") {
-    return new GleanerError("not_found", `host of ${url.origin} does not resolve`, {
+    return new GleanerError("not_found", `could not resolve ${url.hostname}`, {
       cause: error,
     });
   }

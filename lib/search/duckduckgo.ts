@@ -141,7 +141,7 @@ export function createDuckDuckGoBackend(settings: DuckDuckGoSettings): SearchBac
       headers,
       signal: req.signal,
       timeoutMs: settings.timeout_ms,
-    });
+    }, `search.duckduckgo_${page.kind}_url`);
     const details = { status: res.status, page: page.kind };
     if (res.status === 429) {
       throw new SearchFailure("rate_limited", `${where} answered 429 (rate limited)`, {

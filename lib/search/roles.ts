@@ -334,6 +334,8 @@ function routerOver(
     const attempts: Attempt[] = [];
     const fallback_from: FallbackEntry[] = [];
     let last: GleanerError | undefined;
+    // Host names that could not be resolved, named in the final message.
+    const unresolved = new Set<string>();
     const open = candidates.filter((p) => !pin && breaker.isOpen(p.name));
     // When every candidate is cooling down, try them anyway rather than fail unasked.
     const skipping = open.length < candidates.length;
@@ -364,6 +366,11 @@ function routerOver(
         }
         const failure = asFailure(error, provider.name);
         last = failure;
+        if (
+          failure.cause instanceof GleanerError && typeof failure.cause.details?.host === "string"
+        ) {
+          unresolved.add(failure.message);
+        }
         attempts.push({ backend: provider.name, outcome: outcomeOf(failure), ms });
         fallback_from.push({ provider: provider.name, code: failure.code });
         const fallsBack = failure.details?.request !== true && FALLBACK_CODES.has(failure.code);
@@ -386,7 +393,8 @@ function routerOver(
     const code: ErrorCode = codes.size === 1 ? [...codes][0] as ErrorCode : "provider_unavailable";
     throw withRecord(
       last ?? new GleanerError("provider_unavailable", "no provider answered"),
-      `${role}: every provider failed: ${tried.join(", ")}`,
+      `${role}: every provider failed: ${tried.join(", ")}` +
+        (unresolved.size > 0 ? `; ${[...unresolved].join("; ")}` : ""),
       code,
       attempts,
       fallback_from,

@@ -305,3 +305,33 @@ Deno.test("roles: a misspelt provider in an order is a configuration error", asy
     return Promise.resolve();
   });
 });
+
+Deno.test("roles: a provider host that does not resolve is named with its setting", async () => {
+  await withFakeProviders(async (fakes) => {
+    const input = fakes.config(KEYS, { search_order: ["brave", "exa"] });
+    const search = input.search as { providers: Record<string, { base_url: string }> };
+    const port = new URL(fakes.baseUrl("brave")).port;
+    search.providers.brave.base_url = `http://brave.lan:${port}/brave`;
+    search.providers.exa.base_url = `http://exa.lan:${port}/exa`;
+    const config = parseConfig(input);
+    // The system resolver answering ENOTFOUND for both names (no DNS traffic in tests).
+    const resolver = (host: string) =>
+      Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), {
+        code: "ENOTFOUND",
+        hostname: host,
+      }));
+    const roles = createRoleRouter({
+      config,
+      fetcher: createFetcher(config.network, { resolver }),
+    });
+    const error = await failureOf(roles.search({ query: "x", max_results: 2 }));
+    assert.match(error.message, /^search: every provider failed: brave \(provider_unavailable\)/);
+    assert.match(error.message, /could not resolve brave\.lan: no such host name/);
+    assert.match(error.message, /check search\.providers\.brave\.base_url/);
+    assert.match(
+      error.message,
+      /could not resolve exa\.lan: .*check search\.providers\.exa\.base_url/,
+    );
+    assert.equal(fakes.requestsOf("brave").length + fakes.requestsOf("exa").length, 0);
+  });
+});

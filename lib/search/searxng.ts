@@ -185,7 +185,7 @@ export function createSearxngBackend(settings: SearxngSettings): SearchBackend {
       headers: { Accept: "application/json" },
       signal: req.signal,
       timeoutMs: settings.timeout_ms,
-    });
+    }, "search.searxng_url");
     const details = { status: res.status };
     if (res.status === 403) {
       throw new SearchFailure(

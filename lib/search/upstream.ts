@@ -5,10 +5,10 @@
  * @module
  */
 import type { FetchedResponse, Fetcher, FetchOptions } from "../net/types.ts";
-import { providerFailure, safeEndpoint } from "./providers/classify.ts";
+import { providerFailure, safeEndpoint, unresolvedHost } from "./providers/classify.ts";
 import { SearchFailure } from "./types.ts";
 
-export { safeEndpoint };
+export { safeEndpoint, unresolvedHost };
 
 /**
  * Converts anything a backend call threw into a {@link SearchFailure}, with
@@ -29,26 +29,29 @@ export function toSearchFailure(
   error: unknown,
   backend: string,
   endpoint?: string,
+  setting?: string,
 ): SearchFailure {
   if (error instanceof SearchFailure) return error;
-  return providerFailure(backend, endpoint, { error });
+  return providerFailure(backend, endpoint, { error }, setting);
 }
 
 /**
  * Fetches an upstream search endpoint (robots.txt not consulted: it is an API
  * call), converting thrown errors with {@link toSearchFailure}. Non-2xx
- * statuses are returned for the backend to interpret.
+ * statuses are returned for the backend to interpret. `setting` names where
+ * the endpoint is configured (`search.searxng_url`), for messages.
  */
 export async function fetchUpstream(
   fetcher: Fetcher,
   backend: string,
   url: string | URL,
   options: FetchOptions,
+  setting?: string,
 ): Promise<FetchedResponse> {
   try {
     return await fetcher.fetch(url, { robots: false, ...options });
   } catch (error) {
-    throw toSearchFailure(error, backend, String(url));
+    throw toSearchFailure(error, backend, String(url), setting);
   }
 }
 

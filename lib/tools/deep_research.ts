@@ -22,6 +22,7 @@
 import { z } from "zod";
 import { GleanerError } from "../errors.ts";
 import { parsePageUrl } from "../read/cascade.ts";
+import { idTextRefinement } from "../text/id_text.ts";
 import { defineTool } from "./spec.ts";
 import type { AnyToolSpec } from "./spec.ts";
 import type { Config } from "../config/config.ts";
@@ -146,7 +147,9 @@ export const deepResearchFetchTool = defineTool({
   description:
     "Reads the document an id from search names (a URL) and returns its whole readable text as Markdown, with its title and the URL to cite.",
   input: z.strictObject({
-    id: z.string().min(1).max(4096).describe("An id returned by search"),
+    id: z.string().min(1).max(4096).superRefine(idTextRefinement).describe(
+      "An id returned by search",
+    ),
   }),
   output: DeepResearchFetchOutput,
   readOnly: true,

@@ -5,16 +5,20 @@
  * @module
  */
 import { z } from "zod";
+import { idTextRefinement } from "../text/id_text.ts";
 
 /** A session scope inside one user's store. */
-export const SessionIdSchema: z.ZodString = z.string().min(1).max(200).describe(
+export const SessionIdSchema: z.ZodString = z.string().min(1).max(200).superRefine(
+  idTextRefinement,
+).describe(
   "Session scope inside your store (optional); omit to use the whole store",
 );
 
 /** A memory ref (8 characters, as returned by save_memories). */
-export const RefSchema: z.ZodString = z.string().min(1).max(64).describe(
-  "Short ref of a memory, as returned by save_memories / recall_memories",
-);
+export const RefSchema: z.ZodString = z.string().min(1).max(64).superRefine(idTextRefinement)
+  .describe(
+    "Short ref of a memory, as returned by save_memories / recall_memories",
+  );
 
 /** Memory kind. */
 export const KindSchema: z.ZodEnum<{

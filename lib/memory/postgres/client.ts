@@ -53,6 +53,8 @@ export interface PgPoolOptions {
 const UNAVAILABLE = /^(0800[0-6]|57P0[1-5]|53\d{3})$/;
 /** Socket errors of an unreachable server. */
 const NET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIMEDOUT", "EPIPE"]);
+/** Name-resolution failures: the host of memory.postgres_url did not resolve. */
+const RESOLVE_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EAI_FAIL"]);
 
 /**
  * Maps a driver error to a {@link GleanerError}: `provider_unavailable` when
@@ -71,6 +73,15 @@ export function pgError(err: unknown, operation: string): GleanerError {
   const code = typeof (err as { code?: unknown })?.code === "string"
     ? (err as { code: string }).code
     : "";
+  const host = (err as { hostname?: unknown })?.hostname;
+  if (RESOLVE_CODES.has(code) && typeof host === "string" && host !== "") {
+    return new GleanerError(
+      "provider_unavailable",
+      `memory store (postgres): ${operation}: could not resolve ${host} (${code}); ` +
+        "check memory.postgres_url",
+      { cause: err, details: { cause: code, host, setting: "memory.postgres_url" } },
+    );
+  }
   if (NET_CODES.has(code) || UNAVAILABLE.test(code) || /Connection terminated/i.test(String(err))) {
     return new GleanerError(
       "provider_unavailable",

@@ -130,7 +130,7 @@ export async function assertHostAllowed(
     addresses = (await resolver(hostname)).map((a) => a.address);
   } catch (error) {
     throw networkError(error, origin) ??
-      new GleanerError("not_found", `host of ${origin} does not resolve`, { cause: error });
+      new GleanerError("not_found", `could not resolve ${hostname}`, { cause: error });
   }
   assertAddressesAllowed(addresses, privateAllowed(policy, origin), origin);
 }

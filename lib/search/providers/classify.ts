@@ -367,6 +367,29 @@ const CLASS_WORDS: Readonly<Record<FailureClass, string>> = {
 };
 
 /**
+ * When `error` is a host name that could not be resolved (see `networkError`),
+ * its message (`could not resolve <host>: …`), ending with the setting to
+ * check when one is given; otherwise `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { GleanerError } from "@gleaner/gleaner";
+ * import { unresolvedHost } from "./classify.ts";
+ * const error = new GleanerError("not_found", "could not resolve searx.lan: no such host name", {
+ *   details: { host: "searx.lan" },
+ * });
+ * console.assert(unresolvedHost(error, "search.searxng_url")!.endsWith("; check search.searxng_url"));
+ * ```
+ */
+export function unresolvedHost(error: unknown, setting?: string): string | undefined {
+  if (!(error instanceof GleanerError) || typeof error.details?.host !== "string") return undefined;
+  if (!error.message.startsWith("could not resolve ")) return undefined;
+  return setting && !error.message.includes(setting)
+    ? `${error.message}; check ${setting}`
+    : error.message;
+}
+
+/**
  * The {@link SearchFailure} for a classified failure: the message names the
  * provider, the endpoint (origin and path only), the status and the
  * documented code, never the body or a credential.
@@ -383,13 +406,17 @@ export function providerFailure(
   provider: string,
   endpoint: string | URL | undefined,
   evidence: FailureEvidence,
+  setting = `search.providers.${provider}.base_url`,
 ): SearchFailure {
   const verdict = classifyFailure(evidence);
   const where = endpoint ? safeEndpoint(endpoint) : "the upstream";
+  const unresolved = unresolvedHost(evidence.error, setting);
   const what = evidence.status !== undefined
     ? evidence.unreadable ? "answered in an unreadable format" : `answered HTTP ${evidence.status}`
     : verdict.kind === "timeout"
     ? "timed out"
+    : unresolved
+    ? `could not be reached: ${unresolved}`
     : verdict.kind === "blocked"
     ? "may not be reached"
     : verdict.kind === "rate_limited"
@@ -416,7 +443,7 @@ export function providerFailure(
         ...(evidence.status !== undefined ? { status: evidence.status } : {}),
         ...(verdict.retry_after_s !== undefined ? { retry_after_s: verdict.retry_after_s } : {}),
         ...(verdict.upstream_code ? { upstream_code: verdict.upstream_code } : {}),
-        ...(verdict.field ? { field: verdict.field } : {}),
+        ...(verdict.field ? { field: verdict.field } : unresolved ? { field: setting } : {}),
       },
     },
   );
