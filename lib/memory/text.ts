@@ -73,8 +73,16 @@ export function ftsQuery(text: string): string | undefined {
  * `%`, `#`, `$`, `+`, `°`, `@`, `/`) always counts, like a letter.
  */
 const EDGE_RUN = /[\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Pd}.,;:!?¡¿'"`…·]+/gu;
-/** The end of a run kept right before a digit: a sign or a decimal point (`-5`, `.5`). */
-const NUMBER_PREFIX = /[.,-]*$/;
+/**
+ * The end of a run kept right before a digit: a sign or a decimal point
+ * (`-5`, `.5`). A scan from the end, linear in the run (a `/[.,-]*$/` search
+ * is quadratic on a long run that ends in other punctuation).
+ */
+function numberPrefix(run: string): string {
+  let start = run.length;
+  while (start > 0 && ".,-".includes(run[start - 1])) start--;
+  return run.slice(start);
+}
 const SPACE = /\s/;
 const DIGIT = /\p{N}/u;
 
@@ -87,7 +95,7 @@ function edgeRun(run: string, offset: number, whole: string): string {
   // Between two characters that count, it joins them (3.5, 07:40, don't, e-mail).
   if (!spaceBefore && !spaceAfter) return run;
   // A sign or a decimal point starting a number stays.
-  if (!spaceAfter && DIGIT.test(after)) return ` ${NUMBER_PREFIX.exec(run)![0]}`;
+  if (!spaceAfter && DIGIT.test(after)) return ` ${numberPrefix(run)}`;
   return " ";
 }
 
