@@ -61,6 +61,7 @@ import zlib from "node:zlib";
 import type { Logger } from "@logtape/logtape";
 import { type Config, privateAllowed } from "../config.ts";
 import { GleanerError, networkError } from "../errors.ts";
+import { extraCaOption } from "./ca.ts";
 import { getGleanerLogger } from "../log.ts";
 import { pace } from "../pace.ts";
 import { assertAddressesAllowed, assertUrlAllowed } from "./address.ts";
@@ -207,6 +208,8 @@ export function createFetcher(
   ): Promise<http.IncomingMessage> => {
     const lookup = createCheckedLookup(url.origin, privateAllowed(config, url.origin), resolver);
     const transport = url.protocol === "https:" ? https : http;
+    // DENO_CERT is not honoured by node:https on its own (see ca.ts).
+    const ca = url.protocol === "https:" ? extraCaOption() : undefined;
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
       let connectTimer: ReturnType<typeof setTimeout> | undefined;
@@ -223,6 +226,7 @@ export function createFetcher(
         headers: { ...headers, host: url.host },
         agent: false,
         lookup,
+        ...(ca ? { ca } : {}),
       } as http.RequestOptions);
       const onAbort = () => req.destroy(signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });
@@ -370,10 +374,16 @@ export function createFetcher(
         cause: error,
       });
     }
-    if (/CERT|TLS|SSL|SELF_SIGNED|VERIFY/i.test(code)) {
-      return new GleanerError("provider_unavailable", `TLS with ${url.origin} failed (${code})`, {
-        cause: error,
-      });
+    if (/CERT|TLS|SSL|SELF_SIGNED|VERIFY|ISSUER/i.test(code)) {
+      const hint = /SELF_SIGNED|VERIFY|ISSUER/i.test(code)
+        ? ": its certificate is not signed by a trusted CA (behind a corporate CA or TLS proxy, " +
+          "set NODE_EXTRA_CA_CERTS or DENO_CERT to its PEM file)"
+        : "";
+      return new GleanerError(
+        "provider_unavailable",
+        `TLS with ${url.origin} failed (${code})${hint}`,
+        { cause: error },
+      );
     }
     if (code !== "") {
       return new GleanerError("provider_unavailable", `${url.origin} is unreachable (${code})`, {
