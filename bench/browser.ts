@@ -10,12 +10,12 @@
  *
  * @module
  */
-import { PAGES_PATH } from "../testing/fixtures/web.ts";
+import { READABILITY_CORPUS } from "../testing/fixtures/corpora.ts";
 import { parseConfig } from "../lib/config/config.ts";
 import { createBrowserTier } from "../lib/read/browser.ts";
 
 /** Where the real-world pages live (read in place, never copied). */
-export const PAGES_DIR: string = PAGES_PATH;
+export const PAGES_DIR: string = READABILITY_CORPUS;
 
 /** Options of {@link runBrowserBench}. */
 export interface BrowserBenchOptions {

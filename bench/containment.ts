@@ -13,7 +13,7 @@
  * @module
  */
 import { naivePageTokens } from "./lib/naive.ts";
-import { PAGES_PATH } from "../testing/fixtures/web.ts";
+import { READABILITY_CORPUS } from "../testing/fixtures/corpora.ts";
 import { createGleaner, research, scrapeUrls } from "../mod.ts";
 import type { ConfigInput } from "../lib/config/config.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
@@ -71,7 +71,7 @@ const wholePageCache = new Map<string, number>();
 async function wholePageTokensOf(name: string): Promise<number> {
   let tokens = wholePageCache.get(name);
   if (tokens === undefined) {
-    tokens = naivePageTokens(await Deno.readTextFile(`${PAGES_PATH}/${name}/source.html`));
+    tokens = naivePageTokens(await Deno.readTextFile(`${READABILITY_CORPUS}/${name}/source.html`));
     wholePageCache.set(name, tokens);
   }
   return tokens;
@@ -260,7 +260,11 @@ export async function runContainmentBench(
       "tokens_saved: vs the same pages' main-content Markdown; tokens_saved_vs_whole_page: vs each whole page as Markdown with links (what a plain fetch tool returns)",
   };
   for (const label of options.settings ?? SETTINGS) {
-    const world = await startTestWorld({ embed: label === "bm25" ? "none" : "static", pages: [] });
+    const world = await startTestWorld({
+      embed: label === "bm25" ? "none" : "static",
+      pages: [],
+      pagesDir: READABILITY_CORPUS,
+    });
     const config: ConfigInput = {
       ...world.config,
       read: { render: "never", concurrency: 5 },

@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { PAGES_PATH } from "../testing/fixtures/web.ts";
+import { READABILITY_CORPUS } from "../testing/fixtures/corpora.ts";
 import {
   extractHtml,
   type MainContentExtractor,
@@ -38,7 +38,7 @@ import {
 } from "./lib/extraction_dev.ts";
 
 /** Where the corpus lives: `shared/` beside the repository (override with GLEANER_READABILITY_PAGES). */
-export const PAGES_DIR: string = Deno.env.get("GLEANER_READABILITY_PAGES") ?? PAGES_PATH;
+export const PAGES_DIR: string = READABILITY_CORPUS;
 
 /** The Readability test suite's page URL. */
 const PAGE_URL = "http://fakehost/test/page.html";

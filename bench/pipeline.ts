@@ -15,7 +15,8 @@ import { chunkMarkdown } from "../lib/text/chunk.ts";
 import { rankUnits } from "../lib/rank/mod.ts";
 import { selectEvidence } from "../lib/rank/select.ts";
 import { percentile } from "./lib/text_metrics.ts";
-import { PAGES_DIR, startFixtureWeb } from "../testing/fixtures/web.ts";
+import { startFixtureWeb } from "../testing/fixtures/web.ts";
+import { READABILITY_CORPUS } from "../testing/fixtures/corpora.ts";
 
 function round(x: number): number {
   return Math.round(x * 100) / 100;
@@ -24,7 +25,7 @@ function round(x: number): number {
 /** Page folder names of the real-world set. */
 export async function pageNames(): Promise<string[]> {
   const names: string[] = [];
-  for await (const entry of Deno.readDir(PAGES_DIR)) {
+  for await (const entry of Deno.readDir(READABILITY_CORPUS)) {
     if (entry.isDirectory) names.push(entry.name);
   }
   return names.sort();
@@ -40,7 +41,7 @@ export async function pageNames(): Promise<string[]> {
  * ```
  */
 export async function runPipelineBench(): Promise<Record<string, unknown>> {
-  const web = await startFixtureWeb();
+  const web = await startFixtureWeb({ pagesDir: READABILITY_CORPUS });
   const gleaner = await createGleaner({
     network: { allow_private: [web.origin] },
     store: { path: ":memory:" },

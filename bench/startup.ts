@@ -29,6 +29,7 @@ const FLAGS = [
   "--allow-read",
   "--allow-write",
   "--allow-env",
+  "--allow-sys",
   "--allow-ffi",
   "--allow-run",
 ];

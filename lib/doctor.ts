@@ -12,6 +12,9 @@ import { ROLES } from "./search/providers/types.ts";
 import { usableProviders } from "./search/providers/registry.ts";
 import { toolsFor } from "./tools/presentations.ts";
 import { VERSION } from "./version.ts";
+import { inspectExtraCa } from "./net/ca.ts";
+import { permissionError } from "./errors.ts";
+import { lookup } from "node:dns/promises";
 
 /** One check of the doctor report. */
 export interface DoctorCheck {
@@ -34,7 +37,9 @@ export interface DoctorReport {
 }
 
 /**
- * Checks the store, the browser, the embedder and network policy.
+ * Checks the permissions, the extra CA files (`NODE_EXTRA_CA_CERTS`,
+ * `DENO_CERT`), name resolution, the stores, the browser, the embedder and
+ * network policy; each failed check says what to do.
  *
  * @example
  * ```ts ignore
@@ -45,7 +50,7 @@ export interface DoctorReport {
  * ```
  */
 export async function runDoctor(config: Config): Promise<DoctorReport> {
-  const checks: DoctorCheck[] = [];
+  const checks: DoctorCheck[] = [...await permissionChecks(), caCheck(), await dnsCheck()];
   try {
     const store = openStore(config.store);
     const stats = await store.cache.stats();
@@ -58,6 +63,7 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
   } catch (error) {
     checks.push({ name: "store", ok: false, detail: String(error) });
   }
+  checks.push(memoryCheck(config));
   if (config.read.browser_cdp_url) {
     checks.push({ name: "browser", ok: true, detail: `external DevTools endpoint configured` });
   } else {
@@ -123,4 +129,134 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
       : "none: direct connections",
   });
   return { version: VERSION, ok: checks.every((c) => c.ok), checks };
+}
+
+/** Permissions every read needs, and what is lost without each. */
+const REQUIRED_PERMISSIONS: { descriptor: Deno.PermissionDescriptor; flag: string; why: string }[] =
+  [
+    { descriptor: { name: "net" }, flag: "--allow-net", why: "every search and read" },
+    {
+      descriptor: { name: "read" },
+      flag: "--allow-read",
+      why: "the config file, stores and model",
+    },
+    { descriptor: { name: "write" }, flag: "--allow-write", why: "the stores" },
+    { descriptor: { name: "env" }, flag: "--allow-env", why: "GLEANER_* settings and keys" },
+    {
+      // node:https loads its trust store with sys access to "ca" (Deno 2.9); --allow-sys=ca is
+      // not accepted, so the grant is the whole --allow-sys.
+      descriptor: { name: "sys", kind: "ca" } as unknown as Deno.PermissionDescriptor,
+      flag: "--allow-sys",
+      why: 'every HTTPS read and search (node:https needs sys access to "ca")',
+    },
+  ];
+
+const OPTIONAL_PERMISSIONS: { descriptor: Deno.PermissionDescriptor; flag: string; why: string }[] =
+  [
+    { descriptor: { name: "ffi" }, flag: "--allow-ffi", why: "memory vectors (sqlite-vec)" },
+    { descriptor: { name: "run" }, flag: "--allow-run", why: "the Chromium tier" },
+  ];
+
+async function permissionChecks(): Promise<DoctorCheck[]> {
+  const missing: string[] = [];
+  const optional: string[] = [];
+  for (const p of REQUIRED_PERMISSIONS) {
+    const { state } = await Deno.permissions.query(p.descriptor);
+    if (state !== "granted") missing.push(`${p.flag} (${p.why})`);
+  }
+  for (const p of OPTIONAL_PERMISSIONS) {
+    const { state } = await Deno.permissions.query(p.descriptor);
+    if (state !== "granted") optional.push(`${p.flag} (${p.why})`);
+  }
+  const checks: DoctorCheck[] = [{
+    name: "permissions",
+    ok: missing.length === 0,
+    detail: missing.length === 0
+      ? "net, read, write, env and sys granted"
+      : `missing: ${missing.join(", ")}; run again with these flags`,
+  }];
+  if (optional.length > 0) {
+    checks.push({
+      name: "permissions (optional)",
+      ok: true,
+      detail: `not granted: ${optional.join(", ")}`,
+    });
+  }
+  return checks;
+}
+
+function caCheck(): DoctorCheck {
+  try {
+    const files = inspectExtraCa();
+    if (files.length === 0) {
+      return {
+        name: "extra CA certificates",
+        ok: true,
+        detail: "none (NODE_EXTRA_CA_CERTS and DENO_CERT unset): the default trust store",
+      };
+    }
+    const bad = files.filter((f) => f.error !== undefined);
+    return {
+      name: "extra CA certificates",
+      ok: bad.length === 0,
+      detail: files.map((f) =>
+        f.error === undefined
+          ? `${f.variable}=${f.path}: ${f.certificates} certificate(s) loaded`
+          : `${f.variable}=${f.path}: ${f.error}; point it at a readable PEM file`
+      ).join("; "),
+    };
+  } catch (error) {
+    const named = permissionError(error, "reading the CA files");
+    return {
+      name: "extra CA certificates",
+      ok: false,
+      detail: named?.message ?? (error as Error).message,
+    };
+  }
+}
+
+async function dnsCheck(): Promise<DoctorCheck> {
+  try {
+    const answer = await lookup("localhost");
+    return { name: "name resolution", ok: true, detail: `localhost is ${answer.address}` };
+  } catch (error) {
+    const named = permissionError(error, "name resolution");
+    return {
+      name: "name resolution",
+      ok: false,
+      detail: named?.message ??
+        `cannot resolve localhost (${String((error as { code?: unknown }).code ?? error)}): ` +
+          "check the resolver configuration (/etc/hosts, /etc/resolv.conf)",
+    };
+  }
+}
+
+function memoryCheck(config: Config): DoctorCheck {
+  if (config.memory.backend === "postgres") {
+    return {
+      name: "memory store",
+      ok: config.memory.postgres_url !== undefined,
+      detail: config.memory.postgres_url !== undefined
+        ? "postgres (memory.postgres_url set)"
+        : "backend postgres without memory.postgres_url: set GLEANER_MEMORY_POSTGRES_URL",
+    };
+  }
+  const path = config.memory.path;
+  if (!path || path === ":memory:") {
+    return { name: "memory store", ok: true, detail: path ?? "sqlite in the data dir (default)" };
+  }
+  try {
+    Deno.statSync(path);
+    return { name: "memory store", ok: true, detail: `sqlite ${path}` };
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      return { name: "memory store", ok: true, detail: `sqlite ${path} (created on first save)` };
+    }
+    const named = permissionError(error, "memory store");
+    return {
+      name: "memory store",
+      ok: false,
+      detail: named?.message ?? `${path}: ${(error as Error).message}`,
+    };
+  }
 }

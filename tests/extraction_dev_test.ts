@@ -2,6 +2,8 @@
  * Gleaner's extractor on a fixed sample of extraction-dev pages (read from
  * `shared/`, never copied into the repository), scored with the corpus's own
  * metric: it must reach a minimum F1 and beat plain Readability on the sample.
+ * Ignored (one line on stderr) when the corpus is absent, as in a fresh clone;
+ * failing instead when `GLEANER_REQUIRE_CORPORA=1`.
  */
 import assert from "node:assert/strict";
 import { Readability } from "@mozilla/readability";
@@ -16,9 +18,12 @@ import {
   matchCounts,
 } from "../bench/lib/extraction_dev.ts";
 import { markdownToText } from "../bench/lib/text_metrics.ts";
+import { corpora } from "../testing/fixtures/corpora.ts";
 
 // About one page in twelve, picked by a hash of the id (no page chosen by hand).
-const sample = loadDevPages(undefined, (id) => fnv1a(`sample:${id}`) % 12 === 0);
+const sample = corpora.missing === undefined
+  ? loadDevPages(undefined, (id) => fnv1a(`sample:${id}`) % 12 === 0)
+  : [];
 
 function f1(extractor: MainContentExtractor, dataset?: string): number {
   const pages = sample.filter((p) => !dataset || p.dataset === dataset);
@@ -28,7 +33,12 @@ function f1(extractor: MainContentExtractor, dataset?: string): number {
   })).f1;
 }
 
-Deno.test("extraction-dev sample: Gleaner's extractor reaches F1 0.92 and beats Readability", () => {
+Deno.test({
+  name:
+    `extraction-dev sample: Gleaner's extractor reaches F1 0.92 and beats Readability${corpora.suffix}`,
+  ignore: corpora.ignore,
+}, () => {
+  corpora.assertPresent();
   assert.ok(sample.length >= 50, `sample has ${sample.length} pages`);
   for (const ds of DATASETS) assert.ok(sample.some((p) => p.dataset === ds), ds);
   const ours = f1(gleanerExtractor);
@@ -37,7 +47,12 @@ Deno.test("extraction-dev sample: Gleaner's extractor reaches F1 0.92 and beats 
   assert.ok(ours > theirs, `gleaner ${ours} vs readability ${theirs}`);
 });
 
-Deno.test("extraction-dev sample: Readability with the speed hooks returns what plain Readability does", () => {
+Deno.test({
+  name:
+    `extraction-dev sample: Readability with the speed hooks returns what plain Readability does${corpora.suffix}`,
+  ignore: corpora.ignore,
+}, () => {
+  corpora.assertPresent();
   let compared = 0;
   for (const page of sample) {
     const plainDoc = parseDocument(stripScripts(page.html));

@@ -10,7 +10,7 @@ import { serveLoopback } from "../../testing/fixtures/serve.ts";
 import { createTransformersEmbedder } from "./transformers.ts";
 import { cosine, isZeroVector } from "./vector.ts";
 import { textHash } from "./cached.ts";
-import { PAGES_PATH } from "../../testing/fixtures/web.ts";
+import { corpora, READABILITY_CORPUS } from "../../testing/fixtures/corpora.ts";
 
 function norm(v: Float32Array): number {
   let s = 0;
@@ -67,12 +67,12 @@ async function sampleUnits(count: number): Promise<string[]> {
     "[CLS]",
     "\ud800 lone surrogate \udfff and emoji 👩‍🔬 🚀",
   ];
-  const names = [...Deno.readDirSync(PAGES_PATH)].map((e) => e.name).sort();
+  const names = [...Deno.readDirSync(READABILITY_CORPUS)].map((e) => e.name).sort();
   // Every 7th page first (spread over the set), then the rest; at most 20 units a page.
   const order = [...names.filter((_, i) => i % 7 === 0), ...names.filter((_, i) => i % 7 !== 0)];
   for (const name of order) {
     if (units.length >= count) break;
-    const html = await Deno.readTextFile(`${PAGES_PATH}/${name}/source.html`);
+    const html = await Deno.readTextFile(`${READABILITY_CORPUS}/${name}/source.html`);
     const text = html.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, " ")
       .replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
     for (let at = 0, n = 0; at + 50 < text.length && n < 20 && units.length < count; at += 1_000) {
@@ -83,7 +83,11 @@ async function sampleUnits(count: number): Promise<string[]> {
   return units;
 }
 
-Deno.test("static embedder: the TypeScript engine gives the transformers.js vectors", async () => {
+Deno.test({
+  name: `static embedder: the TypeScript engine gives the transformers.js vectors${corpora.suffix}`,
+  ignore: corpora.ignore,
+}, async () => {
+  corpora.assertPresent();
   const units = await sampleUnits(200);
   assert.equal(units.length, 200);
   const fast = await createStaticEmbedder();

@@ -11,6 +11,15 @@ import { evalInChild } from "../../testing/fixtures/eval.ts";
 const URL_ = "https://example.com/page";
 
 Deno.test("extract pool: same page as extractHtml; deadline and abort stop the thread; failures keep their code", async () => {
+  // The first thread of a fresh checkout waits for Deno to type-check worker.ts (seconds on a
+  // busy machine): one job on a patient pool first, so the deadline below times extraction only.
+  const patient = createExtractPool({ workers: 1, timeoutMs: 120_000 });
+  try {
+    const warm = "<title>Warm</title><article><p>The pool is warm now.</p></article>";
+    assert.equal((await patient.extract(warm, URL_)).markdown, extractHtml(warm, URL_).markdown);
+  } finally {
+    await patient.close();
+  }
   // Caps off, so a deeply nested page really takes minutes (Readability is cubic in depth).
   const pool = createExtractPool({
     workers: 1,

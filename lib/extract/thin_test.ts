@@ -1,9 +1,9 @@
-import { PAGES_PATH } from "../../testing/fixtures/web.ts";
+import { corpora, READABILITY_CORPUS } from "../../testing/fixtures/corpora.ts";
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
 import { looksThin } from "./thin.ts";
 
-const PAGES = PAGES_PATH;
+const PAGES = READABILITY_CORPUS;
 
 /** Visible text of a page: the document minus head, scripts, styles, templates and noscript. */
 function visibleText(html: string): string {
@@ -67,7 +67,11 @@ Deno.test("looksThin leaves full or script-free pages alone", () => {
   for (const [html, text] of cases) assert.equal(looksThin(html, text), false, html.slice(0, 80));
 });
 
-Deno.test("looksThin: none of the 130 real-world readability pages is thin", async () => {
+Deno.test({
+  name: `looksThin: none of the 130 real-world readability pages is thin${corpora.suffix}`,
+  ignore: corpora.ignore,
+}, async () => {
+  corpora.assertPresent();
   const thin: string[] = [];
   let pages = 0;
   for await (const entry of Deno.readDir(PAGES)) {

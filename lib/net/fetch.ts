@@ -74,6 +74,7 @@ import zlib from "node:zlib";
 import type { Logger } from "@logtape/logtape";
 import { type Config, privateAllowed } from "../config/config.ts";
 import { GleanerError, networkError } from "../errors.ts";
+import { extraCaOption } from "./ca.ts";
 import { getGleanerLogger } from "../log.ts";
 import { pace } from "../async/pace.ts";
 import { assertAddressesAllowed, assertUrlAllowed } from "./address.ts";
@@ -236,7 +237,7 @@ export function createFetcher(
         host,
         // SNI carries names only (RFC 6066 §3).
         servername: net.isIP(host) === 0 ? host : undefined,
-        ca: options.ca,
+        ca: options.ca ?? extraCaOption(),
         ALPNProtocols: ["http/1.1"],
       });
       const onAbort = () => secure.destroy(signal.reason);
@@ -281,7 +282,7 @@ export function createFetcher(
       path: `${url.pathname}${url.search}`,
       method,
       headers: { ...headers, host: url.host },
-      ca: options.ca,
+      ca: options.ca ?? (url.protocol === "https:" ? extraCaOption() : undefined),
       agent: false,
       lookup: createCheckedLookup(url.origin, privateAllowed(config, url.origin), resolver),
     } as http.RequestOptions;
@@ -501,10 +502,16 @@ export function createFetcher(
         cause: error,
       });
     }
-    if (/CERT|TLS|SSL|SELF_SIGNED|VERIFY/i.test(code)) {
-      return new GleanerError("provider_unavailable", `TLS with ${url.origin} failed (${code})`, {
-        cause: error,
-      });
+    if (/CERT|TLS|SSL|SELF_SIGNED|VERIFY|ISSUER/i.test(code)) {
+      const hint = /SELF_SIGNED|VERIFY|ISSUER/i.test(code)
+        ? ": its certificate is not signed by a trusted CA (behind a corporate CA or TLS proxy, " +
+          "set NODE_EXTRA_CA_CERTS or DENO_CERT to its PEM file)"
+        : "";
+      return new GleanerError(
+        "provider_unavailable",
+        `TLS with ${url.origin} failed (${code})${hint}`,
+        { cause: error },
+      );
     }
     if (code !== "") {
       return new GleanerError("provider_unavailable", `${url.origin} is unreachable (${code})`, {

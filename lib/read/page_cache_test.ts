@@ -7,12 +7,10 @@ import { parseConfig } from "../config/config.ts";
 import { createGleaner, type Gleaner } from "../gleaner.ts";
 import { GleanerError } from "../errors.ts";
 import { openStore } from "../store/mod.ts";
-import { redisAvailable, startRedis } from "../store/testdata/helpers.ts";
+import { redisRequirement, startRedis } from "../store/testdata/helpers.ts";
 import { startFixtureWeb } from "../../testing/fixtures/web.ts";
 import { createPageCache, MAX_CACHED_MARKDOWN_CHARS, pageCacheKey } from "./page_cache.ts";
 import type { Page } from "./types.ts";
-
-const HAVE_REDIS = await redisAvailable();
 
 const blocked = (e: unknown) => e instanceof GleanerError && e.code === "blocked_url";
 
@@ -91,7 +89,7 @@ Deno.test("two Gleaners sharing one SQLite file: a page cached under allow_priva
 Deno.test({
   name:
     "two Gleaners sharing Valkey: a page cached under allow_private is refused under a stricter policy",
-  ignore: !HAVE_REDIS && Deno.env.get("GLEANER_REQUIRE_REDIS") !== "1",
+  ignore: redisRequirement.ignore,
   fn: async () => {
     const redis = await startRedis();
     try {

@@ -19,7 +19,7 @@
  * @module
  */
 import type { Config } from "../config/config.ts";
-import { type ErrorCode, GleanerError } from "../errors.ts";
+import { type ErrorCode, GleanerError, permissionError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
 import type { Cache } from "../store/types.ts";
@@ -391,10 +391,12 @@ function routerOver(
     );
     const codes = new Set(fallback_from.filter((f) => !f.skipped).map((f) => f.code));
     const code: ErrorCode = codes.size === 1 ? [...codes][0] as ErrorCode : "provider_unavailable";
+    const cause = last ? innermostMessage(last) : undefined;
     throw withRecord(
       last ?? new GleanerError("provider_unavailable", "no provider answered"),
       `${role}: every provider failed: ${tried.join(", ")}` +
-        (unresolved.size > 0 ? `; ${[...unresolved].join("; ")}` : ""),
+        (unresolved.size > 0 ? `; ${[...unresolved].join("; ")}` : "") +
+        (cause && ![...unresolved].some((u) => u.includes(cause)) ? `; last cause: ${cause}` : ""),
       code,
       attempts,
       fallback_from,
@@ -684,6 +686,16 @@ function refine(
  * fallback.
  */
 function asFailure(error: unknown, provider: string): SearchFailure {
+  // A missing Deno permission fails every provider alike: stop and name the flag.
+  const permission = missingPermission(error, provider);
+  if (permission) {
+    return new SearchFailure("invalid", `${provider}: ${permission.message}`, {
+      backend: provider,
+      code: "internal",
+      cause: error,
+      details: { permission: permission.details?.permission, flag: permission.details?.flag },
+    });
+  }
   if (error instanceof SearchFailure) return error;
   if (
     error instanceof GleanerError &&
@@ -705,6 +717,34 @@ function asFailure(error: unknown, provider: string): SearchFailure {
     code: "internal",
     cause: error,
   });
+}
+
+/** The missing-permission error anywhere in a failure's cause chain, if any. */
+function missingPermission(error: unknown, provider: string): GleanerError | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 6; depth++) {
+    if (e instanceof GleanerError) {
+      if (e.details?.permission !== undefined) return e;
+    } else {
+      const named = permissionError(e, provider);
+      if (named) return named;
+    }
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * The message of the innermost Gleaner error behind a failure (what the log
+ * shows: a TLS or DNS failure, a missing permission), when it says more than
+ * the failure itself. Gleaner's messages name origins, never upstream bodies or keys.
+ */
+function innermostMessage(failure: GleanerError): string | undefined {
+  let inner: GleanerError = failure;
+  for (let e: unknown = failure.cause, depth = 0; e && depth < 5; depth++) {
+    if (e instanceof GleanerError) inner = e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return inner === failure ? undefined : inner.message;
 }
 
 /** The error thrown to callers: the failure's code, plus the record of the route. */

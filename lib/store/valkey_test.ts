@@ -14,7 +14,7 @@ import {
 } from "./testdata/domain_contract.ts";
 import {
   assertRaceCounts,
-  redisAvailable,
+  redisRequirement,
   type RedisServer,
   runWriters,
   startRedis,
@@ -22,21 +22,13 @@ import {
 import type { Redis } from "iovalkey";
 import { connectValkey, ValkeyCache, ValkeyDomainStats } from "./valkey.ts";
 
-const HAVE_REDIS = await redisAvailable();
-const REQUIRED = Deno.env.get("GLEANER_REQUIRE_REDIS") === "1";
+const HAVE_REDIS = redisRequirement.missing === undefined;
 const DAY = 86_400_000;
 
-if (!HAVE_REDIS && REQUIRED) {
+if (!HAVE_REDIS && redisRequirement.required) {
   Deno.test("redis-server is installed (GLEANER_REQUIRE_REDIS=1)", () => {
-    assert.fail("redis-server not found on PATH; install the redis-server package");
+    redisRequirement.assertPresent();
   });
-} else if (!HAVE_REDIS) {
-  Deno.stderr.writeSync(
-    new TextEncoder().encode(
-      "valkey_test: redis-server not found on PATH; Valkey tests ignored " +
-        "(set GLEANER_REQUIRE_REDIS=1 to fail instead)\n",
-    ),
-  );
 }
 
 function clock(start = Date.UTC(2025, 5, 15, 12)) {

@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import type { DomainRecord } from "../types.ts";
+import { type Requirement, requirement } from "../../../testing/fixtures/require.ts";
 
 const WRITER = new URL("./domain_writer.ts", import.meta.url).pathname;
 const REDIS_BIN = "redis-server";
@@ -25,6 +26,19 @@ export async function redisAvailable(): Promise<boolean> {
     return false;
   }
 }
+
+/**
+ * Whether the Valkey/Redis tests run here: ignored (one line on stderr) without
+ * `redis-server`, failing instead when `GLEANER_REQUIRE_REDIS=1` (as in CI).
+ */
+export const redisRequirement: Requirement = requirement({
+  group: "valkey",
+  env: "GLEANER_REQUIRE_REDIS",
+  missing: (await redisAvailable())
+    ? undefined
+    : "redis-server not found on PATH (install the redis-server package)",
+  short: "no redis-server",
+});
 
 /** A running private redis-server. */
 export interface RedisServer {
