@@ -61,7 +61,9 @@ export function relatedLinks(
     query,
     candidates.map((l) => `${l.text} ${l.url.replace(/[/_.-]+/g, " ")}`),
   );
-  const rest = order.filter((i) => !ranked.includes(i));
+  // A set: `ranked.includes` for each of 100,000 links took minutes.
+  const inRanked = new Set(ranked);
+  const rest = order.filter((i) => !inRanked.has(i));
   order = [...ranked, ...rest];
   const same = order.filter((i) => siteOf(candidates[i].url) === host);
   const other = order.filter((i) => siteOf(candidates[i].url) !== host);

@@ -110,13 +110,14 @@ export function wordCount(text: string): number {
 }
 
 /** Texts longer than this are counted in slices, with a step between two slices. */
-const WORD_SLICE_CHARS = 8192;
+const WORD_SLICE_CHARS = 2048;
 
 /**
  * A character where no word goes on: one that {@link wordCount} skips, or a
  * CJK character (counted on its own).
  */
-const WORD_STOP = /[\s#|>*_`~\-]|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+const WORD_STOP =
+  /[\s#|>*_`~\-]|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 
 /**
  * {@link wordCount} in steps: a long text is counted in slices of about

@@ -28,8 +28,12 @@ export const TOKEN_PIECE_CHARS = 2048;
 
 /** Longest run without a pre-token boundary counted whole; longer runs are cut at this size. */
 export const TOKEN_RUN_CHARS = 256;
-/** How far ahead the end of a run without boundaries is looked for at a time. */
-const RUN_SCAN_CHARS = 65_536;
+/**
+ * How far ahead the end of a run without boundaries is looked for at a time
+ * (one regular-expression scan, which cannot pause: 65,536 characters of CJK
+ * held the thread for 15 ms or more; where the run ends does not depend on it).
+ */
+const RUN_SCAN_CHARS = 8192;
 
 /** Size of the cuts through a run without boundaries (short: byte-pair merging is quadratic). */
 const HARD = 64;
