@@ -14,6 +14,7 @@ import { chunkMarkdown, chunkMarkdownPaced } from "../text/chunk.ts";
 import { countTokens, countTokensPaced } from "../text/tokens.ts";
 import type { Page } from "../read/types.ts";
 import { gatherEvidence } from "./gather.ts";
+import { relatedLinks } from "./links.ts";
 
 /** 200,000 CJK characters without a space or punctuation (as `tests/fixtures/hostile.ts`). */
 function cjkRun(chars: number): string {
@@ -129,5 +130,34 @@ Deno.test("ranking huge pages against a query: a loopback server answers meanwhi
   } finally {
     await server.shutdown();
     await embedder.close?.();
+  }
+});
+
+Deno.test("ranking 30,000 links of a page by a query: a loopback server answers meanwhile", async () => {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response("ok"),
+  );
+  try {
+    const links = Array.from({ length: 30_000 }, (_, i) => ({
+      url: `https://${i % 2 ? "site" : "other"}.example/l/${i}`,
+      text: `Link number ${i} about tides`,
+    }));
+    let answeredAt: number | undefined;
+    const request = fetch(`http://127.0.0.1:${server.addr.port}/`)
+      .then((response) => response.text())
+      .then(() => answeredAt = performance.now());
+    const picked = await relatedLinks("https://site.example/", links, "link about tides 29999", {
+      max: 10,
+      maxTokens: 1000,
+    });
+    const rankedAt = performance.now();
+    await request;
+    assert.equal(picked.length, 10);
+    assert.equal(picked[0].url, "https://site.example/l/29999", "the best match first");
+    assert.ok(picked.every((l) => l.url.startsWith("https://site.example/")), "same site first");
+    assert.ok(answeredAt !== undefined && answeredAt < rankedAt, "answered during the ranking");
+  } finally {
+    await server.shutdown();
   }
 });

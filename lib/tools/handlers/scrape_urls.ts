@@ -53,7 +53,7 @@ export async function scrapeUrls(
   });
   const linkBudget = Math.floor(config.rank.links_max_tokens / Math.max(1, ok.length));
   return {
-    items: reads.map((r) => {
+    items: await Promise.all(reads.map(async (r) => {
       if (!r.page) {
         return {
           url: r.item.url,
@@ -71,7 +71,7 @@ export async function scrapeUrls(
         published: page.published,
         page_tokens: packet.pageTokensByUrl.get(page.finalUrl) ?? countTokens(page.markdown),
         ...(page.truncated ? { truncated: true } : {}),
-        links: relatedLinks(
+        links: await relatedLinks(
           page.finalUrl,
           page.links,
           isWholePageQuery(r.item.query) ? undefined : r.item.query,
@@ -81,7 +81,7 @@ export async function scrapeUrls(
           },
         ),
       };
-    }),
+    })),
     evidence: packet.items,
     ranking: packet.ranking,
     ...(packet.rerankError ? { ranking_note: packet.rerankError } : {}),
