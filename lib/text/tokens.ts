@@ -135,8 +135,11 @@ function* pieces(
   const hardChars = Math.min(tailChars, HARD);
   const runs = new RegExp(BOUNDARY.source, BOUNDARY.flags);
   const maybeLong = maybeLongRun(tailChars);
-  const emit = (start: number, end: number) =>
-    splitLongRuns(text, start, end, tailChars, hardChars, runs, maybeLong);
+  // A short piece is yielded as it is (what splitLongRuns would do), without a generator.
+  const emit = (start: number, end: number): Iterable<Piece> =>
+    end - start <= tailChars
+      ? [[start, end]]
+      : splitLongRuns(text, start, end, tailChars, hardChars, runs, maybeLong);
   let start = 0;
   // True while `start` is inside a run without boundaries whose end is not found yet.
   let inRun = false;
@@ -185,7 +188,8 @@ function* pieces(
     while (end - at > hardChars) {
       let next = at + hardChars;
       if (isLowSurrogate(text, next)) next++;
-      yield* emit(at, next);
+      if (next - at <= tailChars) yield [at, next];
+      else yield* emit(at, next);
       at = next;
     }
     start = at;
