@@ -7,8 +7,14 @@
  * 100,000 links, a 120,000-character CJK run, a 4 MB word, binary served as
  * HTML, a gzip bomb, unclosed scripts, 400,000 elements, ...), fires the 10
  * reads at once through REST (`POST /v1/scrape`, one page each) and samples
- * `GET /health` every 10 ms until they are done. Prints the `/health`
- * latency percentiles (target: p99 under 50 ms) and each read's outcome.
+ * `GET /health` every 10 ms until they are done. Then the query-ranked case:
+ * ten scrapes with a `query` at once, five of a page of 200,000 CJK
+ * characters and five of a long article of ordinary prose
+ * (`RANKED_PAGES`), ranked with the default embedder (the static model), so
+ * chunking, token counting, BM25, embedding, fusion and budget cutting run
+ * while `/health` is sampled. Prints, per case, the `/health` latency
+ * percentiles (target: p99 under 50 ms) and each read's outcome.
+ * `HEALTH_BENCH_CASE=read` or `=ranked` runs one case.
  *
  * Also `deno task bench tokens`: milliseconds to count tokens of 5 MB
  * pathological texts (one word, CJK without spaces, whitespace) and of
@@ -16,7 +22,7 @@
  *
  * @module
  */
-import { HOSTILE_PATHS } from "../testing/fixtures/hostile.ts";
+import { HOSTILE_PATHS, RANKED_PAGES } from "../testing/fixtures/hostile.ts";
 import { countTokens } from "../lib/text/tokens.ts";
 
 function percentile(sorted: number[], p: number): number {
@@ -60,6 +66,15 @@ async function startHostileServer(): Promise<{ origin: string; close(): Promise<
   };
 }
 
+/** The machine's load averages (1, 5, 15 minutes), when the system tells them. */
+function loadAverage(): number[] | undefined {
+  try {
+    return Deno.loadavg();
+  } catch {
+    return undefined;
+  }
+}
+
 /** A free loopback port (listen on 0, close). */
 function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -96,7 +111,8 @@ export async function runHealthBench(): Promise<unknown> {
       GLEANER_NETWORK_ALLOWED_PORTS: JSON.stringify([webPort]),
       GLEANER_NETWORK_RESPECT_ROBOTS: "false",
       GLEANER_STORE_PATH: ":memory:",
-      GLEANER_EMBED_PROVIDER: "none",
+      // The default embedder: the query-ranked case ranks hybrid (BM25 + the static model).
+      GLEANER_EMBED_PROVIDER: "static",
       GLEANER_READ_RENDER: "never",
       GLEANER_LOG_LEVEL: "warning",
       XDG_CONFIG_HOME: "/nonexistent/gleaner-bench-config",
@@ -115,61 +131,91 @@ export async function runHealthBench(): Promise<unknown> {
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const scrape = async (path: string) => {
+    const scrape = async (path: string, query?: string) => {
       const response = await fetch(`${base}/v1/scrape`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ items: [{ url: `${web.origin}${path}` }], max_tokens: 500 }),
+        body: JSON.stringify({
+          items: [{ url: `${web.origin}${path}`, ...(query ? { query } : {}) }],
+          max_tokens: 500,
+        }),
       });
       return { status: response.status, json: await response.json() };
     };
     // Warm up: the extraction thread starts and the routes answer once.
     await scrape("/nested-divs");
 
-    const only = Deno.env.get("HOSTILE_ONLY");
-    const outcomes: Record<string, unknown> = {};
-    const started = performance.now();
-    const reads = HOSTILE_PATHS.filter((p) => !only || p === only).map(async (path) => {
-      const t0 = performance.now();
-      const { status, json } = await scrape(path);
-      const item = json.items?.[0];
-      outcomes[path] = {
-        ms: Math.round(performance.now() - t0),
-        outcome: item?.ok ? "ok" : item?.error?.code ?? `http ${status}`,
-        ...(item?.ok ? { page_tokens: item.page_tokens, truncated: item.truncated } : {}),
+    /** Fires the scrapes at once and samples `/health` every 10 ms until they are done. */
+    const measure = async (scrapes: { label: string; path: string; query?: string }[]) => {
+      const outcomes: Record<string, unknown> = {};
+      const started = performance.now();
+      const reads = scrapes.map(async ({ label, path, query }) => {
+        const t0 = performance.now();
+        const { status, json } = await scrape(path, query);
+        const item = json.items?.[0];
+        outcomes[label] = {
+          ms: Math.round(performance.now() - t0),
+          outcome: item?.ok ? "ok" : item?.error?.code ?? `http ${status}`,
+          ...(item?.ok ? { page_tokens: item.page_tokens, truncated: item.truncated } : {}),
+          ...(query ? { ranking: json.ranking, tokens: json.tokens } : {}),
+        };
+      });
+      let done = false;
+      const all = Promise.all(reads).finally(() => done = true);
+      const samples: number[] = [];
+      const at: number[] = [];
+      while (!done) {
+        const t0 = performance.now();
+        const response = await fetch(`${base}/health`);
+        await response.body?.cancel();
+        samples.push(performance.now() - t0);
+        at.push(t0 - started);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await all;
+      const sorted = [...samples].sort((a, b) => a - b);
+      return {
+        wall_ms: Math.round(performance.now() - started),
+        health: {
+          samples: samples.length,
+          p50: round(percentile(sorted, 50)),
+          p99: round(percentile(sorted, 99)),
+          max: round(sorted[sorted.length - 1]),
+          target_p99_ms: 50,
+          // The ten slowest samples, with when they were sent (ms after the reads were fired).
+          slowest: samples.map((ms, i) => ({ ms: round(ms), at: Math.round(at[i]) }))
+            .sort((a, b) => b.ms - a.ms).slice(0, 10),
+        },
+        reads: outcomes,
       };
-    });
-    let done = false;
-    const all = Promise.all(reads).finally(() => done = true);
-    const samples: number[] = [];
-    const at: number[] = [];
-    while (!done) {
-      const t0 = performance.now();
-      const response = await fetch(`${base}/health`);
-      await response.body?.cancel();
-      samples.push(performance.now() - t0);
-      at.push(t0 - started);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    await all;
-    const sorted = [...samples].sort((a, b) => a - b);
-    return {
-      what: "GET /health latency (ms) of a `gleaner serve` process while it reads 10 hostile " +
-        "pages, fired at once through POST /v1/scrape (one page each)",
-      wall_ms: Math.round(performance.now() - started),
-      health: {
-        samples: samples.length,
-        p50: round(percentile(sorted, 50)),
-        p99: round(percentile(sorted, 99)),
-        max: round(sorted[sorted.length - 1]),
-        target_p99_ms: 50,
-        // The ten slowest samples, with when they were sent (ms after the reads were fired).
-        slowest: samples.map((ms, i) => ({ ms: round(ms), at: Math.round(at[i]) }))
-          .sort((a, b) => b.ms - a.ms).slice(0, 10),
-      },
-      reads: outcomes,
-      config: "defaults: read.extract_workers 1, read.extract_timeout_ms 15000",
     };
+
+    const which = Deno.env.get("HEALTH_BENCH_CASE");
+    const only = Deno.env.get("HOSTILE_ONLY");
+    const result: Record<string, unknown> = {
+      what: "GET /health latency (ms) of a `gleaner serve` process while it reads 10 pages, " +
+        "fired at once through POST /v1/scrape (one page each): 10 hostile pages (read), then " +
+        "5 × 200,000 CJK characters and 5 × a long article ranked against a query (query_ranked)",
+      config: "defaults: read.extract_workers 1, read.extract_timeout_ms 15000, embed.provider " +
+        "static, max_tokens 500",
+      load_average: loadAverage(),
+    };
+    if (which !== "ranked") {
+      result.read = await measure(
+        HOSTILE_PATHS.filter((p) => !only || p === only).map((path) => ({ label: path, path })),
+      );
+    }
+    if (which !== "read") {
+      const scrapes = [];
+      for (let copy = 0; copy < 5; copy++) {
+        for (const [path, query] of Object.entries(RANKED_PAGES)) {
+          // Distinct URLs: every copy is read, extracted and ranked on its own.
+          scrapes.push({ label: `${path}?copy=${copy}`, path: `${path}?copy=${copy}`, query });
+        }
+      }
+      result.query_ranked = await measure(scrapes);
+    }
+    return result;
   } finally {
     child.kill("SIGINT");
     await child.status;

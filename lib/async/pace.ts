@@ -62,3 +62,62 @@ export function pace(): Promise<void> | undefined {
   );
   return pause;
 }
+
+/**
+ * Long work written once as a generator that `yield`s between bounded
+ * steps: {@link runSteps} runs it straight through (the synchronous API),
+ * {@link runPaced} pauses with {@link pace} at its yields (the same code, so
+ * the same result).
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/**
+ * Runs `steps` to the end at once and returns its result.
+ *
+ * @example
+ * ```ts
+ * import { runSteps, type Steps } from "./pace.ts";
+ * function* sum(n: number): Steps<number> {
+ *   let total = 0;
+ *   for (let i = 1; i <= n; i++) {
+ *     total += i;
+ *     if (i % 100 === 0) yield;
+ *   }
+ *   return total;
+ * }
+ * console.assert(runSteps(sum(1000)) === 500_500);
+ * ```
+ */
+export function runSteps<T>(steps: Steps<T>): T {
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
+
+/**
+ * Runs `steps` to the end, pausing with the shared {@link pace} at its yields
+ * when the turn is spent, so a server keeps answering meanwhile.
+ *
+ * @example
+ * ```ts
+ * import { runPaced, type Steps } from "./pace.ts";
+ * function* sum(n: number): Steps<number> {
+ *   let total = 0;
+ *   for (let i = 1; i <= n; i++) {
+ *     total += i;
+ *     if (i % 100 === 0) yield;
+ *   }
+ *   return total;
+ * }
+ * console.assert(await runPaced(sum(1000)) === 500_500);
+ * ```
+ */
+export async function runPaced<T>(steps: Steps<T>): Promise<T> {
+  let step = steps.next();
+  while (!step.done) {
+    const pause = pace();
+    if (pause) await pause;
+    step = steps.next();
+  }
+  return step.value;
+}

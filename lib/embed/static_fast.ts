@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { pace } from "../async/pace.ts";
 import { GleanerError } from "../errors.ts";
 import type { Embedder } from "./types.ts";
 import { toUnitVector } from "./vector.ts";
@@ -462,10 +463,25 @@ export async function createFastStaticEmbedder(
         new GleanerError("timeout", `embedder ${options.id} timed out`, { cause: signal.reason }),
       );
     }
-    return Promise.resolve(texts.map((text) => {
-      if (typeof text !== "string" || text.trim() === "") return new Float32Array(table.dims);
-      return poolIds(table, tokenizer.encode(text.slice(0, maxChars)));
-    }));
+    return embedPaced(texts, signal);
+  };
+  /** One text at a time, pausing with the shared pacer: a server answers meanwhile. */
+  const embedPaced = async (texts: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
+    const out: Float32Array[] = [];
+    for (const text of texts) {
+      if (typeof text !== "string" || text.trim() === "") out.push(new Float32Array(table.dims));
+      else out.push(poolIds(table, tokenizer.encode(text.slice(0, maxChars))));
+      const pause = pace();
+      if (pause) {
+        await pause;
+        if (signal?.aborted) {
+          throw new GleanerError("timeout", `embedder ${options.id} timed out`, {
+            cause: signal.reason,
+          });
+        }
+      }
+    }
+    return out;
   };
   return {
     id: options.id,

@@ -9,13 +9,19 @@
 import type { Config } from "../config/config.ts";
 import type { Embedder, EmbeddingCache } from "../embed/types.ts";
 import { sharedReranker } from "../embed/reranker.ts";
-import { chunkMarkdown, type Unit } from "../text/chunk.ts";
+import { chunkMarkdownPaced, type Unit } from "../text/chunk.ts";
 import type { QueryExpander } from "../rank/expand.ts";
 import { type Ranking, rankUnits } from "../rank/mod.ts";
 import { type Candidate, type EvidenceItem, pageInOrder, selectEvidence } from "../rank/select.ts";
 import { renderEvidence } from "../rank/render.ts";
 import { type ArchiveProvenance, provenanceOf } from "../rank/evidence_item.ts";
-import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "../text/tokens.ts";
+import {
+  countTokens,
+  countTokensPaced,
+  countTokensUpTo,
+  TOKEN_PIECE_CHARS,
+  tokenReach,
+} from "../text/tokens.ts";
 import type { Page } from "../read/types.ts";
 import { telemetry } from "../telemetry/mod.ts";
 import { shareBudget } from "./budget.ts";
@@ -122,7 +128,7 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
   for (const read of reads) {
     let count = pageTokensByUrl.get(read.page.finalUrl);
     if (count === undefined) {
-      count = read.page.markdownTokens ?? countTokens(read.page.markdown);
+      count = read.page.markdownTokens ?? await countTokensPaced(read.page.markdown);
       pageTokensByUrl.set(read.page.finalUrl, count);
     }
     pageTokens += count;
@@ -169,7 +175,7 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
           minWords: rank.unit_min_words * scale,
           maxWords: rank.unit_max_words * scale,
         };
-        for (const unit of chunkMarkdown(page.markdown, sizes)) {
+        for (const unit of await chunkMarkdownPaced(page.markdown, sizes)) {
           units.push(unit);
           sourceOf.push(page);
         }

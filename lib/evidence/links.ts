@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { bm25Rank } from "../rank/bm25.ts";
+import { bm25RankPaced } from "../rank/bm25.ts";
+import { pace } from "../async/pace.ts";
 import { countTokens } from "../text/tokens.ts";
 import { renderLink } from "../rank/render.ts";
 import type { PageLink } from "../extract/links.ts";
@@ -13,23 +14,26 @@ import type { PageLink } from "../extract/links.ts";
  * Picks up to `max` links worth following: same site as the page first, then
  * others; within each, the ones whose text and URL match the query best (page
  * order without a query), as long as their rendering fits `maxTokens`.
+ * The links are looked at in steps that pause with the shared pacer
+ * (`async/pace.ts`): a page of 100,000 links is ranked while a server keeps
+ * answering.
  *
  * @example
  * ```ts
  * import { relatedLinks } from "./links.ts";
- * const links = relatedLinks("https://a.example/x", [
+ * const links = await relatedLinks("https://a.example/x", [
  *   { url: "https://b.example/", text: "Elsewhere" },
  *   { url: "https://a.example/tides", text: "Tides explained" },
  * ], "tides", { max: 10, maxTokens: 100 });
  * console.assert(links[0].url === "https://a.example/tides");
  * ```
  */
-export function relatedLinks(
+export async function relatedLinks(
   pageUrl: string,
   links: readonly PageLink[],
   query: string | undefined,
   options: { max: number; maxTokens: number },
-): PageLink[] {
+): Promise<PageLink[]> {
   const host = siteOf(pageUrl);
   const picked: PageLink[] = [];
   let used = 0;
@@ -47,7 +51,8 @@ export function relatedLinks(
     // Page order, same site first: links are judged only until enough are picked (a page of
     // 100,000 links no longer has every one parsed twice).
     const other: PageLink[] = [];
-    for (const link of links) {
+    for (const [i, link] of links.entries()) {
+      if (i % LINKS_PER_STEP === LINKS_PER_STEP - 1) await pace();
       if (link.url === pageUrl || !worthFollowing(link)) continue;
       if (siteOf(link.url) !== host) other.push(link);
       else if (!offer(link)) return picked;
@@ -55,16 +60,25 @@ export function relatedLinks(
     for (const link of other) if (!offer(link)) break;
     return picked;
   }
-  const candidates = links.filter((link) => link.url !== pageUrl && worthFollowing(link));
-  let order = candidates.map((_, i) => i);
-  const ranked = bm25Rank(
+  const candidates: PageLink[] = [];
+  for (const [i, link] of links.entries()) {
+    if (i % LINKS_PER_STEP === LINKS_PER_STEP - 1) await pace();
+    if (link.url !== pageUrl && worthFollowing(link)) candidates.push(link);
+  }
+  const ranked = await bm25RankPaced(
     query,
     candidates.map((l) => `${l.text} ${l.url.replace(/[/_.-]+/g, " ")}`),
   );
-  const rest = order.filter((i) => !ranked.includes(i));
-  order = [...ranked, ...rest];
-  const same = order.filter((i) => siteOf(candidates[i].url) === host);
-  const other = order.filter((i) => siteOf(candidates[i].url) !== host);
+  // A set: `ranked.includes` for each of 100,000 links took minutes.
+  const inRanked = new Set(ranked);
+  const order = [...ranked];
+  for (let i = 0; i < candidates.length; i++) if (!inRanked.has(i)) order.push(i);
+  const same: number[] = [];
+  const other: number[] = [];
+  for (const [k, i] of order.entries()) {
+    if (k % LINKS_PER_STEP === LINKS_PER_STEP - 1) await pace();
+    (siteOf(candidates[i].url) === host ? same : other).push(i);
+  }
   for (const i of [...same, ...other]) if (!offer(candidates[i])) break;
   return picked;
 }
@@ -75,6 +89,9 @@ const FURNITURE =
 
 /** Image or media files, by the link's path or its text. */
 const MEDIA = /\.(png|jpe?g|gif|webp|svg|ico|mp4|mp3|webm)$/i;
+
+/** Links looked at between two calls of the pacer. */
+const LINKS_PER_STEP = 256;
 
 /** True when a link is worth offering: real anchor text, not furniture, not a media file. */
 export function worthFollowing(link: PageLink): boolean {

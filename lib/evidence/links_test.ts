@@ -10,8 +10,8 @@ const links = [
   { url: "https://site.example/page", text: "This page" },
 ];
 
-Deno.test("relatedLinks: same site first, ranked by the query, self link dropped", () => {
-  const picked = relatedLinks("https://site.example/page", links, "moon tides", {
+Deno.test("relatedLinks: same site first, ranked by the query, self link dropped", async () => {
+  const picked = await relatedLinks("https://site.example/page", links, "moon tides", {
     max: 10,
     maxTokens: 500,
   });
@@ -22,21 +22,25 @@ Deno.test("relatedLinks: same site first, ranked by the query, self link dropped
   ]);
 });
 
-Deno.test("relatedLinks: at most `max`, within the token budget", () => {
+Deno.test("relatedLinks: at most `max`, within the token budget", async () => {
   const many = Array.from(
     { length: 40 },
     (_, i) => ({ url: `https://site.example/p${i}`, text: `Page number ${i}` }),
   );
   assert.equal(
-    relatedLinks("https://site.example/", many, undefined, { max: 10, maxTokens: 1000 }).length,
+    (await relatedLinks("https://site.example/", many, undefined, { max: 10, maxTokens: 1000 }))
+      .length,
     10,
   );
-  const tight = relatedLinks("https://site.example/", many, undefined, { max: 10, maxTokens: 40 });
+  const tight = await relatedLinks("https://site.example/", many, undefined, {
+    max: 10,
+    maxTokens: 40,
+  });
   const used = tight.reduce((sum, l) => sum + countTokens(renderLink(l)) + 1, 0);
   assert.ok(used <= 40 && tight.length > 0);
 });
 
-Deno.test("relatedLinks: page furniture and media files are not offered", () => {
+Deno.test("relatedLinks: page furniture and media files are not offered", async () => {
   const noisy = [
     { url: "https://site.example/post?replytocom=1", text: "Reply" },
     { url: "https://site.example/post#respond", text: "Cancel Reply" },
@@ -45,14 +49,14 @@ Deno.test("relatedLinks: page furniture and media files are not offered", () => 
     { url: "https://site.example/share", text: "Share" },
     { url: "https://site.example/guide", text: "The full guide" },
   ];
-  const picked = relatedLinks("https://site.example/post", noisy, undefined, {
+  const picked = await relatedLinks("https://site.example/post", noisy, undefined, {
     max: 10,
     maxTokens: 500,
   });
   assert.deepEqual(picked.map((l) => l.url), ["https://site.example/guide"]);
 });
 
-Deno.test("relatedLinks: without a query, same site first in page order, others after, budget kept", () => {
+Deno.test("relatedLinks: without a query, same site first in page order, others after, budget kept", async () => {
   const links = [];
   for (let i = 0; i < 100_000; i++) {
     const host = i % 3 === 0 ? "a.example" : "b.example";
@@ -61,7 +65,7 @@ Deno.test("relatedLinks: without a query, same site first in page order, others 
       text: i % 10 === 1 ? "share" : `Link number ${i}`,
     });
   }
-  const picked = relatedLinks("https://a.example/", links, undefined, {
+  const picked = await relatedLinks("https://a.example/", links, undefined, {
     max: 10,
     maxTokens: 1_000,
   });
@@ -74,7 +78,10 @@ Deno.test("relatedLinks: without a query, same site first in page order, others 
     url: "https://a.example/x",
     text: "tides and moons ".repeat(30),
   }];
-  const mixed = relatedLinks("https://a.example/", few, undefined, { max: 10, maxTokens: 60 });
+  const mixed = await relatedLinks("https://a.example/", few, undefined, {
+    max: 10,
+    maxTokens: 60,
+  });
   assert.deepEqual(mixed.map((l) => l.url), [
     "https://a.example/p/3",
     "https://b.example/p/2",

@@ -3,8 +3,14 @@
  * Unicode letters/digits, English stopwords removed, light suffix stemming,
  * CJK split into characters and bigrams.
  *
+ * Tokenizing and indexing are written as steps (`async/pace.ts`):
+ * {@link bm25RankPaced} and {@link Bm25Index.paced} pause between them with
+ * the shared pacer, so a server keeps answering while a huge page is
+ * indexed; the synchronous API runs the same steps at once.
+ *
  * @module
  */
+import { runPaced, runSteps, type Steps } from "../async/pace.ts";
 import { STOPWORDS } from "../text/stopwords.ts";
 
 const CJK_RUN = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+$/u;
@@ -49,12 +55,23 @@ export function stem(word: string): string {
  * ```
  */
 export function tokenize(text: string): string[] {
+  return runSteps(tokenSteps(text));
+}
+
+/** Words, characters or terms handled between two steps. */
+const TERMS_PER_STEP = 2048;
+
+/** {@link tokenize} in steps. */
+function* tokenSteps(text: string): Steps<string[]> {
   const out: string[] = [];
+  let step = 0;
   for (const match of text.toLowerCase().matchAll(TOKEN)) {
+    if (++step % TERMS_PER_STEP === 0) yield;
     const word = match[0];
     if (CJK_RUN.test(word)) {
       const chars = [...word];
       for (let i = 0; i < chars.length; i++) {
+        if (++step % TERMS_PER_STEP === 0) yield;
         out.push(chars[i]);
         if (i + 1 < chars.length) out.push(chars[i] + chars[i + 1]);
       }
@@ -74,11 +91,50 @@ export interface Bm25Options {
   b?: number;
 }
 
+/** What an index holds besides its parameters. */
+interface IndexData {
+  docs: Map<string, number>[];
+  lengths: number[];
+  df: Map<string, number>;
+}
+
+/** Term counts, lengths and document frequencies of `texts`, in steps. */
+function* indexSteps(texts: readonly string[]): Steps<IndexData> {
+  const docs: Map<string, number>[] = [];
+  const lengths: number[] = [];
+  const df = new Map<string, number>();
+  let step = 0;
+  for (const text of texts) {
+    const tf = new Map<string, number>();
+    for (const t of yield* tokenSteps(text)) {
+      tf.set(t, (tf.get(t) ?? 0) + 1);
+      if (++step % TERMS_PER_STEP === 0) yield;
+    }
+    docs.push(tf);
+    yield;
+  }
+  for (const tf of docs) {
+    let length = 0;
+    for (const count of tf.values()) length += count;
+    lengths.push(length);
+  }
+  for (const tf of docs) {
+    for (const term of tf.keys()) {
+      df.set(term, (df.get(term) ?? 0) + 1);
+      if (++step % TERMS_PER_STEP === 0) yield;
+    }
+  }
+  return { docs, lengths, df };
+}
+
+/** Data counted by {@link Bm25Index.paced} for the constructor it calls next. */
+let counted: IndexData | undefined;
+
 /** A BM25 index over a fixed list of texts. */
 export class Bm25Index {
   readonly #docs: Map<string, number>[];
   readonly #lengths: number[];
-  readonly #df = new Map<string, number>();
+  readonly #df: Map<string, number>;
   readonly #avg: number;
   readonly #k1: number;
   readonly #b: number;
@@ -94,20 +150,35 @@ export class Bm25Index {
    * console.assert(cats > 0 && dogs === 0);
    * ```
    */
-  constructor(texts: string[], options: Bm25Options = {}) {
+  constructor(texts: readonly string[], options: Bm25Options = {}) {
     this.#k1 = options.k1 ?? 1.2;
     this.#b = options.b ?? 0.75;
-    this.#docs = texts.map((text) => {
-      const tf = new Map<string, number>();
-      for (const t of tokenize(text)) tf.set(t, (tf.get(t) ?? 0) + 1);
-      return tf;
-    });
-    this.#lengths = this.#docs.map((tf) => [...tf.values()].reduce((a, b) => a + b, 0));
-    for (const tf of this.#docs) {
-      for (const term of tf.keys()) this.#df.set(term, (this.#df.get(term) ?? 0) + 1);
-    }
+    const data = counted ?? runSteps(indexSteps(texts));
+    counted = undefined;
+    this.#docs = data.docs;
+    this.#lengths = data.lengths;
+    this.#df = data.df;
     const total = this.#lengths.reduce((a, b) => a + b, 0);
     this.#avg = texts.length ? Math.max(1, total / texts.length) : 1;
+  }
+
+  /**
+   * The same index as `new Bm25Index(texts, options)`, built in steps that
+   * pause with the shared pacer (`async/pace.ts`), so a server keeps
+   * answering while a huge page is indexed.
+   *
+   * @example
+   * ```ts
+   * import { Bm25Index } from "./bm25.ts";
+   * const index = await Bm25Index.paced(["cats purr", "dogs bark"]);
+   * const [cats, dogs] = index.score("cat");
+   * console.assert(cats > 0 && dogs === 0);
+   * ```
+   */
+  static async paced(texts: readonly string[], options: Bm25Options = {}): Promise<Bm25Index> {
+    const data = await runPaced(indexSteps(texts));
+    counted = data;
+    return new Bm25Index(texts, options);
   }
 
   /**
@@ -152,10 +223,34 @@ export class Bm25Index {
  */
 export function bm25Rank(
   query: string,
-  texts: string[],
+  texts: readonly string[],
   options?: Bm25Options & { expansion?: ReadonlyMap<string, number> },
 ): number[] {
-  const scores = new Bm25Index(texts, options).score(query, options?.expansion);
+  return rankOrder(new Bm25Index(texts, options).score(query, options?.expansion));
+}
+
+/**
+ * {@link bm25Rank} that indexes in steps paced with the shared pacer
+ * (`async/pace.ts`): the same order, while a server keeps answering.
+ *
+ * @example
+ * ```ts
+ * import { bm25RankPaced } from "./bm25.ts";
+ * const order = await bm25RankPaced("moon tides", ["tides and the moon", "tides", "cooking"]);
+ * console.assert(order.join() === "0,1");
+ * ```
+ */
+export async function bm25RankPaced(
+  query: string,
+  texts: readonly string[],
+  options?: Bm25Options & { expansion?: ReadonlyMap<string, number> },
+): Promise<number[]> {
+  const index = await Bm25Index.paced(texts, options);
+  return rankOrder(index.score(query, options?.expansion));
+}
+
+/** Indices with a positive score, best first (ties in index order). */
+function rankOrder(scores: number[]): number[] {
   return scores.map((s, i) => [s, i] as const).filter(([s]) => s > 0)
     .sort((a, b) => b[0] - a[0] || a[1] - b[1]).map(([, i]) => i);
 }

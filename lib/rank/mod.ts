@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { bm25Rank } from "./bm25.ts";
+import { bm25RankPaced } from "./bm25.ts";
 import type { Unit } from "../text/chunk.ts";
 import { cosine } from "./dedupe.ts";
 import { fuseRankings, type Relevance, relevanceOf } from "./fusion.ts";
@@ -13,8 +13,14 @@ import type { Embedder } from "../embed/types.ts";
 import { rerankTop } from "./rerank.ts";
 import { getGleanerLogger } from "../log.ts";
 
-export { chunkMarkdown, type ChunkOptions, type Unit, wordCount } from "../text/chunk.ts";
-export { Bm25Index, type Bm25Options, bm25Rank, stem, tokenize } from "./bm25.ts";
+export {
+  chunkMarkdown,
+  chunkMarkdownPaced,
+  type ChunkOptions,
+  type Unit,
+  wordCount,
+} from "../text/chunk.ts";
+export { Bm25Index, type Bm25Options, bm25Rank, bm25RankPaced, stem, tokenize } from "./bm25.ts";
 export { fuseRankings, type Relevance, relevanceOf, type WeightedRanking } from "./fusion.ts";
 export { cosine, dedupe, type DedupeOptions, jaccard, tokenSet } from "./dedupe.ts";
 export { countTokens } from "../text/tokens.ts";
@@ -118,7 +124,10 @@ export async function rankUnits(
   units: readonly Unit[],
   options: RankOptions = {},
 ): Promise<RankResult> {
-  const bm25 = bm25Rank(query, units.map((u) => u.text), { expansion: options.expansion });
+  // Indexed in paced steps: a server keeps answering while a huge page is ranked.
+  const bm25 = await bm25RankPaced(query, units.map((u) => u.text), {
+    expansion: options.expansion,
+  });
   const bm25Weight = options.bm25Weight ?? 0.5;
   const denseWeight = options.denseWeight ?? 0.5;
   let vectors = options.vectors;

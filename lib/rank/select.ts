@@ -195,8 +195,10 @@ export function selectEvidence(options: SelectOptions): Selection {
     const picks: Pick[] = [];
     let fitting = 0, used = 0;
     for (const c of sorted) {
-      // "\n\n" between passages is one token.
-      const cost = countTokens(c.unit.text) + countTokens(headingLine(c.unit.headings)) + 1;
+      // "\n\n" between passages is one token. A unit over the budget is counted only that far
+      // (counting a unit of 200,000 CJK characters whole held the thread for 100 ms).
+      const cost = countTokensUpTo(c.unit.text, budget) +
+        countTokens(headingLine(c.unit.headings)) + 1;
       if (cost > budget) continue; // can never fit; must not end the pool either
       if (used <= budget) {
         used += cost;

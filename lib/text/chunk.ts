@@ -2,8 +2,14 @@
  * Splits page Markdown into small, heading-aware units (about two sentences,
  * 40–80 words) whose text is an exact slice of the page Markdown.
  *
+ * The work is written once as steps ({@link Steps}): {@link chunkMarkdown}
+ * runs them at once, {@link chunkMarkdownPaced} pauses between them with
+ * the shared pacer, so a server keeps answering while a huge page is cut
+ * (a 200,000-character page took hundreds of milliseconds in one go).
+ *
  * @module
  */
+import { runPaced, runSteps, type Steps } from "../async/pace.ts";
 
 /** A unit of page text: `markdown.slice(start, end) === text`. */
 export interface Unit {
@@ -103,6 +109,39 @@ export function wordCount(text: string): number {
   return words + cjk / 2;
 }
 
+/** Texts longer than this are counted in slices, with a step between two slices. */
+const WORD_SLICE_CHARS = 2048;
+
+/**
+ * A character where no word goes on: one that {@link wordCount} skips, or a
+ * CJK character (counted on its own).
+ */
+const WORD_STOP =
+  /[\s#|>*_`~\-]|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+
+/**
+ * {@link wordCount} in steps: a long text is counted in slices of about
+ * {@link WORD_SLICE_CHARS} characters, each cut where a {@link WORD_STOP}
+ * character starts, so no word spans two slices and the sum is exact.
+ */
+function* countWords(text: string): Steps<number> {
+  if (text.length <= WORD_SLICE_CHARS) return wordCount(text);
+  let total = 0;
+  const stop = new RegExp(WORD_STOP.source, WORD_STOP.flags);
+  for (let from = 0; from < text.length;) {
+    let to = from + WORD_SLICE_CHARS;
+    if (to < text.length) {
+      stop.lastIndex = to;
+      const m = stop.exec(text);
+      to = m && m.index > from ? m.index : text.length;
+    }
+    total += wordCount(text.slice(from, to));
+    from = to;
+    yield;
+  }
+  return total;
+}
+
 interface Line {
   start: number;
   end: number;
@@ -127,11 +166,16 @@ const indentOf = (t: string) => t.length - t.trimStart().length;
 const startsBlock = (t: string) =>
   FENCE.test(t) || HEADING.test(t) || TABLE_ROW.test(t) || ITEM.test(t);
 
-function parseBlocks(md: string): Block[] {
+/** Blocks parsed between two steps. */
+const BLOCKS_PER_STEP = 64;
+
+function* parseBlocks(md: string): Steps<Block[]> {
   const lines = splitLines(md);
+  yield;
   const blocks: Block[] = [];
   let i = 0;
-  while (i < lines.length) {
+  for (let step = 1; i < lines.length; step++) {
+    if (step % BLOCKS_PER_STEP === 0) yield;
     const line = lines[i];
     const t = line.text;
     if (isBlank(line)) {
@@ -214,41 +258,46 @@ function trimSpan(md: string, start: number, end: number): [number, number] {
 const SENTENCE_END = /[.!?…。！？](?:\[\d+\])*["'”’)\]]*(?:\[\d+\])*(?=\s+|$)|[。！？]/gu;
 
 /** Sentence spans of md[start, end). */
-function sentences(md: string, start: number, end: number): Span[] {
+function* sentences(md: string, start: number, end: number): Steps<Span[]> {
   const text = md.slice(start, end);
   const out: Span[] = [];
   let from = 0;
-  SENTENCE_END.lastIndex = 0;
-  for (let m = SENTENCE_END.exec(text); m; m = SENTENCE_END.exec(text)) {
+  let step = 0;
+  // A pattern of its own: while this one pauses, another page may be cut.
+  const re = new RegExp(SENTENCE_END.source, SENTENCE_END.flags);
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (++step % BLOCKS_PER_STEP === 0) yield;
     const stop = m.index + m[0].length;
     const before = text.slice(from, m.index + 1).match(/([^\s(]+)\.$/)?.[1]?.toLowerCase();
     const after = text.slice(stop).match(/^\s*(\S)/)?.[1] ?? "";
     if (before && (ABBREVIATIONS.has(before) || /^\p{L}$/u.test(before))) continue;
     if (after && /\p{Ll}/u.test(after)) continue;
     const [s, e] = trimSpan(md, start + from, start + stop);
-    if (e > s) out.push({ start: s, end: e, words: wordCount(md.slice(s, e)) });
+    if (e > s) out.push({ start: s, end: e, words: yield* countWords(md.slice(s, e)) });
     from = stop;
   }
   const [s, e] = trimSpan(md, start + from, end);
-  if (e > s) out.push({ start: s, end: e, words: wordCount(md.slice(s, e)) });
+  if (e > s) out.push({ start: s, end: e, words: yield* countWords(md.slice(s, e)) });
   return out;
 }
 
 /** Splits a very long sentence at whitespace every `maxWords` words. */
-function hardSplit(md: string, span: Span, maxWords: number): Span[] {
+function* hardSplit(md: string, span: Span, maxWords: number): Steps<Span[]> {
   const out: Span[] = [];
   const re = /\S+/g;
   const text = md.slice(span.start, span.end);
   let count = 0;
   let pieceStart = 0;
   let lastEnd = 0;
+  let step = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (++step % BLOCKS_PER_STEP === 0) yield;
     if (count >= maxWords) {
       out.push({ start: span.start + pieceStart, end: span.start + lastEnd, words: count });
       pieceStart = m.index;
       count = 0;
     }
-    count += Math.max(1, wordCount(m[0]));
+    count += Math.max(1, yield* countWords(m[0]));
     lastEnd = m.index + m[0].length;
   }
   if (lastEnd > pieceStart) {
@@ -258,11 +307,16 @@ function hardSplit(md: string, span: Span, maxWords: number): Span[] {
 }
 
 /** Groups sentences: about two sentences, between minWords and maxWords. */
-function sentenceGroups(md: string, start: number, end: number, o: Required<ChunkOptions>): Span[] {
+function* sentenceGroups(
+  md: string,
+  start: number,
+  end: number,
+  o: Required<ChunkOptions>,
+): Steps<Span[]> {
   const groups: Span[] = [];
   let cur: (Span & { n: number }) | null = null;
-  for (const s0 of sentences(md, start, end)) {
-    for (const s of s0.words > o.maxWords * 1.5 ? hardSplit(md, s0, o.maxWords) : [s0]) {
+  for (const s0 of yield* sentences(md, start, end)) {
+    for (const s of s0.words > o.maxWords * 1.5 ? yield* hardSplit(md, s0, o.maxWords) : [s0]) {
       if (cur && (cur.words + s.words > o.maxWords || (cur.n >= 2 && cur.words >= o.minWords))) {
         groups.push(cur);
         cur = null;
@@ -315,12 +369,32 @@ function lineGroups(
  * ```
  */
 export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Unit[] {
+  return runSteps(chunkSteps(markdown, options));
+}
+
+/**
+ * {@link chunkMarkdown} that pauses with the shared pacer (`async/pace.ts`)
+ * between bounded steps: the same units, while a server keeps answering.
+ *
+ * @example
+ * ```ts
+ * import { chunkMarkdown, chunkMarkdownPaced } from "./chunk.ts";
+ * const md = "# Tides\n\n" + "Tides rise. They fall twice a day.\n\n".repeat(2000);
+ * const units = await chunkMarkdownPaced(md);
+ * console.assert(JSON.stringify(units) === JSON.stringify(chunkMarkdown(md)));
+ * ```
+ */
+export function chunkMarkdownPaced(markdown: string, options: ChunkOptions = {}): Promise<Unit[]> {
+  return runPaced(chunkSteps(markdown, options));
+}
+
+function* chunkSteps(markdown: string, options: ChunkOptions): Steps<Unit[]> {
   const o: Required<ChunkOptions> = {
     minWords: options.minWords ?? 40,
     maxWords: options.maxWords ?? 80,
     maxCodeChars: options.maxCodeChars ?? 2400,
   };
-  const blocks = parseBlocks(markdown);
+  const blocks = yield* parseBlocks(markdown);
   const units: Unit[] = [];
   let path: { level: number; title: string }[] = [];
   let pending: Span | null = null;
@@ -334,6 +408,7 @@ export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Uni
     pending = null;
   };
   for (let b = 0; b < blocks.length; b++) {
+    if (b % BLOCKS_PER_STEP === 0) yield;
     const block = blocks[b];
     if (block.kind === "heading") {
       flush();
@@ -361,14 +436,14 @@ export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Uni
       for (const [s, e] of lineGroups(block.lines!, o.maxWords, measure)) {
         // A huge row (a layout table holding a whole article) splits like prose.
         if (measure(s, e) <= o.maxWords * 1.5) emit(s, e);
-        else for (const g of sentenceGroups(markdown, s, e, o)) emit(g.start, g.end);
+        else for (const g of yield* sentenceGroups(markdown, s, e, o)) emit(g.start, g.end);
       }
       continue;
     }
-    const words = wordCount(markdown.slice(block.start, block.end));
+    const words = yield* countWords(markdown.slice(block.start, block.end));
     const pieces = words <= o.maxWords
       ? [{ start: block.start, end: block.end, words }]
-      : sentenceGroups(markdown, block.start, block.end, o);
+      : yield* sentenceGroups(markdown, block.start, block.end, o);
     for (const piece of pieces) {
       const p = pending as Span | null;
       if (p && p.words < o.minWords && p.words + piece.words <= o.maxWords) {

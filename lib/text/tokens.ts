@@ -17,6 +17,7 @@
  * @module
  */
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { pace } from "../async/pace.ts";
 
 // Special-token strings found in page text ("<|endoftext|>") are counted as
 // ordinary text instead of throwing.
@@ -27,8 +28,12 @@ export const TOKEN_PIECE_CHARS = 2048;
 
 /** Longest run without a pre-token boundary counted whole; longer runs are cut at this size. */
 export const TOKEN_RUN_CHARS = 256;
-/** How far ahead the end of a run without boundaries is looked for at a time. */
-const RUN_SCAN_CHARS = 65_536;
+/**
+ * How far ahead the end of a run without boundaries is looked for at a time
+ * (one regular-expression scan, which cannot pause: 65,536 characters of CJK
+ * held the thread for 15 ms or more; where the run ends does not depend on it).
+ */
+const RUN_SCAN_CHARS = 8192;
 
 /** Size of the cuts through a run without boundaries (short: byte-pair merging is quadratic). */
 const HARD = 64;
@@ -62,13 +67,16 @@ function maybeLongRun(chars: number): RegExp {
   return new RegExp(`(?:^|(?<=\\S)(?=[^\\S\\r\\n]))(?:\\s|\\S(?![^\\S\\r\\n])){${chars}}`);
 }
 
+/** A piece of text to count: `[start, end)`. */
+type Piece = [start: number, end: number];
+
 /**
- * Calls `piece` for `[start, end)`, except that every run longer than
- * `tailChars` characters without a boundary is cut every `hardChars`
- * characters from its start (never inside a surrogate pair); the rest of
- * such a run goes with what follows. Returns false once `piece` did.
+ * Yields `[start, end)`, except that every run longer than `tailChars`
+ * characters without a boundary is cut every `hardChars` characters from its
+ * start (never inside a surrogate pair); the rest of such a run goes with
+ * what follows.
  */
-function splitLongRuns(
+function* splitLongRuns(
   text: string,
   start: number,
   end: number,
@@ -76,10 +84,10 @@ function splitLongRuns(
   hardChars: number,
   re: RegExp,
   maybeLong: RegExp,
-  piece: (start: number, end: number) => boolean | void,
-): boolean {
+): Generator<Piece, void, void> {
   if (end - start <= tailChars || !maybeLong.test(text.slice(start, end))) {
-    return piece(start, end) !== false;
+    yield [start, end];
+    return;
   }
   // One character more in front for the lookbehind; a boundary at `start` itself is no cut.
   const from = Math.max(0, start - 1);
@@ -92,12 +100,12 @@ function splitLongRuns(
     if (m && isLowSurrogate(window, m.index)) continue;
     const at = m ? from + m.index : end;
     if (at - runStart > tailChars) {
-      if (runStart > pieceStart && piece(pieceStart, runStart) === false) return false;
+      if (runStart > pieceStart) yield [pieceStart, runStart];
       let cut = runStart;
       while (at - cut > hardChars) {
         let next = cut + hardChars;
         if (isLowSurrogate(text, next)) next++;
-        if (piece(cut, next) === false) return false;
+        yield [cut, next];
         cut = next;
       }
       pieceStart = cut;
@@ -105,11 +113,11 @@ function splitLongRuns(
     if (!m) break;
     runStart = at;
   }
-  return pieceStart < end ? piece(pieceStart, end) !== false : true;
+  if (pieceStart < end) yield [pieceStart, end];
 }
 
 /**
- * Calls `piece(start, end)` for consecutive ranges covering `text`. Each
+ * Yields `[start, end)` for consecutive ranges covering `text`. Each
  * piece of at most `maxChars` characters ends at the last boundary within
  * its final `tailChars` characters; when there is none, the piece ends where
  * that stretch starts and the run without boundaries that follows is cut
@@ -118,18 +126,20 @@ function splitLongRuns(
  * merging a 2,048-character run of CJK whole took 47 ms. Each character is
  * looked at a bounded number of times.
  */
-function forEachPiece(
+function* pieces(
   text: string,
   maxChars: number,
   tailChars: number,
-  piece: (start: number, end: number) => boolean | void,
-): void {
+): Generator<Piece, void, void> {
   const re = new RegExp(BOUNDARY.source, BOUNDARY.flags);
   const hardChars = Math.min(tailChars, HARD);
   const runs = new RegExp(BOUNDARY.source, BOUNDARY.flags);
   const maybeLong = maybeLongRun(tailChars);
-  const emit = (start: number, end: number) =>
-    splitLongRuns(text, start, end, tailChars, hardChars, runs, maybeLong, piece);
+  // A short piece is yielded as it is (what splitLongRuns would do), without a generator.
+  const emit = (start: number, end: number): Iterable<Piece> =>
+    end - start <= tailChars
+      ? [[start, end]]
+      : splitLongRuns(text, start, end, tailChars, hardChars, runs, maybeLong);
   let start = 0;
   // True while `start` is inside a run without boundaries whose end is not found yet.
   let inRun = false;
@@ -146,7 +156,7 @@ function forEachPiece(
         if (m.index >= 1 && !isLowSurrogate(window, m.index)) cut = from + m.index;
       }
       if (cut > start) {
-        if (!emit(start, cut)) return;
+        yield* emit(start, cut);
         start = cut;
         continue;
       }
@@ -159,7 +169,7 @@ function forEachPiece(
       for (let m = re.exec(head); m; m = re.exec(head)) {
         if (m.index >= 1 && !isLowSurrogate(head, m.index)) at = start + m.index;
       }
-      if (at > start && !emit(start, at)) return;
+      if (at > start) yield* emit(start, at);
     }
     // Find where the run ends, looking at most RUN_SCAN_CHARS ahead at a time (a caller
     // that stops early never scans the whole run), and cut it hard up to there.
@@ -178,12 +188,13 @@ function forEachPiece(
     while (end - at > hardChars) {
       let next = at + hardChars;
       if (isLowSurrogate(text, next)) next++;
-      if (!emit(at, next)) return;
+      if (next - at <= tailChars) yield [at, next];
+      else yield* emit(at, next);
       at = next;
     }
     start = at;
   }
-  if (start < text.length) emit(start, text.length);
+  if (start < text.length) yield* emit(start, text.length);
 }
 
 /**
@@ -205,16 +216,11 @@ export function tokenPieces(
   tailChars: number = TOKEN_RUN_CHARS,
 ): string[] {
   const tail = Math.max(1, Math.min(Math.floor(tailChars), Math.floor(maxChars) - 1));
-  const pieces: string[] = [];
-  forEachPiece(
-    text,
-    Math.floor(maxChars),
-    tail,
-    (start, end) => {
-      pieces.push(text.slice(start, end));
-    },
-  );
-  return pieces;
+  const out: string[] = [];
+  for (const [start, end] of pieces(text, Math.floor(maxChars), tail)) {
+    out.push(text.slice(start, end));
+  }
+  return out;
 }
 
 /**
@@ -234,9 +240,39 @@ export function countTokens(text: string): number {
   if (!text) return 0;
   if (text.length <= TOKEN_RUN_CHARS) return countO200k(text, OPTIONS);
   let total = 0;
-  forEachPiece(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS, (start, end) => {
+  for (const [start, end] of pieces(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS)) {
     total += countO200k(text.slice(start, end), OPTIONS);
-  });
+  }
+  return total;
+}
+
+/** Characters counted between two pauses of {@link countTokensPaced}. */
+const PACED_CHARS = 8192;
+
+/**
+ * {@link countTokens} that pauses with the shared pacer (`async/pace.ts`)
+ * every few pieces: the same count, while a server keeps answering.
+ *
+ * @example
+ * ```ts
+ * import { countTokens, countTokensPaced } from "./tokens.ts";
+ * const text = "The tide rises twice a day. ".repeat(10_000);
+ * console.assert(await countTokensPaced(text) === countTokens(text));
+ * ```
+ */
+export async function countTokensPaced(text: string): Promise<number> {
+  if (text.length <= PACED_CHARS) return countTokens(text);
+  let total = 0;
+  let since = 0;
+  for (const [start, end] of pieces(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS)) {
+    total += countO200k(text.slice(start, end), OPTIONS);
+    since += end - start;
+    if (since >= PACED_CHARS) {
+      since = 0;
+      const pause = pace();
+      if (pause) await pause;
+    }
+  }
   return total;
 }
 
@@ -258,10 +294,10 @@ export function countTokensUpTo(text: string, limit: number): number {
   if (!text) return 0;
   if (text.length <= TOKEN_RUN_CHARS) return countO200k(text, OPTIONS);
   let total = 0;
-  forEachPiece(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS, (start, end) => {
+  for (const [start, end] of pieces(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS)) {
     total += countO200k(text.slice(start, end), OPTIONS);
-    return total <= limit;
-  });
+    if (total > limit) break;
+  }
   return total;
 }
 
@@ -282,12 +318,9 @@ export function countTokensUpTo(text: string, limit: number): number {
 export function tokenReach(text: string, limit: number): number {
   if (text.length <= TOKEN_PIECE_CHARS) return text.length;
   let total = 0;
-  let reach = text.length;
-  forEachPiece(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS, (start, end) => {
+  for (const [start, end] of pieces(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS)) {
     total += countO200k(text.slice(start, end), OPTIONS);
-    if (total <= limit) return true;
-    reach = end;
-    return false;
-  });
-  return reach;
+    if (total > limit) return end;
+  }
+  return text.length;
 }

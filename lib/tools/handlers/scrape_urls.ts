@@ -53,7 +53,7 @@ export async function scrapeUrls(
   });
   const linkBudget = Math.floor(config.rank.links_max_tokens / Math.max(1, ok.length));
   return {
-    items: reads.map((r) => {
+    items: await Promise.all(reads.map(async (r) => {
       if (!r.page) {
         return {
           url: r.item.url,
@@ -73,7 +73,7 @@ export async function scrapeUrls(
         ...(page.originalUrl ? { original_url: page.originalUrl } : {}),
         page_tokens: packet.pageTokensByUrl.get(page.finalUrl) ?? countTokens(page.markdown),
         ...(page.truncated ? { truncated: true } : {}),
-        links: relatedLinks(
+        links: await relatedLinks(
           page.finalUrl,
           page.links,
           isWholePageQuery(r.item.query) ? undefined : r.item.query,
@@ -83,7 +83,7 @@ export async function scrapeUrls(
           },
         ),
       };
-    }),
+    })),
     evidence: packet.items,
     ranking: packet.ranking,
     ...(packet.rerankError ? { ranking_note: packet.rerankError } : {}),
