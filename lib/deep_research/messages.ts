@@ -81,7 +81,9 @@ const EN: Messages = {
   invalidArguments: (tool, issues) => `Invalid arguments for tool ${tool}: ${issues}`,
   unknownTool: (name) => `Unknown tool: ${JSON.stringify(name.slice(0, 100))}`,
   unknownKeys: (keys) =>
-    `Unrecognized key${keys.length > 1 ? "s" : ""}: ${quoted(keys)} (the contract accepts no other)`,
+    `Unrecognized key${keys.length > 1 ? "s" : ""}: ${
+      quoted(keys)
+    } (the contract accepts no other)`,
   vocabularyNote: (term, others, source) =>
     `"${term}" was also searched as ${quoted(others)}, the wording ${source} uses.`,
 };
@@ -106,7 +108,9 @@ const PT_BR: Messages = {
   titles: { search: "Busca para Deep Research", fetch: "Documento para Deep Research" },
   notFound: (id) => `Documento não encontrado: "${id}". Use um id devolvido por search.`,
   failed: (tool, detail) =>
-    detail ? `Falha em ${tool}: ${detail}` : `Falha inesperada em ${tool}; tente de novo mais tarde.`,
+    detail
+      ? `Falha em ${tool}: ${detail}`
+      : `Falha inesperada em ${tool}; tente de novo mais tarde.`,
   noUrl: (id) => `O documento "${id}" não tem URL para citar.`,
   invalidArguments: (tool, issues) => `Argumentos inválidos para a tool ${tool}: ${issues}`,
   unknownTool: (name) => `Tool desconhecida: ${JSON.stringify(name.slice(0, 100))}`,

@@ -38,29 +38,29 @@
  * @module
  */
 export {
-  contractJsonSchemas,
   type ContractJsonSchemas,
-  contractSchemas,
+  contractJsonSchemas,
   type ContractSchemas,
+  contractSchemas,
   DEEP_RESEARCH_TOOLS,
   type FetchDocument,
-  fetchDocumentSchema,
   type FetchDocumentSchema,
+  fetchDocumentSchema,
   type FetchInput,
-  fetchInputSchema,
   type FetchInputSchema,
+  fetchInputSchema,
   type JsonSchemaObject,
   MAX_ID_LENGTH,
   MAX_QUERY_LENGTH,
   type SearchInput,
-  searchInputSchema,
   type SearchInputSchema,
+  searchInputSchema,
   type SearchOutput,
-  searchOutputSchema,
   type SearchOutputSchema,
+  searchOutputSchema,
   type SearchResult,
-  searchResultSchema,
   type SearchResultSchema,
+  searchResultSchema,
 } from "./contract.ts";
 export { CONTRACT_LOCALES, type ContractLocale, type DeepResearchToolName } from "./messages.ts";
 export { deepResearchError, deepResearchResult, type EnvelopeExtras } from "./envelope.ts";
@@ -89,8 +89,8 @@ export {
 export {
   createVocabulary,
   type ExpandedTerm,
-  globWhere,
   type GlobWhere,
+  globWhere,
   type Vocabulary,
   type VocabularyEntry,
   type VocabularyLocale,

@@ -26,8 +26,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
-  type CallToolResult,
   CallToolRequestSchema,
+  type CallToolResult,
   ListToolsRequestSchema,
   type Tool,
   type ToolAnnotations,
@@ -195,7 +195,9 @@ function cleanResults(results: unknown, limit: number): SearchResult[] {
     seen.add(id);
     out.push({ id, title: typeof title === "string" && title !== "" ? title : url, url });
   }
-  if (dropped > 0) log.debug("search: left out {dropped} results without an id or a url", { dropped });
+  if (dropped > 0) {
+    log.debug("search: left out {dropped} results without an id or a url", { dropped });
+  }
   return out;
 }
 

@@ -206,9 +206,7 @@ export function createVocabulary(options: VocabularyOptions): Vocabulary {
 
   function askedWordsFor(name: string): string[] {
     const n = normalize(name);
-    const out = entries.filter((e) => e.source.some((s) => startsAWord(n, s))).map((e) =>
-      e.asked
-    );
+    const out = entries.filter((e) => e.source.some((s) => startsAWord(n, s))).map((e) => e.asked);
     return [...new Set(out)];
   }
 
