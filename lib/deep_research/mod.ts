@@ -70,6 +70,7 @@ export {
   type DeepResearchHandlers,
   type DeepResearchToolsOptions,
   type FetchReply,
+  type LowLevelServer,
   MAX_LIMIT,
   registerDeepResearchTools,
   type SearchReply,

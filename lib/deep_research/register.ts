@@ -22,13 +22,16 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/server/mcp"
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/index"
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
+import type { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
+  type ServerResult,
   type Tool,
   type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -371,17 +374,28 @@ function build(options: DeepResearchToolsOptions): Built {
   return { handlers, search, fetch };
 }
 
+/**
+ * A low-level MCP server: the SDK's `Server`, or any server on the SDK's
+ * `Protocol` that serves `tools/list` and `tools/call` through
+ * `setRequestHandler`.
+ */
+export type LowLevelServer = Pick<
+  Protocol<ServerRequest, ServerNotification, ServerResult>,
+  "setRequestHandler"
+>;
+
 /** True for the SDK's high-level `McpServer` (it has `registerTool`). */
-function isMcpServer(server: McpServer | Server): server is McpServer {
+function isMcpServer(server: McpServer | LowLevelServer): server is McpServer {
   return typeof (server as McpServer).registerTool === "function";
 }
 
 /**
  * Registers `search` and `fetch` on an MCP server: the SDK's `McpServer`
  * (through `registerTool`, with the zod schemas, so the SDK validates input
- * and output) or its low-level `Server` (through `tools/list` and
- * `tools/call` handlers, with {@link createDeepResearchHandlers}; the
- * server must declare the `tools` capability and have no other tools).
+ * and output) or a low-level server such as the SDK's `Server` (through
+ * `tools/list` and `tools/call` handlers, with
+ * {@link createDeepResearchHandlers}; the server must declare the `tools`
+ * capability and have no other tools).
  *
  * @example
  * ```ts
@@ -402,7 +416,7 @@ function isMcpServer(server: McpServer | Server): server is McpServer {
  * ```
  */
 export function registerDeepResearchTools(
-  server: McpServer | Server,
+  server: McpServer | LowLevelServer,
   options: DeepResearchToolsOptions,
 ): void {
   const built = build(options);

@@ -15,7 +15,8 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { GleanerError } from "../errors.ts";
+import { GleanerError, toGleanerError } from "../errors.ts";
+import { ToolServer } from "../../mcp/tool_server.ts";
 import { contractJsonSchemas, type FetchDocument } from "./contract.ts";
 import type { ContractLocale } from "./messages.ts";
 import { createIndex, type IndexEntry } from "./rank.ts";
@@ -102,7 +103,7 @@ function assertContract(result: ToolResult, keys: string[]): Record<string, unkn
   return fromText;
 }
 
-async function connect(server: McpServer | Server): Promise<Client> {
+async function connect(server: McpServer | Server | ToolServer): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide as Transport);
   const client = new Client({ name: "deep-research-toolkit-test", version: "1.0.0" });
@@ -334,5 +335,37 @@ Deno.test("register: bad options are refused naming the field", () => {
         e.message.includes(field),
       field,
     );
+  }
+});
+
+Deno.test("register on Gleaner's ToolServer (what /mcp/deep-research runs on), errors as code: message", async () => {
+  const server = new ToolServer({ name: "gleaner", version: "0" }, { capabilities: { tools: {} } });
+  registerDeepResearchTools(server, {
+    corpus: "the web and the agent's memories",
+    annotations: { readOnlyHint: true, openWorldHint: true },
+    search: () => [{ id: "https://example.org/", title: "Example", url: "https://example.org/" }],
+    fetch: (id) => {
+      throw new GleanerError("invalid_arguments", `id: not an id from search: ${id}`);
+    },
+    onError: (error, tool) => {
+      const e = toGleanerError(error, tool);
+      return `${e.code}: ${e.message}`;
+    },
+  });
+  const client = await connect(server);
+  try {
+    const { tools } = await client.listTools() as { tools: Tool[] };
+    assert.deepEqual(tools.map((t) => t.name), ["search", "fetch"]);
+    assert.equal(tools[0].annotations?.openWorldHint, true);
+    const found = await client.callTool({ name: "search", arguments: { query: "example" } });
+    assert.deepEqual(assertContract(found as ToolResult, ["results"]), {
+      results: [{ id: "https://example.org/", title: "Example", url: "https://example.org/" }],
+    });
+    const bad = await client.callTool({ name: "fetch", arguments: { id: "doc-1" } }) as ToolResult;
+    assert.equal(bad.isError, true);
+    assert.equal(bad.content[0].text, "invalid_arguments: id: not an id from search: doc-1");
+  } finally {
+    await client.close();
+    await server.close();
   }
 });
