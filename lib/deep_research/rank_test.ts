@@ -123,3 +123,24 @@ Deno.test("rank: limit, contract keys only, entries without id or url left out, 
   for (const r of first) assert.deepEqual(Object.keys(r).sort(), ["id", "title", "url"]);
   assert.deepEqual(index.search("document", { limit: 50 }), first, "same answer twice");
 });
+
+Deno.test("rank (bm25): exact id first, accents folded in pt-BR, stop-words only and unmatched give []", () => {
+  const entries: IndexEntry[] = [
+    { id: "a", title: "Produção agrícola", url: url("a"), text: "lavouras e rebanhos do país" },
+    { id: "6579", title: "População residente", url: url("6579"), text: "estimativas anuais" },
+    { id: "c", title: "Tabela 6579 citada", url: url("c"), text: "população população 6579" },
+    { id: "d", title: "Rebanhos", url: url("d"), text: "efetivo dos rebanhos, bovinos e suínos" },
+  ];
+  const index = createIndex(entries, { locale: "pt-BR", scoring: "bm25" });
+  assert.equal(index.size, 4);
+  assert.equal(index.search("6579")[0].id, "6579", "the exact id beats a text that repeats it");
+  assert.deepEqual(index.search("populacao").map((r) => r.id).sort(), ["6579", "c"]);
+  assert.equal(index.search("rebanhos bovinos")[0].id, "d");
+  assert.deepEqual(index.search("de da do"), []);
+  assert.deepEqual(index.search("zebra"), []);
+  assert.deepEqual(index.search(""), []);
+  assert.equal(index.search("rebanhos", { limit: 1 }).length, 1);
+  for (const r of index.search("rebanhos")) {
+    assert.deepEqual(Object.keys(r).sort(), ["id", "title", "url"]);
+  }
+});
