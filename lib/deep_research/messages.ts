@@ -55,7 +55,12 @@ export interface Messages {
   vocabularyNote(term: string, others: readonly string[], source: string): string;
 }
 
-const quoted = (words: readonly string[]) => words.map((w) => `"${w}"`).join(", ");
+const quoted = (words: readonly string[]) => words.map((w) => `"${clip(w)}"`).join(", ");
+
+/** An id or key as a message shows it: at most 200 characters. */
+function clip(value: string): string {
+  return value.length > 200 ? `${value.slice(0, 199)}…` : value;
+}
 
 const EN: Messages = {
   schema: {
@@ -74,10 +79,10 @@ const EN: Messages = {
     metadata: "More key/value facts about the document (kind, source, period, …)",
   },
   titles: { search: "Deep Research search", fetch: "Deep Research document" },
-  notFound: (id) => `Document not found: "${id}". Use an id returned by search.`,
+  notFound: (id) => `Document not found: "${clip(id)}". Use an id returned by search.`,
   failed: (tool, detail) =>
     detail ? `${tool} failed: ${detail}` : `${tool} failed unexpectedly; try again later.`,
-  noUrl: (id) => `The document "${id}" has no URL to cite.`,
+  noUrl: (id) => `The document "${clip(id)}" has no URL to cite.`,
   invalidArguments: (tool, issues) => `Invalid arguments for tool ${tool}: ${issues}`,
   unknownTool: (name) => `Unknown tool: ${JSON.stringify(name.slice(0, 100))}`,
   unknownKeys: (keys) =>
@@ -106,12 +111,12 @@ const PT_BR: Messages = {
     metadata: "Outros pares chave/valor sobre o documento (tipo, fonte, período, …)",
   },
   titles: { search: "Busca para Deep Research", fetch: "Documento para Deep Research" },
-  notFound: (id) => `Documento não encontrado: "${id}". Use um id devolvido por search.`,
+  notFound: (id) => `Documento não encontrado: "${clip(id)}". Use um id devolvido por search.`,
   failed: (tool, detail) =>
     detail
       ? `Falha em ${tool}: ${detail}`
       : `Falha inesperada em ${tool}; tente de novo mais tarde.`,
-  noUrl: (id) => `O documento "${id}" não tem URL para citar.`,
+  noUrl: (id) => `O documento "${clip(id)}" não tem URL para citar.`,
   invalidArguments: (tool, issues) => `Argumentos inválidos para a tool ${tool}: ${issues}`,
   unknownTool: (name) => `Tool desconhecida: ${JSON.stringify(name.slice(0, 100))}`,
   unknownKeys: (keys) =>

@@ -369,3 +369,29 @@ Deno.test("register on Gleaner's ToolServer (what /mcp/deep-research runs on), e
     await server.close();
   }
 });
+
+Deno.test("register: titles, notFound and onError override the locale's defaults; long ids are clipped", async () => {
+  const handlers = createDeepResearchHandlers({
+    corpus: "a catalogue",
+    locale: "pt-BR",
+    titles: { search: "Buscar tabelas" },
+    notFound: (id) => `sem ${id}`,
+    onError: (_error, tool) => `quebrou: ${tool}`,
+    search: () => {
+      throw new Error("x");
+    },
+    fetch: () => null,
+  });
+  assert.equal(handlers.tools[0].title, "Buscar tabelas");
+  assert.equal(handlers.tools[1].title, "Documento para Deep Research");
+  const missing = await handlers.call("fetch", { id: "t9" });
+  assert.deepEqual(missing.content, [{ type: "text", text: "sem t9" }]);
+  const thrown = await handlers.call("search", { query: "q" });
+  assert.deepEqual(thrown.content, [{ type: "text", text: "quebrou: search" }]);
+  const plain = createDeepResearchHandlers({ corpus: "c", search: () => [], fetch: () => null });
+  const long = await plain.call("fetch", { id: "x".repeat(4_000) });
+  assert.ok((long.content[0] as { text: string }).text.length < 300, "the id is clipped");
+  const unknown = await plain.call("delete", {});
+  assert.equal(unknown.isError, true);
+  assert.match((unknown.content[0] as { text: string }).text, /Unknown tool: "delete"/);
+});
