@@ -292,7 +292,7 @@ function build(options: DeepResearchToolsOptions): Built {
   }));
 
   async function runSearch(query: string, context: CallContext): Promise<CallToolResult> {
-    if (query.trim() === "") return deepResearchResult({ results: [] });
+    // A blank query still goes to `search`: its extras may be required by an extended schema.
     const reply = await options.search(query, context);
     const { results, extras } = isSearchReply(reply)
       ? { results: reply.results, extras: reply.extras }

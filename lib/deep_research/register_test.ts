@@ -307,6 +307,8 @@ Deno.test("register: extendOutputSchema publishes the provenance block and the S
     assert.deepEqual(search.outputSchema?.required, ["results", "provenance"]);
     const found = await client.callTool({ name: "search", arguments: { query: "a" } });
     assert.ok(!found.isError, JSON.stringify(found));
+    const blank = await client.callTool({ name: "search", arguments: { query: " " } });
+    assert.ok(!blank.isError, "a blank query still carries the required extras");
     assert.deepEqual(found.structuredContent, {
       provenance: { source: "toy", retrieved_at: "now" },
       results: [{ id: "a", title: "A", url: "https://example.org/a" }],
