@@ -22,7 +22,7 @@
  * @module
  */
 import { GleanerError } from "../errors.ts";
-import { type ContractLocale, messages, stopwordsFor } from "./messages.ts";
+import { checkLocale, type ContractLocale, messages, stopwordsFor } from "./messages.ts";
 import { normalizeText } from "./rank.ts";
 
 /** The locale of a vocabulary's queries (stop-words, singulars, notes). */
@@ -144,8 +144,20 @@ function spaced(text: string): string {
  * ```
  */
 export function createVocabulary(options: VocabularyOptions): Vocabulary {
-  const locale = options.locale;
+  const locale = checkLocale(options?.locale, "locale");
   const text = messages(locale);
+  (options.entries ?? []).forEach((e, i) => {
+    if (
+      typeof e?.asked !== "string" || !Array.isArray(e.source) ||
+      e.source.some((s) => typeof s !== "string")
+    ) {
+      throw new GleanerError(
+        "invalid_arguments",
+        `entries[${i}]: must be { asked: string, source: string[] }`,
+        { details: { field: `entries[${i}]` } },
+      );
+    }
+  });
   const singulars = SINGULARS[locale];
   const normalize = (value: string): string => normalizeText(value);
   const entries = (options.entries ?? []).map((e) => ({

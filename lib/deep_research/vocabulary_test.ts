@@ -201,3 +201,21 @@ Deno.test("vocabulary: globWhere strips *?[] from patterns, binds them, and refu
     );
   }
 });
+
+Deno.test("vocabulary: a malformed table entry or locale is refused naming it", () => {
+  const bad: [unknown, RegExp][] = [
+    [{ locale: "en", sourceName: "s", entries: [{ asked: "a", source: "b" }] }, /entries\[0\]/],
+    [
+      { locale: "en", sourceName: "s", entries: [{ asked: "a", source: ["b"] }, { source: [] }] },
+      /entries\[1\]/,
+    ],
+    [{ locale: "es", sourceName: "s", entries: [] }, /locale/],
+  ];
+  for (const [options, field] of bad) {
+    assert.throws(
+      () => createVocabulary(options as Parameters<typeof createVocabulary>[0]),
+      (e: unknown) =>
+        e instanceof GleanerError && e.code === "invalid_arguments" && field.test(e.message),
+    );
+  }
+});
