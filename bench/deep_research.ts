@@ -133,4 +133,3 @@ export async function runDeepResearchBench(): Promise<Record<string, unknown>> {
   await embedder.close?.();
   return out;
 }
-
