@@ -8,6 +8,7 @@
 import { runBodyLimitBench } from "./body_limit.ts";
 import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
+import { runDeepResearchBench } from "./deep_research.ts";
 import { runDegradeBench } from "./degrade.ts";
 import { runExtractionBench } from "./extraction.ts";
 import { memoryBenchOptions, runMemoryBench } from "./memory.ts";
@@ -30,6 +31,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   tokens: () => runTokensBench(),
   providers: () => runProvidersBench(),
   body_limit: () => runBodyLimitBench(),
+  deep_research: () => runDeepResearchBench(),
 };
 
 // `--name=value` arguments are options of the benchmarks, not names.

@@ -13,7 +13,7 @@
  * 3. compiles with TypeScript (`tsc`: ES2022 modules, `.d.ts`, relative
  *    `.ts` imports rewritten to `.js`), without a type check (`deno check`
  *    is the type check; the Node typings of the shims differ in details);
- * 4. writes `package.json` (exports `.`, `./mcp`, `./http`, `./cli`; bin
+ * 4. writes `package.json` (exports `.`, `./mcp`, `./http`, `./cli`, `./deep-research`; bin
  *    `gleaner`; the npm dependencies the output imports, with the versions of
  *    `deno.json`), copies `models/static`, README, LICENSE and NOTICE.
  *
@@ -34,6 +34,7 @@ const ENTRIES: Record<string, string> = {
   "./mcp": "mcp/mod.ts",
   "./http": "http/mod.ts",
   "./cli": "cli.ts",
+  "./deep-research": "lib/deep_research/mod.ts",
 };
 /** Files loaded by URL at run time (workers), not by import. */
 const EXTRA_MODULES = ["lib/embed/use_lite_worker.ts"];

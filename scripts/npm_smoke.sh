@@ -3,7 +3,8 @@
 # installs the tarball into a temporary project next to Node 22 (the npm `node`
 # package ships the binary), then from Node runs scripts/npm/smoke.mjs
 # (scrape_urls against a page served on 127.0.0.1 by that script, MCP
-# tools/list over `npx gleaner mcp`), tsc on a typed consumer
+# tools/list over `npx gleaner mcp`, the Deep Research toolkit on a fresh SDK
+# server), tsc on a typed consumer
 # (scripts/npm/smoke_types.ts) and `npx gleaner --version`.
 # Needs the npm registry (packages only); all traffic of the checks is loopback.
 set -euo pipefail
@@ -48,12 +49,12 @@ fi
 echo "ok no SQLite ExperimentalWarning on Node $(node --version)"
 cp "$root/scripts/npm/smoke.mjs" smoke.mjs
 NO_COLOR=1 node --no-warnings smoke.mjs
-# The types: tsc on a consumer of the three library entry points.
+# The types: tsc on a consumer of the library entry points.
 npm install --silent --no-audit --no-fund --no-save typescript@5.9.3 @types/node@22.20.7 >/dev/null
 cp "$root/scripts/npm/smoke_types.ts" smoke_types.ts
 npx --no-install tsc --noEmit --strict --target es2022 --module nodenext \
   --moduleResolution nodenext --skipLibCheck --types node smoke_types.ts
-echo "ok tsc: the package's .d.ts type a consumer of ., ./mcp and ./http"
+echo "ok tsc: the package's .d.ts type a consumer of ., ./mcp, ./http and ./deep-research"
 version=$(npx --no-install gleaner --version)
 [ "$version" = "gleaner $(cd "$root" && deno eval 'console.log(JSON.parse(Deno.readTextFileSync("deno.json")).version)')" ]
 echo "ok npx gleaner --version: $version"

@@ -4,7 +4,9 @@
 // Serves one page on 127.0.0.1 from this process, reads it with scrape_urls
 // through the library and over the HTTP API, saves and recalls a memory in a memory file (when the
 // package has the memory tools), lists the tools over MCP stdio
-// (`npx gleaner mcp`) with the real SDK client, and prints one line per check.
+// (`npx gleaner mcp`) with the real SDK client, registers the Deep Research
+// toolkit (`@gleaner/gleaner/deep-research`) on a fresh SDK server and calls
+// it over the SDK's in-memory transport, and prints one line per check.
 import assert from "node:assert/strict";
 import http from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -14,6 +16,9 @@ import * as lib from "@gleaner/gleaner";
 import { serveHttp } from "@gleaner/gleaner/http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { createIndex, registerDeepResearchTools } from "@gleaner/gleaner/deep-research";
 
 const { createGleaner, scrapeUrls, TOOLS, VERSION } = lib;
 const ANSWER = "The lighthouse keeper lit the lamp at dusk every evening for forty years.";
@@ -123,6 +128,41 @@ try {
     console.log(`ok npx gleaner mcp: tools/list gives ${tools.length} tools`);
   } finally {
     await client.close();
+  }
+
+  // The Deep Research toolkit on a fresh SDK server, called by the SDK client.
+  const entries = [
+    { id: "t1", title: "População residente", url: "https://stats.example.org/t1" },
+    { id: "t2", title: "Índice de preços", url: "https://stats.example.org/t2" },
+  ];
+  const index = createIndex(entries, { locale: "pt-BR" });
+  const toolkit = new McpServer({ name: "toolkit-smoke", version: "1" });
+  registerDeepResearchTools(toolkit, {
+    corpus: "a toy catalogue",
+    locale: "pt-BR",
+    search: (query) => index.search(query),
+    fetch: (id) => {
+      const entry = entries.find((e) => e.id === id);
+      return entry ? { document: { ...entry, text: `# ${entry.title}` } } : null;
+    },
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await toolkit.connect(serverSide);
+  const drClient = new Client({ name: "npm-smoke-deep-research", version: "1" });
+  await drClient.connect(clientSide);
+  try {
+    const { tools } = await drClient.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ["search", "fetch"]);
+    assert.equal(tools[0].inputSchema.additionalProperties, false);
+    const found = await drClient.callTool({ name: "search", arguments: { query: "populacao" } });
+    assert.deepEqual(JSON.parse(found.content[0].text), { results: [entries[0]] });
+    const missing = await drClient.callTool({ name: "fetch", arguments: { id: "t9" } });
+    assert.equal(missing.isError, true);
+    assert.match(missing.content[0].text, /Documento não encontrado/);
+    console.log("ok @gleaner/gleaner/deep-research: search and fetch on a fresh SDK server");
+  } finally {
+    await drClient.close();
+    await toolkit.close();
   }
 } finally {
   server.close();

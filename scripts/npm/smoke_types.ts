@@ -4,6 +4,30 @@
 import { createGleaner, type Gleaner, scrapeUrls, TOOLS, VERSION } from "@gleaner/gleaner";
 import { createMcpServer } from "@gleaner/gleaner/mcp";
 import { createApp } from "@gleaner/gleaner/http";
+import {
+  createIndex,
+  type FetchReply,
+  registerDeepResearchTools,
+  type SearchResult,
+} from "@gleaner/gleaner/deep-research";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+
+export function toolkit(): SearchResult[] {
+  const index = createIndex([{ id: "a", title: "A", url: "https://example.org/a" }]);
+  const server = new McpServer({ name: "typed", version: "1" });
+  const reply: FetchReply = { document: { id: "a", title: "A", text: "", url: "https://x/" } };
+  registerDeepResearchTools(server, {
+    corpus: "c",
+    search: (query) => index.search(query),
+    fetch: () => reply,
+    // @ts-expect-error the locales are en and pt-BR
+    locale: "fr",
+  });
+  // @ts-expect-error a search result has no score
+  const wrong: SearchResult = { id: "a", title: "A", url: "u", score: 1 };
+  void wrong;
+  return index.search("a");
+}
 
 export async function typed(): Promise<number> {
   const gleaner: Gleaner = await createGleaner({ store: { path: ":memory:" } });
