@@ -17,9 +17,26 @@
  * compact JSON, so clients that read only `content[0].text` get the contract
  * too.
  *
+ * The names and schemas are the Deep Research toolkit's
+ * (`lib/deep_research/`, published as `@gleaner/gleaner/deep-research`), so
+ * this endpoint and any server built with the toolkit speak one contract;
+ * the specs stay Gleaner tool definitions, so MCP and REST share them.
+ *
  * @module
  */
-import { z } from "zod";
+import type { z } from "zod";
+import {
+  DEEP_RESEARCH_TOOLS as CONTRACT_TOOL_NAMES,
+  type FetchDocumentSchema,
+  fetchDocumentSchema,
+  type FetchInputSchema,
+  fetchInputSchema,
+  searchInputSchema,
+  type SearchOutputSchema,
+  searchOutputSchema,
+  type SearchResultSchema,
+  searchResultSchema,
+} from "../deep_research/contract.ts";
 import { GleanerError } from "../errors.ts";
 import { parsePageUrl } from "../read/cascade.ts";
 import { idTextRefinement } from "../text/id_text.ts";
@@ -67,25 +84,18 @@ function unknownId(id: string): GleanerError {
   });
 }
 
-/** One search result of the Deep Research contract. */
-export const DeepResearchResult = z.object({
-  id: z.string().min(1).describe("Pass to fetch to read the document"),
-  title: z.string(),
-  url: z.string().min(1).describe("The citation URL"),
-});
+/** One search result of the Deep Research contract (the toolkit's schema). */
+export const DeepResearchResult: SearchResultSchema = searchResultSchema;
 
-/** Output of the Deep Research `search`. */
-export const DeepResearchSearchOutput = z.object({
-  results: z.array(DeepResearchResult),
-});
+/** Output of the Deep Research `search` (the toolkit's schema). */
+export const DeepResearchSearchOutput: SearchOutputSchema = searchOutputSchema;
 
-/** Output of the Deep Research `fetch`. */
-export const DeepResearchFetchOutput = z.object({
-  id: z.string(),
-  title: z.string(),
-  text: z.string().describe("The whole readable document as Markdown"),
-  url: z.string().min(1),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+/** Output of the Deep Research `fetch` (the toolkit's schema). */
+export const DeepResearchFetchOutput: FetchDocumentSchema = fetchDocumentSchema;
+
+/** Input of the Deep Research `fetch`: the toolkit's, with ids refusing control characters. */
+const DeepResearchFetchInput: FetchInputSchema = fetchInputSchema.extend({
+  id: fetchInputSchema.shape.id.superRefine(idTextRefinement),
 });
 
 /** Compact JSON with the contract's keys first and only once. */
@@ -95,13 +105,11 @@ function compact(value: unknown): string {
 
 /** The Deep Research `search` tool. */
 export const deepResearchSearchTool = defineTool({
-  name: "search",
+  name: CONTRACT_TOOL_NAMES[0],
   title: "Search",
   description:
     "Searches the web for the query and returns up to 10 results, each with an id to pass to fetch, a title and the URL to cite.",
-  input: z.strictObject({
-    query: z.string().max(2000).describe("What to search for"),
-  }),
+  input: searchInputSchema,
   output: DeepResearchSearchOutput,
   readOnly: true,
   openWorld: true,
@@ -142,15 +150,11 @@ export const deepResearchSearchTool = defineTool({
 
 /** The Deep Research `fetch` tool. */
 export const deepResearchFetchTool = defineTool({
-  name: "fetch",
+  name: CONTRACT_TOOL_NAMES[1],
   title: "Fetch",
   description:
     "Reads the document an id from search names (a URL) and returns its whole readable text as Markdown, with its title and the URL to cite.",
-  input: z.strictObject({
-    id: z.string().min(1).max(4096).superRefine(idTextRefinement).describe(
-      "An id returned by search",
-    ),
-  }),
+  input: DeepResearchFetchInput,
   output: DeepResearchFetchOutput,
   readOnly: true,
   openWorld: true,
