@@ -96,6 +96,7 @@ export type {
   SearchRequest,
   TimeRange,
 } from "./lib/search/types.ts";
+export { TIME_RANGES, type TimeRangeSchema } from "./lib/search/time_range.ts";
 export type { Reader } from "./lib/read/cascade.ts";
 export type { Cache, DomainStats, Store, TenantStore } from "./lib/store/mod.ts";
 export { CACHE_NAMESPACES } from "./lib/store/types.ts";

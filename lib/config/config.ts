@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { GleanerError } from "../errors.ts";
 import { readEnv } from "./env.ts";
+import { maskUrl } from "./redact.ts";
 import { getGleanerLogger } from "../log.ts";
 import { USER_AGENT } from "../version.ts";
 
@@ -1126,50 +1127,6 @@ function maskUrls(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskUrls(v)]));
   }
   return value;
-}
-
-/**
- * A URL safe to print: user and password replaced by `[redacted]`, and every
- * query-string value too (tokens often travel as `?key=…`). Strings that are
- * not URLs with a scheme come back unchanged.
- *
- * @example
- * ```ts
- * import { maskUrl } from "./config.ts";
- * console.assert(
- *   maskUrl("https://user:pw@searx.example/search?key=abc") ===
- *     "https://[redacted]@searx.example/search?key=[redacted]",
- * );
- * console.assert(maskUrl("us-en") === "us-en");
- * ```
- */
-export function maskUrl(value: string): string {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return value;
-  }
-  const credentials = url.username !== "" || url.password !== "";
-  const query = url.search !== "";
-  if (!credentials && !query) return value;
-  let out = value;
-  if (credentials) {
-    const at = out.indexOf("@", out.indexOf("//") + 2);
-    out = `${out.slice(0, out.indexOf("//") + 2)}[redacted]${out.slice(at)}`;
-  }
-  if (query) {
-    const start = out.indexOf("?");
-    const hash = out.indexOf("#", start);
-    const end = hash === -1 ? out.length : hash;
-    const masked = out.slice(start + 1, end).split("&").map((pair) => {
-      const eq = pair.indexOf("=");
-      return eq === -1 ? pair : `${pair.slice(0, eq)}=[redacted]`;
-    }).join("&");
-    out = `${out.slice(0, start + 1)}${masked}${out.slice(end)}`;
-  }
-  return out;
 }
 
 /** `GLEANER_*` names that are not settings (the config file path, test and bench switches). */

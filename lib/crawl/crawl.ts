@@ -32,6 +32,7 @@ import type { Page } from "../read/types.ts";
 import type { Cache } from "../store/types.ts";
 import { discoverSitemapUrls } from "./sitemap.ts";
 import { createPathFilter, looksLikePage, sameSite } from "./urls.ts";
+import { safeEndpoint } from "../config/redact.ts";
 
 const log = getGleanerLogger("crawl");
 
@@ -246,7 +247,7 @@ export async function crawlSite(deps: CrawlDeps, input: CrawlInput): Promise<Cra
 
   const cancelled = () => {
     if (signal?.aborted) {
-      throw toGleanerError(signal.reason, `crawling ${start.origin}${start.pathname}`);
+      throw toGleanerError(signal.reason, `crawling ${safeEndpoint(start)}`);
     }
   };
   const respectRobots = deps.config.network.respect_robots;

@@ -17,6 +17,7 @@ import type { Fetcher } from "../net/types.ts";
 import { SerialQueue } from "./queue.ts";
 import type { Embedder } from "./types.ts";
 import { toUnitVector } from "./vector.ts";
+import { safeEndpoint } from "../config/redact.ts";
 
 /** Options of {@link createOpenAIEmbedder}. */
 export interface OpenAIEmbedderOptions {
@@ -66,11 +67,6 @@ export function embeddingsEndpoint(url: string): string {
     parsed.pathname = `${parsed.pathname.replace(/\/+$/, "")}/embeddings`;
   }
   return parsed.toString();
-}
-
-function safeEndpoint(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.origin}${parsed.pathname}`;
 }
 
 /** Maps a non-2xx status to a {@link GleanerError}. */

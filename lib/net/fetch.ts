@@ -90,6 +90,7 @@ import {
   type UpstreamProxy,
 } from "./proxy.ts";
 import type { FetchedResponse, Fetcher, FetchOptions } from "./types.ts";
+import { safeEndpoint } from "../config/redact.ts";
 
 /** One resolved address. */
 export interface ResolvedAddress {
@@ -197,11 +198,6 @@ export function createCheckedLookup(
       else callback(null, usable[0].address, usable[0].family);
     }).catch((error) => callback(error));
   };
-}
-
-/** Origin and path, for messages and logs (query strings may hold secrets). */
-function where(url: URL): string {
-  return `${url.origin}${url.pathname}`;
 }
 
 /**
@@ -416,7 +412,7 @@ export function createFetcher(
       : wireLimit;
     const declaredLength = Number(res.headers["content-length"] ?? NaN);
     const tooLarge = () =>
-      new GleanerError("too_large", `body of ${where(url)} exceeds ${limit} bytes`, {
+      new GleanerError("too_large", `body of ${safeEndpoint(url)} exceeds ${limit} bytes`, {
         details: { limit },
       });
     if (
@@ -465,7 +461,7 @@ export function createFetcher(
       else if (decoders.length > 0 && (error as { code?: string }).code?.startsWith("Z_")) {
         throw new GleanerError(
           "unsupported_content",
-          `body of ${where(url)} is not valid ${encodings.join("/")} data`,
+          `body of ${safeEndpoint(url)} is not valid ${encodings.join("/")} data`,
           { cause: error },
         );
       } else throw error;
@@ -479,7 +475,7 @@ export function createFetcher(
     const mediaType = sniffMediaType(contentType, body);
     if (over) {
       if (!isTextualMediaType(mediaType)) throw tooLarge();
-      logger.info("body of {where} cut at {limit} bytes", { where: where(url), limit });
+      logger.info("body of {where} cut at {limit} bytes", { where: safeEndpoint(url), limit });
     }
     return { body, truncated: over, mediaType };
   };
@@ -563,7 +559,7 @@ export function createFetcher(
           if (hop >= config.max_redirects) {
             throw new GleanerError(
               "provider_unavailable",
-              `${where(start)} redirected more than ${config.max_redirects} times`,
+              `${safeEndpoint(start)} redirected more than ${config.max_redirects} times`,
               { details: { redirects: visited.length + 1 } },
             );
           }
@@ -573,13 +569,13 @@ export function createFetcher(
           } catch {
             throw new GleanerError(
               "provider_unavailable",
-              `${where(url)} sent an invalid redirect`,
+              `${safeEndpoint(url)} sent an invalid redirect`,
             );
           }
           logger.debug("redirect {status} {from} -> {to}", {
             status,
-            from: where(url),
-            to: where(next),
+            from: safeEndpoint(url),
+            to: safeEndpoint(next),
           });
           if (
             status === 303
@@ -612,7 +608,7 @@ export function createFetcher(
         );
         logger.debug("{method} {where} {status} {bytes} B {mediaType} in {ms} ms", {
           method,
-          where: where(url),
+          where: safeEndpoint(url),
           status,
           bytes: read.body.length,
           mediaType: read.mediaType,
@@ -661,7 +657,7 @@ export function createFetcher(
     } catch (error) {
       const mapped = toGleaner(error, url, signal, opts.signal);
       if (mapped.code === "timeout" && !opts.signal?.aborted && deadline.signal.aborted) {
-        throw new GleanerError("timeout", `${where(url)} timed out after ${timeoutMs} ms`, {
+        throw new GleanerError("timeout", `${safeEndpoint(url)} timed out after ${timeoutMs} ms`, {
           cause: error,
         });
       }

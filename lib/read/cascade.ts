@@ -16,6 +16,7 @@ import { createOutageGate } from "../store/outage.ts";
 import { countsAgainstTier, memoryPolicy, mostSpecificFailure } from "./outcomes.ts";
 import { createPageCache } from "./page_cache.ts";
 import type { Page, ReadContext, ReadRequest, Tier, TierName } from "./types.ts";
+import { safeEndpoint } from "../config/redact.ts";
 
 const log = getGleanerLogger("read");
 
@@ -185,7 +186,7 @@ export function createReader(deps: ReaderDeps): Reader {
 
       const attempt = async (tier: Tier): Promise<Page | undefined> => {
         if (request.signal?.aborted) {
-          throw toGleanerError(request.signal.reason, `reading ${url.origin}${url.pathname}`);
+          throw toGleanerError(request.signal.reason, `reading ${safeEndpoint(url)}`);
         }
         try {
           const page = await tier.read(url, effective, context);
@@ -205,7 +206,7 @@ export function createReader(deps: ReaderDeps): Reader {
           if (failure.code === "internal") {
             log.warn("{tier} failed on {url}: {error}", {
               tier: tier.name,
-              url: `${url.origin}${url.pathname}`,
+              url: safeEndpoint(url),
               error,
             });
           }
@@ -257,7 +258,7 @@ export function createReader(deps: ReaderDeps): Reader {
       throw mostSpecificFailure(failures) ??
         new GleanerError(
           "unsupported_content",
-          `no reading tier applies to ${url.origin}${url.pathname} (render ${render}, tier rules)`,
+          `no reading tier applies to ${safeEndpoint(url)} (render ${render}, tier rules)`,
         );
     },
   };

@@ -26,6 +26,7 @@ import { pageFromResponse } from "./http.ts";
 import { markdownPage, renderSourceFile } from "./markdown_source.ts";
 import { assertPageStatus } from "./status.ts";
 import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
+import { safeEndpoint } from "../config/redact.ts";
 
 const log = getGleanerLogger("read", "github");
 
@@ -276,7 +277,7 @@ async function readReadme(
   const api = `${trimBase(settings.github_api_url)}/repos/${owner}/${repo}/readme${
     dir ? `/${dir}` : ""
   }${ref ? `?ref=${encodeURIComponent(safeDecode(ref))}` : ""}`;
-  const where = `${url.origin}${url.pathname}`;
+  const where = safeEndpoint(url);
   const response = await fetchGithub(api, "api", request, context);
   if (response.status === 404) {
     // Not a repository (or no README): the HTML page may still be worth reading.
@@ -319,7 +320,7 @@ async function readRaw(
   const settings = context.config.read;
   const { owner, repo, ref, path } = target;
   const raw = `${trimBase(settings.github_raw_url)}/${owner}/${repo}/${ref}/${path}`;
-  const where = `${url.origin}${url.pathname}`;
+  const where = safeEndpoint(url);
   const response = await fetchGithub(raw, "raw", request, context);
   assertGithubStatus(response, where);
   const human = blobUrl(owner, repo, ref, path);
@@ -357,7 +358,7 @@ async function readApi(
 ): Promise<Page> {
   const settings = context.config.read;
   const api = `${trimBase(settings.github_api_url)}${target.path}`;
-  const where = `${url.origin}${url.pathname}`;
+  const where = safeEndpoint(url);
   const response = await fetchGithub(api, "api", request, context);
   assertGithubStatus(response, where);
   let data: unknown;

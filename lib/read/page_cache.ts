@@ -12,6 +12,7 @@ import { assertUrlAllowed } from "../net/address.ts";
 import { createOutageGate } from "../store/outage.ts";
 import type { Cache } from "../store/types.ts";
 import type { Page, ReadRequest } from "./types.ts";
+import { safeEndpoint } from "../config/redact.ts";
 
 const log = getGleanerLogger("read", "cache");
 
@@ -127,7 +128,7 @@ export function createPageCache(
       if (entry === undefined) return undefined;
       if (!servable(entry)) {
         log.debug("cached page of {url} not served under the current network policy", {
-          url: where(request.url),
+          url: safeEndpoint(request.url),
         });
         return undefined;
       }
@@ -137,7 +138,7 @@ export function createPageCache(
       if (!cache || !gate.open()) return;
       if (page.markdown.length > MAX_CACHED_MARKDOWN_CHARS) {
         log.debug("page {url} not cached: {chars} characters of Markdown", {
-          url: where(request.url),
+          url: safeEndpoint(request.url),
           chars: page.markdown.length,
         });
         // An older copy must not be served instead of this read.
@@ -161,14 +162,4 @@ export function createPageCache(
       }
     },
   };
-}
-
-/** Origin and path, for logs (query strings may hold secrets). */
-function where(raw: string): string {
-  try {
-    const url = new URL(raw);
-    return `${url.origin}${url.pathname}`;
-  } catch {
-    return "(invalid URL)";
-  }
 }

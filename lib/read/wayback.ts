@@ -20,6 +20,7 @@ import { getGleanerLogger } from "../log.ts";
 import { pageFromHtml, pageFromResponse } from "./http.ts";
 import { assertPageStatus } from "./status.ts";
 import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
+import { safeEndpoint } from "../config/redact.ts";
 
 const log = getGleanerLogger("read", "wayback");
 
@@ -111,7 +112,7 @@ async function latestSnapshot(
   if (response.status < 200 || response.status >= 300) {
     throw new GleanerError(
       response.status === 429 ? "rate_limited" : "provider_unavailable",
-      `Wayback availability API answered ${response.status} for ${url.origin}${url.pathname}`,
+      `Wayback availability API answered ${response.status} for ${safeEndpoint(url)}`,
     );
   }
   let data: Availability;
@@ -128,7 +129,7 @@ async function latestSnapshot(
   if (closest.status && !/^2\d\d$/.test(closest.status)) return undefined;
   const snapshot = parseSnapshotUrl(closest.url);
   if (!snapshot) {
-    log.debug("unusable snapshot URL for {url}", { url: `${url.origin}${url.pathname}` });
+    log.debug("unusable snapshot URL for {url}", { url: safeEndpoint(url) });
     return undefined;
   }
   if (closest.timestamp && /^\d{4,14}$/.test(closest.timestamp)) {

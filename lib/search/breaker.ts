@@ -1,10 +1,12 @@
 /**
- * Per-provider health for the role router: a circuit breaker that skips a
- * provider that keeps failing for a cool-down, and a pacer that holds calls
- * back so a provider's requests-per-second limit is respected before sending.
+ * Per-provider health for the role router: the provider policy of the one
+ * circuit breaker (`lib/async/breaker.ts`), which skips a provider that keeps
+ * failing for a cool-down, and a pacer that holds calls back so a provider's
+ * requests-per-second limit is respected before sending.
  *
  * @module
  */
+import { createCircuitBreaker } from "../async/breaker.ts";
 import type { ErrorCode } from "../errors.ts";
 
 /** What the breaker knows of one provider. */
@@ -65,43 +67,25 @@ export interface Breaker {
  * ```
  */
 export function createBreaker(options: BreakerOptions): Breaker {
-  const now = options.now ?? Date.now;
-  const state = new Map<string, { failures: number; openUntil: number; lastCode?: ErrorCode }>();
-  const entry = (provider: string) => {
-    let e = state.get(provider);
-    if (!e) state.set(provider, e = { failures: 0, openUntil: 0 });
-    return e;
-  };
+  const circuits = createCircuitBreaker<ErrorCode>(options);
   return {
-    isOpen: (provider) => (state.get(provider)?.openUntil ?? 0) > now(),
-    success(provider) {
-      const e = entry(provider);
-      e.failures = 0;
-      e.openUntil = 0;
-    },
+    isOpen: (provider) => circuits.isOpen(provider),
+    success: (provider) => circuits.success(provider),
     failure(provider, code, retryAfterS) {
-      const e = entry(provider);
-      e.failures++;
-      e.lastCode = code;
-      const at = now();
-      let until = 0;
       if (code === "insufficient_balance" || code === "unauthorized") {
-        until = at + options.cooldownMs;
+        circuits.failure(provider, code, options.cooldownMs);
       } else if (code === "rate_limited" && retryAfterS !== undefined) {
-        until = at + retryAfterS * 1000;
-      } else if (e.failures >= options.failures) until = at + options.cooldownMs;
-      e.openUntil = Math.max(e.openUntil, until);
+        circuits.failure(provider, code, retryAfterS * 1000);
+      } else circuits.failure(provider, code);
     },
-    health() {
-      const at = now();
-      return [...state.entries()].map(([provider, e]) => ({
-        provider,
-        state: e.openUntil > at ? "open" : e.failures >= options.failures ? "half_open" : "closed",
-        failures: e.failures,
-        ...(e.openUntil > at ? { open_until: new Date(e.openUntil).toISOString() } : {}),
-        ...(e.lastCode ? { last_code: e.lastCode } : {}),
-      }));
-    },
+    health: () =>
+      circuits.status().map((c) => ({
+        provider: c.key,
+        state: c.state,
+        failures: c.failures,
+        ...(c.openUntil !== undefined ? { open_until: new Date(c.openUntil).toISOString() } : {}),
+        ...(c.lastReason ? { last_code: c.lastReason } : {}),
+      })),
   };
 }
 

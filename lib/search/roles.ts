@@ -41,6 +41,7 @@ import type {
 } from "./providers/types.ts";
 import { type Attempt, type AttemptOutcome, SearchFailure, type TimeRange } from "./types.ts";
 import { toSearchFailure } from "./upstream.ts";
+import { isTimeRange, TIME_RANGE_LIST } from "./time_range.ts";
 
 const log = getGleanerLogger("search", "roles");
 
@@ -649,9 +650,9 @@ function validateSearch(req: RoleSearchRequest): string[] {
     throw invalid("max_results", `must be an integer from 1 to ${ROLE_MAX_RESULTS}`);
   }
   if (
-    req.time_range !== undefined && !["day", "week", "month", "year"].includes(req.time_range)
+    req.time_range !== undefined && !isTimeRange(req.time_range)
   ) {
-    throw invalid("time_range", "must be day, week, month or year");
+    throw invalid("time_range", `must be ${TIME_RANGE_LIST}`);
   }
   return [...new Set((req.domains ?? []).map((d) => normalizeDomain(d, "domains")))];
 }

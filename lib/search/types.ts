@@ -7,8 +7,8 @@
 import { type ErrorCode, GleanerError } from "../errors.ts";
 import type { Fetcher } from "../net/types.ts";
 
-/** How recent results must be. */
-export type TimeRange = "day" | "week" | "month" | "year";
+import type { TimeRange } from "./time_range.ts";
+export type { TimeRange };
 
 /** One web search. */
 export interface SearchRequest {

@@ -2,10 +2,15 @@
  * A small breaker for optional stores (a shared cache, domain memory): after
  * a failure the store is left alone for a pause, so an outage costs one slow
  * call per pause instead of one per request, and it is warned about once a
- * minute at most.
+ * minute at most. The pause is the one circuit breaker (`lib/async/breaker.ts`)
+ * opening at the first failure; this gate adds the warning's rate.
  *
  * @module
  */
+import { createCircuitBreaker } from "../async/breaker.ts";
+
+/** The gate's one key in its breaker. */
+const STORE = "store";
 
 /** Options of {@link createOutageGate}. */
 export interface OutageGateOptions {
@@ -41,16 +46,15 @@ export interface OutageGate {
  * ```
  */
 export function createOutageGate(options: OutageGateOptions = {}): OutageGate {
-  const pauseMs = options.pauseMs ?? 30_000;
   const warnEveryMs = options.warnEveryMs ?? 60_000;
   const now = options.now ?? Date.now;
-  let pausedUntil = Number.NEGATIVE_INFINITY;
+  const circuit = createCircuitBreaker({ failures: 1, cooldownMs: options.pauseMs ?? 30_000, now });
   let lastWarning = Number.NEGATIVE_INFINITY;
   return {
-    open: () => now() >= pausedUntil,
+    open: () => !circuit.isOpen(STORE),
     failed() {
+      circuit.failure(STORE);
       const t = now();
-      pausedUntil = t + pauseMs;
       if (t - lastWarning < warnEveryMs) return false;
       lastWarning = t;
       return true;

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { type TimeRangeSchema, timeRangeSchema } from "../search/time_range.ts";
 import { AttemptSchema } from "./search.ts";
 import { EvidenceSchema, ItemErrorSchema, RankingSchema } from "./schemas.ts";
 
@@ -17,12 +18,7 @@ export const ResearchInput: z.ZodObject<{
   max_tokens: z.ZodOptional<z.ZodNumber>;
   domains: z.ZodOptional<z.ZodArray<z.ZodString>>;
   time_range: z.ZodOptional<
-    z.ZodEnum<{
-      day: "day";
-      week: "week";
-      month: "month";
-      year: "year";
-    }>
+    TimeRangeSchema
   >;
   language: z.ZodOptional<z.ZodString>;
 }, z.core.$strict> = z.strictObject({
@@ -35,7 +31,7 @@ export const ResearchInput: z.ZodObject<{
   domains: z.array(z.string().min(1)).max(20).optional().describe(
     "Only use these domains (subdomains included)",
   ),
-  time_range: z.enum(["day", "week", "month", "year"]).optional(),
+  time_range: timeRangeSchema().optional(),
   language: z.string().min(2).max(10).optional(),
 });
 

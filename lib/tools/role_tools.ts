@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from "zod";
+import { timeRangeSchema } from "../search/time_range.ts";
 import {
   renderAnswer,
   renderHits,
@@ -31,7 +32,7 @@ export function webSearchInput(providers: readonly string[]) {
     max_results: z.number().int().min(1).max(20).default(10).describe("Results (1-20)"),
     domains: z.array(z.string()).max(20).optional().describe("Only these domains (subdomains too)"),
     exclude_domains: z.array(z.string()).max(20).optional().describe("Never these domains"),
-    time_range: z.enum(["day", "week", "month", "year"]).optional().describe(
+    time_range: timeRangeSchema().optional().describe(
       "Only results this recent",
     ),
     language: z.string().min(2).max(10).optional().describe("Language code, e.g. en, de"),

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { toGleanerError } from "../errors.ts";
+import { type TimeRangeSchema, timeRangeSchema } from "../search/time_range.ts";
 import { FallbackSchema } from "./role_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
@@ -13,12 +14,7 @@ export const SearchItemInput: z.ZodObject<{
   query: z.ZodString;
   domains: z.ZodOptional<z.ZodArray<z.ZodString>>;
   time_range: z.ZodOptional<
-    z.ZodEnum<{
-      day: "day";
-      week: "week";
-      month: "month";
-      year: "year";
-    }>
+    TimeRangeSchema
   >;
   language: z.ZodOptional<z.ZodString>;
   max_results: z.ZodDefault<z.ZodNumber>;
@@ -29,7 +25,7 @@ export const SearchItemInput: z.ZodObject<{
   domains: z.array(z.string()).max(20).optional().describe(
     "Only return results from these domains (subdomains included)",
   ),
-  time_range: z.enum(["day", "week", "month", "year"]).optional().describe(
+  time_range: timeRangeSchema().optional().describe(
     "Only results from this recent period",
   ),
   language: z.string().min(2).max(10).optional().describe(

@@ -23,6 +23,7 @@
  */
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
+import { timeRangeSchema } from "../time_range.ts";
 import type { TimeRange } from "../types.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
@@ -284,7 +285,7 @@ async function braveSearch(
 const BraveInput = z.strictObject({
   query: z.string().min(1).max(400).describe("What to search for"),
   max_results: z.number().int().min(1).max(20).default(10).describe("Results (1-20)"),
-  time_range: z.enum(["day", "week", "month", "year"]).optional().describe(
+  time_range: timeRangeSchema().optional().describe(
     "Only results this recent",
   ),
   language: z.string().min(2).max(10).optional().describe("Language code, e.g. en"),

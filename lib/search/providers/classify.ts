@@ -41,6 +41,7 @@
  */
 import { type ErrorCode, GleanerError } from "../../errors.ts";
 import { type FailureOutcome, SearchFailure } from "../types.ts";
+import { safeEndpoint } from "../../config/redact.ts";
 
 /** What a failure means for routing. */
 export type FailureClass =
@@ -84,24 +85,7 @@ export interface Classification {
   field?: string;
 }
 
-/**
- * An endpoint as it may appear in messages: origin and path only, so
- * credentials or query strings in a configured URL are never shown.
- *
- * @example
- * ```ts
- * import { safeEndpoint } from "./classify.ts";
- * console.assert(safeEndpoint("https://u:p@searx.example/search?x=1") === "https://searx.example/search");
- * ```
- */
-export function safeEndpoint(url: string | URL): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return "(invalid URL)";
-  }
-}
+export { safeEndpoint };
 
 /**
  * Documented error codes and what they mean. Keys are the exact strings the

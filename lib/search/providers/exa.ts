@@ -20,6 +20,7 @@
  */
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
+import { timeRangeSchema } from "../time_range.ts";
 import type { TimeRange } from "../types.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
@@ -194,7 +195,7 @@ const ExaSearchInput = z.strictObject({
   max_results: z.number().int().min(1).max(25).default(10).describe("Results (1-25)"),
   domains: z.array(z.string()).max(20).optional().describe("Only these domains"),
   exclude_domains: z.array(z.string()).max(20).optional().describe("Never these domains"),
-  time_range: z.enum(["day", "week", "month", "year"]).optional().describe(
+  time_range: timeRangeSchema().optional().describe(
     "Only results published this recently",
   ),
   topic: z.enum(["general", "news"]).optional().describe("`news` searches news articles"),

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { Config } from "../../config/config.ts";
 import { createDuckDuckGoBackend, DUCKDUCKGO } from "../duckduckgo.ts";
 import { createSearxngBackend, SEARXNG } from "../searxng.ts";
+import { timeRangeSchema } from "../time_range.ts";
 import { type SearchBackend, SearchFailure } from "../types.ts";
 import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
 
@@ -75,7 +76,7 @@ async function searchOnce(
 const KeylessInput = z.strictObject({
   query: z.string().min(1).max(2000).describe("What to search for"),
   max_results: z.number().int().min(1).max(20).default(10).describe("Results (1-20)"),
-  time_range: z.enum(["day", "week", "month", "year"]).optional().describe(
+  time_range: timeRangeSchema().optional().describe(
     "Only results this recent",
   ),
   language: z.string().min(2).max(10).optional().describe("Language or region code"),

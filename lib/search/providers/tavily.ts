@@ -17,6 +17,7 @@
  */
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
+import { timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
   boundedData,
@@ -165,7 +166,7 @@ const TavilySearchInput = z.strictObject({
     "`advanced` searches more thoroughly (costs more credits)",
   ),
   topic: z.enum(["general", "news"]).default("general").describe("`news` for current events"),
-  time_range: z.enum(["day", "week", "month", "year"]).optional().describe(
+  time_range: timeRangeSchema().optional().describe(
     "Only results this recent",
   ),
   include_domains: z.array(z.string()).max(20).optional().describe("Only these domains"),
