@@ -852,6 +852,9 @@ export const ENV_ALIASES: Readonly<Record<string, string>> = {
   GLEANER_LOG_LEVEL: "log.level",
   GLEANER_DB: "store.path",
   GITHUB_TOKEN: "read.github_token",
+  // A second name for the Brave key; listed before BRAVE_API_KEY so that BRAVE_API_KEY wins
+  // when both are set (later aliases overwrite earlier ones).
+  BRAVE_SEARCH_API_KEY: "search.brave_api_key",
   BRAVE_API_KEY: "search.brave_api_key",
   EXA_API_KEY: "search.exa_api_key",
   TAVILY_API_KEY: "search.tavily_api_key",
