@@ -169,6 +169,7 @@ export const SearchSchema: z.ZodObject<{
       searxng: "searxng";
     }>
   >;
+  pin_backend: z.ZodDefault<z.ZodBoolean>;
   searxng_url: z.ZodOptional<z.ZodString>;
   duckduckgo_html_url: z.ZodDefault<z.ZodString>;
   duckduckgo_lite_url: z.ZodDefault<z.ZodString>;
@@ -219,6 +220,11 @@ export const SearchSchema: z.ZodObject<{
 }, z.core.$strip> = z.object({
   /** Which backend answers: `auto` = SearXNG when configured, else DuckDuckGo, the other on failure. */
   backend: z.enum(["auto", "duckduckgo", "searxng"]).default("auto"),
+  /**
+   * Ask only `backend` (no fallback). Unpinned, `backend: "searxng"` falls back to DuckDuckGo
+   * when SearXNG fails (down, 5xx, rate limited, blocked).
+   */
+  pin_backend: z.boolean().default(false),
   /** Base URL of a SearXNG instance (JSON format enabled). */
   searxng_url: z.string().url().optional(),
   /** DuckDuckGo HTML endpoint. */
@@ -635,6 +641,7 @@ export const ConfigSchema: z.ZodObject<{
           searxng: "searxng";
         }>
       >;
+      pin_backend: z.ZodDefault<z.ZodBoolean>;
       searxng_url: z.ZodOptional<z.ZodString>;
       duckduckgo_html_url: z.ZodDefault<z.ZodString>;
       duckduckgo_lite_url: z.ZodDefault<z.ZodString>;
