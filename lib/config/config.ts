@@ -205,6 +205,7 @@ export const SearchSchema: z.ZodObject<{
   search_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
   answer_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
   contents_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  fallback_on_empty: z.ZodDefault<z.ZodBoolean>;
   breaker_failures: z.ZodDefault<z.ZodNumber>;
   breaker_cooldown_ms: z.ZodDefault<z.ZodNumber>;
   presentation: z.ZodDefault<
@@ -270,6 +271,12 @@ export const SearchSchema: z.ZodObject<{
   answer_order: z.array(z.string()).default([]),
   /** Providers tried for `contents`, in order; empty = the default order (then Gleaner's reader). */
   contents_order: z.array(z.string()).default([]),
+  /**
+   * When a keyless provider (DuckDuckGo, SearXNG) answers zero results and a keyed provider
+   * comes later in the search order, ask the next one (the answer names the keyless one in
+   * `fallback_from` with code `empty`).
+   */
+  fallback_on_empty: z.boolean().default(true),
   /** Consecutive failures after which a provider is skipped for `breaker_cooldown_ms`. */
   breaker_failures: z.number().int().positive().default(3),
   /** How long a failing provider is skipped. */
@@ -677,6 +684,7 @@ export const ConfigSchema: z.ZodObject<{
       search_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
       answer_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
       contents_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
+      fallback_on_empty: z.ZodDefault<z.ZodBoolean>;
       breaker_failures: z.ZodDefault<z.ZodNumber>;
       breaker_cooldown_ms: z.ZodDefault<z.ZodNumber>;
       presentation: z.ZodDefault<
