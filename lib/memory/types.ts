@@ -315,8 +315,10 @@ export interface GetMemoryResult {
 
 /** Input of `update_memory`. */
 export interface UpdateMemoryInput {
-  /** Ref of the live memory to change. */
-  ref: string;
+  /** Ref of the live memory to change (or give `id`). */
+  ref?: string;
+  /** Numeric id of the live memory to change (instead of `ref`). */
+  id?: number;
   /** Its new content (not empty). */
   content: string;
 }
