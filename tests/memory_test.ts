@@ -530,3 +530,42 @@ Deno.test("MCP: memory_id (a ref or a numeric id) names a memory on get, update 
     assert.match(gone.content[0].text, /^not_found:/);
   });
 });
+
+Deno.test("MCP: list_memories search needs every word, takes the last as a prefix, ranks by relevance", async () => {
+  await withMcpMemory(async (client) => {
+    const saved = await ok(client, "save_memories", {
+      memories: [
+        { content: "Python python python: the team standardised on Python for tooling." },
+        { content: "Rust packaging tools are used for the CLI." },
+        { content: "Python packaging is done with poetry." },
+      ],
+    });
+    const [often, rust, packaging] = saved.json.results.map((r: Json) => r.ref);
+
+    // Searching without sort: best match first (three mentions beat one), though it is older.
+    const prefix = await ok(client, "list_memories", { search: "pyth" });
+    assert.deepEqual(prefix.json.memories.map((m: Json) => m.ref), [often, packaging]);
+    assert.equal(prefix.json.returned_count, 2);
+    assert.equal(prefix.json.total_count, 2);
+
+    // Every word must appear.
+    const both = await ok(client, "list_memories", { search: "packaging pyth" });
+    assert.deepEqual(both.json.memories.map((m: Json) => m.ref), [packaging]);
+    assert.equal(both.json.returned_count, 1);
+
+    // `sort` still decides when given.
+    const recent = await ok(client, "list_memories", { search: "pyth", sort: "recent" });
+    assert.deepEqual(recent.json.memories.map((m: Json) => m.ref), [packaging, often]);
+
+    // A page: returned_count counts this page, total_count every match.
+    const page = await ok(client, "list_memories", { limit: 2 });
+    assert.equal(page.json.returned_count, 2);
+    assert.equal(page.json.total_count, 3);
+    assert.equal(page.json.memories[0].ref, packaging, "without search: newest first");
+    assert.ok([often, rust].includes(page.json.memories[1].ref));
+
+    // Query syntax is plain text.
+    const odd = await ok(client, "list_memories", { search: 'NEAR("python" OR rust*' });
+    assert.equal(odd.json.returned_count, 0);
+  });
+});

@@ -783,12 +783,14 @@ export class MemoryService {
       since,
       until,
       search: input.search,
-      sort: input.sort ?? "recent",
+      // While searching, best match first unless `sort` says otherwise.
+      sort: input.sort ?? (input.search?.trim() ? "relevance" : "recent"),
       limit,
       offset,
     });
     return {
       memories: page.items.map(preview),
+      returned_count: page.items.length,
       total_count: page.total,
       has_more: offset + page.items.length < page.total,
       offset,
