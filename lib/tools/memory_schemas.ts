@@ -152,7 +152,7 @@ export function refineMemoryKey(
 
 /** `{ memory_id }`, `{ ref }` or `{ id }`: one of them, or agreeing ones. */
 export const MemoryKeyInput: z.ZodObject<{
-  memory_id: z.ZodOptional<typeof MemoryIdSchema>;
+  memory_id: z.ZodOptional<z.ZodUnion<readonly [z.ZodNumber, z.ZodString]>>;
   ref: z.ZodOptional<z.ZodString>;
   id: z.ZodOptional<z.ZodNumber>;
 }, z.core.$strict> = z.strictObject({

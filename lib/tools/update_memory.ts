@@ -16,7 +16,7 @@ import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** Input of `update_memory`. */
 export const UpdateMemoryInput: z.ZodObject<{
-  memory_id: z.ZodOptional<typeof MemoryIdSchema>;
+  memory_id: z.ZodOptional<z.ZodUnion<readonly [z.ZodNumber, z.ZodString]>>;
   ref: z.ZodOptional<z.ZodString>;
   id: z.ZodOptional<z.ZodNumber>;
   content: z.ZodString;
