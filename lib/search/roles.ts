@@ -6,7 +6,10 @@
  * provider calls invalid, one a provider refuses before sending (its
  * documented limits), or an unclassified failure, stops the call, so Gleaner
  * never silently switches when the request itself is wrong. A `provider`
- * argument pins the call to that provider alone.
+ * argument pins the call to that provider alone. A keyless search provider
+ * (DuckDuckGo, SearXNG) that answers zero results hands over to the keyed
+ * providers after it (`search.fallback_on_empty`, on by default); its empty
+ * answer stands when none of them answers.
  *
  * Every failure of a provider counts in its breaker (only the caller's own
  * mistakes, refused before sending, and Gleaner's own pacing do not); a
