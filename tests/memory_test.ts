@@ -446,3 +446,126 @@ Deno.test("hosted mode refuses to start without its secrets", async () => {
     /at least 32 bytes/,
   );
 });
+
+/** Runs `fn` with a real MCP client over Streamable HTTP against a fresh store. */
+async function withMcpMemory(fn: (client: Client) => Promise<void>): Promise<void> {
+  const root = await Deno.makeTempDir();
+  const gleaner = await createGleaner({
+    server: { port: 0 },
+    store: { path: `${root}/gleaner.db` },
+    memory: { path: `${root}/memory.db` },
+  });
+  const server = serveHttp(gleaner);
+  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)) as Transport,
+    );
+    await fn(client);
+  } finally {
+    await client.close();
+    await server.shutdown();
+    await gleaner.close();
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+Deno.test("MCP: memory_id (a ref or a numeric id) names a memory on get, update and delete", async () => {
+  await withMcpMemory(async (client) => {
+    const saved = await ok(client, "save_memories", {
+      memories: [
+        { content: "The staging cluster lives in eu-west-1." },
+        { content: "Backups run nightly at 02:00 UTC." },
+      ],
+    });
+    const [stagingRef, backupRef] = saved.json.results.map((r: Json) => r.ref);
+
+    const byRef = await ok(client, "get_memory", { memory_id: stagingRef });
+    assert.equal(byRef.json.memory.ref, stagingRef);
+    const id = byRef.json.memory.id;
+    const byId = await ok(client, "get_memory", { memory_id: id });
+    assert.equal(byId.json.memory.ref, stagingRef);
+    // Agreeing names are fine.
+    const agree = await ok(client, "get_memory", { memory_id: id, id });
+    assert.equal(agree.json.memory.ref, stagingRef);
+
+    const updated = await ok(client, "update_memory", {
+      memory_id: id,
+      content: "The staging cluster moved to eu-central-1.",
+    });
+    assert.equal(updated.json.memory.ref, stagingRef);
+    assert.match(updated.json.memory.content, /eu-central-1/);
+    const byUpdateRef = await ok(client, "update_memory", {
+      memory_id: backupRef,
+      content: "Backups run nightly at 03:00 UTC.",
+    });
+    assert.equal(byUpdateRef.json.memory.ref, backupRef);
+
+    // Two names that disagree: invalid_arguments naming both fields, nothing changed.
+    for (
+      const [tool, args, other] of [
+        ["get_memory", { memory_id: backupRef, ref: stagingRef }, "ref"],
+        ["get_memory", { memory_id: id + 1, id }, "id"],
+        ["get_memory", { memory_id: backupRef, id }, "id"],
+        ["delete_memory", { memory_id: id, ref: backupRef }, "ref"],
+        ["update_memory", { memory_id: backupRef, ref: stagingRef, content: "x" }, "ref"],
+      ] as const
+    ) {
+      const bad = await call(client, tool, args);
+      assert.equal(bad.isError, true, `${tool} ${JSON.stringify(args)}`);
+      assert.match(bad.content[0].text, /^invalid_arguments:/);
+      assert.match(bad.content[0].text, new RegExp(`memory_id and ${other} disagree`));
+    }
+    // Strict inputs: an unknown key is refused; nothing at all is refused.
+    const stray = await call(client, "get_memory", { memory_id: id, memoryId: id });
+    assert.match(stray.content[0].text, /^invalid_arguments: .*unknown key "memoryId"/);
+    const none = await call(client, "delete_memory", {});
+    assert.match(none.content[0].text, /^invalid_arguments: .*give one of memory_id, ref, id/);
+
+    const deleted = await ok(client, "delete_memory", { memory_id: backupRef });
+    assert.equal(deleted.json.ref, backupRef);
+    const deletedById = await ok(client, "delete_memory", { memory_id: id });
+    assert.equal(deletedById.json.ref, stagingRef);
+    const gone = await call(client, "get_memory", { memory_id: stagingRef });
+    assert.match(gone.content[0].text, /^not_found:/);
+  });
+});
+
+Deno.test("MCP: list_memories search needs every word, takes the last as a prefix, ranks by relevance", async () => {
+  await withMcpMemory(async (client) => {
+    const saved = await ok(client, "save_memories", {
+      memories: [
+        { content: "Python python python: the team standardised on Python for tooling." },
+        { content: "Rust packaging tools are used for the CLI." },
+        { content: "Python packaging is done with poetry." },
+      ],
+    });
+    const [often, rust, packaging] = saved.json.results.map((r: Json) => r.ref);
+
+    // Searching without sort: best match first (three mentions beat one), though it is older.
+    const prefix = await ok(client, "list_memories", { search: "pyth" });
+    assert.deepEqual(prefix.json.memories.map((m: Json) => m.ref), [often, packaging]);
+    assert.equal(prefix.json.returned_count, 2);
+    assert.equal(prefix.json.total_count, 2);
+
+    // Every word must appear.
+    const both = await ok(client, "list_memories", { search: "packaging pyth" });
+    assert.deepEqual(both.json.memories.map((m: Json) => m.ref), [packaging]);
+    assert.equal(both.json.returned_count, 1);
+
+    // `sort` still decides when given.
+    const recent = await ok(client, "list_memories", { search: "pyth", sort: "recent" });
+    assert.deepEqual(recent.json.memories.map((m: Json) => m.ref), [packaging, often]);
+
+    // A page: returned_count counts this page, total_count every match.
+    const page = await ok(client, "list_memories", { limit: 2 });
+    assert.equal(page.json.returned_count, 2);
+    assert.equal(page.json.total_count, 3);
+    assert.equal(page.json.memories[0].ref, packaging, "without search: newest first");
+    assert.ok([often, rust].includes(page.json.memories[1].ref));
+
+    // Query syntax is plain text.
+    const odd = await ok(client, "list_memories", { search: 'NEAR("python" OR rust*' });
+    assert.equal(odd.json.returned_count, 0);
+  });
+});

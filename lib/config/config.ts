@@ -170,6 +170,7 @@ export const SearchSchema: z.ZodObject<{
       searxng: "searxng";
     }>
   >;
+  pin_backend: z.ZodDefault<z.ZodBoolean>;
   searxng_url: z.ZodOptional<z.ZodString>;
   duckduckgo_html_url: z.ZodDefault<z.ZodString>;
   duckduckgo_lite_url: z.ZodDefault<z.ZodString>;
@@ -205,6 +206,7 @@ export const SearchSchema: z.ZodObject<{
   search_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
   answer_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
   contents_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  fallback_on_empty: z.ZodDefault<z.ZodBoolean>;
   breaker_failures: z.ZodDefault<z.ZodNumber>;
   breaker_cooldown_ms: z.ZodDefault<z.ZodNumber>;
   presentation: z.ZodDefault<
@@ -220,6 +222,11 @@ export const SearchSchema: z.ZodObject<{
 }, z.core.$strip> = z.object({
   /** Which backend answers: `auto` = SearXNG when configured, else DuckDuckGo, the other on failure. */
   backend: z.enum(["auto", "duckduckgo", "searxng"]).default("auto"),
+  /**
+   * Ask only `backend` (no fallback). Unpinned, `backend: "searxng"` falls back to DuckDuckGo
+   * when SearXNG fails (down, 5xx, rate limited, blocked).
+   */
+  pin_backend: z.boolean().default(false),
   /** Base URL of a SearXNG instance (JSON format enabled). */
   searxng_url: z.string().url().optional(),
   /** DuckDuckGo HTML endpoint. */
@@ -265,6 +272,12 @@ export const SearchSchema: z.ZodObject<{
   answer_order: z.array(z.string()).default([]),
   /** Providers tried for `contents`, in order; empty = the default order (then Gleaner's reader). */
   contents_order: z.array(z.string()).default([]),
+  /**
+   * When a keyless provider (DuckDuckGo, SearXNG) answers zero results and a keyed provider
+   * comes later in the search order, ask the next one (the answer names the keyless one in
+   * `fallback_from` with code `empty`).
+   */
+  fallback_on_empty: z.boolean().default(true),
   /** Consecutive failures after which a provider is skipped for `breaker_cooldown_ms`. */
   breaker_failures: z.number().int().positive().default(3),
   /** How long a failing provider is skipped. */
@@ -636,6 +649,7 @@ export const ConfigSchema: z.ZodObject<{
           searxng: "searxng";
         }>
       >;
+      pin_backend: z.ZodDefault<z.ZodBoolean>;
       searxng_url: z.ZodOptional<z.ZodString>;
       duckduckgo_html_url: z.ZodDefault<z.ZodString>;
       duckduckgo_lite_url: z.ZodDefault<z.ZodString>;
@@ -671,6 +685,7 @@ export const ConfigSchema: z.ZodObject<{
       search_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
       answer_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
       contents_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
+      fallback_on_empty: z.ZodDefault<z.ZodBoolean>;
       breaker_failures: z.ZodDefault<z.ZodNumber>;
       breaker_cooldown_ms: z.ZodDefault<z.ZodNumber>;
       presentation: z.ZodDefault<
@@ -853,6 +868,9 @@ export const ENV_ALIASES: Readonly<Record<string, string>> = {
   GLEANER_LOG_LEVEL: "log.level",
   GLEANER_DB: "store.path",
   GITHUB_TOKEN: "read.github_token",
+  // A second name for the Brave key; listed before BRAVE_API_KEY so that BRAVE_API_KEY wins
+  // when both are set (later aliases overwrite earlier ones).
+  BRAVE_SEARCH_API_KEY: "search.brave_api_key",
   BRAVE_API_KEY: "search.brave_api_key",
   EXA_API_KEY: "search.exa_api_key",
   TAVILY_API_KEY: "search.tavily_api_key",

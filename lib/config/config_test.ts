@@ -125,3 +125,23 @@ Deno.test("config: URL credentials and query values are masked in the printed co
   for (const secret of ["p4ss", "zq9tk", "embedpw", "cdptok"]) assert.ok(!text.includes(secret));
   assert.equal(shown.read.browser_cdp_url, "ws://127.0.0.1:9222/devtools?token=[redacted]");
 });
+
+Deno.test("config: the Brave key is read from BRAVE_SEARCH_API_KEY too; BRAVE_API_KEY wins", async () => {
+  // No config file: HOME points nowhere.
+  const home = "/nonexistent-gleaner-home";
+  const other = await loadConfig({ env: { BRAVE_SEARCH_API_KEY: "search-key", HOME: home } });
+  assert.equal(other.search.brave_api_key, "search-key");
+  const both = await loadConfig({
+    env: { BRAVE_SEARCH_API_KEY: "search-key", BRAVE_API_KEY: "api-key", HOME: home },
+  });
+  assert.equal(both.search.brave_api_key, "api-key");
+  const reversed = configFromEnv({ BRAVE_API_KEY: "api-key", BRAVE_SEARCH_API_KEY: "search-key" });
+  assert.equal(
+    reversed.search?.brave_api_key,
+    "api-key",
+    "the winner does not depend on env order",
+  );
+  const warn: string[] = [];
+  await loadConfig({ env: { BRAVE_SEARCH_API_KEY: "k", HOME: home }, warn: (m) => warn.push(m) });
+  assert.deepEqual(warn, []);
+});

@@ -783,12 +783,14 @@ export class MemoryService {
       since,
       until,
       search: input.search,
-      sort: input.sort ?? "recent",
+      // While searching, best match first unless `sort` says otherwise.
+      sort: input.sort ?? (input.search?.trim() ? "relevance" : "recent"),
       limit,
       offset,
     });
     return {
       memories: page.items.map(preview),
+      returned_count: page.items.length,
       total_count: page.total,
       has_more: offset + page.items.length < page.total,
       offset,
@@ -833,7 +835,12 @@ export class MemoryService {
   }
 
   async #update(input: UpdateMemoryInput, signal?: AbortSignal): Promise<UpdateMemoryResult> {
-    checkIdText(input.ref, "ref");
+    if (input.ref !== undefined) checkIdText(input.ref, "ref");
+    else if (input.id === undefined) {
+      throw new GleanerError("invalid_arguments", "ref: give the ref (or id) of the memory", {
+        details: { field: "ref" },
+      });
+    }
     checkNoNul(input.content, "content");
     if (input.content.trim() === "") {
       throw new GleanerError("invalid_arguments", "content: must not be empty", {
@@ -841,7 +848,10 @@ export class MemoryService {
       });
     }
     const ready = await this.#prepare();
-    const current = await this.#find({ ref: input.ref });
+    const current = await this.#find(
+      input.ref !== undefined ? { ref: input.ref } : { id: input.id! },
+      input.ref !== undefined ? "ref" : "id",
+    );
     if (current.superseded_by !== null) {
       throw new GleanerError(
         "not_found",

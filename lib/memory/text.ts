@@ -67,6 +67,66 @@ export function ftsQuery(text: string): string | undefined {
   return words.length ? words.map((w) => `"${w}"`).join(" OR ") : undefined;
 }
 
+/** The words of a `list_memories` search: each must appear; `prefix` may be a word's start. */
+export interface ListSearchWords {
+  /** Words that must appear whole. */
+  whole: string[];
+  /** The last word typed, matched as the start of a word (absent when it is a stopword or repeats an earlier word). */
+  prefix?: string;
+}
+
+/**
+ * The words of a `list_memories` search (letters and digits only, NFKC,
+ * lowercase, at most {@link MAX_QUERY_WORDS}): every word must appear, the
+ * last one may be the start of a word (`pyth` finds `python`). Stopwords are
+ * left out unless nothing else is left. Undefined when `text` has no word.
+ *
+ * @example
+ * ```ts
+ * import { listSearchWords } from "./text.ts";
+ * const { whole, prefix } = listSearchWords("Python packag")!;
+ * console.assert(whole.join() === "python" && prefix === "packag");
+ * console.assert(listSearchWords("the pyth")!.prefix === "pyth");
+ * console.assert(listSearchWords("?!") === undefined);
+ * ```
+ */
+export function listSearchWords(text: string): ListSearchWords | undefined {
+  const all: string[] = [];
+  for (const match of text.normalize("NFKC").toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
+    all.push(match[0]);
+    if (all.length >= MAX_QUERY_WORDS) break;
+  }
+  if (all.length === 0) return undefined;
+  const content = all.filter((w) => !STOPWORDS.has(w));
+  const kept = content.length ? content : all;
+  const last = all[all.length - 1];
+  const head = all.slice(0, -1);
+  const prefix = kept.includes(last) && !head.includes(last) ? last : undefined;
+  const whole = [...new Set(kept.filter((w) => w !== prefix))];
+  return prefix === undefined ? { whole } : { whole, prefix };
+}
+
+/**
+ * The FTS5 `MATCH` expression of a `list_memories` search: every word of
+ * {@link listSearchWords} required (`AND`), the last as a prefix query
+ * (`"pyth"*`). Every word is quoted, so no user text is read as query syntax.
+ *
+ * @example
+ * ```ts
+ * import { ftsListQuery } from "./text.ts";
+ * console.assert(ftsListQuery("python pyth") === '"python" AND "pyth"*');
+ * console.assert(ftsListQuery('NEAR(a OR "b"') === '"near" AND "b"*');
+ * console.assert(ftsListQuery("*") === undefined);
+ * ```
+ */
+export function ftsListQuery(text: string): string | undefined {
+  const words = listSearchWords(text);
+  if (!words) return undefined;
+  const terms = words.whole.map((w) => `"${w}"`);
+  if (words.prefix !== undefined) terms.push(`"${words.prefix}"*`);
+  return terms.join(" AND ");
+}
+
 /**
  * A run of punctuation that may be dropped at the edge of a word: brackets,
  * quotes, dashes and sentence marks. Every other character (symbols such as

@@ -242,11 +242,14 @@ export interface ListMemoriesInput {
   since?: string;
   /** Only memories created before (same forms as `since`). */
   until?: string;
-  /** Only memories matching these words (full-text). */
+  /** Only memories containing every one of these words; the last may be the start of a word (`pyth` finds `python`). */
   search?: string;
   /** Only memories of this session. */
   session_id?: string;
-  /** `recent` (newest first, default), `stale` (least recently recalled first), `relevance` (needs `search`). */
+  /**
+   * `recent` (newest first; the default without `search`), `stale` (least recently
+   * recalled first), `relevance` (best text match first; the default with `search`).
+   */
   sort?: MemorySort;
   /** Page size, at most 200 (default 20). */
   limit?: number;
@@ -284,6 +287,8 @@ export interface ListedMemory {
 export interface ListMemoriesResult {
   /** The page. */
   memories: ListedMemory[];
+  /** Memories in this page (`memories.length`). */
+  returned_count: number;
   /** Memories matching the filters (all pages). */
   total_count: number;
   /** True when more pages follow. */
@@ -315,8 +320,10 @@ export interface GetMemoryResult {
 
 /** Input of `update_memory`. */
 export interface UpdateMemoryInput {
-  /** Ref of the live memory to change. */
-  ref: string;
+  /** Ref of the live memory to change (or give `id`). */
+  ref?: string;
+  /** Numeric id of the live memory to change (instead of `ref`). */
+  id?: number;
   /** Its new content (not empty). */
   content: string;
 }
@@ -424,7 +431,10 @@ export interface MemoryListQuery extends MemoryScope {
   since?: number;
   /** Created strictly before (ms since the epoch). */
   until?: number;
-  /** Full-text filter (same matching as {@link MemoryBackend.lexicalCandidates}); blank: none. */
+  /**
+   * Full-text filter: every word must appear (stemmed as the store's full-text
+   * index does), the last may be the start of a word; blank: none.
+   */
   search?: string;
   /**
    * `recent`: `created_at` desc, then id desc. `stale`: `last_recalled_at`

@@ -6,7 +6,10 @@
  * provider calls invalid, one a provider refuses before sending (its
  * documented limits), or an unclassified failure, stops the call, so Gleaner
  * never silently switches when the request itself is wrong. A `provider`
- * argument pins the call to that provider alone.
+ * argument pins the call to that provider alone. A keyless search provider
+ * (DuckDuckGo, SearXNG) that answers zero results hands over to the keyed
+ * providers after it (`search.fallback_on_empty`, on by default); its empty
+ * answer stands when none of them answers.
  *
  * Every failure of a provider counts in its breaker (only the caller's own
  * mistakes, refused before sending, and Gleaner's own pacing do not); a
@@ -59,11 +62,17 @@ const PAGE_RETRY_CODES: ReadonlySet<string> = new Set([
 /** Largest `max_results` one search may ask for. */
 export const ROLE_MAX_RESULTS = 100;
 
+/** The keyless search providers: an empty answer of theirs may fall through to a keyed one. */
+const KEYLESS: ReadonlySet<string> = new Set(["duckduckgo", "searxng"]);
+
 /** A provider that failed (or was skipped) before the one that answered. */
 export interface FallbackEntry {
   /** Provider name. */
   provider: string;
-  /** The failure's code. */
+  /**
+   * The failure's code, or `empty` for a keyless provider whose zero results
+   * fell through to a keyed one (`search.fallback_on_empty`).
+   */
   code: string;
   /** True when it was not asked because it is cooling down after failures. */
   skipped?: boolean;
@@ -321,6 +330,7 @@ function routerOver(
     pin: string | undefined,
     signal: AbortSignal | undefined,
     call: (provider: Provider, env: ProviderEnv) => Promise<T>,
+    isEmpty?: (value: T) => boolean,
   ): Promise<Routed<T>> => {
     const candidates = pin ? [pinned(role, pin)] : usable(role);
     if (candidates.length === 0) {
@@ -340,7 +350,17 @@ function routerOver(
     const open = candidates.filter((p) => !pin && breaker.isOpen(p.name));
     // When every candidate is cooling down, try them anyway rather than fail unasked.
     const skipping = open.length < candidates.length;
-    for (const provider of candidates) {
+    // A keyless provider's empty answer, kept while keyed ones after it are asked.
+    let empty: { value: T; provider: string; notices: string[] } | undefined;
+    const emptyAnswer = (): Routed<T> | undefined =>
+      empty && {
+        value: empty.value,
+        provider: empty.provider,
+        fallback_from: fallback_from.filter((f) => f.provider !== empty!.provider),
+        attempts,
+        notices: empty.notices,
+      };
+    for (const [index, provider] of candidates.entries()) {
       if (skipping && open.includes(provider)) {
         fallback_from.push({
           provider: provider.name,
@@ -354,11 +374,17 @@ function routerOver(
       try {
         const value = await callOne(provider, (env) => call(provider, env), signal, notices);
         breaker.success(provider.name);
-        attempts.push({
-          backend: provider.name,
-          outcome: "ok",
-          ms: Math.round(performance.now() - started),
-        });
+        const ms = Math.round(performance.now() - started);
+        const fallsThrough = isEmpty !== undefined && isEmpty(value) &&
+          KEYLESS.has(provider.name) &&
+          candidates.slice(index + 1).some((next) => !KEYLESS.has(next.name));
+        if (fallsThrough) {
+          attempts.push({ backend: provider.name, outcome: "empty", ms });
+          fallback_from.push({ provider: provider.name, code: "empty" });
+          empty ??= { value, provider: provider.name, notices };
+          continue;
+        }
+        attempts.push({ backend: provider.name, outcome: "ok", ms });
         return { value, provider: provider.name, fallback_from, attempts, notices };
       } catch (error) {
         const ms = Math.round(performance.now() - started);
@@ -383,10 +409,15 @@ function routerOver(
           message: failure.message,
         });
         if (pin || !fallsBack) {
+          // A keyless provider already answered (with nothing): that answer stands.
+          const answered = emptyAnswer();
+          if (answered) return answered;
           throw withRecord(failure, failure.message, failure.code, attempts, fallback_from);
         }
       }
     }
+    const answered = emptyAnswer();
+    if (answered) return answered;
     const tried = fallback_from.map((f) =>
       `${f.provider} (${f.skipped ? "cooling down" : f.code})`
     );
@@ -482,8 +513,11 @@ function routerOver(
       };
       const hits = await provider.search!(upstream, env);
       return refine(hits, domains, exclude, req.max_results);
-    });
-    if (routed.value.length === 0) routed.attempts[routed.attempts.length - 1].outcome = "empty";
+    }, config.search.fallback_on_empty ? (hits) => hits.length === 0 : undefined);
+    const last = routed.attempts[routed.attempts.length - 1];
+    if (routed.value.length === 0 && last.backend === routed.provider && last.outcome === "ok") {
+      last.outcome = "empty";
+    }
     return {
       role: "search",
       provider: routed.provider,

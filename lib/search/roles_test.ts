@@ -4,6 +4,11 @@ import { GleanerError } from "../errors.ts";
 import { createFetcher } from "../net/fetch.ts";
 import { openStore } from "../store/mod.ts";
 import { type FakeProviders, withFakeProviders } from "../../testing/fixtures/fake_providers.ts";
+import {
+  fakeUpstreamConfig,
+  type FakeUpstreams,
+  withFakeUpstreams,
+} from "../../testing/fixtures/upstreams.ts";
 import { createRoleRouter, type RoleRouterOptions } from "./roles.ts";
 
 const KEYS = { brave: "kb", exa: "ke", tavily: "kt" };
@@ -333,5 +338,101 @@ Deno.test("roles: a provider host that does not resolve is named with its settin
       /could not resolve exa\.lan: .*check search\.providers\.exa\.base_url/,
     );
     assert.equal(fakes.requestsOf("brave").length + fakes.requestsOf("exa").length, 0);
+  });
+});
+
+/** Keyless fakes (DuckDuckGo, SearXNG) and keyed fakes (Brave, …) in one config. */
+function mixedConfig(
+  providers: FakeProviders,
+  upstreams: FakeUpstreams,
+  search: Record<string, unknown>,
+) {
+  const keyed = providers.config({ brave: "kb" }, search);
+  const keyless = fakeUpstreamConfig(upstreams, { searxng: true });
+  return parseConfig({
+    ...keyed,
+    network: {
+      allow_private: [...keyless.network.allow_private, providers.origin],
+      allowed_ports: [...keyless.network.allowed_ports, Number(new URL(providers.origin).port)],
+    },
+    search: { ...keyless.search, ...keyed.search },
+  });
+}
+
+Deno.test("roles: a keyless provider's empty answer falls through to a keyed one", async () => {
+  await withFakeProviders(async (providers) => {
+    await withFakeUpstreams(async (upstreams) => {
+      // DuckDuckGo's documented empty page ("No results.") and SearXNG's `results: []`.
+      upstreams.setMode("duckduckgo", "empty");
+      upstreams.setMode("searxng", "empty");
+      const config = mixedConfig(providers, upstreams, {
+        search_order: ["searxng", "duckduckgo", "brave"],
+      });
+      const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+      const out = await roles.search({ query: "rare words", max_results: 2 });
+      assert.equal(out.provider, "brave");
+      assert.equal(out.results.length, 2);
+      assert.ok(out.results.every((r) => r.source === "brave"));
+      assert.deepEqual(out.fallback_from, [
+        { provider: "searxng", code: "empty" },
+        { provider: "duckduckgo", code: "empty" },
+      ]);
+      assert.deepEqual(out.attempts.map((a) => [a.backend, a.outcome]), [
+        ["searxng", "empty"],
+        ["duckduckgo", "empty"],
+        ["brave", "ok"],
+      ]);
+
+      // The keyed provider fails too: the keyless empty answer stands, its failure recorded.
+      providers.setMode("brave", "unavailable");
+      const stands = await roles.search({ query: "rarer words", max_results: 2 });
+      assert.equal(stands.provider, "searxng");
+      assert.deepEqual(stands.results, []);
+      assert.deepEqual(stands.fallback_from, [
+        { provider: "duckduckgo", code: "empty" },
+        { provider: "brave", code: "provider_unavailable" },
+      ]);
+      assert.deepEqual(stands.attempts.map((a) => [a.backend, a.outcome]), [
+        ["searxng", "empty"],
+        ["duckduckgo", "empty"],
+        ["brave", "unavailable"],
+      ]);
+    });
+  });
+});
+
+Deno.test("roles: with fallback_on_empty off, or no keyed provider after it, zero results stand", async () => {
+  await withFakeProviders(async (providers) => {
+    await withFakeUpstreams(async (upstreams) => {
+      upstreams.setMode("duckduckgo", "empty");
+      const off = mixedConfig(providers, upstreams, {
+        search_order: ["duckduckgo", "brave"],
+        fallback_on_empty: false,
+      });
+      const quiet = createRoleRouter({ config: off, fetcher: createFetcher(off.network) });
+      const one = await quiet.search({ query: "nothing here", max_results: 2 });
+      assert.equal(one.provider, "duckduckgo");
+      assert.deepEqual(one.results, []);
+      assert.deepEqual(one.fallback_from, []);
+      assert.deepEqual(one.attempts.map((a) => [a.backend, a.outcome]), [["duckduckgo", "empty"]]);
+
+      // Keyless only after it: DuckDuckGo's empty answer is the answer.
+      const keyless = mixedConfig(providers, upstreams, {
+        search_order: ["searxng", "duckduckgo"],
+      });
+      upstreams.setMode("searxng", "empty");
+      const roles = createRoleRouter({ config: keyless, fetcher: createFetcher(keyless.network) });
+      const two = await roles.search({ query: "nothing there", max_results: 2 });
+      assert.equal(two.provider, "searxng");
+      assert.deepEqual(two.fallback_from, []);
+      assert.equal(providers.requestsOf("brave").length, 0);
+      assert.equal(upstreams.requests.filter((r) => r.backend !== "searxng").length, 1);
+
+      // Pinned, no fall-through.
+      const pinned = await createRoleRouter({ config: off, fetcher: createFetcher(off.network) })
+        .search({ query: "pinned", max_results: 2, provider: "duckduckgo" });
+      assert.equal(pinned.provider, "duckduckgo");
+      assert.equal(providers.requestsOf("brave").length, 0);
+    });
   });
 });

@@ -80,10 +80,10 @@ Deno.test("router: when every backend fails the error carries all attempts", asy
   });
 });
 
-Deno.test("router: an explicit backend is asked alone", async () => {
+Deno.test("router: a pinned backend is asked alone", async () => {
   await withFakes(async (fakes) => {
     fakes.setMode("searxng", "error");
-    const search = router(fakes, { searxng: true, backend: "searxng" });
+    const search = router(fakes, { searxng: true, backend: "searxng", pin_backend: true });
     assert.deepEqual(search.backends, ["searxng"]);
     const error = await search.search({ query: "x", max_results: 5 }).then(
       () => assert.fail("expected a failure"),
@@ -100,6 +100,53 @@ Deno.test("router: an explicit backend is asked alone", async () => {
     );
     assert.equal(missing.code, "invalid_arguments");
     assert.match(missing.message, /search\.searxng_url/);
+  });
+});
+
+Deno.test("router: backend searxng falls back to DuckDuckGo when SearXNG answers 5xx", async () => {
+  await withFakes(async (fakes) => {
+    fakes.setMode("searxng", "error");
+    const search = router(fakes, { searxng: true, backend: "searxng" });
+    assert.deepEqual(search.backends, ["searxng", "duckduckgo"]);
+    const out = await search.search({ query: "outage", max_results: 3 });
+    assert.equal(out.provider, "duckduckgo");
+    assert.equal(out.results.length, 3);
+    assert.ok(out.results.every((hit) => hit.source === "duckduckgo"));
+    assert.deepEqual(out.fallback_from, [{ provider: "searxng", code: "provider_unavailable" }]);
+    assertAttempts(out.attempts, [["searxng", "unavailable"], ["duckduckgo", "ok"]]);
+    assert.deepEqual(fakes.requests.map((r) => r.backend), ["searxng", "duckduckgo_html"]);
+  });
+});
+
+Deno.test("router: backend searxng falls back to DuckDuckGo when SearXNG refuses connections", async () => {
+  await withFakes(async (fakes) => {
+    // A loopback port nobody listens on: the instance is down.
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close();
+    const down = `http://127.0.0.1:${port}`;
+    const input = fakeUpstreamConfig(fakes, { backend: "searxng", searxng_url: down });
+    // The test opens loopback to exactly the fakes' origin and the closed port.
+    input.network.allow_private.push(down);
+    input.network.allowed_ports.push(port);
+    const config = parseConfig(input);
+    const search = createSearchRouter(config, createFetcher(config.network));
+    const out = await search.search({ query: "refused", max_results: 2 });
+    assert.equal(out.provider, "duckduckgo");
+    assert.equal(out.results.length, 2);
+    assert.deepEqual(out.fallback_from, [{ provider: "searxng", code: "provider_unavailable" }]);
+    assertAttempts(out.attempts, [["searxng", "unavailable"], ["duckduckgo", "ok"]]);
+
+    // Pinned, the outage is the answer.
+    const pinnedConfig = parseConfig({ ...input, search: { ...input.search, pin_backend: true } });
+    const pinned = createSearchRouter(pinnedConfig, createFetcher(pinnedConfig.network));
+    const error = await pinned.search({ query: "refused", max_results: 2 }).then(
+      () => assert.fail("expected a failure"),
+      (e) => e,
+    );
+    assert.ok(error instanceof SearchFailure);
+    assert.equal(error.code, "provider_unavailable");
+    assertAttempts(error.attempts, [["searxng", "unavailable"]]);
   });
 });
 

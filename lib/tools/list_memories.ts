@@ -23,7 +23,7 @@ export const ListMemoriesInput: z.ZodObject<{
   until: z.ZodOptional<z.ZodString>;
   search: z.ZodOptional<z.ZodString>;
   session_id: z.ZodOptional<z.ZodString>;
-  sort: z.ZodDefault<
+  sort: z.ZodOptional<
     z.ZodEnum<{
       relevance: "relevance";
       recent: "recent";
@@ -36,10 +36,12 @@ export const ListMemoriesInput: z.ZodObject<{
   kind: KindSchema.optional(),
   since: z.string().max(64).optional().describe(`Created at or after: ${TIME_HELP}`),
   until: z.string().max(64).optional().describe(`Created before: ${TIME_HELP}`),
-  search: z.string().max(1_000).optional().describe("Only memories containing these words"),
+  search: z.string().max(1_000).optional().describe(
+    "Only memories containing every one of these words; the last word may be the start of a word (pyth finds python)",
+  ),
   session_id: SessionIdSchema.optional(),
-  sort: z.enum(["recent", "stale", "relevance"]).default("recent").describe(
-    "recent: newest first; stale: least recently recalled first; relevance: best text match (with search)",
+  sort: z.enum(["recent", "stale", "relevance"]).optional().describe(
+    "recent: newest first (default without search); stale: least recently recalled first; relevance: best text match (default with search)",
   ),
   limit: z.number().int().min(1).max(200).default(20),
   offset: z.number().int().min(0).default(0),
@@ -65,6 +67,7 @@ export const ListMemoriesOutput: z.ZodObject<{
       tokens: z.ZodNumber;
     }, z.core.$strip>
   >;
+  returned_count: z.ZodNumber;
   total_count: z.ZodNumber;
   has_more: z.ZodBoolean;
   offset: z.ZodNumber;
@@ -86,6 +89,7 @@ export const ListMemoriesOutput: z.ZodObject<{
     last_recalled_at: z.string().nullable(),
     tokens: z.number().int(),
   })),
+  returned_count: z.number().int().describe("Memories in this page"),
   total_count: z.number().int(),
   has_more: z.boolean(),
   offset: z.number().int(),
@@ -99,7 +103,7 @@ export const listMemoriesTool: ToolSpec<typeof ListMemoriesInput, typeof ListMem
     name: "list_memories",
     title: "List memories",
     description:
-      "Lists stored memories as short previews with filters (kind, time, words, session), sorting and paging; for reviewing or cleaning up memories, not for answering (use recall_memories).",
+      "Lists stored memories as short previews with filters (kind, time, session, words: every word must appear, the last may be a prefix), sorting (by relevance while searching) and paging; for reviewing or cleaning up memories, not for answering (use recall_memories).",
     input: ListMemoriesInput,
     output: ListMemoriesOutput,
     http: { path: "/v1/memories/list" },

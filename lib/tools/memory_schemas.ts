@@ -95,20 +95,75 @@ export const MemoryNoticeSchema: z.ZodObject<{
   eta_seconds: z.number().optional(),
 });
 
-/** `{ ref }` or `{ id }`, exactly one. */
+/** A memory named as the specification does: its ref (a string) or its numeric id. */
+export const MemoryIdSchema: z.ZodUnion<readonly [z.ZodNumber, z.ZodString]> = z.union([
+  z.number().int().positive(),
+  RefSchema,
+]).describe("The memory: its ref (string) or its numeric id (number); instead of ref or id");
+
+/** The ways of naming one memory: `memory_id`, `ref`, `id`. */
+export interface KeyFields {
+  /** A ref (string) or a numeric id. */
+  memory_id?: number | string;
+  /** A ref. */
+  ref?: string;
+  /** A numeric id. */
+  id?: number;
+}
+
+/**
+ * Checks that the fields naming a memory name one: at least one given, `ref`
+ * and `id` not both, and `memory_id` the same ref or id as `ref`/`id` when
+ * given with them (otherwise `invalid_arguments` naming the fields).
+ */
+export function refineMemoryKey(
+  v: KeyFields,
+  ctx: z.RefinementCtx,
+  fields: readonly string[] = ["memory_id", "ref", "id"],
+): void {
+  const given = (["memory_id", "ref", "id"] as const).filter((f) => v[f] !== undefined);
+  if (given.length === 0) {
+    ctx.addIssue({ code: "custom", message: `give one of ${fields.join(", ")}` });
+    return;
+  }
+  if (v.ref !== undefined && v.id !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["id"],
+      message: "ref and id: give only one of them",
+    });
+    return;
+  }
+  if (v.memory_id === undefined || given.length === 1) return;
+  const other = v.ref !== undefined ? "ref" : "id";
+  const same = typeof v.memory_id === "string"
+    ? v.ref !== undefined && v.memory_id.trim().toLowerCase() === v.ref.trim().toLowerCase()
+    : v.id !== undefined && v.memory_id === v.id;
+  if (!same) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["memory_id"],
+      message: `memory_id and ${other} disagree (${JSON.stringify(v.memory_id)} vs ${
+        JSON.stringify(v[other])
+      }); give one of them`,
+    });
+  }
+}
+
+/** `{ memory_id }`, `{ ref }` or `{ id }`: one of them, or agreeing ones. */
 export const MemoryKeyInput: z.ZodObject<{
+  memory_id: z.ZodOptional<z.ZodUnion<readonly [z.ZodNumber, z.ZodString]>>;
   ref: z.ZodOptional<z.ZodString>;
   id: z.ZodOptional<z.ZodNumber>;
 }, z.core.$strict> = z.strictObject({
+  memory_id: MemoryIdSchema.optional(),
   ref: RefSchema.optional(),
   id: z.number().int().positive().optional().describe("Numeric id (instead of ref)"),
-}).refine((v) => (v.ref === undefined) !== (v.id === undefined), {
-  message: "give exactly one of ref or id",
-});
+}).superRefine((v, ctx) => refineMemoryKey(v, ctx));
 
-/** The key object of a validated {@link MemoryKeyInput}. */
-export function memoryKey(
-  input: { ref?: string; id?: number },
-): { ref: string } | { id: number } {
-  return input.ref !== undefined ? { ref: input.ref } : { id: input.id! };
+/** The key object of a validated {@link MemoryKeyInput} (or `update_memory`'s input). */
+export function memoryKey(input: KeyFields): { ref: string } | { id: number } {
+  if (input.ref !== undefined) return { ref: input.ref };
+  if (input.id !== undefined) return { id: input.id };
+  return typeof input.memory_id === "string" ? { ref: input.memory_id } : { id: input.memory_id! };
 }

@@ -4,19 +4,30 @@
  * @module
  */
 import { z } from "zod";
-import { MemoryNoticeSchema, MemorySchema, RefSchema } from "./memory_schemas.ts";
+import {
+  MemoryIdSchema,
+  memoryKey,
+  MemoryNoticeSchema,
+  MemorySchema,
+  refineMemoryKey,
+  RefSchema,
+} from "./memory_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** Input of `update_memory`. */
 export const UpdateMemoryInput: z.ZodObject<{
-  ref: z.ZodString;
+  memory_id: z.ZodOptional<z.ZodUnion<readonly [z.ZodNumber, z.ZodString]>>;
+  ref: z.ZodOptional<z.ZodString>;
+  id: z.ZodOptional<z.ZodNumber>;
   content: z.ZodString;
 }, z.core.$strict> = z.strictObject({
-  ref: RefSchema,
+  memory_id: MemoryIdSchema.optional(),
+  ref: RefSchema.optional(),
+  id: z.number().int().positive().optional().describe("Numeric id (instead of ref)"),
   content: z.string().max(100_000).refine((s) => s.trim() !== "", {
     message: "must not be empty",
   }).describe("The corrected content, replacing the old one"),
-});
+}).superRefine((v, ctx) => refineMemoryKey(v, ctx));
 
 /** Output of `update_memory`. */
 export const UpdateMemoryOutput: z.ZodObject<{
@@ -37,14 +48,17 @@ export const updateMemoryTool: ToolSpec<typeof UpdateMemoryInput, typeof UpdateM
     name: "update_memory",
     title: "Update memory",
     description:
-      "Replaces the content of a stored memory (same ref) when a fact changed; the old version is kept as history.",
+      "Replaces the content of a stored memory (by memory_id, ref or id; it keeps its ref) when a fact changed; the old version is kept as history.",
     input: UpdateMemoryInput,
     output: UpdateMemoryOutput,
     http: { path: "/v1/memories/update" },
     readOnly: false,
     openWorld: false,
     handler: async (input, { gleaner, signal }) =>
-      await (await gleaner.memories()).update(input, signal),
+      await (await gleaner.memories()).update(
+        { ...memoryKey(input), content: input.content },
+        signal,
+      ),
     render: (out) =>
       [
         `Updated ${out.memory.ref}; the previous version is kept as ${out.previous_ref}.`,

@@ -30,7 +30,7 @@ import {
   type PgQueryable,
 } from "./client.ts";
 import { DUPLICATE_LOCK_CLASS, ensureVectorIndex, migratePostgres, TS_CONFIG } from "./schema.ts";
-import { memoryTextKey, normalizeMemoryText } from "../text.ts";
+import { listSearchWords, memoryTextKey, normalizeMemoryText } from "../text.ts";
 import {
   type InsertedMemory,
   isoTime,
@@ -655,8 +655,27 @@ export class PostgresMemoryBackend implements MemoryBackend {
   }
 
   /**
+   * The tsquery operands of a `list_memories` search ({@link listSearchWords}):
+   * each whole word's lexemes quoted, the last word's as prefixes (`'pyth':*`);
+   * empty when no word is left (only stopwords, or no word).
+   */
+  private async listOperands(text: string): Promise<string[]> {
+    const words = listSearchWords(text);
+    if (!words) return [];
+    const { rows } = await this.pool.query<{ w: string[]; p: string[] }>(
+      `SELECT tsvector_to_array(to_tsvector('${TS_CONFIG}'::regconfig, $1)) AS w,
+              tsvector_to_array(to_tsvector('${TS_CONFIG}'::regconfig, $2)) AS p`,
+      [words.whole.join(" "), words.prefix ?? ""],
+    );
+    const whole = (rows[0]?.w ?? []).map(quoteLexeme);
+    const prefix = (rows[0]?.p ?? []).map((lexeme) => `${quoteLexeme(lexeme)}:*`);
+    return [...whole, ...prefix].slice(0, MAX_TERMS);
+  }
+
+  /**
    * SQL ranking the live rows matching `where` (params bound in `params`) and
-   * any of `plan.match` (default: every term) by BM25 over all `terms`;
+   * any of `plan.match` (default: every term) by BM25 over all `terms`
+   * (`plan.operands`: ready tsquery operands instead, all required with `plan.all`);
    * selects `id, score`. IDF uses `plan.n` documents (default: the matched
    * set's size) and, per term, the larger of its matched count and
    * `plan.estDf` (an estimate for terms left out of the match).
@@ -665,12 +684,23 @@ export class PostgresMemoryBackend implements MemoryBackend {
     where: string[],
     params: unknown[],
     terms: string[],
-    plan: { n?: number; estDf?: number[]; match?: string[]; newest?: number } = {},
+    plan: {
+      n?: number;
+      estDf?: number[];
+      match?: string[];
+      newest?: number;
+      operands?: string[];
+      all?: boolean;
+    } = {},
   ): string {
-    const quoted = terms.map(quoteLexeme);
-    const any = params.push((plan.match ?? terms).map(quoteLexeme).join(" | "));
+    const quoted = plan.operands ?? terms.map(quoteLexeme);
+    const any = params.push(
+      plan.operands
+        ? plan.operands.join(plan.all ? " & " : " | ")
+        : (plan.match ?? terms).map(quoteLexeme).join(" | "),
+    );
     const each = params.push(quoted);
-    const est = params.push(plan.estDf ?? terms.map(() => 0));
+    const est = params.push(plan.estDf ?? quoted.map(() => 0));
     const n = params.push(plan.n ?? 0);
     const newest = plan.newest
       ? `ORDER BY created_at DESC, id DESC LIMIT $${params.push(plan.newest)}`
@@ -727,13 +757,14 @@ export class PostgresMemoryBackend implements MemoryBackend {
       if (query.since !== undefined) where.push(`created_at >= $${params.push(query.since)}`);
       if (query.until !== undefined) where.push(`created_at < $${params.push(query.until)}`);
       const search = query.search?.trim() ? query.search : undefined;
-      let terms: string[] = [];
+      // Every word must appear (`&`); the last may be the start of a word (`:*`).
+      let operands: string[] = [];
       if (search !== undefined) {
-        terms = await this.lexemes(search);
-        if (terms.length === 0) return { items: [], total: 0 };
+        operands = await this.listOperands(search);
+        if (operands.length === 0) return { items: [], total: 0 };
       }
       if (search !== undefined && query.sort === "relevance") {
-        const sql = this.bm25Sql(where, params, terms);
+        const sql = this.bm25Sql(where, params, [], { operands, all: true });
         const lim = params.push(limit);
         const off = params.push(offset);
         const { rows } = await this.pool.query<Row & { score: number; total: string }>(
@@ -752,7 +783,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
         };
       }
       if (search !== undefined) {
-        where.push(`tsv @@ $${params.push(terms.map(quoteLexeme).join(" | "))}::tsquery`);
+        where.push(`tsv @@ $${params.push(operands.join(" & "))}::tsquery`);
       }
       const order = query.sort === "stale"
         ? "last_recalled_at ASC NULLS FIRST, created_at ASC, id ASC"

@@ -33,7 +33,7 @@ import { isZeroVector } from "../../embed/vector.ts";
 import { MEMORY_PATH, openDatabase, transaction } from "../../store/sqlite.ts";
 import { MEMORY_MIGRATIONS } from "./migrations.ts";
 import { openVectorReader, type VectorReader } from "./vectors.ts";
-import { ftsQuery, memoryTextKey, normalizeMemoryText, searchWords } from "../text.ts";
+import { ftsListQuery, memoryTextKey, normalizeMemoryText, searchWords } from "../text.ts";
 import { bytesPerVector, VectorIndex } from "../vector/vector_index.ts";
 import {
   type InsertedMemory,
@@ -920,7 +920,8 @@ export class SqliteMemoryBackend implements MemoryBackend {
       params.push(Math.trunc(query.until));
     }
     let from = "memories m";
-    const search = query.search?.trim() ? ftsQuery(query.search) : undefined;
+    // Every word must appear; the last may be the start of a word.
+    const search = query.search?.trim() ? ftsListQuery(query.search) : undefined;
     if (query.search?.trim() && !search) return Promise.resolve({ items: [], total: 0 });
     if (search) {
       from = "memories_fts f JOIN memories m ON m.id = f.rowid";

@@ -26,6 +26,7 @@ import {
   type Memory,
   type MemoryBackend,
   type MemoryBackendFactory,
+  type MemorySort,
   type NewMemoryRow,
   REF_PATTERN,
 } from "../types.ts";
@@ -493,6 +494,74 @@ export async function runMemoryBackendContract(
     await b.markRecalled([bug.id], T0 + 9 * MINUTE);
     const stale = await b.list({ sort: "stale", limit: 10, offset: 0 });
     assert.deepEqual(ids(stale.items), [profile.id, lunch.id, unrelated.id, bug.id, deployed.id]);
+  });
+
+  await step("list search: every word must appear, the last may be a prefix", async (b) => {
+    const [poetry, web, rust, idioms, snake] = await b.insert([
+      row("Python packaging with poetry", { created_at: T0 }),
+      row("python web frameworks compared", { created_at: T0 + MINUTE }),
+      row("Rust packaging tools", { created_at: T0 + 2 * MINUTE }),
+      row("pythonic idioms in everyday code", { created_at: T0 + 3 * MINUTE }),
+      row("snake care: the python needs warmth, python owners say", {
+        created_at: T0 + 4 * MINUTE,
+      }),
+    ]);
+    const search = async (text: string, sort: MemorySort = "recent") =>
+      ids((await b.list({ search: text, sort, limit: 10, offset: 0 })).items);
+    // The last word is a prefix: `pyth` finds python and pythonic.
+    assert.deepEqual(await search("pyth"), [snake.id, idioms.id, web.id, poetry.id]);
+    assert.deepEqual(await search("PYTH"), [snake.id, idioms.id, web.id, poetry.id]);
+    // Every word must appear: python AND packaging, not rust's packaging.
+    assert.deepEqual(await search("python packaging"), [poetry.id]);
+    assert.deepEqual(await search("packaging pyth"), [poetry.id]);
+    assert.deepEqual(await search("python packag"), [poetry.id]);
+    assert.deepEqual(await search("packaging"), [rust.id, poetry.id]);
+    // Only the last word is a prefix: `pyth` before another word must be whole.
+    assert.deepEqual(await search("pyth web"), []);
+    assert.deepEqual(await search("python rust"), []);
+    // Stopwords do not narrow the match.
+    assert.deepEqual(await search("the python web"), [web.id]);
+    // Relevance: two occurrences rank first; total counts every match.
+    const rel = await b.list({ search: "python", sort: "relevance", limit: 1, offset: 0 });
+    assert.equal(rel.total, 4);
+    assert.deepEqual(ids(rel.items), [snake.id]);
+    const relPrefix = await b.list({ search: "pyth", sort: "relevance", limit: 10, offset: 0 });
+    assert.equal(relPrefix.total, 4);
+    assert.deepEqual(
+      new Set(ids(relPrefix.items)),
+      new Set([poetry.id, web.id, idioms.id, snake.id]),
+    );
+    const relBoth = await b.list({
+      search: "python pack",
+      sort: "relevance",
+      limit: 10,
+      offset: 0,
+    });
+    assert.deepEqual(ids(relBoth.items), [poetry.id]);
+    assert.equal(relBoth.total, 1);
+    // Query text is never syntax: operators, quotes, stars, colons, NUL-free odd text.
+    for (
+      const text of [
+        'NEAR(python OR "rust"',
+        "python AND NOT rust",
+        "python*",
+        "pyth:*",
+        "-python",
+        "python | rust & !web",
+        "'python'",
+        "python\\",
+        "((( )))",
+        '"',
+        "*",
+        "python OR",
+      ]
+    ) {
+      await b.list({ search: text, sort: "recent", limit: 10, offset: 0 });
+      await b.list({ search: text, sort: "relevance", limit: 10, offset: 0 });
+    }
+    assert.deepEqual(await search("python AND NOT rust"), [], "AND, NOT are words here");
+    assert.deepEqual(await search("pyth:*"), [snake.id, idioms.id, web.id, poetry.id]);
+    assert.deepEqual(await search("*"), []);
   });
 
   await step("lexical candidates: own top k, scope, odd text never throws", async (b) => {

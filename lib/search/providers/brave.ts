@@ -292,7 +292,8 @@ const BraveInput = z.strictObject({
 });
 
 /**
- * The Brave provider (`search.brave_api_key`, env `BRAVE_API_KEY`).
+ * The Brave provider (`search.brave_api_key`, env `BRAVE_API_KEY`, or
+ * `BRAVE_SEARCH_API_KEY`; `BRAVE_API_KEY` wins when both are set).
  *
  * @example
  * ```ts

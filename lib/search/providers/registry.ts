@@ -54,8 +54,9 @@ export function providerByName(
 
 /**
  * The provider names a role tries, in order: `search.<role>_order`, else (for
- * `search`) the legacy `search.backend` when it names one backend, else the
- * default order. Unknown names are refused.
+ * `search`) the legacy `search.backend` when it names one backend (`searxng`
+ * then DuckDuckGo, unless `search.pin_backend`), else the default order.
+ * Unknown names are refused.
  *
  * @example
  * ```ts
@@ -63,6 +64,9 @@ export function providerByName(
  * import { roleOrder } from "./registry.ts";
  * console.assert(roleOrder(parseConfig({}), "answer").join() === "exa,tavily,gemini");
  * console.assert(roleOrder(parseConfig({ search: { backend: "searxng" } }), "search").join() === "searxng");
+ * const searxng = { backend: "searxng", searxng_url: "https://searx.example" } as const;
+ * console.assert(roleOrder(parseConfig({ search: searxng }), "search").join() === "searxng,duckduckgo");
+ * console.assert(roleOrder(parseConfig({ search: { ...searxng, pin_backend: true } }), "search").join() === "searxng");
  * ```
  */
 export function roleOrder(config: Config, role: Role, extra: readonly Provider[] = []): string[] {
@@ -83,7 +87,13 @@ export function roleOrder(config: Config, role: Role, extra: readonly Provider[]
     }
     return [...new Set(explicit)];
   }
-  if (role === "search" && config.search.backend !== "auto") return [config.search.backend];
+  if (role === "search" && config.search.backend !== "auto") {
+    // An unpinned SearXNG backend that is configured falls back to DuckDuckGo; a SearXNG
+    // backend without an instance URL stays alone, so the missing setting is named.
+    const fallback = config.search.backend === "searxng" && !config.search.pin_backend &&
+      searxngProvider.isConfigured(config);
+    return fallback ? [config.search.backend, duckduckgoProvider.name] : [config.search.backend];
+  }
   return [...DEFAULT_ORDER[role]];
 }
 
