@@ -399,8 +399,6 @@ export function providerFailure(
     ? evidence.unreadable ? "answered in an unreadable format" : `answered HTTP ${evidence.status}`
     : verdict.kind === "timeout"
     ? "timed out"
-    : unresolved
-    ? `could not be reached: ${unresolved}`
     : verdict.kind === "blocked"
     ? "may not be reached"
     : verdict.kind === "rate_limited"
@@ -417,7 +415,8 @@ export function providerFailure(
     : "";
   return new SearchFailure(
     CLASS_OUTCOMES[verdict.kind],
-    `${provider}: ${where} ${what} (${why})${policy}`,
+    // A name that did not resolve says so, and which setting holds it, on its own.
+    unresolved ? `${provider}: ${unresolved}` : `${provider}: ${where} ${what} (${why})${policy}`,
     {
       backend: provider,
       code: CLASS_CODES[verdict.kind],
