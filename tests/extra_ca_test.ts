@@ -8,6 +8,7 @@
  * exemption of the SSRF guard is turned on for the page's origin only.
  * `gleaner doctor` is checked to fail, naming the fix, when a read would fail.
  */
+import { makeCertificates } from "../testing/fixtures/tls.ts";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -30,66 +31,12 @@ async function taskArgv(name: string): Promise<string[]> {
   return argv.slice(1);
 }
 
-async function openssl(args: string[], cwd: string): Promise<void> {
-  const out = await new Deno.Command("openssl", { args, cwd, stdout: "null", stderr: "piped" })
-    .output();
-  assert.ok(out.success, `openssl ${args[0]}: ${new TextDecoder().decode(out.stderr)}`);
-}
-
-/** A CA and a server certificate for 127.0.0.1 signed by it, in a temp dir. */
+/** A CA and a server certificate for 127.0.0.1 signed by it; the CA's PEM file in a temp dir. */
 async function makeCa(): Promise<{ dir: string; caPem: string; cert: string; key: string }> {
   const dir = await Deno.makeTempDir({ prefix: "gleaner-ca-" });
-  await openssl([
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.pem",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=Gleaner Test Corporate CA",
-  ], dir);
-  await openssl([
-    "req",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "server.key",
-    "-out",
-    "server.csr",
-    "-subj",
-    "/CN=127.0.0.1",
-  ], dir);
-  await Deno.writeTextFile(`${dir}/ext.cnf`, "subjectAltName=IP:127.0.0.1\n");
-  await openssl([
-    "x509",
-    "-req",
-    "-in",
-    "server.csr",
-    "-CA",
-    "ca.pem",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-out",
-    "server.pem",
-    "-days",
-    "2",
-    "-extfile",
-    "ext.cnf",
-  ], dir);
-  return {
-    dir,
-    caPem: `${dir}/ca.pem`,
-    cert: await Deno.readTextFile(`${dir}/server.pem`),
-    key: await Deno.readTextFile(`${dir}/server.key`),
-  };
+  const { ca, cert, key } = await makeCertificates("IP:127.0.0.1");
+  await Deno.writeTextFile(`${dir}/ca.pem`, ca);
+  return { dir, caPem: `${dir}/ca.pem`, cert, key };
 }
 
 const PAGE = `<!doctype html><html lang="en"><head><title>Harbour ferry report</title></head>
