@@ -51,13 +51,10 @@ export const CHROMIUM_ARGS: readonly string[] = [
  * - GPU and network service inside the browser process (two fewer processes);
  * - V8 lite mode (no optimising compiler: less memory, pages run once);
  * - no autofill server queries (Chromium's own traffic: one per form page
- *   in the benchmark; the egress proxy would refuse them anyway);
- * - at most two renderer processes (`--renderer-process-limit=2`): the 4
- *   concurrent pages share them. `deno task bench browser` on 130 real pages,
- *   4 at once: peak PSS 710-774 MB without it, 555-556 MB with it; p95 4.2-4.5 s
- *   both ways (one renderer: 524 MB, p95 4.8 s). Pages in one renderer are
- *   separate JavaScript contexts, not separate processes: the same trade as
- *   turning site isolation off above.
+ *   in the benchmark; the egress proxy would refuse them anyway).
+ *
+ * The browser tier adds `--renderer-process-limit` (see `rendererLimit` in
+ * `lib/read/browser.ts`).
  */
 export const CHROMIUM_MEMORY_ARGS: readonly string[] = [
   "--disable-features=BackForwardCache,SpareRendererForSitePerProcess,IsolateOrigins,site-per-process,AutofillServerCommunication",
@@ -65,7 +62,6 @@ export const CHROMIUM_MEMORY_ARGS: readonly string[] = [
   "--enable-features=NetworkServiceInProcess",
   "--in-process-gpu",
   "--js-flags=--lite-mode",
-  "--renderer-process-limit=2",
 ];
 
 /**
