@@ -1055,12 +1055,15 @@ export async function loadConfig(
     }
   }
   if (fileLayer !== undefined) assertKnownSettings(fileLayer, `config file ${path}`);
-  if (fileLayer?.memory && "hosted_admin_key" in fileLayer.memory) {
-    throw envOnly(`config file ${path}`);
+  for (const key of ENV_ONLY_KEYS) {
+    const [section, name] = key.split(".");
+    const values = (fileLayer as Record<string, Record<string, unknown> | undefined> | undefined)
+      ?.[section];
+    if (values && name in values) throw envOnly(`config file ${path}`, key);
   }
   const flagLayer: Record<string, Record<string, unknown>> = {};
   for (const [path, raw] of Object.entries(options.flags ?? {})) {
-    if (ENV_ONLY_KEYS.has(path)) throw envOnly("--set");
+    if (ENV_ONLY_KEYS.has(path)) throw envOnly("--set", path);
     const [section, key] = path.split(".");
     (flagLayer[section] ??= {})[key] = coerceSetting(path, raw);
   }
@@ -1078,11 +1081,11 @@ export async function loadConfig(
 /** Secrets taken from the environment only (never from the config file or `--set`). */
 const ENV_ONLY_KEYS: ReadonlySet<string> = new Set(["memory.hosted_admin_key"]);
 
-function envOnly(where: string): GleanerError {
+function envOnly(where: string, key: string): GleanerError {
   return new GleanerError(
     "invalid_arguments",
-    `${where}: memory.hosted_admin_key is taken from the environment only (GLEANER_MEMORY_HOSTED_ADMIN_KEY)`,
-    { details: { field: "memory.hosted_admin_key" } },
+    `${where}: ${key} is taken from the environment only (${envName(key)})`,
+    { details: { field: key } },
   );
 }
 
