@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
@@ -23,16 +24,7 @@ const CLI = new URL("../cli.ts", import.meta.url).pathname;
  * installed package once per npm import in the module graph (about 50 passes
  * over 200 packages, 0.3 s), on every start.
  */
-const FLAGS = [
-  "--node-modules-dir=manual",
-  "--allow-net",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-sys",
-  "--allow-ffi",
-  "--allow-run",
-];
+const FLAGS = ["--node-modules-dir=manual", ...DENO_RUN_FLAGS];
 /** The same command with the project's `nodeModulesDir: "auto"` (a bare `deno run cli.ts`). */
 const AUTO_FLAGS = FLAGS.filter((flag) => !flag.startsWith("--node-modules-dir"));
 const RUNS = 5;
