@@ -14,7 +14,7 @@ import { createGleaner, parseConfig, redactConfig } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
 import { loadConfig } from "../lib/config/config.ts";
 import { GleanerError } from "../lib/errors.ts";
-import { redisAvailable, startRedis } from "../lib/store/testdata/helpers.ts";
+import { redisRequirement, startRedis } from "../lib/store/testdata/helpers.ts";
 import { startTestWorld } from "../testing/fixtures/world.ts";
 
 const PROXY_TOKEN = "proxy-token-0123456789abcdef0123456789";
@@ -23,9 +23,6 @@ const ADMIN_KEY = "admin-key-0123456789abcdef0123456789ab";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-const HAVE_REDIS = await redisAvailable();
-const REQUIRED = Deno.env.get("GLEANER_REQUIRE_REDIS") === "1";
 
 /** Everything one run needs: B must learn nothing of A, whatever the backend. */
 async function checkIsolation(store: Record<string, unknown>): Promise<void> {
@@ -195,7 +192,7 @@ Deno.test("hosted web side (SQLite): B never sees what A read; only the operator
 
 Deno.test({
   name: "hosted web side (Valkey): B never sees what A read; only the operator clears the cache",
-  ignore: !HAVE_REDIS && !REQUIRED,
+  ignore: redisRequirement.ignore,
   async fn() {
     const redis = await startRedis();
     try {
