@@ -2,6 +2,7 @@
  * The Deep Research presentation, driven by the real MCP SDK client over
  * Streamable HTTP at `/mcp/deep-research`, against the loopback world.
  */
+import { connectAs, hostedMemory, userHeaders } from "../testing/hosted.ts";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -9,9 +10,6 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createGleaner } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
 import { normalizeText, startTestWorld } from "../testing/fixtures/world.ts";
-
-const PROXY_TOKEN = "proxy-token-0123456789abcdef0123456789";
-const HMAC_SECRET = "hmac-secret-0123456789abcdef0123456789";
 
 type ToolResult = {
   content: { type: string; text: string }[];
@@ -228,35 +226,17 @@ Deno.test("Deep Research in hosted mode: user B never sees user A's memory, even
     ...world.config,
     server: { port: 0 },
     store: { path: `${root}/gleaner.db` },
-    memory: {
-      path: `${root}/memory.db`,
-      hosted: true,
-      hosted_proxy_token: PROXY_TOKEN,
-      hosted_hmac_secret: HMAC_SECRET,
-      deep_research: true,
-    },
+    memory: hostedMemory(`${root}/memory.db`, { deep_research: true }),
   });
   const server = serveHttp(gleaner);
-  const connect = async (user: string) => {
-    const client = new Client({ name: `deep-research-${user}`, version: "1.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/deep-research`), {
-        requestInit: {
-          headers: { "x-gleaner-user": user, "x-gleaner-proxy-token": PROXY_TOKEN },
-        },
-      }) as Transport,
-    );
-    return client;
-  };
-  const alice = await connect("alice");
-  const bob = await connect("bob");
+  const alice = await connectAs(server.url, "alice", "/mcp/deep-research");
+  const bob = await connectAs(server.url, "bob", "/mcp/deep-research");
   try {
     const res = await fetch(`${server.url}/v1/memories/save`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
-        "x-gleaner-user": "alice",
-        "x-gleaner-proxy-token": PROXY_TOKEN,
+        ...userHeaders("alice"),
       },
       body: JSON.stringify({
         memories: [{ content: "Alice's bank PIN hint: the fetch api streams lighthouse year." }],

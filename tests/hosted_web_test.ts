@@ -6,10 +6,8 @@
  * operator's admin key clears everything. Run on SQLite, and on Valkey when
  * `redis-server` is installed (required with GLEANER_REQUIRE_REDIS=1).
  */
+import { connectAs, hostedMemory, userHeaders } from "../testing/hosted.ts";
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createGleaner, parseConfig, redactConfig } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
 import { loadConfig } from "../lib/config/config.ts";
@@ -17,8 +15,6 @@ import { GleanerError } from "../lib/errors.ts";
 import { redisRequirement, startRedis } from "../lib/store/testdata/helpers.ts";
 import { startTestWorld } from "../testing/fixtures/world.ts";
 
-const PROXY_TOKEN = "proxy-token-0123456789abcdef0123456789";
-const HMAC_SECRET = "hmac-secret-0123456789abcdef0123456789";
 const ADMIN_KEY = "admin-key-0123456789abcdef0123456789ab";
 
 // deno-lint-ignore no-explicit-any
@@ -46,20 +42,13 @@ async function checkIsolation(store: Record<string, unknown>): Promise<void> {
     },
     server: { port: 0 },
     store: { path: `${root}/gleaner.db`, ...store },
-    memory: {
-      path: `${root}/memory.db`,
-      hosted: true,
-      hosted_proxy_token: PROXY_TOKEN,
-      hosted_hmac_secret: HMAC_SECRET,
-      hosted_admin_key: ADMIN_KEY,
-    },
+    memory: hostedMemory(`${root}/memory.db`, { hosted_admin_key: ADMIN_KEY }),
   });
   const server = serveHttp(gleaner);
   const as = (user: string, admin?: string) => async (path: string, body: unknown) => {
     const headers: Record<string, string> = {
       "content-type": "application/json",
-      "x-gleaner-user": user,
-      "x-gleaner-proxy-token": PROXY_TOKEN,
+      ...userHeaders(user),
     };
     if (admin !== undefined) headers["x-gleaner-admin-key"] = admin;
     const res = await fetch(`${server.url}${path}`, {
@@ -152,12 +141,7 @@ async function checkIsolation(store: Record<string, unknown>): Promise<void> {
     out = await as("bob", ADMIN_KEY.replace("0", "1"))("/v1/cache/clear", { target: "all" });
     assert.equal(out.status, 401);
     assert.ok(!JSON.stringify(out.json).includes(ADMIN_KEY.slice(10)), "no key echoed");
-    const mcp = new Client({ name: "bob", version: "1.0.0" });
-    await mcp.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-        requestInit: { headers: { "x-gleaner-user": "bob", "x-gleaner-proxy-token": PROXY_TOKEN } },
-      }) as Transport,
-    );
+    const mcp = await connectAs(server.url, "bob");
     const viaMcp = await mcp.callTool({ name: "clear_cache", arguments: {} }) as {
       isError?: boolean;
       content: { text: string }[];

@@ -3,6 +3,7 @@
  * client over stdio (the CLI in a subprocess) and Streamable HTTP, the REST
  * routes, and hosted mode (proxy identity, one file per user, isolation).
  */
+import { connectAs, HMAC_SECRET, hostedMemory, PROXY_TOKEN } from "../testing/hosted.ts";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -14,8 +15,6 @@ import { memoryFilePath } from "../lib/memory/stores.ts";
 import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
-const PROXY_TOKEN = "proxy-token-0123456789abcdef0123456789";
-const HMAC_SECRET = "hmac-secret-0123456789abcdef0123456789";
 
 type ToolResult = {
   content: { type: string; text: string }[];
@@ -229,14 +228,7 @@ async function startHosted(
   const gleaner = await createGleaner({
     server: { port: 0 },
     store: { path: `${root}/gleaner.db` },
-    memory: {
-      path: `${root}/memory.db`,
-      hosted: true,
-      hosted_proxy_token: PROXY_TOKEN,
-      hosted_hmac_secret: HMAC_SECRET,
-      hosted_trusted_proxies: trusted,
-      ...extra,
-    },
+    memory: hostedMemory(`${root}/memory.db`, { hosted_trusted_proxies: trusted, ...extra }),
   });
   const server = serveHttp(gleaner);
   return {
@@ -378,19 +370,8 @@ Deno.test("hosted: requests without a valid proxy identity are refused", async (
 
 Deno.test("hosted: MCP over HTTP uses the proxy-verified user's store", async () => {
   const h = await startHosted();
-  const connect = async (user: string) => {
-    const client = new Client({ name: "gleaner-test", version: "1.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), {
-        requestInit: {
-          headers: { "x-gleaner-user": user, "x-gleaner-proxy-token": PROXY_TOKEN },
-        },
-      }) as Transport,
-    );
-    return client;
-  };
-  const alice = await connect("alice");
-  const bob = await connect("bob");
+  const alice = await connectAs(h.url, "alice");
+  const bob = await connectAs(h.url, "bob");
   try {
     const saved = await ok(alice, "save_memories", {
       memories: [{ content: "Alice's locker code is 4411." }],
