@@ -5,7 +5,7 @@
  * @module
  */
 import type { z } from "zod";
-import { gatherEvidence, isWholePageQuery } from "../../evidence/gather.ts";
+import { archiveOf, gatherEvidence, isWholePageQuery } from "../../evidence/gather.ts";
 import { relatedLinks } from "../../evidence/links.ts";
 import { readAll } from "../../evidence/read_all.ts";
 import { countTokens } from "../../text/tokens.ts";
@@ -69,8 +69,7 @@ export async function scrapeUrls(
         title: page.title,
         tier: page.tier,
         published: page.published,
-        ...(page.archivedAt ? { archived_at: page.archivedAt } : {}),
-        ...(page.originalUrl ? { original_url: page.originalUrl } : {}),
+        ...archiveOf(page),
         page_tokens: packet.pageTokensByUrl.get(page.finalUrl) ?? countTokens(page.markdown),
         ...(page.truncated ? { truncated: true } : {}),
         links: await relatedLinks(
