@@ -201,6 +201,20 @@ export function normalizeMemoryText(text: string): string {
 }
 
 /**
+ * A memory's scope as the duplicate check names it: `-` without a session,
+ * `+<session_id>` with one (no session id can collide with "none").
+ *
+ * @example
+ * ```ts
+ * import { scopeKey } from "./text.ts";
+ * console.assert(scopeKey(null) === "-" && scopeKey("-") === "+-");
+ * ```
+ */
+export function scopeKey(sessionId: string | null): string {
+  return sessionId === null ? "-" : `+${sessionId}`;
+}
+
+/**
  * The key stores index for the duplicate check: a hash (SHA-256, 128 bits,
  * hex) of {@link normalizeMemoryText}. Equal keys are confirmed by comparing
  * the normalised texts, so a collision never hides a memory. `normalized`:
