@@ -27,7 +27,7 @@ export const UpdateMemoryInput: z.ZodObject<{
   content: z.string().max(100_000).refine((s) => s.trim() !== "", {
     message: "must not be empty",
   }).describe("The corrected content, replacing the old one"),
-}).superRefine((v, ctx) => refineMemoryKey(v, ctx));
+}).superRefine(refineMemoryKey);
 
 /** Output of `update_memory`. */
 export const UpdateMemoryOutput: z.ZodObject<{
