@@ -152,26 +152,11 @@ Deno.test("MCP over stdio: the six memory tools round trip on a real file", asyn
 });
 
 Deno.test("MCP over Streamable HTTP and REST: memory tools round trip", async () => {
-  const root = await Deno.makeTempDir();
-  const gleaner = await createGleaner({
-    server: { port: 0 },
-    store: { path: `${root}/gleaner.db` },
-    memory: { path: `${root}/memory.db` },
-  });
-  const server = serveHttp(gleaner);
-  try {
-    const client = new Client({ name: "gleaner-test", version: "1.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)) as Transport,
-    );
-    try {
-      await exerciseMemoryTools(client);
-    } finally {
-      await client.close();
-    }
+  await withMcpMemory(async (client, url) => {
+    await exerciseMemoryTools(client);
 
     const post = (path: string, body: unknown) =>
-      fetch(`${server.url}/v1/memories/${path}`, {
+      fetch(`${url}/v1/memories/${path}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
@@ -203,11 +188,7 @@ Deno.test("MCP over Streamable HTTP and REST: memory tools round trip", async ()
     res = await post("save", { memories: [] });
     assert.equal(res.status, 400);
     assert.equal((await res.json()).error.code, "invalid_arguments");
-  } finally {
-    await server.shutdown();
-    await gleaner.close();
-    await Deno.remove(root, { recursive: true });
-  }
+  });
 });
 
 interface Hosted {
@@ -428,8 +409,13 @@ Deno.test("hosted mode refuses to start without its secrets", async () => {
   );
 });
 
-/** Runs `fn` with a real MCP client over Streamable HTTP against a fresh store. */
-async function withMcpMemory(fn: (client: Client) => Promise<void>): Promise<void> {
+/**
+ * Runs `fn` with a real MCP client over Streamable HTTP against a fresh store,
+ * and the server's base URL for REST calls.
+ */
+async function withMcpMemory(
+  fn: (client: Client, url: string) => Promise<void>,
+): Promise<void> {
   const root = await Deno.makeTempDir();
   const gleaner = await createGleaner({
     server: { port: 0 },
@@ -442,7 +428,7 @@ async function withMcpMemory(fn: (client: Client) => Promise<void>): Promise<voi
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)) as Transport,
     );
-    await fn(client);
+    await fn(client, server.url);
   } finally {
     await client.close();
     await server.shutdown();

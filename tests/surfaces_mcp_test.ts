@@ -18,6 +18,16 @@ import { DENO_RUN_FLAGS, startTestWorld } from "../testing/fixtures/world.ts";
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
 const MAX_LINE_BYTES = 4 * 1024 * 1024;
 
+/** The SDK's stdio transport to `gleaner mcp` (the CLI as a subprocess) with `env` added. */
+function cliTransport(env: Record<string, string>): StdioClientTransport {
+  return new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", ...DENO_RUN_FLAGS, CLI, "mcp"],
+    env: { ...Deno.env.toObject(), ...env, NO_COLOR: "1" },
+    stderr: "pipe",
+  });
+}
+
 type ToolResult = {
   content: { type: string; text: string }[];
   structuredContent?: Record<string, unknown>;
@@ -116,12 +126,7 @@ Deno.test("MCP over HTTP: invalid arguments are tool errors with REST's code and
 
 Deno.test("MCP over stdio: invalid arguments are tool errors; no listChanged", async () => {
   const world = await startTestWorld();
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: ["run", ...DENO_RUN_FLAGS, CLI, "mcp"],
-    env: { ...Deno.env.toObject(), ...world.env, NO_COLOR: "1" },
-    stderr: "pipe",
-  });
+  const transport = cliTransport(world.env);
   const client = new Client({ name: "gleaner-test", version: "1.0.0" });
   try {
     await client.connect(transport as Transport);
@@ -258,12 +263,7 @@ Deno.test("MCP over stdio: a line over 4 MiB fails that request only; the sessio
 
 Deno.test("MCP over stdio, SDK client: an oversized call fails with -32600, the next one works", async () => {
   const world = await startTestWorld();
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: ["run", ...DENO_RUN_FLAGS, CLI, "mcp"],
-    env: { ...Deno.env.toObject(), ...world.env, NO_COLOR: "1" },
-    stderr: "pipe",
-  });
+  const transport = cliTransport(world.env);
   const client = new Client({ name: "gleaner-test", version: "1.0.0" });
   try {
     await client.connect(transport as Transport);

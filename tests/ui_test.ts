@@ -14,6 +14,19 @@ import { startTestWorld } from "../testing/fixtures/world.ts";
 const KEY = "ui-test-key-0123456789abcdef0123456789";
 const ARTIFACTS = new URL("../dist/test-artifacts/", import.meta.url);
 
+/** Headless Chromium with the product's flags and a fresh profile folder (the caller removes it). */
+async function launchChromium(executablePath: string) {
+  const profile = await Deno.makeTempDir({ prefix: "gleaner-ui-test-" });
+  const browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    pipe: true,
+    userDataDir: profile,
+    args: [...CHROMIUM_ARGS],
+  });
+  return { browser, profile };
+}
+
 Deno.test({
   name: `/ui: research and scrape in a real browser, same auth as the API${browserSuffix}`,
   ignore: ignoreBrowser,
@@ -28,14 +41,7 @@ Deno.test({
       memory: { path: ":memory:" },
     });
     const server = serveHttp(gleaner);
-    const profile = await Deno.makeTempDir({ prefix: "gleaner-ui-test-" });
-    const browser = await puppeteer.launch({
-      executablePath: chromium,
-      headless: true,
-      pipe: true,
-      userDataDir: profile,
-      args: [...CHROMIUM_ARGS],
-    });
+    const { browser, profile } = await launchChromium(chromium);
     try {
       // The page is public; the API it calls is not.
       const shell = await fetch(`${server.url}/ui`);
@@ -189,14 +195,7 @@ Deno.test({
       memory: { path: ":memory:" },
     });
     const server = serveHttp(gleaner);
-    const profile = await Deno.makeTempDir({ prefix: "gleaner-ui-test-" });
-    const browser = await puppeteer.launch({
-      executablePath: chromium,
-      headless: true,
-      pipe: true,
-      userDataDir: profile,
-      args: [...CHROMIUM_ARGS],
-    });
+    const { browser, profile } = await launchChromium(chromium);
     try {
       const page = await browser.newPage();
       const missing: string[] = [];

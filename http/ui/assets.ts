@@ -122,6 +122,13 @@ export const UI_JS: string = String.raw`"use strict";
     return node;
   }
 
+  // A button that never submits a form.
+  function button(cls, label) {
+    var node = el("button", cls, label);
+    node.type = "button";
+    return node;
+  }
+
   function link(url) {
     var a = el("a", "", url);
     if (/^https?:\/\//i.test(url)) a.href = url;
@@ -243,10 +250,8 @@ export const UI_JS: string = String.raw`"use strict";
       el("span", "", memory.created_at || ""));
     var text = el("p", "text", memory.content !== undefined ? memory.content : memory.preview);
     var actions = el("div", "actions");
-    var edit = el("button", "edit", "Edit");
-    var remove = el("button", "delete", "Delete");
-    edit.type = "button";
-    remove.type = "button";
+    var edit = button("edit", "Edit");
+    var remove = button("delete", "Delete");
     edit.addEventListener("click", function () {
       run("Loading", async function () {
         var full = await api("/v1/memories/get", { ref: memory.ref });
@@ -257,8 +262,7 @@ export const UI_JS: string = String.raw`"use strict";
       var area = el("textarea");
       area.value = content;
       area.rows = 3;
-      var save = el("button", "save", "Save");
-      save.type = "button";
+      var save = button("save", "Save");
       save.addEventListener("click", function () {
         run("Saving", async function () {
           await api("/v1/memories/update", { ref: memory.ref, content: area.value });
@@ -276,10 +280,8 @@ export const UI_JS: string = String.raw`"use strict";
         var question = el("span", "confirm-text", "Delete " + memory.ref + "? " + (older
           ? "Its " + older + " older version" + (older === 1 ? "" : "s") + " (history) will be deleted too."
           : "It has no older versions.") + " This cannot be undone.");
-        var yes = el("button", "confirm-delete", "Delete for good");
-        var no = el("button", "cancel-delete", "Cancel");
-        yes.type = "button";
-        no.type = "button";
+        var yes = button("confirm-delete", "Delete for good");
+        var no = button("cancel-delete", "Cancel");
         yes.addEventListener("click", function () {
           run("Deleting", async function () {
             var out = await api("/v1/memories/delete", { ref: memory.ref });

@@ -29,7 +29,7 @@ import { checkIdText } from "../text/id_text.ts";
 import { countTokens } from "../text/tokens.ts";
 import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { renderedTokens } from "./rendered_tokens.ts";
-import { normalizeMemoryText } from "./text.ts";
+import { normalizeMemoryText, scopeKey } from "./text.ts";
 import { parseTimeFilter } from "./time.ts";
 import { VectorIndex } from "./vector/vector_index.ts";
 import type {
@@ -371,8 +371,7 @@ export class MemoryService {
     const repeats = new Map<number, number>();
     const distinct: number[] = [];
     for (const item of items) {
-      const scope = item.session_id === null ? "-" : `+${item.session_id}`;
-      const key = `${scope} ${normalizeMemoryText(item.content)}`;
+      const key = `${scopeKey(item.session_id)} ${normalizeMemoryText(item.content)}`;
       const earlier = firstOf.get(key);
       if (earlier !== undefined) repeats.set(item.index, earlier);
       else {

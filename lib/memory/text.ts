@@ -24,11 +24,24 @@ export const MAX_QUERY_WORDS = 64;
  */
 export function queryWords(text: string): string[] {
   const words = new Set<string>();
-  for (const match of text.normalize("NFKC").toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
-    words.add(match[0]);
+  for (const word of wordsOf(text)) {
+    words.add(word);
     if (words.size >= MAX_QUERY_WORDS) break;
   }
   return [...words];
+}
+
+/** The lowercase words (letters and digits, NFKC) of `text`, in order, repeats included. */
+function* wordsOf(text: string): Generator<string> {
+  for (const match of text.normalize("NFKC").toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
+    yield match[0];
+  }
+}
+
+/** `words` without {@link STOPWORDS}, or all of them when nothing else is left. */
+function withoutStopwords(words: string[]): string[] {
+  const content = words.filter((w) => !STOPWORDS.has(w));
+  return content.length ? content : words;
 }
 
 export { STOPWORDS };
@@ -45,9 +58,7 @@ export { STOPWORDS };
  * ```
  */
 export function searchWords(text: string): string[] {
-  const words = queryWords(text);
-  const content = words.filter((w) => !STOPWORDS.has(w));
-  return content.length ? content : words;
+  return withoutStopwords(queryWords(text));
 }
 
 /**
@@ -92,13 +103,12 @@ export interface ListSearchWords {
  */
 export function listSearchWords(text: string): ListSearchWords | undefined {
   const all: string[] = [];
-  for (const match of text.normalize("NFKC").toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
-    all.push(match[0]);
+  for (const word of wordsOf(text)) {
+    all.push(word);
     if (all.length >= MAX_QUERY_WORDS) break;
   }
   if (all.length === 0) return undefined;
-  const content = all.filter((w) => !STOPWORDS.has(w));
-  const kept = content.length ? content : all;
+  const kept = withoutStopwords(all);
   const last = all[all.length - 1];
   const head = all.slice(0, -1);
   const prefix = kept.includes(last) && !head.includes(last) ? last : undefined;
@@ -188,6 +198,20 @@ export function normalizeMemoryText(text: string): string {
     .replace(/[\p{Pd}\u2212]/gu, "-");
   const normalized = folded.replace(EDGE_RUN, edgeRun).replace(/\s+/g, " ").trim();
   return normalized !== "" ? normalized : folded.replace(/\s+/g, " ").trim();
+}
+
+/**
+ * A memory's scope as the duplicate check names it: `-` without a session,
+ * `+<session_id>` with one (no session id can collide with "none").
+ *
+ * @example
+ * ```ts
+ * import { scopeKey } from "./text.ts";
+ * console.assert(scopeKey(null) === "-" && scopeKey("-") === "+-");
+ * ```
+ */
+export function scopeKey(sessionId: string | null): string {
+  return sessionId === null ? "-" : `+${sessionId}`;
 }
 
 /**

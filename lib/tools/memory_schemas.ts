@@ -116,12 +116,9 @@ export interface KeyFields {
  * and `id` not both, and `memory_id` the same ref or id as `ref`/`id` when
  * given with them (otherwise `invalid_arguments` naming the fields).
  */
-export function refineMemoryKey(
-  v: KeyFields,
-  ctx: z.RefinementCtx,
-  fields: readonly string[] = ["memory_id", "ref", "id"],
-): void {
-  const given = (["memory_id", "ref", "id"] as const).filter((f) => v[f] !== undefined);
+export function refineMemoryKey(v: KeyFields, ctx: z.RefinementCtx): void {
+  const fields = ["memory_id", "ref", "id"] as const;
+  const given = fields.filter((f) => v[f] !== undefined);
   if (given.length === 0) {
     ctx.addIssue({ code: "custom", message: `give one of ${fields.join(", ")}` });
     return;
@@ -159,7 +156,7 @@ export const MemoryKeyInput: z.ZodObject<{
   memory_id: MemoryIdSchema.optional(),
   ref: RefSchema.optional(),
   id: z.number().int().positive().optional().describe("Numeric id (instead of ref)"),
-}).superRefine((v, ctx) => refineMemoryKey(v, ctx));
+}).superRefine(refineMemoryKey);
 
 /** The key object of a validated {@link MemoryKeyInput} (or `update_memory`'s input). */
 export function memoryKey(input: KeyFields): { ref: string } | { id: number } {

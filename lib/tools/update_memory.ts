@@ -5,12 +5,11 @@
  */
 import { z } from "zod";
 import {
-  MemoryIdSchema,
   memoryKey,
+  MemoryKeyInput,
   MemoryNoticeSchema,
   MemorySchema,
   refineMemoryKey,
-  RefSchema,
 } from "./memory_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
@@ -21,13 +20,11 @@ export const UpdateMemoryInput: z.ZodObject<{
   id: z.ZodOptional<z.ZodNumber>;
   content: z.ZodString;
 }, z.core.$strict> = z.strictObject({
-  memory_id: MemoryIdSchema.optional(),
-  ref: RefSchema.optional(),
-  id: z.number().int().positive().optional().describe("Numeric id (instead of ref)"),
+  ...MemoryKeyInput.shape,
   content: z.string().max(100_000).refine((s) => s.trim() !== "", {
     message: "must not be empty",
   }).describe("The corrected content, replacing the old one"),
-}).superRefine((v, ctx) => refineMemoryKey(v, ctx));
+}).superRefine(refineMemoryKey);
 
 /** Output of `update_memory`. */
 export const UpdateMemoryOutput: z.ZodObject<{

@@ -19,6 +19,10 @@ export const MIN_NODE_VERSION = "22.16.0";
 /** The `engines.node` range of the npm package. */
 export const NODE_ENGINES = "^22.16.0 || >=24.0.0";
 
+const [MIN_MAJOR, MIN_MINOR] = MIN_NODE_VERSION.split(".").map(Number);
+/** `22.16`, as the messages show it. */
+const MIN_SHOWN = `${MIN_MAJOR}.${MIN_MINOR}`;
+
 /**
  * Why Node.js `version` (`process.version`, `v22.15.1` or `22.15.1`) cannot
  * run Gleaner, or `undefined` when it can.
@@ -33,13 +37,13 @@ export const NODE_ENGINES = "^22.16.0 || >=24.0.0";
 export function nodeVersionProblem(version: string): string | undefined {
   const shown = version.replace(/^v/, "");
   const match = /^(\d+)\.(\d+)\.(\d+)/.exec(shown);
-  if (!match) return `Gleaner needs Node.js >= 22.16 (this is ${shown || "unknown"})`;
+  if (!match) return `Gleaner needs Node.js >= ${MIN_SHOWN} (this is ${shown || "unknown"})`;
   const [major, minor] = [Number(match[1]), Number(match[2])];
-  if (major >= 24 || (major === 22 && minor >= 16)) return undefined;
+  if (major >= 24 || (major === MIN_MAJOR && minor >= MIN_MINOR)) return undefined;
   if (major === 23) {
-    return `Gleaner needs Node.js >= 22.16 on 22.x, or >= 24 (this is ${shown})`;
+    return `Gleaner needs Node.js >= ${MIN_SHOWN} on 22.x, or >= 24 (this is ${shown})`;
   }
-  return `Gleaner needs Node.js >= 22.16 (this is ${shown})`;
+  return `Gleaner needs Node.js >= ${MIN_SHOWN} (this is ${shown})`;
 }
 
 /**

@@ -30,7 +30,7 @@ import {
   type PgQueryable,
 } from "./client.ts";
 import { DUPLICATE_LOCK_CLASS, ensureVectorIndex, migratePostgres, TS_CONFIG } from "./schema.ts";
-import { listSearchWords, memoryTextKey, normalizeMemoryText } from "../text.ts";
+import { listSearchWords, memoryTextKey, normalizeMemoryText, scopeKey } from "../text.ts";
 import {
   type InsertedMemory,
   isoTime,
@@ -407,7 +407,6 @@ export class PostgresMemoryBackend implements MemoryBackend {
     checkRows(rows);
     const texts = rows.map((r) => normalizeMemoryText(r.content));
     const keys = rows.map((r, i) => memoryTextKey(r.content, texts[i]));
-    const scopeOf = (session: string | null) => (session === null ? "-" : `+${session}`);
     return await this.run("insert", () =>
       inTransaction(this.pool, async (c) => {
         await c.query(
@@ -415,7 +414,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
            FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest($2::text[]) AS k ORDER BY 1) AS s`,
           [
             DUPLICATE_LOCK_CLASS,
-            rows.map((r, i) => `${this.tenant} ${scopeOf(r.session_id)} ${keys[i]}`),
+            rows.map((r, i) => `${this.tenant} ${scopeKey(r.session_id)} ${keys[i]}`),
           ],
         );
         const { rows: found } = await c.query<Row & { content_key: string }>(
@@ -438,7 +437,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
             existing[i] = toMemory(same);
             return;
           }
-          const id = `${scopeOf(r.session_id)} ${texts[i]}`;
+          const id = `${scopeKey(r.session_id)} ${texts[i]}`;
           earlier[i] = first.get(id);
           if (earlier[i] === undefined) {
             first.set(id, i);
