@@ -219,6 +219,8 @@ export function createFetcher(
   const logger = options.logger ?? getGleanerLogger("net");
   const resolver = options.resolver ?? systemResolver;
   const limiter = createHostLimiter(config.per_host_concurrency);
+  // Read once here, not per request: it reads the environment (and the CA files when `DENO_CERT` is set).
+  const ca = options.ca ?? extraCaOption();
 
   /**
    * TLS with `url`'s origin over a socket that already reaches it (a proxy's
@@ -233,7 +235,7 @@ export function createFetcher(
         host,
         // SNI carries names only (RFC 6066 §3).
         servername: net.isIP(host) === 0 ? host : undefined,
-        ca: options.ca ?? extraCaOption(),
+        ca,
         ALPNProtocols: ["http/1.1"],
       });
       const onAbort = () => secure.destroy(signal.reason);
@@ -278,7 +280,7 @@ export function createFetcher(
       path: `${url.pathname}${url.search}`,
       method,
       headers: { ...headers, host: url.host },
-      ca: options.ca ?? (url.protocol === "https:" ? extraCaOption() : undefined),
+      ca: url.protocol === "https:" ? ca : undefined,
       agent: false,
       lookup: createCheckedLookup(url.origin, privateAllowed(config, url.origin), resolver),
     } as http.RequestOptions;
