@@ -20,12 +20,11 @@ import { bypassesProxy, parseProxy } from "./proxy.ts";
 import {
   type ForwardProxy,
   forwardProxyAvailable,
-  makeCertificates,
   type Origin,
   startForwardProxy,
   startOrigin,
-  type TestCertificates,
 } from "../../testing/fixtures/forward_proxy.ts";
+import { makeCertificates, type TestCertificates } from "../../testing/fixtures/tls.ts";
 
 const HAVE_PROXY = await forwardProxyAvailable();
 const REQUIRED = Deno.env.get("GLEANER_REQUIRE_PROXY") === "1";
