@@ -271,28 +271,24 @@ export async function startEgressProxy(
     // As in the guarded fetch: the name is resolved and checked inside the socket's lookup,
     // and the socket connects to the checked addresses only; through the upstream proxy, the
     // request goes to it in absolute form after the static checks above.
-    const outgoing = http.request(
-      upstream
+    const outgoing = http.request({
+      method: req.method,
+      headers: headers.flat(),
+      setHost: false,
+      agent: false,
+      ...(upstream
         ? {
           host: upstream.host,
           port: upstream.port,
-          method: req.method,
           path: `${url.origin}${url.pathname}${url.search}`,
-          headers: headers.flat(),
-          setHost: false,
-          agent: false,
         }
         : {
           host: url.hostname.replace(/^\[|\]$/g, ""),
           port,
-          method: req.method,
           path: `${url.pathname}${url.search}`,
-          headers: headers.flat(),
-          setHost: false,
-          agent: false,
           lookup: createCheckedLookup(url.origin, privateAllowed(policy, url.origin), resolver),
-        } as http.RequestOptions,
-    );
+        }),
+    } as http.RequestOptions);
     let connectTimer: ReturnType<typeof setTimeout> | undefined;
     const clearConnect = () => {
       if (connectTimer !== undefined) clearTimeout(connectTimer);
