@@ -84,8 +84,8 @@ import { createHostLimiter, type HostLimiter } from "./host_limiter.ts";
 import { createRobotsChecker, type RobotsChecker } from "./robots.ts";
 import {
   openTunnel,
-  proxyFor,
   proxyRefusal,
+  proxyRoute,
   proxyUnreachable,
   type UpstreamProxy,
 } from "./proxy.ts";
@@ -219,6 +219,7 @@ export function createFetcher(
   const logger = options.logger ?? getGleanerLogger("net");
   const resolver = options.resolver ?? systemResolver;
   const limiter = createHostLimiter(config.per_host_concurrency);
+  const proxyFor = proxyRoute(config);
   // Read once here, not per request: it reads the environment (and the CA files when `DENO_CERT` is set).
   const ca = options.ca ?? extraCaOption();
 
@@ -269,7 +270,7 @@ export function createFetcher(
     body: Uint8Array | undefined,
     signal: AbortSignal,
   ): Promise<http.IncomingMessage> => {
-    const proxy = proxyFor(url, config);
+    const proxy = proxyFor(url);
     const hostname = url.hostname.replace(/^\[|\]$/g, "");
     const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
     delete headers["proxy-authorization"];
