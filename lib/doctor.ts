@@ -157,17 +157,19 @@ const OPTIONAL_PERMISSIONS: { descriptor: Deno.PermissionDescriptor; flag: strin
     { descriptor: { name: "run" }, flag: "--allow-run", why: "the Chromium tier" },
   ];
 
+/** `flag (why)` for each permission of `list` that is not granted. */
+async function notGranted(list: typeof REQUIRED_PERMISSIONS): Promise<string[]> {
+  const lacking: string[] = [];
+  for (const p of list) {
+    const { state } = await Deno.permissions.query(p.descriptor);
+    if (state !== "granted") lacking.push(`${p.flag} (${p.why})`);
+  }
+  return lacking;
+}
+
 async function permissionChecks(): Promise<DoctorCheck[]> {
-  const missing: string[] = [];
-  const optional: string[] = [];
-  for (const p of REQUIRED_PERMISSIONS) {
-    const { state } = await Deno.permissions.query(p.descriptor);
-    if (state !== "granted") missing.push(`${p.flag} (${p.why})`);
-  }
-  for (const p of OPTIONAL_PERMISSIONS) {
-    const { state } = await Deno.permissions.query(p.descriptor);
-    if (state !== "granted") optional.push(`${p.flag} (${p.why})`);
-  }
+  const missing = await notGranted(REQUIRED_PERMISSIONS);
+  const optional = await notGranted(OPTIONAL_PERMISSIONS);
   const checks: DoctorCheck[] = [{
     name: "permissions",
     ok: missing.length === 0,

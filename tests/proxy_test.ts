@@ -18,11 +18,11 @@ import { fakeUpstreamConfig, withFakeUpstreams } from "../testing/fixtures/upstr
 import { startFixtureWeb } from "../testing/fixtures/web.ts";
 import {
   type ForwardProxy,
-  forwardProxyAvailable,
+  forwardProxy,
   startForwardProxy,
 } from "../testing/fixtures/forward_proxy.ts";
 
-const ignore = !(await forwardProxyAvailable()) && Deno.env.get("GLEANER_REQUIRE_PROXY") !== "1";
+const ignore = forwardProxy.ignore;
 
 type ToolResult = {
   content: { type: string; text: string }[];

@@ -79,14 +79,12 @@ export function inspectExtraCa(env: Env = readEnv()): CaFileReport[] {
   return reports;
 }
 
-let cached: { key: string; ca: string[] | undefined } | undefined;
-
 /**
  * The `ca` option for `node:https` requests: undefined (the runtime's own trust
  * store, which includes `NODE_EXTRA_CA_CERTS`) unless `DENO_CERT` is set; then
  * the default roots plus the `NODE_EXTRA_CA_CERTS` and `DENO_CERT` certificates.
  * A file that cannot be used is left out with a warning (`gleaner doctor`
- * reports it). Computed once per pair of settings.
+ * reports it). The guarded fetcher calls it once, when it is created.
  *
  * @example
  * ```ts ignore
@@ -96,24 +94,14 @@ let cached: { key: string; ca: string[] | undefined } | undefined;
  * ```
  */
 export function extraCaOption(env: Env = readEnv()): string[] | undefined {
-  const denoCert = env.DENO_CERT ?? "";
-  const nodeExtra = env.NODE_EXTRA_CA_CERTS ?? "";
-  const key = `${nodeExtra}\n${denoCert}`;
-  if (cached?.key === key) return cached.ca;
-  let ca: string[] | undefined;
-  if (denoCert) {
-    ca = [...tls.rootCertificates];
-    for (const report of inspectExtraCa(env)) {
-      if (report.error !== undefined) {
-        getGleanerLogger("net").warn(
-          "{variable} ({path}) is not used: {error}",
-          { ...report },
-        );
-        continue;
-      }
-      ca.push(...parsePem(Deno.readTextFileSync(report.path)));
+  if (!env.DENO_CERT) return undefined;
+  const ca = [...tls.rootCertificates];
+  for (const report of inspectExtraCa(env)) {
+    if (report.error !== undefined) {
+      getGleanerLogger("net").warn("{variable} ({path}) is not used: {error}", { ...report });
+      continue;
     }
+    ca.push(...parsePem(Deno.readTextFileSync(report.path)));
   }
-  cached = { key, ca };
   return ca;
 }

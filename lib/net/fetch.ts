@@ -84,8 +84,8 @@ import { createHostLimiter, type HostLimiter } from "./host_limiter.ts";
 import { createRobotsChecker, type RobotsChecker } from "./robots.ts";
 import {
   openTunnel,
-  proxyFor,
   proxyRefusal,
+  proxyRoute,
   proxyUnreachable,
   type UpstreamProxy,
 } from "./proxy.ts";
@@ -219,6 +219,9 @@ export function createFetcher(
   const logger = options.logger ?? getGleanerLogger("net");
   const resolver = options.resolver ?? systemResolver;
   const limiter = createHostLimiter(config.per_host_concurrency);
+  const proxyFor = proxyRoute(config);
+  // Read once here, not per request: it reads the environment (and the CA files when `DENO_CERT` is set).
+  const ca = options.ca ?? extraCaOption();
 
   /**
    * TLS with `url`'s origin over a socket that already reaches it (a proxy's
@@ -233,7 +236,7 @@ export function createFetcher(
         host,
         // SNI carries names only (RFC 6066 §3).
         servername: net.isIP(host) === 0 ? host : undefined,
-        ca: options.ca ?? extraCaOption(),
+        ca,
         ALPNProtocols: ["http/1.1"],
       });
       const onAbort = () => secure.destroy(signal.reason);
@@ -267,7 +270,7 @@ export function createFetcher(
     body: Uint8Array | undefined,
     signal: AbortSignal,
   ): Promise<http.IncomingMessage> => {
-    const proxy = proxyFor(url, config);
+    const proxy = proxyFor(url);
     const hostname = url.hostname.replace(/^\[|\]$/g, "");
     const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
     delete headers["proxy-authorization"];
@@ -278,7 +281,7 @@ export function createFetcher(
       path: `${url.pathname}${url.search}`,
       method,
       headers: { ...headers, host: url.host },
-      ca: options.ca ?? (url.protocol === "https:" ? extraCaOption() : undefined),
+      ca: url.protocol === "https:" ? ca : undefined,
       agent: false,
       lookup: createCheckedLookup(url.origin, privateAllowed(config, url.origin), resolver),
     } as http.RequestOptions;

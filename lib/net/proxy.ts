@@ -166,21 +166,23 @@ function matchesAddress(literal: string, entry: string): boolean {
 }
 
 /**
- * The proxy a request to `url` goes through, or `undefined` (no proxy
- * configured, or `url` bypasses it by `no_proxy`).
+ * The proxy route of a network configuration: a function giving the proxy a
+ * request to `url` goes through, or `undefined` (no proxy configured, or
+ * `url` bypasses it by `no_proxy`). `proxy_url` is parsed once, here, not
+ * per request.
  *
  * @example
  * ```ts
- * import { proxyFor } from "./proxy.ts";
- * const settings = { proxy_url: "http://proxy.corp:3128", no_proxy: ["intranet.corp"] };
- * console.assert(proxyFor(new URL("https://example.com/"), settings)?.port === 3128);
- * console.assert(proxyFor(new URL("https://intranet.corp/"), settings) === undefined);
+ * import { proxyRoute } from "./proxy.ts";
+ * const proxyFor = proxyRoute({ proxy_url: "http://proxy.corp:3128", no_proxy: ["intranet.corp"] });
+ * console.assert(proxyFor(new URL("https://example.com/"))?.port === 3128);
+ * console.assert(proxyFor(new URL("https://intranet.corp/")) === undefined);
  * ```
  */
-export function proxyFor(url: URL, settings: ProxySettings): UpstreamProxy | undefined {
+export function proxyRoute(settings: ProxySettings): (url: URL) => UpstreamProxy | undefined {
   const proxy = parseProxy(settings);
-  if (!proxy || bypassesProxy(url, settings.no_proxy ?? [])) return undefined;
-  return proxy;
+  const noProxy = settings.no_proxy ?? [];
+  return (url) => proxy && !bypassesProxy(url, noProxy) ? proxy : undefined;
 }
 
 /**

@@ -19,31 +19,21 @@ import { createFetcher, type Resolver } from "./fetch.ts";
 import { bypassesProxy, parseProxy } from "./proxy.ts";
 import {
   type ForwardProxy,
-  forwardProxyAvailable,
-  makeCertificates,
+  forwardProxy,
   type Origin,
   startForwardProxy,
   startOrigin,
-  type TestCertificates,
 } from "../../testing/fixtures/forward_proxy.ts";
+import { makeCertificates, type TestCertificates } from "../../testing/fixtures/tls.ts";
 
-const HAVE_PROXY = await forwardProxyAvailable();
-const REQUIRED = Deno.env.get("GLEANER_REQUIRE_PROXY") === "1";
-const ignore = !HAVE_PROXY && !REQUIRED;
+const ignore = forwardProxy.ignore;
 
-if (!HAVE_PROXY && REQUIRED) {
+if (forwardProxy.missing !== undefined && forwardProxy.required) {
   Deno.test("tinyproxy and openssl are installed (GLEANER_REQUIRE_PROXY=1)", () => {
     assert.fail(
       "tinyproxy or openssl not found on PATH; install the tinyproxy and openssl packages",
     );
   });
-} else if (!HAVE_PROXY) {
-  Deno.stderr.writeSync(
-    new TextEncoder().encode(
-      "proxy_test: tinyproxy or openssl not found on PATH; proxy tests ignored " +
-        "(set GLEANER_REQUIRE_PROXY=1 to fail instead)\n",
-    ),
-  );
 }
 
 /** Only the origins the test names are allowed to be private (the loopback exemption). */

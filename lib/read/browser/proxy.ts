@@ -56,7 +56,7 @@ import { GleanerError, networkError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { assertUrlAllowed } from "../../net/address.ts";
 import { createCheckedLookup, type Resolver } from "../../net/fetch.ts";
-import { openTunnel, proxyFor } from "../../net/proxy.ts";
+import { openTunnel, proxyRoute } from "../../net/proxy.ts";
 
 /** The network settings the proxy applies (`proxy_url`/`no_proxy`: the upstream proxy, if any). */
 export type EgressPolicy =
@@ -154,6 +154,7 @@ export async function startEgressProxy(
   options: EgressProxyOptions = {},
 ): Promise<EgressProxy> {
   const resolver = options.resolver;
+  const proxyFor = proxyRoute(policy);
   const token = crypto.randomUUID();
   const sockets = new Set<Duplex>();
   const refusals = new Map<string, { error: GleanerError; at: number }>();
@@ -194,7 +195,7 @@ export async function startEgressProxy(
    * is a `CONNECT` tunnel, opened after the static checks the caller ran.
    */
   const connectChecked = async (url: URL, port: number): Promise<net.Socket> => {
-    const upstream = proxyFor(url, policy);
+    const upstream = proxyFor(url);
     if (!upstream) return await connectDirect(url, port);
     const socket = await openTunnel(upstream, url.hostname.replace(/^\[|\]$/g, ""), port, {
       timeoutMs: policy.connect_timeout_ms,
@@ -266,33 +267,29 @@ export async function startEgressProxy(
       headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
     }
     headers.push(["Host", url.host], ["Connection", "close"]);
-    const upstream = proxyFor(url, policy);
+    const upstream = proxyFor(url);
     if (upstream?.authorization) headers.push(["Proxy-Authorization", upstream.authorization]);
     // As in the guarded fetch: the name is resolved and checked inside the socket's lookup,
     // and the socket connects to the checked addresses only; through the upstream proxy, the
     // request goes to it in absolute form after the static checks above.
-    const outgoing = http.request(
-      upstream
+    const outgoing = http.request({
+      method: req.method,
+      headers: headers.flat(),
+      setHost: false,
+      agent: false,
+      ...(upstream
         ? {
           host: upstream.host,
           port: upstream.port,
-          method: req.method,
           path: `${url.origin}${url.pathname}${url.search}`,
-          headers: headers.flat(),
-          setHost: false,
-          agent: false,
         }
         : {
           host: url.hostname.replace(/^\[|\]$/g, ""),
           port,
-          method: req.method,
           path: `${url.pathname}${url.search}`,
-          headers: headers.flat(),
-          setHost: false,
-          agent: false,
           lookup: createCheckedLookup(url.origin, privateAllowed(policy, url.origin), resolver),
-        } as http.RequestOptions,
-    );
+        }),
+    } as http.RequestOptions);
     let connectTimer: ReturnType<typeof setTimeout> | undefined;
     const clearConnect = () => {
       if (connectTimer !== undefined) clearTimeout(connectTimer);

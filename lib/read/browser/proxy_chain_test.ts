@@ -12,15 +12,14 @@ import { startEgressProxy } from "./proxy.ts";
 import { openBrowser } from "./launch.ts";
 import {
   type ForwardProxy,
-  forwardProxyAvailable,
+  forwardProxy,
   type Origin,
   startForwardProxy,
   startOrigin,
 } from "../../../testing/fixtures/forward_proxy.ts";
 import { browserSuffix, ignoreBrowser } from "../../../testing/fixtures/browser.ts";
 
-const HAVE_PROXY = await forwardProxyAvailable();
-const ignore = !HAVE_PROXY && Deno.env.get("GLEANER_REQUIRE_PROXY") !== "1";
+const ignore = forwardProxy.ignore;
 
 const PAGE = "<!doctype html><title>chained</title><p id=p>Through both proxies.</p>";
 
