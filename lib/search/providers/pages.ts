@@ -121,16 +121,9 @@ export async function readEach(
   const failures = settled.flatMap((s) => (s.status === "rejected" ? [s.reason] : []));
   if (failures.length === urls.length && failures.length > 0) throw failures[0];
   return {
-    pages: settled.map((s, i): ProviderPage => {
-      if (s.status === "fulfilled") return s.value;
-      const error = toGleanerError(s.reason);
-      return {
-        url: urls[i],
-        title: "",
-        content: "",
-        error: { code: error.code, message: error.message },
-      };
-    }),
+    pages: settled.map((s, i): ProviderPage =>
+      s.status === "fulfilled" ? s.value : failedPage(urls[i], toGleanerError(s.reason))
+    ),
   };
 }
 
