@@ -108,12 +108,22 @@ export async function readScreened(
 }
 
 /**
- * Reads every URL with `readOne` (all at once: at most ten). A URL that fails
- * gets an `error` entry; when every URL failed, the first failure is thrown
- * instead, so the router can classify it (and ask the next provider when the
- * provider is out of credit, rate limited or down).
+ * Reads every URL the network policy allows ({@link readScreened}) with
+ * `readOne` (all at once: at most ten). A URL that fails gets an `error`
+ * entry; when every URL sent failed, the first failure is thrown instead, so
+ * the router can classify it (and ask the next provider when the provider is
+ * out of credit, rate limited or down).
  */
-export async function readEach(
+export function readEach(
+  urls: readonly string[],
+  config: Config,
+  readOne: (url: string) => Promise<ProviderPage>,
+): Promise<ProviderContents> {
+  return readScreened(urls, config, (targets) => readAll(targets, readOne));
+}
+
+/** {@link readEach} after screening. */
+async function readAll(
   urls: string[],
   readOne: (url: string) => Promise<ProviderPage>,
 ): Promise<ProviderContents> {
