@@ -62,9 +62,6 @@ const PAGE_RETRY_CODES: ReadonlySet<string> = new Set([
 /** Largest `max_results` one search may ask for. */
 export const ROLE_MAX_RESULTS = 100;
 
-/** The keyless search providers: an empty answer of theirs may fall through to a keyed one. */
-const KEYLESS: ReadonlySet<string> = new Set(["duckduckgo", "searxng"]);
-
 /** A provider that failed (or was skipped) before the one that answered. */
 export interface FallbackEntry {
   /** Provider name. */
@@ -376,8 +373,8 @@ function routerOver(
         breaker.success(provider.name);
         const ms = Math.round(performance.now() - started);
         const fallsThrough = isEmpty !== undefined && isEmpty(value) &&
-          KEYLESS.has(provider.name) &&
-          candidates.slice(index + 1).some((next) => !KEYLESS.has(next.name));
+          provider.keyless === true &&
+          candidates.slice(index + 1).some((next) => !next.keyless);
         if (fallsThrough) {
           attempts.push({ backend: provider.name, outcome: "empty", ms });
           fallback_from.push({ provider: provider.name, code: "empty" });

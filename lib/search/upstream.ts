@@ -5,10 +5,11 @@
  * @module
  */
 import type { FetchedResponse, Fetcher, FetchOptions } from "../net/types.ts";
-import { providerFailure, safeEndpoint, unresolvedHost } from "./providers/classify.ts";
+import { safeEndpoint } from "../config/redact.ts";
+import { providerFailure } from "./providers/classify.ts";
 import { SearchFailure } from "./types.ts";
 
-export { safeEndpoint, unresolvedHost };
+export { safeEndpoint };
 
 /**
  * Converts anything a backend call threw into a {@link SearchFailure}, with

@@ -148,7 +148,10 @@ export function renderRoute(
   const route = `(via ${out.provider}${out.cached ? ", cached" : ""}${
     failed.length ? `; fell back from ${failed.join(", ")}` : ""
   })`;
-  return out.notices?.length
-    ? `${route}\n${out.notices.map((n) => `note: ${n}`).join("\n")}`
-    : route;
+  return [route, ...noteLines(out.notices)].join("\n");
+}
+
+/** One `note: …` line per notice of an answer (none when there are none). */
+export function noteLines(notices: readonly string[] | undefined): string[] {
+  return (notices ?? []).map((n) => `note: ${n}`);
 }

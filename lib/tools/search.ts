@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { toGleanerError } from "../errors.ts";
 import { type TimeRangeSchema, timeRangeSchema } from "../search/time_range.ts";
-import { FallbackSchema } from "./role_schemas.ts";
+import { FallbackSchema, noteLines } from "./role_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** One query of a `search` call. */
@@ -186,7 +186,7 @@ export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = def
     output.items.map((item) => {
       const head = `# ${item.query}`;
       if (item.error) return `${head}\nerror ${item.error.code}: ${item.error.message}`;
-      const notes = (item.notices ?? []).map((n) => `note: ${n}`);
+      const notes = noteLines(item.notices);
       if (item.results.length === 0) return [head, ...notes, "(no results)"].join("\n");
       return [
         head,

@@ -85,8 +85,6 @@ export interface Classification {
   field?: string;
 }
 
-export { safeEndpoint };
-
 /**
  * Documented error codes and what they mean. Keys are the exact strings the
  * services send (Brave `error.code`, Google `error.status` and

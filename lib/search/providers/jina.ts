@@ -31,7 +31,7 @@ import {
   records,
   str,
 } from "./http.ts";
-import { readEach, readScreened, requireContent } from "./pages.ts";
+import { readEach, requireContent } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -98,11 +98,7 @@ async function jinaRead(url: string, env: ProviderEnv): Promise<ProviderPage> {
 }
 
 function jinaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
-  return readScreened(
-    req.urls,
-    env.config,
-    (urls) => readEach(urls, (url) => jinaRead(url, env)),
-  );
+  return readEach(req.urls, env.config, (url) => jinaRead(url, env));
 }
 
 async function jinaSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {

@@ -33,7 +33,7 @@ import {
   records,
   str,
 } from "./http.ts";
-import { readEach, readScreened, requireContent } from "./pages.ts";
+import { readEach, requireContent } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -145,11 +145,7 @@ async function keenableFetch(url: string, env: ProviderEnv): Promise<ProviderPag
 }
 
 function keenableContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
-  return readScreened(
-    req.urls,
-    env.config,
-    (urls) => readEach(urls, (url) => keenableFetch(url, env)),
-  );
+  return readEach(req.urls, env.config, (url) => keenableFetch(url, env));
 }
 
 const KeenableSearchInput = z.strictObject({

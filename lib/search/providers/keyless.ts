@@ -92,6 +92,7 @@ export function keylessProvider(
     name,
     title,
     roles: ["search"],
+    keyless: true,
     configHint: name === SEARXNG ? "search.searxng_url" : "search.providers.duckduckgo.enabled",
     isConfigured: (config) =>
       configured(config) && config.search.providers[name]?.enabled !== false,

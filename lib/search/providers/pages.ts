@@ -108,12 +108,22 @@ export async function readScreened(
 }
 
 /**
- * Reads every URL with `readOne` (all at once: at most ten). A URL that fails
- * gets an `error` entry; when every URL failed, the first failure is thrown
- * instead, so the router can classify it (and ask the next provider when the
- * provider is out of credit, rate limited or down).
+ * Reads every URL the network policy allows ({@link readScreened}) with
+ * `readOne` (all at once: at most ten). A URL that fails gets an `error`
+ * entry; when every URL sent failed, the first failure is thrown instead, so
+ * the router can classify it (and ask the next provider when the provider is
+ * out of credit, rate limited or down).
  */
-export async function readEach(
+export function readEach(
+  urls: readonly string[],
+  config: Config,
+  readOne: (url: string) => Promise<ProviderPage>,
+): Promise<ProviderContents> {
+  return readScreened(urls, config, (targets) => readAll(targets, readOne));
+}
+
+/** {@link readEach} after screening. */
+async function readAll(
   urls: string[],
   readOne: (url: string) => Promise<ProviderPage>,
 ): Promise<ProviderContents> {
@@ -121,16 +131,9 @@ export async function readEach(
   const failures = settled.flatMap((s) => (s.status === "rejected" ? [s.reason] : []));
   if (failures.length === urls.length && failures.length > 0) throw failures[0];
   return {
-    pages: settled.map((s, i): ProviderPage => {
-      if (s.status === "fulfilled") return s.value;
-      const error = toGleanerError(s.reason);
-      return {
-        url: urls[i],
-        title: "",
-        content: "",
-        error: { code: error.code, message: error.message },
-      };
-    }),
+    pages: settled.map((s, i): ProviderPage =>
+      s.status === "fulfilled" ? s.value : failedPage(urls[i], toGleanerError(s.reason))
+    ),
   };
 }
 

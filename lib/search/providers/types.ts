@@ -158,6 +158,11 @@ export interface Provider {
   isConfigured(config: Config): boolean;
   /** True when the upstream filters domains itself (no `site:` hint needed). */
   readonly nativeDomains?: boolean;
+  /**
+   * True for a keyless provider (DuckDuckGo, SearXNG): its empty answer may
+   * fall through to a keyed one (`search.fallback_on_empty`).
+   */
+  readonly keyless?: boolean;
   /** Calls per second sent at most unless `search.providers.<name>.requests_per_second` says otherwise. */
   readonly defaultRequestsPerSecond?: number;
   /** Serves the `search` role. */
