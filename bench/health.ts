@@ -22,6 +22,7 @@
  *
  * @module
  */
+import { freePort } from "../testing/fixtures/serve.ts";
 import { HOSTILE_PATHS, RANKED_PAGES } from "../testing/fixtures/hostile.ts";
 import { countTokens } from "../lib/text/tokens.ts";
 
@@ -73,14 +74,6 @@ function loadAverage(): number[] | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A free loopback port (listen on 0, close). */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 /**
