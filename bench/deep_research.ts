@@ -16,7 +16,7 @@ import { Bm25Index } from "../lib/rank/bm25.ts";
 import { fuseRankings } from "../lib/rank/fusion.ts";
 import { createStaticEmbedder } from "../lib/embed/static.ts";
 import { cosine } from "../lib/embed/vector.ts";
-import { PAGES_DIR } from "../testing/fixtures/web.ts";
+import { READABILITY_CORPUS } from "../testing/fixtures/corpora.ts";
 
 interface Question {
   id: string;
@@ -25,7 +25,8 @@ interface Question {
   reworded: boolean;
 }
 
-const PAGES = PAGES_DIR;
+/** The whole corpus the questions were written on (the repository keeps a 12-page sample). */
+const PAGES = new URL(`file://${READABILITY_CORPUS}/`);
 
 function plainText(html: string): string {
   return html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]+>/g, " ")
