@@ -13,9 +13,10 @@
  */
 import { createIndex, type IndexEntry } from "../lib/deep_research/rank.ts";
 import { Bm25Index } from "../lib/rank/bm25.ts";
+import { fuseRankings } from "../lib/rank/fusion.ts";
 import { createStaticEmbedder } from "../lib/embed/static.ts";
 import { cosine } from "../lib/embed/vector.ts";
-import { PAGES_DIR } from "../testing/fixtures/web.ts";
+import { READABILITY_CORPUS } from "../testing/fixtures/corpora.ts";
 
 interface Question {
   id: string;
@@ -24,7 +25,8 @@ interface Question {
   reworded: boolean;
 }
 
-const PAGES = PAGES_DIR;
+/** The whole corpus the questions were written on (the repository keeps a 12-page sample). */
+const PAGES = new URL(`file://${READABILITY_CORPUS}/`);
 
 function plainText(html: string): string {
   return html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]+>/g, " ")
@@ -71,13 +73,9 @@ function metrics(ranks: (number | undefined)[]): Scores {
   };
 }
 
-/** Reciprocal-rank fusion of rankings (k = 60). */
+/** Reciprocal-rank fusion of rankings, equally weighted (k = 60; `lib/rank/fusion.ts`). */
 function fuse(...rankings: string[][]): string[] {
-  const score = new Map<string, number>();
-  for (const ranking of rankings) {
-    ranking.forEach((id, i) => score.set(id, (score.get(id) ?? 0) + 1 / (60 + i + 1)));
-  }
-  return [...score].sort((a, b) => b[1] - a[1]).map(([id]) => id);
+  return fuseRankings(rankings.map((order) => ({ order, weight: 1 }))).map((r) => r.key);
 }
 
 /** Runs the benchmark; returns the scores per ranking, overall and for reworded questions. */

@@ -17,6 +17,7 @@ import { notingRobots } from "./read/robots_note.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { webTenant } from "./store/tenant.ts";
 import { GleanerError } from "./errors.ts";
+import { LruCache } from "./cache/lru_cache.ts";
 import { createEmbedder } from "./embed/mod.ts";
 import type { Embedder } from "./embed/types.ts";
 import { expanderOptions, loadQueryExpander, type QueryExpander } from "./rank/expand.ts";
@@ -185,28 +186,24 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   });
   /** The web side of one hosted user: their tenant of the store, and what reads through it. */
   type WebView = Pick<Gleaner, "store" | "reader" | "roles" | "search">;
-  const webViews = new Map<string, WebView>();
+  const webViews = new LruCache<string, WebView>(MAX_WEB_VIEWS);
   const webFor = (user: string): WebView => {
     const tenant = webTenant(config.memory.hosted_hmac_secret ?? "", user);
-    let view = webViews.get(tenant);
-    if (view) {
-      webViews.delete(tenant);
-    } else {
-      const own = store.forTenant(tenant);
-      const userReader = notingRobots(readerOver(own), {
-        robots: fetcher.robots,
-        domains: own.domains,
-      });
-      const userRoles = roles.withStore({ cache: own.cache, readPage: readPageWith(userReader) });
-      view = {
-        store: { ...store, cache: own.cache, domains: own.domains },
-        reader: userReader,
-        roles: userRoles,
-        search: traceSearch(createSearchRouter(config, fetcher, userRoles)),
-      };
-    }
+    const cached = webViews.get(tenant);
+    if (cached) return cached;
+    const own = store.forTenant(tenant);
+    const userReader = notingRobots(readerOver(own), {
+      robots: fetcher.robots,
+      domains: own.domains,
+    });
+    const userRoles = roles.withStore({ cache: own.cache, readPage: readPageWith(userReader) });
+    const view: WebView = {
+      store: { ...store, cache: own.cache, domains: own.domains },
+      reader: userReader,
+      roles: userRoles,
+      search: traceSearch(createSearchRouter(config, fetcher, userRoles)),
+    };
     webViews.set(tenant, view);
-    while (webViews.size > MAX_WEB_VIEWS) webViews.delete(webViews.keys().next().value!);
     return view;
   };
   const clear = async (target: ClearTarget, operator: boolean): Promise<ClearCacheResult> => {

@@ -26,7 +26,7 @@ import { SqliteEmbeddingCache } from "./embeddings.ts";
 import { defaultDatabasePath, MEMORY_PATH, openDatabase } from "./sqlite.ts";
 import { type Cache, type DomainStats, namespaceTtls } from "./types.ts";
 import { closeValkeyClient, createValkeyClient, ValkeyCache, ValkeyDomainStats } from "./valkey.ts";
-import { checkTenant, tenantCache, type TenantStore } from "./tenant.ts";
+import { tenantCache, type TenantStore } from "./tenant.ts";
 
 export * from "./types.ts";
 export type { EmbeddingCache };
@@ -158,7 +158,7 @@ export function openStore(
       forTenant(tenant) {
         return {
           cache: tenantCache(cache, tenant),
-          domains: new ValkeyDomainStats(client, { prefix, now, tenant: checkTenant(tenant) }),
+          domains: new ValkeyDomainStats(client, { prefix, now, tenant }),
         };
       },
       async ready() {
@@ -194,7 +194,7 @@ export function openStore(
     forTenant(tenant) {
       return {
         cache: tenantCache(cache, tenant),
-        domains: new SqliteDomainStats(db, { now, tenant: checkTenant(tenant) }),
+        domains: new SqliteDomainStats(db, { now, tenant }),
       };
     },
     ready: () => Promise.resolve(),

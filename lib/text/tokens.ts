@@ -17,7 +17,7 @@
  * @module
  */
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
-import { pace } from "../async/pace.ts";
+import { runPaced, runSteps, type Steps } from "../async/pace.ts";
 
 // Special-token strings found in page text ("<|endoftext|>") are counted as
 // ordinary text instead of throwing.
@@ -239,15 +239,26 @@ export function tokenPieces(
 export function countTokens(text: string): number {
   if (!text) return 0;
   if (text.length <= TOKEN_RUN_CHARS) return countO200k(text, OPTIONS);
-  let total = 0;
-  for (const [start, end] of pieces(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS)) {
-    total += countO200k(text.slice(start, end), OPTIONS);
-  }
-  return total;
+  return runSteps(countSteps(text));
 }
 
 /** Characters counted between two pauses of {@link countTokensPaced}. */
 const PACED_CHARS = 8192;
+
+/** The count of {@link countTokens}, a step every {@link PACED_CHARS} characters. */
+function* countSteps(text: string): Steps<number> {
+  let total = 0;
+  let since = 0;
+  for (const [start, end] of pieces(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS)) {
+    total += countO200k(text.slice(start, end), OPTIONS);
+    since += end - start;
+    if (since >= PACED_CHARS) {
+      since = 0;
+      yield;
+    }
+  }
+  return total;
+}
 
 /**
  * {@link countTokens} that pauses with the shared pacer (`async/pace.ts`)
@@ -262,18 +273,7 @@ const PACED_CHARS = 8192;
  */
 export async function countTokensPaced(text: string): Promise<number> {
   if (text.length <= PACED_CHARS) return countTokens(text);
-  let total = 0;
-  let since = 0;
-  for (const [start, end] of pieces(text, TOKEN_PIECE_CHARS, TOKEN_RUN_CHARS)) {
-    total += countO200k(text.slice(start, end), OPTIONS);
-    since += end - start;
-    if (since >= PACED_CHARS) {
-      since = 0;
-      const pause = pace();
-      if (pause) await pause;
-    }
-  }
-  return total;
+  return await runPaced(countSteps(text));
 }
 
 /**
