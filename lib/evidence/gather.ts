@@ -297,6 +297,6 @@ function weightedShares(total: number, demands: number[], weights: number[]): nu
 }
 
 /** The archive provenance of `page` in evidence form (empty for a live page). */
-function archiveOf(page: Page): ArchiveProvenance {
+export function archiveOf(page: Page): ArchiveProvenance {
   return provenanceOf({ archived_at: page.archivedAt, original_url: page.originalUrl });
 }
