@@ -3,8 +3,10 @@
  * `POST <base>/v1/search`).
  *
  * Request fields sent: `objective` (the query as asked), `search_queries`
- * (the query, with a `site:` hint when domains are asked), `mode` (`fast`,
- * or `advanced` for deep searches), `advanced_settings.max_results`.
+ * (the query, with a `site:` hint when domains are asked), `mode` (`basic`,
+ * or `advanced` for deep searches), `advanced_settings.max_results`. The
+ * documented modes are `turbo`, `basic` and `advanced`; the legacy `fast` is
+ * gone (https://docs.parallel.ai/search/migrate-to-parallel).
  *
  * Parallel's documented limits are respected before sending
  * (https://docs.parallel.ai/api-reference/search-beta/search): at most 5
@@ -82,7 +84,7 @@ async function parallelSearch(
     json: {
       objective: req.query,
       search_queries: [fitted.query],
-      mode: req.depth === "deep" ? "advanced" : "fast",
+      mode: req.depth === "deep" ? "advanced" : "basic",
       advanced_settings: { max_results: Math.min(req.max_results, s.maxResults) },
     },
     timeoutMs: s.timeoutMs,
@@ -95,8 +97,8 @@ const ParallelInput = z.strictObject({
   search_queries: z.array(z.string().min(1).max(200)).min(1).max(5).optional().describe(
     "Keyword queries (default: the objective)",
   ),
-  mode: z.enum(["fast", "basic", "advanced"]).default("fast").describe(
-    "`advanced` searches more thoroughly",
+  mode: z.enum(["turbo", "basic", "advanced"]).default("basic").describe(
+    "`turbo` is fastest, `advanced` searches more thoroughly",
   ),
   max_results: z.number().int().min(1).max(20).default(10).describe("Results (1-20)"),
 });

@@ -39,7 +39,7 @@ Deno.test("parallel: search sends objective, queries, mode and max_results; exce
     assert.deepEqual(fakes.requestsOf("parallel")[1].body, {
       objective: "find wal docs",
       search_queries: ["wal"],
-      mode: "fast",
+      mode: "basic",
       advanced_settings: { max_results: 10 },
     });
   });
@@ -57,5 +57,18 @@ Deno.test("parallel: every failure class is produced and classified", async () =
       KEY,
       () => parallelProvider.search!({ query: "x", max_results: 2 }, env),
     );
+  });
+});
+
+Deno.test("parallel: only documented modes are sent; the tool refuses the legacy `fast`", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ parallel: KEY }));
+    const env = { config, fetcher: createFetcher(config.network) };
+    await parallelProvider.search!({ query: "sqlite wal", max_results: 2, depth: "quick" }, env);
+    assert.equal((fakes.requestsOf("parallel")[0].body as { mode: string }).mode, "basic");
+    const tool = parallelProvider.tools[0];
+    assert.throws(() => tool.input.parse({ objective: "x", mode: "fast" }));
+    await tool.run(tool.input.parse({ objective: "x", mode: "turbo" }), env);
+    assert.equal((fakes.requestsOf("parallel")[1].body as { mode: string }).mode, "turbo");
   });
 });
