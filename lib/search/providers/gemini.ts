@@ -108,6 +108,23 @@ const GeminiInput = z.strictObject({
 });
 
 /**
+ * Proves the key with `models.get` of the quick model (free; documented at
+ * https://ai.google.dev/api/models#method:-models.get): a refused key answers
+ * 400 `API_KEY_INVALID`, a retired model 404 `NOT_FOUND`.
+ */
+async function geminiProbe(env: ProviderEnv): Promise<string> {
+  const s = settings(env.config);
+  const model = modelFor(env.config, "quick");
+  const body = await callJson(env, {
+    provider: GEMINI,
+    url: `${s.baseUrl}/v1beta/models/${encodeURIComponent(model)}`,
+    headers: { "x-goog-api-key": env.config.search.gemini_api_key ?? "" },
+    timeoutMs: s.timeoutMs,
+  }, isRecord);
+  return `key accepted; model ${str(body.name) || model} available`;
+}
+
+/**
  * The Gemini provider (`search.gemini_api_key`, env `GEMINI_API_KEY`).
  *
  * @example
@@ -126,6 +143,7 @@ export const geminiProvider: Provider = {
   isConfigured: (config) =>
     Boolean(config.search.gemini_api_key) && settings(config).enabled !== false,
   answer: geminiAnswer,
+  probe: geminiProbe,
   tools: [{
     name: "gemini_grounded_answer",
     title: "Gemini grounded answer",
