@@ -588,9 +588,9 @@ export const MemorySchema: z.ZodObject<{
   /** Token budget of a recall when the call gives no `max_tokens`. */
   recall_budget: z.number().int().positive().max(100_000).default(2_000),
   /**
-   * Weight of recall frequency in recall's ranking: a query match's fused score plus
-   * `access_weight` × its reciprocal rank by recall count among the matches (never-recalled
-   * memories get nothing). 0: ranking by the query alone.
+   * Share of recall frequency in recall's ranking: the matches of a query are ordered by
+   * `(1 - access_weight) × fused score + access_weight × recall count / highest recall count
+   * among them`. 0: by the query alone (scores and labels always stay the query's).
    */
   access_weight: z.number().min(0).max(1).default(0),
   /**
