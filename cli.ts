@@ -209,11 +209,16 @@ async function main(args: string[]): Promise<number> {
   try {
     switch (command) {
       case "mcp": {
-        const [{ serveStdio }, { toolsFor }] = await Promise.all([
+        const [{ serveStdio }, { toolsFor }, { servesMemoryResources }] = await Promise.all([
           import("./mcp/stdio.ts"),
           import("./lib/tools/presentations.ts"),
+          import("./mcp/memory_resources.ts"),
         ]);
-        await serveStdio(getGleaner, { tools: toolsFor(config) });
+        const tools = toolsFor(config);
+        await serveStdio(getGleaner, {
+          tools,
+          memoryResources: servesMemoryResources(tools, config),
+        });
         return 0;
       }
       case "serve": {
