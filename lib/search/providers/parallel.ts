@@ -25,16 +25,25 @@
  * a URL in `errors` fails alone (`not_found` for a 404, else
  * `provider_unavailable`). URLs pass Gleaner's network policy first.
  *
+ * Answers (`POST <base>/chat/completions`, `Authorization: Bearer <key>`,
+ * OpenAI-compatible; https://docs.parallel.ai/chat-api/chat-quickstart):
+ * sent `model: "speed"` (the low-latency model; Parallel answers at quick
+ * depth only, a deep request is answered at quick depth and says so),
+ * `messages`, `stream: false`; read `choices[0].message.content`, `model`,
+ * `id`, and `basis[].citations[]` (`url`, `title`) when the model gives them.
+ *
  * @module
  */
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
 import { toIsoDate } from "../upstream.ts";
+import { providerFailure } from "./classify.ts";
 import {
   boundedData,
   callJson,
   fitQuery,
   hasArray,
+  isRecord,
   isWebUrl,
   plainText,
   providerSettings,
@@ -45,6 +54,7 @@ import { readScreened } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
+  ProviderAnswer,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
@@ -107,6 +117,53 @@ async function parallelSearch(
     timeoutMs: s.timeoutMs,
   }, hasArray("results"));
   return parallelHits(body.results, body.search_id);
+}
+
+/** Parallel's low-latency chat model (the research models are tasks, not quick answers). */
+const PARALLEL_CHAT_MODEL = "speed";
+
+async function parallelAnswer(
+  req: { query: string; depth: "quick" | "deep" },
+  env: ProviderEnv,
+): Promise<ProviderAnswer> {
+  const s = settings(env.config);
+  if (req.depth === "deep") env.notice?.("parallel answers at quick depth (model speed)");
+  const url = `${s.baseUrl}/chat/completions`;
+  const body = await callJson(env, {
+    provider: PARALLEL,
+    url,
+    method: "POST",
+    headers: { authorization: `Bearer ${env.config.search.parallel_api_key ?? ""}` },
+    json: {
+      model: PARALLEL_CHAT_MODEL,
+      messages: [{ role: "user", content: req.query }],
+      stream: false,
+    },
+    timeoutMs: s.timeoutMs,
+  }, hasArray("choices"));
+  const choice = records(body.choices)[0] ?? {};
+  const message = isRecord(choice.message) ? choice.message : {};
+  const answer = str(message.content).trim();
+  if (!answer) throw providerFailure(PARALLEL, url, { status: 200, unreadable: true });
+  const citations: ProviderHit[] = [];
+  const seen = new Set<string>();
+  for (const basis of records(body.basis)) {
+    for (const c of records(basis.citations)) {
+      if (!isWebUrl(c.url) || seen.has(str(c.url))) continue;
+      seen.add(str(c.url));
+      citations.push({
+        title: plainText(c.title) || str(c.url),
+        url: str(c.url),
+        snippet: "",
+        source: PARALLEL,
+      });
+    }
+  }
+  return {
+    answer,
+    citations: citations.slice(0, s.maxResults),
+    provider_data: boundedData({ model: body.model ?? PARALLEL_CHAT_MODEL, id: body.id }),
+  };
 }
 
 function parallelContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
@@ -204,11 +261,12 @@ async function parallelTool(input: z.output<typeof ParallelInput>, env: Provider
 export const parallelProvider: Provider = {
   name: PARALLEL,
   title: "Parallel",
-  roles: ["search", "contents"],
+  roles: ["search", "answer", "contents"],
   configHint: "search.parallel_api_key",
   isConfigured: (config) =>
     Boolean(config.search.parallel_api_key) && settings(config).enabled !== false,
   search: parallelSearch,
+  answer: parallelAnswer,
   contents: parallelContents,
   tools: [{
     name: "parallel_search",

@@ -97,3 +97,33 @@ Deno.test("parallel: contents through /v1/extract with full content; a URL in er
     assert.equal(out.pages[2].error?.code, "blocked_url", "loopback refused before sending");
   });
 });
+
+Deno.test("parallel: answers through the OpenAI-compatible chat with the speed model; citations from basis; deep answered at quick depth and said", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ parallel: KEY }));
+    const notices: string[] = [];
+    const env = {
+      config,
+      fetcher: createFetcher(config.network),
+      notice: (t: string) => notices.push(t),
+    };
+    const quick = await parallelProvider.answer!({ query: "what is wal", depth: "quick" }, env);
+    const [req] = fakes.requestsOf("parallel");
+    assert.equal(req.path, "/chat/completions");
+    assert.equal(req.headers["authorization"], `Bearer ${KEY}`);
+    assert.deepEqual(req.body, {
+      model: "speed",
+      messages: [{ role: "user", content: "what is wal" }],
+      stream: false,
+    });
+    assert.equal(quick.answer, "The answer to what is wal, according to the sources.");
+    assert.deepEqual(quick.citations.map((c) => c.url), [
+      "https://sqlite.org/wal.html",
+      "https://docs.deno.com/runtime/",
+    ]);
+    assert.equal(notices.length, 0);
+    await parallelProvider.answer!({ query: "what is wal", depth: "deep" }, env);
+    assert.equal((fakes.requestsOf("parallel")[1].body as { model: string }).model, "speed");
+    assert.deepEqual(notices, ["parallel answers at quick depth (model speed)"]);
+  });
+});

@@ -40,7 +40,7 @@ export const PROVIDERS: readonly Provider[] = [
 /** The order each role tries providers in when its `search.<role>_order` is empty. */
 export const DEFAULT_ORDER: Readonly<Record<Role, readonly string[]>> = {
   search: ["brave", "exa", "tavily", "parallel", "searxng", "keenable", "jina", "duckduckgo"],
-  answer: ["exa", "tavily", "gemini"],
+  answer: ["exa", "tavily", "gemini", "parallel"],
   contents: ["exa", "tavily", "parallel", "jina", "keenable", GLEANER_READER],
 };
 

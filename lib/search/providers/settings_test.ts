@@ -29,6 +29,7 @@ Deno.test("provider settings: keys from their usual environment names, orders as
     "exa",
     "tavily",
     "gemini",
+    "parallel",
   ]);
 });
 
