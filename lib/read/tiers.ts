@@ -13,6 +13,7 @@ import { type BodyExtractor, createExtractPool, type HtmlExtractor } from "../ex
 import { createLlmsTxtTier } from "./llms_txt.ts";
 import { waybackTier } from "./wayback.ts";
 import { youtubeTier } from "./youtube.ts";
+import { redditTier } from "./reddit.ts";
 import type { Tier } from "./types.ts";
 
 /** The tiers after the cache, and a close function for the ones that hold resources. */
@@ -30,7 +31,7 @@ export interface TierSet {
 }
 
 /**
- * Builds the default cascade: github, youtube, llms.txt, http (with structured
+ * Builds the default cascade: github, youtube, reddit, llms.txt, http (with structured
  * and PDF bodies), browser, wayback (opt-in), and the extraction threads they share.
  *
  * @example
@@ -47,7 +48,7 @@ export function defaultTiers(
 ): TierSet {
   const browser = createBrowserReadTier(config, { robots: deps.fetcher.robots });
   const llmsTxt = createLlmsTxtTier({ domains: deps.domains });
-  const tiers: Tier[] = [githubTier, youtubeTier, llmsTxt, httpTier, browser, waybackTier];
+  const tiers: Tier[] = [githubTier, youtubeTier, redditTier, llmsTxt, httpTier, browser, waybackTier];
   const pool = createExtractPool({
     workers: config.read.extract_workers,
     timeoutMs: config.read.extract_timeout_ms,
