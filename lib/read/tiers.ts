@@ -14,6 +14,7 @@ import { createLlmsTxtTier } from "./llms_txt.ts";
 import { waybackTier } from "./wayback.ts";
 import { youtubeTier } from "./youtube.ts";
 import { redditTier } from "./reddit.ts";
+import { histerTier } from "./hister.ts";
 import type { Tier } from "./types.ts";
 
 /** The tiers after the cache, and a close function for the ones that hold resources. */
@@ -31,7 +32,8 @@ export interface TierSet {
 }
 
 /**
- * Builds the default cascade: github, youtube, reddit, llms.txt, http (with structured
+ * Builds the default cascade: github, youtube, reddit, hister (when
+ * `read.hister_url` is set), llms.txt, http (with structured
  * and PDF bodies), browser, wayback (opt-in), and the extraction threads they share.
  *
  * @example
@@ -48,7 +50,17 @@ export function defaultTiers(
 ): TierSet {
   const browser = createBrowserReadTier(config, { robots: deps.fetcher.robots });
   const llmsTxt = createLlmsTxtTier({ domains: deps.domains });
-  const tiers: Tier[] = [githubTier, youtubeTier, redditTier, llmsTxt, httpTier, browser, waybackTier];
+  const tiers: Tier[] = [
+    githubTier,
+    youtubeTier,
+    redditTier,
+    // The browsing history only when configured (absent from the cascade otherwise).
+    ...(config.read.hister_url ? [histerTier] : []),
+    llmsTxt,
+    httpTier,
+    browser,
+    waybackTier,
+  ];
   const pool = createExtractPool({
     workers: config.read.extract_workers,
     timeoutMs: config.read.extract_timeout_ms,
