@@ -102,20 +102,22 @@ Deno.test("hister tier: a visited page is read from the history with its snapsho
 Deno.test("hister tier: pages not in the history, a refused token or a dead server leave it to the live page", async () => {
   const hister = startFakeHister(HISTORY, TOKEN);
   const live = serveLoopback((req) =>
-    new URL(req.url).pathname === "/robots.txt"
-      ? new Response("", { status: 404 })
-      : new Response(
-        "<html><head><title>Live page</title></head><body><main><p>" +
-          "This page is read from the web itself, because the history does not hold it. ".repeat(3) +
-          "</p></main></body></html>",
-        { headers: { "content-type": "text/html" } },
-      )
+    new URL(req.url).pathname === "/robots.txt" ? new Response("", { status: 404 }) : new Response(
+      "<html><head><title>Live page</title></head><body><main><p>" +
+        "This page is read from the web itself, because the history does not hold it. ".repeat(3) +
+        "</p></main></body></html>",
+      { headers: { "content-type": "text/html" } },
+    )
   );
   try {
     const fresh = async (token: string) => {
       const config = configFor([hister.origin, live.origin], { url: hister.origin, token });
       const fetcher = createFetcher(config.network);
-      return { config, fetcher, reader: createReader({ config, fetcher, tiers: [histerTier, httpTier] }) };
+      return {
+        config,
+        fetcher,
+        reader: createReader({ config, fetcher, tiers: [histerTier, httpTier] }),
+      };
     };
     const good = await fresh(TOKEN);
     const missing = await good.reader.read({ url: `${live.origin}/article` });
@@ -140,7 +142,8 @@ Deno.test("hister tier: pages not in the history, a refused token or a dead serv
     const down = await fresh(TOKEN);
     await assert.rejects(
       histerTier.read(new URL(VISITED), { url: VISITED }, down),
-      (e) => e instanceof GleanerError && e.code === "provider_unavailable" && !countsAgainstTier(e),
+      (e) =>
+        e instanceof GleanerError && e.code === "provider_unavailable" && !countsAgainstTier(e),
     );
     assert.equal((await down.reader.read({ url: `${live.origin}/other` })).tier, "http");
   } finally {

@@ -193,7 +193,9 @@ function renderComments(top: Thing[], base: string, maxLinks: number, out: Rende
     const indent = "  ".repeat(level - 1);
     if (thing.kind === "more") {
       const count = num(data.count) ?? 0;
-      if (count > 0) push(out, `${indent}- … ${count} more repl${count === 1 ? "y" : "ies"} not loaded`);
+      if (count > 0) {
+        push(out, `${indent}- … ${count} more repl${count === 1 ? "y" : "ies"} not loaded`);
+      }
       continue;
     }
     if (thing.kind !== "t1") continue;
@@ -223,7 +225,9 @@ function renderComments(top: Thing[], base: string, maxLinks: number, out: Rende
       push(out, `${indent}  - … replies below level ${REDDIT_MAX_DEPTH} not shown`);
       continue;
     }
-    for (let i = replies.length - 1; i >= 0; i--) stack.push({ thing: replies[i], level: level + 1 });
+    for (let i = replies.length - 1; i >= 0; i--) {
+      stack.push({ thing: replies[i], level: level + 1 });
+    }
   }
 }
 

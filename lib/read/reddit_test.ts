@@ -77,7 +77,10 @@ Deno.test("reddit tier: the .json form gives the post and its comment tree, boun
     assert.equal(params.get("raw_json"), "1");
     assert.equal(params.get("depth"), String(REDDIT_MAX_DEPTH));
     const md = page.markdown;
-    assert.match(md, /^r\/Deno · posted by u\/curious_dev · 128 points · \d+ comments · 2024-03-05/);
+    assert.match(
+      md,
+      /^r\/Deno · posted by u\/curious_dev · 128 points · \d+ comments · 2024-03-05/,
+    );
     assert.match(md, /I tried `Deno\.readFile` but <big> files & streams confuse me\./);
     assert.match(md, /The manual was not clear\./, "link targets leave the text");
     assert.ok(page.links.some((l) => l.url === "https://docs.deno.com/runtime/"));

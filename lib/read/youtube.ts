@@ -98,15 +98,18 @@ export function youtubeVideoId(url: URL): string | undefined {
 
 /** Decodes XML/HTML character references (named ones YouTube uses, and numeric). */
 function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,6});/g, (whole, body: string) => {
-    if (body[0] === "#") {
-      const code = body[1] === "x" || body[1] === "X"
-        ? parseInt(body.slice(2), 16)
-        : parseInt(body.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED[body] ?? whole;
-  });
+  return text.replace(
+    /&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,6});/g,
+    (whole, body: string) => {
+      if (body[0] === "#") {
+        const code = body[1] === "x" || body[1] === "X"
+          ? parseInt(body.slice(2), 16)
+          : parseInt(body.slice(1), 10);
+        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      }
+      return NAMED[body] ?? whole;
+    },
+  );
 }
 
 const NAMED: Record<string, string> = {
@@ -236,7 +239,9 @@ interface CaptionTrack {
 function trackName(name: unknown): string {
   const n = name as { simpleText?: unknown; runs?: { text?: unknown }[] } | undefined;
   if (typeof n?.simpleText === "string") return n.simpleText;
-  if (Array.isArray(n?.runs)) return n.runs.map((r) => typeof r?.text === "string" ? r.text : "").join("");
+  if (Array.isArray(n?.runs)) {
+    return n.runs.map((r) => typeof r?.text === "string" ? r.text : "").join("");
+  }
   return "";
 }
 
@@ -460,7 +465,9 @@ async function readVideo(
   const seconds = Number(details.lengthSeconds);
   const about = [
     author ? `Video by ${author}` : "Video",
-    Number.isFinite(seconds) && seconds > 0 ? `length ${formatTimestamp(seconds).slice(1, -1)}` : "",
+    Number.isFinite(seconds) && seconds > 0
+      ? `length ${formatTimestamp(seconds).slice(1, -1)}`
+      : "",
     `captions: ${track.name}${track.asr && !/auto/i.test(track.name) ? " (automatic)" : ""}`,
   ].filter(Boolean).join(", ");
   const parts = [`${about}.`];

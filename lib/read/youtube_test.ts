@@ -129,7 +129,10 @@ Deno.test("youtube tier: preferred languages pick srv3 and json3 tracks; timesta
       "https://www.youtube.com/watch?v=Gl3anerVid2",
       contextFor(youtube, { youtube_timestamps: false }),
     );
-    assert.match(plain!.markdown, /\n\nso here is the gizmo it comes in a box\nthanks for watching$/);
+    assert.match(
+      plain!.markdown,
+      /\n\nso here is the gizmo it comes in a box\nthanks for watching$/,
+    );
   });
 });
 
