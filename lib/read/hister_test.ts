@@ -110,7 +110,7 @@ Deno.test("hister tier: pages not in the history, a refused token or a dead serv
     )
   );
   try {
-    const fresh = async (token: string) => {
+    const fresh = (token: string) => {
       const config = configFor([hister.origin, live.origin], { url: hister.origin, token });
       const fetcher = createFetcher(config.network);
       return {
@@ -119,12 +119,12 @@ Deno.test("hister tier: pages not in the history, a refused token or a dead serv
         reader: createReader({ config, fetcher, tiers: [histerTier, httpTier] }),
       };
     };
-    const good = await fresh(TOKEN);
+    const good = fresh(TOKEN);
     const missing = await good.reader.read({ url: `${live.origin}/article` });
     assert.equal(missing.tier, "http");
     assert.equal(hister.requests.at(-1)?.url, `${live.origin}/article`);
 
-    const bad = await fresh("wrong-token");
+    const bad = fresh("wrong-token");
     await assert.rejects(
       histerTier.read(new URL(`${live.origin}/article`), { url: `${live.origin}/article` }, bad),
       (e) => {
@@ -139,7 +139,7 @@ Deno.test("hister tier: pages not in the history, a refused token or a dead serv
     assert.equal((await bad.reader.read({ url: `${live.origin}/article` })).tier, "http");
 
     await hister.close();
-    const down = await fresh(TOKEN);
+    const down = fresh(TOKEN);
     await assert.rejects(
       histerTier.read(new URL(VISITED), { url: VISITED }, down),
       (e) =>
