@@ -86,8 +86,11 @@ Deno.test("youtube tier: a watch URL gives the manual captions (srv1 XML) as a t
     assert.equal(page.published, "2024-03-05");
     assert.equal(page.lang, "en");
     assert.match(page.markdown, /^Video by Acme Factory, length 01:35, captions: English\./);
-    // The description survives braces and quotes inside the player response's strings.
-    assert.match(page.markdown, /## Description\n\nA tour of the sprocket line\. Braces \{ and \}/);
+    // The description survives a brace, quotes and a backslash inside the player response's strings.
+    assert.match(
+      page.markdown,
+      /## Description\n\nA tour of the sprocket line :-\} with "quotes" and \\ in text\./,
+    );
     const transcript = page.markdown.split("## Transcript\n\n")[1];
     assert.deepEqual(transcript.split("\n"), [
       "[00:00] Welcome to the factory. Today we'll see how sprockets & gears are made.",
