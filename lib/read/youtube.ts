@@ -133,6 +133,35 @@ function attribute(attributes: string, name: string): string | undefined {
   return m?.[1];
 }
 
+/** Longest start tag read (characters): attributes past it are ignored. */
+const MAX_TAG_CHARS = 1_000;
+
+/**
+ * The `<tag …>inner</tag>` elements of `body`, in order, found with
+ * `indexOf` so that hostile input (unclosed tags, no `>`) costs linear time.
+ */
+function* elements(body: string, tag: string): Generator<{ attributes: string; inner: string }> {
+  const open = `<${tag}`;
+  const close = `</${tag}>`;
+  let at = body.indexOf(open);
+  while (at >= 0) {
+    const next = body.charAt(at + open.length);
+    if (next !== ">" && next !== " " && next !== "\t" && next !== "\n" && next !== "\r") {
+      at = body.indexOf(open, at + open.length);
+      continue;
+    }
+    const tagEnd = body.indexOf(">", at + open.length);
+    if (tagEnd < 0) return;
+    const end = body.indexOf(close, tagEnd + 1);
+    if (end < 0) return;
+    yield {
+      attributes: body.slice(at + open.length, Math.min(tagEnd, at + open.length + MAX_TAG_CHARS)),
+      inner: body.slice(tagEnd + 1, end),
+    };
+    at = body.indexOf(open, end + close.length);
+  }
+}
+
 /**
  * Reads a timed-text body in any of the formats this tier asks for
  * (json3, srv3, srv1/default XML), at most {@link YOUTUBE_MAX_CUES} cues.
@@ -172,16 +201,15 @@ export function parseTimedText(body: string): Cue[] {
     return cues;
   }
   if (/^(<\?xml[^>]*>\s*)?<timedtext\b/.test(text)) {
-    for (const m of text.matchAll(/<p\b([^>]*)>([\s\S]*?)<\/p>/g)) {
+    for (const p of elements(text, "p")) {
       if (cues.length >= YOUTUBE_MAX_CUES) break;
-      const t = Number(attribute(m[1], "t"));
-      push(t / 1000, cueText(m[2], 1));
+      push(Number(attribute(p.attributes, "t")) / 1000, cueText(p.inner, 1));
     }
     return cues;
   }
-  for (const m of text.matchAll(/<text\b([^>]*)>([\s\S]*?)<\/text>/g)) {
+  for (const t of elements(text, "text")) {
     if (cues.length >= YOUTUBE_MAX_CUES) break;
-    push(Number(attribute(m[1], "start")), cueText(m[2], 2));
+    push(Number(attribute(t.attributes, "start")), cueText(t.inner, 2));
   }
   return cues;
 }

@@ -6,7 +6,7 @@ import { type FakeYoutube, startFakeYoutube } from "../../testing/fixtures/fake_
 import { createReader } from "./cascade.ts";
 import { httpTier } from "./http.ts";
 import type { ReadContext } from "./types.ts";
-import { youtubeTier, youtubeVideoId } from "./youtube.ts";
+import { parseTimedText, YOUTUBE_MAX_CUES, youtubeTier, youtubeVideoId } from "./youtube.ts";
 
 function contextFor(
   youtube: FakeYoutube,
@@ -188,4 +188,20 @@ Deno.test("youtube tier: YouTube's robots.txt refuses /api/ so the cascade reads
       (e) => e instanceof GleanerError && e.code === "robots_disallowed",
     );
   });
+});
+
+Deno.test("parseTimedText: hostile bodies (unclosed tags, endless cues) cost linear work and stay bounded", () => {
+  // Unclosed elements: a backtracking pattern would rescan the rest of the body at each one.
+  assert.deepEqual(parseTimedText('<transcript><text start="1">x'.repeat(100_000)), []);
+  assert.deepEqual(parseTimedText('<timedtext format="3"><body><p t="1"'.repeat(100_000)), []);
+  assert.deepEqual(parseTimedText("<transcript><text".repeat(100_000)), []);
+  const many = `<transcript>${
+    '<text start="1" dur="1">a</text>'.repeat(YOUTUBE_MAX_CUES + 5)
+  }</transcript>`;
+  assert.equal(parseTimedText(many).length, YOUTUBE_MAX_CUES);
+  // Not text-like: `<textarea>` is not a cue, and a cue without a start is dropped.
+  assert.deepEqual(
+    parseTimedText('<transcript><textarea>no</textarea><text dur="1">no start</text></transcript>'),
+    [],
+  );
 });
