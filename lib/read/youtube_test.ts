@@ -145,6 +145,8 @@ Deno.test("youtube tier: no captions or token-gated captions pass; an unknown vi
     assert.equal(await read("https://www.youtube.com/watch?v=Gl3anerVid3", context), undefined);
     assert.equal(await read("https://www.youtube.com/watch?v=Gl3anerVid4", context), undefined);
     assert.equal(timedTextRequests(youtube).length, 0, "a token-gated track is not fetched");
+    // A caption URL on a foreign host is not followed (not even to be refused by the policy).
+    assert.equal(await read("https://www.youtube.com/watch?v=Gl3anerVid5", context), undefined);
     await assert.rejects(
       read("https://www.youtube.com/watch?v=NoSuchVid00", context),
       (e) => e instanceof GleanerError && e.code === "not_found",
@@ -204,4 +206,15 @@ Deno.test("parseTimedText: hostile bodies (unclosed tags, endless cues) cost lin
     parseTimedText('<transcript><textarea>no</textarea><text dur="1">no start</text></transcript>'),
     [],
   );
+});
+
+Deno.test("youtube tier: a read.youtube_url the network policy refuses is blocked_url, nothing sent", async () => {
+  await withYoutube(async (youtube) => {
+    const config = parseConfig({ read: { youtube_url: youtube.origin } });
+    await assert.rejects(
+      read("https://youtu.be/Gl3anerVid1", { config, fetcher: createFetcher(config.network) }),
+      (e) => e instanceof GleanerError && e.code === "blocked_url",
+    );
+    assert.equal(youtube.requests.length, 0);
+  });
 });
