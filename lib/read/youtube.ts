@@ -499,7 +499,8 @@ async function readVideo(
     `captions: ${track.name}${track.asr && !/auto/i.test(track.name) ? " (automatic)" : ""}`,
   ].filter(Boolean).join(", ");
   const parts = [`${about}.`];
-  if (description) parts.push(`## Description\n\n${description}`);
+  // Plain text: a line that starts with `#` must not become a heading of the page.
+  if (description) parts.push(`## Description\n\n${description.replace(/^(\s*)#/gm, "$1\\#")}`);
   parts.push(`## Transcript\n\n${transcriptLines(cues, settings.youtube_timestamps).join("\n")}`);
   return markdownPage({
     url: request.url,

@@ -91,6 +91,8 @@ Deno.test("youtube tier: a watch URL gives the manual captions (srv1 XML) as a t
       page.markdown,
       /## Description\n\nA tour of the sprocket line :-\} with "quotes" and \\ in text\./,
     );
+    // Hashtag lines of a description stay text, not headings.
+    assert.match(page.markdown, /\n\\#sprockets #factory\n\n## Transcript/);
     const transcript = page.markdown.split("## Transcript\n\n")[1];
     assert.deepEqual(transcript.split("\n"), [
       "[00:00] Welcome to the factory. Today we'll see how sprockets & gears are made.",
