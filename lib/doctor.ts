@@ -13,6 +13,8 @@ import { usableProviders } from "./search/providers/registry.ts";
 import { toolsFor } from "./tools/presentations.ts";
 import { VERSION } from "./version.ts";
 import { inspectExtraCa } from "./net/ca.ts";
+import { assertUrlAllowed } from "./net/address.ts";
+import { safeEndpoint } from "./config/redact.ts";
 import { permissionError } from "./errors.ts";
 import { lookup } from "node:dns/promises";
 
@@ -136,6 +138,7 @@ export async function runDoctor(
     ok: true,
     detail: privateNet === false ? "on" : `relaxed: allow_private = ${JSON.stringify(privateNet)}`,
   });
+  if (config.read.hister_url) checks.push(histerCheck(config));
   const proxyUrl = config.network.proxy_url;
   let proxyLabel = "";
   try {
@@ -239,6 +242,31 @@ function caCheck(): DoctorCheck {
       name: "extra CA certificates",
       ok: false,
       detail: named?.message ?? (error as Error).message,
+    };
+  }
+}
+
+/**
+ * The Hister fast path: whether the network policy lets Gleaner reach the configured server
+ * (a local one must be listed in `network.allow_private`). Nothing is sent.
+ */
+function histerCheck(config: Config): DoctorCheck {
+  const url = new URL(config.read.hister_url!);
+  const shown = safeEndpoint(url);
+  try {
+    assertUrlAllowed(url, config.network);
+    return {
+      name: "browsing history (Hister)",
+      ok: true,
+      detail: `${shown}${config.read.hister_token ? " with read.hister_token" : ""}`,
+    };
+  } catch (error) {
+    return {
+      name: "browsing history (Hister)",
+      ok: false,
+      detail: `${shown} is refused by the network policy (${
+        (error as Error).message
+      }): add its origin to network.allow_private`,
     };
   }
 }

@@ -63,3 +63,28 @@ Deno.test("doctor --online: each keyed provider is asked once; a refused key or 
     assert.ok(!retired.ok && /check its setting/.test(retired.detail), retired.detail);
   });
 });
+
+Deno.test("doctor checks that the network policy lets Gleaner reach a configured Hister", async () => {
+  const base = { store: { path: ":memory:" }, embed: { provider: "none" } } as const;
+  const none = await runDoctor(parseConfig(base));
+  assert.ok(!none.checks.some((c) => c.name.includes("Hister")), "absent until configured");
+
+  const refused = await runDoctor(parseConfig({
+    ...base,
+    read: { hister_url: "http://127.0.0.1:4433", hister_token: "t0ken-value" },
+  }));
+  const bad = refused.checks.find((c) => c.name === "browsing history (Hister)");
+  assert.equal(bad?.ok, false);
+  assert.match(bad!.detail, /network\.allow_private/);
+  assert.equal(refused.ok, false);
+
+  const allowed = await runDoctor(parseConfig({
+    ...base,
+    network: { allow_private: ["http://127.0.0.1:4433"] },
+    read: { hister_url: "http://127.0.0.1:4433", hister_token: "t0ken-value" },
+  }));
+  const good = allowed.checks.find((c) => c.name === "browsing history (Hister)");
+  assert.equal(good?.ok, true);
+  assert.match(good!.detail, /^http:\/\/127\.0\.0\.1:4433\/ with read\.hister_token$/);
+  assert.ok(!JSON.stringify(allowed).includes("t0ken-value"));
+});

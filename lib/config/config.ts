@@ -29,6 +29,7 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "search.parallel_api_key",
   "search.gemini_api_key",
   "read.github_token",
+  "read.hister_token",
   "embed.api_key",
   "store.cache_url",
   "memory.hosted_proxy_token",
@@ -313,6 +314,12 @@ export const ReadSchema: z.ZodObject<{
   github_raw_url: z.ZodDefault<z.ZodString>;
   wayback: z.ZodDefault<z.ZodBoolean>;
   wayback_url: z.ZodDefault<z.ZodString>;
+  youtube_url: z.ZodDefault<z.ZodString>;
+  youtube_languages: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  youtube_timestamps: z.ZodDefault<z.ZodBoolean>;
+  reddit_url: z.ZodDefault<z.ZodString>;
+  hister_url: z.ZodOptional<z.ZodString>;
+  hister_token: z.ZodOptional<z.ZodString>;
   llms_txt_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
   tier_rules_path: z.ZodOptional<z.ZodString>;
   extract_workers: z.ZodDefault<z.ZodNumber>;
@@ -347,6 +354,25 @@ export const ReadSchema: z.ZodObject<{
   wayback: z.boolean().default(false),
   /** Wayback availability API base URL. */
   wayback_url: z.string().url().default("https://archive.org"),
+  /**
+   * Where the YouTube tier reads watch pages and timed text for youtube.com and youtu.be URLs
+   * (a test double or mirror may answer instead).
+   */
+  youtube_url: z.string().url().default("https://www.youtube.com"),
+  /** Caption languages the YouTube tier prefers, in order (`en`, `de`…); else manual captions first. */
+  youtube_languages: z.array(z.string().min(1)).default([]),
+  /** Start each transcript line with its `[mm:ss]` time. */
+  youtube_timestamps: z.boolean().default(true),
+  /** Where the Reddit tier reads a thread's `.json` form for reddit.com and old.reddit.com URLs. */
+  reddit_url: z.string().url().default("https://www.reddit.com"),
+  /**
+   * Base URL of a Hister server (browsing history): when set, pages found in its index are read
+   * from there first. Off by default. A local server's origin must also be listed in
+   * `network.allow_private`.
+   */
+  hister_url: z.string().url().optional(),
+  /** Hister access token (`app.access_token`), sent as `Authorization: Bearer`. */
+  hister_token: secret(),
   /** Domains whose `llms.txt`/`llms-full.txt` are used. */
   llms_txt_domains: z.array(z.string()).default([]),
   /** Operator file forcing tiers per domain or path prefix. */
@@ -752,6 +778,12 @@ export const ConfigSchema: z.ZodObject<{
       github_raw_url: z.ZodDefault<z.ZodString>;
       wayback: z.ZodDefault<z.ZodBoolean>;
       wayback_url: z.ZodDefault<z.ZodString>;
+      youtube_url: z.ZodDefault<z.ZodString>;
+      youtube_languages: z.ZodDefault<z.ZodArray<z.ZodString>>;
+      youtube_timestamps: z.ZodDefault<z.ZodBoolean>;
+      reddit_url: z.ZodDefault<z.ZodString>;
+      hister_url: z.ZodOptional<z.ZodString>;
+      hister_token: z.ZodOptional<z.ZodString>;
       llms_txt_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
       tier_rules_path: z.ZodOptional<z.ZodString>;
       extract_workers: z.ZodDefault<z.ZodNumber>;

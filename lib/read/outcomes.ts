@@ -81,7 +81,7 @@ const SPECIFICITY: readonly ErrorCode[] = [
 ];
 
 /** Tiers that read a copy from elsewhere: their failures explain less than the origin's own. */
-const FALLBACK_TIERS: ReadonlySet<TierName> = new Set<TierName>(["wayback"]);
+const FALLBACK_TIERS: ReadonlySet<TierName> = new Set<TierName>(["wayback", "hister"]);
 
 /**
  * The failure that best explains why no tier produced a page: the origin's
@@ -115,8 +115,8 @@ export function mostSpecificFailure(
 
 /**
  * The fingerprint of the settings that decide how tiers fare on a site
- * (network policy and limits, user agent, render mode, Chromium, GitHub
- * access), stored with domain memory's verdicts so a verdict reached under
+ * (network policy and limits, user agent, render mode, Chromium, GitHub,
+ * YouTube, Reddit and Hister access), stored with domain memory's verdicts so a verdict reached under
  * other settings is not applied: an operator's change takes effect at once.
  * Secrets only count by presence; the value is a 16-hex-digit SHA-256 prefix.
  *
@@ -149,6 +149,10 @@ export function memoryPolicy(config: Config): string {
     r.github_token !== undefined,
     r.github_api_url,
     r.github_raw_url,
+    r.youtube_url,
+    r.reddit_url,
+    r.hister_url ?? null,
+    r.hister_token !== undefined,
   ];
   return createHash("sha256").update(JSON.stringify(settings)).digest("hex").slice(0, 16);
 }

@@ -12,6 +12,9 @@ import { httpTier, inlineOptions } from "./http.ts";
 import { type BodyExtractor, createExtractPool, type HtmlExtractor } from "../extract/pool.ts";
 import { createLlmsTxtTier } from "./llms_txt.ts";
 import { waybackTier } from "./wayback.ts";
+import { youtubeTier } from "./youtube.ts";
+import { redditTier } from "./reddit.ts";
+import { histerTier } from "./hister.ts";
 import type { Tier } from "./types.ts";
 
 /** The tiers after the cache, and a close function for the ones that hold resources. */
@@ -29,8 +32,9 @@ export interface TierSet {
 }
 
 /**
- * Builds the default cascade: github, llms.txt, http (with structured and PDF
- * bodies), browser, wayback (opt-in), and the extraction threads they share.
+ * Builds the default cascade: github, youtube, reddit, hister (when
+ * `read.hister_url` is set), llms.txt, http (with structured
+ * and PDF bodies), browser, wayback (opt-in), and the extraction threads they share.
  *
  * @example
  * ```ts ignore
@@ -46,7 +50,17 @@ export function defaultTiers(
 ): TierSet {
   const browser = createBrowserReadTier(config, { robots: deps.fetcher.robots });
   const llmsTxt = createLlmsTxtTier({ domains: deps.domains });
-  const tiers: Tier[] = [githubTier, llmsTxt, httpTier, browser, waybackTier];
+  const tiers: Tier[] = [
+    githubTier,
+    youtubeTier,
+    redditTier,
+    // The browsing history only when configured (absent from the cascade otherwise).
+    ...(config.read.hister_url ? [histerTier] : []),
+    llmsTxt,
+    httpTier,
+    browser,
+    waybackTier,
+  ];
   const pool = createExtractPool({
     workers: config.read.extract_workers,
     timeoutMs: config.read.extract_timeout_ms,

@@ -13,6 +13,9 @@ import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
 export const TIER_NAMES = [
   "cache",
   "github",
+  "youtube",
+  "reddit",
+  "hister",
   "llms_txt",
   "structured",
   "pdf",

@@ -92,7 +92,7 @@ export const ScrapeOutput: z.ZodObject<{
     tier: z.string().optional().describe("Which reader produced the page"),
     published: z.string().optional(),
     archived_at: z.string().optional().describe(
-      "Set when the page was read from an archived snapshot (tier wayback): when it was taken",
+      "Set when the page was read from a stored copy (tier wayback, or hister: the browsing history): when it was taken",
     ),
     original_url: z.string().optional().describe(
       "Set with archived_at: the URL the snapshot captured; final_url is the snapshot",
