@@ -47,6 +47,7 @@
  *
  * @module
  */
+import { LruCache } from "../../cache/lru_cache.ts";
 import http from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
@@ -157,9 +158,9 @@ export async function startEgressProxy(
   const proxyFor = proxyRoute(policy);
   const token = crypto.randomUUID();
   const sockets = new Set<Duplex>();
-  const refusals = new Map<string, { error: GleanerError; at: number }>();
+  const refusals = new LruCache<string, { error: GleanerError; at: number }>(REFUSALS_KEPT);
   const counters = { requests: 0, tunnels: 0, refused: 0 };
-  const approvals = new Map<string, number>();
+  const approvals = new LruCache<string, number>(APPROVALS_KEPT);
 
   /** A `blocked_url` error when `approvedOnly` is on and nothing approved this target. */
   const unapproved = (url: URL, port: number): GleanerError | undefined => {
@@ -183,9 +184,7 @@ export async function startEgressProxy(
   const refuse = (hostname: string, port: number, error: GleanerError) => {
     counters.refused++;
     const key = authority(hostname, port);
-    refusals.delete(key);
     refusals.set(key, { error, at: Date.now() });
-    if (refusals.size > REFUSALS_KEPT) refusals.delete(refusals.keys().next().value!);
     log.debug("refused {target}: {reason}", { target: key, reason: error.message });
   };
 
@@ -448,9 +447,7 @@ export async function startEgressProxy(
     isRefusal: (headers) => headers[REFUSAL_HEADER] === token,
     approve(hostname, targetPort, ttlMs) {
       const key = authority(hostname, targetPort);
-      approvals.delete(key);
       approvals.set(key, Date.now() + ttlMs);
-      if (approvals.size > APPROVALS_KEPT) approvals.delete(approvals.keys().next().value!);
     },
     refusalFor(hostname, targetPort) {
       const key = authority(hostname, targetPort);
