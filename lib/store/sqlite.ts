@@ -244,8 +244,11 @@ function prepareFile(path: string): void {
 function openError(path: string, error: unknown): GleanerError {
   if (error instanceof GleanerError) return error;
   if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+    // Deno names the missing flag (--allow-ffi when an extension cannot load).
     const flag = error instanceof Deno.errors.NotCapable
-      ? " (run with --allow-read and --allow-write for it)"
+      ? ` (run with ${
+        /--allow-[a-z]+/.exec(error.message)?.[0] ?? "--allow-read and --allow-write"
+      } for it)`
       : "";
     return new GleanerError("invalid_arguments", `store.path ${path} is not accessible${flag}`, {
       cause: error,
