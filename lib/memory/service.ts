@@ -31,6 +31,7 @@ import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { renderedTokens } from "./rendered_tokens.ts";
 import { normalizeMemoryText, scopeKey } from "./text.ts";
 import { parseTimeFilter } from "./time.ts";
+import { traceMemoryEmbed, traceMemorySearch, traceMemoryStore } from "./spans.ts";
 import { VectorIndex } from "./vector/vector_index.ts";
 import type {
   DeleteMemoryResult,
@@ -352,7 +353,13 @@ export class MemoryService {
       vectors = options.vectors;
     } else if (ready.embedder && items.length > 0) {
       try {
-        vectors = await ready.embedder.embedDocuments(items.map((i) => i.content), signal);
+        const embedder = ready.embedder;
+        vectors = await traceMemoryEmbed(
+          embedder,
+          "document",
+          items.length,
+          () => embedder.embedDocuments(items.map((i) => i.content), signal),
+        );
       } catch (error) {
         if (signal?.aborted) throw error;
         embedFailed = true;
@@ -440,9 +447,18 @@ export class MemoryService {
         ...(vector && ready.model ? { embedding: { model: ready.model, vector } } : {}),
       };
     });
-    const outcomes: InsertedMemory[] = this.backend.insertDistinct
-      ? await this.backend.insertDistinct(rows)
-      : (await this.backend.insert(rows)).map((memory) => ({ memory, duplicate: false }));
+    const outcomes: InsertedMemory[] = await traceMemoryStore(
+      this.backend.engine,
+      "INSERT",
+      rows.length,
+      async (span) => {
+        const out: InsertedMemory[] = this.backend.insertDistinct
+          ? await this.backend.insertDistinct(rows)
+          : (await this.backend.insert(rows)).map((memory) => ({ memory, duplicate: false }));
+        span.set({ "gleaner.memory.duplicates": out.filter((o) => o.duplicate).length });
+        return out;
+      },
+    );
     // The memory each distinct item is now: the one it saved, or the one it repeats.
     const byIndex = new Map<number, Memory>();
     let saved = 0;
@@ -562,15 +578,17 @@ export class MemoryService {
     scopes: MemoryScope[],
   ): Promise<(MemoryCandidate | undefined)[]> {
     if (vectors.length === 0) return [];
-    if (this.backend.nearestMany) {
-      return await this.backend.nearestMany(vectors, scopes, SIMILAR_SIMILARITY);
-    }
-    const out: (MemoryCandidate | undefined)[] = [];
-    for (let i = 0; i < vectors.length; i++) {
-      const [top] = await this.backend.vectorCandidates(vectors[i], 1, scopes[i]);
-      out.push(top && top.score >= SIMILAR_SIMILARITY ? top : undefined);
-    }
-    return out;
+    return await traceMemorySearch(this.backend.engine, "similar", async () => {
+      if (this.backend.nearestMany) {
+        return await this.backend.nearestMany(vectors, scopes, SIMILAR_SIMILARITY);
+      }
+      const out: (MemoryCandidate | undefined)[] = [];
+      for (let i = 0; i < vectors.length; i++) {
+        const [top] = await this.backend.vectorCandidates(vectors[i], 1, scopes[i]);
+        out.push(top && top.score >= SIMILAR_SIMILARITY ? top : undefined);
+      }
+      return out;
+    }, (found) => found.filter((c) => c !== undefined).length);
   }
 
   /**
@@ -654,14 +672,24 @@ export class MemoryService {
       // confusable queries, checked on the other half; see bench/memory.ts).
       const k = Math.max(LEXICAL_DEPTH, topK * 4);
       const denseK = Math.max(this.#options.denseDepth, topK * 2);
-      const lexical = await this.backend.lexicalCandidates(query, k, scope);
+      const lexical = await traceMemorySearch(
+        this.backend.engine,
+        "bm25",
+        () => this.backend.lexicalCandidates(query, k, scope),
+      );
       retrievers.push("bm25");
       let dense: number[] | undefined;
       if (ready.embedder && !this.#job && this.#options.denseWeight > 0) {
         let vector = options.queryVector;
         if (!vector) {
           try {
-            [vector] = await ready.embedder.embedQueries([query], options.signal);
+            const embedder = ready.embedder;
+            [vector] = await traceMemoryEmbed(
+              embedder,
+              "query",
+              1,
+              () => embedder.embedQueries([query], options.signal),
+            );
           } catch (error) {
             if (options.signal?.aborted) throw error;
             log.warn("memory: query embedding failed, BM25 alone: {error}", {
@@ -670,7 +698,12 @@ export class MemoryService {
           }
         }
         if (vector && !isZeroVector(vector)) {
-          const near = await this.backend.vectorCandidates(vector, denseK, scope);
+          const queryVector = vector;
+          const near = await traceMemorySearch(
+            this.backend.engine,
+            "dense",
+            () => this.backend.vectorCandidates(queryVector, denseK, scope),
+          );
           const floor = this.#options.denseMinSimilarity ?? defaultDenseFloor(ready.model);
           dense = near.filter((c) => c.score >= floor).map((c) => c.id);
           retrievers.push("dense");
@@ -686,12 +719,18 @@ export class MemoryService {
       matched = fused.length;
       ranked = fused.slice(0, Math.max(topK * 3, 30)).map((f) => ({ id: f.key, score: f.score }));
     } else {
-      const page = await this.backend.list({
-        ...scope,
-        sort: "recent",
-        limit: Math.max(topK * 3, 30),
-        offset: 0,
-      });
+      const page = await traceMemorySearch(
+        this.backend.engine,
+        "recent",
+        () =>
+          this.backend.list({
+            ...scope,
+            sort: "recent",
+            limit: Math.max(topK * 3, 30),
+            offset: 0,
+          }),
+        (found) => found.items.length,
+      );
       matched = page.total;
       ranked = page.items.map((memory) => ({ id: memory.id, memory }));
     }
@@ -862,7 +901,13 @@ export class MemoryService {
     let vector: Float32Array | undefined;
     if (ready.embedder) {
       try {
-        [vector] = await ready.embedder.embedDocuments([input.content], signal);
+        const embedder = ready.embedder;
+        [vector] = await traceMemoryEmbed(
+          embedder,
+          "document",
+          1,
+          () => embedder.embedDocuments([input.content], signal),
+        );
       } catch (error) {
         if (signal?.aborted) throw error;
         log.warn("memory: embedding failed on update: {error}", { error: String(error) });
@@ -870,9 +915,12 @@ export class MemoryService {
     }
     const notices: MemoryNotice[] = [];
     if (vector && !isZeroVector(vector)) {
-      const near = await this.backend.vectorCandidates(vector, 2, {
-        session_id: current.session_id,
-      });
+      const newVector = vector;
+      const near = await traceMemorySearch(
+        this.backend.engine,
+        "similar",
+        () => this.backend.vectorCandidates(newVector, 2, { session_id: current.session_id }),
+      );
       const other = near.find((c) => c.id !== current.id && c.score >= SIMILAR_SIMILARITY);
       if (other) {
         const [m] = await this.backend.getMany([other.id]);
@@ -893,12 +941,18 @@ export class MemoryService {
           `The new content has ${tokens} tokens (over ${SPLIT_TOKENS}): consider splitting it.`,
       });
     }
-    const { memory, previous } = await this.backend.update(current.id, {
-      content: input.content,
-      tokens,
-      updated_at: this.#options.now(),
-      ...(vector && ready.model ? { embedding: { model: ready.model, vector } } : {}),
-    });
+    const { memory, previous } = await traceMemoryStore(
+      this.backend.engine,
+      "UPDATE",
+      1,
+      () =>
+        this.backend.update(current.id, {
+          content: input.content,
+          tokens,
+          updated_at: this.#options.now(),
+          ...(vector && ready.model ? { embedding: { model: ready.model, vector } } : {}),
+        }),
+    );
     if (!memory.embedding_model && ready.embedder) this.#startReembed(ready);
     return {
       memory,
