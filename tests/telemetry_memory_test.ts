@@ -16,6 +16,7 @@ import { createGleaner } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
 import { initTelemetry, shutdownTelemetry } from "../lib/telemetry/mod.ts";
 import { serveLoopback } from "../testing/fixtures/serve.ts";
+import { ignorePostgres, postgresSuffix, startPostgres } from "../testing/fixtures/postgres.ts";
 
 type OtlpValue = { stringValue?: string; intValue?: string; boolValue?: boolean };
 
@@ -47,7 +48,21 @@ function attrs(span: ExportedSpan): Record<string, string | number | boolean | u
   );
 }
 
-Deno.test("telemetry: memory embed, search and store spans nest under the tool span; no memory text exported", async () => {
+/** What the spans of one engine name. */
+interface Engine {
+  /** The `memory` settings (the root folder is a fresh temp dir). */
+  memory: (root: string) => Record<string, unknown>;
+  /** `db.system.name`. */
+  system: string;
+  /** `db.collection.name`. */
+  collection: string;
+}
+
+/**
+ * Saves two memories and recalls one through MCP with telemetry on, then
+ * checks the exported spans and that nothing planted in them leaked.
+ */
+async function memorySpans(engine: Engine): Promise<void> {
   const traces: string[] = [];
   const everything: string[] = [];
   const receiver = serveLoopback(async (request) => {
@@ -70,7 +85,7 @@ Deno.test("telemetry: memory embed, search and store spans nest under the tool s
     const gleaner = await createGleaner({
       server: { port: 0 },
       store: { path: ":memory:" },
-      memory: { path: `${root}/memory.db` },
+      memory: engine.memory(root),
     });
     const server = serveHttp(gleaner);
     const client = new Client({ name: "gleaner-test", version: "1.0.0" });
@@ -140,7 +155,13 @@ Deno.test("telemetry: memory embed, search and store spans nest under the tool s
       rows: attrs(store)["gleaner.memory.rows"],
       batch: attrs(store)["db.operation.batch.size"],
     },
-    { system: "sqlite", operation: "INSERT", collection: "memories", rows: 2, batch: 2 },
+    {
+      system: engine.system,
+      operation: "INSERT",
+      collection: engine.collection,
+      rows: 2,
+      batch: 2,
+    },
   );
 
   // recall_memories: BM25 candidates, the query embedded, vector candidates.
@@ -152,7 +173,8 @@ Deno.test("telemetry: memory embed, search and store spans nest under the tool s
     `search spans under recall_memories (got ${names.join(", ")})`,
   );
   for (const a of searches) {
-    assert.equal(a["db.system.name"], "sqlite");
+    assert.equal(a["db.system.name"], engine.system);
+    assert.equal(a["db.collection.name"], engine.collection);
     assert.equal(a["db.operation.name"], "SELECT");
     assert.ok(Number(a["db.response.returned_rows"]) >= 1, "rows counted");
   }
@@ -165,4 +187,24 @@ Deno.test("telemetry: memory embed, search and store spans nest under the tool s
   assert.ok(!exported.includes(planted), "no memory text, query or session id is exported");
   assert.ok(!exported.includes("harbour office"), "no memory text is exported");
   assert.ok(!exported.includes("ferry"), "no query word is exported");
+}
+
+Deno.test("telemetry: memory embed, search and store spans nest under the tool span; no memory text exported (SQLite)", () =>
+  memorySpans({
+    memory: (root) => ({ path: `${root}/memory.db` }),
+    system: "sqlite",
+    collection: "memories",
+  }));
+
+Deno.test({
+  name: `telemetry: memory spans on PostgreSQL name db.system.name postgresql${postgresSuffix}`,
+  ignore: ignorePostgres,
+  fn: async () => {
+    await using server = await startPostgres();
+    await memorySpans({
+      memory: () => ({ backend: "postgres", postgres_url: server.url }),
+      system: "postgresql",
+      collection: "gleaner_memory",
+    });
+  },
 });
