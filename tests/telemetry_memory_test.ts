@@ -56,6 +56,41 @@ interface Engine {
   system: string;
   /** `db.collection.name`. */
   collection: string;
+  /**
+   * An OpenAI-compatible embedding service on loopback instead of the shipped
+   * static model: its origin, and the input tokens it reports per text.
+   */
+  openai?: { origin: string; tokensPerText: number };
+}
+
+/** What the fake embedding service reports for each text (`usage.prompt_tokens`). */
+const TOKENS_PER_TEXT = 7;
+
+/**
+ * An OpenAI-compatible `POST /v1/embeddings` on 127.0.0.1 answering in the
+ * documented format (https://platform.openai.com/docs/api-reference/embeddings/create:
+ * `data[].embedding` with `index`, and `usage: { prompt_tokens, total_tokens }`):
+ * a letter histogram of each text, and {@link TOKENS_PER_TEXT} tokens per text.
+ */
+function startFakeEmbeddings() {
+  return serveLoopback(async (request) => {
+    const body = await request.json() as { input: string[]; model: string };
+    const data = body.input.map((text, index) => {
+      const v = new Array(26).fill(0.01);
+      for (const ch of text.toLowerCase()) {
+        const code = ch.charCodeAt(0) - 97;
+        if (code >= 0 && code < 26) v[code] += 1;
+      }
+      return { object: "embedding", index, embedding: v };
+    });
+    const tokens = TOKENS_PER_TEXT * body.input.length;
+    return Response.json({
+      object: "list",
+      data,
+      model: body.model,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    });
+  });
 }
 
 /**
@@ -81,11 +116,21 @@ async function memorySpans(engine: Engine): Promise<void> {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.origin,
       OTEL_SERVICE_NAME: "gleaner-test",
     });
-    // The shipped static embedder, so save and recall embed for real.
+    // The shipped static embedder (or the loopback service), so save and recall embed for real.
     const gleaner = await createGleaner({
       server: { port: 0 },
       store: { path: ":memory:" },
       memory: engine.memory(root),
+      ...(engine.openai
+        ? {
+          embed: {
+            provider: "openai",
+            api_url: `${engine.openai.origin}/v1`,
+            api_model: "text-embedding-3-small",
+          },
+          network: { allow_private: [engine.openai.origin] },
+        }
+        : {}),
     });
     const server = serveHttp(gleaner);
     const client = new Client({ name: "gleaner-test", version: "1.0.0" });
@@ -140,7 +185,15 @@ async function memorySpans(engine: Engine): Promise<void> {
   assert.equal(saveEmbed.kind, 3, "embeddings are CLIENT spans");
   const embedAttrs = attrs(saveEmbed);
   assert.equal(embedAttrs["gen_ai.operation.name"], "embeddings");
-  assert.match(String(embedAttrs["gen_ai.request.model"]), /^static:/);
+  assert.match(
+    String(embedAttrs["gen_ai.request.model"]),
+    engine.openai ? /^openai:127\.0\.0\.1:\d+\/text-embedding-3-small$/ : /^static:/,
+  );
+  // Tokens only where the service counts them; a local model counts none.
+  assert.equal(
+    embedAttrs["gen_ai.usage.input_tokens"],
+    engine.openai ? 2 * engine.openai.tokensPerText : undefined,
+  );
   assert.ok(Number(embedAttrs["gen_ai.embeddings.dimension.count"]) > 0);
   assert.equal(embedAttrs["gleaner.memory.texts"], 2);
   assert.equal(embedAttrs["gleaner.memory.purpose"], "document");
@@ -181,6 +234,7 @@ async function memorySpans(engine: Engine): Promise<void> {
   const [queryEmbed] = children(recall, "gleaner.memory.embed");
   assert.equal(attrs(queryEmbed)["gleaner.memory.purpose"], "query");
   assert.equal(attrs(queryEmbed)["gleaner.memory.texts"], 1);
+  assert.equal(attrs(queryEmbed)["gen_ai.usage.input_tokens"], engine.openai?.tokensPerText);
 
   // Nothing of the memories, the query or the session leaves the process.
   const exported = everything.join("\n");
@@ -195,6 +249,20 @@ Deno.test("telemetry: memory embed, search and store spans nest under the tool s
     system: "sqlite",
     collection: "memories",
   }));
+
+Deno.test("telemetry: the embed span carries the input tokens an OpenAI-compatible service reports", async () => {
+  const service = startFakeEmbeddings();
+  try {
+    await memorySpans({
+      memory: (root) => ({ path: `${root}/memory.db` }),
+      system: "sqlite",
+      collection: "memories",
+      openai: { origin: service.origin, tokensPerText: TOKENS_PER_TEXT },
+    });
+  } finally {
+    await service.close();
+  }
+});
 
 Deno.test({
   name: `telemetry: memory spans on PostgreSQL name db.system.name postgresql${postgresSuffix}`,

@@ -358,7 +358,7 @@ export class MemoryService {
           embedder,
           "document",
           items.length,
-          () => embedder.embedDocuments(items.map((i) => i.content), signal),
+          (usage) => embedder.embedDocuments(items.map((i) => i.content), signal, usage),
         );
       } catch (error) {
         if (signal?.aborted) throw error;
@@ -688,7 +688,7 @@ export class MemoryService {
               embedder,
               "query",
               1,
-              () => embedder.embedQueries([query], options.signal),
+              (usage) => embedder.embedQueries([query], options.signal, usage),
             );
           } catch (error) {
             if (options.signal?.aborted) throw error;
@@ -906,7 +906,7 @@ export class MemoryService {
           embedder,
           "document",
           1,
-          () => embedder.embedDocuments([input.content], signal),
+          (usage) => embedder.embedDocuments([input.content], signal, usage),
         );
       } catch (error) {
         if (signal?.aborted) throw error;

@@ -15,14 +15,17 @@
  * `db.response.returned_rows`); both are `CLIENT` spans. Span names keep
  * Gleaner's `gleaner.` prefix, like every other span it exports.
  *
+ * `gen_ai.usage.input_tokens` is set when the embedder's service reports
+ * the tokens it counted (OpenAI-compatible APIs that answer with `usage`);
+ * local models count none, and Gleaner's own o200k count would misstate
+ * theirs, so their spans carry no token count.
+ *
  * Only names, counts and sizes are attached: never memory text, queries,
- * session ids, refs or vectors. `gen_ai.usage.input_tokens` is left out:
- * no embedder reports the tokens its model counted, and Gleaner's own
- * o200k count would misstate them.
+ * session ids, refs or vectors.
  *
  * @module
  */
-import type { Embedder } from "../embed/types.ts";
+import type { Embedder, EmbeddingUsage } from "../embed/types.ts";
 import { type SpanHandle, telemetry, type TelemetryAttributes } from "../telemetry/mod.ts";
 
 /** `db.system.name` of each built-in engine (the conventions' well-known values). */
@@ -35,8 +38,9 @@ const COLLECTIONS: Record<string, string> = { sqlite: "memories", postgres: "gle
 export type EmbedPurpose = "document" | "query";
 
 /**
- * Runs `fn` (one call to `embedder`) inside a `gleaner.memory.embed` span
- * naming the model, the number of texts and the vectors' dimensions.
+ * Runs `fn` (one call to `embedder`, which reports into the `usage` it is
+ * given) inside a `gleaner.memory.embed` span naming the model, the number
+ * of texts, the vectors' dimensions and the input tokens when known.
  *
  * @example
  * ```ts
@@ -54,7 +58,7 @@ export function traceMemoryEmbed(
   embedder: Embedder,
   purpose: EmbedPurpose,
   texts: number,
-  fn: () => Promise<Float32Array[]>,
+  fn: (usage: EmbeddingUsage) => Promise<Float32Array[]>,
 ): Promise<Float32Array[]> {
   return telemetry().span(
     "memory.embed",
@@ -65,11 +69,15 @@ export function traceMemoryEmbed(
       "gleaner.memory.purpose": purpose,
     },
     async (span) => {
-      const vectors = await fn();
+      const usage: EmbeddingUsage = {};
+      const vectors = await fn(usage);
       const dimensions = vectors[0]?.length ?? embedder.dimensions;
       span.set({
         "gleaner.memory.texts": texts,
         ...(dimensions > 0 ? { "gen_ai.embeddings.dimension.count": dimensions } : {}),
+        ...(usage.inputTokens !== undefined
+          ? { "gen_ai.usage.input_tokens": usage.inputTokens }
+          : {}),
       });
       return vectors;
     },
