@@ -160,5 +160,5 @@ export type { Page, PageLink, ReadRequest, TierName } from "./lib/read/types.ts"
 export { TIER_NAMES } from "./lib/read/types.ts";
 export type { QueryExpander } from "./lib/rank/expand.ts";
 export type { ArchiveProvenance, EvidenceItem } from "./lib/rank/evidence_item.ts";
-export type { Embedder, EmbeddingCache } from "./lib/embed/types.ts";
+export type { Embedder, EmbeddingCache, EmbeddingUsage } from "./lib/embed/types.ts";
 export { VERSION } from "./lib/version.ts";

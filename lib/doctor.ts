@@ -16,7 +16,15 @@ import { inspectExtraCa } from "./net/ca.ts";
 import { assertUrlAllowed } from "./net/address.ts";
 import { safeEndpoint } from "./config/redact.ts";
 import { permissionError } from "./errors.ts";
+import { maskUrl } from "./config/redact.ts";
+import { memoryFilePath } from "./memory/stores.ts";
+import { openSqliteMemoryBackend, type SqliteMemoryBackend } from "./memory/sqlite/backend.ts";
+import { MEMORY_PATH, type MigrationResult } from "./store/sqlite.ts";
+import { octalMode, storeFolder, type StoreMode, storeModes } from "./store/file_mode.ts";
 import { lookup } from "node:dns/promises";
+
+/** How a check came out: usable, usable but worth a look, or not usable. */
+export type DoctorStatus = "ok" | "warn" | "fail";
 
 /** One check of the doctor report. */
 export interface DoctorCheck {
@@ -24,9 +32,16 @@ export interface DoctorCheck {
   name: string;
   /** Whether it is usable. */
   ok: boolean;
+  /** `ok`, `warn` (usable, but worth a look) or `fail` (not usable). */
+  status: DoctorStatus;
   /** What was found, or why it is not usable. */
   detail: string;
+  /** What to do about a warning or a failure. */
+  fix?: string;
 }
+
+/** A check as the code below builds it: the status defaults from `ok`. */
+type Draft = Omit<DoctorCheck, "status"> & { status?: DoctorStatus };
 
 /** The doctor report. */
 export interface DoctorReport {
@@ -65,7 +80,7 @@ export async function runDoctor(
   config: Config,
   options: DoctorOptions = {},
 ): Promise<DoctorReport> {
-  const checks: DoctorCheck[] = [...await permissionChecks(), caCheck(), await dnsCheck()];
+  const checks: Draft[] = [...await permissionChecks(), caCheck(), await dnsCheck()];
   try {
     const store = openStore(config.store);
     const stats = await store.cache.stats();
@@ -78,7 +93,7 @@ export async function runDoctor(
   } catch (error) {
     checks.push({ name: "store", ok: false, detail: String(error) });
   }
-  checks.push(memoryCheck(config));
+  checks.push(...await memoryChecks(config));
   if (config.read.browser_cdp_url) {
     checks.push({ name: "browser", ok: true, detail: `external DevTools endpoint configured` });
   } else {
@@ -157,7 +172,11 @@ export async function runDoctor(
       } (resolved addresses are checked by the proxy, not by Gleaner)`
       : "none: direct connections",
   });
-  return { version: VERSION, ok: checks.every((c) => c.ok), checks };
+  const done: DoctorCheck[] = checks.map((c) => ({
+    ...c,
+    status: c.status ?? (c.ok ? "ok" : "fail"),
+  }));
+  return { version: VERSION, ok: done.every((c) => c.ok), checks: done };
 }
 
 /** Permissions every read needs, and what is lost without each. */
@@ -182,7 +201,11 @@ const REQUIRED_PERMISSIONS: { descriptor: Deno.PermissionDescriptor; flag: strin
 
 const OPTIONAL_PERMISSIONS: { descriptor: Deno.PermissionDescriptor; flag: string; why: string }[] =
   [
-    { descriptor: { name: "ffi" }, flag: "--allow-ffi", why: "memory vectors (sqlite-vec)" },
+    {
+      descriptor: { name: "ffi" },
+      flag: "--allow-ffi",
+      why: "the SQLite memory store (it loads the sqlite-vec extension)",
+    },
     { descriptor: { name: "run" }, flag: "--allow-run", why: "the Chromium tier" },
   ];
 
@@ -196,10 +219,10 @@ async function notGranted(list: typeof REQUIRED_PERMISSIONS): Promise<string[]> 
   return lacking;
 }
 
-async function permissionChecks(): Promise<DoctorCheck[]> {
+async function permissionChecks(): Promise<Draft[]> {
   const missing = await notGranted(REQUIRED_PERMISSIONS);
   const optional = await notGranted(OPTIONAL_PERMISSIONS);
-  const checks: DoctorCheck[] = [{
+  const checks: Draft[] = [{
     name: "permissions",
     ok: missing.length === 0,
     detail: missing.length === 0
@@ -216,7 +239,7 @@ async function permissionChecks(): Promise<DoctorCheck[]> {
   return checks;
 }
 
-function caCheck(): DoctorCheck {
+function caCheck(): Draft {
   try {
     const files = inspectExtraCa();
     if (files.length === 0) {
@@ -250,7 +273,7 @@ function caCheck(): DoctorCheck {
  * The Hister fast path: whether the network policy lets Gleaner reach the configured server
  * (a local one must be listed in `network.allow_private`). Nothing is sent.
  */
-function histerCheck(config: Config): DoctorCheck {
+function histerCheck(config: Config): Draft {
   const url = new URL(config.read.hister_url!);
   const shown = safeEndpoint(url);
   try {
@@ -271,7 +294,7 @@ function histerCheck(config: Config): DoctorCheck {
   }
 }
 
-async function dnsCheck(): Promise<DoctorCheck> {
+async function dnsCheck(): Promise<Draft> {
   try {
     const answer = await lookup("localhost");
     return { name: "name resolution", ok: true, detail: `localhost is ${answer.address}` };
@@ -287,32 +310,280 @@ async function dnsCheck(): Promise<DoctorCheck> {
   }
 }
 
-function memoryCheck(config: Config): DoctorCheck {
-  if (config.memory.backend === "postgres") {
-    return {
-      name: "memory store",
-      ok: config.memory.postgres_url !== undefined,
-      detail: config.memory.postgres_url !== undefined
-        ? "postgres (memory.postgres_url set)"
-        : "backend postgres without memory.postgres_url: set GLEANER_MEMORY_POSTGRES_URL",
-    };
+/**
+ * The memory section: the configured store opens, its schema is current (or
+ * was brought up to date now), the vector extension loads, and the SQLite
+ * file and folder are the owner's alone.
+ */
+async function memoryChecks(config: Config): Promise<Draft[]> {
+  const memory = config.memory;
+  if (!memory.enabled) {
+    return [{ name: "memory store", ok: true, detail: "turned off (memory.enabled is false)" }];
   }
-  const path = config.memory.path;
-  if (!path || path === ":memory:") {
-    return { name: "memory store", ok: true, detail: path ?? "sqlite in the data dir (default)" };
-  }
+  return memory.backend === "postgres" ? await postgresChecks(config) : await sqliteChecks(config);
+}
+
+/** Whether memories get vectors (an embedder is configured). */
+function vectorsWanted(config: Config): boolean {
+  return config.embed.provider !== "none";
+}
+
+function migrationCheck(from: number, to: number, applied: number[]): Draft {
+  return {
+    name: "memory migrations",
+    ok: true,
+    detail: applied.length === 0
+      ? `schema ${to}: current`
+      : `schema ${from} → ${to}: applied ${applied.join(", ")} now`,
+  };
+}
+
+async function sqliteChecks(config: Config): Promise<Draft[]> {
+  const memory = config.memory;
+  let path: string;
   try {
-    Deno.statSync(path);
-    return { name: "memory store", ok: true, detail: `sqlite ${path}` };
+    // Hosted mode: one file per user, each opened (and migrated) on first use;
+    // their folder is checked here.
+    path = memoryFilePath(memory, memory.hosted ? "gleaner-doctor" : undefined);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      return { name: "memory store", ok: true, detail: `sqlite ${path} (created on first save)` };
-    }
-    const named = permissionError(error, "memory store");
-    return {
+    return [{
       name: "memory store",
       ok: false,
-      detail: named?.message ?? `${path}: ${(error as Error).message}`,
+      detail: (error as Error).message,
+      fix: `set ${
+        String((error as { details?: { field?: unknown } }).details?.field ?? "memory.path")
+      } (see the README's settings)`,
+    }];
+  }
+  if (path === MEMORY_PATH) {
+    return [{
+      name: "memory store",
+      ok: true,
+      detail: "sqlite in memory (:memory:): nothing is kept",
+    }];
+  }
+  if (memory.hosted) {
+    const dir = storeFolder(path);
+    const checks: Draft[] = [{
+      name: "memory store",
+      ok: true,
+      detail: `sqlite, one file per user in ${dir} (each opened and migrated on first use)`,
+    }];
+    const modes = modesCheck(
+      storeModes(path, { tighten: false }),
+      () => storeModes(path, { tighten: true }),
+    );
+    if (modes) checks.push(modes);
+    return checks;
+  }
+
+  const before = storeModes(path, { tighten: false });
+  let migrated: MigrationResult | undefined;
+  let backend: SqliteMemoryBackend;
+  try {
+    backend = openSqliteMemoryBackend(path, { onMigrated: (result) => (migrated = result) });
+  } catch (error) {
+    const named = permissionError((error as Error).cause ?? error, "memory store");
+    const checks: Draft[] = [{
+      name: "memory store",
+      ok: false,
+      detail: `sqlite ${path}: ${(error as Error).message}`,
+      fix: named?.details?.flag
+        ? `run with ${named.details.flag}${
+          named.details.flag === "--allow-ffi" ? " (the sqlite-vec extension is native code)" : ""
+        }`
+        : "check that memory.path names a file you can write in a folder you own, or set another",
+    }];
+    const modes = modesCheck(before, () => storeModes(path, { tighten: false }));
+    if (modes) checks.push(modes);
+    return checks;
+  }
+  const checks: Draft[] = [];
+  try {
+    const counts = await backend.counts();
+    checks.push({
+      name: "memory store",
+      ok: true,
+      detail: `sqlite ${path} (${counts.live} memories, ${counts.pending} waiting for vectors)`,
+    });
+    if (migrated) checks.push(migrationCheck(migrated.from, migrated.to, migrated.applied));
+    try {
+      const row = backend.db.prepare("SELECT vec_version() AS v").get() as { v: string };
+      const model = await backend.embeddingModel();
+      checks.push({
+        name: "memory vectors",
+        ok: true,
+        detail: `sqlite-vec ${row.v} loaded; ` + (
+          !vectorsWanted(config)
+            ? "unused (embed.provider is none: recall ranks with BM25 alone)"
+            : model
+            ? `model ${model.model}, ${model.dimensions} dimensions`
+            : "no model yet (set on first use)"
+        ),
+      });
+    } catch (error) {
+      checks.push({
+        name: "memory vectors",
+        ok: !vectorsWanted(config),
+        status: vectorsWanted(config) ? "fail" : "warn",
+        detail: `sqlite-vec does not answer: ${(error as Error).message}`,
+        fix: "reinstall the dependencies (deno install) so node_modules holds sqlite-vec's library",
+      });
+    }
+  } finally {
+    await backend.close();
+  }
+  const modes = modesCheck(before, () => storeModes(path, { tighten: false }));
+  if (modes) checks.push(modes);
+  return checks;
+}
+
+/**
+ * The file-mode check from the modes found before opening and those after
+ * (`after` re-reads them, or tightens them where nothing opened the store).
+ */
+function modesCheck(before: StoreMode[], after: () => StoreMode[]): Draft | undefined {
+  if (Deno.build.os === "windows") return undefined;
+  if (before.length === 0) {
+    return {
+      name: "memory file modes",
+      ok: true,
+      detail: "nothing on disk yet (created 0600 in a 0700 folder)",
     };
   }
+  const loose = before.filter((m) => m.loose);
+  if (loose.length === 0) {
+    return {
+      name: "memory file modes",
+      ok: true,
+      detail: before.map((m) => `${m.path} ${octalMode(m.mode)}`).join(", "),
+    };
+  }
+  const now = new Map(after().map((m) => [m.path, m] as const));
+  const left: string[] = [];
+  const lines = loose.map((m) => {
+    const current = now.get(m.path);
+    if (current && !current.loose) {
+      return `${m.kind} ${m.path} was ${octalMode(m.mode)}, tightened to ${
+        octalMode(current.mode)
+      }`;
+    }
+    left.push(m.path);
+    return `${m.kind} ${m.path} is ${octalMode(current?.mode ?? m.mode)}` +
+      (current?.left ?? m.left ? ` (left as it is: ${current?.left ?? m.left})` : "");
+  });
+  return {
+    name: "memory file modes",
+    ok: true,
+    status: "warn",
+    detail: lines.join("; "),
+    fix: left.length === 0
+      ? "nothing more to do: others could read the store until now, so check who had access"
+      : `move memory.path into a folder only you can reach (mkdir -m 700), or chmod go-rwx ${
+        left.join(" ")
+      }`,
+  };
+}
+
+async function postgresChecks(config: Config): Promise<Draft[]> {
+  const url = config.memory.postgres_url;
+  if (!url) {
+    return [{
+      name: "memory store",
+      ok: false,
+      detail: "memory.backend is postgres but memory.postgres_url is not set",
+      fix: "set GLEANER_MEMORY_POSTGRES_URL (postgres://user:password@host:5432/db)",
+    }];
+  }
+  const shown = maskUrl(url);
+  // Loaded only here: SQLite users never load the PostgreSQL client.
+  const [{ openPgPool, pgError }, { migratePostgres, PG_MIGRATIONS }] = await Promise.all([
+    import("./memory/postgres/client.ts"),
+    import("./memory/postgres/schema.ts"),
+  ]);
+  const checks: Draft[] = [];
+  let pool: Awaited<ReturnType<typeof openPgPool>>;
+  try {
+    pool = await openPgPool({ url, max: 1 });
+  } catch (error) {
+    return [{
+      name: "memory store",
+      ok: false,
+      detail: `postgres ${shown}: ${(error as Error).message}`,
+      fix: "reinstall the dependencies (deno install) so the pg client is present",
+    }];
+  }
+  try {
+    let from: number;
+    try {
+      const { rows: [server] } = await pool.query<{ version: string }>(
+        "SELECT current_setting('server_version') AS version",
+      );
+      const { rows: [table] } = await pool.query<{ t: boolean }>(
+        "SELECT to_regclass('gleaner_memory_migrations') IS NOT NULL AS t",
+      );
+      from = table.t
+        ? Number(
+          (await pool.query<{ v: number | null }>(
+            "SELECT max(version) AS v FROM gleaner_memory_migrations",
+          )).rows[0].v ?? 0,
+        )
+        : 0;
+      checks.push({
+        name: "memory store",
+        ok: true,
+        detail: `postgres ${shown} (PostgreSQL ${server.version})`,
+      });
+    } catch (error) {
+      return [{
+        name: "memory store",
+        ok: false,
+        detail: `postgres ${shown}: ${pgError(error, "connect").message}`,
+        fix: "check that the server runs and that memory.postgres_url names its host, port, " +
+          "database, user and password",
+      }];
+    }
+    try {
+      const to = await migratePostgres(pool);
+      const applied = PG_MIGRATIONS.filter((m) => m.version > from && m.version <= to)
+        .map((m) => m.version);
+      checks.push(migrationCheck(from, to, applied));
+    } catch (error) {
+      checks.push({
+        name: "memory migrations",
+        ok: false,
+        detail: pgError(error, "migrate").message,
+        fix: "let the user of memory.postgres_url create tables in the database, and install " +
+          "pgvector on the server (a superuser runs CREATE EXTENSION vector once)",
+      });
+    }
+    try {
+      const { rows } = await pool.query<{ v: string }>(
+        "SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'",
+      );
+      if (rows.length === 0) throw new Error("the vector extension is not created");
+      // A distance proves the extension's library loads, not just its catalogue entry.
+      await pool.query("SELECT '[1,0]'::vector <=> '[0,1]'::vector AS d");
+      checks.push({
+        name: "memory vectors",
+        ok: true,
+        detail: `pgvector ${rows[0].v} loaded` +
+          (vectorsWanted(config) ? "" : "; unused (embed.provider is none)"),
+      });
+    } catch (error) {
+      checks.push({
+        name: "memory vectors",
+        ok: false,
+        detail: `pgvector: ${
+          error instanceof Error && !("code" in error)
+            ? error.message
+            : pgError(error, "vector").message
+        }`,
+        fix: "install pgvector on the server and have a superuser run CREATE EXTENSION vector",
+      });
+    }
+  } finally {
+    await pool.end().catch(() => {});
+  }
+  return checks;
 }

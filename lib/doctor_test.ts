@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "./config/config.ts";
-import { runDoctor } from "./doctor.ts";
+import { type DoctorCheck, type DoctorReport, runDoctor } from "./doctor.ts";
+import { freePort } from "../testing/fixtures/serve.ts";
+import { ignorePostgres, postgresSuffix, startPostgres } from "../testing/fixtures/postgres.ts";
+import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
+
+const CLI = new URL("../cli.ts", import.meta.url).pathname;
 
 Deno.test("doctor names the outbound proxy without its credentials", async () => {
   const proxied = await runDoctor(parseConfig({
@@ -87,4 +92,147 @@ Deno.test("doctor checks that the network policy lets Gleaner reach a configured
   assert.equal(good?.ok, true);
   assert.match(good!.detail, /^http:\/\/127\.0\.0\.1:4433\/ with read\.hister_token$/);
   assert.ok(!JSON.stringify(allowed).includes("t0ken-value"));
+});
+
+/** The checks of a report by name. */
+function byName(report: DoctorReport): Map<string, DoctorCheck> {
+  return new Map(report.checks.map((c) => [c.name, c] as const));
+}
+
+/** A configuration whose memory store is `path` (no embedder, no web store on disk). */
+function memoryConfig(memory: Record<string, unknown>) {
+  return parseConfig({ store: { path: ":memory:" }, embed: { provider: "none" }, memory });
+}
+
+Deno.test("doctor: a fresh SQLite memory store opens, is migrated, loads sqlite-vec, modes tight", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    const path = `${root}/gleaner/memory.db`;
+    const first = byName(await runDoctor(memoryConfig({ path })));
+    assert.equal(first.get("memory store")?.status, "ok", first.get("memory store")?.detail);
+    assert.match(first.get("memory store")!.detail, new RegExp(`sqlite ${path} \\(0 memories`));
+    assert.match(first.get("memory migrations")!.detail, /^schema 0 → \d+: applied 1, 2/);
+    assert.match(first.get("memory vectors")!.detail, /^sqlite-vec v\d+\.\d+\.\d+ loaded; unused/);
+    assert.equal(first.get("memory vectors")?.status, "ok");
+
+    const again = byName(await runDoctor(memoryConfig({ path })));
+    assert.match(again.get("memory migrations")!.detail, /^schema \d+: current$/);
+    const modes = again.get("memory file modes");
+    assert.equal(modes?.status, "ok", modes?.detail);
+    assert.match(modes!.detail, new RegExp(`${root}/gleaner 0700`));
+    assert.match(modes!.detail, new RegExp(`${path} 0600`));
+    assert.equal(modes?.fix, undefined);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "doctor: a memory folder 0755 and file 0644 are reported as a warning and tightened",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    const root = await Deno.makeTempDir();
+    try {
+      const dir = `${root}/gleaner`;
+      const path = `${dir}/memory.db`;
+      await runDoctor(memoryConfig({ path }));
+      Deno.chmodSync(dir, 0o755);
+      Deno.chmodSync(path, 0o644);
+
+      const report = await runDoctor(memoryConfig({ path }));
+      const modes = byName(report).get("memory file modes");
+      assert.equal(modes?.status, "warn");
+      assert.equal(modes?.ok, true, "a warning does not fail the report");
+      assert.match(modes!.detail, new RegExp(`folder ${dir} was 0755, tightened to 0700`));
+      assert.match(modes!.detail, new RegExp(`file ${path} was 0644, tightened to 0600`));
+      assert.match(modes?.fix ?? "", /nothing more to do/);
+      assert.equal(Deno.statSync(dir).mode! & 0o777, 0o700);
+      assert.equal(Deno.statSync(path).mode! & 0o777, 0o600);
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "gleaner doctor (the command): a loose memory folder is tightened, reported, and warned about once",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    const root = await Deno.makeTempDir();
+    try {
+      const dir = `${root}/data/gleaner`;
+      Deno.mkdirSync(dir, { recursive: true });
+      Deno.chmodSync(dir, 0o755);
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", ...DENO_RUN_FLAGS, CLI, "doctor"],
+        env: {
+          ...Deno.env.toObject(),
+          NO_COLOR: "1",
+          XDG_DATA_HOME: `${root}/data`,
+          XDG_CONFIG_HOME: `${root}/config`,
+          GLEANER_STORE_PATH: ":memory:",
+          GLEANER_EMBED_PROVIDER: "none",
+        },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stderr = new TextDecoder().decode(out.stderr);
+      const report = JSON.parse(new TextDecoder().decode(out.stdout)) as DoctorReport;
+      const checks = byName(report);
+      assert.equal(checks.get("memory store")?.status, "ok", checks.get("memory store")?.detail);
+      assert.match(checks.get("memory store")!.detail, new RegExp(`${dir}/memory.db`));
+      const modes = checks.get("memory file modes");
+      assert.equal(modes?.status, "warn", JSON.stringify(modes));
+      assert.match(modes!.detail, /was 0755, tightened to 0700/);
+      const warnings = stderr.split("\n").filter((l) => l.includes(dir) && /0755/.test(l));
+      assert.equal(warnings.length, 1, stderr);
+      assert.match(warnings[0], /0755.*0700/);
+      assert.equal(Deno.statSync(dir).mode! & 0o777, 0o700);
+      assert.equal(Deno.statSync(`${dir}/memory.db`).mode! & 0o777, 0o600);
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
+
+Deno.test("doctor: an unreachable PostgreSQL memory store fails with a fix and no password", async () => {
+  const port = freePort();
+  const report = await runDoctor(memoryConfig({
+    backend: "postgres",
+    postgres_url: `postgres://gleaner:s3cret-pw@127.0.0.1:${port}/gleaner`,
+  }));
+  const store = byName(report).get("memory store");
+  assert.equal(store?.status, "fail");
+  assert.equal(report.ok, false);
+  assert.match(store!.detail, /unavailable/);
+  assert.match(store?.fix ?? "", /host, port/);
+  assert.ok(!JSON.stringify(report).includes("s3cret-pw"), "the password is never shown");
+});
+
+Deno.test({
+  name: `doctor: a PostgreSQL memory store opens, is migrated, loads pgvector${postgresSuffix}`,
+  ignore: ignorePostgres,
+  fn: async () => {
+    await using server = await startPostgres();
+    // Trust authentication on loopback: the password is never asked for, only redacted.
+    const url = server.url.replace("postgres@", "postgres:s3cret-pw@");
+    const first = await runDoctor(memoryConfig({ backend: "postgres", postgres_url: url }));
+    const checks = byName(first);
+    assert.equal(checks.get("memory store")?.status, "ok", checks.get("memory store")?.detail);
+    assert.match(
+      checks.get("memory store")!.detail,
+      new RegExp(`^postgres postgres://\\[redacted\\]@127\\.0\\.0\\.1:${server.port}/postgres`),
+    );
+    assert.match(checks.get("memory migrations")!.detail, /^schema 0 → \d+: applied 1, 2/);
+    assert.match(checks.get("memory vectors")!.detail, /^pgvector \d+\.\d+\.\d+ loaded/);
+    assert.equal(checks.get("memory file modes"), undefined, "no files of ours to check");
+    assert.ok(!JSON.stringify(first).includes("s3cret-pw"));
+
+    const again = byName(
+      await runDoctor(memoryConfig({ backend: "postgres", postgres_url: url })),
+    );
+    assert.match(again.get("memory migrations")!.detail, /^schema \d+: current$/);
+  },
 });

@@ -7,7 +7,7 @@
  * @module
  */
 import { getGleanerLogger } from "../log.ts";
-import type { Embedder, EmbeddingCache } from "./types.ts";
+import type { Embedder, EmbeddingCache, EmbeddingUsage } from "./types.ts";
 import { isZeroVector } from "./vector.ts";
 
 const logger = getGleanerLogger("rank", "embed");
@@ -49,7 +49,7 @@ export async function textHash(text: string): Promise<string> {
  * ```
  */
 export function withCache(embedder: Embedder, cache: EmbeddingCache): Embedder {
-  const embedDocuments = async (texts: string[], signal?: AbortSignal) => {
+  const embedDocuments = async (texts: string[], signal?: AbortSignal, usage?: EmbeddingUsage) => {
     const hashes = await Promise.all(texts.map(textHash));
     let found = new Map<string, Float32Array>();
     try {
@@ -72,7 +72,8 @@ export function withCache(embedder: Embedder, cache: EmbeddingCache): Embedder {
       missingHashes.push(hash);
     });
     if (missing.length > 0) {
-      const vectors = await embedder.embedDocuments(missing, signal);
+      // Only the texts not cached reach the model: their tokens are the usage.
+      const vectors = await embedder.embedDocuments(missing, signal, usage);
       const fresh = new Map<string, Float32Array>();
       missingHashes.forEach((hash, k) => {
         found.set(hash, vectors[k]);
@@ -96,7 +97,7 @@ export function withCache(embedder: Embedder, cache: EmbeddingCache): Embedder {
     get dimensions() {
       return embedder.dimensions;
     },
-    embedQueries: (texts, signal) => embedder.embedQueries(texts, signal),
+    embedQueries: (texts, signal, usage) => embedder.embedQueries(texts, signal, usage),
     embedDocuments,
     close: () => embedder.close?.() ?? Promise.resolve(),
   };

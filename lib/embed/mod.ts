@@ -26,7 +26,7 @@ import {
 } from "./transformers.ts";
 import type { Embedder, EmbeddingCache } from "./types.ts";
 
-export type { Embedder, EmbeddingCache } from "./types.ts";
+export type { Embedder, EmbeddingCache, EmbeddingUsage } from "./types.ts";
 export { textHash, withCache } from "./cached.ts";
 export { createOpenAIEmbedder, type OpenAIEmbedderOptions } from "./openai.ts";
 export {

@@ -8,14 +8,16 @@
  * 402 → `insufficient_balance`, 429 → `rate_limited`, 5xx and network
  * failures → `provider_unavailable`, time-outs → `timeout`, 404 → `not_found`,
  * other 4xx → `invalid_arguments`. Messages name the endpoint (origin and
- * path only), never the key or the upstream body.
+ * path only), never the key or the upstream body. The input tokens a
+ * response reports (`usage.prompt_tokens`) are added to the caller's
+ * `usage`, when it passes one.
  *
  * @module
  */
 import { GleanerError, toGleanerError } from "../errors.ts";
 import type { Fetcher } from "../net/types.ts";
 import { SerialQueue } from "./queue.ts";
-import type { Embedder } from "./types.ts";
+import type { Embedder, EmbeddingUsage } from "./types.ts";
 import { toUnitVector } from "./vector.ts";
 import { safeEndpoint } from "../config/redact.ts";
 
@@ -120,6 +122,24 @@ function statusError(status: number, where: string, headers: Headers): GleanerEr
   );
 }
 
+/**
+ * The input tokens an OpenAI-format response reports (`usage.prompt_tokens`,
+ * https://platform.openai.com/docs/api-reference/embeddings/object and
+ * /create: `usage: { prompt_tokens, total_tokens }`), or undefined when it
+ * reports none (many compatible servers leave `usage` out).
+ */
+function promptTokens(text: string): number | undefined {
+  try {
+    const tokens = (JSON.parse(text) as { usage?: { prompt_tokens?: unknown } })?.usage
+      ?.prompt_tokens;
+    return typeof tokens === "number" && Number.isSafeInteger(tokens) && tokens >= 0
+      ? tokens
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Parses and checks an OpenAI-format embeddings response. */
 function parseResponse(text: string, count: number, where: string): number[][] {
   const bad = (why: string) =>
@@ -186,7 +206,11 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   const queue = new SerialQueue(options.maxPending ?? 64, `embeddings ${where}`);
   let dimensions = options.dimensions ?? 0;
 
-  const request = async (texts: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
+  const request = async (
+    texts: string[],
+    signal?: AbortSignal,
+    usage?: EmbeddingUsage,
+  ): Promise<Float32Array[]> => {
     const headers: Record<string, string> = {
       "content-type": "application/json",
       accept: "application/json",
@@ -231,7 +255,8 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
     if (response.status < 200 || response.status > 299) {
       throw statusError(response.status, where, response.headers);
     }
-    const raw = parseResponse(response.text(), texts.length, where);
+    const body = response.text();
+    const raw = parseResponse(body, texts.length, where);
     const length = raw[0].length;
     if (dimensions && length !== dimensions) {
       throw new GleanerError(
@@ -240,6 +265,8 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
       );
     }
     dimensions = length;
+    const tokens = usage ? promptTokens(body) : undefined;
+    if (usage && tokens !== undefined) usage.inputTokens = (usage.inputTokens ?? 0) + tokens;
     return raw.map((v) => toUnitVector(v));
   };
 
@@ -247,6 +274,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
     texts: string[],
     prefix: string,
     signal?: AbortSignal,
+    usage?: EmbeddingUsage,
   ): Promise<Float32Array[]> => {
     const out: Float32Array[] = new Array(texts.length);
     const todo: number[] = [];
@@ -257,7 +285,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
     for (let start = 0; start < todo.length; start += batchSize) {
       const indices = todo.slice(start, start + batchSize);
       const batch = indices.map((i) => prefix + texts[i].slice(0, maxChars));
-      const vectors = await queue.run(() => request(batch, signal), signal);
+      const vectors = await queue.run(() => request(batch, signal, usage), signal);
       indices.forEach((i, k) => (out[i] = vectors[k]));
     }
     // Zero vectors made before the first response learnt the length.
@@ -274,8 +302,9 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
     get dimensions() {
       return dimensions;
     },
-    embedQueries: (texts, signal) => embed(texts, options.queryPrefix ?? "", signal),
-    embedDocuments: (texts, signal) => embed(texts, options.documentPrefix ?? "", signal),
+    embedQueries: (texts, signal, usage) => embed(texts, options.queryPrefix ?? "", signal, usage),
+    embedDocuments: (texts, signal, usage) =>
+      embed(texts, options.documentPrefix ?? "", signal, usage),
     close() {
       queue.clear(new GleanerError("provider_unavailable", `embeddings ${where}: closed`));
       return Promise.resolve();

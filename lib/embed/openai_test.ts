@@ -5,6 +5,7 @@ import type { ErrorCode } from "../errors.ts";
 import type { GleanerError } from "../errors.ts";
 import { createFetcher } from "../net/fetch.ts";
 import { createOpenAIEmbedder, embeddingsEndpoint } from "./openai.ts";
+import type { EmbeddingUsage } from "./types.ts";
 import { isZeroVector } from "./vector.ts";
 
 /** A letter histogram: a deterministic, unnormalised "embedding" of a text. */
@@ -132,6 +133,37 @@ Deno.test("openai embedder: batches, auth header, index order, unit vectors", as
     await embedder.embedQueries(["cab"]);
     assert.deepEqual(server.requests[2].body.input, ["query: cab"]);
     assert.match(embedder.id, /^openai:127\.0\.0\.1:\d+\/text-embedding-test$/);
+  });
+});
+
+Deno.test("openai embedder: the prompt tokens each response reports add up in the caller's usage", async () => {
+  await withServer(async (server) => {
+    const embedder = createOpenAIEmbedder({
+      fetcher: createFetcher(network(server.origin)),
+      url: `${server.origin}/v1`,
+      model: "m",
+      batchSize: 2,
+    });
+    const usage: EmbeddingUsage = {};
+    await embedder.embedDocuments(["aaa", "bb", "abc"], undefined, usage);
+    assert.equal(server.requests.length, 2);
+    assert.equal(usage.inputTokens, 6, "two responses of usage.prompt_tokens 3");
+    const query: EmbeddingUsage = {};
+    await embedder.embedQueries(["cab"], undefined, query);
+    assert.equal(query.inputTokens, 3);
+
+    // A compatible server that leaves `usage` out reports nothing.
+    const embedding = new Array(26).fill(0).map((_, i) => (i === 0 ? 1 : 0));
+    server.fail.push({
+      status: 200,
+      body: JSON.stringify({
+        object: "list",
+        data: [{ object: "embedding", index: 0, embedding }],
+      }),
+    });
+    const none: EmbeddingUsage = {};
+    await embedder.embedDocuments(["a"], undefined, none);
+    assert.equal(none.inputTokens, undefined);
   });
 });
 

@@ -15,12 +15,35 @@ export interface Embedder {
   readonly id: string;
   /** Vector length (for an API embedder without configured dimensions: 0 until its first answer). */
   readonly dimensions: number;
-  /** Embeds search queries (with the model's query prefix, if any). */
-  embedQueries(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
-  /** Embeds passages (with the model's document prefix, if any). */
-  embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /**
+   * Embeds search queries (with the model's query prefix, if any); an
+   * embedder whose service counts tokens adds them to `usage`.
+   */
+  embedQueries(
+    texts: string[],
+    signal?: AbortSignal,
+    usage?: EmbeddingUsage,
+  ): Promise<Float32Array[]>;
+  /**
+   * Embeds passages (with the model's document prefix, if any); an embedder
+   * whose service counts tokens adds them to `usage`.
+   */
+  embedDocuments(
+    texts: string[],
+    signal?: AbortSignal,
+    usage?: EmbeddingUsage,
+  ): Promise<Float32Array[]>;
   /** Releases resources. */
   close?(): Promise<void>;
+}
+
+/**
+ * What a call to an embedder used, as far as its model service says: left
+ * untouched by embedders that count nothing (local models).
+ */
+export interface EmbeddingUsage {
+  /** Input tokens the service counted, summed over the call's requests. */
+  inputTokens?: number;
 }
 
 /** Persistent store of document embeddings keyed by model id and text hash. */

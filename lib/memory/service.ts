@@ -31,6 +31,7 @@ import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { renderedTokens } from "./rendered_tokens.ts";
 import { normalizeMemoryText, scopeKey } from "./text.ts";
 import { parseTimeFilter } from "./time.ts";
+import { traceMemoryEmbed, traceMemorySearch, traceMemoryStore } from "./spans.ts";
 import { VectorIndex } from "./vector/vector_index.ts";
 import type {
   DeleteMemoryResult,
@@ -385,7 +386,13 @@ export class MemoryService {
       vectors = options.vectors;
     } else if (ready.embedder && items.length > 0) {
       try {
-        vectors = await ready.embedder.embedDocuments(items.map((i) => i.content), signal);
+        const embedder = ready.embedder;
+        vectors = await traceMemoryEmbed(
+          embedder,
+          "document",
+          items.length,
+          (usage) => embedder.embedDocuments(items.map((i) => i.content), signal, usage),
+        );
       } catch (error) {
         if (signal?.aborted) throw error;
         embedFailed = true;
@@ -473,9 +480,18 @@ export class MemoryService {
         ...(vector && ready.model ? { embedding: { model: ready.model, vector } } : {}),
       };
     });
-    const outcomes: InsertedMemory[] = this.backend.insertDistinct
-      ? await this.backend.insertDistinct(rows)
-      : (await this.backend.insert(rows)).map((memory) => ({ memory, duplicate: false }));
+    const outcomes: InsertedMemory[] = await traceMemoryStore(
+      this.backend.engine,
+      "INSERT",
+      rows.length,
+      async (span) => {
+        const out: InsertedMemory[] = this.backend.insertDistinct
+          ? await this.backend.insertDistinct(rows)
+          : (await this.backend.insert(rows)).map((memory) => ({ memory, duplicate: false }));
+        span.set({ "gleaner.memory.duplicates": out.filter((o) => o.duplicate).length });
+        return out;
+      },
+    );
     // The memory each distinct item is now: the one it saved, or the one it repeats.
     const byIndex = new Map<number, Memory>();
     let saved = 0;
@@ -603,15 +619,17 @@ export class MemoryService {
   ): Promise<(MemoryCandidate | undefined)[]> {
     if (vectors.length === 0) return [];
     const floor = this.#options.reviewSimilarity;
-    if (this.backend.nearestMany) {
-      return await this.backend.nearestMany(vectors, scopes, floor);
-    }
-    const out: (MemoryCandidate | undefined)[] = [];
-    for (let i = 0; i < vectors.length; i++) {
-      const [top] = await this.backend.vectorCandidates(vectors[i], 1, scopes[i]);
-      out.push(top && top.score >= floor ? top : undefined);
-    }
-    return out;
+    return await traceMemorySearch(this.backend.engine, "similar", async () => {
+      if (this.backend.nearestMany) {
+        return await this.backend.nearestMany(vectors, scopes, floor);
+      }
+      const out: (MemoryCandidate | undefined)[] = [];
+      for (let i = 0; i < vectors.length; i++) {
+        const [top] = await this.backend.vectorCandidates(vectors[i], 1, scopes[i]);
+        out.push(top && top.score >= floor ? top : undefined);
+      }
+      return out;
+    }, (found) => found.filter((c) => c !== undefined).length);
   }
 
   /**
@@ -695,14 +713,24 @@ export class MemoryService {
       // confusable queries, checked on the other half; see bench/memory.ts).
       const k = Math.max(LEXICAL_DEPTH, topK * 4);
       const denseK = Math.max(this.#options.denseDepth, topK * 2);
-      const lexical = await this.backend.lexicalCandidates(query, k, scope);
+      const lexical = await traceMemorySearch(
+        this.backend.engine,
+        "bm25",
+        () => this.backend.lexicalCandidates(query, k, scope),
+      );
       retrievers.push("bm25");
       let dense: number[] | undefined;
       if (ready.embedder && !this.#job && this.#options.denseWeight > 0) {
         let vector = options.queryVector;
         if (!vector) {
           try {
-            [vector] = await ready.embedder.embedQueries([query], options.signal);
+            const embedder = ready.embedder;
+            [vector] = await traceMemoryEmbed(
+              embedder,
+              "query",
+              1,
+              (usage) => embedder.embedQueries([query], options.signal, usage),
+            );
           } catch (error) {
             if (options.signal?.aborted) throw error;
             log.warn("memory: query embedding failed, BM25 alone: {error}", {
@@ -711,7 +739,12 @@ export class MemoryService {
           }
         }
         if (vector && !isZeroVector(vector)) {
-          const near = await this.backend.vectorCandidates(vector, denseK, scope);
+          const queryVector = vector;
+          const near = await traceMemorySearch(
+            this.backend.engine,
+            "dense",
+            () => this.backend.vectorCandidates(queryVector, denseK, scope),
+          );
           const floor = this.#options.denseMinSimilarity ?? defaultDenseFloor(ready.model);
           dense = near.filter((c) => c.score >= floor).map((c) => c.id);
           retrievers.push("dense");
@@ -739,12 +772,18 @@ export class MemoryService {
         ...(rows ? { memory: rows.get(f.key) ?? null } : {}),
       }));
     } else {
-      const page = await this.backend.list({
-        ...scope,
-        sort: "recent",
-        limit: Math.max(topK * 3, 30),
-        offset: 0,
-      });
+      const page = await traceMemorySearch(
+        this.backend.engine,
+        "recent",
+        () =>
+          this.backend.list({
+            ...scope,
+            sort: "recent",
+            limit: Math.max(topK * 3, 30),
+            offset: 0,
+          }),
+        (found) => found.items.length,
+      );
       matched = page.total;
       ranked = page.items.map((memory) => ({ id: memory.id, memory }));
     }
@@ -915,7 +954,13 @@ export class MemoryService {
     let vector: Float32Array | undefined;
     if (ready.embedder) {
       try {
-        [vector] = await ready.embedder.embedDocuments([input.content], signal);
+        const embedder = ready.embedder;
+        [vector] = await traceMemoryEmbed(
+          embedder,
+          "document",
+          1,
+          (usage) => embedder.embedDocuments([input.content], signal, usage),
+        );
       } catch (error) {
         if (signal?.aborted) throw error;
         log.warn("memory: embedding failed on update: {error}", { error: String(error) });
@@ -923,9 +968,12 @@ export class MemoryService {
     }
     const notices: MemoryNotice[] = [];
     if (vector && !isZeroVector(vector)) {
-      const near = await this.backend.vectorCandidates(vector, 2, {
-        session_id: current.session_id,
-      });
+      const newVector = vector;
+      const near = await traceMemorySearch(
+        this.backend.engine,
+        "similar",
+        () => this.backend.vectorCandidates(newVector, 2, { session_id: current.session_id }),
+      );
       const other = near.find((c) =>
         c.id !== current.id && c.score >= this.#options.reviewSimilarity
       );
@@ -953,12 +1001,18 @@ export class MemoryService {
           `The new content has ${tokens} tokens (over ${splitTokens}): consider splitting it.`,
       });
     }
-    const { memory, previous } = await this.backend.update(current.id, {
-      content: input.content,
-      tokens,
-      updated_at: this.#options.now(),
-      ...(vector && ready.model ? { embedding: { model: ready.model, vector } } : {}),
-    });
+    const { memory, previous } = await traceMemoryStore(
+      this.backend.engine,
+      "UPDATE",
+      1,
+      () =>
+        this.backend.update(current.id, {
+          content: input.content,
+          tokens,
+          updated_at: this.#options.now(),
+          ...(vector && ready.model ? { embedding: { model: ready.model, vector } } : {}),
+        }),
+    );
     if (!memory.embedding_model && ready.embedder) this.#startReembed(ready);
     return {
       memory,

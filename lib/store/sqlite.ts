@@ -11,6 +11,7 @@ import { GleanerError } from "../errors.ts";
 import { gleanerDataDir, readEnv } from "../config/env.ts";
 import { getGleanerLogger } from "../log.ts";
 import { type Migration, MIGRATIONS } from "./migrations.ts";
+import { storeFolder, storeModes } from "./file_mode.ts";
 
 const log = getGleanerLogger("store");
 
@@ -31,6 +32,8 @@ export interface OpenDatabaseOptions {
    * given, the connection is opened with `allowExtension: true`.
    */
   extensions?: readonly ((db: DatabaseSync) => void)[];
+  /** Told what migrating did (the doctor reports it). */
+  onMigrated?: (result: MigrationResult) => void;
 }
 
 /** Outcome of {@link migrate}. */
@@ -70,7 +73,8 @@ export function defaultDatabasePath(
 
 /**
  * Opens (creating if needed) the SQLite store at `path` and migrates it.
- * A new file is created with mode 0600 (its directory 0700); WAL journal mode
+ * A new file is created with mode 0600 (its directory 0700), and an existing
+ * one that group or others can reach is tightened with a warning; WAL journal mode
  * and `busy_timeout` are set so several processes can share the file.
  * `":memory:"` opens a private in-memory store.
  *
@@ -112,7 +116,8 @@ export function openDatabase(
     }
     db.exec("PRAGMA foreign_keys = ON");
     for (const load of options.extensions ?? []) load(db);
-    migrate(db, options.migrations ?? MIGRATIONS);
+    const migrated = migrate(db, options.migrations ?? MIGRATIONS);
+    options.onMigrated?.(migrated);
   } catch (error) {
     db.close();
     if (error instanceof GleanerError) throw error;
@@ -218,10 +223,13 @@ export function userVersion(db: DatabaseSync): number {
   return Number(row.user_version);
 }
 
-/** Creates the parent directory (0700) and an empty file (0600) when absent. */
+/**
+ * Creates the parent directory (0700) and an empty file (0600) when absent,
+ * and tightens an existing file or folder that others can reach (see
+ * `file_mode.ts`), with a warning.
+ */
 function prepareFile(path: string): void {
-  const slash = path.lastIndexOf("/");
-  const dir = slash > 0 ? path.slice(0, slash) : slash === 0 ? "/" : ".";
+  const dir = storeFolder(path);
   Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
   try {
     const file = Deno.openSync(path, { createNew: true, write: true, mode: 0o600 });
@@ -230,13 +238,17 @@ function prepareFile(path: string): void {
   } catch (error) {
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
   }
+  storeModes(path, { tighten: true });
 }
 
 function openError(path: string, error: unknown): GleanerError {
   if (error instanceof GleanerError) return error;
   if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+    // Deno names the missing flag (--allow-ffi when an extension cannot load).
     const flag = error instanceof Deno.errors.NotCapable
-      ? " (run with --allow-read and --allow-write for it)"
+      ? ` (run with ${
+        /--allow-[a-z]+/.exec(error.message)?.[0] ?? "--allow-read and --allow-write"
+      } for it)`
       : "";
     return new GleanerError("invalid_arguments", `store.path ${path} is not accessible${flag}`, {
       cause: error,

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
+import { configure, type LogRecord, reset } from "@logtape/logtape";
 import { GleanerError } from "../errors.ts";
 import { SqliteDomainStats } from "./domain_stats.ts";
 import { type Migration, MIGRATIONS } from "./migrations.ts";
+import { storeModes } from "./file_mode.ts";
 import { defaultDatabasePath, migrate, openDatabase, transaction, userVersion } from "./sqlite.ts";
 
 function tables(db: DatabaseSync): string[] {
@@ -161,4 +163,87 @@ Deno.test("an unopenable path fails with invalid_arguments naming store.path", a
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+});
+
+/** Runs `fn` with Gleaner's warnings captured (as the CLI's sink would print them). */
+async function withWarnings(fn: (warnings: string[]) => Promise<void> | void): Promise<void> {
+  const warnings: string[] = [];
+  await configure({
+    reset: true,
+    sinks: {
+      capture: (r: LogRecord) => {
+        if (r.level === "warning") warnings.push(r.message.map(String).join(""));
+      },
+    },
+    loggers: [
+      { category: ["gleaner"], lowestLevel: "warning", sinks: ["capture"] },
+      { category: ["logtape", "meta"], lowestLevel: "warning", sinks: ["capture"] },
+    ],
+  });
+  try {
+    await fn(warnings);
+  } finally {
+    await reset();
+  }
+}
+
+Deno.test({
+  name: "openDatabase tightens a store file and folder that others can reach, one warning each",
+  ignore: Deno.build.os === "windows",
+  fn: () =>
+    withWarnings(async (warnings) => {
+      const root = await Deno.makeTempDir();
+      try {
+        const dir = `${root}/data`;
+        const path = `${dir}/gleaner.db`;
+        openDatabase(path).close();
+        Deno.chmodSync(dir, 0o755);
+        Deno.chmodSync(path, 0o644);
+        Deno.writeFileSync(`${path}-wal`, new Uint8Array(), { mode: 0o644 });
+        Deno.chmodSync(`${path}-wal`, 0o664);
+        warnings.length = 0;
+
+        const db = openDatabase(path);
+        assert.equal(Deno.statSync(dir).mode! & 0o777, 0o700);
+        assert.equal(Deno.statSync(path).mode! & 0o777, 0o600);
+        assert.equal(Deno.statSync(`${path}-wal`).mode! & 0o777, 0o600);
+        db.close();
+        assert.equal(warnings.length, 3, warnings.join("\n"));
+        assert.ok(warnings.some((w) => w.includes(dir) && /0755.*0700/.test(w)), warnings[0]);
+        assert.ok(warnings.some((w) => w.includes(`${path} had`) && /0644.*0600/.test(w)));
+        assert.ok(warnings.some((w) => w.includes(`${path}-wal`) && /0664.*0600/.test(w)));
+
+        // Tight already: nothing to say.
+        warnings.length = 0;
+        openDatabase(path).close();
+        assert.deepEqual(warnings, []);
+      } finally {
+        await Deno.remove(root, { recursive: true });
+      }
+    }),
+});
+
+Deno.test({
+  name: "a shared folder (sticky bit) is left as it is; the file in it is still tightened",
+  ignore: Deno.build.os === "windows",
+  fn: () =>
+    withWarnings(async (warnings) => {
+      const root = await Deno.makeTempDir();
+      try {
+        Deno.chmodSync(root, 0o1777);
+        const path = `${root}/gleaner.db`;
+        Deno.writeFileSync(path, new Uint8Array(), { mode: 0o644 });
+        Deno.chmodSync(path, 0o644);
+        openDatabase(path).close();
+        assert.equal(Deno.statSync(root).mode! & 0o7777, 0o1777);
+        assert.equal(Deno.statSync(path).mode! & 0o777, 0o600);
+        assert.equal(warnings.length, 1, warnings.join("\n"));
+        const modes = storeModes(path, { tighten: false });
+        const folder = modes.find((m) => m.kind === "folder");
+        assert.equal(folder?.loose, true);
+        assert.match(folder?.left ?? "", /sticky/);
+      } finally {
+        await Deno.remove(root, { recursive: true });
+      }
+    }),
 });

@@ -19,7 +19,7 @@ import { readEnv } from "../config/env.ts";
 
 import type { SpanHandle, Telemetry } from "./types.ts";
 
-export type { SpanHandle, Telemetry, TelemetryAttributes } from "./types.ts";
+export type { SpanHandle, SpanOptions, Telemetry, TelemetryAttributes } from "./types.ts";
 
 const NOOP_SPAN: SpanHandle = { set() {} };
 

@@ -20,7 +20,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { getGleanerLogger } from "../log.ts";
 import { VERSION } from "../version.ts";
-import type { SpanHandle, Telemetry, TelemetryAttributes } from "./types.ts";
+import type { SpanHandle, SpanOptions, Telemetry, TelemetryAttributes } from "./types.ts";
 
 const log = getGleanerLogger("telemetry");
 
@@ -364,6 +364,7 @@ export function createOtlpTelemetry(env: Record<string, string | undefined>): Te
       metric: string,
       attributes: TelemetryAttributes,
       fn: (span: SpanHandle) => Promise<T>,
+      options: SpanOptions = {},
     ): Promise<T> {
       const parent = context.getStore();
       const self: SpanContext = { traceId: parent?.traceId ?? randomHex(16), spanId: randomHex(8) };
@@ -388,7 +389,8 @@ export function createOtlpTelemetry(env: Record<string, string | undefined>): Te
           spanId: self.spanId,
           ...(parent ? { parentSpanId: parent.spanId } : {}),
           name: `gleaner.${name}`,
-          kind: 1,
+          // OTLP SpanKind: 1 internal, 3 client.
+          kind: options.kind === "client" ? 3 : 1,
           startTimeUnixNano: start,
           endTimeUnixNano: nowNanos(),
           attributes: toAttributes(outcome === "ok" ? all : { ...all, "error.type": outcome }),

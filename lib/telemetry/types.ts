@@ -14,6 +14,15 @@ export interface SpanHandle {
   set(attributes: TelemetryAttributes): void;
 }
 
+/** How a span is exported besides its name and attributes. */
+export interface SpanOptions {
+  /**
+   * OTLP span kind: `internal` (default), or `client` for a call to a
+   * database or a model service (as the semantic conventions ask).
+   */
+  kind?: "internal" | "client";
+}
+
 /** Gleaner's instruments; {@link NOOP_TELEMETRY} when telemetry is off. */
 export interface Telemetry {
   /** True when an exporter is running. */
@@ -28,6 +37,7 @@ export interface Telemetry {
     metric: string,
     attributes: TelemetryAttributes,
     fn: (span: SpanHandle) => Promise<T>,
+    options?: SpanOptions,
   ): Promise<T>;
   /** Adds to the `gleaner.tokens.saved` counter. */
   tokensSaved(tokens: number, attributes: TelemetryAttributes): void;

@@ -30,7 +30,12 @@ import { GleanerError } from "../../errors.ts";
 import { gleanerDataDir, readEnv } from "../../config/env.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { isZeroVector } from "../../embed/vector.ts";
-import { MEMORY_PATH, openDatabase, transaction } from "../../store/sqlite.ts";
+import {
+  MEMORY_PATH,
+  type MigrationResult,
+  openDatabase,
+  transaction,
+} from "../../store/sqlite.ts";
 import { MEMORY_MIGRATIONS } from "./migrations.ts";
 import { openVectorReader, type VectorReader } from "./vectors.ts";
 import { ftsListQuery, memoryTextKey, normalizeMemoryText, searchWords } from "../text.ts";
@@ -78,6 +83,8 @@ export interface SqliteMemoryOptions {
    * searches `vec0` instead.
    */
   vectorIndexMaxBytes?: number;
+  /** Told what migrating the file did on open (the doctor reports it). */
+  onMigrated?: (result: MigrationResult) => void;
 }
 
 /** Default {@link SqliteMemoryOptions.vectorIndexMaxBytes}. */
@@ -117,6 +124,7 @@ export function openSqliteMemoryBackend(
     migrations: MEMORY_MIGRATIONS,
     busyTimeoutMs: options.busyTimeoutMs,
     extensions: [(db) => sqliteVec.load(db)],
+    onMigrated: options.onMigrated,
   });
   if (path !== MEMORY_PATH) {
     // Vector search reads every vector: map the file instead of copying pages

@@ -297,3 +297,28 @@ Deno.test("SQLite vector reader: an unknown chunk layout is read by point lookup
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test({
+  name: "SQLite memory store: created 0600 in a 0700 folder; looser modes are tightened on open",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    const root = await Deno.makeTempDir();
+    try {
+      const dir = `${root}/gleaner`;
+      const path = `${dir}/memory.db`;
+      let backend = openSqliteMemoryBackend(path);
+      await backend.close();
+      assert.equal(Deno.statSync(dir).mode! & 0o777, 0o700);
+      assert.equal(Deno.statSync(path).mode! & 0o777, 0o600);
+
+      Deno.chmodSync(dir, 0o755);
+      Deno.chmodSync(path, 0o640);
+      backend = openSqliteMemoryBackend(path);
+      assert.equal(Deno.statSync(dir).mode! & 0o777, 0o700);
+      assert.equal(Deno.statSync(path).mode! & 0o777, 0o600);
+      await backend.close();
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
