@@ -11,6 +11,8 @@ import { githubTier } from "./github.ts";
 import { httpTier, inlineOptions } from "./http.ts";
 import { type BodyExtractor, createExtractPool, type HtmlExtractor } from "../extract/pool.ts";
 import { createLlmsTxtTier } from "./llms_txt.ts";
+import { createFirecrawlTier } from "./firecrawl.ts";
+import { createCrawl4aiTier } from "./crawl4ai.ts";
 import { waybackTier } from "./wayback.ts";
 import type { Tier } from "./types.ts";
 
@@ -29,8 +31,10 @@ export interface TierSet {
 }
 
 /**
- * Builds the default cascade: github, llms.txt, http (with structured and PDF
- * bodies), browser, wayback (opt-in), and the extraction threads they share.
+ * Builds the default cascade: firecrawl and crawl4ai (each only when its URL
+ * is set: `read.firecrawl_url`, `read.crawl4ai_url`), github, llms.txt, http
+ * (with structured and PDF bodies), browser, wayback (opt-in), and the
+ * extraction threads they share.
  *
  * @example
  * ```ts ignore
@@ -46,7 +50,11 @@ export function defaultTiers(
 ): TierSet {
   const browser = createBrowserReadTier(config, { robots: deps.fetcher.robots });
   const llmsTxt = createLlmsTxtTier({ domains: deps.domains });
-  const tiers: Tier[] = [githubTier, llmsTxt, httpTier, browser, waybackTier];
+  const services: Tier[] = [
+    ...(config.read.firecrawl_url ? [createFirecrawlTier({ robots: deps.fetcher.robots })] : []),
+    ...(config.read.crawl4ai_url ? [createCrawl4aiTier({ robots: deps.fetcher.robots })] : []),
+  ];
+  const tiers: Tier[] = [...services, githubTier, llmsTxt, httpTier, browser, waybackTier];
   const pool = createExtractPool({
     workers: config.read.extract_workers,
     timeoutMs: config.read.extract_timeout_ms,
