@@ -315,14 +315,12 @@ export async function crawlWithFirecrawl(
       // Enough pages: the manifest is complete whatever the job still does.
       if (pages.length >= plan.maxPages) break;
       const next = nextStatusUrl(base, id, value.next);
-      if (status === "completed") {
+      // A failed or cancelled job keeps the pages it did: they are collected, and flagged partial.
+      if (status === "failed" || status === "cancelled") partial = true;
+      if (jobEnded) {
         if (!next || next === cursor) break;
         cursor = next;
         continue;
-      }
-      if (status === "failed" || status === "cancelled") {
-        partial = true;
-        break;
       }
       if (next) cursor = next;
       await wait(
