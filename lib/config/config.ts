@@ -879,7 +879,19 @@ export const ConfigSchema: z.ZodObject<{
       deep_research: z.ZodDefault<z.ZodBoolean>;
     }, z.core.$strip>
   >;
-  crawl: z.ZodDefault<typeof CrawlSchema>;
+  crawl: z.ZodDefault<
+    z.ZodObject<{
+      engine: z.ZodDefault<
+        z.ZodEnum<{
+          builtin: "builtin";
+          firecrawl: "firecrawl";
+        }>
+      >;
+      poll_interval_ms: z.ZodDefault<z.ZodNumber>;
+      max_wait_ms: z.ZodDefault<z.ZodNumber>;
+      max_bytes: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strip>
+  >;
   log: z.ZodDefault<
     z.ZodObject<{
       level: z.ZodDefault<
