@@ -74,11 +74,14 @@ const MAX_FAILURES = 100;
 /** Largest number of status calls of one crawl (a hostile `next` chain ends here). */
 const MAX_STATUS_CALLS = 2_000;
 
-let sharedClient: ServiceClient | undefined;
+/** One client (and so one breaker) per configuration: per Gleaner, not per process. */
+const clients = new WeakMap<Config, ServiceClient>();
 
-/** The client crawl jobs go through (one breaker for the process's crawl jobs). */
-function crawlClient(): ServiceClient {
-  return sharedClient ??= createServiceClient(FIRECRAWL);
+/** The client the crawl jobs of this configuration go through. */
+function crawlClient(config: Config): ServiceClient {
+  let client = clients.get(config);
+  if (!client) clients.set(config, client = createServiceClient(FIRECRAWL));
+  return client;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -158,7 +161,7 @@ export async function crawlWithFirecrawl(
     );
   }
   const { signal } = input;
-  const client = crawlClient();
+  const client = crawlClient(config);
   const context = { fetcher: deps.fetcher };
   const token = config.read.firecrawl_api_key;
   const timeoutMs = config.read.service_timeout_ms;
