@@ -181,7 +181,8 @@ export async function crawlWithFirecrawl(
     method: "POST",
     json: {
       url: target,
-      limit: plan.maxPages,
+      // Depth 0 is the start page alone (Firecrawl counts sitemap pages as depth 0 too).
+      limit: plan.maxDepth === 0 ? 1 : plan.maxPages,
       maxDiscoveryDepth: plan.maxDepth,
       scrapeOptions: { formats: ["markdown", "links"], onlyMainContent: true },
     },

@@ -121,8 +121,8 @@ function linksOf(result: Record<string, unknown>): unknown[] {
 
 /**
  * Creates the Crawl4AI tier. It obeys robots.txt like the HTTP tier (when
- * `network.respect_robots`), screens the URL before sending it, and passes
- * (`undefined`) when `read.crawl4ai_url` is not set.
+ * `network.respect_robots`), screens the URL before sending it, leaves reads
+ * that name CSS selectors to the browser, and passes (`undefined`) when `read.crawl4ai_url` is not set.
  *
  * @example
  * ```ts ignore
@@ -137,7 +137,10 @@ export function createCrawl4aiTier(deps: { robots?: RobotsChecker } = {}): Servi
   return {
     name: "crawl4ai",
     client,
-    canHandle: (url) => url.protocol === "http:" || url.protocol === "https:",
+    // A read that names selectors is the browser's: the service tiers let it through.
+    canHandle: (url, request) =>
+      (url.protocol === "http:" || url.protocol === "https:") && !request.targetSelector &&
+      !request.waitForSelector,
     async read(url, request, context) {
       const config = context.config;
       const base = config.read.crawl4ai_url;

@@ -189,8 +189,8 @@ export interface ServiceTier extends Tier {
 
 /**
  * Creates the Firecrawl tier. It obeys robots.txt like the HTTP tier (when
- * `network.respect_robots`), screens the URL before sending it, and passes
- * (`undefined`) when `read.firecrawl_url` is not set.
+ * `network.respect_robots`), screens the URL before sending it, leaves reads
+ * that name CSS selectors to the browser, and passes (`undefined`) when `read.firecrawl_url` is not set.
  *
  * @example
  * ```ts ignore
@@ -205,7 +205,10 @@ export function createFirecrawlTier(deps: { robots?: RobotsChecker } = {}): Serv
   return {
     name: "firecrawl",
     client,
-    canHandle: (url) => url.protocol === "http:" || url.protocol === "https:",
+    // A read that names selectors is the browser's: the service tiers let it through.
+    canHandle: (url, request) =>
+      (url.protocol === "http:" || url.protocol === "https:") && !request.targetSelector &&
+      !request.waitForSelector,
     async read(url, request, context) {
       const config = context.config;
       const base = config.read.firecrawl_url;

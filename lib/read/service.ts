@@ -195,12 +195,13 @@ export function createServiceClient(
       if (breaker.isOpen(spec.name)) {
         const last = breaker.status().find((s) => s.key === spec.name)?.lastReason ??
           "provider_unavailable";
+        const setting = last === "unauthorized" || last === "insufficient_balance"
+          ? spec.keySetting
+          : spec.urlSetting;
         throw fail(
           last,
-          `left alone for a while after failing (${last}); check ${spec.urlSetting}`,
-          last === "unauthorized" || last === "insufficient_balance"
-            ? spec.keySetting
-            : spec.urlSetting,
+          `left alone for a while after failing (${last}); check ${setting}`,
+          setting,
         );
       }
       let res: FetchedResponse;

@@ -90,6 +90,11 @@ Deno.test("firecrawl: configured, it reads ahead of the built-in tiers with the 
     assert.ok(Number(call.body?.timeout) > 0);
     // The page is cached like any read.
     assert.equal((await with_.reader.read({ url: target })).tier, "cache");
+    // A read naming a CSS selector is left to the built-in tiers.
+    const calls = firecrawl.requests.length;
+    const selected = await with_.reader.read({ url: target, targetSelector: "p", noCache: true });
+    assert.equal(selected.tier, "http");
+    assert.equal(firecrawl.requests.length, calls);
 
     const before = firecrawl.requests.length;
     const plain = await without.reader.read({ url: target });
