@@ -166,6 +166,23 @@ Deno.test("firecrawl crawl: a failed job is partial; 402 at the start is insuffi
   }
 });
 
+Deno.test("firecrawl crawl: crawl.max_bytes bounds the results read; what fits is returned, partial", async () => {
+  const firecrawl = startFakeFirecrawl();
+  addSite(firecrawl, ["/", "/a", "/b", "/c", "/d", "/e", "/f", "/g"]);
+  firecrawl.crawlSteps = 1;
+  firecrawl.crawlPageSize = 1;
+  // About two status answers of one page each.
+  const { deps, close } = setup(firecrawl.origin, { max_bytes: 900 });
+  try {
+    const result = await crawlSite(deps, { url: `${SITE}/`, max_pages: 20 });
+    assert.equal(result.partial, true);
+    assert.ok(result.pages.length >= 1 && result.pages.length < 8, `${result.pages.length} pages`);
+  } finally {
+    await close();
+    await firecrawl.close();
+  }
+});
+
 Deno.test("crawl.engine firecrawl needs read.firecrawl_url", () => {
   assert.throws(
     () => parseConfig({ crawl: { engine: "firecrawl" } }),
