@@ -44,7 +44,8 @@ commands:
   scrape <url> [--query Q] read a page; evidence for Q or the page in order
   research <question>      search, read and rank in one call
   domains [domain]         per-domain reading memory
-  doctor                   check browser, store, embedder and config
+  doctor [--online]        check browser, store, embedder and config (--online: ask each
+                           keyed provider one cheap question: is its key accepted)
   setup                    download the configured embedding model ahead of time
   config                   print the effective configuration (secrets redacted)
 
@@ -80,6 +81,7 @@ function parse(args: string[]) {
         query: { type: "string" },
         "max-tokens": { type: "string" },
         json: { type: "boolean" },
+        online: { type: "boolean" },
         insecure: { type: "boolean" },
         "log-level": { type: "string" },
         presentation: { type: "string" },
@@ -187,7 +189,7 @@ async function main(args: string[]): Promise<number> {
   if (command === "config") return print(JSON.stringify(redactConfig(config), null, 2)), 0;
   if (command === "doctor") {
     const { runDoctor } = await import("./lib/doctor.ts");
-    const report = await runDoctor(config);
+    const report = await runDoctor(config, { online: values.online === true });
     print(JSON.stringify(report, null, 2));
     return report.ok ? 0 : 1;
   }
@@ -207,11 +209,16 @@ async function main(args: string[]): Promise<number> {
   try {
     switch (command) {
       case "mcp": {
-        const [{ serveStdio }, { toolsFor }] = await Promise.all([
+        const [{ serveStdio }, { toolsFor }, { servesMemoryResources }] = await Promise.all([
           import("./mcp/stdio.ts"),
           import("./lib/tools/presentations.ts"),
+          import("./mcp/memory_resources.ts"),
         ]);
-        await serveStdio(getGleaner, { tools: toolsFor(config) });
+        const tools = toolsFor(config);
+        await serveStdio(getGleaner, {
+          tools,
+          memoryResources: servesMemoryResources(tools, config),
+        });
         return 0;
       }
       case "serve": {

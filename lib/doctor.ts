@@ -36,6 +36,16 @@ export interface DoctorReport {
   checks: DoctorCheck[];
 }
 
+/** What {@link runDoctor} may do beyond local checks. */
+export interface DoctorOptions {
+  /**
+   * Asks each configured keyed provider one cheap documented question
+   * (`gleaner doctor --online`): whether its key is accepted, and what it
+   * serves. Most providers count the call.
+   */
+  online?: boolean;
+}
+
 /**
  * Checks the permissions, the extra CA files (`NODE_EXTRA_CA_CERTS`,
  * `DENO_CERT`), name resolution, the stores, the browser, the embedder and
@@ -49,7 +59,10 @@ export interface DoctorReport {
  * console.log(report.checks.map((c) => `${c.ok ? "ok" : "--"} ${c.name}: ${c.detail}`).join("\n"));
  * ```
  */
-export async function runDoctor(config: Config): Promise<DoctorReport> {
+export async function runDoctor(
+  config: Config,
+  options: DoctorOptions = {},
+): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [...await permissionChecks(), caCheck(), await dnsCheck()];
   try {
     const store = openStore(config.store);
@@ -103,6 +116,19 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
     });
   } catch (error) {
     checks.push({ name: "search providers", ok: false, detail: (error as Error).message });
+  }
+  if (options.online) {
+    const [{ probeProviders }, { createFetcher }] = await Promise.all([
+      import("./search/providers/probe.ts"),
+      import("./net/fetch.ts"),
+    ]);
+    for (const row of await probeProviders(config, createFetcher(config.network))) {
+      checks.push({
+        name: `provider ${row.name} (${row.roles.join(", ")})`,
+        ok: row.ok,
+        detail: row.detail,
+      });
+    }
   }
   const privateNet = config.network.allow_private;
   checks.push({

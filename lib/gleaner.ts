@@ -81,8 +81,8 @@ export interface Gleaner {
   asOperator(): Gleaner;
   /**
    * Starts ahead of time what the first reads need (the extraction threads,
-   * compiled token counting and chunking), so that a server does not pay for
-   * it while answering. Servers call it
+   * compiled token counting and chunking, the static embedding model and the
+   * query expander), so that a server does not pay for it while answering. Servers call it
    * once they are up; a library caller need not.
    */
   warm(): void;
@@ -260,7 +260,14 @@ export function createGleanerFromConfig(config: Config): Gleaner {
     },
     warm() {
       tiers.warm();
-      import("./rank/warm.ts").then((m) => m.warmRanking()).catch((error) => {
+      import("./rank/warm.ts").then((m) => m.warmRanking()).then(async () => {
+        // The static model is parsed in one piece (about 200 ms of main thread): parse it now,
+        // while the server is idle, not under the first ranked query (`deno task bench health`).
+        // Other embedders load on first use (a transformers model is large; a remote one costs
+        // nothing to create).
+        if (config.embed.provider === "static") await gleaner.embedder();
+        if (config.rank.expand_terms > 0) await gleaner.expander();
+      }).catch((error) => {
         log.debug("ranking warm-up failed: {error}", { error });
       });
     },

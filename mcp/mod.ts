@@ -11,7 +11,20 @@
  *
  * @module
  */
-export { createMcpServer, ERROR_META_KEY, type GleanerSource, toolDefinition } from "./server.ts";
+export {
+  createMcpServer,
+  ERROR_META_KEY,
+  type GleanerSource,
+  type McpServerOptions,
+  toolDefinition,
+} from "./server.ts";
+export {
+  MEMORY_RESOURCES_PAGE,
+  MEMORY_URI_TEMPLATE,
+  memoryUri,
+  registerMemoryResources,
+  servesMemoryResources,
+} from "./memory_resources.ts";
 export { ToolServer, type ToolServerOptions } from "./tool_server.ts";
 export { LineTransport, MAX_LINE_BYTES, serveStdio, type StdioOptions } from "./stdio.ts";
 export { handleMcpRequest } from "./http.ts";

@@ -29,6 +29,7 @@ import { getGleanerLogger } from "../lib/log.ts";
 import { type AnyToolSpec, preloadHandler, type Progress } from "../lib/tools/spec.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { VERSION } from "../lib/version.ts";
+import { registerMemoryResources, servesMemoryResources } from "./memory_resources.ts";
 import { ToolServer } from "./tool_server.ts";
 
 const log = getGleanerLogger("mcp");
@@ -77,11 +78,23 @@ export function toolDefinition(tool: AnyToolSpec): Tool {
  */
 export type GleanerSource = Gleaner | (() => Promise<Gleaner>);
 
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  /**
+   * Serve stored memories as resources (`gleaner://memory/{ref}`). Default:
+   * when {@link servesMemoryResources} says so for the tools (and the
+   * Gleaner's config, when it is already created).
+   */
+  memoryResources?: boolean;
+}
+
 /** Delay between answering the first `tools/list` and warming up. */
 const WARM_UP_DELAY_MS = 25;
 
 /**
- * Creates an MCP server exposing every tool (or the given list).
+ * Creates an MCP server exposing every tool (or the given list), and the
+ * stored memories as resources `gleaner://memory/{ref}` where memory is on
+ * (see {@link McpServerOptions}).
  * Results carry `structuredContent` (the JSON) and a compact text for the model.
  * Failures, invalid arguments included, come back as tool errors
  * (`isError: true`) whose text is `<code>: <message>` and whose
@@ -101,15 +114,23 @@ const WARM_UP_DELAY_MS = 25;
 export function createMcpServer(
   gleaner: GleanerSource,
   tools: readonly AnyToolSpec[] = TOOLS,
+  options: McpServerOptions = {},
 ): ToolServer {
-  // `tools: {}` without `listChanged`: the list is fixed for the server's lifetime.
+  const resources = options.memoryResources ??
+    servesMemoryResources(tools, typeof gleaner === "function" ? undefined : gleaner.config);
+  // `tools: {}` without `listChanged`: the list is fixed for the server's lifetime. Resources
+  // without `subscribe` or `listChanged`: clients list again when they need to.
   const server = new ToolServer(
     { name: "gleaner", title: "Gleaner", version: VERSION },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: {}, ...(resources ? { resources: {} } : {}) },
+      instructions: INSTRUCTIONS,
+    },
   );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
   const resolve = typeof gleaner === "function" ? gleaner : () => Promise.resolve(gleaner);
+  if (resources) registerMemoryResources(server, resolve);
   let warmed = typeof gleaner !== "function";
   server.setRequestHandler(ListToolsRequestSchema, () => {
     if (!warmed) {

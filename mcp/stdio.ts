@@ -293,6 +293,8 @@ export interface StdioOptions {
   output?: WritableStream<Uint8Array>;
   /** Largest line accepted (default {@link MAX_LINE_BYTES}). */
   maxLineBytes?: number;
+  /** Serve stored memories as resources (default: see `createMcpServer`). */
+  memoryResources?: boolean;
 }
 
 /**
@@ -313,7 +315,11 @@ export async function serveStdio(
 ): Promise<void> {
   const tools = options.tools ??
     (typeof gleaner === "function" ? TOOLS : toolsFor(gleaner.config));
-  const server = createMcpServer(gleaner, tools);
+  const server = createMcpServer(
+    gleaner,
+    tools,
+    options.memoryResources !== undefined ? { memoryResources: options.memoryResources } : {},
+  );
   const transport = new LineTransport(
     options.input ?? Deno.stdin.readable,
     options.output ?? Deno.stdout.writable,

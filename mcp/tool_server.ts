@@ -1,7 +1,7 @@
 /**
- * A tools-only MCP server on the SDK's `Protocol` (JSON-RPC framing, ping,
- * progress, cancellation). It does what the SDK's `Server` does for a server
- * that only offers tools — answers `initialize` with the negotiated protocol
+ * An MCP server for tools (and resources) on the SDK's `Protocol` (JSON-RPC
+ * framing, ping, progress, cancellation). It does what the SDK's `Server`
+ * does for a server that offers tools and resources — answers `initialize` with the negotiated protocol
  * version, and refuses methods whose capability it did not declare — without
  * loading the JSON Schema validator (Ajv) that `Server` needs only for
  * elicitation, which Gleaner never requests. That keeps about 0.1 s off every
@@ -30,7 +30,7 @@ import {
 
 /** Options of {@link ToolServer}. */
 export interface ToolServerOptions extends ProtocolOptions {
-  /** What the server declares; only `tools` (and `logging`) are served. */
+  /** What the server declares; only `tools`, `resources` (and `logging`) are served. */
   capabilities: ServerCapabilities;
   /** How a model should use the server, sent in the `initialize` answer. */
   instructions?: string;
@@ -113,12 +113,15 @@ export class ToolServer extends Protocol<ServerRequest, ServerNotification, Serv
     throw new Error(`this server does not send ${method}`);
   }
 
-  /** Tool methods need the `tools` capability; `initialize` and `ping` need none. */
+  /** Tool methods need `tools`, resource methods `resources`; `initialize` and `ping` need none. */
   protected assertRequestHandlerCapability(method: string): void {
     // The base class registers its own handlers before the capabilities are set.
     if (!this.capabilities) return;
     if ((method === "tools/list" || method === "tools/call") && !this.capabilities.tools) {
       throw new Error(`this server does not declare tools (required for ${method})`);
+    }
+    if (method.startsWith("resources/") && !this.capabilities.resources) {
+      throw new Error(`this server does not declare resources (required for ${method})`);
     }
   }
 

@@ -50,6 +50,11 @@ Deno.test("Deep Research presentation: exactly search and fetch, contract shapes
     );
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t: { name: string }) => t.name).sort(), ["fetch", "search"]);
+    assert.equal(
+      client.getServerCapabilities()?.resources,
+      undefined,
+      "memories are not resources of a Deep Research client unless memory.deep_research is on",
+    );
     for (const tool of tools) {
       assert.equal(tool.annotations?.readOnlyHint, true, `${tool.name} is read-only`);
       assert.equal(
@@ -193,6 +198,18 @@ Deno.test("Deep Research: memory.deep_research on lets stored memories lead the 
       url: `gleaner://memory/${ref}`,
     }, "corpus = memories + web");
     assert.ok(out.results.some((r) => r.url === world.web.url("/pages/mozilla-1")));
+    // The citation resolves as an MCP resource, here and on Gleaner's own endpoint.
+    const own = new Client({ name: "own-tools", version: "1.0.0" });
+    await own.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)) as Transport);
+    try {
+      for (const reader of [client, own]) {
+        const cited = await reader.readResource({ uri: out.results[0].url });
+        assert.equal(cited.contents[0].uri, `gleaner://memory/${ref}`);
+        assert.match(String(cited.contents[0].text), /through a TransformStream/);
+      }
+    } finally {
+      await own.close();
+    }
 
     const remembered = await client.callTool({
       name: "fetch",
@@ -265,6 +282,16 @@ Deno.test("Deep Research in hosted mode: user B never sees user A's memory, even
     assert.equal(fromBob.isError, true);
     assert.match(fromBob.content[0].text, /^not_found: /);
     assert.ok(!fromBob.content[0].text.includes("lighthouse"));
+    // Nor as a resource: Alice's citation is not found for Bob, and resolves for Alice.
+    await assert.rejects(
+      bob.readResource({ uri: `gleaner://memory/${ref}` }),
+      (error: Error) =>
+        /Resource not found/.test(error.message) && !/lighthouse/.test(error.message),
+    );
+    assert.match(
+      String((await alice.readResource({ uri: `gleaner://memory/${ref}` })).contents[0].text),
+      /lighthouse/,
+    );
     const fromAlice = await alice.callTool({
       name: "fetch",
       arguments: { id: `memory:${ref}` },
@@ -306,6 +333,11 @@ Deno.test("gleaner mcp --presentation deep-research serves exactly search and fe
     );
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t: { name: string }) => t.name).sort(), ["fetch", "search"]);
+    assert.equal(
+      client.getServerCapabilities()?.resources,
+      undefined,
+      "memories are not resources of a Deep Research client unless memory.deep_research is on",
+    );
     const found = await client.callTool({
       name: "search",
       arguments: { query: "streams" },

@@ -113,11 +113,12 @@ export function runSteps<T>(steps: Steps<T>): T {
  * ```
  */
 export async function runPaced<T>(steps: Steps<T>): Promise<T> {
-  let step = steps.next();
-  while (!step.done) {
+  // The first step waits its turn too: ten callers started at once must not
+  // each run a step before any of them pauses.
+  for (;;) {
     const pause = pace();
     if (pause) await pause;
-    step = steps.next();
+    const step = steps.next();
+    if (step.done) return step.value;
   }
-  return step.value;
 }

@@ -585,6 +585,12 @@ export const MemorySchema: z.ZodObject<{
   dense_weight: z.ZodDefault<z.ZodNumber>;
   dense_min_similarity: z.ZodOptional<z.ZodNumber>;
   min_score: z.ZodDefault<z.ZodNumber>;
+  duplicate_similarity: z.ZodDefault<z.ZodNumber>;
+  review_similarity: z.ZodDefault<z.ZodNumber>;
+  split_tokens: z.ZodDefault<z.ZodNumber>;
+  rrf_k: z.ZodDefault<z.ZodNumber>;
+  recall_budget: z.ZodDefault<z.ZodNumber>;
+  access_weight: z.ZodDefault<z.ZodNumber>;
   hosted: z.ZodDefault<z.ZodBoolean>;
   hosted_user_header: z.ZodDefault<z.ZodString>;
   hosted_token_header: z.ZodDefault<z.ZodString>;
@@ -616,6 +622,29 @@ export const MemorySchema: z.ZodObject<{
   /** Fused scores below this are dropped (0: keep every candidate). */
   min_score: z.number().min(0).max(1).default(0),
   /**
+   * Cosine at or above which a saved memory's `similar_to` notice calls it a near-duplicate
+   * (`near_duplicate: true`: very likely the same fact; update that one instead). It is still
+   * saved: only the same text is ever skipped. At least `review_similarity`.
+   */
+  duplicate_similarity: z.number().min(0).max(1).default(0.95),
+  /**
+   * Cosine at or above which a saved (or updated) memory gets a `similar_to` notice naming its
+   * nearest memory, for review. At most `duplicate_similarity`.
+   */
+  review_similarity: z.number().min(0).max(1).default(0.8),
+  /** Content over this many tokens is saved with a `consider_splitting` notice. */
+  split_tokens: z.number().int().positive().default(800),
+  /** RRF constant of recall's fusion (larger: flatter credit down each ranking). */
+  rrf_k: z.number().int().positive().default(60),
+  /** Token budget of a recall when the call gives no `max_tokens`. */
+  recall_budget: z.number().int().positive().max(100_000).default(2_000),
+  /**
+   * Share of recall frequency in recall's ranking: the matches of a query are ordered by
+   * `(1 - access_weight) × fused score + access_weight × recall count / highest recall count
+   * among them`. 0: by the query alone (scores and labels always stay the query's).
+   */
+  access_weight: z.number().min(0).max(1).default(0),
+  /**
    * Hosted mode: behind a trusted reverse proxy, each user gets their own memory file.
    * Requests must come from `hosted_trusted_proxies` with `hosted_proxy_token` and a user id.
    */
@@ -646,6 +675,9 @@ export const MemorySchema: z.ZodObject<{
    * one. Off by default; in hosted mode only the calling user's own memories.
    */
   deep_research: z.boolean().default(false),
+}).refine((m) => m.review_similarity <= m.duplicate_similarity, {
+  message: "must not exceed memory.duplicate_similarity",
+  path: ["review_similarity"],
 });
 
 /** Settings of logging. */
@@ -867,6 +899,12 @@ export const ConfigSchema: z.ZodObject<{
       dense_weight: z.ZodDefault<z.ZodNumber>;
       dense_min_similarity: z.ZodOptional<z.ZodNumber>;
       min_score: z.ZodDefault<z.ZodNumber>;
+      duplicate_similarity: z.ZodDefault<z.ZodNumber>;
+      review_similarity: z.ZodDefault<z.ZodNumber>;
+      split_tokens: z.ZodDefault<z.ZodNumber>;
+      rrf_k: z.ZodDefault<z.ZodNumber>;
+      recall_budget: z.ZodDefault<z.ZodNumber>;
+      access_weight: z.ZodDefault<z.ZodNumber>;
       hosted: z.ZodDefault<z.ZodBoolean>;
       hosted_user_header: z.ZodDefault<z.ZodString>;
       hosted_token_header: z.ZodDefault<z.ZodString>;

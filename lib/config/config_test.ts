@@ -145,3 +145,59 @@ Deno.test("config: the Brave key is read from BRAVE_SEARCH_API_KEY too; BRAVE_AP
   await loadConfig({ env: { BRAVE_SEARCH_API_KEY: "k", HOME: home }, warn: (m) => warn.push(m) });
   assert.deepEqual(warn, []);
 });
+
+Deno.test("config: memory thresholds are settings with today's values, validated, from the environment", async () => {
+  const { memory } = parseConfig({});
+  assert.deepEqual(
+    [
+      memory.duplicate_similarity,
+      memory.review_similarity,
+      memory.split_tokens,
+      memory.rrf_k,
+      memory.recall_budget,
+      memory.access_weight,
+    ],
+    [0.95, 0.8, 800, 60, 2_000, 0],
+  );
+  const fromEnv = await loadConfig({
+    env: {
+      GLEANER_MEMORY_DUPLICATE_SIMILARITY: "0.9",
+      GLEANER_MEMORY_REVIEW_SIMILARITY: "0.7",
+      GLEANER_MEMORY_SPLIT_TOKENS: "300",
+      GLEANER_MEMORY_RRF_K: "10",
+      GLEANER_MEMORY_RECALL_BUDGET: "500",
+      GLEANER_MEMORY_ACCESS_WEIGHT: "0.25",
+    },
+  });
+  assert.deepEqual(
+    [
+      fromEnv.memory.duplicate_similarity,
+      fromEnv.memory.review_similarity,
+      fromEnv.memory.split_tokens,
+      fromEnv.memory.rrf_k,
+      fromEnv.memory.recall_budget,
+      fromEnv.memory.access_weight,
+    ],
+    [0.9, 0.7, 300, 10, 500, 0.25],
+  );
+  const refused: [Record<string, number>, string][] = [
+    [{ duplicate_similarity: 1.2 }, "memory.duplicate_similarity"],
+    [{ review_similarity: -0.1 }, "memory.review_similarity"],
+    [{ review_similarity: 0.97 }, "memory.review_similarity"],
+    [{ duplicate_similarity: 0.7 }, "memory.review_similarity"],
+    [{ split_tokens: 0 }, "memory.split_tokens"],
+    [{ split_tokens: 2.5 }, "memory.split_tokens"],
+    [{ rrf_k: -1 }, "memory.rrf_k"],
+    [{ recall_budget: 0 }, "memory.recall_budget"],
+    [{ access_weight: 2 }, "memory.access_weight"],
+  ];
+  for (const [memory, field] of refused) {
+    assert.throws(
+      () => parseConfig({ memory }),
+      (error: GleanerError) =>
+        error.code === "invalid_arguments" && error.details?.field === field &&
+        error.message.includes(field),
+      JSON.stringify(memory),
+    );
+  }
+});

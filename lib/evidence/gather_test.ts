@@ -145,3 +145,29 @@ Deno.test("gatherEvidence: query expansion brings in the page's own words for a 
   assert.ok(expanded.tokens <= 300);
   assert.equal(expanded.ranking, "bm25");
 });
+
+Deno.test("gatherEvidence: a page of 200,000 CJK characters without spaces gives evidence within the budget", async () => {
+  let run = "";
+  for (let i = 0; i < 200_000; i++) run += String.fromCharCode(0x4e00 + (i * 7919) % 3000);
+  const url = "https://fixture.example/cjk";
+  const page: Page = {
+    url,
+    finalUrl: url,
+    title: "CJK",
+    markdown: run,
+    links: [],
+    tier: "http",
+    mediaType: "text/html",
+    fetchedAt: "",
+  };
+  const packet = await gatherEvidence({
+    reads: [{ page, query: run.slice(100_000, 100_004) }],
+    maxTokens: 500,
+    rank,
+  });
+  assert.ok(packet.tokens > 0 && packet.tokens <= 500, `${packet.tokens} tokens`);
+  assert.equal(packet.tokens, countTokens(packet.text));
+  const item = packet.items[0];
+  assert.equal(page.markdown.slice(item.start, item.end), item.text);
+  assert.ok(item.text.includes(run.slice(100_000, 100_004)), "the passage holding the query");
+});

@@ -29,6 +29,7 @@ export {
   DEFAULT_MAX_TOKENS,
   DEFAULT_PROFILE_MAX_TOKENS,
   DEFAULT_TOP_K,
+  DUPLICATE_SIMILARITY,
   MemoryService,
   type MemoryServiceOptions,
   PREVIEW_CHARS,

@@ -60,20 +60,26 @@ import type {
 const log = getGleanerLogger("memory");
 
 /**
- * Cosine at or above which a new memory is saved with a `similar_to` notice
- * naming its nearest memory. No cosine ever skips a memory: only the same
- * text (see {@link normalizeMemoryText}) is a duplicate.
+ * Default cosine at or above which a new memory is saved with a `similar_to`
+ * notice naming its nearest memory (`memory.review_similarity`). No cosine
+ * ever skips a memory: only the same text (see {@link normalizeMemoryText})
+ * is a duplicate.
  */
 export const SIMILAR_SIMILARITY = 0.8;
-/** Content longer than this many tokens is saved with a "consider splitting" notice. */
+/**
+ * Default cosine at or above which a `similar_to` notice calls the memory a
+ * near-duplicate (`near_duplicate: true`; `memory.duplicate_similarity`).
+ */
+export const DUPLICATE_SIMILARITY = 0.95;
+/** Default length in tokens over which content is saved with a "consider splitting" notice. */
 export const SPLIT_TOKENS = 800;
 /** Default `top_k` of a recall. */
 export const DEFAULT_TOP_K = 10;
-/** Default token budget of a recall (episodic memories). */
+/** Default token budget of a recall (episodic memories; `memory.recall_budget`). */
 export const DEFAULT_MAX_TOKENS = 2_000;
 /** Default token budget of the profile pool. */
 export const DEFAULT_PROFILE_MAX_TOKENS = 500;
-/** RRF constant. */
+/** Default RRF constant (`memory.rrf_k`). */
 export const RRF_K = 60;
 /** Fewest BM25 candidates a recall fuses (else 4 × `top_k`). */
 export const LEXICAL_DEPTH = 50;
@@ -119,6 +125,26 @@ export interface MemoryServiceOptions {
   minScore?: number;
   /** Fewest vector candidates a recall fuses, else 2 × `top_k` (default {@link DENSE_DEPTH}). */
   denseDepth?: number;
+  /** Cosine from which a `similar_to` notice is sent (default {@link SIMILAR_SIMILARITY}). */
+  reviewSimilarity?: number;
+  /**
+   * Cosine from which a `similar_to` notice says `near_duplicate: true`
+   * (default {@link DUPLICATE_SIMILARITY}); the memory is saved all the same.
+   */
+  duplicateSimilarity?: number;
+  /** Tokens over which a `consider_splitting` notice is sent (default {@link SPLIT_TOKENS}). */
+  splitTokens?: number;
+  /** RRF constant of recall (default {@link RRF_K}). */
+  rrfK?: number;
+  /** Token budget of a recall without `max_tokens` (default {@link DEFAULT_MAX_TOKENS}). */
+  recallBudget?: number;
+  /**
+   * Share of recall frequency in recall's ranking (default 0: the query
+   * alone). The matches are ordered by `(1 - accessWeight) × fused score +
+   * accessWeight × recall_count / (highest recall_count among the matches)`;
+   * scores, relevance labels and `min_score` stay the query's.
+   */
+  accessWeight?: number;
   /** Memories per re-embed batch (default 64). */
   reembedBatch?: number;
   /** Clock (ms since the epoch). */
@@ -183,6 +209,12 @@ export class MemoryService {
       denseMinSimilarity: options.denseMinSimilarity,
       minScore: options.minScore ?? 0,
       denseDepth: options.denseDepth ?? DENSE_DEPTH,
+      reviewSimilarity: options.reviewSimilarity ?? SIMILAR_SIMILARITY,
+      duplicateSimilarity: options.duplicateSimilarity ?? DUPLICATE_SIMILARITY,
+      splitTokens: options.splitTokens ?? SPLIT_TOKENS,
+      rrfK: options.rrfK ?? RRF_K,
+      recallBudget: options.recallBudget ?? DEFAULT_MAX_TOKENS,
+      accessWeight: options.accessWeight ?? 0,
       reembedBatch: options.reembedBatch ?? 64,
       now: options.now ?? Date.now,
     };
@@ -314,9 +346,10 @@ export class MemoryService {
    * versions and names all count). The backend decides that inside its
    * write transaction, so concurrent saves of the same text store it once.
    * Every other memory is saved: with a `similar_to` notice naming the
-   * nearest memory when the cosine is ≥ 0.80 (0.95 and above included),
-   * and a `consider_splitting` notice when over 800 tokens. Empty content is
-   * `invalid_arguments`.
+   * nearest memory when the cosine is ≥ `reviewSimilarity` (0.80; from
+   * `duplicateSimilarity`, 0.95, the notice says `near_duplicate: true`),
+   * and a `consider_splitting` notice when over `splitTokens` (800). Empty
+   * content is `invalid_arguments`.
    */
   save(input: SaveMemoriesInput, options: SaveOptions = {}): Promise<SaveMemoriesResult> {
     return this.#run(() => this.#save(input, options));
@@ -380,7 +413,7 @@ export class MemoryService {
       }
     }
 
-    // The nearest memory of each distinct item (cosine ≥ SIMILAR_SIMILARITY),
+    // The nearest memory of each distinct item (cosine ≥ reviewSimilarity),
     // stored or earlier in this batch, for the `similar_to` notice only.
     const checked = distinct.filter((i) => {
       const vector = vectors[i];
@@ -418,7 +451,7 @@ export class MemoryService {
             best = { similarity: near.score, batchIndex: near.id };
           }
         }
-        if (best && best.similarity >= SIMILAR_SIMILARITY) nearest.set(i, best);
+        if (best && best.similarity >= this.#options.reviewSimilarity) nearest.set(i, best);
         if (batch && batch.dimensions === vector.length) {
           batch.upsert(i, item.kind, item.session_id, vector);
         }
@@ -507,15 +540,20 @@ export class MemoryService {
           ? byIndex.get(near.batchIndex)
           : existing.get(near.id!);
         const similarity = round(near.similarity);
+        const nearDuplicate = near.similarity >= this.#options.duplicateSimilarity;
         notices.push(
           target
             ? {
               code: "similar_to",
-              message: `Memory ${i} was saved but is similar to ${target.ref} ` +
-                `(similarity ${similarity}); update that one instead if it is the same fact.`,
+              message: nearDuplicate
+                ? `Memory ${i} was saved but is very likely the same fact as ${target.ref} ` +
+                  `(similarity ${similarity}); update that one instead, or delete this one.`
+                : `Memory ${i} was saved but is similar to ${target.ref} ` +
+                  `(similarity ${similarity}); update that one instead if it is the same fact.`,
               index: i,
               ref: target.ref,
               similarity,
+              near_duplicate: nearDuplicate,
             }
             : {
               // The memory it resembled was deleted meanwhile (another call).
@@ -523,13 +561,15 @@ export class MemoryService {
               message: `Memory ${i} was saved; it resembled a memory deleted meanwhile.`,
               index: i,
               similarity,
+              near_duplicate: nearDuplicate,
             },
         );
       }
-      if (item.tokens > SPLIT_TOKENS) {
+      const splitTokens = this.#options.splitTokens;
+      if (item.tokens > splitTokens) {
         notices.push({
           code: "consider_splitting",
-          message: `Memory ${i} has ${item.tokens} tokens (over ${SPLIT_TOKENS}): ` +
+          message: `Memory ${i} has ${item.tokens} tokens (over ${splitTokens}): ` +
             "consider splitting it into smaller facts so recall can return just the relevant one.",
           index: i,
         });
@@ -553,7 +593,7 @@ export class MemoryService {
   }
 
   /**
-   * The nearest stored memory (cosine ≥ {@link SIMILAR_SIMILARITY}) of each
+   * The nearest stored memory (cosine ≥ `reviewSimilarity`) of each
    * vector in its scope: one batch call when the engine has one, else one
    * `k = 1` search per vector.
    */
@@ -562,13 +602,14 @@ export class MemoryService {
     scopes: MemoryScope[],
   ): Promise<(MemoryCandidate | undefined)[]> {
     if (vectors.length === 0) return [];
+    const floor = this.#options.reviewSimilarity;
     if (this.backend.nearestMany) {
-      return await this.backend.nearestMany(vectors, scopes, SIMILAR_SIMILARITY);
+      return await this.backend.nearestMany(vectors, scopes, floor);
     }
     const out: (MemoryCandidate | undefined)[] = [];
     for (let i = 0; i < vectors.length; i++) {
       const [top] = await this.backend.vectorCandidates(vectors[i], 1, scopes[i]);
-      out.push(top && top.score >= SIMILAR_SIMILARITY ? top : undefined);
+      out.push(top && top.score >= floor ? top : undefined);
     }
     return out;
   }
@@ -593,7 +634,7 @@ export class MemoryService {
     checkIdText(input.session_id, "session_id");
     checkNoNul(input.query, "query");
     const topK = input.top_k ?? DEFAULT_TOP_K;
-    const maxTokens = input.max_tokens ?? DEFAULT_MAX_TOKENS;
+    const maxTokens = input.max_tokens ?? this.#options.recallBudget;
     const ready = await this.#prepare();
     const now = this.#options.now();
     const scope = {
@@ -681,10 +722,22 @@ export class MemoryService {
         weight: dense ? 1 - this.#options.denseWeight : 1,
       }];
       if (dense) rankings.push({ order: dense, weight: this.#options.denseWeight });
-      const fused = fuseRankings(rankings, RRF_K)
+      let fused = fuseRankings(rankings, this.#options.rrfK)
         .filter((f) => f.score >= this.#options.minScore);
       matched = fused.length;
-      ranked = fused.slice(0, Math.max(topK * 3, 30)).map((f) => ({ id: f.key, score: f.score }));
+      // Recall frequency as one more signal, over the matches only (never a new candidate).
+      let rows: Map<number, Memory> | undefined;
+      if (this.#options.accessWeight > 0 && fused.length > 1) {
+        rows = new Map(
+          (await this.backend.getMany(fused.map((f) => f.key))).map((m) => [m.id, m] as const),
+        );
+        fused = liftByAccess(fused, rows, this.#options.accessWeight);
+      }
+      ranked = fused.slice(0, Math.max(topK * 3, 30)).map((f) => ({
+        id: f.key,
+        score: f.score,
+        ...(rows ? { memory: rows.get(f.key) ?? null } : {}),
+      }));
     } else {
       const page = await this.backend.list({
         ...scope,
@@ -873,24 +926,31 @@ export class MemoryService {
       const near = await this.backend.vectorCandidates(vector, 2, {
         session_id: current.session_id,
       });
-      const other = near.find((c) => c.id !== current.id && c.score >= SIMILAR_SIMILARITY);
+      const other = near.find((c) =>
+        c.id !== current.id && c.score >= this.#options.reviewSimilarity
+      );
       if (other) {
         const [m] = await this.backend.getMany([other.id]);
         if (m) {
+          const nearDuplicate = other.score >= this.#options.duplicateSimilarity;
           notices.push({
             code: "similar_to",
-            message: `The new content is similar to ${m.ref} (similarity ${round(other.score)}).`,
+            message: `The new content is ${
+              nearDuplicate ? "very likely the same fact as" : "similar to"
+            } ${m.ref} (similarity ${round(other.score)}).`,
             ref: m.ref,
             similarity: round(other.score),
+            near_duplicate: nearDuplicate,
           });
         }
       }
     }
-    if (tokens > SPLIT_TOKENS) {
+    const splitTokens = this.#options.splitTokens;
+    if (tokens > splitTokens) {
       notices.push({
         code: "consider_splitting",
         message:
-          `The new content has ${tokens} tokens (over ${SPLIT_TOKENS}): consider splitting it.`,
+          `The new content has ${tokens} tokens (over ${splitTokens}): consider splitting it.`,
       });
     }
     const { memory, previous } = await this.backend.update(current.id, {
@@ -959,6 +1019,29 @@ function checkKind(kind: unknown, field: string): void {
     `${field}: kind${shown} is not one of episodic, profile`,
     { details: { field } },
   );
+}
+
+/**
+ * The matches of a recall reordered by `(1 - weight) × score + weight ×
+ * recall_count / most`, where `most` is the highest `recall_count` among the
+ * matches (a never-recalled memory adds nothing; when none was recalled the
+ * order stays the query's). Scores stay the query's.
+ */
+function liftByAccess(
+  fused: readonly { key: number; score: number }[],
+  rows: ReadonlyMap<number, Memory>,
+  weight: number,
+): { key: number; score: number }[] {
+  const countOf = (key: number) => rows.get(key)?.recall_count ?? 0;
+  const most = fused.reduce((max, f) => Math.max(max, countOf(f.key)), 0);
+  if (most === 0) return [...fused];
+  const lifted = fused.map((f, order) => ({
+    f,
+    order,
+    value: (1 - weight) * f.score + weight * countOf(f.key) / most,
+  }));
+  lifted.sort((a, b) => b.value - a.value || a.order - b.order);
+  return lifted.map((l) => l.f);
 }
 
 /** The dense candidate floor when none is configured (see {@link MemoryServiceOptions}). */

@@ -183,6 +183,12 @@ export class MemoryStores {
           ? { denseMinSimilarity: this.#settings.dense_min_similarity }
           : {}),
         minScore: this.#settings.min_score,
+        reviewSimilarity: this.#settings.review_similarity,
+        duplicateSimilarity: this.#settings.duplicate_similarity,
+        splitTokens: this.#settings.split_tokens,
+        rrfK: this.#settings.rrf_k,
+        recallBudget: this.#settings.recall_budget,
+        accessWeight: this.#settings.access_weight,
       });
     })();
     service.catch(() => this.#open.delete(key));

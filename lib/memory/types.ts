@@ -64,9 +64,13 @@ export type MemoryNoticeCode =
    * scope (the same text up to case, whitespace and punctuation).
    */
   | "duplicate"
-  /** A new memory was saved but looks like an existing one (cosine ≥ 0.80, 0.95 and above included). */
+  /**
+   * A new memory was saved but looks like an existing one (cosine ≥
+   * `memory.review_similarity`, 0.80; `near_duplicate` from
+   * `memory.duplicate_similarity`, 0.95).
+   */
   | "similar_to"
-  /** Content over 800 tokens was saved; consider splitting it. */
+  /** Content over `memory.split_tokens` (800) tokens was saved; consider splitting it. */
   | "consider_splitting"
   /** A background re-embed is running (progress and estimate attached). */
   | "reembedding"
@@ -87,6 +91,11 @@ export interface MemoryNotice {
   ref?: string;
   /** Cosine similarity (`similar_to`; `duplicate` when the vectors were compared). */
   similarity?: number;
+  /**
+   * `similar_to`: true when the cosine reaches `memory.duplicate_similarity`
+   * (very likely the same fact, saved all the same).
+   */
+  near_duplicate?: boolean;
   /** Memories embedded with the current model so far (`reembedding`). */
   done?: number;
   /** Memories to embed in all (`reembedding`). */

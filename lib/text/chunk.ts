@@ -10,6 +10,7 @@
  * @module
  */
 import { runPaced, runSteps, type Steps } from "../async/pace.ts";
+import { isLowSurrogate } from "./tokens.ts";
 
 /** A unit of page text: `markdown.slice(start, end) === text`. */
 export interface Unit {
@@ -281,28 +282,52 @@ function* sentences(md: string, start: number, end: number): Steps<Span[]> {
   return out;
 }
 
-/** Splits a very long sentence at whitespace every `maxWords` words. */
+/**
+ * Splits a very long sentence at whitespace every `maxWords` words. A run
+ * without whitespace worth more than `maxWords` words (CJK text) is cut every `maxWords` characters (never inside a
+ * surrogate pair): a CJK character costs about a token, as a word does,
+ * though it counts as half a word. Kept whole, a 200,000-character CJK
+ * paragraph became one unit that no budget could hold.
+ */
 function* hardSplit(md: string, span: Span, maxWords: number): Steps<Span[]> {
   const out: Span[] = [];
   const re = /\S+/g;
   const text = md.slice(span.start, span.end);
+  const runChars = Math.max(1, Math.floor(maxWords));
   let count = 0;
-  let pieceStart = 0;
+  let pieceStart = -1;
   let lastEnd = 0;
   let step = 0;
+  const flush = () => {
+    if (pieceStart >= 0 && lastEnd > pieceStart) {
+      out.push({ start: span.start + pieceStart, end: span.start + lastEnd, words: count });
+    }
+    pieceStart = -1;
+    count = 0;
+  };
   for (let m = re.exec(text); m; m = re.exec(text)) {
     if (++step % BLOCKS_PER_STEP === 0) yield;
-    if (count >= maxWords) {
-      out.push({ start: span.start + pieceStart, end: span.start + lastEnd, words: count });
-      pieceStart = m.index;
-      count = 0;
+    const words = Math.max(1, yield* countWords(m[0]));
+    if (words > maxWords) {
+      flush();
+      const end = m.index + m[0].length;
+      for (let at = m.index; at < end;) {
+        let next = Math.min(end, at + runChars);
+        if (next < end && isLowSurrogate(text, next)) next++;
+        // Weighed a word per character, so that grouping does not merge the cuts again.
+        out.push({ start: span.start + at, end: span.start + next, words: next - at });
+        at = next;
+        if (++step % BLOCKS_PER_STEP === 0) yield;
+      }
+      lastEnd = end;
+      continue;
     }
-    count += Math.max(1, yield* countWords(m[0]));
+    if (count >= maxWords) flush();
+    if (pieceStart < 0) pieceStart = m.index;
+    count += words;
     lastEnd = m.index + m[0].length;
   }
-  if (lastEnd > pieceStart) {
-    out.push({ start: span.start + pieceStart, end: span.start + lastEnd, words: count });
-  }
+  flush();
   return out;
 }
 

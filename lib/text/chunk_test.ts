@@ -154,3 +154,26 @@ Deno.test("chunkMarkdown: a huge table row (a layout table holding an article) s
     assert.ok(u.text.split(/\s+/).length <= 70, u.text);
   }
 });
+
+Deno.test("chunkMarkdown: a CJK run without spaces is cut into units of at most maxWords characters", () => {
+  let cjk = "";
+  for (let i = 0; cjk.length < 20_000; i++) cjk += String.fromCharCode(0x4e00 + (i * 7919) % 3000);
+  const astral = "𠀀".repeat(3_000); // CJK Extension B: surrogate pairs
+  for (const run of [cjk, astral]) {
+    const md = `# Title\n\nA short sentence first. ${run} and words after it.`;
+    const units = chunkMarkdown(md, { minWords: 40, maxWords: 80 });
+    assert.ok(units.length > 50, `${units.length} units`);
+    for (const unit of units) {
+      assert.equal(md.slice(unit.start, unit.end), unit.text);
+      assert.ok(unit.text.length <= 81 * 2, `${unit.text.length} characters`);
+      assert.ok(
+        !/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(unit.text),
+        "no half of a surrogate pair",
+      );
+    }
+    assert.equal(
+      units.map((u) => u.text).join("").replace(/\s/g, ""),
+      md.slice(9).replace(/\s/g, ""),
+    );
+  }
+});

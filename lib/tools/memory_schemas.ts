@@ -72,6 +72,7 @@ export const MemoryNoticeSchema: z.ZodObject<{
   index: z.ZodOptional<z.ZodNumber>;
   ref: z.ZodOptional<z.ZodString>;
   similarity: z.ZodOptional<z.ZodNumber>;
+  near_duplicate: z.ZodOptional<z.ZodBoolean>;
   done: z.ZodOptional<z.ZodNumber>;
   total: z.ZodOptional<z.ZodNumber>;
   eta_seconds: z.ZodOptional<z.ZodNumber>;
@@ -89,6 +90,9 @@ export const MemoryNoticeSchema: z.ZodObject<{
   ref: z.string().optional(),
   similarity: z.number().optional().describe(
     "Cosine similarity: similar_to (saved, close to ref); duplicate (skipped: same text as ref) when known",
+  ),
+  near_duplicate: z.boolean().optional().describe(
+    "similar_to: the similarity reaches memory.duplicate_similarity (very likely the same fact; saved all the same)",
   ),
   done: z.number().int().optional(),
   total: z.number().int().optional(),

@@ -12,15 +12,15 @@ import { defineTool, type ToolSpec } from "./spec.ts";
 export const RecallMemoriesInput: z.ZodObject<{
   query: z.ZodOptional<z.ZodString>;
   top_k: z.ZodDefault<z.ZodNumber>;
-  max_tokens: z.ZodDefault<z.ZodNumber>;
+  max_tokens: z.ZodOptional<z.ZodNumber>;
   session_id: z.ZodOptional<z.ZodString>;
 }, z.core.$strict> = z.strictObject({
   query: z.string().max(4_000).optional().describe(
     "What you need to remember; omit for the most recent memories",
   ),
   top_k: z.number().int().min(1).max(100).default(10).describe("Most memories to return"),
-  max_tokens: z.number().int().min(1).max(100_000).default(2_000).describe(
-    "Token budget of the recalled memories (the profile has its own)",
+  max_tokens: z.number().int().min(1).max(100_000).optional().describe(
+    "Token budget of the recalled memories (the profile has its own); default: the server's memory.recall_budget (2000 unless set)",
   ),
   session_id: SessionIdSchema.optional(),
 });

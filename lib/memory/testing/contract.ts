@@ -21,7 +21,7 @@ import assert from "node:assert/strict";
 import { GleanerError } from "../../errors.ts";
 import { createStaticEmbedder } from "../../embed/static.ts";
 import type { Embedder } from "../../embed/types.ts";
-import { MemoryService } from "../service.ts";
+import { MemoryService, type MemoryServiceOptions } from "../service.ts";
 import {
   type Memory,
   type MemoryBackend,
@@ -746,9 +746,13 @@ export async function runMemoryBackendContract(
     name: string,
     fn: (m: MemoryService) => Promise<void>,
     embedder: (() => Promise<Embedder>) | null = staticEmbedder,
+    options: MemoryServiceOptions = {},
   ) =>
     t.step(name, async () => {
-      const m = new MemoryService(await factory(), { embedder: embedder ?? undefined });
+      const m = new MemoryService(await factory(), {
+        ...options,
+        embedder: embedder ?? undefined,
+      });
       try {
         await fn(m);
       } finally {
@@ -865,6 +869,126 @@ export async function runMemoryBackendContract(
       assert.equal(same.reduce((sum, o) => sum + o.duplicates, 0), 39);
       assert.equal(new Set(same.map((o) => o.results[0].ref)).size, 1);
       assert.equal((await m.backend.counts()).live, 1001);
+    },
+  );
+
+  // memory.review_similarity / duplicate_similarity decide the `similar_to` notice. Under the
+  // static model these two say different things at cosine 0.905 (between 0.80 and 0.95).
+  const REX = ["The user's dog is called Rex.", "The user has a dog named Rex who is five."];
+  const similarNotices = async (m: MemoryService) => {
+    const one = await m.save({ memories: [{ content: REX[0] }] });
+    const two = await m.save({ memories: [{ content: REX[1] }] });
+    assert.equal(two.results[0].status, "saved");
+    return {
+      ref: one.results[0].ref,
+      similar: two.notices.filter((n) => n.code === "similar_to"),
+    };
+  };
+  await serviceStep(
+    "settings: the default thresholds flag a 0.905 look-alike for review",
+    async (m) => {
+      const { ref, similar } = await similarNotices(m);
+      assert.equal(similar.length, 1, JSON.stringify(similar));
+      assert.equal(similar[0].ref, ref);
+      assert.ok(similar[0].similarity! >= 0.8 && similar[0].similarity! < 0.95);
+      assert.equal(similar[0].near_duplicate, false);
+    },
+  );
+  await serviceStep(
+    "settings: duplicate_similarity 0.9 calls the same look-alike a near-duplicate",
+    async (m) => {
+      const { ref, similar } = await similarNotices(m);
+      assert.equal(similar.length, 1, JSON.stringify(similar));
+      assert.equal(similar[0].ref, ref);
+      assert.equal(similar[0].near_duplicate, true);
+      assert.match(similar[0].message, /very likely the same fact/);
+    },
+    staticEmbedder,
+    { duplicateSimilarity: 0.9 },
+  );
+  await serviceStep(
+    "settings: review_similarity 0.91 sends no similar_to for it; split_tokens 5 asks to split",
+    async (m) => {
+      const { similar } = await similarNotices(m);
+      assert.deepEqual(similar, []);
+      const long = await m.save({
+        memories: [{ content: "The user's cat is called Tom and is old." }],
+      });
+      const split = long.notices.find((n) => n.code === "consider_splitting");
+      assert.ok(split, JSON.stringify(long.notices));
+      assert.match(split.message, /over 5\)/);
+    },
+    staticEmbedder,
+    { reviewSimilarity: 0.91, duplicateSimilarity: 0.95, splitTokens: 5 },
+  );
+
+  // Recall: rrf_k, the default budget, and recall frequency as a ranking signal.
+  const DEPLOYS = [
+    "Deploys to staging run on Monday mornings.",
+    "Deploys to staging are frozen during the holidays.",
+    "Deploys to staging need a green build first.",
+    "Deploys to staging are announced in the ops channel.",
+    "Deploys to staging are rolled back by the on-call engineer.",
+  ];
+  const QUERY = "deploys to staging";
+  await serviceStep(
+    "settings: access_weight lifts a frequently recalled memory; 0 leaves the order as it was",
+    async (m) => {
+      const saved = await m.save({ memories: DEPLOYS.map((content) => ({ content })) });
+      assert.equal(saved.saved, DEPLOYS.length);
+      const before = (await m.recall({ query: QUERY })).memories.map((r) => r.ref);
+      assert.equal(before.length, DEPLOYS.length);
+      // The one ranked last, recalled three times through recall itself.
+      const often = before[before.length - 1];
+      const oftenText = DEPLOYS[saved.results.findIndex((r) => r.ref === often)];
+      for (let i = 0; i < 3; i++) {
+        const hit = await m.recall({ query: oftenText, top_k: 1 });
+        assert.equal(hit.memories[0].ref, often);
+      }
+      const counted = await m.get({ ref: often });
+      // Each recall above, plus the first recall of all five.
+      assert.equal(counted.memory.recall_count, 4);
+      const unweighted = await m.recall({ query: QUERY });
+      assert.deepEqual(unweighted.memories.map((r) => r.ref), before);
+      // The same store with access_weight on (the first service closes the backend).
+      const weighted = new MemoryService(m.backend, {
+        embedder: staticEmbedder,
+        accessWeight: 0.5,
+      });
+      const lifted = await weighted.recall({ query: QUERY });
+      assert.equal(lifted.memories[0].ref, often, JSON.stringify(lifted.memories));
+      // Scores stay the query's.
+      const scoreOf = (out: typeof lifted, ref: string) =>
+        out.memories.find((r) => r.ref === ref)!.score;
+      assert.equal(scoreOf(lifted, often), scoreOf(unweighted, often));
+      assert.deepEqual(
+        lifted.memories.slice(1).map((r) => r.ref),
+        before.filter((ref) => ref !== often),
+        "the others keep their order: all but one were recalled equally often",
+      );
+    },
+  );
+  await serviceStep(
+    "settings: rrf_k shapes fused scores; recall_budget is the budget of a recall without max_tokens",
+    async (m) => {
+      await m.save({ memories: DEPLOYS.map((content) => ({ content })) });
+      const flat = new MemoryService(m.backend, { embedder: staticEmbedder, rrfK: 1 });
+      const [wide, steep] = [await m.recall({ query: QUERY }), await flat.recall({ query: QUERY })];
+      assert.deepEqual(
+        steep.memories.map((r) => r.ref),
+        wide.memories.map((r) => r.ref),
+        "same order",
+      );
+      assert.ok(steep.memories[1].score! < wide.memories[1].score!, "k = 1: steeper credit");
+      const small = new MemoryService(m.backend, { embedder: staticEmbedder, recallBudget: 100 });
+      const cut = await small.recall({ query: QUERY });
+      assert.ok(cut.memories.length < DEPLOYS.length && cut.memories.length > 0);
+      assert.ok(cut.tokens <= 100);
+      assert.ok(
+        cut.notices.some((n) => n.code === "budget" && n.message.includes("max_tokens 100")),
+      );
+      const asked = await small.recall({ query: QUERY, max_tokens: 2_000 });
+      assert.equal(asked.memories.length, DEPLOYS.length);
     },
   );
 }

@@ -1,12 +1,14 @@
 /**
  * Exa: search, find-similar, contents and answer (`x-api-key: <key>`, JSON
- * POSTs to `<base>/search`, `/findSimilar`, `/contents`, `/answer`).
+ * POSTs to `<base>/search`, `/contents`, `/answer`; find-similar is a
+ * `/contents` read then a `/search`, since `/findSimilar` is deprecated).
  *
  * Request fields sent: `/search` `query`, `numResults`, `type` (`auto`, or
  * `deep` for deep searches), `includeDomains`, `excludeDomains`,
  * `startPublishedDate`, `category: "news"` for news, `contents.highlights`;
- * `/findSimilar` `url`, `numResults`, `excludeSourceDomain`,
- * `contents.highlights`; `/contents` `urls`, `text`; `/answer` `query`,
+ * find-similar: `/contents` `urls`, `text.maxCharacters`, then `/search`
+ * `query`, `numResults`, `type`, `excludeDomains`, `contents.highlights`;
+ * `/contents` `urls`, `text`; `/answer` `query`,
  * `text`.
  *
  * Fields read: `results[]` with `url`, `title`, `publishedDate`, `author`,
@@ -116,6 +118,17 @@ async function exaSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<
   return exaHits((await post(env, "/search", body)).results);
 }
 
+/** Longest descriptive query built for find-similar (title and the start of the page). */
+const SIMILAR_QUERY_CHARS = 400;
+
+/**
+ * Pages like `input.url`, the way Exa documents since `/findSimilar` was
+ * deprecated (https://exa.ai/docs/reference/deprecations: "Use /search with a
+ * descriptive query based on the source page. Fetch the page with /contents
+ * first if you need its text"): `/contents` reads the page, its title and
+ * opening words become the query of a `/search` that leaves out the page's
+ * own domain when asked (`excludeDomains`) and never returns the page itself.
+ */
 async function exaFindSimilar(
   input: { url: string; max_results: number; exclude_source_domain: boolean },
   env: ProviderEnv,
@@ -123,13 +136,22 @@ async function exaFindSimilar(
   const s = settings(env.config);
   // The page is the caller's URL: it passes the network policy before Exa sees it.
   const url = screenUrl(input.url, env.config.network);
-  const body = await post(env, "/findSimilar", {
-    url,
-    numResults: Math.min(input.max_results, s.maxResults, EXA_MAX_RESULTS),
-    excludeSourceDomain: input.exclude_source_domain,
+  const read = await post(env, "/contents", { urls: [url], text: { maxCharacters: 2000 } });
+  const page = records(read.results)[0] ?? {};
+  const described = `${plainText(page.title)} ${plainText(page.text)}`.replace(/\s+/g, " ").trim();
+  const parsed = new URL(url);
+  const query = (described || `${parsed.hostname} ${decodeURIComponent(parsed.pathname)}`
+    .replace(/[/_\-.]+/g, " ").trim()).slice(0, SIMILAR_QUERY_CHARS).trim();
+  const body: Record<string, unknown> = {
+    query,
+    numResults: Math.min(input.max_results + 1, s.maxResults, EXA_MAX_RESULTS),
+    type: "auto",
     contents: { highlights: true },
-  });
-  return exaHits(body.results);
+  };
+  if (input.exclude_source_domain) body.excludeDomains = [parsed.hostname];
+  const hits = exaHits((await post(env, "/search", body)).results);
+  const same = (u: string) => u.replace(/\/+$/, "") === url.replace(/\/+$/, "");
+  return hits.filter((hit) => !same(hit.url)).slice(0, input.max_results);
 }
 
 function exaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {

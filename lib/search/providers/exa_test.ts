@@ -69,14 +69,26 @@ Deno.test("exa: find-similar, contents and answer use their endpoints", async ()
       env,
     ) as { results: { url: string }[] };
     assert.equal(out.results.length, 3);
-    let req = fakes.requestsOf("exa").at(-1)!;
-    assert.equal(req.path, "/findSimilar");
-    assert.deepEqual(req.body, {
-      url: "https://sqlite.org/",
-      numResults: 3,
-      excludeSourceDomain: true,
-      contents: { highlights: true },
-    });
+    // /findSimilar is deprecated (https://exa.ai/docs/reference/deprecations): the page is read
+    // with /contents and described to /search.
+    const [read, search] = fakes.requestsOf("exa").slice(-2);
+    assert.equal(read.path, "/contents");
+    assert.deepEqual(read.body, { urls: ["https://sqlite.org/"], text: { maxCharacters: 2000 } });
+    assert.equal(search.path, "/search");
+    const sent = search.body as Record<string, unknown>;
+    assert.match(
+      String(sent.query),
+      /^Page https:\/\/sqlite\.org\/ /,
+      "title and text describe it",
+    );
+    assert.ok(String(sent.query).length <= 400);
+    assert.deepEqual(sent.excludeDomains, ["sqlite.org"]);
+    assert.ok(!fakes.requestsOf("exa").some((r) => r.path === "/findSimilar"));
+    assert.ok(
+      out.results.every((r) => r.url.replace(/\/$/, "") !== "https://sqlite.org"),
+      "never the page itself",
+    );
+    let req = search;
 
     const contents = await exaProvider.contents!({
       urls: ["https://a.example/one", "https://a.example/missing"],

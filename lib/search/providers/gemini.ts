@@ -1,8 +1,13 @@
 /**
  * Gemini: answers grounded in Google Search, with citations
  * (`x-goog-api-key: <key>`, `POST <base>/v1beta/models/<model>:generateContent`
- * with the `google_search` tool). Quick answers use `gemini-2.5-flash`, deep
- * ones `gemini-2.5-pro` (`search.providers.gemini.model` / `deep_model`).
+ * with the `google_search` tool). Quick answers use {@link GEMINI_MODEL}, deep
+ * ones {@link GEMINI_DEEP_MODEL} (settings `search.providers.gemini.model` /
+ * `deep_model`): the replacements Google names for `gemini-2.5-flash` and
+ * `gemini-2.5-pro`, shut down on 2026-12-01
+ * (https://ai.google.dev/gemini-api/docs/deprecations, read 2026-12-01). A
+ * retired model answers 404 `NOT_FOUND`, classified `not_found`: the router
+ * falls back to the next provider.
  *
  * Request fields sent: `contents[0].parts[0].text` (the question),
  * `tools: [{ google_search: {} }]`.
@@ -41,9 +46,14 @@ function settings(config: Config) {
   });
 }
 
+/** The default model of quick answers (`search.providers.gemini.model`). */
+export const GEMINI_MODEL = "gemini-3.5-flash-lite";
+/** The default model of deep answers (`search.providers.gemini.deep_model`). */
+export const GEMINI_DEEP_MODEL = "gemini-3.8-flash";
+
 function modelFor(config: Config, depth: "quick" | "deep"): string {
   const own = config.search.providers[GEMINI] ?? {};
-  return depth === "deep" ? own.deep_model ?? "gemini-2.5-pro" : own.model ?? "gemini-2.5-flash";
+  return depth === "deep" ? own.deep_model ?? GEMINI_DEEP_MODEL : own.model ?? GEMINI_MODEL;
 }
 
 async function geminiAnswer(
@@ -98,6 +108,23 @@ const GeminiInput = z.strictObject({
 });
 
 /**
+ * Proves the key with `models.get` of the quick model (free; documented at
+ * https://ai.google.dev/api/models#method:-models.get): a refused key answers
+ * 400 `API_KEY_INVALID`, a retired model 404 `NOT_FOUND`.
+ */
+async function geminiProbe(env: ProviderEnv): Promise<string> {
+  const s = settings(env.config);
+  const model = modelFor(env.config, "quick");
+  const body = await callJson(env, {
+    provider: GEMINI,
+    url: `${s.baseUrl}/v1beta/models/${encodeURIComponent(model)}`,
+    headers: { "x-goog-api-key": env.config.search.gemini_api_key ?? "" },
+    timeoutMs: s.timeoutMs,
+  }, isRecord);
+  return `key accepted; model ${str(body.name) || model} available`;
+}
+
+/**
  * The Gemini provider (`search.gemini_api_key`, env `GEMINI_API_KEY`).
  *
  * @example
@@ -116,6 +143,7 @@ export const geminiProvider: Provider = {
   isConfigured: (config) =>
     Boolean(config.search.gemini_api_key) && settings(config).enabled !== false,
   answer: geminiAnswer,
+  probe: geminiProbe,
   tools: [{
     name: "gemini_grounded_answer",
     title: "Gemini grounded answer",

@@ -14,7 +14,7 @@ Deno.test("gemini: grounded answer with the google_search tool; chunks become ci
     const quick = await geminiProvider.answer!({ query: "what is wal", depth: "quick" }, env);
     const [req] = fakes.requestsOf("gemini");
     assert.equal(req.method, "POST");
-    assert.equal(req.path, "/v1beta/models/gemini-2.5-flash:generateContent");
+    assert.equal(req.path, "/v1beta/models/gemini-3.5-flash-lite:generateContent");
     assert.equal(req.headers["x-goog-api-key"], KEY);
     assert.deepEqual(req.body, {
       contents: [{ role: "user", parts: [{ text: "what is wal" }] }],
@@ -22,7 +22,7 @@ Deno.test("gemini: grounded answer with the google_search tool; chunks become ci
     });
     assert.equal(
       quick.answer,
-      "The answer to what is wal, according to the sources. (model gemini-2.5-flash)",
+      "The answer to what is wal, according to the sources. (model gemini-3.5-flash-lite)",
     );
     assert.deepEqual(quick.citations.map((c) => [c.url, c.title]), [
       ["https://sqlite.org/wal.html", "sqlite.org"],
@@ -33,7 +33,7 @@ Deno.test("gemini: grounded answer with the google_search tool; chunks become ci
     await geminiProvider.answer!({ query: "what is wal", depth: "deep" }, env);
     assert.equal(
       fakes.requestsOf("gemini")[1].path,
-      "/v1beta/models/gemini-2.5-pro:generateContent",
+      "/v1beta/models/gemini-3.8-flash:generateContent",
     );
   });
 });
@@ -50,5 +50,26 @@ Deno.test("gemini: every failure class is produced and classified", async () => 
       KEY,
       () => geminiProvider.answer!({ query: "x", depth: "quick" }, env),
     );
+  });
+});
+
+Deno.test("gemini: a model past its shutdown date is not_found (falls back); the setting picks another", async () => {
+  await withFakeProviders(async (fakes) => {
+    const retired = parseConfig(fakes.config({ gemini: KEY }, {
+      providers: { gemini: { model: "gemini-2.5-flash" } },
+    }));
+    const env = { config: retired, fetcher: createFetcher(retired.network) };
+    await assert.rejects(
+      () => geminiProvider.answer!({ query: "what is wal", depth: "quick" }, env),
+      (error: Error & { code?: string }) => error.code === "not_found",
+    );
+    const chosen = parseConfig(fakes.config({ gemini: KEY }, {
+      providers: { gemini: { model: "gemini-3.6-flash" } },
+    }));
+    const answer = await geminiProvider.answer!({ query: "what is wal", depth: "quick" }, {
+      config: chosen,
+      fetcher: createFetcher(chosen.network),
+    });
+    assert.match(answer.answer, /model gemini-3\.6-flash/);
   });
 });

@@ -3,8 +3,10 @@
  * `POST <base>/v1/search`).
  *
  * Request fields sent: `objective` (the query as asked), `search_queries`
- * (the query, with a `site:` hint when domains are asked), `mode` (`fast`,
- * or `advanced` for deep searches), `advanced_settings.max_results`.
+ * (the query, with a `site:` hint when domains are asked), `mode` (`basic`,
+ * or `advanced` for deep searches), `advanced_settings.max_results`. The
+ * documented modes are `turbo`, `basic` and `advanced`; the legacy `fast` is
+ * gone (https://docs.parallel.ai/search/migrate-to-parallel).
  *
  * Parallel's documented limits are respected before sending
  * (https://docs.parallel.ai/api-reference/search-beta/search): at most 5
@@ -14,6 +16,14 @@
  *
  * Fields read: `search_id` (kept in `provider_data`), `results[]` with `url`,
  * `title`, `publish_date`, `excerpts[]` (joined into the snippet).
+ *
+ * Contents (`POST <base>/v1/extract`, https://docs.parallel.ai/api-reference/extract/extract):
+ * sent `urls` (at most 20; Gleaner sends at most 10), `objective` (the
+ * reader's query, when given), `advanced_settings.full_content: true`; read
+ * `extract_id`, `results[]` (`url`, `title`, `publish_date`, `full_content`,
+ * else `excerpts[]`) and `errors[]` (`url`, `error_type`, `http_status_code`):
+ * a URL in `errors` fails alone (`not_found` for a 404, else
+ * `provider_unavailable`). URLs pass Gleaner's network policy first.
  *
  * @module
  */
@@ -31,7 +41,16 @@ import {
   records,
   str,
 } from "./http.ts";
-import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
+import { readScreened } from "./pages.ts";
+import type {
+  ContentsRequest,
+  Provider,
+  ProviderContents,
+  ProviderEnv,
+  ProviderHit,
+  ProviderPage,
+  ProviderSearchRequest,
+} from "./types.ts";
 
 /** The provider's name. */
 export const PARALLEL = "parallel";
@@ -82,7 +101,7 @@ async function parallelSearch(
     json: {
       objective: req.query,
       search_queries: [fitted.query],
-      mode: req.depth === "deep" ? "advanced" : "fast",
+      mode: req.depth === "deep" ? "advanced" : "basic",
       advanced_settings: { max_results: Math.min(req.max_results, s.maxResults) },
     },
     timeoutMs: s.timeoutMs,
@@ -90,13 +109,66 @@ async function parallelSearch(
   return parallelHits(body.results, body.search_id);
 }
 
+function parallelContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+  return readScreened(req.urls, env.config, async (urls) => {
+    const s = settings(env.config);
+    const body = await callJson(env, {
+      provider: PARALLEL,
+      url: `${s.baseUrl}/v1/extract`,
+      method: "POST",
+      headers: { "x-api-key": env.config.search.parallel_api_key ?? "" },
+      json: {
+        urls,
+        ...(req.query ? { objective: req.query } : {}),
+        advanced_settings: { full_content: true },
+      },
+      timeoutMs: s.timeoutMs,
+    }, hasArray("results"));
+    const results = records(body.results);
+    const errors = records(body.errors);
+    const pages = urls.map((url): ProviderPage => {
+      const found = results.find((r) => r.url === url);
+      if (found) {
+        const excerpts = Array.isArray(found.excerpts) ? found.excerpts.map(str) : [];
+        const published = toIsoDate(found.publish_date);
+        return {
+          url,
+          title: plainText(found.title),
+          content: str(found.full_content) || excerpts.filter(Boolean).join("\n\n"),
+          ...(published ? { published } : {}),
+          provider_data: boundedData({ extract_id: body.extract_id }),
+        };
+      }
+      const error = errors.find((e) => e.url === url) ?? {};
+      const status = typeof error.http_status_code === "number"
+        ? error.http_status_code
+        : undefined;
+      const kind = str(error.error_type);
+      return {
+        url,
+        title: "",
+        content: "",
+        error: {
+          code: status === 404 ? "not_found" : "provider_unavailable",
+          message: `parallel could not read ${url}${
+            kind || status
+              ? ` (${[kind, status ? `HTTP ${status}` : ""].filter(Boolean).join(", ")})`
+              : ""
+          }`,
+        },
+      };
+    });
+    return { pages };
+  });
+}
+
 const ParallelInput = z.strictObject({
   objective: z.string().min(1).max(2000).describe("What you are looking for, in plain words"),
   search_queries: z.array(z.string().min(1).max(200)).min(1).max(5).optional().describe(
     "Keyword queries (default: the objective)",
   ),
-  mode: z.enum(["fast", "basic", "advanced"]).default("fast").describe(
-    "`advanced` searches more thoroughly",
+  mode: z.enum(["turbo", "basic", "advanced"]).default("basic").describe(
+    "`turbo` is fastest, `advanced` searches more thoroughly",
   ),
   max_results: z.number().int().min(1).max(20).default(10).describe("Results (1-20)"),
 });
@@ -132,11 +204,12 @@ async function parallelTool(input: z.output<typeof ParallelInput>, env: Provider
 export const parallelProvider: Provider = {
   name: PARALLEL,
   title: "Parallel",
-  roles: ["search"],
+  roles: ["search", "contents"],
   configHint: "search.parallel_api_key",
   isConfigured: (config) =>
     Boolean(config.search.parallel_api_key) && settings(config).enabled !== false,
   search: parallelSearch,
+  contents: parallelContents,
   tools: [{
     name: "parallel_search",
     title: "Parallel search",

@@ -39,7 +39,7 @@ Deno.test("parallel: search sends objective, queries, mode and max_results; exce
     assert.deepEqual(fakes.requestsOf("parallel")[1].body, {
       objective: "find wal docs",
       search_queries: ["wal"],
-      mode: "fast",
+      mode: "basic",
       advanced_settings: { max_results: 10 },
     });
   });
@@ -57,5 +57,43 @@ Deno.test("parallel: every failure class is produced and classified", async () =
       KEY,
       () => parallelProvider.search!({ query: "x", max_results: 2 }, env),
     );
+  });
+});
+
+Deno.test("parallel: only documented modes are sent; the tool refuses the legacy `fast`", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ parallel: KEY }));
+    const env = { config, fetcher: createFetcher(config.network) };
+    await parallelProvider.search!({ query: "sqlite wal", max_results: 2, depth: "quick" }, env);
+    assert.equal((fakes.requestsOf("parallel")[0].body as { mode: string }).mode, "basic");
+    const tool = parallelProvider.tools[0];
+    assert.throws(() => tool.input.parse({ objective: "x", mode: "fast" }));
+    await tool.run(tool.input.parse({ objective: "x", mode: "turbo" }), env);
+    assert.equal((fakes.requestsOf("parallel")[1].body as { mode: string }).mode, "turbo");
+  });
+});
+
+Deno.test("parallel: contents through /v1/extract with full content; a URL in errors fails alone; blocked URLs never sent", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ parallel: KEY }));
+    const env = { config, fetcher: createFetcher(config.network) };
+    const out = await parallelProvider.contents!({
+      urls: ["https://a.example/one", "https://a.example/missing", "http://127.0.0.1/admin"],
+      query: "the first page",
+    }, env);
+    const [req] = fakes.requestsOf("parallel");
+    assert.equal(req.path, "/v1/extract");
+    assert.equal(req.headers["x-api-key"], KEY);
+    assert.deepEqual(req.body, {
+      urls: ["https://a.example/one", "https://a.example/missing"],
+      objective: "the first page",
+      advanced_settings: { full_content: true },
+    });
+    assert.equal(out.pages[0].title, "Page https://a.example/one");
+    assert.match(out.pages[0].content, /main content of https:\/\/a\.example\/one/);
+    assert.equal(out.pages[0].published, "2024-05-01T00:00:00.000Z");
+    assert.equal(out.pages[1].error?.code, "not_found");
+    assert.match(out.pages[1].error!.message, /fetch_error, HTTP 404/);
+    assert.equal(out.pages[2].error?.code, "blocked_url", "loopback refused before sending");
   });
 });

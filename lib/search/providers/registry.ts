@@ -41,7 +41,7 @@ export const PROVIDERS: readonly Provider[] = [
 export const DEFAULT_ORDER: Readonly<Record<Role, readonly string[]>> = {
   search: ["brave", "exa", "tavily", "parallel", "searxng", "keenable", "jina", "duckduckgo"],
   answer: ["exa", "tavily", "gemini"],
-  contents: ["exa", "tavily", "jina", "keenable", GLEANER_READER],
+  contents: ["exa", "tavily", "parallel", "jina", "keenable", GLEANER_READER],
 };
 
 /** The provider called `name`, if Gleaner has one. */

@@ -173,4 +173,9 @@ export interface Provider {
   contents?(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents>;
   /** Its own tools, for the `all_tools` and `one_provider` presentations. */
   readonly tools: readonly AnyProviderTool[];
+  /**
+   * One cheap documented call that proves the key (`gleaner doctor --online`),
+   * resolving to what it found; absent: the probe runs a one-result search.
+   */
+  probe?(env: ProviderEnv): Promise<string>;
 }
