@@ -30,6 +30,8 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "search.gemini_api_key",
   "read.github_token",
   "read.hister_token",
+  "read.firecrawl_api_key",
+  "read.crawl4ai_token",
   "embed.api_key",
   "store.cache_url",
   "memory.hosted_proxy_token",
@@ -326,6 +328,11 @@ export const ReadSchema: z.ZodObject<{
   extract_timeout_ms: z.ZodDefault<z.ZodNumber>;
   max_html_chars: z.ZodDefault<z.ZodNumber>;
   max_links: z.ZodDefault<z.ZodNumber>;
+  firecrawl_url: z.ZodOptional<z.ZodString>;
+  firecrawl_api_key: z.ZodOptional<z.ZodString>;
+  crawl4ai_url: z.ZodOptional<z.ZodString>;
+  crawl4ai_token: z.ZodOptional<z.ZodString>;
+  service_timeout_ms: z.ZodDefault<z.ZodNumber>;
 }, z.core.$strip> = z.object({
   /** Use the headless browser: never, when the HTTP result is thin, or always. */
   render: z.enum(["never", "auto", "always"]).default("auto"),
@@ -385,6 +392,50 @@ export const ReadSchema: z.ZodObject<{
   max_html_chars: z.number().int().positive().default(3_000_000),
   /** Links kept per page, main content first. */
   max_links: z.number().int().min(0).default(1_000),
+  /**
+   * Firecrawl API base URL (`https://api.firecrawl.dev` or a self-hosted instance): when set,
+   * the `firecrawl` reading tier (`POST /v1/scrape`) runs ahead of the built-in tiers. It is
+   * reached through the guarded fetch: a private or loopback instance must be listed in
+   * `network.allow_private`.
+   */
+  firecrawl_url: z.string().url().optional(),
+  /** Firecrawl API key (`Authorization: Bearer`; a self-hosted instance may need none). */
+  firecrawl_api_key: secret(),
+  /**
+   * Crawl4AI server base URL (its Docker server, port 11235 by default): when set, the
+   * `crawl4ai` reading tier (`POST /crawl`, `fit_markdown`) runs ahead of the built-in tiers.
+   * Reached like `read.firecrawl_url`.
+   */
+  crawl4ai_url: z.string().url().optional(),
+  /** Crawl4AI API token (`CRAWL4AI_API_TOKEN` or a JWT from its `/token`; sent as Bearer). */
+  crawl4ai_token: secret(),
+  /** Time one call to Firecrawl or Crawl4AI may take (they load the page themselves). */
+  service_timeout_ms: z.number().int().positive().default(45_000),
+});
+
+/** Settings of `crawl_site`. */
+export const CrawlSchema: z.ZodObject<{
+  engine: z.ZodDefault<
+    z.ZodEnum<{
+      builtin: "builtin";
+      firecrawl: "firecrawl";
+    }>
+  >;
+  poll_interval_ms: z.ZodDefault<z.ZodNumber>;
+  max_wait_ms: z.ZodDefault<z.ZodNumber>;
+  max_bytes: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strip> = z.object({
+  /**
+   * Who crawls: `builtin` (sitemap first, then links, every page through the reader) or
+   * `firecrawl` (a Firecrawl crawl job at `read.firecrawl_url`; needs that setting).
+   */
+  engine: z.enum(["builtin", "firecrawl"]).default("builtin"),
+  /** How often a Firecrawl crawl job is asked for its status (ms). */
+  poll_interval_ms: z.number().int().min(100).max(60_000).default(2_000),
+  /** How long `crawl_site` waits for a Firecrawl crawl job; then it answers with what is done (`partial`). */
+  max_wait_ms: z.number().int().min(1_000).max(3_600_000).default(120_000),
+  /** Bytes of Firecrawl crawl results read at most for one crawl (all status pages together). */
+  max_bytes: z.number().int().positive().default(50_000_000),
 });
 
 /** Settings of passage selection. */
@@ -790,6 +841,11 @@ export const ConfigSchema: z.ZodObject<{
       extract_timeout_ms: z.ZodDefault<z.ZodNumber>;
       max_html_chars: z.ZodDefault<z.ZodNumber>;
       max_links: z.ZodDefault<z.ZodNumber>;
+      firecrawl_url: z.ZodOptional<z.ZodString>;
+      firecrawl_api_key: z.ZodOptional<z.ZodString>;
+      crawl4ai_url: z.ZodOptional<z.ZodString>;
+      crawl4ai_token: z.ZodOptional<z.ZodString>;
+      service_timeout_ms: z.ZodDefault<z.ZodNumber>;
     }, z.core.$strip>
   >;
   rank: z.ZodDefault<
@@ -893,6 +949,19 @@ export const ConfigSchema: z.ZodObject<{
       deep_research: z.ZodDefault<z.ZodBoolean>;
     }, z.core.$strip>
   >;
+  crawl: z.ZodDefault<
+    z.ZodObject<{
+      engine: z.ZodDefault<
+        z.ZodEnum<{
+          builtin: "builtin";
+          firecrawl: "firecrawl";
+        }>
+      >;
+      poll_interval_ms: z.ZodDefault<z.ZodNumber>;
+      max_wait_ms: z.ZodDefault<z.ZodNumber>;
+      max_bytes: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strip>
+  >;
   log: z.ZodDefault<
     z.ZodObject<{
       level: z.ZodDefault<
@@ -916,6 +985,7 @@ export const ConfigSchema: z.ZodObject<{
   embed: EmbedSchema.default(EmbedSchema.parse({})),
   store: StoreSchema.default(StoreSchema.parse({})),
   memory: MemorySchema.default(MemorySchema.parse({})),
+  crawl: CrawlSchema.default(CrawlSchema.parse({})),
   log: LogSchema.default(LogSchema.parse({})),
 });
 
@@ -948,6 +1018,8 @@ export const ENV_ALIASES: Readonly<Record<string, string>> = {
   KEENABLE_API_KEY: "search.keenable_api_key",
   PARALLEL_API_KEY: "search.parallel_api_key",
   GEMINI_API_KEY: "search.gemini_api_key",
+  FIRECRAWL_API_KEY: "read.firecrawl_api_key",
+  CRAWL4AI_API_TOKEN: "read.crawl4ai_token",
 };
 
 /**
@@ -969,6 +1041,13 @@ export function parseConfig(input: unknown = {}): Config {
     throw new GleanerError("invalid_arguments", `config: ${field}: ${issue.message}`, {
       details: { field },
     });
+  }
+  if (result.data.crawl.engine === "firecrawl" && !result.data.read.firecrawl_url) {
+    throw new GleanerError(
+      "invalid_arguments",
+      'config: crawl.engine: "firecrawl" needs read.firecrawl_url (the Firecrawl API base URL)',
+      { details: { field: "crawl.engine" } },
+    );
   }
   return result.data;
 }

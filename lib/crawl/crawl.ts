@@ -27,6 +27,7 @@ import type { Config } from "../config/config.ts";
 import { type ErrorCode, GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
+import { assertUrlAllowed } from "../net/address.ts";
 import { parsePageUrl, type Reader } from "../read/cascade.ts";
 import type { Page } from "../read/types.ts";
 import type { Cache } from "../store/types.ts";
@@ -59,6 +60,33 @@ export interface CrawlDeps {
   reader: Reader;
   /** Cache for the crawl manifest (namespace `crawl`). */
   cache?: Cache;
+  /**
+   * Who crawls instead of the built-in walk (for `crawl.engine: "firecrawl"`, `firecrawlEngine`
+   * in `firecrawl.ts`); the input is validated and complete manifests cached as for the built-in one.
+   */
+  engine?: CrawlEngine;
+}
+
+/** A crawl's validated limits, as an engine receives them. */
+export interface CrawlPlan {
+  /** The start URL, normalised (it passed the network policy). */
+  start: URL;
+  /** Pages at most. */
+  maxPages: number;
+  /** Link hops at most. */
+  maxDepth: number;
+  /** Include patterns (already checked). */
+  include: string[];
+  /** Exclude patterns (already checked). */
+  exclude: string[];
+}
+
+/** Another way of crawling: gets the validated plan, returns the manifest. */
+export interface CrawlEngine {
+  /** The engine's name (part of the manifest's cache key). */
+  readonly name: string;
+  /** Crawls along the plan. */
+  crawl(deps: CrawlDeps, input: CrawlInput, plan: CrawlPlan): Promise<CrawlResult>;
 }
 
 /** Progress of a crawl. */
@@ -121,6 +149,11 @@ export interface CrawlResult {
   failed: CrawlFailure[];
   /** True when the sitemap supplied pages. */
   from_sitemap: boolean;
+  /**
+   * True when the crawl stopped before it was done (a Firecrawl job that did not finish within
+   * `crawl.max_wait_ms`, failed, or reached `crawl.max_bytes`): the pages are those done by then.
+   */
+  partial?: boolean;
 }
 
 interface Item {
@@ -199,8 +232,17 @@ function manifestKey(
   maxDepth: number,
   include: string[],
   exclude: string[],
+  engine?: string,
 ): string {
-  return JSON.stringify({ v: 1, url: start.href, maxPages, maxDepth, include, exclude });
+  return JSON.stringify({
+    v: 1,
+    url: start.href,
+    maxPages,
+    maxDepth,
+    include,
+    exclude,
+    ...(engine ? { engine } : {}),
+  });
 }
 
 /**
@@ -227,7 +269,15 @@ export async function crawlSite(deps: CrawlDeps, input: CrawlInput): Promise<Cra
   const exclude = [...(input.exclude ?? [])];
   const passes = createPathFilter(include, exclude);
   const { signal } = input;
-  const key = manifestKey(start, maxPages, maxDepth, include, exclude);
+  const engine = deps.engine;
+  const key = manifestKey(
+    start,
+    maxPages,
+    maxDepth,
+    include,
+    exclude,
+    engine?.name,
+  );
 
   if (deps.cache && !input.no_cache) {
     try {
@@ -243,6 +293,14 @@ export async function crawlSite(deps: CrawlDeps, input: CrawlInput): Promise<Cra
     } catch (error) {
       log.debug("crawl cache not read: {error}", { error });
     }
+  }
+
+  if (engine) {
+    assertUrlAllowed(start, deps.config.network);
+    const result = await engine.crawl(deps, input, { start, maxPages, maxDepth, include, exclude });
+    // A partial manifest is not kept: the next call tries again.
+    if (deps.cache && !result.partial) await deps.cache.set("crawl", key, result).catch(() => {});
+    return result;
   }
 
   const cancelled = () => {

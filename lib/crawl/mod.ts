@@ -13,8 +13,10 @@
 export {
   type CrawlDeps,
   type CrawledPage,
+  type CrawlEngine,
   type CrawlFailure,
   type CrawlInput,
+  type CrawlPlan,
   type CrawlProgress,
   type CrawlResult,
   crawlSite,
@@ -25,6 +27,7 @@ export {
   SNIPPET_CHARS,
   snippetOf,
 } from "./crawl.ts";
+export { crawlWithFirecrawl, firecrawlEngine, nextStatusUrl } from "./firecrawl.ts";
 export {
   type DiscoverOptions,
   discoverSitemapUrls,

@@ -8,7 +8,7 @@
 /** Options of one guarded request. */
 export interface FetchOptions {
   /** HTTP method; GET by default. */
-  method?: "GET" | "POST" | "HEAD";
+  method?: "GET" | "POST" | "HEAD" | "DELETE";
   /** Extra request headers (User-Agent is set by the fetcher). */
   headers?: HeadersInit;
   /** Request body (form bodies as `URLSearchParams`). */

@@ -116,7 +116,7 @@ export function mostSpecificFailure(
 /**
  * The fingerprint of the settings that decide how tiers fare on a site
  * (network policy and limits, user agent, render mode, Chromium, GitHub,
- * YouTube, Reddit and Hister access), stored with domain memory's verdicts so a verdict reached under
+ * YouTube, Reddit and Hister access, the Firecrawl and Crawl4AI endpoints when set), stored with domain memory's verdicts so a verdict reached under
  * other settings is not applied: an operator's change takes effect at once.
  * Secrets only count by presence; the value is a 16-hex-digit SHA-256 prefix.
  *
@@ -154,5 +154,10 @@ export function memoryPolicy(config: Config): string {
     r.hister_url ?? null,
     r.hister_token !== undefined,
   ];
+  // The service tiers count only when set, so other settings keep their fingerprint.
+  if (r.firecrawl_url) {
+    settings.push(`firecrawl:${r.firecrawl_url}`, r.firecrawl_api_key !== undefined);
+  }
+  if (r.crawl4ai_url) settings.push(`crawl4ai:${r.crawl4ai_url}`, r.crawl4ai_token !== undefined);
   return createHash("sha256").update(JSON.stringify(settings)).digest("hex").slice(0, 16);
 }

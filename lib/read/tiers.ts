@@ -11,6 +11,8 @@ import { githubTier } from "./github.ts";
 import { httpTier, inlineOptions } from "./http.ts";
 import { type BodyExtractor, createExtractPool, type HtmlExtractor } from "../extract/pool.ts";
 import { createLlmsTxtTier } from "./llms_txt.ts";
+import { createFirecrawlTier } from "./firecrawl.ts";
+import { createCrawl4aiTier } from "./crawl4ai.ts";
 import { waybackTier } from "./wayback.ts";
 import { youtubeTier } from "./youtube.ts";
 import { redditTier } from "./reddit.ts";
@@ -32,9 +34,11 @@ export interface TierSet {
 }
 
 /**
- * Builds the default cascade: github, youtube, reddit, hister (when
- * `read.hister_url` is set), llms.txt, http (with structured
- * and PDF bodies), browser, wayback (opt-in), and the extraction threads they share.
+ * Builds the default cascade: github, youtube, reddit (fast paths for their
+ * own URLs), hister (when `read.hister_url` is set), firecrawl and crawl4ai
+ * (each only when its URL is set: `read.firecrawl_url`, `read.crawl4ai_url`),
+ * llms.txt, http (with structured and PDF bodies), browser, wayback (opt-in),
+ * and the extraction threads they share.
  *
  * @example
  * ```ts ignore
@@ -50,12 +54,19 @@ export function defaultTiers(
 ): TierSet {
   const browser = createBrowserReadTier(config, { robots: deps.fetcher.robots });
   const llmsTxt = createLlmsTxtTier({ domains: deps.domains });
+  // The reading services, when configured, read ahead of the built-in tiers; the fast paths
+  // (their own URLs only) and the user's own history come first.
+  const services: Tier[] = [
+    ...(config.read.firecrawl_url ? [createFirecrawlTier({ robots: deps.fetcher.robots })] : []),
+    ...(config.read.crawl4ai_url ? [createCrawl4aiTier({ robots: deps.fetcher.robots })] : []),
+  ];
   const tiers: Tier[] = [
     githubTier,
     youtubeTier,
     redditTier,
     // The browsing history only when configured (absent from the cascade otherwise).
     ...(config.read.hister_url ? [histerTier] : []),
+    ...services,
     llmsTxt,
     httpTier,
     browser,

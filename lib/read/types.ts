@@ -12,6 +12,8 @@ import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
 /** Names of the reading tiers, in cascade order. */
 export const TIER_NAMES = [
   "cache",
+  "firecrawl",
+  "crawl4ai",
   "github",
   "youtube",
   "reddit",

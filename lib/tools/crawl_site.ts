@@ -26,12 +26,16 @@ export const CrawlOutput: z.ZodObject<{
     }, z.core.$strip>
   >;
   from_sitemap: z.ZodBoolean;
+  partial: z.ZodOptional<z.ZodBoolean>;
 }, z.core.$strip> = z.object({
   pages: z.array(
     z.object({ url: z.string(), title: z.string(), snippet: z.string(), depth: z.number().int() }),
   ),
   failed: z.array(z.object({ url: z.string() }).extend(ItemErrorSchema.shape)),
   from_sitemap: z.boolean().describe("True when the pages came from the site's sitemap"),
+  partial: z.boolean().optional().describe(
+    "True when the crawl stopped before it was done (time or size limit, or the crawl job failed): the pages are those done by then",
+  ),
 });
 
 /** The tool definition. */
@@ -68,22 +72,27 @@ export const crawlSiteTool: ToolSpec<
   openWorld: true,
   // The crawler loads on the first call.
   handler: lazyHandler(() =>
-    import("../crawl/mod.ts").then(({ crawlSite }) => (input, { gleaner, signal, progress }) =>
-      crawlSite(
-        {
-          config: gleaner.config,
-          fetcher: gleaner.fetcher,
-          reader: gleaner.reader,
-          cache: gleaner.store.cache,
-        },
-        { ...input, signal, progress },
-      )
+    import("../crawl/mod.ts").then(
+      ({ crawlSite, firecrawlEngine }) => (input, { gleaner, signal, progress }) =>
+        crawlSite(
+          {
+            config: gleaner.config,
+            fetcher: gleaner.fetcher,
+            reader: gleaner.reader,
+            cache: gleaner.store.cache,
+            // `crawl.engine: "firecrawl"`: a Firecrawl crawl job instead of the built-in walk.
+            ...(gleaner.config.crawl.engine === "firecrawl" ? { engine: firecrawlEngine } : {}),
+          },
+          { ...input, signal, progress },
+        ),
     )
   ),
   render: (out) => {
     const lines = out.pages.map((p) => `- ${p.title || p.url}\n  ${p.url}\n  ${p.snippet}`);
     for (const f of out.failed) lines.push(`! ${f.url}: ${f.code}`);
-    const head = `${out.pages.length} pages${out.from_sitemap ? " (from the sitemap)" : ""}`;
+    const head = `${out.pages.length} pages${out.from_sitemap ? " (from the sitemap)" : ""}${
+      out.partial ? " (partial: the crawl stopped before it was done)" : ""
+    }`;
     return [head, ...lines].join("\n");
   },
 });
