@@ -338,8 +338,10 @@ export const SearchSchema: z.ZodObject<{
   /**
    * Named domain profiles the search tools offer as `domain_profile`, besides the built-in
    * `dev` and `homelab` (an entry of the same name replaces a built-in one): `prefer` (results
-   * there are raised by `boost`, default 0.25 of the score range) and `exclude` (results there
-   * are dropped). A JSON object in `GLEANER_SEARCH_DOMAIN_PROFILES`.
+   * there are raised by `boost`, default 0.25: a quarter of the reranker's score range, or
+   * without a reranker about two places of the provider's order, each worth 0.1; 1 puts them
+   * first) and `exclude` (results there are dropped). A JSON object in
+   * `GLEANER_SEARCH_DOMAIN_PROFILES`.
    */
   domain_profiles: z.preprocess(
     (value) => (typeof value === "string" ? safeJsonObject(value) : value),

@@ -94,11 +94,19 @@ function statusError(call: JsonPost, where: string, status: number, headers: Hea
   const fail = (code: ConstructorParameters<typeof GleanerError>[0], text: string) =>
     new GleanerError(code, `${call.what}: ${where} ${text}`, { details });
   if (status === 401 || status === 403) {
-    return fail("unauthorized", `refused the credentials (HTTP ${status}); check ${call.keySetting}`);
+    return fail(
+      "unauthorized",
+      `refused the credentials (HTTP ${status}); check ${call.keySetting}`,
+    );
   }
-  if (status === 402) return fail("insufficient_balance", "reports insufficient balance (HTTP 402)");
+  if (status === 402) {
+    return fail("insufficient_balance", "reports insufficient balance (HTTP 402)");
+  }
   if (status === 404) {
-    return fail("not_found", `answered HTTP 404 (no such model or path); check ${call.modelSetting}`);
+    return fail(
+      "not_found",
+      `answered HTTP 404 (no such model or path); check ${call.modelSetting}`,
+    );
   }
   if (status === 408 || status === 504) return fail("timeout", `timed out (HTTP ${status})`);
   if (status === 429) {

@@ -26,6 +26,8 @@ const MAX_QUERY_CHARS = 2_000;
 const MAX_RESPONSE_BYTES = 2_000_000;
 /** Days after which recency halves. */
 const RECENCY_HALF_LIFE_DAYS = 365;
+/** Places of the provider's order that span the score range (at least). */
+const PLACES = 10;
 /** Recency of a result without a (parseable) date. */
 const UNDATED_RECENCY = 0.5;
 
@@ -141,7 +143,9 @@ function parseScores(body: unknown, count: number): number[] {
       throw bad("an index out of range");
     }
     if (seen.has(index)) throw bad("a repeated index");
-    if (typeof score !== "number" || !Number.isFinite(score)) throw bad("a score that is not a number");
+    if (typeof score !== "number" || !Number.isFinite(score)) {
+      throw bad("a score that is not a number");
+    }
     seen.add(index);
     scores[index] = score;
   }
@@ -173,7 +177,8 @@ export interface OrderOptions {
 
 /**
  * Orders hits: each scores its relevance (the reranker's, scaled to 0..1
- * over the hits; without one, its place in the provider's order), mixed with
+ * over the hits; without one, its place in the provider's order, 0.1 a
+ * place), mixed with
  * recency by `recencyWeight` when reranked, plus `boost` on a preferred
  * domain. Ties keep the provider's order.
  *
@@ -189,9 +194,11 @@ export interface OrderOptions {
  */
 export function orderHits<T extends OrderableHit>(hits: readonly T[], options: OrderOptions): T[] {
   const n = hits.length;
+  // Without a reranker, each place in the provider's order is worth 1/10 of the score (1/n when
+  // there are more than ten): a boost of 0.25 raises a result about two places, 1 to the top.
   const relevance = options.relevance
     ? scaled(options.relevance)
-    : hits.map((_, i) => (n <= 1 ? 1 : 1 - i / n));
+    : hits.map((_, i) => 1 - i / Math.max(n, PLACES));
   const weight = options.relevance ? options.recencyWeight ?? 0 : 0;
   const now = options.now ?? Date.now();
   const prefer = options.prefer ?? [];

@@ -117,7 +117,9 @@ export function createSearchRouter(
             log.warn("query rewrite failed, searching the original query: {error}", {
               error: failure.message,
             });
-            notes.push(`the query rewrite failed (${failure.code}); the original query was searched`);
+            notes.push(
+              `the query rewrite failed (${failure.code}); the original query was searched`,
+            );
           }
         }
       }
