@@ -134,7 +134,7 @@ export async function rewriteQuery(llm: Llm, query: string, signal?: AbortSignal
   const cleaned = line
     .replace(/^(search query|query)\s*:\s*/i, "")
     .replace(/^["'`“”]+|["'`“”]+$/g, "")
-    .replace(/[\u0000-\u001f\u007f]/g, " ")
+    .replace(/\p{Cc}/gu, " ")
     .replace(/\s+/g, " ")
     .trim()
     .slice(0, MAX_REWRITE_CHARS)

@@ -36,7 +36,8 @@ export interface QualityShape {
  * import { parseConfig } from "../config/config.ts";
  * import { qualityShape } from "./quality_schemas.ts";
  * const shape = qualityShape(parseConfig({}));
- * console.assert(!("expand" in shape) && shape.domain_profile.safeParse("dev").success);
+ * console.assert(shape.domain_profile.safeParse("dev").success);
+ * console.assert(!Object.keys(shape).includes("expand"), "no model, no expand");
  * ```
  */
 export function qualityShape(config?: Config): QualityShape {

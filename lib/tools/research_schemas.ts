@@ -13,7 +13,7 @@ import { AttemptSchema } from "./search.ts";
 import { EvidenceSchema, ItemErrorSchema, RankingSchema } from "./schemas.ts";
 
 /** The shape of the `research` input. */
-type ResearchShape = {
+export type ResearchShape = {
   query: z.ZodString;
   max_results: z.ZodDefault<z.ZodNumber>;
   max_pages: z.ZodDefault<z.ZodNumber>;

@@ -12,7 +12,7 @@ import { FallbackSchema, noteLines } from "./role_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** The shape of one query of a `search` call. */
-type SearchItemShape = {
+export type SearchItemShape = {
   query: z.ZodString;
   domains: z.ZodOptional<z.ZodArray<z.ZodString>>;
   time_range: z.ZodOptional<

@@ -11,29 +11,13 @@
  *
  * @module
  */
-import { z } from "zod";
 import type { Config } from "../config/config.ts";
 import { renderEvidence } from "../rank/render.ts";
-import { SummarySchema } from "./quality_schemas.ts";
-import { ResearchInput, researchInputFor, ResearchOutput } from "./research_schemas.ts";
-import { ItemErrorSchema } from "./schemas.ts";
+import { type ResearchInput, researchInputFor } from "./research_schemas.ts";
+import { SearchAndSummarizeOutput } from "./search_and_summarize_schemas.ts";
 import { defineTool, lazyHandler, type ToolSpec } from "./spec.ts";
 
-/** Output of `search_and_summarize`: `research`'s output, plus the generated summary. */
-export const SearchAndSummarizeOutput: z.ZodObject<
-  typeof ResearchOutput.shape & {
-    summary: z.ZodOptional<typeof SummarySchema>;
-    summary_error: z.ZodOptional<typeof ItemErrorSchema>;
-  },
-  z.core.$strip
-> = ResearchOutput.extend({
-  summary: SummarySchema.optional().describe(
-    "The model's summary of the evidence: generated text, check it against the evidence",
-  ),
-  summary_error: ItemErrorSchema.optional().describe(
-    "Why there is no summary (the evidence is still complete)",
-  ),
-});
+export { SearchAndSummarizeOutput } from "./search_and_summarize_schemas.ts";
 
 /**
  * The tool for a configuration (its domain profiles; `expand` offered, as

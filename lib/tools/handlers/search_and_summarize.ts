@@ -10,7 +10,7 @@ import { GleanerError, toGleanerError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { llmFromConfig } from "../../search/llm.ts";
 import type { ResearchInput } from "../research_schemas.ts";
-import type { SearchAndSummarizeOutput } from "../search_and_summarize.ts";
+import type { SearchAndSummarizeOutput } from "../search_and_summarize_schemas.ts";
 import type { ToolContext } from "../spec.ts";
 import { research } from "./research.ts";
 
