@@ -146,7 +146,7 @@ Deno.test("quality controls are absent from the tool list until configured", asy
     });
     assert.equal(profile.status, 400);
     assert.equal((profile.json.error as { code: string }).code, "invalid_arguments");
-    const summarize = await rest("/v1/search_and_summarize", { query: "x" });
+    const summarize = await rest("/v1/summarize", { query: "x" });
     assert.equal(summarize.status, 404, "no route without a model");
   });
 });
@@ -284,7 +284,7 @@ Deno.test("expand rewrites the query; search_and_summarize adds a generated summ
     assert.deepEqual(sc.evidence, research.json.evidence, "the evidence is research's, unchanged");
 
     ollama.setMode("rate_limited");
-    const alone = await rest("/v1/search_and_summarize", args);
+    const alone = await rest("/v1/summarize", args);
     assert.equal(alone.status, 200);
     assert.equal(alone.json.summary, undefined);
     assert.equal((alone.json.summary_error as { code: string }).code, "rate_limited");
