@@ -47,7 +47,6 @@ export async function searchAndSummarize(
   const passages = evidence.evidence.map((e, i) =>
     `[${i + 1}] ${e.title} (${e.url})\n${e.text.trim()}`
   );
-  context.progress?.({ progress: 1, total: 1, message: `summarizing with ${llm.model}` });
   try {
     const text = await llm.complete({
       system: SYSTEM,
