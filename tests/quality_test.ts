@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ConfigInput } from "../lib/config/config.ts";
@@ -19,7 +20,12 @@ import {
   startFakeReranker,
 } from "../testing/fixtures/fake_quality.ts";
 import { DEFAULT_FAKE_RESULTS } from "../testing/fixtures/upstreams.ts";
-import { startTestWorld, type TestWorld, WORLD_PAGES } from "../testing/fixtures/world.ts";
+import {
+  DENO_RUN_FLAGS,
+  startTestWorld,
+  type TestWorld,
+  WORLD_PAGES,
+} from "../testing/fixtures/world.ts";
 
 const KEY = "jina_rerank_key_for_tests";
 
@@ -290,4 +296,34 @@ Deno.test("expand rewrites the query; search_and_summarize adds a generated summ
     assert.equal((alone.json.summary_error as { code: string }).code, "rate_limited");
     assert.deepEqual(alone.json.evidence, sc.evidence, "the evidence answers without a summary");
   });
+});
+
+Deno.test("gleaner mcp (stdio): GLEANER_LLM_* and GLEANER_SEARCH_DOMAIN_PROFILES shape the tool list", async () => {
+  const world = await startTestWorld();
+  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+  try {
+    await client.connect(
+      new StdioClientTransport({
+        command: Deno.execPath(),
+        args: ["run", ...DENO_RUN_FLAGS, new URL("../cli.ts", import.meta.url).pathname, "mcp"],
+        env: {
+          ...Deno.env.toObject(),
+          ...world.env,
+          GLEANER_LLM_URL: "http://127.0.0.1:11434",
+          GLEANER_LLM_MODEL: "llama3.2",
+          GLEANER_SEARCH_DOMAIN_PROFILES: '{"news":{"prefer":["apnews.com"]}}',
+          NO_COLOR: "1",
+        },
+        stderr: "pipe",
+      }) as Transport,
+    );
+    const tools = await listed(client);
+    assert.ok(tools.some((t) => t.name === "search_and_summarize"));
+    const item = searchItemProperties(tools);
+    assert.ok(item.expand);
+    assert.deepEqual(item.domain_profile.enum, ["dev", "homelab", "news"]);
+  } finally {
+    await client.close();
+    await world.close();
+  }
 });
