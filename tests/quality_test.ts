@@ -159,7 +159,13 @@ Deno.test("quality controls are absent from the tool list until configured", asy
 
 Deno.test("reranker orders results; its documented failures keep the provider's order (MCP, REST)", async () => {
   await withQuality(({ reranker }) => ({
-    search: { rerank_url: reranker.url, rerank_api_key: KEY, rerank_timeout_ms: 1_000 },
+    // A cool-down of 0 lets every failure below reach the reranker; Retry-After still holds.
+    search: {
+      rerank_url: reranker.url,
+      rerank_api_key: KEY,
+      rerank_timeout_ms: 1_000,
+      breaker_cooldown_ms: 0,
+    },
   }), async ({ world, reranker, call, rest }) => {
     world.fakes.setResults(null); // public-looking results, the provider's first is Wikipedia
     reranker.setScore((_, doc) => (doc.includes("Python") ? 0.97 : 0.1));
@@ -176,10 +182,10 @@ Deno.test("reranker orders results; its documented failures keep the provider's 
     assert.ok(sent.documents.includes(`${python.title}\n${python.snippet}`), "title + snippet");
 
     const modes = [
-      ["unauthorized", "unauthorized"],
       ["invalid", "invalid_arguments"],
-      ["rate_limited", "rate_limited"],
       ["slow", "timeout"],
+      ["unauthorized", "unauthorized"],
+      ["rate_limited", "rate_limited"],
     ] as const;
     for (const [mode, code] of modes) {
       reranker.setMode(mode);
@@ -193,9 +199,12 @@ Deno.test("reranker orders results; its documented failures keep the provider's 
       assert.ok(fell.notices?.some((n) => n.includes(`(${code})`)), JSON.stringify(fell.notices));
       assert.ok(!JSON.stringify(viaRest.json).includes(KEY));
     }
-    reranker.setMode("rate_limited");
+    // 429 with Retry-After: 7 opens the breaker for 7 s: the next search does not wait for it.
+    const sentBefore = reranker.requests.length;
     const text = await call("search", { items: [{ query: "url parsing", max_results: 5 }] });
-    assert.match(text.content[0].text, /note: the reranker failed \(rate_limited\)/);
+    assert.equal(reranker.requests.length, sentBefore, "the cooling reranker is not called");
+    assert.equal(itemOf(text.structuredContent).results[0].url, FIRST);
+    assert.match(text.content[0].text, /note: the reranker was skipped \(cooling down/);
   });
 });
 

@@ -6,8 +6,10 @@
  *
  * @module
  */
+import { createCircuitBreaker } from "../async/breaker.ts";
+import { LruCache } from "../cache/lru_cache.ts";
 import type { Config } from "../config/config.ts";
-import { GleanerError, toGleanerError } from "../errors.ts";
+import { type ErrorCode, GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
 import { resolveDomainProfile } from "./domain_profiles.ts";
@@ -88,6 +90,27 @@ export function createSearchRouter(
 ): SearchRouter {
   const reranker: ResultReranker | undefined = rerankerFromConfig(config, fetcher);
   const llm: Llm | undefined = llmFromConfig(config, fetcher);
+  // A reranker or model that keeps failing is left alone for a while, as providers are
+  // (search.breaker_failures, search.breaker_cooldown_ms): searches do not wait for it.
+  const breaker = createCircuitBreaker({
+    failures: config.search.breaker_failures,
+    cooldownMs: config.search.breaker_cooldown_ms,
+  });
+  const failed = (key: "reranker" | "llm", failure: GleanerError) => {
+    const retry = Number(failure.details?.retry_after_s);
+    const atOnce: ErrorCode[] = ["unauthorized", "insufficient_balance"];
+    breaker.failure(
+      key,
+      undefined,
+      Number.isFinite(retry) && retry > 0
+        ? retry * 1000
+        : atOnce.includes(failure.code)
+        ? config.search.breaker_cooldown_ms
+        : undefined,
+    );
+  };
+  /** Rewrites already made (the model answers at temperature 0: the same query, the same line). */
+  const rewrites = new LruCache<string, string>(256);
   return {
     get backends() {
       return roles.providers("search");
@@ -107,13 +130,24 @@ export function createSearchRouter(
             { details: { field: "expand" } },
           );
         }
-        if (typeof req.query === "string" && req.query.trim() !== "") {
+        const key = typeof req.query === "string" ? req.query.trim() : "";
+        if (key !== "" && rewrites.has(key)) {
+          rewritten = rewrites.get(key)!;
+          query = rewritten;
+        } else if (key !== "" && breaker.isOpen("llm")) {
+          notes.push(
+            "the query rewrite was skipped (the model is cooling down after failures); the original query was searched",
+          );
+        } else if (key !== "") {
           try {
             rewritten = await rewriteQuery(llm, req.query, req.signal);
+            breaker.success("llm");
+            rewrites.set(key, rewritten);
             query = rewritten;
           } catch (error) {
             if (req.signal?.aborted) throw error;
             const failure = toGleanerError(error, "llm");
+            failed("llm", failure);
             log.warn("query rewrite failed, searching the original query: {error}", {
               error: failure.message,
             });
@@ -139,7 +173,12 @@ export function createSearchRouter(
       let results = answer.results;
       let relevance: number[] | undefined;
       let reranked: boolean | undefined;
-      if (reranker && results.length > 1) {
+      if (reranker && results.length > 1 && breaker.isOpen("reranker")) {
+        reranked = false;
+        notes.push(
+          "the reranker was skipped (cooling down after failures); results keep the provider's order",
+        );
+      } else if (reranker && results.length > 1) {
         try {
           relevance = await reranker.rerank(
             req.query,
@@ -147,9 +186,11 @@ export function createSearchRouter(
             req.signal,
           );
           reranked = true;
+          breaker.success("reranker");
         } catch (error) {
           if (req.signal?.aborted) throw error;
           const failure = toGleanerError(error, "reranker");
+          failed("reranker", failure);
           log.warn("reranker failed, keeping the provider's order: {error}", {
             error: failure.message,
           });
