@@ -46,9 +46,12 @@ export {
   type Config,
   type ConfigInput,
   ConfigSchema,
+  DomainProfileSchema,
+  LlmSchema,
   loadConfig,
   parseConfig,
   redactConfig,
+  SearchSchema,
 } from "./lib/config/config.ts";
 export { ERROR_CODES, type ErrorCode, GleanerError } from "./lib/errors.ts";
 export * from "./lib/tools/mod.ts";

@@ -28,11 +28,13 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "search.keenable_api_key",
   "search.parallel_api_key",
   "search.gemini_api_key",
+  "search.rerank_api_key",
   "read.github_token",
   "read.hister_token",
   "read.firecrawl_api_key",
   "read.crawl4ai_token",
   "embed.api_key",
+  "llm.api_key",
   "store.cache_url",
   "memory.hosted_proxy_token",
   "memory.hosted_hmac_secret",
@@ -164,6 +166,20 @@ function safeJsonObject(text: string): unknown {
   }
 }
 
+/** One domain profile (`search.domain_profiles.<name>`). */
+export const DomainProfileSchema: z.ZodObject<{
+  prefer: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  exclude: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  boost: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strict> = z.strictObject({
+  /** Domains (subdomains included) whose results are raised. */
+  prefer: z.array(z.string()).max(100).default([]),
+  /** Domains (subdomains included) whose results are dropped. */
+  exclude: z.array(z.string()).max(100).default([]),
+  /** How far a preferred result is raised, as a share of the score range (1: always first). */
+  boost: z.number().min(0).max(1).default(0.25),
+});
+
 /** Settings of web search. */
 export const SearchSchema: z.ZodObject<{
   backend: z.ZodDefault<
@@ -222,6 +238,14 @@ export const SearchSchema: z.ZodObject<{
     }>
   >;
   presentation_provider: z.ZodOptional<z.ZodString>;
+  rerank_url: z.ZodOptional<z.ZodString>;
+  rerank_api_key: z.ZodOptional<z.ZodString>;
+  rerank_model: z.ZodDefault<z.ZodString>;
+  rerank_recency_weight: z.ZodDefault<z.ZodNumber>;
+  rerank_timeout_ms: z.ZodDefault<z.ZodNumber>;
+  domain_profiles: z.ZodDefault<
+    z.ZodPreprocess<z.ZodRecord<z.ZodString, typeof DomainProfileSchema>, unknown>
+  >;
 }, z.core.$strip> = z.object({
   /** Which backend answers: `auto` = SearXNG when configured, else DuckDuckGo, the other on failure. */
   backend: z.enum(["auto", "duckduckgo", "searxng"]).default("auto"),
@@ -294,6 +318,65 @@ export const SearchSchema: z.ZodObject<{
   ),
   /** The provider whose tools `presentation: one_provider` declares. */
   presentation_provider: z.string().optional(),
+  /**
+   * A reranker of search results in the Jina-compatible format: `POST <url>` (for example
+   * `https://api.jina.ai/v1/rerank`) with `{ model, query, documents, top_n }`, answered with
+   * `results[].{ index, relevance_score }`. Each result's title and snippet are sent, nothing
+   * else. Unset: results keep the provider's order. Any failure keeps the provider's order too,
+   * and the answer says why.
+   */
+  rerank_url: z.string().url().optional(),
+  /** Bearer token of the reranker, when it needs one. */
+  rerank_api_key: secret(),
+  /** Model named in each rerank request. */
+  rerank_model: z.string().min(1).default("jina-reranker-v2-base-multilingual"),
+  /**
+   * Weight (0..1) of recency against the reranker's relevance: each result scores
+   * `(1 - w) · relevance + w · recency`, where recency halves every 365 days since its
+   * published date (an undated result counts 0.5). `0` orders by relevance alone.
+   */
+  rerank_recency_weight: z.number().min(0).max(1).default(0),
+  /** Time the reranker gets per search before the provider's order is kept. */
+  rerank_timeout_ms: z.number().int().positive().default(5_000),
+  /**
+   * Named domain profiles the search tools offer as `domain_profile`, besides the built-in
+   * `dev` and `homelab` (an entry of the same name replaces a built-in one): `prefer` (results
+   * there are raised by `boost`, default 0.25: a quarter of the reranker's score range, or
+   * without a reranker about two places of the provider's order, each worth 0.1; 1 puts them
+   * first) and `exclude` (results there are dropped). A JSON object in
+   * `GLEANER_SEARCH_DOMAIN_PROFILES`.
+   */
+  domain_profiles: z.preprocess(
+    (value) => (typeof value === "string" ? safeJsonObject(value) : value),
+    z.record(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/), DomainProfileSchema),
+  ).default({}),
+});
+
+/** Settings of the optional language model (Ollama-compatible `/api/generate` or `/api/chat`). */
+export const LlmSchema: z.ZodObject<{
+  url: z.ZodOptional<z.ZodString>;
+  model: z.ZodOptional<z.ZodString>;
+  api: z.ZodDefault<z.ZodEnum<{ generate: "generate"; chat: "chat" }>>;
+  api_key: z.ZodOptional<z.ZodString>;
+  timeout_ms: z.ZodDefault<z.ZodNumber>;
+  summary_max_tokens: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strip> = z.object({
+  /**
+   * Base URL of an Ollama-compatible server (`http://127.0.0.1:11434`). With `model` set, the
+   * search tools accept `expand` (the model rewrites the query) and `search_and_summarize` is
+   * listed. Evidence text (page passages) is sent to it: point it only at a server you trust.
+   */
+  url: z.string().url().optional(),
+  /** Model name sent in each request (`llama3.2`, `qwen2.5:7b`, …). */
+  model: z.string().min(1).optional(),
+  /** `chat` (`POST /api/chat`, `messages`) or `generate` (`POST /api/generate`, `prompt`). */
+  api: z.enum(["generate", "chat"]).default("chat"),
+  /** Bearer token, for a server behind an authenticating proxy. */
+  api_key: secret(),
+  /** Time one request may take. */
+  timeout_ms: z.number().int().positive().default(60_000),
+  /** Most tokens of a summary (`options.num_predict`). */
+  summary_max_tokens: z.number().int().min(16).max(4_096).default(512),
 });
 
 /** Settings of page reading. */
@@ -749,66 +832,7 @@ export const ConfigSchema: z.ZodObject<{
       no_proxy: z.ZodDefault<z.ZodArray<z.ZodString>>;
     }, z.core.$strip>
   >;
-  search: z.ZodDefault<
-    z.ZodObject<{
-      backend: z.ZodDefault<
-        z.ZodEnum<{
-          auto: "auto";
-          duckduckgo: "duckduckgo";
-          searxng: "searxng";
-        }>
-      >;
-      pin_backend: z.ZodDefault<z.ZodBoolean>;
-      searxng_url: z.ZodOptional<z.ZodString>;
-      duckduckgo_html_url: z.ZodDefault<z.ZodString>;
-      duckduckgo_lite_url: z.ZodDefault<z.ZodString>;
-      region: z.ZodDefault<z.ZodString>;
-      searxng_categories: z.ZodDefault<z.ZodArray<z.ZodString>>;
-      searxng_engines: z.ZodDefault<z.ZodArray<z.ZodString>>;
-      safesearch: z.ZodDefault<z.ZodNumber>;
-      timeout_ms: z.ZodDefault<z.ZodNumber>;
-      brave_api_key: z.ZodOptional<z.ZodString>;
-      exa_api_key: z.ZodOptional<z.ZodString>;
-      tavily_api_key: z.ZodOptional<z.ZodString>;
-      jina_api_key: z.ZodOptional<z.ZodString>;
-      keenable_api_key: z.ZodOptional<z.ZodString>;
-      parallel_api_key: z.ZodOptional<z.ZodString>;
-      gemini_api_key: z.ZodOptional<z.ZodString>;
-      providers: z.ZodDefault<
-        z.ZodPreprocess<
-          z.ZodRecord<
-            z.ZodString,
-            z.ZodObject<{
-              enabled: z.ZodOptional<z.ZodBoolean>;
-              base_url: z.ZodOptional<z.ZodString>;
-              timeout_ms: z.ZodOptional<z.ZodNumber>;
-              max_results: z.ZodOptional<z.ZodNumber>;
-              requests_per_second: z.ZodOptional<z.ZodNumber>;
-              model: z.ZodOptional<z.ZodString>;
-              deep_model: z.ZodOptional<z.ZodString>;
-            }, z.core.$strict>
-          >,
-          unknown
-        >
-      >;
-      search_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
-      answer_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
-      contents_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
-      fallback_on_empty: z.ZodDefault<z.ZodBoolean>;
-      breaker_failures: z.ZodDefault<z.ZodNumber>;
-      breaker_cooldown_ms: z.ZodDefault<z.ZodNumber>;
-      presentation: z.ZodDefault<
-        z.ZodEnum<{
-          default: "default";
-          roles: "roles";
-          all_tools: "all_tools";
-          one_provider: "one_provider";
-          deep_research: "deep_research";
-        }>
-      >;
-      presentation_provider: z.ZodOptional<z.ZodString>;
-    }, z.core.$strip>
-  >;
+  search: z.ZodDefault<typeof SearchSchema>;
   read: z.ZodDefault<
     z.ZodObject<{
       render: z.ZodDefault<
@@ -962,6 +986,7 @@ export const ConfigSchema: z.ZodObject<{
       max_bytes: z.ZodDefault<z.ZodNumber>;
     }, z.core.$strip>
   >;
+  llm: z.ZodDefault<typeof LlmSchema>;
   log: z.ZodDefault<
     z.ZodObject<{
       level: z.ZodDefault<
@@ -986,6 +1011,7 @@ export const ConfigSchema: z.ZodObject<{
   store: StoreSchema.default(StoreSchema.parse({})),
   memory: MemorySchema.default(MemorySchema.parse({})),
   crawl: CrawlSchema.default(CrawlSchema.parse({})),
+  llm: LlmSchema.default(LlmSchema.parse({})),
   log: LogSchema.default(LogSchema.parse({})),
 });
 

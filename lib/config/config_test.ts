@@ -201,3 +201,35 @@ Deno.test("config: memory thresholds are settings with today's values, validated
     );
   }
 });
+
+Deno.test("config: search quality and llm settings come from GLEANER_* and keys are redacted", async () => {
+  const config = await loadConfig({
+    env: {
+      GLEANER_SEARCH_RERANK_URL: "https://api.jina.ai/v1/rerank",
+      GLEANER_SEARCH_RERANK_API_KEY: "jina_secret_key",
+      GLEANER_SEARCH_RERANK_RECENCY_WEIGHT: "0.3",
+      GLEANER_SEARCH_DOMAIN_PROFILES: '{"docs":{"prefer":["docs.python.org"],"boost":1}}',
+      GLEANER_LLM_URL: "http://127.0.0.1:11434",
+      GLEANER_LLM_MODEL: "llama3.2",
+      GLEANER_LLM_API: "generate",
+      GLEANER_LLM_API_KEY: "llm_secret_key",
+    },
+    warn: (message) => assert.fail(message),
+  });
+  assert.equal(config.search.rerank_recency_weight, 0.3);
+  assert.equal(config.search.rerank_model, "jina-reranker-v2-base-multilingual");
+  assert.deepEqual(config.search.domain_profiles.docs, {
+    prefer: ["docs.python.org"],
+    exclude: [],
+    boost: 1,
+  });
+  assert.equal(config.llm.api, "generate");
+  assert.equal(config.llm.model, "llama3.2");
+  const shown = JSON.stringify(redactConfig(config));
+  assert.ok(!shown.includes("jina_secret_key") && !shown.includes("llm_secret_key"), shown);
+  assert.throws(
+    () => parseConfig({ search: { rerank_recency_weight: 2 } }),
+    /rerank_recency_weight/,
+  );
+  assert.throws(() => parseConfig({ llm: { api: "completions" } }), /llm\.api/);
+});

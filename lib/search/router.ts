@@ -6,10 +6,19 @@
  *
  * @module
  */
+import { createCircuitBreaker } from "../async/breaker.ts";
+import { LruCache } from "../cache/lru_cache.ts";
 import type { Config } from "../config/config.ts";
+import { type ErrorCode, GleanerError, toGleanerError } from "../errors.ts";
+import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
+import { resolveDomainProfile } from "./domain_profiles.ts";
+import { type Llm, llmFromConfig, rewriteQuery } from "./llm.ts";
+import { orderHits, rerankerFromConfig, type ResultReranker } from "./rerank.ts";
 import { createRoleRouter, type FallbackEntry, type RoleRouter } from "./roles.ts";
 import type { Attempt, SearchHit, SearchRequest } from "./types.ts";
+
+const log = getGleanerLogger("search", "quality");
 
 /** Largest `max_results` one search may ask for. */
 export const MAX_RESULTS_LIMIT = 100;
@@ -28,8 +37,18 @@ export interface SearchResponse {
   cached?: boolean;
   /** Age of a cached answer (seconds). */
   age_s?: number;
-  /** What the provider changed in the request to fit its documented limits, when anything. */
+  /**
+   * What changed on the way, when anything: the provider fitting the request to its documented
+   * limits, a reranker or query rewrite that failed (and what was done instead).
+   */
   notices?: string[];
+  /** The query the language model wrote and the providers were asked (`expand`). */
+  rewritten_query?: string;
+  /**
+   * With `search.rerank_url`: `true` when the reranker's order was used, `false` when it failed
+   * and the provider's order was kept (`notices` says why).
+   */
+  reranked?: boolean;
 }
 
 /** Runs searches under the configured provider order. */
@@ -69,28 +88,135 @@ export function createSearchRouter(
   fetcher: Fetcher,
   roles: RoleRouter = createRoleRouter({ config, fetcher }),
 ): SearchRouter {
+  const reranker: ResultReranker | undefined = rerankerFromConfig(config, fetcher);
+  const llm: Llm | undefined = llmFromConfig(config, fetcher);
+  // A reranker or model that keeps failing is left alone for a while, as providers are
+  // (search.breaker_failures, search.breaker_cooldown_ms): searches do not wait for it.
+  const breaker = createCircuitBreaker({
+    failures: config.search.breaker_failures,
+    cooldownMs: config.search.breaker_cooldown_ms,
+  });
+  const failed = (key: "reranker" | "llm", failure: GleanerError) => {
+    const retry = Number(failure.details?.retry_after_s);
+    const atOnce: ErrorCode[] = ["unauthorized", "insufficient_balance"];
+    breaker.failure(
+      key,
+      undefined,
+      Number.isFinite(retry) && retry > 0
+        ? retry * 1000
+        : atOnce.includes(failure.code)
+        ? config.search.breaker_cooldown_ms
+        : undefined,
+    );
+  };
+  /** Rewrites already made (the model answers at temperature 0: the same query, the same line). */
+  const rewrites = new LruCache<string, string>(256);
   return {
     get backends() {
       return roles.providers("search");
     },
     async search(req: SearchRequest): Promise<SearchResponse> {
+      const profile = req.domain_profile === undefined
+        ? undefined
+        : resolveDomainProfile(config, req.domain_profile);
+      const notes: string[] = [];
+      let query = req.query;
+      let rewritten: string | undefined;
+      if (req.expand) {
+        if (!llm) {
+          throw new GleanerError(
+            "invalid_arguments",
+            "expand: needs a language model (set llm.url and llm.model)",
+            { details: { field: "expand" } },
+          );
+        }
+        const key = typeof req.query === "string" ? req.query.trim() : "";
+        if (key !== "" && rewrites.has(key)) {
+          rewritten = rewrites.get(key)!;
+          query = rewritten;
+        } else if (key !== "" && breaker.isOpen("llm")) {
+          notes.push(
+            "the query rewrite was skipped (the model is cooling down after failures); the original query was searched",
+          );
+        } else if (key !== "") {
+          try {
+            rewritten = await rewriteQuery(llm, req.query, req.signal);
+            breaker.success("llm");
+            rewrites.set(key, rewritten);
+            query = rewritten;
+          } catch (error) {
+            if (req.signal?.aborted) throw error;
+            const failure = toGleanerError(error, "llm");
+            failed("llm", failure);
+            log.warn("query rewrite failed, searching the original query: {error}", {
+              error: failure.message,
+            });
+            notes.push(
+              `the query rewrite failed (${failure.code}); the original query was searched`,
+            );
+          }
+        }
+      }
+      // Reordering picks from a deeper pool, so that dropped and lowered results leave room.
+      const reorder = reranker !== undefined || profile !== undefined;
+      const pool = reorder ? Math.min(MAX_RESULTS_LIMIT, req.max_results * 2) : req.max_results;
       const answer = await roles.search({
-        query: req.query,
-        max_results: req.max_results,
+        query,
+        max_results: Number.isInteger(req.max_results) ? pool : req.max_results,
         time_range: req.time_range,
         language: req.language,
         domains: req.domains,
+        ...(profile && profile.exclude.length > 0 ? { exclude_domains: [...profile.exclude] } : {}),
         no_cache: req.no_cache,
         signal: req.signal,
       });
+      let results = answer.results;
+      let relevance: number[] | undefined;
+      let reranked: boolean | undefined;
+      if (reranker && results.length > 1 && breaker.isOpen("reranker")) {
+        reranked = false;
+        notes.push(
+          "the reranker was skipped (cooling down after failures); results keep the provider's order",
+        );
+      } else if (reranker && results.length > 1) {
+        try {
+          relevance = await reranker.rerank(
+            req.query,
+            results.map((hit) => `${hit.title}\n${hit.snippet}`),
+            req.signal,
+          );
+          reranked = true;
+          breaker.success("reranker");
+        } catch (error) {
+          if (req.signal?.aborted) throw error;
+          const failure = toGleanerError(error, "reranker");
+          failed("reranker", failure);
+          log.warn("reranker failed, keeping the provider's order: {error}", {
+            error: failure.message,
+          });
+          reranked = false;
+          notes.push(`the reranker failed (${failure.code}); results keep the provider's order`);
+        }
+      }
+      if (relevance || profile) {
+        results = orderHits(results, {
+          relevance,
+          recencyWeight: config.search.rerank_recency_weight,
+          prefer: profile?.prefer,
+          boost: profile?.boost,
+        });
+      }
+      const notices = [...(answer.notices ?? []), ...notes];
       return {
-        results: answer.results,
+        results: results.slice(0, req.max_results),
         attempts: answer.attempts,
         provider: answer.provider,
         fallback_from: answer.fallback_from,
         cached: answer.cached,
         ...(answer.age_s !== undefined ? { age_s: answer.age_s } : {}),
-        ...(answer.notices ? { notices: answer.notices } : {}),
+        ...(notices.length > 0 ? { notices } : {}),
+        ...(rewritten !== undefined ? { rewritten_query: rewritten } : {}),
+        ...(reranked !== undefined ? { reranked } : {}),
       };
     },
   };

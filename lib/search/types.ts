@@ -24,6 +24,13 @@ export interface SearchRequest {
   domains?: string[];
   /** Skip the cache (the fresh answer is still stored). */
   no_cache?: boolean;
+  /**
+   * A domain profile (`dev`, `homelab` or one of `search.domain_profiles`): its preferred
+   * domains are raised, its excluded ones dropped.
+   */
+  domain_profile?: string;
+  /** Rewrite the query with the configured language model first (`llm.*`). */
+  expand?: boolean;
   /** Cancels the search. */
   signal?: AbortSignal;
 }

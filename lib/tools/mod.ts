@@ -50,7 +50,11 @@ export { CurrentDatetimeOutput } from "./current_datetime.ts";
 export { DomainStatsOutput } from "./domain_stats.ts";
 export { ResearchInput, ResearchOutput } from "./research.ts";
 export { ScrapeInput, ScrapeOutput } from "./scrape_urls.ts";
-export { SearchInput, SearchOutput } from "./search.ts";
+export { SearchInput, type SearchItemShape, SearchOutput, searchToolFor } from "./search.ts";
+export type { ResearchShape } from "./research_schemas.ts";
+export { researchToolFor } from "./research.ts";
+export { SearchAndSummarizeOutput, searchAndSummarizeTool } from "./search_and_summarize.ts";
+export { type QualityShape, SummarySchema } from "./quality_schemas.ts";
 
 /** The memory tools (listed only when `memory.enabled`). */
 export const MEMORY_TOOLS: readonly AnyToolSpec[] = [

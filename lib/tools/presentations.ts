@@ -3,7 +3,8 @@
  *
  * - `default`: Gleaner's own tools (`search`, `scrape_urls`, …); `search`
  *   uses the configured provider order. The memory tools only when
- *   `memory.enabled`.
+ *   `memory.enabled`; `search_and_summarize` only with a language model
+ *   (`llm.url`, `llm.model`).
  * - `roles`: `web_search_tool`, `web_answer_tool`, `web_contents_tool`, each
  *   only when at least one provider can serve it (contents always can:
  *   Gleaner's own reader is the last resort).
@@ -22,8 +23,12 @@ import {
   providerByName,
   usableProviders,
 } from "../search/providers/registry.ts";
+import { llmConfigured } from "../search/llm.ts";
 import { MEMORY_TOOLS, TOOLS } from "./mod.ts";
 import { providerToolSpecs } from "./provider_tools.ts";
+import { researchTool, researchToolFor } from "./research.ts";
+import { searchAndSummarizeTool } from "./search_and_summarize.ts";
+import { searchTool, searchToolFor } from "./search.ts";
 import { webAnswerTool, webContentsTool, webSearchTool } from "./role_tools.ts";
 import type { AnyToolSpec } from "./spec.ts";
 
@@ -77,7 +82,25 @@ export function toolsFor(config: Config): AnyToolSpec[] {
       return providerToolSpecs([provider]);
     }
     default:
-      // Tools a model cannot use cost tokens in every session: no memory tools without memory.
-      return config.memory.enabled ? [...TOOLS] : TOOLS.filter((t) => !MEMORY_TOOLS.includes(t));
+      return defaultTools(config);
   }
+}
+
+/**
+ * Gleaner's own tools for a configuration. Tools and arguments a model cannot use cost tokens
+ * in every session: no memory tools without memory; `search` and `research` offer the
+ * configuration's domain profiles, and `expand` only with a language model, which also brings
+ * `search_and_summarize` (after `research`).
+ */
+function defaultTools(config: Config): AnyToolSpec[] {
+  const out: AnyToolSpec[] = [];
+  for (const tool of TOOLS) {
+    if (!config.memory.enabled && MEMORY_TOOLS.includes(tool)) continue;
+    if (tool === searchTool) out.push(searchToolFor(config));
+    else if (tool === researchTool) {
+      out.push(researchToolFor(config));
+      if (llmConfigured(config)) out.push(searchAndSummarizeTool(config));
+    } else out.push(tool);
+  }
+  return out;
 }

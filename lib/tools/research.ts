@@ -7,9 +7,28 @@
  */
 import { renderEvidence } from "../rank/render.ts";
 import { defineTool, lazyHandler, type ToolSpec } from "./spec.ts";
-import { ResearchInput, ResearchOutput } from "./research_schemas.ts";
+import type { Config } from "../config/config.ts";
+import { ResearchInput, researchInputFor, ResearchOutput } from "./research_schemas.ts";
 
 export { ResearchInput, ResearchOutput } from "./research_schemas.ts";
+
+/**
+ * The `research` tool for a configuration: `domain_profile` lists its
+ * profiles, and `expand` is offered only with a language model (`llm.*`).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config/config.ts";
+ * import { researchToolFor } from "./research.ts";
+ * const tool = researchToolFor(parseConfig({}));
+ * console.assert(!tool.input.safeParse({ query: "x", domain_profile: "nope" }).success);
+ * ```
+ */
+export function researchToolFor(
+  config: Config,
+): ToolSpec<typeof ResearchInput, typeof ResearchOutput> {
+  return { ...researchTool, input: researchInputFor(config) };
+}
 
 /** The tool definition. */
 export const researchTool: ToolSpec<typeof ResearchInput, typeof ResearchOutput> = defineTool({
@@ -25,7 +44,9 @@ export const researchTool: ToolSpec<typeof ResearchInput, typeof ResearchOutput>
   handler: lazyHandler(() => import("./handlers/research.ts").then((m) => m.research)),
   render: (out) => {
     const parts = [out.evidence.length ? renderEvidence(out.evidence) : "(no passage matched)"];
+    if (out.rewritten_query) parts.unshift(`searched as: ${out.rewritten_query}`);
     for (const f of out.failed) parts.push(`! ${f.url}: ${f.code}: ${f.message}`);
+    for (const n of out.notices ?? []) parts.push(`note: ${n}`);
     return parts.join("\n\n");
   },
 });

@@ -6,12 +6,14 @@
  * @module
  */
 import { z } from "zod";
+import type { Config } from "../config/config.ts";
 import { type TimeRangeSchema, timeRangeSchema } from "../search/time_range.ts";
+import { qualityShape } from "./quality_schemas.ts";
 import { AttemptSchema } from "./search.ts";
 import { EvidenceSchema, ItemErrorSchema, RankingSchema } from "./schemas.ts";
 
-/** Input of `research`. */
-export const ResearchInput: z.ZodObject<{
+/** The shape of the `research` input. */
+export type ResearchShape = {
   query: z.ZodString;
   max_results: z.ZodDefault<z.ZodNumber>;
   max_pages: z.ZodDefault<z.ZodNumber>;
@@ -21,19 +23,36 @@ export const ResearchInput: z.ZodObject<{
     TimeRangeSchema
   >;
   language: z.ZodOptional<z.ZodString>;
-}, z.core.$strict> = z.strictObject({
-  query: z.string().trim().min(1).max(500).describe("The question to research"),
-  max_results: z.number().int().min(1).max(20).default(10).describe("Search results to consider"),
-  max_pages: z.number().int().min(1).max(10).default(5).describe("Pages to read"),
-  max_tokens: z.number().int().min(100).max(50_000).optional().describe(
-    "Token budget of the evidence (default 4000)",
-  ),
-  domains: z.array(z.string().min(1)).max(20).optional().describe(
-    "Only use these domains (subdomains included)",
-  ),
-  time_range: timeRangeSchema().optional(),
-  language: z.string().min(2).max(10).optional(),
-});
+  domain_profile: z.ZodOptional<z.ZodString>;
+  expand: z.ZodOptional<z.ZodBoolean>;
+};
+
+/**
+ * The input of `research` (and `search_and_summarize`) for a configuration:
+ * its domain profiles, and `expand` only with a language model; without one,
+ * any profile name and `expand` (checked on the call).
+ */
+export function researchInputFor(config?: Config): z.ZodObject<ResearchShape, z.core.$strict> {
+  return z.strictObject({
+    query: z.string().trim().min(1).max(500).describe("The question to research"),
+    max_results: z.number().int().min(1).max(20).default(10).describe(
+      "Search results to consider",
+    ),
+    max_pages: z.number().int().min(1).max(10).default(5).describe("Pages to read"),
+    max_tokens: z.number().int().min(100).max(50_000).optional().describe(
+      "Token budget of the evidence (default 4000)",
+    ),
+    domains: z.array(z.string().min(1)).max(20).optional().describe(
+      "Only use these domains (subdomains included)",
+    ),
+    time_range: timeRangeSchema().optional(),
+    language: z.string().min(2).max(10).optional(),
+    ...qualityShape(config),
+  });
+}
+
+/** Input of `research`. */
+export const ResearchInput: z.ZodObject<ResearchShape, z.core.$strict> = researchInputFor();
 
 /** Output of `research`. */
 export const ResearchOutput: z.ZodObject<{
@@ -62,6 +81,9 @@ export const ResearchOutput: z.ZodObject<{
   ranking_note: z.ZodOptional<z.ZodString>;
   tokens: z.ZodNumber;
   page_tokens: z.ZodNumber;
+  rewritten_query: z.ZodOptional<z.ZodString>;
+  reranked: z.ZodOptional<z.ZodBoolean>;
+  notices: z.ZodOptional<z.ZodArray<z.ZodString>>;
 }, z.core.$strip> = z.object({
   query: z.string(),
   evidence: z.array(EvidenceSchema),
@@ -79,5 +101,14 @@ export const ResearchOutput: z.ZodObject<{
   tokens: z.number().int(),
   page_tokens: z.number().int().describe(
     "Tokens of the whole pages read (what reading them whole would cost)",
+  ),
+  rewritten_query: z.string().optional().describe(
+    "The query the language model wrote and the search was run with (`expand`)",
+  ),
+  reranked: z.boolean().optional().describe(
+    "With a configured result reranker: true when its order was used, false when it failed",
+  ),
+  notices: z.array(z.string()).optional().describe(
+    "What changed on the way: a failed reranker or query rewrite, provider limits",
   ),
 });

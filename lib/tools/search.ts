@@ -4,13 +4,15 @@
  * @module
  */
 import { z } from "zod";
+import type { Config } from "../config/config.ts";
 import { toGleanerError } from "../errors.ts";
 import { type TimeRangeSchema, timeRangeSchema } from "../search/time_range.ts";
+import { qualityShape } from "./quality_schemas.ts";
 import { FallbackSchema, noteLines } from "./role_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
-/** One query of a `search` call. */
-export const SearchItemInput: z.ZodObject<{
+/** The shape of one query of a `search` call. */
+export type SearchItemShape = {
   query: z.ZodString;
   domains: z.ZodOptional<z.ZodArray<z.ZodString>>;
   time_range: z.ZodOptional<
@@ -18,7 +20,29 @@ export const SearchItemInput: z.ZodObject<{
   >;
   language: z.ZodOptional<z.ZodString>;
   max_results: z.ZodDefault<z.ZodNumber>;
-}, z.core.$strict> = z.strictObject({
+  domain_profile: z.ZodOptional<z.ZodString>;
+  expand: z.ZodOptional<z.ZodBoolean>;
+};
+
+/** One query of a `search` call, for a configuration (see {@link qualityShape}). */
+function searchItemInput(config?: Config): z.ZodObject<SearchItemShape, z.core.$strict> {
+  return z.strictObject({
+    ...searchItemBase(),
+    ...qualityShape(config),
+  });
+}
+
+/** The input of `search` for a configuration: its profiles, `expand` only with a model. */
+export function searchInputFor(config?: Config): typeof SearchInput {
+  return z.strictObject({
+    items: z.array(searchItemInput(config)).min(1).max(5).describe(
+      "One to five independent queries",
+    ),
+    no_cache: z.boolean().optional().describe("Skip cached answers (up to 1 hour old)"),
+  });
+}
+
+const searchItemBase = () => ({
   query: z.string().max(2000).describe(
     "What to search for (an empty or bad query fails its item, not the call)",
   ),
@@ -33,6 +57,9 @@ export const SearchItemInput: z.ZodObject<{
   ),
   max_results: z.number().int().min(1).max(20).default(10).describe("Results to return (1-20)"),
 });
+
+/** One query of a `search` call (any profile name and `expand` accepted, checked on the call). */
+export const SearchItemInput: z.ZodObject<SearchItemShape, z.core.$strict> = searchItemInput();
 
 /** Input of `search`. */
 export const SearchInput: z.ZodObject<{
@@ -104,6 +131,8 @@ export const SearchOutput: z.ZodObject<{
       cached: z.ZodOptional<z.ZodBoolean>;
       age_s: z.ZodOptional<z.ZodNumber>;
       notices: z.ZodOptional<z.ZodArray<z.ZodString>>;
+      rewritten_query: z.ZodOptional<z.ZodString>;
+      reranked: z.ZodOptional<z.ZodBoolean>;
       error: z.ZodOptional<
         z.ZodObject<{
           code: z.ZodString;
@@ -124,18 +153,42 @@ export const SearchOutput: z.ZodObject<{
     cached: z.boolean().optional().describe("True when answered from the cache"),
     age_s: z.number().optional().describe("Age of a cached answer in seconds"),
     notices: z.array(z.string()).optional().describe(
-      "What the provider changed in the request to fit its documented limits",
+      "What changed on the way: the provider fitting the request to its limits, a failed reranker or query rewrite",
+    ),
+    rewritten_query: z.string().optional().describe(
+      "The query the language model wrote and the providers were asked (`expand`)",
+    ),
+    reranked: z.boolean().optional().describe(
+      "With a configured reranker: true when its order was used, false when it failed (provider order kept)",
     ),
     error: ItemErrorSchema.optional(),
   })),
 });
+
+/**
+ * The `search` tool for a configuration: `domain_profile` lists its
+ * profiles, and `expand` is offered only with a language model (`llm.*`).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config/config.ts";
+ * import { searchToolFor } from "./search.ts";
+ * const tool = searchToolFor(parseConfig({}));
+ * console.assert(!tool.input.safeParse({ items: [{ query: "x", expand: true }] }).success);
+ * ```
+ */
+export function searchToolFor(
+  config: Config,
+): ToolSpec<typeof SearchInput, typeof SearchOutput> {
+  return { ...searchTool, input: searchInputFor(config) };
+}
 
 /** The tool definition. */
 export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = defineTool({
   name: "search",
   title: "Web search",
   description:
-    "Searches the web and returns titles, URLs and snippets for up to 5 queries at once, using the configured search providers in order. Use `domains` to restrict results to sites you trust. Read promising results with scrape_urls, or use research to search and read in one call.",
+    "Searches the web and returns titles, URLs and snippets for up to 5 queries at once, using the configured search providers in order. Use `domains` to restrict results to sites you trust, or a `domain_profile` to prefer good sources. Read promising results with scrape_urls, or use research to search and read in one call.",
   input: SearchInput,
   output: SearchOutput,
   http: { path: "/v1/search" },
@@ -164,6 +217,10 @@ export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = def
           cached: answer.cached,
           ...(answer.age_s !== undefined ? { age_s: answer.age_s } : {}),
           ...(answer.notices ? { notices: answer.notices } : {}),
+          ...(answer.rewritten_query !== undefined
+            ? { rewritten_query: answer.rewritten_query }
+            : {}),
+          ...(answer.reranked !== undefined ? { reranked: answer.reranked } : {}),
         };
       } catch (error) {
         const failure = toGleanerError(error, "search");
@@ -186,7 +243,10 @@ export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = def
     output.items.map((item) => {
       const head = `# ${item.query}`;
       if (item.error) return `${head}\nerror ${item.error.code}: ${item.error.message}`;
-      const notes = noteLines(item.notices);
+      const notes = [
+        ...(item.rewritten_query ? [`searched as: ${item.rewritten_query}`] : []),
+        ...noteLines(item.notices),
+      ];
       if (item.results.length === 0) return [head, ...notes, "(no results)"].join("\n");
       return [
         head,

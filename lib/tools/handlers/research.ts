@@ -22,14 +22,17 @@ export async function research(
   const maxTokens = input.max_tokens ?? config.rank.max_tokens;
   const total = input.max_pages + 2;
   progress?.({ progress: 0, total, message: "searching" });
-  const { results, attempts } = await gleaner.search.search({
+  const found = await gleaner.search.search({
     query: input.query,
     max_results: input.max_results,
     domains: input.domains,
     time_range: input.time_range,
     language: input.language,
+    domain_profile: input.domain_profile,
+    expand: input.expand,
     signal,
   });
+  const { results, attempts } = found;
   const perDomain = input.domains?.length ? Infinity : 2;
   const candidates = pickPages(results.map((r) => r.url), perDomain);
   progress?.({
@@ -88,5 +91,8 @@ export async function research(
     ...(packet.rerankError ? { ranking_note: packet.rerankError } : {}),
     tokens: packet.tokens,
     page_tokens: packet.pageTokens,
+    ...(found.rewritten_query !== undefined ? { rewritten_query: found.rewritten_query } : {}),
+    ...(found.reranked !== undefined ? { reranked: found.reranked } : {}),
+    ...(found.notices ? { notices: found.notices } : {}),
   };
 }

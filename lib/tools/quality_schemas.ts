@@ -1,0 +1,70 @@
+/**
+ * The search-quality arguments the search tools share (`domain_profile`,
+ * `expand`) and the shape of a generated summary. A tool list built for a
+ * configuration (`toolsFor`) offers only what that configuration serves: the
+ * profile names it defines as an enum, and `expand` only with a language
+ * model; the library's static definitions accept any name and check it on
+ * the call.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { Config } from "../config/config.ts";
+import { domainProfileNames } from "../search/domain_profiles.ts";
+import { llmConfigured } from "../search/llm.ts";
+
+const PROFILE_HELP =
+  "Domain profile: raise results on its preferred domains, drop its excluded ones";
+const EXPAND_HELP =
+  "Rewrite the query with the configured language model before searching (the answer shows the rewritten query; on failure the original is searched)";
+
+/** The quality arguments' shape, as the static (library) definitions type it. */
+export interface QualityShape {
+  /** `domain_profile` */
+  domain_profile: z.ZodOptional<z.ZodString>;
+  /** `expand` */
+  expand: z.ZodOptional<z.ZodBoolean>;
+}
+
+/**
+ * The quality arguments: for a configuration, `domain_profile` as the enum
+ * of its profiles and `expand` only when `llm.*` is set; without one, both
+ * loosely typed (checked on the call).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config/config.ts";
+ * import { qualityShape } from "./quality_schemas.ts";
+ * const shape = qualityShape(parseConfig({}));
+ * console.assert(shape.domain_profile.safeParse("dev").success);
+ * console.assert(!Object.keys(shape).includes("expand"), "no model, no expand");
+ * ```
+ */
+export function qualityShape(config?: Config): QualityShape {
+  if (!config) {
+    return {
+      domain_profile: z.string().min(1).max(32).optional().describe(PROFILE_HELP),
+      expand: z.boolean().optional().describe(EXPAND_HELP),
+    };
+  }
+  const names = domainProfileNames(config);
+  const profile = z.enum(names as [string, ...string[]]).optional().describe(
+    `${PROFILE_HELP} (${names.join(", ")})`,
+  );
+  // The enum's output is a string: the loose type holds for both.
+  const shape = { domain_profile: profile as unknown as z.ZodOptional<z.ZodString> };
+  return (llmConfigured(config)
+    ? { ...shape, expand: z.boolean().optional().describe(EXPAND_HELP) }
+    : shape) as QualityShape;
+}
+
+/** A summary written by the language model: marked as generated, never evidence. */
+export const SummarySchema: z.ZodObject<{
+  text: z.ZodString;
+  generated: z.ZodLiteral<true>;
+  model: z.ZodString;
+}, z.core.$strip> = z.object({
+  text: z.string().describe("The model's summary of the evidence (generated text, not a source)"),
+  generated: z.literal(true).describe("Always true: this text was generated, not read"),
+  model: z.string().describe("The model that wrote it"),
+});
