@@ -10,6 +10,7 @@ import { createFetcher } from "./net/fetch.ts";
 import type { Fetcher } from "./net/types.ts";
 import { createSearchRouter, type SearchRouter } from "./search/router.ts";
 import { createRoleRouter, type RoleRouter } from "./search/roles.ts";
+import type { ReadPage } from "./search/providers/reader.ts";
 import { createReader, type Reader } from "./read/cascade.ts";
 import { defaultTiers } from "./read/tiers.ts";
 import { createTierRules } from "./read/tier_rules.ts";
@@ -173,8 +174,8 @@ export function createGleanerFromConfig(config: Config): Gleaner {
       domains: web.domains,
       tierRule,
     });
-  const readPageWith = (through: Reader) => async (url: string, signal?: AbortSignal) => {
-    const page = await through.read({ url, signal });
+  const readPageWith = (through: Reader): ReadPage => async (url, signal, selectors) => {
+    const page = await through.read({ url, signal, ...selectors });
     return { title: page.title, markdown: page.markdown, published: page.published };
   };
   const reader = readerOver(store);

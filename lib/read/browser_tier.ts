@@ -40,9 +40,10 @@ export function createBrowserReadTier(
       if (config.network.respect_robots) await deps.robots?.assertAllowed(url.href, request.signal);
       // Loaded on first use: puppeteer costs every process ~70 ms at start-up otherwise.
       engine ??= (await import("./browser.ts")).createBrowserTier(config);
+      // The whole rendered page comes back and extraction keeps the target element, as
+      // in the HTTP tier: the page's title and metadata stay, and both tiers agree.
       const result = await engine.read(url.href, {
         waitForSelector: request.waitForSelector,
-        targetSelector: request.targetSelector,
         signal: request.signal,
       });
       assertPageStatus(result.status, url.href);
@@ -50,6 +51,7 @@ export function createBrowserReadTier(
         extract: context?.extract,
         config: context?.config ?? config,
         signal: request.signal,
+        targetSelector: request.targetSelector,
       });
     },
     async close() {
