@@ -7,9 +7,9 @@
  */
 import { GleanerError } from "../errors.ts";
 import { parseDocument } from "./dom.ts";
-import { selectorProblem } from "./selector_rules.ts";
+import { selectorProblem } from "../text/selector_rules.ts";
 
-export { SELECTOR_MAX_CHARS, selectorProblem } from "./selector_rules.ts";
+export { SELECTOR_MAX_CHARS, selectorProblem } from "../text/selector_rules.ts";
 
 let probe: Document | undefined;
 

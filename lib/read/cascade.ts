@@ -17,7 +17,6 @@ import { countsAgainstTier, memoryPolicy, mostSpecificFailure } from "./outcomes
 import { createPageCache } from "./page_cache.ts";
 import type { Page, ReadContext, ReadRequest, Tier, TierName } from "./types.ts";
 import { safeEndpoint } from "../config/redact.ts";
-import { assertSelector } from "../extract/selector.ts";
 
 const log = getGleanerLogger("read");
 
@@ -163,7 +162,7 @@ export function createReader(deps: ReaderDeps): Reader {
       // The policy in force decides before the cache: a page cached under a
       // looser policy must not be served under a stricter one.
       assertUrlAllowed(url, deps.config.network);
-      const render = renderFor(request, deps.config);
+      const render = await renderFor(request, deps.config);
       const effective: ReadRequest = { ...request, url: url.href, render };
       if (!request.noCache) {
         const cached = await pages.get(effective);
@@ -281,11 +280,17 @@ const BROWSER_CODES = new Set([
  * `waitForSelector` needs the browser, so it forces `always` and is refused
  * when the read (or `read.render`) says `never`.
  */
-function renderFor(request: ReadRequest, config: Config): "never" | "auto" | "always" {
+async function renderFor(
+  request: ReadRequest,
+  config: Config,
+): Promise<"never" | "auto" | "always"> {
+  const render = request.render ?? config.read.render;
+  if (request.targetSelector === undefined && request.waitForSelector === undefined) return render;
+  // Loaded with the first selector: the DOM library stays out of the start-up path.
+  const { assertSelector } = await import("../extract/selector.ts");
   if (request.targetSelector !== undefined) {
     assertSelector("target_selector", request.targetSelector);
   }
-  const render = request.render ?? config.read.render;
   if (request.waitForSelector === undefined) return render;
   assertSelector("wait_for_selector", request.waitForSelector);
   if (render === "never") {

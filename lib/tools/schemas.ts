@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { SELECTOR_MAX_CHARS, selectorProblem } from "../extract/selector_rules.ts";
+import { SELECTOR_MAX_CHARS, selectorProblem } from "../text/selector_rules.ts";
 
 /** A passage of original page text. */
 export const EvidenceSchema: z.ZodObject<{
