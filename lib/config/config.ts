@@ -43,6 +43,7 @@ export const ServerSchema: z.ZodObject<{
   port: z.ZodDefault<z.ZodNumber>;
   allowed_hosts: z.ZodDefault<z.ZodArray<z.ZodString>>;
   api_key: z.ZodOptional<z.ZodString>;
+  health_ttl_ms: z.ZodDefault<z.ZodNumber>;
 }, z.core.$strip> = z.object({
   /** Address to bind; loopback by default. */
   host: z.string().default("127.0.0.1"),
@@ -56,6 +57,11 @@ export const ServerSchema: z.ZodObject<{
   allowed_hosts: z.array(z.string()).default([]),
   /** Bearer token required on every request when set. */
   api_key: secret(),
+  /**
+   * How long `/health` answers its last component checks before running them again (ms);
+   * a stale report is answered while one refresh runs in the background.
+   */
+  health_ttl_ms: z.number().int().min(0).max(600_000).default(5_000),
 });
 
 /** Settings of the guarded network layer. */
@@ -622,6 +628,7 @@ export const ConfigSchema: z.ZodObject<{
       port: z.ZodDefault<z.ZodNumber>;
       allowed_hosts: z.ZodDefault<z.ZodArray<z.ZodString>>;
       api_key: z.ZodOptional<z.ZodString>;
+      health_ttl_ms: z.ZodDefault<z.ZodNumber>;
     }, z.core.$strip>
   >;
   network: z.ZodDefault<

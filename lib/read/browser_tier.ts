@@ -6,7 +6,7 @@
  */
 import type { Config } from "../config/config.ts";
 import type { RobotsChecker } from "../net/robots.ts";
-import type { BrowserTier as BrowserEngine } from "./browser.ts";
+import type { BrowserTier as BrowserEngine, BrowserTierStats } from "./browser.ts";
 import { pageFromHtml } from "./http.ts";
 import { assertPageStatus } from "./status.ts";
 import type { Tier } from "./types.ts";
@@ -15,6 +15,8 @@ import type { Tier } from "./types.ts";
 export interface ClosableTier extends Tier {
   /** Closes the browser, if it was started. */
   close(): Promise<void>;
+  /** The browser's counters, or `undefined` before the first browser read. */
+  stats(): BrowserTierStats | undefined;
 }
 
 /**
@@ -57,5 +59,6 @@ export function createBrowserReadTier(
     async close() {
       await engine?.close();
     },
+    stats: () => engine?.stats(),
   };
 }

@@ -13,6 +13,7 @@ import { type BodyExtractor, createExtractPool, type HtmlExtractor } from "../ex
 import { createLlmsTxtTier } from "./llms_txt.ts";
 import { waybackTier } from "./wayback.ts";
 import type { Tier } from "./types.ts";
+import type { BrowserTierStats } from "./browser.ts";
 
 /** The tiers after the cache, and a close function for the ones that hold resources. */
 export interface TierSet {
@@ -26,6 +27,8 @@ export interface TierSet {
   close(): Promise<void>;
   /** Starts the extraction threads ahead of the first read. */
   warm(): void;
+  /** The browser's counters, or `undefined` before the first browser read. */
+  browserStats(): BrowserTierStats | undefined;
 }
 
 /**
@@ -57,6 +60,7 @@ export function defaultTiers(
     extract: pool.extract,
     extractBody: pool.extractBody,
     warm: pool.warm,
+    browserStats: () => browser.stats(),
     async close() {
       llmsTxt.clear();
       await browser.close();
