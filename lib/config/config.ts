@@ -319,6 +319,8 @@ export const ReadSchema: z.ZodObject<{
   github_raw_url: z.ZodDefault<z.ZodString>;
   wayback: z.ZodDefault<z.ZodBoolean>;
   wayback_url: z.ZodDefault<z.ZodString>;
+  kiwix_url: z.ZodOptional<z.ZodString>;
+  kiwix_books: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodString>>;
   llms_txt_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
   tier_rules_path: z.ZodOptional<z.ZodString>;
   extract_workers: z.ZodDefault<z.ZodNumber>;
@@ -353,6 +355,19 @@ export const ReadSchema: z.ZodObject<{
   wayback: z.boolean().default(false),
   /** Wayback availability API base URL. */
   wayback_url: z.string().url().default("https://archive.org"),
+  /**
+   * A local `kiwix-serve` (`http://127.0.0.1:8080`): Wikipedia, Stack Overflow and ArchWiki
+   * pages are read from its ZIM files first (see `read.kiwix_books`); off when unset.
+   */
+  kiwix_url: z.string().url().optional(),
+  /**
+   * The book (ZIM file name without `.zim`, as kiwix-serve names it) per site:
+   * `{"en.wikipedia.org": "wikipedia_en_all_maxi_2024-01", "stackoverflow.com": "…"}`.
+   */
+  kiwix_books: z.record(
+    z.string().min(1).max(253),
+    z.string().min(1).max(200).regex(/^[\w.-]+$/, "a book name: letters, digits, _ . -"),
+  ).default({}),
   /** Domains whose `llms.txt`/`llms-full.txt` are used. */
   llms_txt_domains: z.array(z.string()).default([]),
   /** Operator file forcing tiers per domain or path prefix. */
@@ -727,6 +742,8 @@ export const ConfigSchema: z.ZodObject<{
       github_raw_url: z.ZodDefault<z.ZodString>;
       wayback: z.ZodDefault<z.ZodBoolean>;
       wayback_url: z.ZodDefault<z.ZodString>;
+      kiwix_url: z.ZodOptional<z.ZodString>;
+      kiwix_books: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodString>>;
       llms_txt_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
       tier_rules_path: z.ZodOptional<z.ZodString>;
       extract_workers: z.ZodDefault<z.ZodNumber>;

@@ -12,6 +12,7 @@ import { httpTier, inlineOptions } from "./http.ts";
 import { type BodyExtractor, createExtractPool, type HtmlExtractor } from "../extract/pool.ts";
 import { createLlmsTxtTier } from "./llms_txt.ts";
 import { waybackTier } from "./wayback.ts";
+import { createKiwixTier } from "./kiwix.ts";
 import type { Tier } from "./types.ts";
 import type { BrowserTierStats } from "./browser.ts";
 
@@ -32,8 +33,9 @@ export interface TierSet {
 }
 
 /**
- * Builds the default cascade: github, llms.txt, http (with structured and PDF
- * bodies), browser, wayback (opt-in), and the extraction threads they share.
+ * Builds the default cascade: kiwix (when configured), github, llms.txt, http
+ * (with structured and PDF bodies), browser, wayback (opt-in), and the
+ * extraction threads they share.
  *
  * @example
  * ```ts ignore
@@ -49,7 +51,16 @@ export function defaultTiers(
 ): TierSet {
   const browser = createBrowserReadTier(config, { robots: deps.fetcher.robots });
   const llmsTxt = createLlmsTxtTier({ domains: deps.domains });
-  const tiers: Tier[] = [githubTier, llmsTxt, httpTier, browser, waybackTier];
+  // Kiwix first, and only when configured: the operator's offline copy beats the live site.
+  const kiwix = createKiwixTier(config);
+  const tiers: Tier[] = [
+    ...(kiwix ? [kiwix] : []),
+    githubTier,
+    llmsTxt,
+    httpTier,
+    browser,
+    waybackTier,
+  ];
   const pool = createExtractPool({
     workers: config.read.extract_workers,
     timeoutMs: config.read.extract_timeout_ms,

@@ -12,6 +12,7 @@ import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
 /** Names of the reading tiers, in cascade order. */
 export const TIER_NAMES = [
   "cache",
+  "kiwix",
   "github",
   "llms_txt",
   "structured",
