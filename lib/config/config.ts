@@ -931,7 +931,7 @@ export function parseConfig(input: unknown = {}): Config {
 function fieldKind(
   section: string,
   key: string,
-): "boolean" | "number" | "array" | "string" | "union" {
+): "boolean" | "number" | "array" | "string" | "union" | "record" {
   const sectionSchema = (ConfigSchema.shape as Record<string, z.ZodType>)[section];
   // deno-lint-ignore no-explicit-any
   let field: any = (unwrap(sectionSchema) as z.ZodObject).shape[key];
@@ -940,6 +940,7 @@ function fieldKind(
   if (field instanceof z.ZodNumber) return "number";
   if (field instanceof z.ZodArray) return "array";
   if (field instanceof z.ZodUnion) return "union";
+  if (field instanceof z.ZodRecord) return "record";
   return "string";
 }
 
@@ -976,6 +977,9 @@ export function coerceSetting(path: string, raw: string): unknown {
       return trimmed.startsWith("[")
         ? safeJson(trimmed)
         : trimmed.split(",").map((s) => s.trim()).filter(Boolean);
+    case "record":
+      // A JSON object (`{"en.wikipedia.org":"wikipedia_en_all"}`); anything else is refused by zod.
+      return trimmed.startsWith("{") ? safeJson(trimmed) : raw;
     default:
       return raw;
   }
