@@ -42,6 +42,12 @@ export {
   type CreateGleanerOptions,
   type Gleaner,
 } from "./lib/gleaner.ts";
+export type {
+  ComponentHealth,
+  ComponentName,
+  ComponentStatus,
+  HealthReport,
+} from "./lib/health.ts";
 export {
   type Config,
   type ConfigInput,

@@ -17,7 +17,7 @@ import { TOOLS } from "../lib/tools/mod.ts";
 import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
 import { VERSION } from "../lib/version.ts";
 import { handleMcpRequest } from "../mcp/http.ts";
-import { allowedOrigins, bearerGuard, hostGuard, servedHostNames } from "./guard.ts";
+import { allowedOrigins, bearerGuard, bearerMatches, hostGuard, servedHostNames } from "./guard.ts";
 import { MAX_BODY_BYTES, readJsonBody } from "./body.ts";
 import { hostedIdentity, requestGleaner } from "./hosted.ts";
 import { mountUi } from "./ui/mod.ts";
@@ -57,7 +57,19 @@ export function createApp(
   app.use(bearerGuard(gleaner.config.server.api_key));
   app.use(hostedIdentity(gleaner));
 
-  app.get("/health", (c) => c.json({ status: "ok", version: VERSION }));
+  // Probes get 200 and the overall status; the components only with the API key (or
+  // when the API itself is open: no key, not hosted). Degraded still answers 200: the
+  // server serves (uncached, without the browser, ...), and a probe must not restart it.
+  const { api_key: apiKey } = gleaner.config.server;
+  const openApi = !apiKey && !gleaner.config.memory.hosted;
+  app.get("/health", async (c) => {
+    const report = await gleaner.health();
+    c.header("cache-control", "no-store");
+    const detailed = openApi ||
+      (apiKey !== undefined && bearerMatches(c.req.header("authorization") ?? "", apiKey));
+    if (detailed) return c.json(report);
+    return c.json({ status: report.status, version: VERSION });
+  });
   app.get("/config", (c) => c.json(redactConfig(gleaner.config)));
   // Built on the first request, then served as it is: the tool list is fixed.
   let listing: unknown;

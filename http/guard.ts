@@ -127,10 +127,7 @@ export function bearerGuard(key: string | undefined): MiddlewareHandler {
   return async (c, next) => {
     if (key && c.req.path !== "/health") {
       const given = c.req.header("authorization") ?? "";
-      const match = /^(\S+)\s+(\S+)\s*$/.exec(given);
-      const ok = match !== null && match[1].toLowerCase() === "bearer" &&
-        timingSafeEqual(match[2], key);
-      if (!ok) {
+      if (!bearerMatches(given, key)) {
         c.header(
           "WWW-Authenticate",
           given ? 'Bearer realm="gleaner", error="invalid_token"' : 'Bearer realm="gleaner"',
@@ -143,6 +140,21 @@ export function bearerGuard(key: string | undefined): MiddlewareHandler {
     }
     await next();
   };
+}
+
+/**
+ * True when an `Authorization` header value is `Bearer <key>` (scheme
+ * case-insensitive, key compared in constant time).
+ *
+ * @example
+ * ```ts
+ * import { bearerMatches } from "./guard.ts";
+ * console.assert(bearerMatches("bearer k", "k") && !bearerMatches("Bearer x", "k"));
+ * ```
+ */
+export function bearerMatches(header: string, key: string): boolean {
+  const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
+  return match !== null && match[1].toLowerCase() === "bearer" && timingSafeEqual(match[2], key);
 }
 
 /** True for names and addresses that only reach this machine. */

@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   "too_large",
   "unsupported_content",
   "not_found",
+  "selector_not_found",
   "unauthorized",
   "internal",
 ] as const;
@@ -35,6 +36,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   too_large: 413,
   unsupported_content: 415,
   not_found: 404,
+  selector_not_found: 404,
   unauthorized: 401,
   internal: 500,
 };

@@ -10,6 +10,8 @@ import { createFetcher } from "./net/fetch.ts";
 import type { Fetcher } from "./net/types.ts";
 import { createSearchRouter, type SearchRouter } from "./search/router.ts";
 import { createRoleRouter, type RoleRouter } from "./search/roles.ts";
+import type { ReadPage } from "./search/providers/reader.ts";
+import { type ComponentHealth, createHealth, type HealthReport } from "./health.ts";
 import { createReader, type Reader } from "./read/cascade.ts";
 import { defaultTiers } from "./read/tiers.ts";
 import { createTierRules } from "./read/tier_rules.ts";
@@ -86,6 +88,11 @@ export interface Gleaner {
    * once they are up; a library caller need not.
    */
   warm(): void;
+  /**
+   * The health of the store, cache, browser and memory store, checked at
+   * most every few seconds (see `health.ts`): cheap to call on every probe.
+   */
+  health(): Promise<HealthReport>;
   /** Releases the browser, embedder and store. */
   close(): Promise<void>;
 }
@@ -173,8 +180,8 @@ export function createGleanerFromConfig(config: Config): Gleaner {
       domains: web.domains,
       tierRule,
     });
-  const readPageWith = (through: Reader) => async (url: string, signal?: AbortSignal) => {
-    const page = await through.read({ url, signal });
+  const readPageWith = (through: Reader): ReadPage => async (url, signal, selectors) => {
+    const page = await through.read({ url, signal, ...selectors });
     return { title: page.title, markdown: page.markdown, published: page.published };
   };
   const reader = readerOver(store);
@@ -230,6 +237,59 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   let embedderPromise: Promise<Embedder | undefined> | undefined;
   let expanderPromise: Promise<QueryExpander | undefined> | undefined;
   const memoryStores = new MemoryStores(config.memory, { embedder: () => gleaner.embedder() });
+  const health = createHealth({
+    store() {
+      try {
+        store.db.prepare("SELECT 1").get();
+        return Promise.resolve({ status: "ok", backend: "sqlite" });
+      } catch (error) {
+        log.warn("health: the SQLite store does not answer: {error}", { error });
+        return Promise.resolve({
+          status: "degraded",
+          backend: "sqlite",
+          reason: "the SQLite file does not answer (store.path)",
+        });
+      }
+    },
+    async cache() {
+      if (store.backend === "sqlite") {
+        return { status: "ok", backend: "sqlite", detail: "in the store" };
+      }
+      try {
+        await store.ready();
+        return { status: "ok", backend: "valkey" };
+      } catch {
+        return {
+          status: "degraded",
+          backend: "valkey",
+          reason: "the cache server does not answer (store.cache_url); reads go on uncached",
+        };
+      }
+    },
+    async browser(): Promise<ComponentHealth> {
+      if (config.read.render === "never") {
+        return { status: "off", reason: "read.render is never" };
+      }
+      const stats = tiers.browserStats();
+      const detail = stats?.running
+        ? `running, ${stats.busy} pages busy, ${stats.idle} idle, ${stats.waiting} waiting`
+        : "not started";
+      if (config.read.browser_cdp_url) return { status: "ok", backend: "cdp", detail };
+      try {
+        // Loaded on the first check only: puppeteer is heavy.
+        const { findChromium } = await import("./read/browser/launch.ts");
+        await findChromium(config);
+        return { status: "ok", backend: "chromium", detail };
+      } catch {
+        return {
+          status: "degraded",
+          backend: "chromium",
+          reason: "no Chromium found (read.chrome_path): pages that need JavaScript read thin",
+        };
+      }
+    },
+    memory: () => Promise.resolve(memoryStores.status()),
+  }, { ttlMs: config.server.health_ttl_ms });
   const gleaner: Gleaner = {
     config,
     fetcher,
@@ -285,6 +345,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
     },
     clearCache: (target) => clear(target, false),
     asOperator: () => operatorOf(gleaner),
+    health: () => health.report(),
     async close() {
       await memoryStores.close();
       await tiers.close();

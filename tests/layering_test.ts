@@ -30,7 +30,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["lib/net/", "lib/embed/"],
   ["lib/store/", "lib/rank/"],
   ["lib/read/", "lib/search/", "lib/memory/", "lib/crawl/", "lib/telemetry/", "lib/deep_research/"],
-  ["lib/evidence/", "lib/gleaner.ts"],
+  ["lib/evidence/", "lib/gleaner.ts", "lib/health.ts"],
   ["lib/tools/"],
   ["lib/api.ts", "lib/doctor.ts", "mcp/", "http/", "mod.ts", "cli.ts"],
 ];

@@ -48,6 +48,7 @@ export const ServerSchema: z.ZodObject<{
   port: z.ZodDefault<z.ZodNumber>;
   allowed_hosts: z.ZodDefault<z.ZodArray<z.ZodString>>;
   api_key: z.ZodOptional<z.ZodString>;
+  health_ttl_ms: z.ZodDefault<z.ZodNumber>;
 }, z.core.$strip> = z.object({
   /** Address to bind; loopback by default. */
   host: z.string().default("127.0.0.1"),
@@ -61,6 +62,11 @@ export const ServerSchema: z.ZodObject<{
   allowed_hosts: z.array(z.string()).default([]),
   /** Bearer token required on every request when set. */
   api_key: secret(),
+  /**
+   * How long `/health` answers its last component checks before running them again (ms);
+   * a stale report is answered while one refresh runs in the background.
+   */
+  health_ttl_ms: z.number().int().min(0).max(600_000).default(5_000),
 });
 
 /** Settings of the guarded network layer. */
@@ -405,6 +411,8 @@ export const ReadSchema: z.ZodObject<{
   reddit_url: z.ZodDefault<z.ZodString>;
   hister_url: z.ZodOptional<z.ZodString>;
   hister_token: z.ZodOptional<z.ZodString>;
+  kiwix_url: z.ZodOptional<z.ZodString>;
+  kiwix_books: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodString>>;
   llms_txt_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
   tier_rules_path: z.ZodOptional<z.ZodString>;
   extract_workers: z.ZodDefault<z.ZodNumber>;
@@ -463,6 +471,19 @@ export const ReadSchema: z.ZodObject<{
   hister_url: z.string().url().optional(),
   /** Hister access token (`app.access_token`), sent as `Authorization: Bearer`. */
   hister_token: secret(),
+  /**
+   * A local `kiwix-serve` (`http://127.0.0.1:8080`): Wikipedia, Stack Overflow and ArchWiki
+   * pages are read from its ZIM files first (see `read.kiwix_books`); off when unset.
+   */
+  kiwix_url: z.string().url().optional(),
+  /**
+   * The book (ZIM file name without `.zim`, as kiwix-serve names it) per site:
+   * `{"en.wikipedia.org": "wikipedia_en_all_maxi_2024-01", "stackoverflow.com": "…"}`.
+   */
+  kiwix_books: z.record(
+    z.string().min(1).max(253),
+    z.string().min(1).max(200).regex(/^[\w.-]+$/, "a book name: letters, digits, _ . -"),
+  ).default({}),
   /** Domains whose `llms.txt`/`llms-full.txt` are used. */
   llms_txt_domains: z.array(z.string()).default([]),
   /** Operator file forcing tiers per domain or path prefix. */
@@ -814,6 +835,7 @@ export const ConfigSchema: z.ZodObject<{
       port: z.ZodDefault<z.ZodNumber>;
       allowed_hosts: z.ZodDefault<z.ZodArray<z.ZodString>>;
       api_key: z.ZodOptional<z.ZodString>;
+      health_ttl_ms: z.ZodDefault<z.ZodNumber>;
     }, z.core.$strip>
   >;
   network: z.ZodDefault<
@@ -859,6 +881,8 @@ export const ConfigSchema: z.ZodObject<{
       reddit_url: z.ZodDefault<z.ZodString>;
       hister_url: z.ZodOptional<z.ZodString>;
       hister_token: z.ZodOptional<z.ZodString>;
+      kiwix_url: z.ZodOptional<z.ZodString>;
+      kiwix_books: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodString>>;
       llms_txt_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
       tier_rules_path: z.ZodOptional<z.ZodString>;
       extract_workers: z.ZodDefault<z.ZodNumber>;
@@ -1082,7 +1106,7 @@ export function parseConfig(input: unknown = {}): Config {
 function fieldKind(
   section: string,
   key: string,
-): "boolean" | "number" | "array" | "string" | "union" {
+): "boolean" | "number" | "array" | "string" | "union" | "record" {
   const sectionSchema = (ConfigSchema.shape as Record<string, z.ZodType>)[section];
   // deno-lint-ignore no-explicit-any
   let field: any = (unwrap(sectionSchema) as z.ZodObject).shape[key];
@@ -1091,6 +1115,7 @@ function fieldKind(
   if (field instanceof z.ZodNumber) return "number";
   if (field instanceof z.ZodArray) return "array";
   if (field instanceof z.ZodUnion) return "union";
+  if (field instanceof z.ZodRecord) return "record";
   return "string";
 }
 
@@ -1127,6 +1152,9 @@ export function coerceSetting(path: string, raw: string): unknown {
       return trimmed.startsWith("[")
         ? safeJson(trimmed)
         : trimmed.split(",").map((s) => s.trim()).filter(Boolean);
+    case "record":
+      // A JSON object (`{"en.wikipedia.org":"wikipedia_en_all"}`); anything else is refused by zod.
+      return trimmed.startsWith("{") ? safeJson(trimmed) : raw;
     default:
       return raw;
   }

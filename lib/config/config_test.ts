@@ -233,3 +233,24 @@ Deno.test("config: search quality and llm settings come from GLEANER_* and keys 
   );
   assert.throws(() => parseConfig({ llm: { api: "completions" } }), /llm\.api/);
 });
+
+Deno.test("config: a record setting (read.kiwix_books) reads a JSON object from the environment", async () => {
+  const config = await loadConfig({
+    env: {
+      GLEANER_READ_KIWIX_URL: "http://127.0.0.1:8080",
+      GLEANER_READ_KIWIX_BOOKS: '{"en.wikipedia.org":"wikipedia_en_all_maxi_2024-01"}',
+      XDG_CONFIG_HOME: "/nonexistent/gleaner-test-config",
+    },
+    flags: {},
+  });
+  assert.deepEqual(config.read.kiwix_books, {
+    "en.wikipedia.org": "wikipedia_en_all_maxi_2024-01",
+  });
+  await assert.rejects(
+    loadConfig({
+      env: { GLEANER_READ_KIWIX_BOOKS: "en.wikipedia.org", XDG_CONFIG_HOME: "/nonexistent/x" },
+      flags: {},
+    }),
+    /read\.kiwix_books/,
+  );
+});

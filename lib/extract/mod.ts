@@ -9,6 +9,7 @@ import {
   bodyContent,
   extractMainContent,
   type ExtractorName,
+  type MainContent,
   type MainContentExtractor,
 } from "./main_content.ts";
 import { gleanerExtractor } from "./gleaner_extractor.ts";
@@ -16,6 +17,7 @@ import { htmlToMarkdown } from "./markdown.ts";
 import { type PageMetadata, readMetadata } from "./metadata.ts";
 import { collectLinks, mergeLinks, type PageLink } from "./links.ts";
 import { assertNotBinary, boundHtml, HTML_LIMITS, type HtmlLimits } from "./guard.ts";
+import { selectTarget } from "./selector.ts";
 
 export type { ExtractorName, MainContent, MainContentExtractor } from "./main_content.ts";
 export { readabilityExtractor } from "./main_content.ts";
@@ -50,6 +52,12 @@ export interface ExtractOptions {
   limits?: HtmlLimits;
   /** Links kept, main content first (default {@link MAX_LINKS}). */
   maxLinks?: number;
+  /**
+   * CSS selector of the one element whose content is kept instead of the
+   * main content (the extractor is then not run); `selector_not_found` when
+   * nothing matches, `invalid_arguments` when it is not a valid selector.
+   */
+  targetSelector?: string;
 }
 
 /** Links kept per page by default, main content first. */
@@ -97,13 +105,18 @@ export function extractHtml(
   const meta = readMetadata(doc, url);
   const base = baseUrlOf(doc, url);
   const pageLinks = collectLinks(doc, base, url, maxLinks);
-  const main = extractMainContent(doc, url, options.extractor ?? gleanerExtractor) ??
-    bodyContent(parseDocument(cleaned));
+  const main = options.targetSelector !== undefined
+    ? targetContent(doc, options.targetSelector, url)
+    : extractMainContent(doc, url, options.extractor ?? gleanerExtractor) ??
+      bodyContent(parseDocument(cleaned));
   const mainLinks = collectLinks(main.root, base, url, maxLinks);
   let markdown = htmlToMarkdown(main.root, { mutate: true });
   let method: ExtractedPage["method"] = main.method;
   const body = meta.jsonLd?.articleBody;
-  if (body && wordCount(markdown) < THIN_WORDS && wordCount(body) > wordCount(markdown)) {
+  if (
+    body && main.method !== "selector" && wordCount(markdown) < THIN_WORDS &&
+    wordCount(body) > wordCount(markdown)
+  ) {
     markdown = body.split(/\n\s*\n|\r\n\s*\r\n/).map((p) => p.replace(/\s+/g, " ").trim())
       .filter(Boolean).join("\n\n");
     method = "json-ld";
@@ -121,4 +134,11 @@ export function extractHtml(
     method,
     ...(truncated ? { truncated } : {}),
   };
+}
+
+/** The element a `targetSelector` names, without what is never read (`noscript`, `template`). */
+function targetContent(doc: Document, selector: string, url: string): MainContent {
+  const root = selectTarget(doc, selector, url);
+  for (const el of root.querySelectorAll("noscript, template")) el.remove();
+  return { root, method: "selector" };
 }

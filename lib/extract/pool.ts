@@ -35,11 +35,18 @@ export interface ExtractPoolOptions {
   options?: Omit<ExtractOptions, "extractor">;
 }
 
+/** What one page's extraction may ask beyond the pool's limits. */
+export interface PageExtractOptions {
+  /** Keep only the element this CSS selector matches (see {@link ExtractOptions.targetSelector}). */
+  targetSelector?: string;
+}
+
 /** Extraction of one page, off the main thread. */
 export type HtmlExtractor = (
   html: string,
   url: string,
   signal?: AbortSignal,
+  page?: PageExtractOptions,
 ) => Promise<ExtractedPage>;
 
 /** An HTML body as fetched: its bytes and their charset. */
@@ -69,6 +76,7 @@ export type BodyExtractor = (
   body: HtmlBody,
   url: string,
   signal?: AbortSignal,
+  page?: PageExtractOptions,
 ) => Promise<BodyExtraction>;
 
 /** A pool of extraction threads. */
@@ -101,6 +109,7 @@ interface Job {
   body?: HtmlBody;
   url: string;
   signal?: AbortSignal;
+  page?: PageExtractOptions;
   resolve(result: BodyExtraction): void;
   reject(error: Error): void;
   onAbort?: () => void;
@@ -243,7 +252,10 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
       }
       previous = text;
     }
-    const last = { id, url: job.url, options: poolOptions.options };
+    const options = job.page?.targetSelector !== undefined
+      ? { ...poolOptions.options, targetSelector: job.page.targetSelector }
+      : poolOptions.options;
+    const last = { id, url: job.url, options };
     worker.postMessage(
       (job.body
         ? { ...last, text: previous ?? "", cut }
@@ -286,14 +298,14 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
   };
 
   return {
-    async extract(html, url, signal) {
+    async extract(html, url, signal, page) {
       // Only what extractHtml reads is copied to the thread (one character more keeps the flag).
       const keep = 2 * maxChars + 1;
       if (html.length > keep) html = html.slice(0, keep);
-      return (await enqueue({ html, url, signal })).page;
+      return (await enqueue({ html, url, signal, page })).page;
     },
-    extractBody(body, url, signal) {
-      return enqueue({ body, url, signal });
+    extractBody(body, url, signal, page) {
+      return enqueue({ body, url, signal, page });
     },
     warm() {
       if (closed) return;

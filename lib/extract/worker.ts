@@ -82,7 +82,10 @@ if (parentPort) {
         const maxChars = request.options?.limits?.maxChars ?? HTML_LIMITS.maxChars;
         const html = text.length > 2 * maxChars + 1 ? text.slice(0, 2 * maxChars + 1) : text;
         const page = counted(extractHtml(html, request.url, request.options));
-        reply = { id: request.id, page, cut: request.cut, thin: looksThin(text, page.markdown) };
+        // The element asked for was found: it is what the caller wants, however short.
+        const thin = request.options?.targetSelector === undefined &&
+          looksThin(text, page.markdown);
+        reply = { id: request.id, page, cut: request.cut, thin };
       } else {
         parts.push(request.html);
         const html = parts.join("");

@@ -117,6 +117,8 @@ export class MemoryStores {
   #settings: MemorySettings;
   #options: MemoryStoresOptions;
   #open = new Map<string, Promise<MemoryService>>();
+  #opened = 0;
+  #failure: string | undefined;
 
   /** Creates the registry (nothing opens until first use). */
   constructor(settings: MemorySettings, options: MemoryStoresOptions = {}) {
@@ -191,7 +193,18 @@ export class MemoryStores {
         accessWeight: this.#settings.access_weight,
       });
     })();
-    service.catch(() => this.#open.delete(key));
+    service.then(
+      () => {
+        this.#opened++;
+        this.#failure = undefined;
+      },
+      (error) => {
+        this.#open.delete(key);
+        // The code only: a backend's message may carry its connection string.
+        const code = error instanceof GleanerError ? error.code : "internal";
+        this.#failure = `the last store failed to open (${code})`;
+      },
+    );
     this.#open.set(key, service);
     this.#evict();
     return service;
@@ -204,6 +217,26 @@ export class MemoryStores {
       this.#open.delete(key);
       oldest.then((s) => s.close()).catch(() => {});
     }
+  }
+
+  /**
+   * The memory side for a health report: `off` when `memory.enabled` is off,
+   * `degraded` when the last store that was opened failed to, else `ok`
+   * (nothing is opened to find out).
+   */
+  status(): { status: "ok" | "degraded" | "off"; reason?: string; detail: string } {
+    const backend = `${this.#settings.backend}, ${
+      this.#settings.hosted ? "hosted per-user stores" : "local store"
+    }`;
+    if (!this.#settings.enabled) {
+      return { status: "off", reason: "memory.enabled is off", detail: backend };
+    }
+    if (this.#failure) return { status: "degraded", reason: this.#failure, detail: backend };
+    const open = this.#open.size;
+    return {
+      status: "ok",
+      detail: `${backend}, ${open === 0 ? "not opened yet" : `${open} open`}`,
+    };
   }
 
   /** Closes every open store. */

@@ -92,8 +92,9 @@ export interface BrowserTierStats {
 export interface BrowserTier {
   /**
    * Renders one URL and returns its DOM. Throws `GleanerError`:
-   * `blocked_url` (address policy), `not_found` (the host name could not be resolved,
-   * `targetSelector` missing), `timeout`, `too_large`, `invalid_arguments`
+   * `blocked_url` (address policy), `not_found` (the host name could not be resolved),
+   * `selector_not_found` (`targetSelector` missing, `waitForSelector` never shown before
+   * the deadline), `timeout`, `too_large`, `invalid_arguments`
    * (bad URL or selector), `provider_unavailable` (no Chromium, no
    * `--allow-run`, network failure).
    */
@@ -420,10 +421,16 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       }).catch(() => {});
     }
     if (readOptions.waitForSelector) {
+      // The wait ends a little before the read's deadline, so a selector that never shows
+      // is reported as such (how long was waited) rather than as the read timing out.
+      const waitMs = Math.max(1, remaining() - Math.min(500, timeoutMs / 10));
+      const waitStarted = performance.now();
       try {
-        await page.waitForSelector(readOptions.waitForSelector, { timeout: remaining(), signal });
+        await page.waitForSelector(readOptions.waitForSelector, { timeout: waitMs, signal });
       } catch (error) {
-        throw selectorError(error, "waitForSelector", readOptions.waitForSelector, url, signal);
+        throw selectorError(error, "wait_for_selector", readOptions.waitForSelector, url, signal, {
+          waitedMs: Math.round(performance.now() - waitStarted),
+        });
       }
     }
     if (entry.blockedNavigation) throw entry.blockedNavigation;
@@ -439,15 +446,15 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
           },
         );
       } catch (error) {
-        throw selectorError(error, "targetSelector", readOptions.targetSelector, url, signal);
+        throw selectorError(error, "target_selector", readOptions.targetSelector, url, signal);
       }
       if (found === null) {
         throw new GleanerError(
-          "not_found",
-          `targetSelector ${
+          "selector_not_found",
+          `target_selector ${
             JSON.stringify(readOptions.targetSelector)
           } matched nothing on ${url.href}`,
-          { details: { field: "targetSelector" } },
+          { details: { field: "target_selector", selector: readOptions.targetSelector } },
         );
       }
       html = found;
@@ -557,19 +564,24 @@ function navigationError(error: unknown, url: URL, signal: AbortSignal): Gleaner
 
 function selectorError(
   error: unknown,
-  field: "waitForSelector" | "targetSelector",
+  field: "wait_for_selector" | "target_selector",
   selector: string,
   url: URL,
   signal: AbortSignal,
+  waited?: { waitedMs: number },
 ): GleanerError {
   if (signal.aborted && signal.reason instanceof GleanerError) return signal.reason;
   if (error instanceof GleanerError) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof Error && error.name === "TimeoutError") {
+    const after = waited ? ` after ${waited.waitedMs} ms` : " in time";
     return new GleanerError(
-      "timeout",
-      `${field} ${JSON.stringify(selector)} did not appear on ${url.href} in time`,
-      { cause: error, details: { field } },
+      "selector_not_found",
+      `${field} ${JSON.stringify(selector)} did not appear on ${url.href}${after}`,
+      {
+        cause: error,
+        details: { field, selector, ...(waited ? { waited_ms: waited.waitedMs } : {}) },
+      },
     );
   }
   if (/not a valid selector|SyntaxError|Unexpected token|Invalid selector/i.test(message)) {

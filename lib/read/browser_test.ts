@@ -150,11 +150,11 @@ Deno.test({
         assert.equal(page.html, '<article id="late"><p>Arrived late</p></article>');
         await rejectsWith(
           tier.read(`${fixture.origin}/js`, { targetSelector: "#nothing-here" }),
-          "not_found",
+          "selector_not_found",
         );
         await rejectsWith(
           tier.read(`${fixture.origin}/js`, { waitForSelector: "#never", timeoutMs: 1_500 }),
-          "timeout",
+          "selector_not_found",
         );
         await rejectsWith(
           tier.read(`${fixture.origin}/js`, { targetSelector: "div[[" }),

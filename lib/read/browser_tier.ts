@@ -6,7 +6,7 @@
  */
 import type { Config } from "../config/config.ts";
 import type { RobotsChecker } from "../net/robots.ts";
-import type { BrowserTier as BrowserEngine } from "./browser.ts";
+import type { BrowserTier as BrowserEngine, BrowserTierStats } from "./browser.ts";
 import { pageFromHtml } from "./http.ts";
 import { assertPageStatus } from "./status.ts";
 import type { Tier } from "./types.ts";
@@ -15,6 +15,8 @@ import type { Tier } from "./types.ts";
 export interface ClosableTier extends Tier {
   /** Closes the browser, if it was started. */
   close(): Promise<void>;
+  /** The browser's counters, or `undefined` before the first browser read. */
+  stats(): BrowserTierStats | undefined;
 }
 
 /**
@@ -40,9 +42,10 @@ export function createBrowserReadTier(
       if (config.network.respect_robots) await deps.robots?.assertAllowed(url.href, request.signal);
       // Loaded on first use: puppeteer costs every process ~70 ms at start-up otherwise.
       engine ??= (await import("./browser.ts")).createBrowserTier(config);
+      // The whole rendered page comes back and extraction keeps the target element, as
+      // in the HTTP tier: the page's title and metadata stay, and both tiers agree.
       const result = await engine.read(url.href, {
         waitForSelector: request.waitForSelector,
-        targetSelector: request.targetSelector,
         signal: request.signal,
       });
       assertPageStatus(result.status, url.href);
@@ -50,10 +53,12 @@ export function createBrowserReadTier(
         extract: context?.extract,
         config: context?.config ?? config,
         signal: request.signal,
+        targetSelector: request.targetSelector,
       });
     },
     async close() {
       await engine?.close();
     },
+    stats: () => engine?.stats(),
   };
 }

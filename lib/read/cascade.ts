@@ -162,7 +162,7 @@ export function createReader(deps: ReaderDeps): Reader {
       // The policy in force decides before the cache: a page cached under a
       // looser policy must not be served under a stricter one.
       assertUrlAllowed(url, deps.config.network);
-      const render = request.render ?? deps.config.read.render;
+      const render = await renderFor(request, deps.config);
       const effective: ReadRequest = { ...request, url: url.href, render };
       if (!request.noCache) {
         const cached = await pages.get(effective);
@@ -264,8 +264,46 @@ export function createReader(deps: ReaderDeps): Reader {
   };
 }
 
-/** HTTP failures a real browser may get past. */
-const BROWSER_CODES = new Set(["unauthorized", "rate_limited", "unsupported_content"]);
+/**
+ * HTTP failures a real browser may get past (a target element missing from
+ * the served HTML may be added by the page's scripts).
+ */
+const BROWSER_CODES = new Set([
+  "unauthorized",
+  "rate_limited",
+  "unsupported_content",
+  "selector_not_found",
+]);
+
+/**
+ * The render mode of a read after its selectors are checked: a
+ * `waitForSelector` needs the browser, so it forces `always` and is refused
+ * when the read (or `read.render`) says `never`.
+ */
+async function renderFor(
+  request: ReadRequest,
+  config: Config,
+): Promise<"never" | "auto" | "always"> {
+  const render = request.render ?? config.read.render;
+  if (request.targetSelector === undefined && request.waitForSelector === undefined) return render;
+  // Loaded with the first selector: the DOM library stays out of the start-up path.
+  const { assertSelector } = await import("../extract/selector.ts");
+  if (request.targetSelector !== undefined) {
+    assertSelector("target_selector", request.targetSelector);
+  }
+  if (request.waitForSelector === undefined) return render;
+  assertSelector("wait_for_selector", request.waitForSelector);
+  if (render === "never") {
+    throw new GleanerError(
+      "invalid_arguments",
+      `wait_for_selector needs the browser, but render is never${
+        request.render === undefined ? " (read.render)" : ""
+      }`,
+      { details: { field: "wait_for_selector" } },
+    );
+  }
+  return "always";
+}
 
 /** Failures an archived copy may stand in for. */
 const WAYBACK_CODES = new Set(["not_found", "provider_unavailable", "timeout", "unauthorized"]);

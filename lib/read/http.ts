@@ -40,6 +40,8 @@ export interface HtmlReadOptions {
   signal?: AbortSignal;
   /** The body was already cut at the network size limit. */
   truncated?: boolean;
+  /** Keep only the element this CSS selector matches (`selector_not_found` when none does). */
+  targetSelector?: string;
 }
 
 /**
@@ -59,12 +61,14 @@ export async function pageFromHtml(
   tier: Page["tier"],
   options: HtmlReadOptions = {},
 ): Promise<Page> {
+  const target = options.targetSelector;
   const extracted = options.extract
-    ? await options.extract(html, finalUrl, options.signal)
-    : extractHtml(html, finalUrl, inlineOptions(options.config));
+    ? await options.extract(html, finalUrl, options.signal, { targetSelector: target })
+    : extractHtml(html, finalUrl, { ...inlineOptions(options.config), targetSelector: target });
   return pageFromExtracted(extracted, requestedUrl, finalUrl, tier, {
     truncated: options.truncated,
-    thin: tier === "http" && looksThin(html, extracted.markdown),
+    // The element asked for was found: it is what the caller wants, however short.
+    thin: tier === "http" && target === undefined && looksThin(html, extracted.markdown),
   });
 }
 
@@ -127,6 +131,7 @@ export async function pageFromResponse(
         { bytes: response.body, charset: response.charset },
         response.url,
         options.signal,
+        { targetSelector: options.targetSelector },
       );
       return pageFromExtracted(page, requestedUrl, response.url, "http", {
         truncated: htmlOptions.truncated || cut,
@@ -221,6 +226,7 @@ export const httpTier: Tier = {
       extractBody: context.extractBody,
       config: context.config,
       signal: request.signal,
+      targetSelector: request.targetSelector,
     });
   },
 };

@@ -71,6 +71,7 @@ const SPECIFICITY: readonly ErrorCode[] = [
   "invalid_arguments",
   "too_large",
   "not_found",
+  "selector_not_found",
   "unauthorized",
   "rate_limited",
   "insufficient_balance",

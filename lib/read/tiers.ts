@@ -17,7 +17,9 @@ import { waybackTier } from "./wayback.ts";
 import { youtubeTier } from "./youtube.ts";
 import { redditTier } from "./reddit.ts";
 import { histerTier } from "./hister.ts";
+import { createKiwixTier } from "./kiwix.ts";
 import type { Tier } from "./types.ts";
+import type { BrowserTierStats } from "./browser.ts";
 
 /** The tiers after the cache, and a close function for the ones that hold resources. */
 export interface TierSet {
@@ -31,14 +33,17 @@ export interface TierSet {
   close(): Promise<void>;
   /** Starts the extraction threads ahead of the first read. */
   warm(): void;
+  /** The browser's counters, or `undefined` before the first browser read. */
+  browserStats(): BrowserTierStats | undefined;
 }
 
 /**
- * Builds the default cascade: github, youtube, reddit (fast paths for their
- * own URLs), hister (when `read.hister_url` is set), firecrawl and crawl4ai
- * (each only when its URL is set: `read.firecrawl_url`, `read.crawl4ai_url`),
- * llms.txt, http (with structured and PDF bodies), browser, wayback (opt-in),
- * and the extraction threads they share.
+ * Builds the default cascade: kiwix (when configured), github, youtube,
+ * reddit (fast paths for their own URLs), hister (when `read.hister_url` is
+ * set), firecrawl and crawl4ai (each only when its URL is set:
+ * `read.firecrawl_url`, `read.crawl4ai_url`), llms.txt, http (with structured
+ * and PDF bodies), browser, wayback (opt-in), and the extraction threads they
+ * share.
  *
  * @example
  * ```ts ignore
@@ -55,12 +60,15 @@ export function defaultTiers(
   const browser = createBrowserReadTier(config, { robots: deps.fetcher.robots });
   const llmsTxt = createLlmsTxtTier({ domains: deps.domains });
   // The reading services, when configured, read ahead of the built-in tiers; the fast paths
-  // (their own URLs only) and the user's own history come first.
+  // (their own URLs only) and the user's own history come first, and Kiwix first of all: the
+  // operator's offline copy beats the live site.
   const services: Tier[] = [
     ...(config.read.firecrawl_url ? [createFirecrawlTier({ robots: deps.fetcher.robots })] : []),
     ...(config.read.crawl4ai_url ? [createCrawl4aiTier({ robots: deps.fetcher.robots })] : []),
   ];
+  const kiwix = createKiwixTier(config);
   const tiers: Tier[] = [
+    ...(kiwix ? [kiwix] : []),
     githubTier,
     youtubeTier,
     redditTier,
@@ -82,6 +90,7 @@ export function defaultTiers(
     extract: pool.extract,
     extractBody: pool.extractBody,
     warm: pool.warm,
+    browserStats: () => browser.stats(),
     async close() {
       llmsTxt.clear();
       await browser.close();

@@ -14,6 +14,7 @@ export const TIER_NAMES = [
   "cache",
   "firecrawl",
   "crawl4ai",
+  "kiwix",
   "github",
   "youtube",
   "reddit",
@@ -38,9 +39,16 @@ export interface ReadRequest {
   url: string;
   /** Browser use: never, when the HTTP result is thin, or always. */
   render?: "never" | "auto" | "always";
-  /** CSS selector the browser waits for. */
+  /**
+   * CSS selector the browser waits for (at most `read.browser_timeout_ms`): the read
+   * goes to the browser (`render: "never"` refuses it); `selector_not_found` when it
+   * never shows.
+   */
   waitForSelector?: string;
-  /** CSS selector whose element alone is read (browser tier). */
+  /**
+   * CSS selector whose first element alone is read, in every HTML tier;
+   * `selector_not_found` when the page has none.
+   */
   targetSelector?: string;
   /** Accept a cached page no older than this (seconds). */
   maxAgeS?: number;

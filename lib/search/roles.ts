@@ -154,6 +154,10 @@ export interface RoleContentsRequest {
   query?: string;
   /** Pin one provider. */
   provider?: string;
+  /** Keep only the element this CSS selector matches (Gleaner's reader only). */
+  targetSelector?: string;
+  /** Render in the browser and wait for this CSS selector (Gleaner's reader only). */
+  waitForSelector?: string;
   /** Cancels the call. */
   signal?: AbortSignal;
 }
@@ -591,15 +595,30 @@ function routerOver(
       if (req.urls.some((url) => typeof url !== "string")) {
         throw invalid("urls", "every entry must be a string");
       }
+      const selectors = {
+        ...(req.targetSelector !== undefined ? { targetSelector: req.targetSelector } : {}),
+        ...(req.waitForSelector !== undefined ? { waitForSelector: req.waitForSelector } : {}),
+      };
+      // Selectors need a DOM: only Gleaner's own reader has one, so they pin it.
+      const withSelectors = Object.keys(selectors).length > 0;
+      if (withSelectors && req.provider !== undefined && req.provider !== GLEANER_READER) {
+        const field = req.targetSelector !== undefined ? "target_selector" : "wait_for_selector";
+        throw invalid(
+          field,
+          `only the ${GLEANER_READER} provider reads with CSS selectors, not ${req.provider}`,
+        );
+      }
+      const pin = withSelectors ? GLEANER_READER : req.provider;
       // Each URL is checked against the network policy by the provider that
       // reads it (see providers/pages.ts): a refused URL fails alone.
       const routed = await route(
         "contents",
-        req.provider,
+        pin,
         req.signal,
-        (provider, env) => provider.contents!({ urls: req.urls, query: req.query }, env),
+        (provider, env) =>
+          provider.contents!({ urls: req.urls, query: req.query, ...selectors }, env),
       );
-      const pages = req.provider
+      const pages = pin
         ? routed.value.pages
         : await refill(routed.value.pages, routed.provider, routed.attempts, req);
       return {

@@ -18,6 +18,7 @@ import {
   RoleSearchOutput,
 } from "./role_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
+import { TargetSelectorSchema, WaitForSelectorSchema } from "./schemas.ts";
 
 function providerArg(providers: readonly string[]) {
   return z.enum(providers as [string, ...string[]]).optional().describe(
@@ -121,6 +122,8 @@ export function webContentsInput(providers: readonly string[]) {
     urls: z.array(z.string().url()).min(1).max(10).describe("One to ten URLs to read"),
     query: z.string().max(2000).optional().describe("What you are looking for in them"),
     provider: providerArg(providers),
+    target_selector: TargetSelectorSchema.optional(),
+    wait_for_selector: WaitForSelectorSchema.optional(),
   });
 }
 
@@ -146,7 +149,15 @@ export function webContentsTool(
     output: RoleContentsOutput,
     readOnly: true,
     openWorld: true,
-    handler: (input, { gleaner, signal }) => gleaner.roles.contents({ ...input, signal }),
+    handler: (input, { gleaner, signal }) =>
+      gleaner.roles.contents({
+        urls: input.urls,
+        query: input.query,
+        provider: input.provider,
+        targetSelector: input.target_selector,
+        waitForSelector: input.wait_for_selector,
+        signal,
+      }),
     render: (out) => `${renderPages(out.pages)}\n${renderRoute(out)}`,
   });
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from "zod";
+import { SELECTOR_MAX_CHARS, selectorProblem } from "../text/selector_rules.ts";
 
 /** A passage of original page text. */
 export const EvidenceSchema: z.ZodObject<{
@@ -45,6 +46,29 @@ export const LinkSchema: z.ZodObject<{
   url: z.ZodString;
   text: z.ZodString;
 }, z.core.$strip> = z.object({ url: z.string(), text: z.string() });
+
+/**
+ * A CSS selector argument (`target_selector`, `wait_for_selector`): at most
+ * {@link SELECTOR_MAX_CHARS} characters, no markup, no `javascript:`, no
+ * `{`/`}`. The reader also parses it (an invalid one fails its item with
+ * `invalid_arguments`).
+ */
+export function selectorArg(description: string): z.ZodString {
+  return z.string().max(SELECTOR_MAX_CHARS).superRefine((value, ctx) => {
+    const problem = selectorProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }).describe(description);
+}
+
+/** `target_selector`: keep only the element a CSS selector matches. */
+export const TargetSelectorSchema: z.ZodString = selectorArg(
+  "CSS selector (max 256 chars) of the one element to read instead of the main content, e.g. `main table`; a page without it fails with selector_not_found",
+);
+
+/** `wait_for_selector`: render in the browser and wait for a CSS selector. */
+export const WaitForSelectorSchema: z.ZodString = selectorArg(
+  "CSS selector (max 256 chars) to wait for in the headless browser before reading (forces the browser; bounded by the read timeout; selector_not_found when it never shows)",
+);
 
 /** A failure of one item, with its stable code. */
 export const ItemErrorSchema: z.ZodObject<{

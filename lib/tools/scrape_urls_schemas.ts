@@ -6,7 +6,14 @@
  * @module
  */
 import { z } from "zod";
-import { EvidenceSchema, ItemErrorSchema, LinkSchema, RankingSchema } from "./schemas.ts";
+import {
+  EvidenceSchema,
+  ItemErrorSchema,
+  LinkSchema,
+  RankingSchema,
+  TargetSelectorSchema,
+  WaitForSelectorSchema,
+} from "./schemas.ts";
 
 /** Input of `scrape_urls`. */
 export const ScrapeInput: z.ZodObject<{
@@ -14,6 +21,8 @@ export const ScrapeInput: z.ZodObject<{
     z.ZodObject<{
       url: z.ZodString;
       query: z.ZodOptional<z.ZodString>;
+      target_selector: z.ZodOptional<z.ZodString>;
+      wait_for_selector: z.ZodOptional<z.ZodString>;
     }, z.core.$strict>
   >;
   max_tokens: z.ZodOptional<z.ZodNumber>;
@@ -34,6 +43,8 @@ export const ScrapeInput: z.ZodObject<{
     query: z.string().max(500).optional().describe(
       "What you want from the page; omit or '*' for the page in order",
     ),
+    target_selector: TargetSelectorSchema.optional(),
+    wait_for_selector: WaitForSelectorSchema.optional(),
   })).min(1).max(5).describe("One to five pages"),
   max_tokens: z.number().int().min(50).max(50_000).optional().describe(
     "Token budget shared by all items (default 4000)",

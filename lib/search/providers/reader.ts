@@ -15,6 +15,7 @@ export const GLEANER_READER = "gleaner";
 export type ReadPage = (
   url: string,
   signal?: AbortSignal,
+  selectors?: { targetSelector?: string; waitForSelector?: string },
 ) => Promise<{ title: string; markdown: string; published?: string }>;
 
 /**
@@ -37,7 +38,10 @@ export function createReaderProvider(read: ReadPage): Provider {
     async contents(req, env): Promise<ProviderContents> {
       const pages = await Promise.all(req.urls.map(async (url): Promise<ProviderPage> => {
         try {
-          const page = await read(url, env.signal);
+          const page = await read(url, env.signal, {
+            targetSelector: req.targetSelector,
+            waitForSelector: req.waitForSelector,
+          });
           return {
             url,
             title: page.title,

@@ -85,6 +85,10 @@ export interface ContentsRequest {
   urls: string[];
   /** What the reader is looking for (providers that focus extraction use it). */
   query?: string;
+  /** Keep only the element this CSS selector matches (Gleaner's reader only). */
+  targetSelector?: string;
+  /** Render in the browser and wait for this CSS selector (Gleaner's reader only). */
+  waitForSelector?: string;
 }
 
 /** One page of a `contents` answer; a page that failed carries `error` and no content. */

@@ -27,6 +27,8 @@ export async function scrapeUrls(
     (item) => ({
       url: item.url,
       render: input.render,
+      targetSelector: item.target_selector,
+      waitForSelector: item.wait_for_selector,
       maxAgeS: input.max_age,
       noCache: input.no_cache,
     }),
