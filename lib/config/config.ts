@@ -293,6 +293,20 @@ export const SearchSchema: z.ZodObject<{
   presentation_provider: z.string().optional(),
 });
 
+/**
+ * The documentation sites whose `llms-full.txt`/`llms.txt` is tried by default: the default
+ * `llms_txt` allowlist of the searxng-mcp project (its `domains.json`, described under
+ * "llms.txt fast path" in https://github.com/TadMSTR/searxng-mcp/blob/main/README.md).
+ */
+export const DEFAULT_LLMS_TXT_DOMAINS: readonly string[] = [
+  "docs.anthropic.com",
+  "docs.openai.com",
+  "docs.stripe.com",
+  "docs.crawl4ai.com",
+  "docs.firecrawl.dev",
+  "docs.cursor.com",
+];
+
 /** Settings of page reading. */
 export const ReadSchema: z.ZodObject<{
   render: z.ZodDefault<
@@ -314,6 +328,7 @@ export const ReadSchema: z.ZodObject<{
   wayback: z.ZodDefault<z.ZodBoolean>;
   wayback_url: z.ZodDefault<z.ZodString>;
   llms_txt_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  llms_txt_extra_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
   tier_rules_path: z.ZodOptional<z.ZodString>;
   extract_workers: z.ZodDefault<z.ZodNumber>;
   extract_timeout_ms: z.ZodDefault<z.ZodNumber>;
@@ -347,8 +362,14 @@ export const ReadSchema: z.ZodObject<{
   wayback: z.boolean().default(false),
   /** Wayback availability API base URL. */
   wayback_url: z.string().url().default("https://archive.org"),
-  /** Domains whose `llms.txt`/`llms-full.txt` are used. */
-  llms_txt_domains: z.array(z.string()).default([]),
+  /**
+   * Domains (and their subdomains) whose `llms-full.txt`/`llms.txt` are used: by default the
+   * documentation sites of {@link DEFAULT_LLMS_TXT_DOMAINS}. Setting it replaces that list
+   * (`[]` turns the tier off); `llms_txt_extra_domains` extends it instead.
+   */
+  llms_txt_domains: z.array(z.string()).default([...DEFAULT_LLMS_TXT_DOMAINS]),
+  /** Domains added to `llms_txt_domains` (extends the default list without restating it). */
+  llms_txt_extra_domains: z.array(z.string()).default([]),
   /** Operator file forcing tiers per domain or path prefix. */
   tier_rules_path: z.string().optional(),
   /** Worker threads that extract HTML pages off the main thread. */
@@ -721,6 +742,7 @@ export const ConfigSchema: z.ZodObject<{
       wayback: z.ZodDefault<z.ZodBoolean>;
       wayback_url: z.ZodDefault<z.ZodString>;
       llms_txt_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
+      llms_txt_extra_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
       tier_rules_path: z.ZodOptional<z.ZodString>;
       extract_workers: z.ZodDefault<z.ZodNumber>;
       extract_timeout_ms: z.ZodDefault<z.ZodNumber>;
