@@ -12,6 +12,7 @@ import { callTool } from "../lib/api.ts";
 import { type GleanerError, HTTP_STATUS, toGleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
+import { requestIdFrom } from "../lib/telemetry/events.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
@@ -88,7 +89,10 @@ export function createApp(
       try {
         const body = await readJsonBody(c.req.raw, maxBytes);
         return c.json(
-          await callTool(tool, requestGleaner(c, gleaner), body, { signal: c.req.raw.signal }),
+          await callTool(tool, requestGleaner(c, gleaner), body, {
+            signal: c.req.raw.signal,
+            requestId: requestIdFrom(c.req.header("x-request-id")),
+          }),
         );
       } catch (error) {
         const failure = toGleanerError(error, tool.name);

@@ -24,6 +24,7 @@ import { expanderOptions, loadQueryExpander, type QueryExpander } from "./rank/e
 import type { MemoryService } from "./memory/service.ts";
 import { MemoryStores } from "./memory/stores.ts";
 import { initTelemetry } from "./telemetry/mod.ts";
+import { createEvents, type Events } from "./telemetry/events.ts";
 import { traceSearch, traceTier } from "./telemetry/stages.ts";
 
 const log = getGleanerLogger();
@@ -86,6 +87,11 @@ export interface Gleaner {
    * once they are up; a library caller need not.
    */
   warm(): void;
+  /**
+   * Operational events (tool calls, tiers put off), published to NATS when
+   * `events.nats_url` is set; absent or off otherwise.
+   */
+  readonly events?: Events;
   /** Releases the browser, embedder and store. */
   close(): Promise<void>;
 }
@@ -144,6 +150,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
     );
   }
   const fetcher = createFetcher(config.network);
+  const events = createEvents(config.events);
   const store = openStore(config.store);
   const hosted = config.memory.hosted;
   // The robots.txt cache is shared by every user: in hosted mode, when it was
@@ -172,6 +179,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
       cache: web.cache,
       domains: web.domains,
       tierRule,
+      events,
     });
   const readPageWith = (through: Reader) => async (url: string, signal?: AbortSignal) => {
     const page = await through.read({ url, signal });
@@ -233,6 +241,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   const gleaner: Gleaner = {
     config,
     fetcher,
+    events,
     search: traceSearch(createSearchRouter(config, fetcher, roles)),
     roles,
     reader,
@@ -284,6 +293,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
       const embedder = await embedderPromise?.catch(() => undefined);
       await embedder?.close?.();
       await store.close();
+      await events.close();
     },
   };
   return gleaner;
