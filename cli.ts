@@ -184,6 +184,11 @@ async function main(args: string[]): Promise<number> {
   for (const warning of warnings) printError(`gleaner: warning: ${warning}`);
 
   const [command = "mcp", ...rest] = positionals;
+  if (command === "mcp" || command === "serve") {
+    // A server keeps serving when some path leaves a rejection unhandled: logged, not fatal.
+    const { keepServingOnUncaught } = await import("./lib/log.ts");
+    keepServingOnUncaught();
+  }
   if (command === "config") return print(JSON.stringify(redactConfig(config), null, 2)), 0;
   if (command === "doctor") {
     const { runDoctor } = await import("./lib/doctor.ts");
