@@ -9,6 +9,8 @@
  * gleaner scrape <url> [--query Q]   read a page and print evidence
  * gleaner research <question>        search, read and print evidence
  * gleaner domains [domain]           what Gleaner remembers per domain
+ * gleaner domains export <file>      write the domain memory as a versioned JSON snapshot
+ * gleaner domains import <file>      read a snapshot back (bad entries reported, others kept)
  * gleaner doctor                     check browser, store, embedder, config
  * gleaner setup                      fetch the configured embedding model
  * gleaner config                     print the effective config (secrets redacted)
@@ -44,6 +46,8 @@ commands:
   scrape <url> [--query Q] read a page; evidence for Q or the page in order
   research <question>      search, read and rank in one call
   domains [domain]         per-domain reading memory
+  domains export <file>    write the domain memory to a JSON snapshot ("-": stdout)
+  domains import <file>    restore a snapshot (bad entries are reported, the others imported)
   doctor                   check browser, store, embedder and config
   setup                    download the configured embedding model ahead of time
   config                   print the effective configuration (secrets redacted)
@@ -257,6 +261,10 @@ async function main(args: string[]): Promise<number> {
           ...(values["max-tokens"] ? { max_tokens: Number(values["max-tokens"]) } : {}),
         }, values.json);
       case "domains":
+        if (rest[0] === "export" || rest[0] === "import") {
+          if (rest.length !== 2) throw new UsageError(`domains ${rest[0]} needs one file`);
+          return await domainSnapshot(rest[0], rest[1], config.store, values.json);
+        }
         return await runTool("domain_stats", rest[0] ? { domain: rest[0] } : {}, values.json);
       case "setup": {
         const gleaner = await getGleaner();
@@ -277,6 +285,83 @@ async function main(args: string[]): Promise<number> {
     }
   } finally {
     if (created) await (await created.catch(() => undefined))?.close();
+  }
+
+  async function domainSnapshot(
+    action: "export" | "import",
+    file: string,
+    settings: import("./lib/config/config.ts").Config["store"],
+    json?: boolean,
+  ): Promise<number> {
+    const [{ buildSnapshot, snapshotEntries }, { openStore }] = await Promise.all([
+      import("./lib/store/domain_snapshot.ts"),
+      import("./lib/store/mod.ts"),
+    ]);
+    // Only the store: no reader, browser or extraction threads for a file copy.
+    const store = openStore(settings);
+    try {
+      await store.ready();
+      return await copy(store.domains);
+    } finally {
+      await store.close();
+    }
+    async function copy(domains: import("./lib/store/mod.ts").DomainStats): Promise<number> {
+      if (action === "export") {
+        const snapshot = buildSnapshot(await domains.snapshot());
+        const text = `${JSON.stringify(snapshot, null, 2)}\n`;
+        if (file === "-") print(text);
+        else {
+          await Deno.writeTextFile(file, text, { mode: 0o600 });
+          const summary = { exported: snapshot.origins.length, file };
+          print(json ? JSON.stringify(summary) : `exported ${summary.exported} origins to ${file}`);
+        }
+        return 0;
+      }
+      let raw: unknown;
+      try {
+        raw = JSON.parse(
+          file === "-"
+            ? await new Response(Deno.stdin.readable).text()
+            : await Deno.readTextFile(file),
+        );
+      } catch (error) {
+        if (error instanceof Deno.errors.NotCapable) throw error;
+        throw new GleanerError("invalid_arguments", `${file}: not a readable JSON file`, {
+          cause: error,
+          details: { field: "file" },
+        });
+      }
+      const entries = snapshotEntries(raw);
+      let imported = 0;
+      const failed: { index: number; origin?: string; error: { code: string; message: string } }[] =
+        [];
+      for (const [index, entry] of entries.entries()) {
+        try {
+          await domains.restore(entry);
+          imported++;
+        } catch (error) {
+          const failure = toGleanerError(error, `origins[${index}]`);
+          const origin = (entry as { origin?: unknown } | null)?.origin;
+          failed.push({
+            index,
+            ...(typeof origin === "string" ? { origin: origin.slice(0, 200) } : {}),
+            error: { code: failure.code, message: failure.message },
+          });
+        }
+      }
+      if (json) print(JSON.stringify({ imported, failed }, null, 2));
+      else {
+        print(`imported ${imported} of ${entries.length} origins from ${file}`);
+        for (const f of failed) {
+          printError(
+            `origins[${f.index}]${
+              f.origin ? ` (${f.origin})` : ""
+            }: ${f.error.code}: ${f.error.message}`,
+          );
+        }
+      }
+      return entries.length > 0 && imported === 0 ? 1 : 0;
+    }
   }
 
   async function runTool(name: string, input: unknown, json?: boolean): Promise<number> {

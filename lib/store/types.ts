@@ -73,6 +73,7 @@ export interface Cache {
 }
 
 import { ROBOTS_STATES, type RobotsState } from "../net/robots_state.ts";
+import type { DomainSnapshotEntry } from "./domain_snapshot.ts";
 
 export { ROBOTS_STATES, type RobotsState };
 
@@ -181,6 +182,15 @@ export interface DomainStats {
   setLlmsTxt(origin: string, exists: boolean): Promise<void>;
   /** Forgets everything (counts, probation, robots, llms.txt); returns how many origins were known. */
   clear(): Promise<number>;
+  /** Every origin this view holds, as snapshot entries (see `domain_snapshot.ts`), by origin. */
+  snapshot(): Promise<DomainSnapshotEntry[]>;
+  /**
+   * Writes one snapshot entry (validated first; a bad one throws
+   * `invalid_arguments` naming the field): its day counters and probations
+   * replace the stored ones for the same day/tier, its info fields replace
+   * the stored ones.
+   */
+  restore(entry: unknown): Promise<DomainSnapshotEntry>;
 }
 
 /** Which verdicts apply: see "Policy" in {@link DomainStats}. */
