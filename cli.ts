@@ -229,14 +229,20 @@ async function main(args: string[]): Promise<number> {
         for (const signal of ["SIGINT", "SIGTERM"] as const) {
           Deno.addSignalListener(signal, () => controller.abort());
         }
-        const { toolsFor } = await import("./lib/tools/presentations.ts");
+        const [{ toolsFor }, { configFilePath }, { readEnv }] = await Promise.all([
+          import("./lib/tools/presentations.ts"),
+          import("./lib/config/config.ts"),
+          import("./lib/config/env.ts"),
+        ]);
         const gleaner = await getGleaner();
+        const configFile = values.config ?? configFilePath(readEnv());
         let server;
         try {
           server = serveHttp(gleaner, {
             signal: controller.signal,
             insecure: values.insecure,
             tools: toolsFor(config),
+            ...(configFile ? { configFile } : {}),
           });
         } catch (error) {
           if (!(error instanceof GleanerError) || error.code !== "invalid_arguments") throw error;

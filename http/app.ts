@@ -20,6 +20,7 @@ import { VERSION } from "../lib/version.ts";
 import { handleMcpRequest } from "../mcp/http.ts";
 import { allowedOrigins, bearerGuard, hostGuard, servedHostNames } from "./guard.ts";
 import { MAX_BODY_BYTES, readJsonBody } from "./body.ts";
+import { handleConfigWrite } from "./config_write.ts";
 import { hostedIdentity, requestGleaner } from "./hosted.ts";
 import { mountUi } from "./ui/mod.ts";
 
@@ -29,6 +30,11 @@ const log = getGleanerLogger("http");
 export interface AppOptions {
   /** Largest request body accepted on REST routes (default 4 MiB; `/mcp` has the same limit). */
   maxBodyBytes?: number;
+  /**
+   * The config file `PUT /config` writes settings that need a restart to (when it is on:
+   * `GLEANER_ALLOW_CONFIG_WRITE=1` and `server.api_key`); without one they are refused.
+   */
+  configFile?: string;
 }
 
 /**
@@ -60,6 +66,10 @@ export function createApp(
 
   app.get("/health", (c) => c.json({ status: "ok", version: VERSION }));
   app.get("/config", (c) => c.json(redactConfig(gleaner.config)));
+  app.put(
+    "/config",
+    (c) => handleConfigWrite(c, gleaner, { configFile: options.configFile, maxBytes }),
+  );
   // Built on the first request, then served as it is: the tool list is fixed.
   let listing: unknown;
   app.get("/v1/tools", (c) =>

@@ -45,6 +45,7 @@ export const ServerSchema: z.ZodObject<{
   port: z.ZodDefault<z.ZodNumber>;
   allowed_hosts: z.ZodDefault<z.ZodArray<z.ZodString>>;
   api_key: z.ZodOptional<z.ZodString>;
+  allow_config_write: z.ZodDefault<z.ZodBoolean>;
 }, z.core.$strip> = z.object({
   /** Address to bind; loopback by default. */
   host: z.string().default("127.0.0.1"),
@@ -58,6 +59,11 @@ export const ServerSchema: z.ZodObject<{
   allowed_hosts: z.array(z.string()).default([]),
   /** Bearer token required on every request when set. */
   api_key: secret(),
+  /**
+   * Serve `PUT /config` (environment only: `GLEANER_ALLOW_CONFIG_WRITE=1`), and only when
+   * `api_key` is set: requests must carry the key.
+   */
+  allow_config_write: z.boolean().default(false),
 });
 
 /** Settings of the guarded network layer. */
@@ -686,6 +692,7 @@ export const ConfigSchema: z.ZodObject<{
       port: z.ZodDefault<z.ZodNumber>;
       allowed_hosts: z.ZodDefault<z.ZodArray<z.ZodString>>;
       api_key: z.ZodOptional<z.ZodString>;
+      allow_config_write: z.ZodDefault<z.ZodBoolean>;
     }, z.core.$strip>
   >;
   network: z.ZodDefault<
@@ -939,6 +946,7 @@ export const ENV_ALIASES: Readonly<Record<string, string>> = {
   GLEANER_HOST: "server.host",
   GLEANER_PORT: "server.port",
   GLEANER_API_KEY: "server.api_key",
+  GLEANER_ALLOW_CONFIG_WRITE: "server.allow_config_write",
   GLEANER_ALLOW_PRIVATE_NETWORK: "network.allow_private",
   GLEANER_CHROME_PATH: "read.chrome_path",
   GLEANER_SEARXNG_URL: "search.searxng_url",
@@ -1155,8 +1163,14 @@ export async function loadConfig(
   );
 }
 
-/** Secrets taken from the environment only (never from the config file or `--set`). */
-const ENV_ONLY_KEYS: ReadonlySet<string> = new Set(["memory.hosted_admin_key"]);
+/**
+ * Settings taken from the environment only (never from the config file, `--set` or
+ * `PUT /config`): the hosted-mode admin key and the opt-in to `PUT /config`.
+ */
+export const ENV_ONLY_KEYS: ReadonlySet<string> = new Set([
+  "memory.hosted_admin_key",
+  "server.allow_config_write",
+]);
 
 function envOnly(where: string, key: string): GleanerError {
   return new GleanerError(
