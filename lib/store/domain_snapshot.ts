@@ -84,7 +84,7 @@ export interface DomainSnapshotEntry {
 /** A whole snapshot file. */
 export interface DomainSnapshot {
   /** Always {@link DOMAIN_SNAPSHOT_FORMAT}. */
-  format: typeof DOMAIN_SNAPSHOT_FORMAT;
+  format: "gleaner-domain-memory";
   /** {@link DOMAIN_SNAPSHOT_VERSION}. */
   version: number;
   /** When it was written. */
