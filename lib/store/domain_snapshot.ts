@@ -20,7 +20,9 @@
 import { z } from "zod";
 import { GleanerError } from "../errors.ts";
 import { ROBOTS_STATES } from "../net/robots_state.ts";
-import { normalizeOrigin, type RobotsState } from "./types.ts";
+import { type DomainSnapshotEntry, normalizeOrigin, type RobotsState } from "./types.ts";
+
+export type { DomainSnapshotEntry };
 
 /** The `format` field of a snapshot. */
 export const DOMAIN_SNAPSHOT_FORMAT = "gleaner-domain-memory";
@@ -59,27 +61,6 @@ const EntrySchema = z.strictObject({
   }).optional(),
   llms_txt: z.strictObject({ exists: z.boolean(), checked_at: time }).optional(),
 });
-
-/** One origin of a snapshot. */
-export interface DomainSnapshotEntry {
-  /** The origin (`https://example.com`). */
-  origin: string;
-  /** Counters per UTC day (days since 1970-01-01) and tier. */
-  days: { day: number; tier: string; attempts: number; successes: number; failures: number }[];
-  /** The probation of each tier. */
-  probation: {
-    tier: string;
-    consecutive_failures: number;
-    retry_at: number | null;
-    policy: string | null;
-  }[];
-  /** The last failure. */
-  last_failure?: { tier: string; reason: string; at: number };
-  /** The robots.txt state. */
-  robots?: { state: RobotsState; checked_at: number };
-  /** Whether llms.txt exists. */
-  llms_txt?: { exists: boolean; checked_at: number };
-}
 
 /** A whole snapshot file. */
 export interface DomainSnapshot {

@@ -73,7 +73,6 @@ export interface Cache {
 }
 
 import { ROBOTS_STATES, type RobotsState } from "../net/robots_state.ts";
-import type { DomainSnapshotEntry } from "./domain_snapshot.ts";
 
 export { ROBOTS_STATES, type RobotsState };
 
@@ -191,6 +190,27 @@ export interface DomainStats {
    * the stored ones.
    */
   restore(entry: unknown): Promise<DomainSnapshotEntry>;
+}
+
+/** One origin of a domain-memory snapshot (see `domain_snapshot.ts`). */
+export interface DomainSnapshotEntry {
+  /** The origin (`https://example.com`). */
+  origin: string;
+  /** Counters per UTC day (days since 1970-01-01) and tier. */
+  days: { day: number; tier: string; attempts: number; successes: number; failures: number }[];
+  /** The probation of each tier. */
+  probation: {
+    tier: string;
+    consecutive_failures: number;
+    retry_at: number | null;
+    policy: string | null;
+  }[];
+  /** The last failure. */
+  last_failure?: { tier: string; reason: string; at: number };
+  /** The robots.txt state. */
+  robots?: { state: RobotsState; checked_at: number };
+  /** Whether llms.txt exists. */
+  llms_txt?: { exists: boolean; checked_at: number };
 }
 
 /** Which verdicts apply: see "Policy" in {@link DomainStats}. */
