@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { createGleaner, type Gleaner } from "../lib/gleaner.ts";
 import { serveHttp } from "../http/serve.ts";
 import { NatsPublisher } from "../lib/telemetry/nats.ts";
+import { memoryPolicy } from "../lib/read/outcomes.ts";
 import { natsRequirement, startNats, subscribe } from "../testing/fixtures/nats.ts";
 import { serveLoopback } from "../testing/fixtures/serve.ts";
 
@@ -61,7 +62,7 @@ Deno.test({
         nats_user: server.user,
         nats_password: server.password,
         subject_prefix: "ops.gleaner",
-      }, async (base) => {
+      }, async (base, gleaner) => {
         // REST, with the caller's request id.
         const ok = await fetch(`${base}/v1/tools/scrape_urls`, {
           method: "POST",
@@ -87,6 +88,28 @@ Deno.test({
         // No query text, no page text unless a setting says so.
         assert.ok(!tool.payload.includes("candle"), tool.payload);
         assert.ok(!tool.payload.includes("lantern holds"), tool.payload);
+
+        // Domain memory puts http on probation for the site: the cascade says so.
+        const policy = memoryPolicy(gleaner.config);
+        for (let i = 0; i < 3; i++) {
+          await gleaner.store.domains.record(site.origin, "http", false, "timeout", { policy });
+        }
+        const again = await fetch(`${base}/v1/tools/scrape_urls`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ items: [{ url: `${site.origin}/more-lanterns` }] }),
+        });
+        assert.equal(again.status, 200);
+        await again.body?.cancel();
+        const three = [await sub.next(), await sub.next(), await sub.next()];
+        const skips = three.filter((m) => m.subject === "ops.gleaner.tier_skip")
+          .map((m) => JSON.parse(m.payload))
+          .map(({ tier, reason, host }) => ({ tier, reason, host }));
+        assert.deepEqual(skips, [
+          { tier: "llms_txt", reason: "tier_rule", host: "127.0.0.1" },
+          { tier: "http", reason: "probation", host: "127.0.0.1" },
+        ]);
+        assert.equal(three.filter((m) => m.subject === "ops.gleaner.tool").length, 1);
 
         // A refused call is an event too, with its code.
         const bad = await fetch(`${base}/v1/tools/scrape_urls`, {
