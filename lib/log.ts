@@ -142,6 +142,25 @@ export function keepServingOnUncaught(): () => void {
     event.preventDefault();
     log.error("uncaught error (still serving): {error}", { error: event.error ?? event.message });
   };
+  if (typeof globalThis.addEventListener !== "function") {
+    // Node (the npm build) has no global events: its process events do the same.
+    const node = (globalThis as unknown as {
+      process?: {
+        on(event: string, listener: (error: unknown) => void): void;
+        off(event: string, listener: (error: unknown) => void): void;
+      };
+    }).process;
+    const rejected = (reason: unknown) =>
+      log.error("unhandled promise rejection (still serving): {error}", { error: reason });
+    const thrown = (error: unknown) =>
+      log.error("uncaught error (still serving): {error}", { error });
+    node?.on("unhandledRejection", rejected);
+    node?.on("uncaughtException", thrown);
+    return () => {
+      node?.off("unhandledRejection", rejected);
+      node?.off("uncaughtException", thrown);
+    };
+  }
   globalThis.addEventListener("unhandledrejection", onRejection);
   globalThis.addEventListener("error", onError);
   return () => {
