@@ -31,7 +31,9 @@
 // short commands answer without loading extraction, ranking or the store.
 import { parseArgs } from "node:util";
 import { GleanerError, toGleanerError } from "./lib/errors.ts";
+import type { Config } from "./lib/config/config.ts";
 import type { Gleaner } from "./lib/gleaner.ts";
+import type { DomainStats } from "./lib/store/mod.ts";
 import type { AnyToolSpec } from "./lib/tools/spec.ts";
 import { VERSION } from "./lib/version.ts";
 
@@ -267,9 +269,11 @@ async function main(args: string[]): Promise<number> {
           ...(values["max-tokens"] ? { max_tokens: Number(values["max-tokens"]) } : {}),
         }, values.json);
       case "domains":
-        if (rest[0] === "export" || rest[0] === "import") {
+        // A pattern, not the word in quotes: the npm build reads quoted `import` as a module.
+        if (/^(ex|im)port$/.test(rest[0] ?? "")) {
           if (rest.length !== 2) throw new UsageError(`domains ${rest[0]} needs one file`);
-          return await domainSnapshot(rest[0], rest[1], config.store, values.json);
+          const action = rest[0] as "export" | "import";
+          return await domainSnapshot(action, rest[1], config.store, values.json);
         }
         return await runTool("domain_stats", rest[0] ? { domain: rest[0] } : {}, values.json);
       case "setup": {
@@ -296,7 +300,7 @@ async function main(args: string[]): Promise<number> {
   async function domainSnapshot(
     action: "export" | "import",
     file: string,
-    settings: import("./lib/config/config.ts").Config["store"],
+    settings: Config["store"],
     json?: boolean,
   ): Promise<number> {
     const [{ buildSnapshot, snapshotEntries }, { openStore }] = await Promise.all([
@@ -311,7 +315,7 @@ async function main(args: string[]): Promise<number> {
     } finally {
       await store.close();
     }
-    async function copy(domains: import("./lib/store/mod.ts").DomainStats): Promise<number> {
+    async function copy(domains: DomainStats): Promise<number> {
       if (action === "export") {
         const snapshot = buildSnapshot(await domains.snapshot());
         const text = `${JSON.stringify(snapshot, null, 2)}\n`;
