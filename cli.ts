@@ -9,6 +9,8 @@
  * gleaner scrape <url> [--query Q]   read a page and print evidence
  * gleaner research <question>        search, read and print evidence
  * gleaner domains [domain]           what Gleaner remembers per domain
+ * gleaner domains export <file>      write the domain memory as a versioned JSON snapshot
+ * gleaner domains import <file>      read a snapshot back (bad entries reported, others kept)
  * gleaner doctor                     check browser, store, embedder, config
  * gleaner setup                      fetch the configured embedding model
  * gleaner config                     print the effective config (secrets redacted)
@@ -29,7 +31,9 @@
 // short commands answer without loading extraction, ranking or the store.
 import { parseArgs } from "node:util";
 import { GleanerError, toGleanerError } from "./lib/errors.ts";
+import type { Config } from "./lib/config/config.ts";
 import type { Gleaner } from "./lib/gleaner.ts";
+import type { DomainStats } from "./lib/store/mod.ts";
 import type { AnyToolSpec } from "./lib/tools/spec.ts";
 import { VERSION } from "./lib/version.ts";
 
@@ -44,6 +48,8 @@ commands:
   scrape <url> [--query Q] read a page; evidence for Q or the page in order
   research <question>      search, read and rank in one call
   domains [domain]         per-domain reading memory
+  domains export <file>    write the domain memory to a JSON snapshot ("-": stdout)
+  domains import <file>    restore a snapshot (bad entries are reported, the others imported)
   doctor [--online]        check browser, store, embedder and config (--online: ask each
                            keyed provider one cheap question: is its key accepted)
   setup                    download the configured embedding model ahead of time
@@ -186,6 +192,11 @@ async function main(args: string[]): Promise<number> {
   for (const warning of warnings) printError(`gleaner: warning: ${warning}`);
 
   const [command = "mcp", ...rest] = positionals;
+  if (command === "mcp" || command === "serve") {
+    // A server keeps serving when some path leaves a rejection unhandled: logged, not fatal.
+    const { keepServingOnUncaught } = await import("./lib/log.ts");
+    keepServingOnUncaught();
+  }
   if (command === "config") return print(JSON.stringify(redactConfig(config), null, 2)), 0;
   if (command === "doctor") {
     const { runDoctor } = await import("./lib/doctor.ts");
@@ -227,14 +238,20 @@ async function main(args: string[]): Promise<number> {
         for (const signal of ["SIGINT", "SIGTERM"] as const) {
           Deno.addSignalListener(signal, () => controller.abort());
         }
-        const { toolsFor } = await import("./lib/tools/presentations.ts");
+        const [{ toolsFor }, { configFilePath }, { readEnv }] = await Promise.all([
+          import("./lib/tools/presentations.ts"),
+          import("./lib/config/config.ts"),
+          import("./lib/config/env.ts"),
+        ]);
         const gleaner = await getGleaner();
+        const configFile = values.config ?? configFilePath(readEnv());
         let server;
         try {
           server = serveHttp(gleaner, {
             signal: controller.signal,
             insecure: values.insecure,
             tools: toolsFor(config),
+            ...(configFile ? { configFile } : {}),
           });
         } catch (error) {
           if (!(error instanceof GleanerError) || error.code !== "invalid_arguments") throw error;
@@ -259,6 +276,12 @@ async function main(args: string[]): Promise<number> {
           ...(values["max-tokens"] ? { max_tokens: Number(values["max-tokens"]) } : {}),
         }, values.json);
       case "domains":
+        // A pattern, not the word in quotes: the npm build reads quoted `import` as a module.
+        if (/^(ex|im)port$/.test(rest[0] ?? "")) {
+          if (rest.length !== 2) throw new UsageError(`domains ${rest[0]} needs one file`);
+          const action = rest[0] as "export" | "import";
+          return await domainSnapshot(action, rest[1], config.store, values.json);
+        }
         return await runTool("domain_stats", rest[0] ? { domain: rest[0] } : {}, values.json);
       case "setup": {
         const gleaner = await getGleaner();
@@ -279,6 +302,83 @@ async function main(args: string[]): Promise<number> {
     }
   } finally {
     if (created) await (await created.catch(() => undefined))?.close();
+  }
+
+  async function domainSnapshot(
+    action: "export" | "import",
+    file: string,
+    settings: Config["store"],
+    json?: boolean,
+  ): Promise<number> {
+    const [{ buildSnapshot, snapshotEntries }, { openStore }] = await Promise.all([
+      import("./lib/store/domain_snapshot.ts"),
+      import("./lib/store/mod.ts"),
+    ]);
+    // Only the store: no reader, browser or extraction threads for a file copy.
+    const store = openStore(settings);
+    try {
+      await store.ready();
+      return await copy(store.domains);
+    } finally {
+      await store.close();
+    }
+    async function copy(domains: DomainStats): Promise<number> {
+      if (action === "export") {
+        const snapshot = buildSnapshot(await domains.snapshot());
+        const text = `${JSON.stringify(snapshot, null, 2)}\n`;
+        if (file === "-") print(text);
+        else {
+          await Deno.writeTextFile(file, text, { mode: 0o600 });
+          const summary = { exported: snapshot.origins.length, file };
+          print(json ? JSON.stringify(summary) : `exported ${summary.exported} origins to ${file}`);
+        }
+        return 0;
+      }
+      let raw: unknown;
+      try {
+        raw = JSON.parse(
+          file === "-"
+            ? await new Response(Deno.stdin.readable).text()
+            : await Deno.readTextFile(file),
+        );
+      } catch (error) {
+        if (error instanceof Deno.errors.NotCapable) throw error;
+        throw new GleanerError("invalid_arguments", `${file}: not a readable JSON file`, {
+          cause: error,
+          details: { field: "file" },
+        });
+      }
+      const entries = snapshotEntries(raw);
+      let imported = 0;
+      const failed: { index: number; origin?: string; error: { code: string; message: string } }[] =
+        [];
+      for (const [index, entry] of entries.entries()) {
+        try {
+          await domains.restore(entry);
+          imported++;
+        } catch (error) {
+          const failure = toGleanerError(error, `origins[${index}]`);
+          const origin = (entry as { origin?: unknown } | null)?.origin;
+          failed.push({
+            index,
+            ...(typeof origin === "string" ? { origin: origin.slice(0, 200) } : {}),
+            error: { code: failure.code, message: failure.message },
+          });
+        }
+      }
+      if (json) print(JSON.stringify({ imported, failed }, null, 2));
+      else {
+        print(`imported ${imported} of ${entries.length} origins from ${file}`);
+        for (const f of failed) {
+          printError(
+            `origins[${f.index}]${
+              f.origin ? ` (${f.origin})` : ""
+            }: ${f.error.code}: ${f.error.message}`,
+          );
+        }
+      }
+      return entries.length > 0 && imported === 0 ? 1 : 0;
+    }
   }
 
   async function runTool(name: string, input: unknown, json?: boolean): Promise<number> {

@@ -121,6 +121,9 @@ export type {
   TierState,
   VerdictScope,
 } from "./lib/store/types.ts";
+export type { DomainSnapshot, DomainSnapshotEntry } from "./lib/store/domain_snapshot.ts";
+export type { Events, TierSkipEvent, ToolEvent } from "./lib/telemetry/events.ts";
+export type { NatsStats } from "./lib/telemetry/nats.ts";
 export type { Relevance } from "./lib/rank/fusion.ts";
 export type {
   DeleteMemoryResult,

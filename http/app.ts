@@ -12,6 +12,7 @@ import { callTool } from "../lib/api.ts";
 import { type GleanerError, HTTP_STATUS, toGleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
+import { requestIdFrom } from "../lib/telemetry/events.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
@@ -19,6 +20,7 @@ import { VERSION } from "../lib/version.ts";
 import { handleMcpRequest } from "../mcp/http.ts";
 import { allowedOrigins, bearerGuard, bearerMatches, hostGuard, servedHostNames } from "./guard.ts";
 import { MAX_BODY_BYTES, readJsonBody } from "./body.ts";
+import { handleConfigWrite } from "./config_write.ts";
 import { hostedIdentity, requestGleaner } from "./hosted.ts";
 import { mountUi } from "./ui/mod.ts";
 
@@ -28,6 +30,11 @@ const log = getGleanerLogger("http");
 export interface AppOptions {
   /** Largest request body accepted on REST routes (default 4 MiB; `/mcp` has the same limit). */
   maxBodyBytes?: number;
+  /**
+   * The config file `PUT /config` writes settings that need a restart to (when it is on:
+   * `GLEANER_ALLOW_CONFIG_WRITE=1` and `server.api_key`); without one they are refused.
+   */
+  configFile?: string;
 }
 
 /**
@@ -71,6 +78,10 @@ export function createApp(
     return c.json({ status: report.status, version: VERSION });
   });
   app.get("/config", (c) => c.json(redactConfig(gleaner.config)));
+  app.put(
+    "/config",
+    (c) => handleConfigWrite(c, gleaner, { configFile: options.configFile, maxBytes }),
+  );
   // Built on the first request, then served as it is: the tool list is fixed.
   let listing: unknown;
   app.get("/v1/tools", (c) =>
@@ -100,7 +111,10 @@ export function createApp(
       try {
         const body = await readJsonBody(c.req.raw, maxBytes);
         return c.json(
-          await callTool(tool, requestGleaner(c, gleaner), body, { signal: c.req.raw.signal }),
+          await callTool(tool, requestGleaner(c, gleaner), body, {
+            signal: c.req.raw.signal,
+            requestId: requestIdFrom(c.req.header("x-request-id")),
+          }),
         );
       } catch (error) {
         const failure = toGleanerError(error, tool.name);

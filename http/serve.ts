@@ -53,6 +53,8 @@ export interface ServeOptions {
    * server's network access and cache.
    */
   insecure?: boolean;
+  /** The config file `PUT /config` writes settings that need a restart to (see `createApp`). */
+  configFile?: string;
 }
 
 /**
@@ -86,7 +88,9 @@ export function serveHttp(gleaner: Gleaner, options: ServeOptions = {}): Running
       { host },
     );
   }
-  const app = createApp(gleaner, options.tools ?? toolsFor(gleaner.config));
+  const app = createApp(gleaner, options.tools ?? toolsFor(gleaner.config), {
+    ...(options.configFile ? { configFile: options.configFile } : {}),
+  });
   // Thread start-up now, not during the first request.
   gleaner.warm();
   let resolveUrl = "";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { z } from "zod";
-import { GleanerError } from "./errors.ts";
+import { GleanerError, toGleanerError } from "./errors.ts";
 import type { Gleaner } from "./gleaner.ts";
 import { telemetry } from "./telemetry/mod.ts";
 import { researchTool } from "./tools/research.ts";
@@ -25,6 +25,27 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Receives progress updates. */
   progress?: (update: Progress) => void;
+  /** The request's id in events (`request_id`); a fresh one when absent. */
+  requestId?: string;
+}
+
+/**
+ * The query texts of a tool input (`query`, and each item's `query`), for
+ * events when `events.include_query` allows it.
+ */
+function queriesOf(input: unknown): string[] {
+  const out: string[] = [];
+  const take = (value: unknown) => {
+    if (typeof value === "string" && value !== "") out.push(value.slice(0, 500));
+  };
+  if (input && typeof input === "object") {
+    const record = input as { query?: unknown; items?: unknown };
+    take(record.query);
+    if (Array.isArray(record.items)) {
+      for (const item of record.items.slice(0, 20)) take((item as { query?: unknown })?.query);
+    }
+  }
+  return out;
 }
 
 /**
@@ -85,10 +106,45 @@ export function callTool<I extends z.ZodObject, O extends z.ZodObject>(
   input: z.input<I>,
   options: CallOptions = {},
 ): Promise<z.output<O>> {
-  return telemetry().span(`tool.${tool.name}`, "tool", { "gleaner.tool": tool.name }, async () => {
-    const parsed = parseToolInput(tool, input);
-    return await tool.handler(parsed, { gleaner, ...options });
-  });
+  const events = gleaner.events;
+  if (!events?.enabled) {
+    return telemetry().span(
+      `tool.${tool.name}`,
+      "tool",
+      { "gleaner.tool": tool.name },
+      async () => {
+        const parsed = parseToolInput(tool, input);
+        return await tool.handler(parsed, { gleaner, ...options });
+      },
+    );
+  }
+  const requestId = options.requestId ?? crypto.randomUUID();
+  return telemetry().span(
+    `tool.${tool.name}`,
+    "tool",
+    { "gleaner.tool": tool.name },
+    async (span) => {
+      const started = performance.now();
+      let status = "ok";
+      try {
+        const parsed = parseToolInput(tool, input);
+        return await tool.handler(parsed, { gleaner, ...options });
+      } catch (error) {
+        status = toGleanerError(error, tool.name).code;
+        throw error;
+      } finally {
+        const query = events.includeQuery ? queriesOf(input) : [];
+        events.tool({
+          tool: tool.name,
+          status,
+          duration_ms: Math.round(performance.now() - started),
+          request_id: requestId,
+          ...(span.traceId ? { trace_id: span.traceId } : {}),
+          ...(query.length > 0 ? { query } : {}),
+        });
+      }
+    },
+  );
 }
 
 /** A tool as a typed library function. */

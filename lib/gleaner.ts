@@ -26,6 +26,7 @@ import { expanderOptions, loadQueryExpander, type QueryExpander } from "./rank/e
 import type { MemoryService } from "./memory/service.ts";
 import { MemoryStores } from "./memory/stores.ts";
 import { initTelemetry } from "./telemetry/mod.ts";
+import { createEvents, type Events } from "./telemetry/events.ts";
 import { traceSearch, traceTier } from "./telemetry/stages.ts";
 
 const log = getGleanerLogger();
@@ -93,6 +94,11 @@ export interface Gleaner {
    * most every few seconds (see `health.ts`): cheap to call on every probe.
    */
   health(): Promise<HealthReport>;
+  /**
+   * Operational events (tool calls, tiers put off), published to NATS when
+   * `events.nats_url` is set; absent or off otherwise.
+   */
+  readonly events?: Events;
   /** Releases the browser, embedder and store. */
   close(): Promise<void>;
 }
@@ -151,6 +157,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
     );
   }
   const fetcher = createFetcher(config.network);
+  const events = createEvents(config.events);
   const store = openStore(config.store);
   const hosted = config.memory.hosted;
   // The robots.txt cache is shared by every user: in hosted mode, when it was
@@ -179,6 +186,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
       cache: web.cache,
       domains: web.domains,
       tierRule,
+      events,
     });
   const readPageWith = (through: Reader): ReadPage => async (url, signal, selectors) => {
     const page = await through.read({ url, signal, ...selectors });
@@ -293,6 +301,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   const gleaner: Gleaner = {
     config,
     fetcher,
+    events,
     search: traceSearch(createSearchRouter(config, fetcher, roles)),
     roles,
     reader,
@@ -352,6 +361,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
       const embedder = await embedderPromise?.catch(() => undefined);
       await embedder?.close?.();
       await store.close();
+      await events.close();
     },
   };
   return gleaner;

@@ -115,3 +115,56 @@ export function withoutQueryStrings(sink: Sink): Sink {
     });
   };
 }
+
+/**
+ * Keeps a server process serving when some code path forgets to handle a
+ * promise rejection or throws from a callback: `unhandledrejection` and
+ * `error` on `globalThis` are logged (category `gleaner.process`) and their
+ * default (ending the process) is prevented. `gleaner serve` and
+ * `gleaner mcp` install it; libraries and tests should not (there an
+ * unhandled rejection is a bug to surface). Returns a function that removes
+ * the listeners.
+ *
+ * @example
+ * ```ts
+ * import { keepServingOnUncaught } from "./log.ts";
+ * const remove = keepServingOnUncaught();
+ * remove();
+ * ```
+ */
+export function keepServingOnUncaught(): () => void {
+  const log = getGleanerLogger("process");
+  const onRejection = (event: PromiseRejectionEvent) => {
+    event.preventDefault();
+    log.error("unhandled promise rejection (still serving): {error}", { error: event.reason });
+  };
+  const onError = (event: ErrorEvent) => {
+    event.preventDefault();
+    log.error("uncaught error (still serving): {error}", { error: event.error ?? event.message });
+  };
+  if (typeof globalThis.addEventListener !== "function") {
+    // Node (the npm build) has no global events: its process events do the same.
+    const node = (globalThis as unknown as {
+      process?: {
+        on(event: string, listener: (error: unknown) => void): void;
+        off(event: string, listener: (error: unknown) => void): void;
+      };
+    }).process;
+    const rejected = (reason: unknown) =>
+      log.error("unhandled promise rejection (still serving): {error}", { error: reason });
+    const thrown = (error: unknown) =>
+      log.error("uncaught error (still serving): {error}", { error });
+    node?.on("unhandledRejection", rejected);
+    node?.on("uncaughtException", thrown);
+    return () => {
+      node?.off("unhandledRejection", rejected);
+      node?.off("uncaughtException", thrown);
+    };
+  }
+  globalThis.addEventListener("unhandledrejection", onRejection);
+  globalThis.addEventListener("error", onError);
+  return () => {
+    globalThis.removeEventListener("unhandledrejection", onRejection);
+    globalThis.removeEventListener("error", onError);
+  };
+}

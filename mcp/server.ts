@@ -26,6 +26,7 @@ import { callTool } from "../lib/api.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { toGleanerError } from "../lib/errors.ts";
 import { getGleanerLogger } from "../lib/log.ts";
+import { requestIdFrom } from "../lib/telemetry/events.ts";
 import { type AnyToolSpec, preloadHandler, type Progress } from "../lib/tools/spec.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { VERSION } from "../lib/version.ts";
@@ -159,6 +160,7 @@ export function createMcpServer(
       const output = await callTool(tool, await resolve(), request.params.arguments ?? {}, {
         signal: extra.signal,
         progress,
+        requestId: requestIdFrom(extra.requestInfo?.headers?.["x-request-id"]),
       });
       return {
         content: [{ type: "text", text: tool.render(output) }],

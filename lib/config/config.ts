@@ -40,6 +40,8 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "memory.hosted_hmac_secret",
   "memory.hosted_admin_key",
   "memory.postgres_url",
+  "events.nats_password",
+  "events.nats_token",
 ]);
 
 /** Settings of the HTTP/MCP server. */
@@ -49,6 +51,7 @@ export const ServerSchema: z.ZodObject<{
   allowed_hosts: z.ZodDefault<z.ZodArray<z.ZodString>>;
   api_key: z.ZodOptional<z.ZodString>;
   health_ttl_ms: z.ZodDefault<z.ZodNumber>;
+  allow_config_write: z.ZodDefault<z.ZodBoolean>;
 }, z.core.$strip> = z.object({
   /** Address to bind; loopback by default. */
   host: z.string().default("127.0.0.1"),
@@ -67,6 +70,11 @@ export const ServerSchema: z.ZodObject<{
    * a stale report is answered while one refresh runs in the background.
    */
   health_ttl_ms: z.number().int().min(0).max(600_000).default(5_000),
+  /**
+   * Serve `PUT /config` (environment only: `GLEANER_ALLOW_CONFIG_WRITE=1`), and only when
+   * `api_key` is set: requests must carry the key.
+   */
+  allow_config_write: z.boolean().default(false),
 });
 
 /** Settings of the guarded network layer. */
@@ -385,6 +393,20 @@ export const LlmSchema: z.ZodObject<{
   summary_max_tokens: z.number().int().min(16).max(4_096).default(512),
 });
 
+/**
+ * The documentation sites whose `llms-full.txt`/`llms.txt` is tried by default: the default
+ * `llms_txt` allowlist of the searxng-mcp project (its `domains.json`, described under
+ * "llms.txt fast path" in https://github.com/TadMSTR/searxng-mcp/blob/main/README.md).
+ */
+export const DEFAULT_LLMS_TXT_DOMAINS: readonly string[] = [
+  "docs.anthropic.com",
+  "docs.openai.com",
+  "docs.stripe.com",
+  "docs.crawl4ai.com",
+  "docs.firecrawl.dev",
+  "docs.cursor.com",
+];
+
 /** Settings of page reading. */
 export const ReadSchema: z.ZodObject<{
   render: z.ZodDefault<
@@ -414,6 +436,7 @@ export const ReadSchema: z.ZodObject<{
   kiwix_url: z.ZodOptional<z.ZodString>;
   kiwix_books: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodString>>;
   llms_txt_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  llms_txt_extra_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
   tier_rules_path: z.ZodOptional<z.ZodString>;
   extract_workers: z.ZodDefault<z.ZodNumber>;
   extract_timeout_ms: z.ZodDefault<z.ZodNumber>;
@@ -484,8 +507,14 @@ export const ReadSchema: z.ZodObject<{
     z.string().min(1).max(253),
     z.string().min(1).max(200).regex(/^[\w.-]+$/, "a book name: letters, digits, _ . -"),
   ).default({}),
-  /** Domains whose `llms.txt`/`llms-full.txt` are used. */
-  llms_txt_domains: z.array(z.string()).default([]),
+  /**
+   * Domains (and their subdomains) whose `llms-full.txt`/`llms.txt` are used: by default the
+   * documentation sites of {@link DEFAULT_LLMS_TXT_DOMAINS}. Setting it replaces that list
+   * (`[]` turns the tier off); `llms_txt_extra_domains` extends it instead.
+   */
+  llms_txt_domains: z.array(z.string()).default([...DEFAULT_LLMS_TXT_DOMAINS]),
+  /** Domains added to `llms_txt_domains` (extends the default list without restating it). */
+  llms_txt_extra_domains: z.array(z.string()).default([]),
   /** Operator file forcing tiers per domain or path prefix. */
   tier_rules_path: z.string().optional(),
   /** Worker threads that extract HTML pages off the main thread. */
@@ -810,6 +839,47 @@ export const MemorySchema: z.ZodObject<{
   path: ["review_similarity"],
 });
 
+/** A NATS subject prefix: dot-separated tokens without wildcards or spaces. */
+const SUBJECT_PREFIX = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+
+/** Settings of operational events (published to NATS; off until `nats_url` is set). */
+export const EventsSchema: z.ZodObject<{
+  nats_url: z.ZodOptional<z.ZodString>;
+  subject_prefix: z.ZodDefault<z.ZodString>;
+  nats_user: z.ZodOptional<z.ZodString>;
+  nats_password: z.ZodOptional<z.ZodString>;
+  nats_token: z.ZodOptional<z.ZodString>;
+  include_query: z.ZodDefault<z.ZodBoolean>;
+  queue_max: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strip> = z.object({
+  /**
+   * NATS server the events go to, `nats://[user:password@]host[:port]`; unset: no events
+   * (credentials in it are redacted wherever the configuration is shown).
+   */
+  nats_url: z.string().refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === "nats:" && url.hostname !== "";
+    } catch {
+      return false;
+    }
+  }, { message: "must be a nats:// URL (nats://[user:password@]host[:port])" }).optional(),
+  /** Subjects are `<prefix>.tool` and `<prefix>.tier_skip`. */
+  subject_prefix: z.string().regex(SUBJECT_PREFIX, {
+    message: "must be dot-separated tokens of letters, digits, _ and - (no wildcards)",
+  }).default("gleaner"),
+  /** NATS user (when the URL names none). */
+  nats_user: z.string().min(1).optional(),
+  /** Password of `nats_user` (a secret). */
+  nats_password: secret(),
+  /** NATS token (`auth_token`; a secret). */
+  nats_token: secret(),
+  /** Put the query text of `search`, `research` and `scrape_urls` calls into tool events. */
+  include_query: z.boolean().default(false),
+  /** Events queued at most while NATS is slow or away; more are dropped (and counted). */
+  queue_max: z.number().int().positive().max(1_000_000).default(1_000),
+});
+
 /** Settings of logging. */
 export const LogSchema: z.ZodObject<{
   level: z.ZodDefault<
@@ -836,6 +906,7 @@ export const ConfigSchema: z.ZodObject<{
       allowed_hosts: z.ZodDefault<z.ZodArray<z.ZodString>>;
       api_key: z.ZodOptional<z.ZodString>;
       health_ttl_ms: z.ZodDefault<z.ZodNumber>;
+      allow_config_write: z.ZodDefault<z.ZodBoolean>;
     }, z.core.$strip>
   >;
   network: z.ZodDefault<
@@ -884,6 +955,7 @@ export const ConfigSchema: z.ZodObject<{
       kiwix_url: z.ZodOptional<z.ZodString>;
       kiwix_books: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodString>>;
       llms_txt_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
+      llms_txt_extra_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
       tier_rules_path: z.ZodOptional<z.ZodString>;
       extract_workers: z.ZodDefault<z.ZodNumber>;
       extract_timeout_ms: z.ZodDefault<z.ZodNumber>;
@@ -1011,6 +1083,17 @@ export const ConfigSchema: z.ZodObject<{
     }, z.core.$strip>
   >;
   llm: z.ZodDefault<typeof LlmSchema>;
+  events: z.ZodDefault<
+    z.ZodObject<{
+      nats_url: z.ZodOptional<z.ZodString>;
+      subject_prefix: z.ZodDefault<z.ZodString>;
+      nats_user: z.ZodOptional<z.ZodString>;
+      nats_password: z.ZodOptional<z.ZodString>;
+      nats_token: z.ZodOptional<z.ZodString>;
+      include_query: z.ZodDefault<z.ZodBoolean>;
+      queue_max: z.ZodDefault<z.ZodNumber>;
+    }, z.core.$strip>
+  >;
   log: z.ZodDefault<
     z.ZodObject<{
       level: z.ZodDefault<
@@ -1036,6 +1119,7 @@ export const ConfigSchema: z.ZodObject<{
   memory: MemorySchema.default(MemorySchema.parse({})),
   crawl: CrawlSchema.default(CrawlSchema.parse({})),
   llm: LlmSchema.default(LlmSchema.parse({})),
+  events: EventsSchema.default(EventsSchema.parse({})),
   log: LogSchema.default(LogSchema.parse({})),
 });
 
@@ -1052,6 +1136,7 @@ export const ENV_ALIASES: Readonly<Record<string, string>> = {
   GLEANER_HOST: "server.host",
   GLEANER_PORT: "server.port",
   GLEANER_API_KEY: "server.api_key",
+  GLEANER_ALLOW_CONFIG_WRITE: "server.allow_config_write",
   GLEANER_ALLOW_PRIVATE_NETWORK: "network.allow_private",
   GLEANER_CHROME_PATH: "read.chrome_path",
   GLEANER_SEARXNG_URL: "search.searxng_url",
@@ -1281,8 +1366,14 @@ export async function loadConfig(
   );
 }
 
-/** Secrets taken from the environment only (never from the config file or `--set`). */
-const ENV_ONLY_KEYS: ReadonlySet<string> = new Set(["memory.hosted_admin_key"]);
+/**
+ * Settings taken from the environment only (never from the config file, `--set` or
+ * `PUT /config`): the hosted-mode admin key and the opt-in to `PUT /config`.
+ */
+export const ENV_ONLY_KEYS: ReadonlySet<string> = new Set([
+  "memory.hosted_admin_key",
+  "server.allow_config_write",
+]);
 
 function envOnly(where: string, key: string): GleanerError {
   return new GleanerError(

@@ -12,6 +12,7 @@ import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
 import { assertUrlAllowed } from "../net/address.ts";
 import type { Cache, DomainStats } from "../store/mod.ts";
+import type { Events } from "../telemetry/events.ts";
 import { createOutageGate } from "../store/outage.ts";
 import { countsAgainstTier, memoryPolicy, mostSpecificFailure } from "./outcomes.ts";
 import { createPageCache } from "./page_cache.ts";
@@ -44,6 +45,8 @@ export interface ReaderDeps {
   extractBody?: ReadContext["extractBody"];
   /** Forced tier decisions per URL (operator rules): true = force on, false = force off. */
   tierRule?: (url: URL, tier: TierName) => boolean | undefined;
+  /** Receives a `tier_skip` event for each tier put off or turned off for a URL. */
+  events?: Events;
 }
 
 /** Reads pages through the cascade. */
@@ -177,9 +180,16 @@ export function createReader(deps: ReaderDeps): Reader {
       let browserWanted = render === "always";
 
       const forcedFor = (tier: Tier) => deps.tierRule?.(url, tier.name);
+      const skipNoted = new Set<string>();
+      const noteSkip = (tier: Tier, reason: string) => {
+        if (!deps.events?.enabled || skipNoted.has(tier.name)) return;
+        skipNoted.add(tier.name);
+        deps.events.tierSkip({ tier: tier.name, reason, host: url.hostname });
+      };
       const applies = (tier: Tier): boolean => {
         if (tier.name === "browser" && (render === "never" || !browserWanted)) return false;
         const forced = forcedFor(tier);
+        if (forced === false) noteSkip(tier, "tier_rule");
         if (forced !== undefined) return forced;
         return tier.canHandle(url, effective);
       };
@@ -226,6 +236,7 @@ export function createReader(deps: ReaderDeps): Reader {
       for (const tier of deps.tiers) {
         if (tier.name === "wayback" || !applies(tier)) continue;
         if (forcedFor(tier) === undefined && skipped.has(tier.name)) {
+          noteSkip(tier, "probation");
           deferred.push(tier);
           if (tier.name === "http") browserWanted = true;
           continue;

@@ -1,6 +1,7 @@
 /**
- * The llms.txt tier: for domains on the operator's allowlist
- * (`read.llms_txt_domains`), the page is taken from the site's own
+ * The llms.txt tier: for domains on the allowlist (`read.llms_txt_domains`,
+ * by default the documentation sites of `DEFAULT_LLMS_TXT_DOMAINS`, plus
+ * `read.llms_txt_extra_domains`), the page is taken from the site's own
  * `llms-full.txt` (else `llms.txt`) instead of its HTML.
  *
  * The file is fetched once per origin and kept in memory for a while
@@ -265,7 +266,11 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
       url.pathname.replace(/\/+$/, "") !== "" &&
       !LLMS_TXT_FILES.some((name) => url.pathname === `/${name}`),
     async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
-      if (!hostOnList(url.hostname, context.config.read.llms_txt_domains)) return undefined;
+      const { llms_txt_domains, llms_txt_extra_domains } = context.config.read;
+      if (
+        !hostOnList(url.hostname, llms_txt_domains) &&
+        !hostOnList(url.hostname, llms_txt_extra_domains)
+      ) return undefined;
       request.signal?.throwIfAborted();
       const file = await fileFor(url.origin, context);
       if (!file) return undefined;

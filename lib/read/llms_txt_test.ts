@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config/config.ts";
+import { DEFAULT_LLMS_TXT_DOMAINS, parseConfig } from "../config/config.ts";
 import { createFetcher } from "../net/fetch.ts";
 import { openStore } from "../store/mod.ts";
 import {
@@ -9,7 +9,7 @@ import {
 } from "../../testing/fixtures/fake_llms_txt.ts";
 import { createReader } from "./cascade.ts";
 import { httpTier } from "./http.ts";
-import { createLlmsTxtTier, matchSection, splitSections } from "./llms_txt.ts";
+import { createLlmsTxtTier, hostOnList, matchSection, splitSections } from "./llms_txt.ts";
 import type { ReadContext } from "./types.ts";
 
 const fullText = (origin: string) =>
@@ -234,5 +234,39 @@ Deno.test("llms.txt tier: a site without llms.txt is remembered as such", async 
     } finally {
       await store.close();
     }
+  });
+});
+
+Deno.test("llms.txt allowlist: documentation sites by default; extra domains extend it, the list replaces it", async () => {
+  const defaults = parseConfig({}).read;
+  assert.deepEqual(defaults.llms_txt_domains, [...DEFAULT_LLMS_TXT_DOMAINS]);
+  assert.deepEqual(defaults.llms_txt_extra_domains, []);
+  for (const host of ["docs.anthropic.com", "docs.stripe.com", "www.docs.cursor.com"]) {
+    assert.ok(hostOnList(host, defaults.llms_txt_domains), host);
+  }
+  assert.ok(!hostOnList("example.com", defaults.llms_txt_domains));
+
+  await withSite(async (site) => {
+    site.setFiles({ "llms-full.txt": fullText(site.origin) });
+    const url = new URL(`${site.origin}/docs/installation`);
+    const configured = (read: Record<string, unknown>): ReadContext => {
+      const config = parseConfig({
+        network: { allow_private: [site.origin] },
+        read: { render: "never", ...read },
+      });
+      return { config, fetcher: createFetcher(config.network) };
+    };
+    // The default list alone does not name the site: the tier passes without fetching.
+    assert.equal(await createLlmsTxtTier().read(url, { url: url.href }, configured({})), undefined);
+    assert.equal(site.requests.length, 0);
+    // Extra domains extend the default list.
+    const extended = configured({ llms_txt_extra_domains: ["127.0.0.1"] });
+    assert.ok(extended.config.read.llms_txt_domains.includes("docs.openai.com"));
+    const page = await createLlmsTxtTier().read(url, { url: url.href }, extended);
+    assert.equal(page?.tier, "llms_txt");
+    assert.equal(page?.title, "Installation");
+    // An empty list turns the tier off (extra domains still count).
+    const off = configured({ llms_txt_domains: [] });
+    assert.equal(await createLlmsTxtTier().read(url, { url: url.href }, off), undefined);
   });
 });

@@ -10,6 +10,7 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { transaction } from "./sqlite.ts";
+import { type DomainSnapshotEntry, parseSnapshotEntry } from "./domain_snapshot.ts";
 import { checkTenant } from "./tenant.ts";
 import {
   checkLimit,
@@ -367,6 +368,107 @@ export class SqliteDomainStats implements DomainStats {
         this.#db.prepare(`DELETE FROM ${table} WHERE ${mine}`).run(this.#p);
       }
       return Number(known.n);
+    });
+  }
+
+  /** {@inheritDoc DomainStats.snapshot} */
+  snapshot(): Promise<DomainSnapshotEntry[]> {
+    return Promise.try(() => {
+      const where = this.#p ? "substr(origin, 1, length(?1)) = ?1" : "instr(origin, ' ') = 0";
+      const args = this.#p ? [this.#p] : [];
+      const entries = new Map<string, DomainSnapshotEntry>();
+      const entry = (stored: string) => {
+        const origin = stored.slice(this.#p.length);
+        let found = entries.get(origin);
+        if (!found) entries.set(origin, found = { origin, days: [], probation: [] });
+        return found;
+      };
+      for (
+        const row of this.#db.prepare(
+          `SELECT * FROM origin_daily WHERE ${where} ORDER BY origin, day, tier`,
+        ).all(...args) as Record<string, string | number>[]
+      ) {
+        entry(String(row.origin)).days.push({
+          day: Number(row.day),
+          tier: String(row.tier),
+          attempts: Number(row.attempts),
+          successes: Number(row.successes),
+          failures: Number(row.failures),
+        });
+      }
+      for (
+        const row of this.#db.prepare(
+          `SELECT * FROM origin_tiers WHERE ${where} ORDER BY origin, tier`,
+        ).all(...args) as unknown as (ProbationRow & { origin: string })[]
+      ) {
+        entry(row.origin).probation.push({ tier: row.tier, ...probation(row) });
+      }
+      for (
+        const row of this.#db.prepare(`SELECT * FROM origin_info WHERE ${where}`).all(
+          ...args,
+        ) as unknown as (InfoRow & { origin: string })[]
+      ) {
+        const e = entry(row.origin);
+        if (row.last_failure_at != null) {
+          e.last_failure = {
+            tier: row.last_failure_tier ?? "unknown",
+            reason: row.last_failure_reason ?? "unknown",
+            at: Number(row.last_failure_at),
+          };
+        }
+        if (row.robots_state != null && row.robots_checked_at != null) {
+          e.robots = {
+            state: row.robots_state as RobotsState,
+            checked_at: Number(row.robots_checked_at),
+          };
+        }
+        if (row.llms_txt != null && row.llms_checked_at != null) {
+          e.llms_txt = {
+            exists: Number(row.llms_txt) === 1,
+            checked_at: Number(row.llms_checked_at),
+          };
+        }
+      }
+      return [...entries.values()].sort((a, b) => (a.origin < b.origin ? -1 : 1));
+    });
+  }
+
+  /** {@inheritDoc DomainStats.restore} */
+  restore(raw: unknown): Promise<DomainSnapshotEntry> {
+    return Promise.try(() => {
+      const e = parseSnapshotEntry(raw);
+      const k = this.#p + e.origin;
+      const host = this.#p + originHost(e.origin);
+      transaction(this.#db, () => {
+        this.#known.run(k, host);
+        const day = this.#db.prepare(
+          `INSERT INTO origin_daily (origin, tier, day, attempts, successes, failures)
+           VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (origin, tier, day) DO UPDATE SET
+           attempts = excluded.attempts, successes = excluded.successes, failures = excluded.failures`,
+        );
+        for (const d of e.days) day.run(k, d.tier, d.day, d.attempts, d.successes, d.failures);
+        for (const p of e.probation) {
+          this.#setProbation.run(
+            k,
+            p.tier,
+            p.consecutive_failures,
+            p.retry_at,
+            p.policy,
+            this.#now(),
+          );
+        }
+        if (e.last_failure) {
+          this.#db.prepare(
+            `UPDATE origin_info SET last_failure_reason = ?, last_failure_tier = ?,
+             last_failure_at = ? WHERE origin = ?`,
+          ).run(shortReason(e.last_failure.reason), e.last_failure.tier, e.last_failure.at, k);
+        }
+        if (e.robots) this.#robots.run(k, host, e.robots.state, e.robots.checked_at);
+        if (e.llms_txt) {
+          this.#llms.run(k, host, e.llms_txt.exists ? 1 : 0, e.llms_txt.checked_at);
+        }
+      });
+      return e;
     });
   }
 

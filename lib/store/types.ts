@@ -181,6 +181,36 @@ export interface DomainStats {
   setLlmsTxt(origin: string, exists: boolean): Promise<void>;
   /** Forgets everything (counts, probation, robots, llms.txt); returns how many origins were known. */
   clear(): Promise<number>;
+  /** Every origin this view holds, as snapshot entries (see `domain_snapshot.ts`), by origin. */
+  snapshot(): Promise<DomainSnapshotEntry[]>;
+  /**
+   * Writes one snapshot entry (validated first; a bad one throws
+   * `invalid_arguments` naming the field): its day counters and probations
+   * replace the stored ones for the same day/tier, its info fields replace
+   * the stored ones.
+   */
+  restore(entry: unknown): Promise<DomainSnapshotEntry>;
+}
+
+/** One origin of a domain-memory snapshot (see `domain_snapshot.ts`). */
+export interface DomainSnapshotEntry {
+  /** The origin (`https://example.com`). */
+  origin: string;
+  /** Counters per UTC day (days since 1970-01-01) and tier. */
+  days: { day: number; tier: string; attempts: number; successes: number; failures: number }[];
+  /** The probation of each tier. */
+  probation: {
+    tier: string;
+    consecutive_failures: number;
+    retry_at: number | null;
+    policy: string | null;
+  }[];
+  /** The last failure. */
+  last_failure?: { tier: string; reason: string; at: number };
+  /** The robots.txt state. */
+  robots?: { state: RobotsState; checked_at: number };
+  /** Whether llms.txt exists. */
+  llms_txt?: { exists: boolean; checked_at: number };
 }
 
 /** Which verdicts apply: see "Policy" in {@link DomainStats}. */

@@ -15,6 +15,7 @@ import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { DEFAULT_CACHE_TTLS } from "./cache.ts";
 import { checkTenant } from "./tenant.ts";
+import { type DomainSnapshotEntry, parseSnapshotEntry } from "./domain_snapshot.ts";
 import {
   type Cache,
   CACHE_NAMESPACES,
@@ -619,6 +620,140 @@ export class ValkeyDomainStats implements DomainStats {
           .exec(),
       ),
     );
+  }
+
+  /** Every key of this view matching `<prefix><kind>:*`. */
+  async #keys(kind: string): Promise<string[]> {
+    const out: string[] = [];
+    let cursor = "0";
+    do {
+      const [next, keys] = await call(
+        this.#client.scan(cursor, "MATCH", `${globEscape(this.#prefix)}${kind}:*`, "COUNT", 500),
+      );
+      cursor = next;
+      out.push(...keys);
+    } while (cursor !== "0");
+    return out;
+  }
+
+  /** {@inheritDoc DomainStats.snapshot} */
+  async snapshot(): Promise<DomainSnapshotEntry[]> {
+    const entries = new Map<string, DomainSnapshotEntry>();
+    const entry = (origin: string) => {
+      let found = entries.get(origin);
+      if (!found) entries.set(origin, found = { origin, days: [], probation: [] });
+      return found;
+    };
+    const dayPrefix = `${this.#prefix}o:`;
+    for (const key of (await this.#keys("o")).sort()) {
+      const colon = key.lastIndexOf(":");
+      const origin = key.slice(dayPrefix.length, colon);
+      const day = Number(key.slice(colon + 1));
+      if (!Number.isInteger(day)) continue;
+      const hash = await call(this.#client.hgetall(key));
+      const tiers = new Map<string, { a: number; s: number; f: number }>();
+      for (const [field, raw] of Object.entries(hash)) {
+        const at = field.lastIndexOf(":");
+        const slot = field.slice(at + 1) as "a" | "s" | "f";
+        if (!["a", "s", "f"].includes(slot)) continue;
+        const counts = tiers.get(field.slice(0, at)) ?? { a: 0, s: 0, f: 0 };
+        counts[slot] = Number(raw) || 0;
+        tiers.set(field.slice(0, at), counts);
+      }
+      for (const [tier, c] of [...tiers].sort()) {
+        entry(origin).days.push({
+          day,
+          tier,
+          attempts: c.a,
+          successes: c.s,
+          failures: c.f,
+        });
+      }
+    }
+    const tiersPrefix = `${this.#prefix}ot:`;
+    for (const key of await this.#keys("ot")) {
+      const origin = key.slice(tiersPrefix.length);
+      for (const [tier, p] of [...await this.#probations(origin)].sort()) {
+        entry(origin).probation.push({ tier, ...p });
+      }
+    }
+    const infoPrefix = `${this.#prefix}oi:`;
+    for (const key of await this.#keys("oi")) {
+      const info = await call(this.#client.hgetall(key));
+      const e = entry(key.slice(infoPrefix.length));
+      if (info.last_failure_at) {
+        e.last_failure = {
+          tier: info.last_failure_tier ?? "unknown",
+          reason: info.last_failure_reason ?? "unknown",
+          at: Number(info.last_failure_at),
+        };
+      }
+      if (info.robots_state && info.robots_checked_at) {
+        e.robots = {
+          state: info.robots_state as RobotsState,
+          checked_at: Number(info.robots_checked_at),
+        };
+      }
+      if (info.llms_txt && info.llms_checked_at) {
+        e.llms_txt = { exists: info.llms_txt === "1", checked_at: Number(info.llms_checked_at) };
+      }
+    }
+    return [...entries.values()].sort((a, b) => (a.origin < b.origin ? -1 : 1));
+  }
+
+  /** {@inheritDoc DomainStats.restore} */
+  async restore(raw: unknown): Promise<DomainSnapshotEntry> {
+    const e = parseSnapshotEntry(raw);
+    const o = e.origin;
+    const byDay = new Map<number, typeof e.days>();
+    for (const d of e.days) byDay.set(d.day, [...(byDay.get(d.day) ?? []), d]);
+    const tx = this.#client.multi();
+    for (const [day, rows] of byDay) {
+      const key = this.#dayKey(o, day);
+      // The day's total (every tier) ranks the origin in the summary: recomputed from the merge.
+      const stored = await call(this.#client.hgetall(key));
+      for (const d of rows) {
+        stored[`${d.tier}:a`] = String(d.attempts);
+        stored[`${d.tier}:s`] = String(d.successes);
+        stored[`${d.tier}:f`] = String(d.failures);
+      }
+      const total = Object.entries(stored)
+        .filter(([field]) => field.endsWith(":a"))
+        .reduce((n, [, value]) => n + (Number(value) || 0), 0);
+      tx.hset(key, stored).expire(key, DAY_KEY_TTL_S)
+        .zadd(this.#topKey(day), total, o).expire(this.#topKey(day), DAY_KEY_TTL_S);
+    }
+    if (e.probation.length > 0) {
+      const fields: Record<string, string> = {};
+      for (const p of e.probation) {
+        fields[`${p.tier}:c`] = String(p.consecutive_failures);
+        if (p.retry_at !== null) fields[`${p.tier}:r`] = String(p.retry_at);
+        if (p.policy !== null) fields[`${p.tier}:p`] = p.policy;
+      }
+      const key = this.#tiersKey(o);
+      tx.hdel(key, ...e.probation.flatMap((p) => [`${p.tier}:r`, `${p.tier}:p`]))
+        .hset(key, fields).expire(key, DAY_KEY_TTL_S);
+    }
+    const info: Record<string, string> = { host: originHost(o) };
+    if (e.last_failure) {
+      info.last_failure_reason = shortReason(e.last_failure.reason);
+      info.last_failure_tier = e.last_failure.tier;
+      info.last_failure_at = String(e.last_failure.at);
+    }
+    if (e.robots) {
+      info.robots_state = e.robots.state;
+      info.robots_checked_at = String(e.robots.checked_at);
+    }
+    if (e.llms_txt) {
+      info.llms_txt = e.llms_txt.exists ? "1" : "0";
+      info.llms_checked_at = String(e.llms_txt.checked_at);
+    }
+    const infoKey = this.#infoKey(o);
+    const hostKey = this.#hostKey(originHost(o));
+    tx.hset(infoKey, info).expire(infoKey, INFO_KEY_TTL_S)
+      .sadd(hostKey, o).expire(hostKey, INFO_KEY_TTL_S);
+    checkExec(await call(tx.exec()));
+    return e;
   }
 
   /**

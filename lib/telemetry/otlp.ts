@@ -371,7 +371,10 @@ export function createOtlpTelemetry(env: Record<string, string | undefined>): Te
       const start = nowNanos();
       const started = performance.now();
       const extra: TelemetryAttributes = {};
-      const handle: SpanHandle = { set: (more) => void Object.assign(extra, more) };
+      const handle: SpanHandle = {
+        set: (more) => void Object.assign(extra, more),
+        traceId: self.traceId,
+      };
       let status: FinishedSpan["status"] = { code: 1 };
       let outcome = "ok";
       try {

@@ -12,6 +12,8 @@ export type TelemetryAttributes = Record<string, string | number | boolean>;
 export interface SpanHandle {
   /** Adds attributes to the span (and to its duration measurement). */
   set(attributes: TelemetryAttributes): void;
+  /** The span's trace id (32 hex digits) when an exporter is running. */
+  readonly traceId?: string;
 }
 
 /** How a span is exported besides its name and attributes. */

@@ -1,0 +1,121 @@
+/**
+ * Operational events, published to NATS when `events.nats_url` is set (and
+ * nothing at all otherwise): one message per tool call on
+ * `<prefix>.tool` and one per tier the reading cascade put off on
+ * `<prefix>.tier_skip`. Messages are JSON; they carry names, codes, hosts,
+ * durations and ids, never page text, and query text only when
+ * `events.include_query` is on.
+ *
+ * @module
+ */
+import type { Config } from "../config/config.ts";
+import { NatsPublisher, type NatsStats } from "./nats.ts";
+
+/** One finished tool call. */
+export interface ToolEvent {
+  /** The tool's name. */
+  tool: string;
+  /** `ok`, or the error code the call failed with. */
+  status: string;
+  /** Wall time of the call (ms). */
+  duration_ms: number;
+  /** The request's id (the caller's `x-request-id`, else a fresh one). */
+  request_id: string;
+  /** The OpenTelemetry trace the call belongs to, when telemetry is on. */
+  trace_id?: string;
+  /** The call's query text(s); only with `events.include_query`. */
+  query?: string[];
+}
+
+/** A reading tier the cascade put off for a host. */
+export interface TierSkipEvent {
+  /** The tier's name (`http`, `browser`, …). */
+  tier: string;
+  /** Why: `probation` (domain memory saw it fail there) or `tier_rule` (an operator rule). */
+  reason: string;
+  /** The host of the page being read. */
+  host: string;
+}
+
+/**
+ * A caller's request id (the `x-request-id` header) when it is safe to pass
+ * on: 1–128 characters of letters, digits and `._:-`; undefined otherwise.
+ *
+ * @example
+ * ```ts
+ * import { requestIdFrom } from "./events.ts";
+ * console.assert(requestIdFrom("req-42") === "req-42");
+ * console.assert(requestIdFrom("a b\n") === undefined);
+ * ```
+ */
+export function requestIdFrom(value: unknown): string | undefined {
+  return typeof value === "string" && /^[A-Za-z0-9._:-]{1,128}$/.test(value) ? value : undefined;
+}
+
+/** Where events go; {@link NOOP_EVENTS} when none is configured. */
+export interface Events {
+  /** True when events are published. */
+  readonly enabled: boolean;
+  /** True when query text may be published (`events.include_query`). */
+  readonly includeQuery: boolean;
+  /** Publishes a tool event (never waits, never throws). */
+  tool(event: ToolEvent): void;
+  /** Publishes a tier-skip event (never waits, never throws). */
+  tierSkip(event: TierSkipEvent): void;
+  /** Counters of the publisher. */
+  stats(): NatsStats;
+  /** Sends what is queued (briefly) and disconnects. */
+  close(): Promise<void>;
+}
+
+/** The events in force without `events.nats_url`: nothing is published. */
+export const NOOP_EVENTS: Events = {
+  enabled: false,
+  includeQuery: false,
+  tool() {},
+  tierSkip() {},
+  stats: () => ({ sent: 0, dropped: 0, queued: 0, connected: false }),
+  close: () => Promise.resolve(),
+};
+
+/**
+ * The events of a configuration: {@link NOOP_EVENTS} unless `events.nats_url`
+ * is set, else a NATS publisher that connects in the background.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config/config.ts";
+ * import { createEvents } from "./events.ts";
+ * const events = createEvents(parseConfig({}).events);
+ * console.assert(events.enabled === false);
+ * ```
+ */
+export function createEvents(settings: Config["events"]): Events {
+  if (!settings.nats_url) return NOOP_EVENTS;
+  const nats = new NatsPublisher({
+    url: settings.nats_url,
+    user: settings.nats_user,
+    password: settings.nats_password,
+    token: settings.nats_token,
+    queueMax: settings.queue_max,
+  });
+  const prefix = settings.subject_prefix;
+  const send = (kind: string, body: object) => {
+    try {
+      nats.publish(
+        `${prefix}.${kind}`,
+        JSON.stringify({ type: kind, time: new Date().toISOString(), ...body }),
+      );
+    } catch {
+      // An event never fails the work it describes.
+    }
+  };
+  return {
+    enabled: true,
+    includeQuery: settings.include_query,
+    tool: (event) => send("tool", event),
+    tierSkip: (event) => send("tier_skip", event),
+    stats: () => nats.stats(),
+    close: () => nats.close(),
+  };
+}
