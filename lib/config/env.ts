@@ -19,21 +19,75 @@
 export type Env = Record<string, string | undefined>;
 
 /**
- * The process environment as a plain object; empty when `--allow-env` is
- * not granted (Gleaner then runs on its defaults and explicit settings).
+ * The environment names Gleaner reads besides its settings' own names
+ * (`GLEANER_*` and the aliases, which `envNames()` in `config.ts` lists from
+ * the schema): the per-user directories, the temporary directory (the
+ * browser tier's profiles), the extra CA files, the standard
+ * proxy variables and the OpenTelemetry variables. The scoped
+ * `--allow-env=…` of the tasks is this list plus the schema's names.
+ */
+export const PROCESS_ENV_NAMES: readonly string[] = [
+  "HOME",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "TMPDIR",
+  "NODE_EXTRA_CA_CERTS",
+  "DENO_CERT",
+  "HTTPS_PROXY",
+  "https_proxy",
+  "HTTP_PROXY",
+  "http_proxy",
+  "NO_PROXY",
+  "no_proxy",
+  "OTEL_SDK_DISABLED",
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+  "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+  "OTEL_EXPORTER_OTLP_PROTOCOL",
+  "OTEL_EXPORTER_OTLP_TIMEOUT",
+  "OTEL_TRACES_EXPORTER",
+  "OTEL_METRICS_EXPORTER",
+  "OTEL_BSP_SCHEDULE_DELAY",
+  "OTEL_BSP_MAX_QUEUE_SIZE",
+  "OTEL_METRIC_EXPORT_INTERVAL",
+  "OTEL_RESOURCE_ATTRIBUTES",
+  "OTEL_SERVICE_NAME",
+];
+
+/**
+ * The process environment as a plain object. With the whole `--allow-env`
+ * that is every variable; with a scoped `--allow-env=A,B,…` (as the tasks
+ * grant it) it is the variables of `names` that are granted and set (the
+ * default: {@link PROCESS_ENV_NAMES}); empty when no env access is granted
+ * (Gleaner then runs on its defaults and explicit settings).
  *
  * @example
  * ```ts
  * import { readEnv } from "./env.ts";
- * const env = readEnv();
+ * const env = readEnv(["HOME"]);
  * console.assert(typeof env === "object");
  * ```
  */
-export function readEnv(): Env {
+export function readEnv(names: readonly string[] = PROCESS_ENV_NAMES): Env {
+  // Queried first: an ungranted read would prompt on a terminal instead of failing.
+  if (granted({ name: "env" })) return Deno.env.toObject();
+  const env: Env = {};
+  for (const name of names) {
+    if (!granted({ name: "env", variable: name })) continue;
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+function granted(descriptor: Deno.EnvPermissionDescriptor): boolean {
   try {
-    return Deno.env.toObject();
+    return Deno.permissions.querySync(descriptor).state === "granted";
   } catch {
-    return {};
+    return false;
   }
 }
 
