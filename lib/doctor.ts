@@ -15,6 +15,14 @@ import { VERSION } from "./version.ts";
 import { inspectExtraCa } from "./net/ca.ts";
 import { permissionError } from "./errors.ts";
 import { lookup } from "node:dns/promises";
+import {
+  ENV_UNSCOPED,
+  FFI_UNSCOPED,
+  grantsFor,
+  permissionFlags,
+  type PermissionGrants,
+  resolvePaths,
+} from "./permissions.ts";
 
 /** One check of the doctor report. */
 export interface DoctorCheck {
@@ -37,7 +45,9 @@ export interface DoctorReport {
 }
 
 /**
- * Checks the permissions, the extra CA files (`NODE_EXTRA_CA_CERTS`,
+ * Checks the permissions (each path, name and program Gleaner needs here, as
+ * resolved by `lib/permissions.ts`), prints the resolved paths and the exact
+ * `deno run` flags for this machine, then the extra CA files (`NODE_EXTRA_CA_CERTS`,
  * `DENO_CERT`), name resolution, the stores, the browser, the embedder and
  * network policy; each failed check says what to do.
  *
@@ -50,7 +60,11 @@ export interface DoctorReport {
  * ```
  */
 export async function runDoctor(config: Config): Promise<DoctorReport> {
-  const checks: DoctorCheck[] = [...await permissionChecks(), caCheck(), await dnsCheck()];
+  const checks: DoctorCheck[] = [
+    ...await permissionChecks(config),
+    caCheck(),
+    await dnsCheck(),
+  ];
   try {
     const store = openStore(config.store);
     const stats = await store.cache.stats();
@@ -131,17 +145,18 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
   return { version: VERSION, ok: checks.every((c) => c.ok), checks };
 }
 
-/** Permissions every read needs, and what is lost without each. */
-const REQUIRED_PERMISSIONS: { descriptor: Deno.PermissionDescriptor; flag: string; why: string }[] =
-  [
+/** A permission to check: its descriptor, the flag that grants it, and what is lost without it. */
+interface Needed {
+  descriptor: Deno.PermissionDescriptor;
+  flag: string;
+  why: string;
+  optional?: boolean;
+}
+
+/** What Gleaner needs with `config` on this machine, each path and name on its own. */
+function needed(grants: PermissionGrants): Needed[] {
+  const list: Needed[] = [
     { descriptor: { name: "net" }, flag: "--allow-net", why: "every search and read" },
-    {
-      descriptor: { name: "read" },
-      flag: "--allow-read",
-      why: "the config file, stores and model",
-    },
-    { descriptor: { name: "write" }, flag: "--allow-write", why: "the stores" },
-    { descriptor: { name: "env" }, flag: "--allow-env", why: "GLEANER_* settings and keys" },
     {
       // node:https loads its trust store with sys access to "ca" (Deno 2.9); --allow-sys=ca is
       // not accepted, so the grant is the whole --allow-sys.
@@ -150,31 +165,61 @@ const REQUIRED_PERMISSIONS: { descriptor: Deno.PermissionDescriptor; flag: strin
       why: 'every HTTPS read and search (node:https needs sys access to "ca")',
     },
   ];
-
-const OPTIONAL_PERMISSIONS: { descriptor: Deno.PermissionDescriptor; flag: string; why: string }[] =
-  [
-    { descriptor: { name: "ffi" }, flag: "--allow-ffi", why: "memory vectors (sqlite-vec)" },
-    { descriptor: { name: "run" }, flag: "--allow-run", why: "the Chromium tier" },
-  ];
-
-/** `flag (why)` for each permission of `list` that is not granted. */
-async function notGranted(list: typeof REQUIRED_PERMISSIONS): Promise<string[]> {
-  const lacking: string[] = [];
-  for (const p of list) {
-    const { state } = await Deno.permissions.query(p.descriptor);
-    if (state !== "granted") lacking.push(`${p.flag} (${p.why})`);
+  for (const path of grants.read) {
+    list.push({
+      descriptor: { name: "read", path },
+      flag: `--allow-read=${path}`,
+      why: "config, stores, models",
+    });
   }
-  return lacking;
+  for (const path of grants.write) {
+    list.push({
+      descriptor: { name: "write", path },
+      flag: `--allow-write=${path}`,
+      why: "stores",
+    });
+  }
+  for (const variable of grants.env) {
+    list.push({
+      descriptor: { name: "env", variable },
+      flag: `--allow-env=${variable}`,
+      why: "settings",
+    });
+  }
+  for (const command of grants.run) {
+    list.push({
+      descriptor: { name: "run", command },
+      flag: `--allow-run=${command}`,
+      why: "the Chromium tier",
+      optional: true,
+    });
+  }
+  for (const path of grants.ffi) {
+    list.push({
+      // node:sqlite's allowExtension asks for the whole --allow-ffi (see FFI_UNSCOPED).
+      descriptor: { name: "ffi" },
+      flag: `--allow-ffi (for ${path})`,
+      why: "memory vectors (sqlite-vec)",
+      optional: true,
+    });
+  }
+  return list;
 }
 
-async function permissionChecks(): Promise<DoctorCheck[]> {
-  const missing = await notGranted(REQUIRED_PERMISSIONS);
-  const optional = await notGranted(OPTIONAL_PERMISSIONS);
+async function permissionChecks(config: Config): Promise<DoctorCheck[]> {
+  const paths = await resolvePaths(config);
+  const grants = grantsFor(paths);
+  const missing: string[] = [];
+  const optional: string[] = [];
+  for (const p of needed(grants)) {
+    const { state } = await Deno.permissions.query(p.descriptor);
+    if (state !== "granted") (p.optional ? optional : missing).push(`${p.flag} (${p.why})`);
+  }
   const checks: DoctorCheck[] = [{
     name: "permissions",
     ok: missing.length === 0,
     detail: missing.length === 0
-      ? "net, read, write, env and sys granted"
+      ? "every permission Gleaner needs here is granted"
       : `missing: ${missing.join(", ")}; run again with these flags`,
   }];
   if (optional.length > 0) {
@@ -184,6 +229,27 @@ async function permissionChecks(): Promise<DoctorCheck[]> {
       detail: `not granted: ${optional.join(", ")}`,
     });
   }
+  checks.push({
+    name: "paths",
+    ok: true,
+    detail: [
+      `config file ${paths.config_file ?? "(none: no HOME)"}`,
+      `data dir ${paths.data_dir ?? "(none: no HOME or XDG_DATA_HOME)"}`,
+      ...(paths.store_file ? [`store ${paths.store_file}`] : []),
+      ...(paths.memory_file ? [`memory ${paths.memory_file}`] : []),
+      ...paths.models.map((m) => `model ${m}`),
+      `chromium profiles ${paths.chromium_profiles}`,
+      ...(paths.chromium ? [`chromium ${paths.chromium}`] : []),
+      ...(paths.sqlite_vec ? [`sqlite-vec ${paths.sqlite_vec}`] : []),
+    ].join("; "),
+  });
+  checks.push({
+    name: "flags",
+    ok: true,
+    detail: `deno run ${
+      permissionFlags(grants).join(" ")
+    } (whole --allow-env: ${ENV_UNSCOPED}; whole --allow-ffi: ${FFI_UNSCOPED})`,
+  });
   return checks;
 }
 

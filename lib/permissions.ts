@@ -10,10 +10,10 @@
  * | `--allow-sys`   | open: `node:https` loads its trust store with sys access to `"ca"`, which cannot be named |
  * | `--allow-env`   | open: see {@link ENV_UNSCOPED}; Gleaner itself reads only {@link envNames}                |
  * | `--allow-read`  | the config file, the data directory, the store and memory files' folders, the models,     |
- * |                 | the extra CA files, Chromium's profile folder                                             |
+ * |                 | the extra CA files, Chromium's profile folder, Gleaner's own folder (workers' modules)   |
  * | `--allow-write` | the data directory, the store and memory files' folders, Chromium's profile folder        |
  * | `--allow-run`   | the Chromium executable the browser tier would launch (none when there is none)           |
- * | `--allow-ffi`   | sqlite-vec's loadable library (memory vectors)                                            |
+ * | `--allow-ffi`   | open: see {@link FFI_UNSCOPED} (it loads sqlite-vec's library only)                       |
  *
  * Permissions: this module reads the environment names of {@link envNames}
  * and stats the Chromium candidates (read access to them).
@@ -39,8 +39,12 @@ export interface GleanerPaths {
   memory_file?: string;
   /** Model directories read (the shipped static model, `embed.models_dir`). */
   models: string[];
-  /** Gleaner's worker modules when they are files (Deno reads a worker's file with `--allow-read`). */
-  workers: string[];
+  /**
+   * Gleaner's own files when it runs from files (a checkout): Deno checks read
+   * access for every module a worker loads (`lib/extract/worker.ts`,
+   * `lib/embed/use_lite_worker.ts` and their imports, npm packages included).
+   */
+  code?: string;
   /** Extra CA files (`NODE_EXTRA_CA_CERTS`, `DENO_CERT`). */
   ca_files: string[];
   /** The folder of the browser tier's throwaway Chromium profiles. */
@@ -65,7 +69,7 @@ export interface PermissionGrants {
   write: string[];
   /** Executables that may be run. */
   run: string[];
-  /** Libraries that may be loaded. */
+  /** The libraries Gleaner loads (sqlite-vec); the grant itself stays open. */
   ffi: string[];
 }
 
@@ -79,11 +83,17 @@ export interface PermissionGrants {
 export const ENV_UNSCOPED: string =
   "iovalkey's debug@4 enumerates the environment when the store loads (Object.keys(process.env))";
 
-/** The worker modules Gleaner starts (`lib/extract/pool.ts`, `lib/embed/use_lite.ts`). */
-const WORKER_URLS: readonly URL[] = [
-  new URL("./extract/worker.ts", import.meta.url),
-  new URL("./embed/use_lite_worker.ts", import.meta.url),
-];
+/**
+ * Why `--allow-ffi` stays whole: in Deno 2.9 `node:sqlite` opens a database
+ * with `allowExtension: true` (needed to load sqlite-vec into the memory
+ * file) only under the whole `--allow-ffi`; `--allow-ffi=<vec0.so>` is
+ * refused with "Requires ffi access" before any library is named.
+ */
+export const FFI_UNSCOPED: string =
+  "node:sqlite's allowExtension (for sqlite-vec) asks for the whole --allow-ffi in Deno 2.9";
+
+/** The folder of Gleaner's own modules (`lib/` is in it). */
+const CODE_ROOT: URL = new URL("../", import.meta.url);
 
 /** Options of {@link resolvePaths} and {@link permissionGrants}. */
 export interface PermissionOptions {
@@ -135,7 +145,7 @@ export async function resolvePaths(
     store_file: file(config.store.path),
     memory_file: config.memory.backend === "sqlite" ? file(config.memory.path) : undefined,
     models,
-    workers: WORKER_URLS.filter((url) => url.protocol === "file:").map((url) => fileURLToPath(url)),
+    code: CODE_ROOT.protocol === "file:" ? fileURLToPath(CODE_ROOT).replace(/\/$/, "") : undefined,
     ca_files: ["NODE_EXTRA_CA_CERTS", "DENO_CERT"].map((name) => env[name] ?? "")
       .filter((path) => path !== "").map((path) => absolute(path, cwd, env)),
     chromium_profiles: chromiumProfileRoot(env),
@@ -172,7 +182,6 @@ export async function permissionGrants(
  *   data_dir: "/d/gleaner",
  *   memory_file: "/m/memory.db",
  *   models: [],
- *   workers: [],
  *   ca_files: [],
  *   chromium_profiles: "/tmp/gleaner-chromium",
  * });
@@ -191,7 +200,7 @@ export function grantsFor(paths: GleanerPaths): PermissionGrants {
       paths.config_file,
       ...write,
       ...paths.models,
-      ...paths.workers,
+      paths.code,
       ...paths.ca_files,
     ]),
     write,
@@ -202,7 +211,8 @@ export function grantsFor(paths: GleanerPaths): PermissionGrants {
 
 /**
  * The `deno run` flags of `grants`: open flags bare (`--allow-net`,
- * `--allow-sys`, `--allow-env`: see {@link ENV_UNSCOPED}), scoped ones as
+ * `--allow-sys`, `--allow-env` and `--allow-ffi`: see {@link ENV_UNSCOPED}
+ * and {@link FFI_UNSCOPED}), scoped ones as
  * `--allow-x=a,b`; a permission with nothing to grant is left out.
  *
  * @example
@@ -211,12 +221,14 @@ export function grantsFor(paths: GleanerPaths): PermissionGrants {
  * const flags = permissionFlags({
  *   net: true, sys: true, env: ["HOME"], read: ["/d"], write: ["/d"], run: [], ffi: [],
  * });
- * console.assert(flags.join(" ") === "--allow-net --allow-sys --allow-env --allow-read=/d --allow-write=/d");
+ * console.assert(
+ *   flags.join(" ") === "--allow-net --allow-sys --allow-env --allow-ffi --allow-read=/d --allow-write=/d",
+ * );
  * ```
  */
 export function permissionFlags(grants: PermissionGrants): string[] {
-  const flags = ["--allow-net", "--allow-sys", "--allow-env"];
-  for (const name of ["read", "write", "run", "ffi"] as const) {
+  const flags = ["--allow-net", "--allow-sys", "--allow-env", "--allow-ffi"];
+  for (const name of ["read", "write", "run"] as const) {
     const values = grants[name];
     if (values.length > 0) flags.push(`--allow-${name}=${values.join(",")}`);
   }

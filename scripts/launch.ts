@@ -25,8 +25,15 @@ import { permissionFlags, permissionGrants } from "../lib/permissions.ts";
 
 const CLI = decodeURIComponent(new URL("../cli.ts", import.meta.url).pathname);
 
-/** The child's `deno run` argv for `args` (what the launcher runs). */
-export async function childArgv(args: string[]): Promise<string[]> {
+/**
+ * The child's `deno run` argv for `args` (what the launcher runs), resolved
+ * with `env` (default: the process environment, the schema's names only).
+ */
+export async function childArgv(
+  args: string[],
+  env?: Record<string, string | undefined>,
+): Promise<string[]> {
+  args = [...args];
   const denoFlags: string[] = [];
   while (args[0]?.startsWith("--node-modules-dir")) denoFlags.push(args.shift()!);
   // Only the options that move paths matter here; cli.ts checks them all.
@@ -44,10 +51,10 @@ export async function childArgv(args: string[]): Promise<string[]> {
   const file = typeof values.config === "string" ? values.config : undefined;
   // A setting cli.ts will refuse (and explain) must not stop the launcher: the
   // grants then follow the defaults and the environment.
-  const config = await loadConfig({ flags, file, warn: () => {} })
-    .catch(() => loadConfig({ file, warn: () => {} }))
+  const config = await loadConfig({ env, flags, file, warn: () => {} })
+    .catch(() => loadConfig({ env, file, warn: () => {} }))
     .catch(() => parseConfig({}));
-  const grants = await permissionGrants(config, { configFile: file });
+  const grants = await permissionGrants(config, { env, configFile: file });
   return ["run", ...denoFlags, ...permissionFlags(grants), CLI, ...args];
 }
 

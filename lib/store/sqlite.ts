@@ -235,8 +235,11 @@ function prepareFile(path: string): void {
 function openError(path: string, error: unknown): GleanerError {
   if (error instanceof GleanerError) return error;
   if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+    // The folder, as a scoped grant names it: SQLite also writes `-wal` and `-shm` beside the file.
+    const slash = path.lastIndexOf("/");
+    const dir = slash > 0 ? path.slice(0, slash) : slash === 0 ? "/" : ".";
     const flag = error instanceof Deno.errors.NotCapable
-      ? " (run with --allow-read and --allow-write for it)"
+      ? ` (run with --allow-read and --allow-write, or add its folder to scoped grants: --allow-read=${dir} --allow-write=${dir})`
       : "";
     return new GleanerError("invalid_arguments", `store.path ${path} is not accessible${flag}`, {
       cause: error,
