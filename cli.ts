@@ -202,6 +202,9 @@ async function main(args: string[]): Promise<number> {
         import("./lib/telemetry/mod.ts"),
       ]);
       await initTelemetry();
+      if (config.store.cache_url) {
+        await (await import("./lib/store/valkey.ts")).loadValkeyDriver();
+      }
       return createGleanerFromConfig(config);
     })();
   try {

@@ -7,7 +7,7 @@
 import type { Config } from "./config/config.ts";
 import { findChromium } from "./read/browser/launch.ts";
 import { embedderStatus } from "./embed/mod.ts";
-import { openStore } from "./store/mod.ts";
+import { loadValkeyDriver, openStore } from "./store/mod.ts";
 import { ROLES } from "./search/providers/types.ts";
 import { usableProviders } from "./search/providers/registry.ts";
 import { toolsFor } from "./tools/presentations.ts";
@@ -66,6 +66,7 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
     await dnsCheck(),
   ];
   try {
+    if (config.store.cache_url) await loadValkeyDriver();
     const store = openStore(config.store);
     const stats = await store.cache.stats();
     checks.push({
@@ -172,6 +173,13 @@ function needed(grants: PermissionGrants): Needed[] {
       why: "config, stores, models",
     });
   }
+  if (grants.env === true) {
+    list.push({
+      descriptor: { name: "env" },
+      flag: "--allow-env",
+      why: "store.cache_url (Valkey)",
+    });
+  }
   for (const path of grants.write) {
     list.push({
       descriptor: { name: "write", path },
@@ -179,7 +187,7 @@ function needed(grants: PermissionGrants): Needed[] {
       why: "stores",
     });
   }
-  for (const variable of grants.env) {
+  for (const variable of grants.env === true ? [] : grants.env) {
     list.push({
       descriptor: { name: "env", variable },
       flag: `--allow-env=${variable}`,
@@ -246,9 +254,9 @@ async function permissionChecks(config: Config): Promise<DoctorCheck[]> {
   checks.push({
     name: "flags",
     ok: true,
-    detail: `deno run ${
-      permissionFlags(grants).join(" ")
-    } (whole --allow-env: ${ENV_UNSCOPED}; whole --allow-ffi: ${FFI_UNSCOPED})`,
+    detail: `deno run ${permissionFlags(grants).join(" ")} (whole --allow-ffi: ${FFI_UNSCOPED}${
+      grants.env === true ? `; whole --allow-env: ${ENV_UNSCOPED}` : ""
+    })`,
   });
   return checks;
 }

@@ -8,7 +8,8 @@
  * | --------------- | ----------------------------------------------------------------------------------------- |
  * | `--allow-net`   | open: Gleaner reads the web; the SSRF guard (`lib/net/`) is the fence                     |
  * | `--allow-sys`   | open: `node:https` loads its trust store with sys access to `"ca"`, which cannot be named |
- * | `--allow-env`   | open: see {@link ENV_UNSCOPED}; Gleaner itself reads only {@link envNames}                |
+ * | `--allow-env`   | the names of {@link envNames} (generated from the config schema); whole with a Valkey     |
+ * |                 | cache server (`store.cache_url`): see {@link ENV_UNSCOPED}                                |
  * | `--allow-read`  | the config file, the data directory, the store and memory files' folders, the models,     |
  * |                 | the extra CA files, Chromium's profile folder, Gleaner's own folder (workers' modules)   |
  * | `--allow-write` | the data directory, the store and memory files' folders, Chromium's profile folder        |
@@ -51,6 +52,8 @@ export interface GleanerPaths {
   chromium_profiles: string;
   /** The Chromium executable, when one is configured or found. */
   chromium?: string;
+  /** True when a Valkey cache server is configured (`store.cache_url`). */
+  valkey?: boolean;
   /** sqlite-vec's loadable library, when it can be resolved. */
   sqlite_vec?: string;
 }
@@ -61,8 +64,8 @@ export interface PermissionGrants {
   net: true;
   /** Always open (see the module doc). */
   sys: true;
-  /** The environment names Gleaner reads ({@link envNames}); the grant itself stays open. */
-  env: string[];
+  /** The environment names Gleaner reads ({@link envNames}); `true`: the whole environment. */
+  env: string[] | true;
   /** Paths that may be read. */
   read: string[];
   /** Paths that may be written. */
@@ -74,14 +77,14 @@ export interface PermissionGrants {
 }
 
 /**
- * Why `--allow-env` stays whole: the Valkey driver `iovalkey`, loaded with the
- * store (`lib/store/valkey.ts`), depends on `debug@4`, which enumerates the
- * environment when it loads (`Object.keys(process.env)`, looking for
- * `DEBUG_*`), and Deno answers an enumeration only under the whole
- * `--allow-env`. The launcher itself runs under the scoped list.
+ * Why `--allow-env` is whole when a Valkey cache server is configured: the
+ * driver `iovalkey` depends on `debug@4`, which enumerates the environment
+ * when it loads (`Object.keys(process.env)`, looking for `DEBUG_*`), and Deno
+ * answers an enumeration only under the whole `--allow-env`. Without
+ * `store.cache_url` the driver is never loaded (`lib/store/valkey.ts`).
  */
 export const ENV_UNSCOPED: string =
-  "iovalkey's debug@4 enumerates the environment when the store loads (Object.keys(process.env))";
+  "store.cache_url: iovalkey's debug@4 enumerates the environment when it loads (Object.keys(process.env))";
 
 /**
  * Why `--allow-ffi` stays whole: in Deno 2.9 `node:sqlite` opens a database
@@ -151,6 +154,7 @@ export async function resolvePaths(
     chromium_profiles: chromiumProfileRoot(env),
     chromium,
     sqlite_vec: sqliteVec,
+    valkey: config.store.cache_url !== undefined,
   };
 }
 
@@ -195,7 +199,7 @@ export function grantsFor(paths: GleanerPaths): PermissionGrants {
   return {
     net: true,
     sys: true,
-    env: envNames(),
+    env: paths.valkey ? true : envNames(),
     read: unique([
       paths.config_file,
       ...write,
@@ -211,8 +215,8 @@ export function grantsFor(paths: GleanerPaths): PermissionGrants {
 
 /**
  * The `deno run` flags of `grants`: open flags bare (`--allow-net`,
- * `--allow-sys`, `--allow-env` and `--allow-ffi`: see {@link ENV_UNSCOPED}
- * and {@link FFI_UNSCOPED}), scoped ones as
+ * `--allow-sys`, `--allow-ffi`: see {@link FFI_UNSCOPED}; `--allow-env`
+ * when `env` is `true`, see {@link ENV_UNSCOPED}), scoped ones as
  * `--allow-x=a,b`; a permission with nothing to grant is left out.
  *
  * @example
@@ -222,15 +226,16 @@ export function grantsFor(paths: GleanerPaths): PermissionGrants {
  *   net: true, sys: true, env: ["HOME"], read: ["/d"], write: ["/d"], run: [], ffi: [],
  * });
  * console.assert(
- *   flags.join(" ") === "--allow-net --allow-sys --allow-env --allow-ffi --allow-read=/d --allow-write=/d",
+ *   flags.join(" ") === "--allow-net --allow-sys --allow-ffi --allow-env=HOME --allow-read=/d --allow-write=/d",
  * );
  * ```
  */
 export function permissionFlags(grants: PermissionGrants): string[] {
-  const flags = ["--allow-net", "--allow-sys", "--allow-env", "--allow-ffi"];
-  for (const name of ["read", "write", "run"] as const) {
+  const flags = ["--allow-net", "--allow-sys", "--allow-ffi"];
+  if (grants.env === true) flags.push("--allow-env");
+  for (const name of ["env", "read", "write", "run"] as const) {
     const values = grants[name];
-    if (values.length > 0) flags.push(`--allow-${name}=${values.join(",")}`);
+    if (values !== true && values.length > 0) flags.push(`--allow-${name}=${values.join(",")}`);
   }
   return flags;
 }

@@ -30,6 +30,17 @@ Deno.test("the launcher's --allow-env list (deno.json permissions.launch.env) is
     { missing: [], extra: [] },
     `deno.json permissions.launch.env must be envNames(): ${JSON.stringify(generated)}`,
   );
+  // What the launcher grants the server: scoped everywhere but net, sys and ffi (lib/permissions.ts).
+  const argv = await childArgv(["serve"], { HOME: "/home/a" });
+  const bare = argv.filter((a) => /^--allow-\w+$/.test(a));
+  assert.deepEqual(bare, ["--allow-net", "--allow-sys", "--allow-ffi"], argv.join(" "));
+  const env = argv.find((a) => a.startsWith("--allow-env="));
+  assert.equal(env, `--allow-env=${generated.join(",")}`);
+  assert.ok(
+    argv.some((a) => a.startsWith("--allow-write=/home/a/.local/share/gleaner")),
+    argv.join(" "),
+  );
+  assert.ok(argv.some((a) => a.startsWith("--allow-read=/home/a/.config/gleaner/config.json,")));
   for (const task of ["start", "mcp"]) {
     assert.match(
       json.tasks[task],

@@ -83,6 +83,21 @@ export function readEnv(names: readonly string[] = PROCESS_ENV_NAMES): Env {
   return env;
 }
 
+/**
+ * True when the whole environment may be read (`--allow-env` without a
+ * list): what a dependency that enumerates it (`Object.keys(process.env)`)
+ * needs. Asks without prompting.
+ *
+ * @example
+ * ```ts
+ * import { wholeEnvGranted } from "./env.ts";
+ * console.assert(typeof wholeEnvGranted() === "boolean");
+ * ```
+ */
+export function wholeEnvGranted(): boolean {
+  return granted({ name: "env" });
+}
+
 function granted(descriptor: Deno.EnvPermissionDescriptor): boolean {
   try {
     return Deno.permissions.querySync(descriptor).state === "granted";

@@ -55,6 +55,7 @@ export {
   DAY_KEY_TTL_S,
   DEFAULT_KEY_PREFIX,
   INFO_KEY_TTL_S,
+  loadValkeyDriver,
   type ValkeyCacheOptions,
   type ValkeyDomainStatsOptions,
 } from "./valkey.ts";
