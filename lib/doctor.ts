@@ -5,7 +5,7 @@
  * @module
  */
 import type { Config } from "./config/config.ts";
-import { findChromium } from "./read/browser/launch.ts";
+import { findChromium } from "./read/browser/chromium.ts";
 import { embedderStatus } from "./embed/mod.ts";
 import { loadValkeyDriver, openStore } from "./store/mod.ts";
 import { ROLES } from "./search/providers/types.ts";

@@ -205,6 +205,8 @@ export function grantsFor(paths: GleanerPaths): PermissionGrants {
       ...write,
       ...paths.models,
       paths.code,
+      // The browser tier checks that the executable is a file before it runs it.
+      paths.chromium,
       ...paths.ca_files,
     ]),
     write,

@@ -16,6 +16,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { envNames } from "../lib/config/config.ts";
 import { startTestWorld, type TestWorld } from "../testing/fixtures/world.ts";
 import { childArgv } from "../scripts/launch.ts";
+import { browserSuffix, ignoreBrowser } from "../testing/fixtures/browser.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 
@@ -188,9 +189,11 @@ Deno.test("deno task start (scoped permissions): every tool over MCP at /mcp, no
   assert.doesNotMatch(seen, /NotCapable|permission missing/, seen);
 });
 
-Deno.test("deno task mcp (scoped permissions): every tool over stdio, no permission error", async () => {
+Deno.test(`deno task mcp (scoped permissions): every tool over stdio, and a page through Chromium, no permission error${browserSuffix}`, async () => {
   const world = await startTestWorld({ embed: "static" });
   const { env, dir } = await freshEnv(world);
+  // The browser tier may run: one scrape below asks for it.
+  env.GLEANER_READ_RENDER = "auto";
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: ["task", "mcp"],
@@ -207,6 +210,24 @@ Deno.test("deno task mcp (scoped permissions): every tool over stdio, no permiss
     assert.ok(called.includes("recall_memories"));
     const files = await dataFiles(dir);
     assert.ok(files.includes("memory.db"), `the memory is in the data dir: ${files}`);
+    if (!ignoreBrowser) {
+      // Chromium runs under --allow-run=<its path>, its profile under $TMPDIR/gleaner-chromium.
+      const result = await client.callTool({
+        name: "scrape_urls",
+        arguments: {
+          items: [{ url: world.web.url("/pages/wikipedia") }],
+          render: "always",
+          no_cache: true,
+        },
+      }) as {
+        content: { text?: string }[];
+        structuredContent?: { items: { ok: boolean; tier?: string; error?: unknown }[] };
+      };
+      assert.ok(result.structuredContent, result.content[0]?.text);
+      const [item] = result.structuredContent.items;
+      assert.equal(item.ok, true, JSON.stringify(item.error));
+      assert.equal(item.tier, "browser", JSON.stringify(item));
+    }
   } finally {
     await client.close();
     await world.close();

@@ -10,7 +10,12 @@
  */
 import { z } from "zod";
 import { GleanerError } from "../errors.ts";
-import { PROCESS_ENV_NAMES, readEnv } from "./env.ts";
+import {
+  CHROMIUM_ENV_NAMES,
+  DEPENDENCY_ENV_NAMES,
+  PROCESS_ENV_NAMES,
+  readEnv,
+} from "./env.ts";
 import { maskUrl } from "./redact.ts";
 import { getGleanerLogger } from "../log.ts";
 import { USER_AGENT } from "../version.ts";
@@ -1000,7 +1005,8 @@ export function configFromEnv(env: Record<string, string | undefined>): ConfigIn
  * cannot drift: `GLEANER_CONFIG`, each setting's `GLEANER_<SECTION>_<KEY>`,
  * the aliases of {@link ENV_ALIASES}, then the fixed names of
  * `PROCESS_ENV_NAMES` (`HOME`, `XDG_*`, the extra CA files, the proxy and
- * OpenTelemetry variables). The tasks' `--allow-env=…` is this list
+ * OpenTelemetry variables) and the names dependencies read
+ * (`DEPENDENCY_ENV_NAMES`) or Chromium is given (`CHROMIUM_ENV_NAMES`). The tasks' `--allow-env=…` is this list
  * (`tests/permissions_test.ts` fails when they differ).
  *
  * @example
@@ -1016,6 +1022,8 @@ export function envNames(): string[] {
     ...settingPaths().map(envName),
     ...Object.keys(ENV_ALIASES),
     ...PROCESS_ENV_NAMES,
+    ...DEPENDENCY_ENV_NAMES,
+    ...CHROMIUM_ENV_NAMES,
   ];
   return [...new Set(names)];
 }

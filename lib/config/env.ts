@@ -32,6 +32,8 @@ export const PROCESS_ENV_NAMES: readonly string[] = [
   "XDG_DATA_HOME",
   "TMPDIR",
   "NODE_EXTRA_CA_CERTS",
+  // Read by node:https (Deno 2.9) whenever NODE_EXTRA_CA_CERTS is set.
+  "NODE_USE_SYSTEM_CA",
   "DENO_CERT",
   "HTTPS_PROXY",
   "https_proxy",
@@ -55,6 +57,48 @@ export const PROCESS_ENV_NAMES: readonly string[] = [
   "OTEL_METRIC_EXPORT_INTERVAL",
   "OTEL_RESOURCE_ATTRIBUTES",
   "OTEL_SERVICE_NAME",
+];
+
+/**
+ * Environment names Gleaner's npm dependencies read by name when they load
+ * (measured under the scoped grant: a read of an ungranted name throws in
+ * Deno): `ws` (through puppeteer-core, the browser tier) reads
+ * `WS_NO_BUFFER_UTIL` and `WS_NO_UTF_8_VALIDATE`; puppeteer-core reads its
+ * `PUPPETEER_*` switches and `CHROME_CONFIG_HOME` when it launches Chromium.
+ * Part of the scoped
+ * `--allow-env=…` list.
+ */
+export const DEPENDENCY_ENV_NAMES: readonly string[] = [
+  "WS_NO_BUFFER_UTIL",
+  "WS_NO_UTF_8_VALIDATE",
+  "PUPPETEER_WEBDRIVER_BIDI_ONLY",
+  "PUPPETEER_TEST_EXPERIMENTAL_CHROME_FEATURES",
+  "PUPPETEER_DANGEROUS_NO_SANDBOX",
+  "CHROME_CONFIG_HOME",
+  // Deno's node:child_process reads it on every spawn (puppeteer-core spawns Chromium).
+  "NODE_V8_COVERAGE",
+];
+
+/**
+ * The variables a launched Chromium gets from Gleaner's environment (and no
+ * others: keys and settings stay with Gleaner): where home, temporary space
+ * and caches are, the program path, the locale, the time zone and the font
+ * configuration. Part of the scoped `--allow-env=…` list.
+ */
+export const CHROMIUM_ENV_NAMES: readonly string[] = [
+  "HOME",
+  "TMPDIR",
+  "PATH",
+  "LANG",
+  "LANGUAGE",
+  "LC_ALL",
+  "TZ",
+  "XDG_CONFIG_HOME",
+  "XDG_CACHE_HOME",
+  "XDG_DATA_HOME",
+  "XDG_RUNTIME_DIR",
+  "FONTCONFIG_PATH",
+  "FONTCONFIG_FILE",
 ];
 
 /**

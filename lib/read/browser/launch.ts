@@ -19,6 +19,7 @@ import { GleanerError } from "../../errors.ts";
 import type { Resolver } from "../../net/fetch.ts";
 import { type EgressProxy, startEgressProxy } from "./proxy.ts";
 import { chromiumProfileRoot, findChromium } from "./chromium.ts";
+import { CHROMIUM_ENV_NAMES, readEnv } from "../../config/env.ts";
 
 /**
  * Flags every Chromium the tier launches gets: headless, no sandbox (it runs
@@ -215,6 +216,9 @@ export async function openBrowser(
       headless: true,
       pipe: true,
       userDataDir: profile,
+      // Chromium's environment: only what it needs (puppeteer would pass the whole process
+      // environment, which a scoped --allow-env cannot enumerate, and which holds the keys).
+      env: readEnv(CHROMIUM_ENV_NAMES),
       // The egress flags come last so that extraArgs cannot replace them.
       args: [...CHROMIUM_ARGS, ...CHROMIUM_MEMORY_ARGS, ...extraArgs, ...egressArgs(proxy.url)],
       // Keep Chromium's popup blocker on: a popup would be a page without interception.
