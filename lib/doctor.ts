@@ -2,6 +2,9 @@
  * `gleaner doctor`: what is present and what is missing, without side effects
  * beyond opening the store.
  *
+ * Permissions: queries every grant of `lib/permissions.ts` (without prompting); read access to the
+ * store, the CA files and the Chromium candidates.
+ *
  * @module
  */
 import type { Config } from "./config/config.ts";

@@ -84,7 +84,7 @@ export interface PermissionGrants {
  * `store.cache_url` the driver is never loaded (`lib/store/valkey.ts`).
  */
 export const ENV_UNSCOPED: string =
-  "store.cache_url: iovalkey's debug@4 enumerates the environment when it loads (Object.keys(process.env))";
+  "store.cache_url: iovalkey's debug@4 enumerates the whole environment when it loads";
 
 /**
  * Why `--allow-ffi` stays whole: in Deno 2.9 `node:sqlite` opens a database

@@ -6,16 +6,13 @@
  * `GLEANER_NETWORK_ALLOW_PRIVATE`), plus the short aliases in {@link ENV_ALIASES}.
  * The config file is `$GLEANER_CONFIG`, else `$XDG_CONFIG_HOME/gleaner/config.json`.
  *
+ * Permissions: env access to {@link envNames} (through `readEnv`); read access to the config file.
+ *
  * @module
  */
 import { z } from "zod";
 import { GleanerError } from "../errors.ts";
-import {
-  CHROMIUM_ENV_NAMES,
-  DEPENDENCY_ENV_NAMES,
-  PROCESS_ENV_NAMES,
-  readEnv,
-} from "./env.ts";
+import { CHROMIUM_ENV_NAMES, DEPENDENCY_ENV_NAMES, PROCESS_ENV_NAMES, readEnv } from "./env.ts";
 import { maskUrl } from "./redact.ts";
 import { getGleanerLogger } from "../log.ts";
 import { USER_AGENT } from "../version.ts";

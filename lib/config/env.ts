@@ -12,6 +12,9 @@
  * console.assert(gleanerDataDir({ XDG_DATA_HOME: "", HOME: "/home/a" }) === "/home/a/.local/share/gleaner");
  * ```
  *
+ * Permissions: env access to the names it is asked for (`readEnv(names)`; the whole environment
+ * when `--allow-env` is whole); nothing else.
+ *
  * @module
  */
 

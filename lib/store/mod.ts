@@ -13,6 +13,9 @@
  * await store.close();
  * ```
  *
+ * Permissions: those of `sqlite.ts` for the store file (default: the data dir); with
+ * `store.cache_url`, those of `valkey.ts` and net access to the server.
+ *
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";

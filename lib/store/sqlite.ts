@@ -4,6 +4,9 @@
  * schema up to date with versioned migrations (`PRAGMA user_version`), each in
  * its own transaction.
  *
+ * Permissions: read and write access to the folder of the database file (SQLite writes `-wal` and
+ * `-shm` beside it); none for `:memory:`.
+ *
  * @module
  */
 import { DatabaseSync } from "node:sqlite";

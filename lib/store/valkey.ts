@@ -8,6 +8,9 @@
  * The size cap is left to the server (`maxmemory` with an `allkeys-lru`
  * policy): Valkey already tracks access recency for every key.
  *
+ * Permissions: net access to the cache server; the whole `--allow-env` (see {@link
+ * loadValkeyDriver}).
+ *
  * @module
  */
 import type { Redis } from "iovalkey";

@@ -11,6 +11,10 @@
  * preconnects and workers' WebSockets stay unguarded. The tier logs a warning
  * once when it connects to one.
  *
+ * Permissions: run access to the Chromium executable (`--allow-run=<path>`) and read access to it;
+ * read and write access to `chromiumProfileRoot()`; env access to `CHROMIUM_ENV_NAMES` (what
+ * Chromium is given) and to the names puppeteer-core and ws read (`DEPENDENCY_ENV_NAMES`).
+ *
  * @module
  */
 import puppeteer, { type Browser } from "puppeteer-core";
