@@ -19,7 +19,7 @@
  */
 import puppeteer, { type Browser } from "puppeteer-core";
 import type { Config } from "../../config/config.ts";
-import { GleanerError } from "../../errors.ts";
+import { GleanerError, permissionError } from "../../errors.ts";
 import type { Resolver } from "../../net/fetch.ts";
 import { type EgressProxy, startEgressProxy } from "./proxy.ts";
 import { chromiumProfileRoot, findChromium } from "./chromium.ts";
@@ -235,6 +235,9 @@ export async function openBrowser(
   } catch (error) {
     await removeProfile();
     await proxy.close();
+    // A grant the launch needs (an environment name, the profile folder) is named as such.
+    const denied = permissionError(error, `launching Chromium at ${executable}`);
+    if (denied) throw denied;
     throw new GleanerError("provider_unavailable", `Chromium at ${executable} failed to start`, {
       cause: error,
       details: { field: "read.chrome_path" },
