@@ -25,7 +25,6 @@ import { fileURLToPath } from "node:url";
 import { getLoadablePath } from "sqlite-vec";
 import { type Config, configFilePath, envNames } from "./config/config.ts";
 import { type Env, gleanerDataDir, readEnv } from "./config/env.ts";
-import { STATIC_MODEL_URL } from "./embed/static.ts";
 import { chromiumProfileRoot, findChromium } from "./read/browser/chromium.ts";
 
 /** The directories and files Gleaner touches, resolved for this machine. */
@@ -44,6 +43,8 @@ export interface GleanerPaths {
    * Gleaner's own files when it runs from files (a checkout): Deno checks read
    * access for every module a worker loads (`lib/extract/worker.ts`,
    * `lib/embed/use_lite_worker.ts` and their imports, npm packages included).
+   * Run from a registry (JSR), Deno's cache directory, where the workers' npm
+   * packages are (`$DENO_DIR`, else `$XDG_CACHE_HOME/deno` or `~/.cache/deno`).
    */
   code?: string;
   /** Extra CA files (`NODE_EXTRA_CA_CERTS`, `DENO_CERT`). */
@@ -94,6 +95,9 @@ export const ENV_UNSCOPED: string =
  */
 export const FFI_UNSCOPED: string =
   "node:sqlite's allowExtension (for sqlite-vec) asks for the whole --allow-ffi in Deno 2.9";
+
+/** The shipped static model (`STATIC_MODEL_URL` of `lib/embed/static.ts`, not imported: the launcher stays light). */
+const STATIC_MODEL_URL: URL = new URL("../models/static/", import.meta.url);
 
 /** The folder of Gleaner's own modules (`lib/` is in it). */
 const CODE_ROOT: URL = new URL("../", import.meta.url);
@@ -148,7 +152,9 @@ export async function resolvePaths(
     store_file: file(config.store.path),
     memory_file: config.memory.backend === "sqlite" ? file(config.memory.path) : undefined,
     models,
-    code: CODE_ROOT.protocol === "file:" ? fileURLToPath(CODE_ROOT).replace(/\/$/, "") : undefined,
+    code: CODE_ROOT.protocol === "file:"
+      ? fileURLToPath(CODE_ROOT).replace(/\/$/, "")
+      : denoCacheDir(env),
     ca_files: ["NODE_EXTRA_CA_CERTS", "DENO_CERT"].map((name) => env[name] ?? "")
       .filter((path) => path !== "").map((path) => absolute(path, cwd, env)),
     chromium_profiles: chromiumProfileRoot(env),
@@ -240,6 +246,12 @@ export function permissionFlags(grants: PermissionGrants): string[] {
     if (values !== true && values.length > 0) flags.push(`--allow-${name}=${values.join(",")}`);
   }
   return flags;
+}
+
+function denoCacheDir(env: Env): string | undefined {
+  if (env.DENO_DIR) return env.DENO_DIR;
+  const base = env.XDG_CACHE_HOME || (env.HOME ? `${env.HOME}/.cache` : undefined);
+  return base ? `${base}/deno` : undefined;
 }
 
 function unique(values: (string | undefined)[]): string[] {

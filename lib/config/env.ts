@@ -38,6 +38,8 @@ export const PROCESS_ENV_NAMES: readonly string[] = [
   // Read by node:https (Deno 2.9) whenever NODE_EXTRA_CA_CERTS is set.
   "NODE_USE_SYSTEM_CA",
   "DENO_CERT",
+  // Where Deno keeps npm packages when Gleaner runs from JSR (lib/permissions.ts grants it).
+  "DENO_DIR",
   "HTTPS_PROXY",
   "https_proxy",
   "HTTP_PROXY",
