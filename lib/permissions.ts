@@ -10,9 +10,11 @@
  * | `--allow-sys`   | open: `node:https` loads its trust store with sys access to `"ca"`, which cannot be named |
  * | `--allow-env`   | the names of {@link envNames} (generated from the config schema); whole with a Valkey     |
  * |                 | cache server (`store.cache_url`): see {@link ENV_UNSCOPED}                                |
- * | `--allow-read`  | the config file, the data directory, the store and memory files' folders, the models,     |
+ * | `--allow-read`  | the config file, the tier rules file, the data directory, the store and memory files'     |
+ * |                 | folders, the hosted mode's user folder, the models,                                       |
  * |                 | the extra CA files, Chromium's profile folder, Gleaner's own folder (workers' modules)   |
- * | `--allow-write` | the data directory, the store and memory files' folders, Chromium's profile folder        |
+ * | `--allow-write` | the data directory, the store and memory files' folders, the hosted mode's user folder,   |
+ * |                 | Chromium's profile folder                                                                 |
  * | `--allow-run`   | the Chromium executable the browser tier would launch (none when there is none)           |
  * | `--allow-ffi`   | open: see {@link FFI_UNSCOPED} (it loads sqlite-vec's library only)                       |
  *
@@ -37,6 +39,10 @@ export interface GleanerPaths {
   store_file?: string;
   /** The memory SQLite file (`undefined` when in memory, on PostgreSQL or in the data dir). */
   memory_file?: string;
+  /** The hosted mode's per-user memory folder when `memory.hosted_dir` sets it. */
+  hosted_dir?: string;
+  /** The tier rules file (`read.tier_rules_path`). */
+  tier_rules?: string;
   /** Model directories read (the shipped static model, `embed.models_dir`). */
   models: string[];
   /**
@@ -151,6 +157,10 @@ export async function resolvePaths(
     data_dir: gleanerDataDir(env),
     store_file: file(config.store.path),
     memory_file: config.memory.backend === "sqlite" ? file(config.memory.path) : undefined,
+    hosted_dir: config.memory.hosted && config.memory.hosted_dir
+      ? absolute(config.memory.hosted_dir, cwd, env)
+      : undefined,
+    tier_rules: file(config.read.tier_rules_path),
     models,
     code: CODE_ROOT.protocol === "file:"
       ? fileURLToPath(CODE_ROOT).replace(/\/$/, "")
@@ -201,13 +211,14 @@ export async function permissionGrants(
 export function grantsFor(paths: GleanerPaths): PermissionGrants {
   const folders = [paths.store_file, paths.memory_file].filter((p) => p !== undefined)
     .map(dirname);
-  const write = unique([paths.data_dir, ...folders, paths.chromium_profiles]);
+  const write = unique([paths.data_dir, ...folders, paths.hosted_dir, paths.chromium_profiles]);
   return {
     net: true,
     sys: true,
     env: paths.valkey ? true : envNames(),
     read: unique([
       paths.config_file,
+      paths.tier_rules,
       ...write,
       ...paths.models,
       paths.code,

@@ -42,6 +42,13 @@ Deno.test("the launcher's --allow-env list (deno.json permissions.launch.env) is
     argv.join(" "),
   );
   assert.ok(argv.some((a) => a.startsWith("--allow-read=/home/a/.config/gleaner/config.json,")));
+  // A Valkey cache server: its driver enumerates the environment, so that grant is whole.
+  const valkey = await childArgv(["serve"], {
+    HOME: "/home/a",
+    GLEANER_STORE_CACHE_URL: "redis://127.0.0.1:1",
+  });
+  assert.ok(valkey.includes("--allow-env"), valkey.join(" "));
+  assert.ok(!valkey.some((a) => a.startsWith("--allow-env=")), valkey.join(" "));
   for (const task of ["start", "mcp"]) {
     assert.match(
       json.tasks[task],
