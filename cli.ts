@@ -18,6 +18,12 @@
  *
  * Any setting can be given as `--set section.key=value`.
  *
+ * Permissions: `deno task start` and `deno task mcp` run it under the
+ * grants `lib/permissions.ts` resolves for the machine (through
+ * `scripts/launch.ts`); `gleaner doctor` prints them. The shebang above keeps
+ * whole flags: a shebang line cannot hold the environment list (Linux reads
+ * at most 255 bytes of it) nor compute the paths.
+ *
  * Exit codes: 0 success; 1 failure (for `search`, `scrape`, `research`: every
  * item failed; a bad setting from the environment or config file); 2 usage
  * error (unknown command, flag or setting, a missing query or URL, a flag value
@@ -215,6 +221,9 @@ async function main(args: string[]): Promise<number> {
         import("./lib/telemetry/mod.ts"),
       ]);
       await initTelemetry();
+      if (config.store.cache_url) {
+        await (await import("./lib/store/valkey.ts")).loadValkeyDriver();
+      }
       return createGleanerFromConfig(config);
     })();
   try {

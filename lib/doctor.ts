@@ -2,12 +2,15 @@
  * `gleaner doctor`: what is present and what is missing, without side effects
  * beyond opening the store.
  *
+ * Permissions: queries every grant of `lib/permissions.ts` (without prompting); read access to the
+ * store, the CA files and the Chromium candidates.
+ *
  * @module
  */
 import type { Config } from "./config/config.ts";
-import { findChromium } from "./read/browser/launch.ts";
+import { findChromium } from "./read/browser/chromium.ts";
 import { embedderStatus } from "./embed/mod.ts";
-import { openStore } from "./store/mod.ts";
+import { loadValkeyDriver, openStore } from "./store/mod.ts";
 import { ROLES } from "./search/providers/types.ts";
 import { usableProviders } from "./search/providers/registry.ts";
 import { toolsFor } from "./tools/presentations.ts";
@@ -22,6 +25,14 @@ import { openSqliteMemoryBackend, type SqliteMemoryBackend } from "./memory/sqli
 import { MEMORY_PATH, type MigrationResult } from "./store/sqlite.ts";
 import { octalMode, storeFolder, type StoreMode, storeModes } from "./store/file_mode.ts";
 import { lookup } from "node:dns/promises";
+import {
+  ENV_UNSCOPED,
+  FFI_UNSCOPED,
+  grantsFor,
+  permissionFlags,
+  type PermissionGrants,
+  resolvePaths,
+} from "./permissions.ts";
 
 /** How a check came out: usable, usable but worth a look, or not usable. */
 export type DoctorStatus = "ok" | "warn" | "fail";
@@ -64,7 +75,9 @@ export interface DoctorOptions {
 }
 
 /**
- * Checks the permissions, the extra CA files (`NODE_EXTRA_CA_CERTS`,
+ * Checks the permissions (each path, name and program Gleaner needs here, as
+ * resolved by `lib/permissions.ts`), prints the resolved paths and the exact
+ * `deno run` flags for this machine, then the extra CA files (`NODE_EXTRA_CA_CERTS`,
  * `DENO_CERT`), name resolution, the stores, the browser, the embedder and
  * network policy; each failed check says what to do.
  *
@@ -80,8 +93,9 @@ export async function runDoctor(
   config: Config,
   options: DoctorOptions = {},
 ): Promise<DoctorReport> {
-  const checks: Draft[] = [...await permissionChecks(), caCheck(), await dnsCheck()];
+  const checks: Draft[] = [...await permissionChecks(config), caCheck(), await dnsCheck()];
   try {
+    if (config.store.cache_url) await loadValkeyDriver();
     const store = openStore(config.store);
     const stats = await store.cache.stats();
     checks.push({
@@ -179,17 +193,18 @@ export async function runDoctor(
   return { version: VERSION, ok: done.every((c) => c.ok), checks: done };
 }
 
-/** Permissions every read needs, and what is lost without each. */
-const REQUIRED_PERMISSIONS: { descriptor: Deno.PermissionDescriptor; flag: string; why: string }[] =
-  [
+/** A permission to check: its descriptor, the flag that grants it, and what is lost without it. */
+interface Needed {
+  descriptor: Deno.PermissionDescriptor;
+  flag: string;
+  why: string;
+  optional?: boolean;
+}
+
+/** What Gleaner needs with `config` on this machine, each path and name on its own. */
+function needed(grants: PermissionGrants): Needed[] {
+  const list: Needed[] = [
     { descriptor: { name: "net" }, flag: "--allow-net", why: "every search and read" },
-    {
-      descriptor: { name: "read" },
-      flag: "--allow-read",
-      why: "the config file, stores and model",
-    },
-    { descriptor: { name: "write" }, flag: "--allow-write", why: "the stores" },
-    { descriptor: { name: "env" }, flag: "--allow-env", why: "GLEANER_* settings and keys" },
     {
       // node:https loads its trust store with sys access to "ca" (Deno 2.9); --allow-sys=ca is
       // not accepted, so the grant is the whole --allow-sys.
@@ -198,35 +213,68 @@ const REQUIRED_PERMISSIONS: { descriptor: Deno.PermissionDescriptor; flag: strin
       why: 'every HTTPS read and search (node:https needs sys access to "ca")',
     },
   ];
-
-const OPTIONAL_PERMISSIONS: { descriptor: Deno.PermissionDescriptor; flag: string; why: string }[] =
-  [
-    {
-      descriptor: { name: "ffi" },
-      flag: "--allow-ffi",
-      why: "the SQLite memory store (it loads the sqlite-vec extension)",
-    },
-    { descriptor: { name: "run" }, flag: "--allow-run", why: "the Chromium tier" },
-  ];
-
-/** `flag (why)` for each permission of `list` that is not granted. */
-async function notGranted(list: typeof REQUIRED_PERMISSIONS): Promise<string[]> {
-  const lacking: string[] = [];
-  for (const p of list) {
-    const { state } = await Deno.permissions.query(p.descriptor);
-    if (state !== "granted") lacking.push(`${p.flag} (${p.why})`);
+  for (const path of grants.read) {
+    list.push({
+      descriptor: { name: "read", path },
+      flag: `--allow-read=${path}`,
+      why: "config, stores, models",
+    });
   }
-  return lacking;
+  if (grants.env === true) {
+    list.push({
+      descriptor: { name: "env" },
+      flag: "--allow-env",
+      why: "store.cache_url (Valkey)",
+    });
+  }
+  for (const path of grants.write) {
+    list.push({
+      descriptor: { name: "write", path },
+      flag: `--allow-write=${path}`,
+      why: "stores",
+    });
+  }
+  for (const variable of grants.env === true ? [] : grants.env) {
+    list.push({
+      descriptor: { name: "env", variable },
+      flag: `--allow-env=${variable}`,
+      why: "settings",
+    });
+  }
+  for (const command of grants.run) {
+    list.push({
+      descriptor: { name: "run", command },
+      flag: `--allow-run=${command}`,
+      why: "the Chromium tier",
+      optional: true,
+    });
+  }
+  for (const path of grants.ffi) {
+    list.push({
+      // node:sqlite's allowExtension asks for the whole --allow-ffi (see FFI_UNSCOPED).
+      descriptor: { name: "ffi" },
+      flag: `--allow-ffi (for ${path})`,
+      why: "memory vectors (sqlite-vec)",
+      optional: true,
+    });
+  }
+  return list;
 }
 
-async function permissionChecks(): Promise<Draft[]> {
-  const missing = await notGranted(REQUIRED_PERMISSIONS);
-  const optional = await notGranted(OPTIONAL_PERMISSIONS);
+async function permissionChecks(config: Config): Promise<Draft[]> {
+  const paths = await resolvePaths(config);
+  const grants = grantsFor(paths);
+  const missing: string[] = [];
+  const optional: string[] = [];
+  for (const p of needed(grants)) {
+    const { state } = await Deno.permissions.query(p.descriptor);
+    if (state !== "granted") (p.optional ? optional : missing).push(`${p.flag} (${p.why})`);
+  }
   const checks: Draft[] = [{
     name: "permissions",
     ok: missing.length === 0,
     detail: missing.length === 0
-      ? "net, read, write, env and sys granted"
+      ? "every permission Gleaner needs here is granted"
       : `missing: ${missing.join(", ")}; run again with these flags`,
   }];
   if (optional.length > 0) {
@@ -236,6 +284,27 @@ async function permissionChecks(): Promise<Draft[]> {
       detail: `not granted: ${optional.join(", ")}`,
     });
   }
+  checks.push({
+    name: "paths",
+    ok: true,
+    detail: [
+      `config file ${paths.config_file ?? "(none: no HOME)"}`,
+      `data dir ${paths.data_dir ?? "(none: no HOME or XDG_DATA_HOME)"}`,
+      ...(paths.store_file ? [`store ${paths.store_file}`] : []),
+      ...(paths.memory_file ? [`memory ${paths.memory_file}`] : []),
+      ...paths.models.map((m) => `model ${m}`),
+      `chromium profiles ${paths.chromium_profiles}`,
+      ...(paths.chromium ? [`chromium ${paths.chromium}`] : []),
+      ...(paths.sqlite_vec ? [`sqlite-vec ${paths.sqlite_vec}`] : []),
+    ].join("; "),
+  });
+  checks.push({
+    name: "flags",
+    ok: true,
+    detail: `deno run ${permissionFlags(grants).join(" ")} (whole --allow-ffi: ${FFI_UNSCOPED}${
+      grants.env === true ? `; whole --allow-env: ${ENV_UNSCOPED}` : ""
+    })`,
+  });
   return checks;
 }
 

@@ -91,8 +91,10 @@ const PERMISSION_FLAGS: Record<string, string> = {
 
 /**
  * When `error` is a missing Deno permission, an `internal` {@link GleanerError}
- * whose message names the flag to add (`--allow-net`, `--allow-read`, …);
- * otherwise `undefined`. Recognises `Deno.errors.NotCapable` (and
+ * whose message names the flag to add (`--allow-net`, `--allow-read`, …) and,
+ * when Deno named what was refused, the value to add to a scoped grant
+ * (`--allow-read=/srv/gleaner`, `--allow-env=GLEANER_DB`); `details` carry
+ * `permission`, `flag` and `value`. Recognises `Deno.errors.NotCapable` (and
  * `PermissionDenied` raised by a permission check) and the `EPERM` that
  * `node:dns` reports for a lookup without `--allow-net`.
  *
@@ -103,6 +105,12 @@ const PERMISSION_FLAGS: Record<string, string> = {
  *   'Requires net access to "example.com:443", run again with the --allow-net flag',
  * );
  * console.assert(permissionError(denied, "scrape_urls")?.message.includes("--allow-net"));
+ * const read = new Deno.errors.NotCapable(
+ *   'Requires read access to "/srv/gleaner/gleaner.db", run again with the --allow-read flag',
+ * );
+ * console.assert(
+ *   permissionError(read, "store")?.message.includes("--allow-read=/srv/gleaner/gleaner.db"),
+ * );
  * console.assert(permissionError(new Error("boom")) === undefined);
  * ```
  */
@@ -111,20 +119,27 @@ export function permissionError(error: unknown, context = "operation"): GleanerE
   const code = String((error as { code?: unknown }).code ?? "");
   const syscall = String((error as { syscall?: unknown }).syscall ?? "");
   let kind: string | undefined;
-  let what = "";
-  const match = /Requires (\w+) access(?: to ([^,]+))?/.exec(error.message);
+  let value: string | undefined;
+  const match = /Requires (\w+) access(?: to "([^"]*)"| to ([^,]+))?/.exec(error.message);
   if (error instanceof Deno.errors.NotCapable || match) {
     kind = match?.[1] ?? /--allow-(\w+)/.exec(error.message)?.[1];
-    what = match?.[2] ? ` to ${match[2]}` : "";
+    value = match?.[2] ?? match?.[3]?.trim();
   } else if (code === "EPERM" && syscall === "getaddrinfo") {
     kind = "net";
   }
   if (!kind) return undefined;
   const flag = PERMISSION_FLAGS[kind] ?? `--allow-${kind}`;
+  const what = value !== undefined ? ` to "${value}"` : "";
+  // A value with a comma cannot be written in a flag's list (Deno splits it there), and
+  // `--allow-sys=ca` is not accepted (node:https's trust store needs the whole --allow-sys).
+  const scoped = value !== undefined && value !== "" && !value.includes(",") &&
+      !(kind === "sys" && value === "ca")
+    ? `; run with ${flag}, or add it to a scoped grant: ${flag}=${value}`
+    : `; run with ${flag}`;
   return new GleanerError(
     "internal",
-    `${context}: Deno permission missing (${kind} access${what}); run with ${flag}`,
-    { cause: error, details: { permission: kind, flag } },
+    `${context}: Deno permission missing (${kind} access${what})${scoped}`,
+    { cause: error, details: { permission: kind, flag, ...(value ? { value } : {}) } },
   );
 }
 

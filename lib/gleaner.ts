@@ -16,7 +16,7 @@ import { createReader, type Reader } from "./read/cascade.ts";
 import { defaultTiers } from "./read/tiers.ts";
 import { createTierRules } from "./read/tier_rules.ts";
 import { notingRobots } from "./read/robots_note.ts";
-import { openStore, type Store } from "./store/mod.ts";
+import { loadValkeyDriver, openStore, type Store } from "./store/mod.ts";
 import { webTenant } from "./store/tenant.ts";
 import { GleanerError } from "./errors.ts";
 import { LruCache } from "./cache/lru_cache.ts";
@@ -143,6 +143,7 @@ export async function createGleaner(
     ? await loadConfig({ overrides: input })
     : parseConfig(input);
   await initTelemetry();
+  if (config.store.cache_url) await loadValkeyDriver();
   return createGleanerFromConfig(config);
 }
 

@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { childArgv } from "../scripts/launch.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const MARKER = "Quarterly figures for the harbour ferry were published on Tuesday";
@@ -200,8 +201,9 @@ async function doctor(flags: string[], env: Record<string, string>) {
 Deno.test("gleaner doctor: ok with the start task's flags and a good CA; not ok, naming the fix, without --allow-sys or with an unreadable CA file", async () => {
   const world = await startWorld();
   try {
-    const flags = (await taskArgv("start")).filter((a) => a.startsWith("--allow-"));
     const env = world.env("NODE_EXTRA_CA_CERTS");
+    // The flags the start task's launcher (scripts/launch.ts) grants for this environment.
+    const flags = (await childArgv(["doctor"], env)).filter((a) => a.startsWith("--allow-"));
 
     const good = await doctor(flags, env);
     assert.equal(good.report.ok, true, JSON.stringify(good.report.checks));
@@ -243,9 +245,9 @@ async function cli(flags: string[], args: string[], env: Record<string, string>)
 Deno.test("a search or read that cannot work says why: the missing --allow-sys, or a CA that is not trusted", async () => {
   const world = await startWorld();
   try {
-    const flags = (await taskArgv("start")).filter((a) => a.startsWith("--allow-"));
     const origin = new URL(world.pageUrl).origin;
     const base = world.env("NODE_EXTRA_CA_CERTS");
+    const flags = (await childArgv(["search"], base)).filter((a) => a.startsWith("--allow-"));
     // DuckDuckGo's endpoints are pointed at the HTTPS server: the request itself must fail first.
     const env: Record<string, string> = {
       ...base,

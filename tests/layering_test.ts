@@ -32,7 +32,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["lib/read/", "lib/search/", "lib/memory/", "lib/crawl/", "lib/telemetry/", "lib/deep_research/"],
   ["lib/evidence/", "lib/gleaner.ts", "lib/health.ts"],
   ["lib/tools/"],
-  ["lib/api.ts", "lib/doctor.ts", "mcp/", "http/", "mod.ts", "cli.ts"],
+  ["lib/api.ts", "lib/doctor.ts", "lib/permissions.ts", "mcp/", "http/", "mod.ts", "cli.ts"],
 ];
 
 /** Where production code lives (tests, fixtures and test helpers excluded). */

@@ -112,7 +112,7 @@ Deno.test("cli: serve refuses a non-loopback host without server.api_key (exit 2
   assert.match(out.err, /--insecure/);
 });
 
-/** The permission flags of the `deno task start` / `mcp` tasks (deno.json), no more. */
+/** Whole grants without `--allow-sys` (the scoped task grants are tested in permissions_test.ts). */
 const TASK_FLAGS = [
   "--allow-net",
   "--allow-read",

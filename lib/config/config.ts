@@ -6,11 +6,13 @@
  * `GLEANER_NETWORK_ALLOW_PRIVATE`), plus the short aliases in {@link ENV_ALIASES}.
  * The config file is `$GLEANER_CONFIG`, else `$XDG_CONFIG_HOME/gleaner/config.json`.
  *
+ * Permissions: env access to {@link envNames} (through `readEnv`); read access to the config file.
+ *
  * @module
  */
 import { z } from "zod";
 import { GleanerError } from "../errors.ts";
-import { readEnv } from "./env.ts";
+import { CHROMIUM_ENV_NAMES, DEPENDENCY_ENV_NAMES, PROCESS_ENV_NAMES, readEnv } from "./env.ts";
 import { maskUrl } from "./redact.ts";
 import { getGleanerLogger } from "../log.ts";
 import { USER_AGENT } from "../version.ts";
@@ -1283,6 +1285,34 @@ export function configFromEnv(env: Record<string, string | undefined>): ConfigIn
   return out as ConfigInput;
 }
 
+/**
+ * Every environment name Gleaner reads, generated from the schema so that it
+ * cannot drift: `GLEANER_CONFIG`, each setting's `GLEANER_<SECTION>_<KEY>`,
+ * the aliases of {@link ENV_ALIASES}, then the fixed names of
+ * `PROCESS_ENV_NAMES` (`HOME`, `XDG_*`, the extra CA files, the proxy and
+ * OpenTelemetry variables) and the names dependencies read
+ * (`DEPENDENCY_ENV_NAMES`) or Chromium is given (`CHROMIUM_ENV_NAMES`). The tasks' `--allow-env=…` is this list
+ * (`tests/permissions_test.ts` fails when they differ).
+ *
+ * @example
+ * ```ts
+ * import { envNames } from "./config.ts";
+ * const names = envNames();
+ * console.assert(names.includes("GLEANER_SEARCH_REGION") && names.includes("NODE_EXTRA_CA_CERTS"));
+ * ```
+ */
+export function envNames(): string[] {
+  const names = [
+    "GLEANER_CONFIG",
+    ...settingPaths().map(envName),
+    ...Object.keys(ENV_ALIASES),
+    ...PROCESS_ENV_NAMES,
+    ...DEPENDENCY_ENV_NAMES,
+    ...CHROMIUM_ENV_NAMES,
+  ];
+  return [...new Set(names)];
+}
+
 /** Deep-merges partial configurations, later ones winning. */
 export function mergeConfig(...layers: (ConfigInput | undefined)[]): ConfigInput {
   const out: Record<string, Record<string, unknown>> = {};
@@ -1324,7 +1354,7 @@ export async function loadConfig(
     warn?: (message: string) => void;
   } = {},
 ): Promise<Config> {
-  const env = options.env ?? readEnv();
+  const env = options.env ?? readEnv(envNames());
   const warn = options.warn ?? ((message: string) => getGleanerLogger("config").warn(message));
   for (const message of unknownEnvWarnings(env)) warn(message);
   const path = options.file ?? configFilePath(env);

@@ -12,6 +12,9 @@
  * console.assert(gleanerDataDir({ XDG_DATA_HOME: "", HOME: "/home/a" }) === "/home/a/.local/share/gleaner");
  * ```
  *
+ * Permissions: env access to the names it is asked for (`readEnv(names)`; the whole environment
+ * when `--allow-env` is whole); nothing else.
+ *
  * @module
  */
 
@@ -19,21 +22,136 @@
 export type Env = Record<string, string | undefined>;
 
 /**
- * The process environment as a plain object; empty when `--allow-env` is
- * not granted (Gleaner then runs on its defaults and explicit settings).
+ * The environment names Gleaner reads besides its settings' own names
+ * (`GLEANER_*` and the aliases, which `envNames()` in `config.ts` lists from
+ * the schema): the per-user directories, the temporary directory (the
+ * browser tier's profiles), the extra CA files, the standard
+ * proxy variables and the OpenTelemetry variables. The scoped
+ * `--allow-env=…` of the tasks is this list plus the schema's names.
+ */
+export const PROCESS_ENV_NAMES: readonly string[] = [
+  "HOME",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "TMPDIR",
+  "NODE_EXTRA_CA_CERTS",
+  // Read by node:https (Deno 2.9) whenever NODE_EXTRA_CA_CERTS is set.
+  "NODE_USE_SYSTEM_CA",
+  "DENO_CERT",
+  // Where Deno keeps npm packages when Gleaner runs from JSR (lib/permissions.ts grants it).
+  "DENO_DIR",
+  "HTTPS_PROXY",
+  "https_proxy",
+  "HTTP_PROXY",
+  "http_proxy",
+  "NO_PROXY",
+  "no_proxy",
+  "OTEL_SDK_DISABLED",
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+  "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+  "OTEL_EXPORTER_OTLP_PROTOCOL",
+  "OTEL_EXPORTER_OTLP_TIMEOUT",
+  "OTEL_TRACES_EXPORTER",
+  "OTEL_METRICS_EXPORTER",
+  "OTEL_BSP_SCHEDULE_DELAY",
+  "OTEL_BSP_MAX_QUEUE_SIZE",
+  "OTEL_METRIC_EXPORT_INTERVAL",
+  "OTEL_RESOURCE_ATTRIBUTES",
+  "OTEL_SERVICE_NAME",
+];
+
+/**
+ * Environment names Gleaner's npm dependencies read by name when they load
+ * (measured under the scoped grant: a read of an ungranted name throws in
+ * Deno): `ws` (through puppeteer-core, the browser tier) reads
+ * `WS_NO_BUFFER_UTIL` and `WS_NO_UTF_8_VALIDATE`; puppeteer-core reads its
+ * `PUPPETEER_*` switches and `CHROME_CONFIG_HOME` when it launches Chromium.
+ * Part of the scoped
+ * `--allow-env=…` list.
+ */
+export const DEPENDENCY_ENV_NAMES: readonly string[] = [
+  "WS_NO_BUFFER_UTIL",
+  "WS_NO_UTF_8_VALIDATE",
+  "PUPPETEER_WEBDRIVER_BIDI_ONLY",
+  "PUPPETEER_TEST_EXPERIMENTAL_CHROME_FEATURES",
+  "PUPPETEER_DANGEROUS_NO_SANDBOX",
+  "CHROME_CONFIG_HOME",
+  // Deno's node:child_process reads it on every spawn (puppeteer-core spawns Chromium).
+  "NODE_V8_COVERAGE",
+];
+
+/**
+ * The variables a launched Chromium gets from Gleaner's environment (and no
+ * others: keys and settings stay with Gleaner): where home, temporary space
+ * and caches are, the program path, the locale, the time zone and the font
+ * configuration. Part of the scoped `--allow-env=…` list.
+ */
+export const CHROMIUM_ENV_NAMES: readonly string[] = [
+  "HOME",
+  "TMPDIR",
+  "PATH",
+  "LANG",
+  "LANGUAGE",
+  "LC_ALL",
+  "TZ",
+  "XDG_CONFIG_HOME",
+  "XDG_CACHE_HOME",
+  "XDG_DATA_HOME",
+  "XDG_RUNTIME_DIR",
+  "FONTCONFIG_PATH",
+  "FONTCONFIG_FILE",
+];
+
+/**
+ * The process environment as a plain object. With the whole `--allow-env`
+ * that is every variable; with a scoped `--allow-env=A,B,…` (as the tasks
+ * grant it) it is the variables of `names` that are granted and set (the
+ * default: {@link PROCESS_ENV_NAMES}); empty when no env access is granted
+ * (Gleaner then runs on its defaults and explicit settings).
  *
  * @example
  * ```ts
  * import { readEnv } from "./env.ts";
- * const env = readEnv();
+ * const env = readEnv(["HOME"]);
  * console.assert(typeof env === "object");
  * ```
  */
-export function readEnv(): Env {
+export function readEnv(names: readonly string[] = PROCESS_ENV_NAMES): Env {
+  // Queried first: an ungranted read would prompt on a terminal instead of failing.
+  if (granted({ name: "env" })) return Deno.env.toObject();
+  const env: Env = {};
+  for (const name of names) {
+    if (!granted({ name: "env", variable: name })) continue;
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/**
+ * True when the whole environment may be read (`--allow-env` without a
+ * list): what a dependency that enumerates it (`Object.keys(process.env)`)
+ * needs. Asks without prompting.
+ *
+ * @example
+ * ```ts
+ * import { wholeEnvGranted } from "./env.ts";
+ * console.assert(typeof wholeEnvGranted() === "boolean");
+ * ```
+ */
+export function wholeEnvGranted(): boolean {
+  return granted({ name: "env" });
+}
+
+function granted(descriptor: Deno.EnvPermissionDescriptor): boolean {
   try {
-    return Deno.env.toObject();
+    return Deno.permissions.querySync(descriptor).state === "granted";
   } catch {
-    return {};
+    return false;
   }
 }
 

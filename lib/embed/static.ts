@@ -8,6 +8,9 @@
  * same tokenizer, same rows, no ONNX Runtime, no FFI); `engine: "transformers"`
  * runs the model through transformers.js instead.
  *
+ * Permissions: read access to the model folder (`models/static/` of a checkout, or its copy in the
+ * data dir, which a JSR run writes once).
+ *
  * @module
  */
 import { fileURLToPath } from "node:url";

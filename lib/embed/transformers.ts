@@ -16,6 +16,9 @@
  * It is kept out of `deno.lock` too, since `deno install` installs every
  * package the lock names; `deno task test` runs on a copy of the lock.
  *
+ * Permissions: read access to the models folder (write access too when `embed.allow_remote`
+ * downloads); the whole `--allow-ffi` (onnxruntime-node).
+ *
  * @module
  */
 import { GleanerError, toGleanerError } from "../errors.ts";

@@ -14,6 +14,9 @@
  * idle worker does not keep the process alive; the TF.js runtime is loaded
  * only when this embedder is created.
  *
+ * Permissions: read access to the worker module's file and its imports when Gleaner runs from
+ * files.
+ *
  * @module
  */
 import { LruCache } from "../cache/lru_cache.ts";

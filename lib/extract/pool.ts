@@ -11,6 +11,9 @@
  * `worker.ts` next to this file: a `deno compile` binary needs
  * `--include lib/extract/worker.ts`.
  *
+ * Permissions: read access to the worker module's file (`worker.ts`) and its imports when Gleaner
+ * runs from files: Deno checks read access for every module a worker loads.
+ *
  * @module
  */
 import { Worker } from "node:worker_threads";

@@ -11,6 +11,9 @@
  * is set, {@link extraCaOption} builds the trust list itself: the default roots,
  * the `NODE_EXTRA_CA_CERTS` certificates and the `DENO_CERT` ones.
  *
+ * Permissions: read access to the files `NODE_EXTRA_CA_CERTS` and `DENO_CERT` name; env access to
+ * both names and to `NODE_USE_SYSTEM_CA`.
+ *
  * @module
  */
 import { type Env, readEnv } from "../config/env.ts";

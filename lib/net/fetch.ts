@@ -62,6 +62,9 @@
  *   FIFO: two ports of one host are two servers.
  * - Logs name origin and path only, never query strings (they may hold keys).
  *
+ * Permissions: net access (whole: the SSRF guard is the fence); the whole `--allow-sys` for HTTPS
+ * (node:https asks for sys access to `"ca"`); read access to the extra CA files.
+ *
  * @module
  */
 import http from "node:http";

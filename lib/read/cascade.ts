@@ -4,6 +4,9 @@
  * browser steps in when the HTTP result is thin; every read says which tier
  * produced it, and a failed read says the most specific reason met.
  *
+ * Permissions: net access (through the guarded fetch); those of the browser tier
+ * (`browser/launch.ts`) when a page is rendered.
+ *
  * @module
  */
 import type { Config } from "../config/config.ts";

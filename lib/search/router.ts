@@ -4,6 +4,8 @@
  * the foundation's shape — hits plus the record of every provider call as an
  * {@link Attempt}.
  *
+ * Permissions: net access to the search upstreams (through the guarded fetch).
+ *
  * @module
  */
 import { createCircuitBreaker } from "../async/breaker.ts";

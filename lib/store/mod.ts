@@ -13,6 +13,9 @@
  * await store.close();
  * ```
  *
+ * Permissions: those of `sqlite.ts` for the store file (default: the data dir); with
+ * `store.cache_url`, those of `valkey.ts` and net access to the server.
+ *
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
@@ -55,6 +58,7 @@ export {
   DAY_KEY_TTL_S,
   DEFAULT_KEY_PREFIX,
   INFO_KEY_TTL_S,
+  loadValkeyDriver,
   type ValkeyCacheOptions,
   type ValkeyDomainStatsOptions,
 } from "./valkey.ts";

@@ -4,6 +4,9 @@
  * schema up to date with versioned migrations (`PRAGMA user_version`), each in
  * its own transaction.
  *
+ * Permissions: read and write access to the folder of the database file (SQLite writes `-wal` and
+ * `-shm` beside it); none for `:memory:`.
+ *
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
@@ -244,11 +247,17 @@ function prepareFile(path: string): void {
 function openError(path: string, error: unknown): GleanerError {
   if (error instanceof GleanerError) return error;
   if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+    // The folder, as a scoped grant names it: SQLite also writes `-wal` and `-shm` beside the file.
+    const slash = path.lastIndexOf("/");
+    const dir = slash > 0 ? path.slice(0, slash) : slash === 0 ? "/" : ".";
     // Deno names the missing flag (--allow-ffi when an extension cannot load).
+    const named = error instanceof Deno.errors.NotCapable
+      ? /--allow-ffi/.exec(error.message)?.[0]
+      : undefined;
     const flag = error instanceof Deno.errors.NotCapable
-      ? ` (run with ${
-        /--allow-[a-z]+/.exec(error.message)?.[0] ?? "--allow-read and --allow-write"
-      } for it)`
+      ? named
+        ? ` (run with ${named} for it)`
+        : ` (run with --allow-read and --allow-write, or add its folder to scoped grants: --allow-read=${dir} --allow-write=${dir})`
       : "";
     return new GleanerError("invalid_arguments", `store.path ${path} is not accessible${flag}`, {
       cause: error,

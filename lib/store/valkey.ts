@@ -8,10 +8,14 @@
  * The size cap is left to the server (`maxmemory` with an `allkeys-lru`
  * policy): Valkey already tracks access recency for every key.
  *
+ * Permissions: net access to the cache server; the whole `--allow-env` (see {@link
+ * loadValkeyDriver}).
+ *
  * @module
  */
-import { Redis } from "iovalkey";
-import { GleanerError } from "../errors.ts";
+import type { Redis } from "iovalkey";
+import { wholeEnvGranted } from "../config/env.ts";
+import { GleanerError, permissionError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { DEFAULT_CACHE_TTLS } from "./cache.ts";
 import { checkTenant } from "./tenant.ts";
@@ -49,6 +53,48 @@ import {
 } from "./types.ts";
 
 export type { Redis };
+
+/**
+ * The Valkey driver. `iovalkey` depends on `debug@4`, which enumerates the
+ * whole environment when it loads (`Object.keys(process.env)`); under a
+ * scoped `--allow-env=…` (the tasks' launcher grants one when no cache
+ * server is configured) that throws, so the driver is then loaded only on
+ * demand ({@link loadValkeyDriver}); with the whole `--allow-env` it is
+ * loaded with this module, as before.
+ */
+let driver: { Redis: typeof Redis } | undefined = wholeEnvGranted()
+  ? await import("iovalkey")
+  : undefined;
+
+/**
+ * Loads the Valkey driver if it is not loaded yet; needed before
+ * {@link createValkeyClient} (and `openStore` with `store.cache_url`) when
+ * the environment grant is scoped. Fails with a message naming the whole
+ * `--allow-env` when the driver cannot load under the grant.
+ *
+ * @example
+ * ```ts ignore
+ * import { loadValkeyDriver } from "./valkey.ts";
+ * await loadValkeyDriver();
+ * ```
+ */
+export async function loadValkeyDriver(): Promise<void> {
+  if (driver) return;
+  try {
+    driver = await import("iovalkey");
+  } catch (error) {
+    throw valkeyEnvError(error);
+  }
+}
+
+function valkeyEnvError(cause: unknown): GleanerError {
+  const named = permissionError(cause, "store.cache_url");
+  return new GleanerError(
+    "internal",
+    "store.cache_url: the Valkey driver (iovalkey, through debug@4) reads the whole environment; run with the whole --allow-env",
+    { cause: named ?? cause, details: { field: "store.cache_url", flag: "--allow-env" } },
+  );
+}
 
 const log = getGleanerLogger("store", "valkey");
 
@@ -97,7 +143,8 @@ export function createValkeyClient(url: string, options: ConnectValkeyOptions = 
       { details: { field: "store.cache_url" } },
     );
   }
-  const client = new Redis(url, {
+  if (!driver) throw valkeyEnvError(undefined);
+  const client = new driver.Redis(url, {
     connectTimeout: options.connectTimeoutMs ?? 5_000,
     maxRetriesPerRequest: 2,
   });
@@ -122,6 +169,7 @@ export async function connectValkey(
   url: string,
   options: ConnectValkeyOptions = {},
 ): Promise<Redis> {
+  await loadValkeyDriver();
   const client = createValkeyClient(url, options);
   try {
     await client.ping();

@@ -13,6 +13,8 @@
  * outcomes, durations and token counts. Never query text, URLs, page content
  * or settings.
  *
+ * Permissions: env access to the `OTEL_*` names; net access to the OTLP endpoint when one is set.
+ *
  * @module
  */
 import { readEnv } from "../config/env.ts";

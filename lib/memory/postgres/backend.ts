@@ -18,6 +18,8 @@
  *   iterative scans keep filtered searches from coming back short.
  * - Candidates are top-k per retriever (LIMIT in SQL), never the whole table.
  *
+ * Permissions: net access to the PostgreSQL server; nothing on disk.
+ *
  * @module
  */
 import { GleanerError } from "../../errors.ts";

@@ -21,6 +21,9 @@
  * await backend.close();
  * ```
  *
+ * Permissions: read and write access to the folder of the memory file; the whole `--allow-ffi`
+ * (node:sqlite opens a database that may load sqlite-vec only under it).
+ *
  * @module
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";

@@ -11,14 +11,19 @@
  * preconnects and workers' WebSockets stay unguarded. The tier logs a warning
  * once when it connects to one.
  *
+ * Permissions: run access to the Chromium executable (`--allow-run=<path>`) and read access to it;
+ * read and write access to `chromiumProfileRoot()`; env access to `CHROMIUM_ENV_NAMES` (what
+ * Chromium is given) and to the names puppeteer-core and ws read (`DEPENDENCY_ENV_NAMES`).
+ *
  * @module
  */
 import puppeteer, { type Browser } from "puppeteer-core";
 import type { Config } from "../../config/config.ts";
-import { readEnv } from "../../config/env.ts";
-import { GleanerError } from "../../errors.ts";
+import { GleanerError, permissionError } from "../../errors.ts";
 import type { Resolver } from "../../net/fetch.ts";
 import { type EgressProxy, startEgressProxy } from "./proxy.ts";
+import { chromiumProfileRoot, findChromium } from "./chromium.ts";
+import { CHROMIUM_ENV_NAMES, readEnv } from "../../config/env.ts";
 
 /**
  * Flags every Chromium the tier launches gets: headless, no sandbox (it runs
@@ -92,58 +97,7 @@ export function egressArgs(proxyUrl: string): string[] {
   ];
 }
 
-/** Where Chromium is looked for when `read.chrome_path` is not set. */
-export const CHROMIUM_CANDIDATES: readonly string[] = [
-  "/usr/bin/chromium",
-  "/usr/bin/chromium-browser",
-  "/usr/bin/google-chrome",
-  "/usr/bin/google-chrome-stable",
-];
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isFile;
-  } catch {
-    return false;
-  }
-}
-
-function envChromePath(): string | undefined {
-  return readEnv().GLEANER_CHROME_PATH || undefined;
-}
-
-/**
- * The Chromium executable to launch: `read.chrome_path`, else env
- * `GLEANER_CHROME_PATH`, else the first of {@link CHROMIUM_CANDIDATES} that
- * exists. Throws `provider_unavailable` naming `read.chrome_path` otherwise.
- *
- * @example
- * ```ts
- * import { findChromium } from "./launch.ts";
- * import { parseConfig } from "@gleaner/gleaner";
- * const path = await findChromium(parseConfig({})).catch(() => undefined);
- * console.log(path ?? "no Chromium here");
- * ```
- */
-export async function findChromium(config: Config): Promise<string> {
-  const explicit = config.read.chrome_path ?? envChromePath();
-  if (explicit) {
-    if (await isFile(explicit)) return explicit;
-    throw new GleanerError(
-      "provider_unavailable",
-      `Chromium not found at ${explicit}: set read.chrome_path (or GLEANER_CHROME_PATH) to a Chromium executable`,
-      { details: { field: "read.chrome_path" } },
-    );
-  }
-  for (const candidate of CHROMIUM_CANDIDATES) {
-    if (await isFile(candidate)) return candidate;
-  }
-  throw new GleanerError(
-    "provider_unavailable",
-    "no Chromium found: install it (apt-get install chromium) or set read.chrome_path (or GLEANER_CHROME_PATH)",
-    { details: { field: "read.chrome_path" } },
-  );
-}
+export { CHROMIUM_CANDIDATES, chromiumProfileRoot, findChromium } from "./chromium.ts";
 
 /**
  * Throws `provider_unavailable` naming `--allow-run` unless Deno may run
@@ -240,7 +194,9 @@ export async function openBrowser(
   });
   let profile: string;
   try {
-    profile = await Deno.makeTempDir({ prefix: "gleaner-chromium-" });
+    const root = chromiumProfileRoot();
+    await Deno.mkdir(root, { recursive: true, mode: 0o700 });
+    profile = await Deno.makeTempDir({ dir: root, prefix: "profile-" });
   } catch (error) {
     await proxy.close();
     throw error;
@@ -264,6 +220,9 @@ export async function openBrowser(
       headless: true,
       pipe: true,
       userDataDir: profile,
+      // Chromium's environment: only what it needs (puppeteer would pass the whole process
+      // environment, which a scoped --allow-env cannot enumerate, and which holds the keys).
+      env: readEnv(CHROMIUM_ENV_NAMES),
       // The egress flags come last so that extraArgs cannot replace them.
       args: [...CHROMIUM_ARGS, ...CHROMIUM_MEMORY_ARGS, ...extraArgs, ...egressArgs(proxy.url)],
       // Keep Chromium's popup blocker on: a popup would be a page without interception.
@@ -276,6 +235,9 @@ export async function openBrowser(
   } catch (error) {
     await removeProfile();
     await proxy.close();
+    // A grant the launch needs (an environment name, the profile folder) is named as such.
+    const denied = permissionError(error, `launching Chromium at ${executable}`);
+    if (denied) throw denied;
     throw new GleanerError("provider_unavailable", `Chromium at ${executable} failed to start`, {
       cause: error,
       details: { field: "read.chrome_path" },

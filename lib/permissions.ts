@@ -1,0 +1,281 @@
+/**
+ * The narrowest Deno permissions Gleaner needs on this machine, resolved from
+ * the configuration and the environment at start: what `gleaner doctor`
+ * prints and what `deno task start` / `deno task mcp` grant (through
+ * `scripts/launch.ts`).
+ *
+ * | flag            | scope                                                                                     |
+ * | --------------- | ----------------------------------------------------------------------------------------- |
+ * | `--allow-net`   | open: Gleaner reads the web; the SSRF guard (`lib/net/`) is the fence                     |
+ * | `--allow-sys`   | open: `node:https` loads its trust store with sys access to `"ca"`, which cannot be named |
+ * | `--allow-env`   | the names of {@link envNames} (generated from the config schema); whole with a Valkey     |
+ * |                 | cache server (`store.cache_url`): see {@link ENV_UNSCOPED}                                |
+ * | `--allow-read`  | the config file, the tier rules file, the data directory, the store and memory files'     |
+ * |                 | folders, the hosted mode's user folder, the models,                                       |
+ * |                 | the extra CA files, Chromium's profile folder, Gleaner's own folder (workers' modules)   |
+ * | `--allow-write` | the data directory, the store and memory files' folders, the hosted mode's user folder,   |
+ * |                 | Chromium's profile folder                                                                 |
+ * | `--allow-run`   | the Chromium executable the browser tier would launch (none when there is none)           |
+ * | `--allow-ffi`   | open: see {@link FFI_UNSCOPED} (it loads sqlite-vec's library only)                       |
+ *
+ * Permissions: this module reads the environment names of {@link envNames}
+ * and stats the Chromium candidates (read access to them).
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+import { getLoadablePath } from "sqlite-vec";
+import { type Config, configFilePath, envNames } from "./config/config.ts";
+import { type Env, gleanerDataDir, readEnv } from "./config/env.ts";
+import { chromiumProfileRoot, findChromium } from "./read/browser/chromium.ts";
+
+/** The directories and files Gleaner touches, resolved for this machine. */
+export interface GleanerPaths {
+  /** The config file looked for (it need not exist). */
+  config_file?: string;
+  /** The per-user data directory (`$XDG_DATA_HOME/gleaner`). */
+  data_dir?: string;
+  /** The cache store's SQLite file (`undefined` when in memory or in the data dir by default). */
+  store_file?: string;
+  /** The memory SQLite file (`undefined` when in memory, on PostgreSQL or in the data dir). */
+  memory_file?: string;
+  /** The hosted mode's per-user memory folder when `memory.hosted_dir` sets it. */
+  hosted_dir?: string;
+  /** The tier rules file (`read.tier_rules_path`). */
+  tier_rules?: string;
+  /** Model directories read (the shipped static model, `embed.models_dir`). */
+  models: string[];
+  /**
+   * Gleaner's own files when it runs from files (a checkout): Deno checks read
+   * access for every module a worker loads (`lib/extract/worker.ts`,
+   * `lib/embed/use_lite_worker.ts` and their imports, npm packages included).
+   * Run from a registry (JSR), Deno's cache directory, where the workers' npm
+   * packages are (`$DENO_DIR`, else `$XDG_CACHE_HOME/deno` or `~/.cache/deno`).
+   */
+  code?: string;
+  /** Extra CA files (`NODE_EXTRA_CA_CERTS`, `DENO_CERT`). */
+  ca_files: string[];
+  /** The folder of the browser tier's throwaway Chromium profiles. */
+  chromium_profiles: string;
+  /** The Chromium executable, when one is configured or found. */
+  chromium?: string;
+  /** True when a Valkey cache server is configured (`store.cache_url`). */
+  valkey?: boolean;
+  /** sqlite-vec's loadable library, when it can be resolved. */
+  sqlite_vec?: string;
+}
+
+/** Scoped grants: a list of values per permission; `true` where the grant stays open. */
+export interface PermissionGrants {
+  /** Always open (see the module doc). */
+  net: true;
+  /** Always open (see the module doc). */
+  sys: true;
+  /** The environment names Gleaner reads ({@link envNames}); `true`: the whole environment. */
+  env: string[] | true;
+  /** Paths that may be read. */
+  read: string[];
+  /** Paths that may be written. */
+  write: string[];
+  /** Executables that may be run. */
+  run: string[];
+  /** The libraries Gleaner loads (sqlite-vec); the grant itself stays open. */
+  ffi: string[];
+}
+
+/**
+ * Why `--allow-env` is whole when a Valkey cache server is configured: the
+ * driver `iovalkey` depends on `debug@4`, which enumerates the environment
+ * when it loads (`Object.keys(process.env)`, looking for `DEBUG_*`), and Deno
+ * answers an enumeration only under the whole `--allow-env`. Without
+ * `store.cache_url` the driver is never loaded (`lib/store/valkey.ts`).
+ */
+export const ENV_UNSCOPED: string =
+  "store.cache_url: iovalkey's debug@4 enumerates the whole environment when it loads";
+
+/**
+ * Why `--allow-ffi` stays whole: in Deno 2.9 `node:sqlite` opens a database
+ * with `allowExtension: true` (needed to load sqlite-vec into the memory
+ * file) only under the whole `--allow-ffi`; `--allow-ffi=<vec0.so>` is
+ * refused with "Requires ffi access" before any library is named.
+ */
+export const FFI_UNSCOPED: string =
+  "node:sqlite's allowExtension (for sqlite-vec) asks for the whole --allow-ffi in Deno 2.9";
+
+/** The shipped static model (`STATIC_MODEL_URL` of `lib/embed/static.ts`, not imported: the launcher stays light). */
+const STATIC_MODEL_URL: URL = new URL("../models/static/", import.meta.url);
+
+/** The folder of Gleaner's own modules (`lib/` is in it). */
+const CODE_ROOT: URL = new URL("../", import.meta.url);
+
+/** Options of {@link resolvePaths} and {@link permissionGrants}. */
+export interface PermissionOptions {
+  /** The environment (default: the process environment, {@link envNames} only). */
+  env?: Env;
+  /** The config file given with `--config` (default: `$GLEANER_CONFIG` or the XDG path). */
+  configFile?: string;
+  /** Working directory that relative store paths resolve against (default: `Deno.cwd()`). */
+  cwd?: string;
+}
+
+/**
+ * The paths Gleaner would touch with `config` on this machine.
+ *
+ * @example
+ * ```ts ignore
+ * import { parseConfig } from "@gleaner/gleaner";
+ * import { resolvePaths } from "./permissions.ts";
+ * const paths = await resolvePaths(parseConfig({}), { env: { HOME: "/home/a" } });
+ * console.assert(paths.data_dir === "/home/a/.local/share/gleaner");
+ * ```
+ */
+export async function resolvePaths(
+  config: Config,
+  options: PermissionOptions = {},
+): Promise<GleanerPaths> {
+  const env = options.env ?? readEnv(envNames());
+  const cwd = options.cwd ?? Deno.cwd();
+  const file = (path: string | undefined) =>
+    path === undefined || path === "" || path === ":memory:" ? undefined : absolute(path, cwd, env);
+  const models: string[] = [];
+  if (config.embed.provider === "static" && STATIC_MODEL_URL.protocol === "file:") {
+    models.push(fileURLToPath(STATIC_MODEL_URL));
+  }
+  if (config.embed.models_dir) models.push(absolute(config.embed.models_dir, cwd, env));
+  let chromium: string | undefined;
+  if (!config.read.browser_cdp_url && config.read.render !== "never") {
+    chromium = await findChromium(config).catch(() => undefined);
+  }
+  let sqliteVec: string | undefined;
+  try {
+    sqliteVec = getLoadablePath();
+  } catch {
+    // An unsupported platform: memory runs without vectors.
+  }
+  return {
+    config_file: options.configFile ?? configFilePath(env),
+    data_dir: gleanerDataDir(env),
+    store_file: file(config.store.path),
+    memory_file: config.memory.backend === "sqlite" ? file(config.memory.path) : undefined,
+    hosted_dir: config.memory.hosted && config.memory.hosted_dir
+      ? absolute(config.memory.hosted_dir, cwd, env)
+      : undefined,
+    tier_rules: file(config.read.tier_rules_path),
+    models,
+    code: CODE_ROOT.protocol === "file:"
+      ? fileURLToPath(CODE_ROOT).replace(/\/$/, "")
+      : denoCacheDir(env),
+    ca_files: ["NODE_EXTRA_CA_CERTS", "DENO_CERT"].map((name) => env[name] ?? "")
+      .filter((path) => path !== "").map((path) => absolute(path, cwd, env)),
+    chromium_profiles: chromiumProfileRoot(env),
+    chromium,
+    sqlite_vec: sqliteVec,
+    valkey: config.store.cache_url !== undefined,
+  };
+}
+
+/**
+ * The scoped grants for `config` on this machine (see the module doc).
+ *
+ * @example
+ * ```ts ignore
+ * import { parseConfig } from "@gleaner/gleaner";
+ * import { permissionGrants } from "./permissions.ts";
+ * const grants = await permissionGrants(parseConfig({}), { env: { HOME: "/home/a" } });
+ * console.assert(grants.write.includes("/home/a/.local/share/gleaner"));
+ * ```
+ */
+export async function permissionGrants(
+  config: Config,
+  options: PermissionOptions = {},
+): Promise<PermissionGrants> {
+  return grantsFor(await resolvePaths(config, options));
+}
+
+/**
+ * The grants that follow from resolved paths.
+ *
+ * @example
+ * ```ts
+ * import { grantsFor } from "./permissions.ts";
+ * const grants = grantsFor({
+ *   data_dir: "/d/gleaner",
+ *   memory_file: "/m/memory.db",
+ *   models: [],
+ *   ca_files: [],
+ *   chromium_profiles: "/tmp/gleaner-chromium",
+ * });
+ * console.assert(grants.write.join() === "/d/gleaner,/m,/tmp/gleaner-chromium");
+ * ```
+ */
+export function grantsFor(paths: GleanerPaths): PermissionGrants {
+  const folders = [paths.store_file, paths.memory_file].filter((p) => p !== undefined)
+    .map(dirname);
+  const write = unique([paths.data_dir, ...folders, paths.hosted_dir, paths.chromium_profiles]);
+  return {
+    net: true,
+    sys: true,
+    env: paths.valkey ? true : envNames(),
+    read: unique([
+      paths.config_file,
+      paths.tier_rules,
+      ...write,
+      ...paths.models,
+      paths.code,
+      // The browser tier checks that the executable is a file before it runs it.
+      paths.chromium,
+      ...paths.ca_files,
+    ]),
+    write,
+    run: unique([paths.chromium]),
+    ffi: unique([paths.sqlite_vec]),
+  };
+}
+
+/**
+ * The `deno run` flags of `grants`: open flags bare (`--allow-net`,
+ * `--allow-sys`, `--allow-ffi`: see {@link FFI_UNSCOPED}; `--allow-env`
+ * when `env` is `true`, see {@link ENV_UNSCOPED}), scoped ones as
+ * `--allow-x=a,b`; a permission with nothing to grant is left out.
+ *
+ * @example
+ * ```ts
+ * import { permissionFlags } from "./permissions.ts";
+ * const flags = permissionFlags({
+ *   net: true, sys: true, env: ["HOME"], read: ["/d"], write: ["/d"], run: [], ffi: [],
+ * });
+ * console.assert(
+ *   flags.join(" ") === "--allow-net --allow-sys --allow-ffi --allow-env=HOME --allow-read=/d --allow-write=/d",
+ * );
+ * ```
+ */
+export function permissionFlags(grants: PermissionGrants): string[] {
+  const flags = ["--allow-net", "--allow-sys", "--allow-ffi"];
+  if (grants.env === true) flags.push("--allow-env");
+  for (const name of ["env", "read", "write", "run"] as const) {
+    const values = grants[name];
+    if (values !== true && values.length > 0) flags.push(`--allow-${name}=${values.join(",")}`);
+  }
+  return flags;
+}
+
+function denoCacheDir(env: Env): string | undefined {
+  if (env.DENO_DIR) return env.DENO_DIR;
+  const base = env.XDG_CACHE_HOME || (env.HOME ? `${env.HOME}/.cache` : undefined);
+  return base ? `${base}/deno` : undefined;
+}
+
+function unique(values: (string | undefined)[]): string[] {
+  return [...new Set(values.filter((v): v is string => v !== undefined && v !== ""))];
+}
+
+function dirname(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash > 0 ? path.slice(0, slash) : "/";
+}
+
+function absolute(path: string, cwd: string, env: Env): string {
+  if (path.startsWith("/")) return path;
+  if (path.startsWith("~/") && env.HOME) return `${env.HOME}${path.slice(1)}`;
+  return `${cwd.replace(/\/+$/, "")}/${path.replace(/^\.\//, "")}`;
+}
