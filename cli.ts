@@ -194,6 +194,9 @@ async function main(args: string[]): Promise<number> {
   }
   const { setupLogging } = await import("./lib/log.ts");
   await setupLogging(config.log.level);
+  // The environment the defaults come from (data directory, TMPDIR, CA files, OTEL_*), read once
+  // here and handed down: no library module reads the environment itself.
+  const env = (await import("./lib/config/env.ts")).readHostEnv();
   // Written synchronously: a short command may exit before the log sink flushes.
   for (const warning of warnings) printError(`gleaner: warning: ${warning}`);
 
@@ -206,7 +209,7 @@ async function main(args: string[]): Promise<number> {
   if (command === "config") return print(JSON.stringify(redactConfig(config), null, 2)), 0;
   if (command === "doctor") {
     const { runDoctor } = await import("./lib/doctor.ts");
-    const report = await runDoctor(config, { online: values.online === true });
+    const report = await runDoctor(config, { online: values.online === true, env });
     print(JSON.stringify(report, null, 2));
     return report.ok ? 0 : 1;
   }
@@ -220,11 +223,11 @@ async function main(args: string[]): Promise<number> {
         import("./lib/gleaner.ts"),
         import("./lib/telemetry/mod.ts"),
       ]);
-      await initTelemetry();
+      await initTelemetry(env);
       if (config.store.cache_url) {
         await (await import("./lib/store/valkey.ts")).loadValkeyDriver();
       }
-      return createGleanerFromConfig(config);
+      return createGleanerFromConfig(config, { env });
     })();
   try {
     switch (command) {
@@ -324,7 +327,7 @@ async function main(args: string[]): Promise<number> {
       import("./lib/store/mod.ts"),
     ]);
     // Only the store: no reader, browser or extraction threads for a file copy.
-    const store = openStore(settings);
+    const store = openStore(settings, { env });
     try {
       await store.ready();
       return await copy(store.domains);

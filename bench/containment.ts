@@ -16,6 +16,7 @@ import { naivePageTokens } from "./lib/naive.ts";
 import { READABILITY_CORPUS } from "../testing/fixtures/corpora.ts";
 import { createGleaner, research, scrapeUrls } from "../mod.ts";
 import type { ConfigInput } from "../lib/config/config.ts";
+import { readHostEnv } from "../lib/config/env.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { gatherEvidence } from "../lib/evidence/gather.ts";
 import { defaultModelsDir, isModelDir, TRANSFORMERS_PRESETS } from "../lib/embed/mod.ts";
@@ -181,7 +182,7 @@ export const SETTINGS = ["bm25", "hybrid_static", "hybrid_static_rerank_use_lite
 
 /** A local transformers.js preset directory, if one is present. */
 function localTransformersModel(): string | undefined {
-  const dir = defaultModelsDir();
+  const dir = defaultModelsDir(readHostEnv());
   if (!dir) return undefined;
   for (const spec of Object.values(TRANSFORMERS_PRESETS)) {
     if (isModelDir(`${dir}/${spec.hubId}`)) return `${dir}/${spec.hubId}`;
@@ -278,7 +279,9 @@ export async function runContainmentBench(
     } else if (label === "transformers") {
       const model = localTransformersModel();
       if (!model) {
-        result[label] = `not present (no preset under ${defaultModelsDir() ?? "(no models dir)"})`;
+        result[label] = `not present (no preset under ${
+          defaultModelsDir(readHostEnv()) ?? "(no models dir)"
+        })`;
         await world.close();
         continue;
       }

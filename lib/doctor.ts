@@ -16,6 +16,7 @@ import { usableProviders } from "./search/providers/registry.ts";
 import { toolsFor } from "./tools/presentations.ts";
 import { VERSION } from "./version.ts";
 import { inspectExtraCa } from "./net/ca.ts";
+import { type Env, readHostEnv } from "./config/env.ts";
 import { assertUrlAllowed } from "./net/address.ts";
 import { safeEndpoint } from "./config/redact.ts";
 import { permissionError } from "./errors.ts";
@@ -72,6 +73,12 @@ export interface DoctorOptions {
    * serves. Most providers count the call.
    */
   online?: boolean;
+  /**
+   * The environment the defaults come from (data directory, extra CA files,
+   * home directory); default: a snapshot of the process environment
+   * (`readHostEnv()` in `lib/config/env.ts`).
+   */
+  env?: Env;
 }
 
 /**
@@ -93,10 +100,11 @@ export async function runDoctor(
   config: Config,
   options: DoctorOptions = {},
 ): Promise<DoctorReport> {
-  const checks: Draft[] = [...await permissionChecks(config), caCheck(), await dnsCheck()];
+  const env = options.env ?? readHostEnv();
+  const checks: Draft[] = [...await permissionChecks(config), caCheck(env), await dnsCheck()];
   try {
     if (config.store.cache_url) await loadValkeyDriver();
-    const store = openStore(config.store);
+    const store = openStore(config.store, { env });
     const stats = await store.cache.stats();
     checks.push({
       name: "store",
@@ -107,7 +115,7 @@ export async function runDoctor(
   } catch (error) {
     checks.push({ name: "store", ok: false, detail: String(error) });
   }
-  checks.push(...await memoryChecks(config));
+  checks.push(...await memoryChecks(config, env));
   if (config.read.browser_cdp_url) {
     checks.push({ name: "browser", ok: true, detail: `external DevTools endpoint configured` });
   } else {
@@ -122,7 +130,7 @@ export async function runDoctor(
     }
   }
   try {
-    const status = await embedderStatus(config.embed);
+    const status = await embedderStatus(config.embed, env);
     checks.push({ name: "embedder", ok: true, detail: JSON.stringify(status) });
   } catch (error) {
     checks.push({
@@ -153,7 +161,7 @@ export async function runDoctor(
       import("./search/providers/probe.ts"),
       import("./net/fetch.ts"),
     ]);
-    for (const row of await probeProviders(config, createFetcher(config.network))) {
+    for (const row of await probeProviders(config, createFetcher(config.network, { env }))) {
       checks.push({
         name: `provider ${row.name} (${row.roles.join(", ")})`,
         ok: row.ok,
@@ -308,9 +316,9 @@ async function permissionChecks(config: Config): Promise<Draft[]> {
   return checks;
 }
 
-function caCheck(): Draft {
+function caCheck(env: Env): Draft {
   try {
-    const files = inspectExtraCa();
+    const files = inspectExtraCa(env);
     if (files.length === 0) {
       return {
         name: "extra CA certificates",
@@ -384,12 +392,14 @@ async function dnsCheck(): Promise<Draft> {
  * was brought up to date now), the vector extension loads, and the SQLite
  * file and folder are the owner's alone.
  */
-async function memoryChecks(config: Config): Promise<Draft[]> {
+async function memoryChecks(config: Config, env: Env): Promise<Draft[]> {
   const memory = config.memory;
   if (!memory.enabled) {
     return [{ name: "memory store", ok: true, detail: "turned off (memory.enabled is false)" }];
   }
-  return memory.backend === "postgres" ? await postgresChecks(config) : await sqliteChecks(config);
+  return memory.backend === "postgres"
+    ? await postgresChecks(config)
+    : await sqliteChecks(config, env);
 }
 
 /** Whether memories get vectors (an embedder is configured). */
@@ -407,13 +417,14 @@ function migrationCheck(from: number, to: number, applied: number[]): Draft {
   };
 }
 
-async function sqliteChecks(config: Config): Promise<Draft[]> {
+async function sqliteChecks(config: Config, env: Env): Promise<Draft[]> {
+  const home = env.HOME;
   const memory = config.memory;
   let path: string;
   try {
     // Hosted mode: one file per user, each opened (and migrated) on first use;
     // their folder is checked here.
-    path = memoryFilePath(memory, memory.hosted ? "gleaner-doctor" : undefined);
+    path = memoryFilePath(memory, memory.hosted ? "gleaner-doctor" : undefined, env);
   } catch (error) {
     return [{
       name: "memory store",
@@ -439,18 +450,21 @@ async function sqliteChecks(config: Config): Promise<Draft[]> {
       detail: `sqlite, one file per user in ${dir} (each opened and migrated on first use)`,
     }];
     const modes = modesCheck(
-      storeModes(path, { tighten: false }),
-      () => storeModes(path, { tighten: true }),
+      storeModes(path, { tighten: false, home }),
+      () => storeModes(path, { tighten: true, home }),
     );
     if (modes) checks.push(modes);
     return checks;
   }
 
-  const before = storeModes(path, { tighten: false });
+  const before = storeModes(path, { tighten: false, home });
   let migrated: MigrationResult | undefined;
   let backend: SqliteMemoryBackend;
   try {
-    backend = openSqliteMemoryBackend(path, { onMigrated: (result) => (migrated = result) });
+    backend = openSqliteMemoryBackend(path, {
+      home,
+      onMigrated: (result) => (migrated = result),
+    });
   } catch (error) {
     const named = permissionError((error as Error).cause ?? error, "memory store");
     const checks: Draft[] = [{
@@ -463,7 +477,7 @@ async function sqliteChecks(config: Config): Promise<Draft[]> {
         }`
         : "check that memory.path names a file you can write in a folder you own, or set another",
     }];
-    const modes = modesCheck(before, () => storeModes(path, { tighten: false }));
+    const modes = modesCheck(before, () => storeModes(path, { tighten: false, home }));
     if (modes) checks.push(modes);
     return checks;
   }
@@ -502,7 +516,7 @@ async function sqliteChecks(config: Config): Promise<Draft[]> {
   } finally {
     await backend.close();
   }
-  const modes = modesCheck(before, () => storeModes(path, { tighten: false }));
+  const modes = modesCheck(before, () => storeModes(path, { tighten: false, home }));
   if (modes) checks.push(modes);
   return checks;
 }

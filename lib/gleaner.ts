@@ -5,6 +5,7 @@
  * @module
  */
 import { type Config, type ConfigInput, loadConfig, parseConfig } from "./config/config.ts";
+import { type Env, readHostEnv } from "./config/env.ts";
 import { getGleanerLogger } from "./log.ts";
 import { createFetcher } from "./net/fetch.ts";
 import type { Fetcher } from "./net/types.ts";
@@ -121,6 +122,24 @@ const MAX_WEB_VIEWS = 256;
 export interface CreateGleanerOptions {
   /** Read the config file and `GLEANER_*` environment below the given config (default: false for the library). */
   fromEnvironment?: boolean;
+  /**
+   * The environment the defaults come from (data directory, temporary
+   * directory, extra CA files, `OTEL_*`, Chromium's environment); default: a
+   * snapshot of the process environment ({@link readHostEnv}).
+   */
+  env?: Env;
+}
+
+/** Options of {@link createGleanerFromConfig}. */
+export interface CreateGleanerFromConfigOptions {
+  /**
+   * The environment snapshot the defaults come from: the data directory
+   * (`XDG_DATA_HOME`, `HOME`) of the store, memory and models, the browser
+   * tier's profiles (`TMPDIR`) and Chromium's environment, the extra CA files
+   * (`NODE_EXTRA_CA_CERTS`, `DENO_CERT`). Default: {@link readHostEnv}, read
+   * once here; no module below reads the environment itself.
+   */
+  env?: Env;
 }
 
 /**
@@ -142,13 +161,22 @@ export async function createGleaner(
   const config = options.fromEnvironment
     ? await loadConfig({ overrides: input })
     : parseConfig(input);
-  await initTelemetry();
+  const env = options.env ?? readHostEnv();
+  await initTelemetry(env);
   if (config.store.cache_url) await loadValkeyDriver();
-  return createGleanerFromConfig(config);
+  return createGleanerFromConfig(config, { env });
 }
 
-/** Creates a Gleaner from an already validated configuration. */
-export function createGleanerFromConfig(config: Config): Gleaner {
+/**
+ * Creates a Gleaner from an already validated configuration; the defaults
+ * that come from the environment come from `options.env` (see
+ * {@link CreateGleanerFromConfigOptions}).
+ */
+export function createGleanerFromConfig(
+  config: Config,
+  options: CreateGleanerFromConfigOptions = {},
+): Gleaner {
+  const env = options.env ?? readHostEnv();
   if (config.network.allow_private !== false) {
     log.warn(
       "network.allow_private is on ({value}): private and loopback addresses can be reached",
@@ -157,9 +185,9 @@ export function createGleanerFromConfig(config: Config): Gleaner {
       },
     );
   }
-  const fetcher = createFetcher(config.network);
+  const fetcher = createFetcher(config.network, { env });
   const events = createEvents(config.events);
-  const store = openStore(config.store);
+  const store = openStore(config.store, { env });
   const hosted = config.memory.hosted;
   // The robots.txt cache is shared by every user: in hosted mode, when it was
   // fetched would tell one user what another read, so each user's reader
@@ -172,7 +200,7 @@ export function createGleanerFromConfig(config: Config): Gleaner {
     });
   }
   // The llms.txt tier notes what it finds in the reading reader's domain memory.
-  const tiers = defaultTiers(config, { fetcher });
+  const tiers = defaultTiers(config, { fetcher, env });
   const traced = tiers.tiers.map(traceTier);
   const tierRule = config.read.tier_rules_path
     ? createTierRules(config.read.tier_rules_path)
@@ -245,7 +273,10 @@ export function createGleanerFromConfig(config: Config): Gleaner {
   };
   let embedderPromise: Promise<Embedder | undefined> | undefined;
   let expanderPromise: Promise<QueryExpander | undefined> | undefined;
-  const memoryStores = new MemoryStores(config.memory, { embedder: () => gleaner.embedder() });
+  const memoryStores = new MemoryStores(config.memory, {
+    embedder: () => gleaner.embedder(),
+    env,
+  });
   const health = createHealth({
     store() {
       try {
@@ -308,21 +339,24 @@ export function createGleanerFromConfig(config: Config): Gleaner {
     reader,
     store,
     embedder() {
-      embedderPromise ??= createEmbedder(config.embed, { fetcher, cache: store.embeddings }).then(
-        (embedder) => embedder ?? undefined,
-        (error) => {
-          log.warn("no embedder available, ranking falls back to BM25: {error}", { error });
-          return undefined;
-        },
-      );
+      embedderPromise ??= createEmbedder(config.embed, { fetcher, cache: store.embeddings, env })
+        .then(
+          (embedder) => embedder ?? undefined,
+          (error) => {
+            log.warn("no embedder available, ranking falls back to BM25: {error}", { error });
+            return undefined;
+          },
+        );
       return embedderPromise;
     },
     expander() {
       if (config.rank.expand_terms === 0) return Promise.resolve(undefined);
-      expanderPromise ??= loadQueryExpander(expanderOptions(config.rank)).catch((error) => {
-        log.warn("no query expansion: {error}", { error });
-        return undefined;
-      });
+      expanderPromise ??= loadQueryExpander({ ...expanderOptions(config.rank), env }).catch(
+        (error) => {
+          log.warn("no query expansion: {error}", { error });
+          return undefined;
+        },
+      );
       return expanderPromise;
     },
     memories() {

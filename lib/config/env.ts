@@ -107,6 +107,34 @@ export const CHROMIUM_ENV_NAMES: readonly string[] = [
 ];
 
 /**
+ * The variables the composition root (`lib/gleaner.ts`, the doctor, the
+ * permission planner) reads once and hands down as an {@link Env} snapshot:
+ * {@link PROCESS_ENV_NAMES} (data directories, temporary space, CA files,
+ * OpenTelemetry) and {@link CHROMIUM_ENV_NAMES} (what a launched Chromium
+ * gets). Library modules take what they need from that snapshot and never
+ * read the environment themselves.
+ */
+export const HOST_ENV_NAMES: readonly string[] = [
+  ...new Set([...PROCESS_ENV_NAMES, ...CHROMIUM_ENV_NAMES]),
+];
+
+/**
+ * The snapshot of {@link HOST_ENV_NAMES} an entry point reads once at start-up
+ * and passes to the modules that need a default from the environment (the
+ * data directory, the temporary directory, the extra CA files, the
+ * OpenTelemetry exporter, Chromium's environment).
+ *
+ * @example
+ * ```ts
+ * import { readHostEnv } from "./env.ts";
+ * console.assert(typeof readHostEnv() === "object");
+ * ```
+ */
+export function readHostEnv(): Env {
+  return readEnv(HOST_ENV_NAMES);
+}
+
+/**
  * The process environment as a plain object. With the whole `--allow-env`
  * that is every variable; with a scoped `--allow-env=A,B,…` (as the tasks
  * grant it) it is the variables of `names` that are granted and set (the

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Config } from "../config/config.ts";
+import type { Env } from "../config/env.ts";
 import { GleanerError } from "../errors.ts";
 import type { Fetcher } from "../net/types.ts";
 import { withCache } from "./cached.ts";
@@ -61,6 +62,12 @@ export interface EmbedderDeps {
   fetcher?: Fetcher;
   /** Passage-vector cache; used for the `transformers` and `openai` providers. */
   cache?: EmbeddingCache;
+  /**
+   * The entry point's environment snapshot (`readHostEnv()` in
+   * `lib/config/env.ts`): `XDG_DATA_HOME`/`HOME` give the default models
+   * directory. Default: none (no default models directory).
+   */
+  env?: Env;
 }
 
 /**
@@ -86,7 +93,7 @@ export async function createEmbedder(
     case "none":
       return null;
     case "static":
-      return await createStaticEmbedder({ batchSize: config.batch_size });
+      return await createStaticEmbedder({ batchSize: config.batch_size, env: deps.env });
     case "transformers":
       return cached(
         await createTransformersEmbedder({
@@ -95,6 +102,7 @@ export async function createEmbedder(
           allowRemote: config.allow_remote,
           dtype: config.dtype,
           batchSize: config.batch_size,
+          env: deps.env,
         }),
       );
     case "openai": {
@@ -199,7 +207,8 @@ async function ffiState(): Promise<EmbedderStatus["ffi"]> {
 /**
  * Reports what is present locally for embeddings — the static model's files,
  * local copies of the presets, the `--allow-ffi` state — and whether the
- * configured embedder could start offline. Loads no model.
+ * configured embedder could start offline. Loads no model. `env` is the entry
+ * point's environment snapshot (where the models directory is by default).
  *
  * @example
  * ```ts
@@ -209,19 +218,22 @@ async function ffiState(): Promise<EmbedderStatus["ffi"]> {
  * console.assert(status.provider === "static" && status.static.present);
  * ```
  */
-export async function embedderStatus(config: Config["embed"]): Promise<EmbedderStatus> {
+export async function embedderStatus(
+  config: Config["embed"],
+  env: Env = {},
+): Promise<EmbedderStatus> {
   let dir: string | null = null;
   try {
     dir = staticModelDir();
   } catch {
     // Not running from files: the model is read from its copy on disk, once made.
-    dir = staticModelCopyDir() ?? null;
+    dir = staticModelCopyDir(env) ?? null;
   }
   const files = dir
     ? await Promise.all(STATIC_MODEL_FILES.map((f) => fileStatus(dir!, f)))
     : STATIC_MODEL_FILES.map((file) => ({ file, present: false }));
   const staticPresent = dir !== null && files.every((f) => f.present);
-  const modelsDir = config.models_dir ?? defaultModelsDir() ?? null;
+  const modelsDir = config.models_dir ?? defaultModelsDir(env) ?? null;
   const local_models: LocalModelStatus[] = [];
   for (const [preset, spec] of Object.entries(TRANSFORMERS_PRESETS)) {
     const presetDir = modelsDir ? `${modelsDir.replace(/\/+$/, "")}/${spec.hubId}` : "";

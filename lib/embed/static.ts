@@ -15,6 +15,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { GleanerError } from "../errors.ts";
+import type { Env } from "../config/env.ts";
 import { createFastStaticEmbedder } from "./static_fast.ts";
 import { getGleanerLogger } from "../log.ts";
 import { VERSION } from "../version.ts";
@@ -66,6 +67,12 @@ export interface EnsureStaticModelOptions {
    * `<models dir>/gleaner-static/<version>`, see `defaultModelsDir`).
    */
   cacheDir?: string;
+  /**
+   * The entry point's environment snapshot (`readHostEnv()` in
+   * `lib/config/env.ts`): `XDG_DATA_HOME`/`HOME` give the default models
+   * directory. Default: none (no default models directory).
+   */
+  env?: Env;
 }
 
 const copies = new Map<string, Promise<string>>();
@@ -78,8 +85,8 @@ const COPY_TIMEOUT_MS = 60_000;
  * run from files: `<models dir>/gleaner-static/<version>/`; `undefined` when
  * no data directory is known.
  */
-export function staticModelCopyDir(): string | undefined {
-  const base = defaultModelsDir();
+export function staticModelCopyDir(env: Env): string | undefined {
+  const base = defaultModelsDir(env);
   return base ? `${base}/gleaner-static/${VERSION}/` : undefined;
 }
 
@@ -100,7 +107,7 @@ export function staticModelCopyDir(): string | undefined {
 export function ensureStaticModelDir(options: EnsureStaticModelOptions = {}): Promise<string> {
   const source = options.source ?? STATIC_MODEL_URL;
   if (source.protocol === "file:") return Promise.resolve(fileURLToPath(source));
-  const dir = options.cacheDir ?? staticModelCopyDir();
+  const dir = options.cacheDir ?? staticModelCopyDir(options.env ?? {});
   if (!dir) {
     return Promise.reject(
       new GleanerError(
@@ -165,6 +172,12 @@ export interface StaticEmbedderOptions {
   batchSize?: number;
   /** Batches allowed to wait before callers get `rate_limited` (transformers engine). Default 64. */
   maxPending?: number;
+  /**
+   * The entry point's environment snapshot (`readHostEnv()` in
+   * `lib/config/env.ts`): `XDG_DATA_HOME`/`HOME` give the default models
+   * directory. Default: none (no default models directory).
+   */
+  env?: Env;
 }
 
 /**
@@ -203,7 +216,7 @@ async function staticModelId(dir: string): Promise<string> {
  * ```
  */
 export async function createStaticEmbedder(options: StaticEmbedderOptions = {}): Promise<Embedder> {
-  const dir = options.dir ?? await ensureStaticModelDir();
+  const dir = options.dir ?? await ensureStaticModelDir({ env: options.env });
   const id = await staticModelId(dir);
   if ((options.engine ?? "js") === "js") {
     return await createFastStaticEmbedder({ dir, id: `${id}:js` });

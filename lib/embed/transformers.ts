@@ -22,7 +22,7 @@
  * @module
  */
 import { GleanerError, toGleanerError } from "../errors.ts";
-import { gleanerDataDir, readEnv } from "../config/env.ts";
+import { type Env, gleanerDataDir } from "../config/env.ts";
 import { getGleanerLogger } from "../log.ts";
 import { SerialQueue } from "./queue.ts";
 import type { Embedder } from "./types.ts";
@@ -145,8 +145,14 @@ export type TransformersPreset = keyof typeof TRANSFORMERS_PRESETS;
 export interface TransformersEmbedderOptions {
   /** A preset (`fast`, `balanced`, `quality`), a hub id, or a local model directory. Default `balanced`. */
   model?: string;
-  /** Directory of local models (`<modelsDir>/<hub id>/`); downloads land here. Default {@link defaultModelsDir}. */
+  /** Directory of local models (`<modelsDir>/<hub id>/`); downloads land here. Default {@link defaultModelsDir} of `env`. */
   modelsDir?: string;
+  /**
+   * The entry point's environment snapshot (`readHostEnv()` in
+   * `lib/config/env.ts`): `XDG_DATA_HOME`/`HOME` give the default models
+   * directory. Default: none (no default models directory).
+   */
+  env?: Env;
   /** Download missing models from the Hugging Face hub. Default `false`. */
   allowRemote?: boolean;
   /** Weight variant. Default `q8` (`onnx/model_quantized.onnx`). */
@@ -222,9 +228,7 @@ function absolutePath(path: string): string {
  * console.assert(defaultModelsDir({ XDG_DATA_HOME: "/data" }) === "/data/gleaner/models");
  * ```
  */
-export function defaultModelsDir(
-  env: Record<string, string | undefined> = readEnv(),
-): string | undefined {
+export function defaultModelsDir(env: Env): string | undefined {
   const dir = gleanerDataDir(env);
   return dir ? `${dir}/models` : undefined;
 }
@@ -430,7 +434,7 @@ function describe(resolved: ResolvedModel): string {
 export async function createTransformersEmbedder(
   options: TransformersEmbedderOptions = {},
 ): Promise<Embedder> {
-  const modelsDir = options.modelsDir ?? defaultModelsDir();
+  const modelsDir = options.modelsDir ?? defaultModelsDir(options.env ?? {});
   const resolved = resolveTransformersModel(options.model ?? "balanced", modelsDir);
   const allowRemote = options.allowRemote ?? false;
   const dtype = options.dtype ?? "q8";

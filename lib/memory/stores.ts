@@ -7,6 +7,7 @@
  */
 import { createHmac } from "node:crypto";
 import type { Config } from "../config/config.ts";
+import type { Env } from "../config/env.ts";
 import { GleanerError } from "../errors.ts";
 import type { Embedder } from "../embed/types.ts";
 import { MEMORY_PATH } from "../store/sqlite.ts";
@@ -25,14 +26,16 @@ export const MAX_USER_ID_BYTES = 256;
  * Opens the configured engine's backend for one store. `user` is set in
  * hosted mode (already verified); the SQLite engine then opens that user's
  * own file, the PostgreSQL engine that user's tenant in the shared database.
+ * `env` is the entry point's environment snapshot (the default file's folder).
  */
 export function openMemoryBackend(
   settings: MemorySettings,
   user?: string,
+  env: Env = {},
 ): MemoryBackend | Promise<MemoryBackend> {
   switch (settings.backend) {
     case "sqlite":
-      return openSqliteMemoryBackend(memoryFilePath(settings, user));
+      return openSqliteMemoryBackend(memoryFilePath(settings, user, env), { home: env.HOME });
     case "postgres":
       // Loaded only here, so SQLite users never load the PostgreSQL client.
       return import("./postgres/stores.ts").then((m) =>
@@ -50,6 +53,8 @@ export function openMemoryBackend(
 /**
  * The SQLite file of the local store, or of `user`'s store in hosted mode:
  * `<hosted_dir>/<hex HMAC-SHA256(hosted_hmac_secret, user), 32 chars>.db`.
+ * Without `memory.path`, the default folder comes from `env` (the entry
+ * point's environment snapshot: `XDG_DATA_HOME`, else `HOME`).
  *
  * @example
  * ```ts
@@ -62,8 +67,8 @@ export function openMemoryBackend(
  * console.assert(a.startsWith("/data/users/") && a !== memoryFilePath(memory, "bob"));
  * ```
  */
-export function memoryFilePath(settings: MemorySettings, user?: string): string {
-  if (!settings.hosted) return settings.path ?? defaultMemoryPath();
+export function memoryFilePath(settings: MemorySettings, user?: string, env: Env = {}): string {
+  if (!settings.hosted) return settings.path ?? defaultMemoryPath(env);
   if (user === undefined) {
     throw new GleanerError("unauthorized", "hosted memory needs a verified user");
   }
@@ -80,7 +85,7 @@ export function memoryFilePath(settings: MemorySettings, user?: string): string 
   }
   const base = settings.path && settings.path !== MEMORY_PATH
     ? settings.path.replace(/\/[^/]*$/, "") || "/"
-    : defaultMemoryPath().replace(/\/[^/]*$/, "");
+    : defaultMemoryPath(env).replace(/\/[^/]*$/, "");
   const dir = (settings.hosted_dir ?? `${base}/users`).replace(/\/+$/, "");
   const name = createHmac("sha256", secret).update(user, "utf8").digest("hex").slice(0, 32);
   return `${dir}/${name}.db`;
@@ -107,6 +112,12 @@ export interface MemoryStoresOptions {
   embedder?: () => Promise<Embedder | undefined>;
   /** Opens a backend (default {@link openMemoryBackend}); the PostgreSQL engine plugs in here. */
   open?: (settings: MemorySettings, user?: string) => MemoryBackend | Promise<MemoryBackend>;
+  /**
+   * The entry point's environment snapshot (`readHostEnv()` in
+   * `lib/config/env.ts`): `XDG_DATA_HOME`/`HOME` give the default memory file
+   * when `memory.path` is not set. Default: none.
+   */
+  env?: Env;
 }
 
 /**
@@ -175,7 +186,9 @@ export class MemoryStores {
       return service;
     }
     service = (async () => {
-      const open = this.#options.open ?? openMemoryBackend;
+      const open = this.#options.open ??
+        ((settings: MemorySettings, user?: string) =>
+          openMemoryBackend(settings, user, this.#options.env));
       const backend = await open(this.#settings, user);
       return new MemoryService(backend, {
         embedder: this.#options.embedder,

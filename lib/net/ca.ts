@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { type Env, readEnv } from "../config/env.ts";
+import type { Env } from "../config/env.ts";
 import { X509Certificate } from "node:crypto";
 import tls from "node:tls";
 import { getGleanerLogger } from "../log.ts";
@@ -57,7 +57,8 @@ function isPermissionError(error: unknown): boolean {
 }
 
 /**
- * Reads the files named by `NODE_EXTRA_CA_CERTS` and `DENO_CERT` (those set)
+ * Reads the files named by `NODE_EXTRA_CA_CERTS` and `DENO_CERT` (those set
+ * in `env`, the entry point's environment snapshot)
  * and says whether each holds loadable certificates. A missing permission is
  * thrown, not reported, so that callers name the flag.
  *
@@ -67,7 +68,7 @@ function isPermissionError(error: unknown): boolean {
  * console.assert(inspectExtraCa({}).length === 0);
  * ```
  */
-export function inspectExtraCa(env: Env = readEnv()): CaFileReport[] {
+export function inspectExtraCa(env: Env): CaFileReport[] {
   const reports: CaFileReport[] = [];
   for (const variable of CA_VARIABLES) {
     const path = env[variable];
@@ -93,10 +94,10 @@ export function inspectExtraCa(env: Env = readEnv()): CaFileReport[] {
  * ```ts ignore
  * import https from "node:https";
  * import { extraCaOption } from "./ca.ts";
- * https.request({ host: "example.com", ca: extraCaOption() });
+ * https.request({ host: "example.com", ca: extraCaOption({ DENO_CERT: "/etc/corp-ca.pem" }) });
  * ```
  */
-export function extraCaOption(env: Env = readEnv()): string[] | undefined {
+export function extraCaOption(env: Env): string[] | undefined {
   if (!env.DENO_CERT) return undefined;
   const ca = [...tls.rootCertificates];
   for (const report of inspectExtraCa(env)) {

@@ -78,6 +78,7 @@ import type { Logger } from "@logtape/logtape";
 import { type Config, privateAllowed } from "../config/config.ts";
 import { GleanerError, networkError } from "../errors.ts";
 import { extraCaOption } from "./ca.ts";
+import type { Env } from "../config/env.ts";
 import { getGleanerLogger } from "../log.ts";
 import { pace } from "../async/pace.ts";
 import { assertAddressesAllowed, assertUrlAllowed } from "./address.ts";
@@ -122,6 +123,12 @@ export interface FetcherOptions {
    * own CA, a TLS-inspecting corporate proxy). Default: the runtime's roots.
    */
   ca?: string | string[];
+  /**
+   * The entry point's environment snapshot (`readHostEnv()` in
+   * `lib/config/env.ts`): when `ca` is not given, its `NODE_EXTRA_CA_CERTS` and
+   * `DENO_CERT` files extend the trust store (see `ca.ts`). Default: none.
+   */
+  env?: Env;
 }
 
 /** A {@link FetchedResponse} that also says whether the body was cut at the size limit. */
@@ -224,7 +231,7 @@ export function createFetcher(
   const limiter = createHostLimiter(config.per_host_concurrency);
   const proxyFor = proxyRoute(config);
   // Read once here, not per request: it reads the environment (and the CA files when `DENO_CERT` is set).
-  const ca = options.ca ?? extraCaOption();
+  const ca = options.ca ?? extraCaOption(options.env ?? {});
 
   /**
    * TLS with `url`'s origin over a socket that already reaches it (a proxy's

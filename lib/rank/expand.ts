@@ -11,6 +11,7 @@
  */
 import { LruCache } from "../cache/lru_cache.ts";
 import type { Config } from "../config/config.ts";
+import type { Env } from "../config/env.ts";
 import { getGleanerLogger } from "../log.ts";
 import { tokenize } from "./bm25.ts";
 import { readStaticModel, type StaticTable } from "../embed/static_fast.ts";
@@ -171,9 +172,14 @@ export function expanderOptions(
  * ```
  */
 export async function loadQueryExpander(
-  options: ExpanderOptions & { dir?: string } = {},
+  options: ExpanderOptions & {
+    /** The static model's directory (default the shipped one, see `ensureStaticModelDir`). */
+    dir?: string;
+    /** The entry point's environment snapshot: where a copy of the model goes when one is needed. */
+    env?: Env;
+  } = {},
 ): Promise<QueryExpander> {
-  const dir = (options.dir ?? await ensureStaticModelDir()).replace(/\/+$/, "");
+  const dir = (options.dir ?? await ensureStaticModelDir({ env: options.env })).replace(/\/+$/, "");
   const { table, tokenizer } = await readStaticModel(dir);
   let precomputed: NeighbourTable | undefined;
   try {

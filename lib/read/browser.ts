@@ -25,6 +25,7 @@
  */
 import type { HTTPRequest, Page } from "puppeteer-core";
 import type { Config } from "../config/config.ts";
+import type { Env } from "../config/env.ts";
 import { GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { assertUrlAllowed } from "../net/address.ts";
@@ -121,6 +122,12 @@ export interface BrowserTierOptions {
    * tests use it to simulate DNS, rebinding included.
    */
   resolver?: Resolver;
+  /**
+   * The entry point's environment snapshot: where a launched Chromium keeps its
+   * profiles and what environment it gets (see `OpenBrowserOptions.env` in
+   * `browser/launch.ts`).
+   */
+  env?: Env;
 }
 
 /**
@@ -275,7 +282,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       const handle = await openBrowser(config, [
         `--renderer-process-limit=${rendererLimit(config.read.browser_pages)}`,
         ...(options.extraArgs ?? []),
-      ], { resolver: options.resolver });
+      ], { resolver: options.resolver, env: options.env });
       if (!handle.proxy && !warnedExternal) {
         warnedExternal = true;
         log.warning(

@@ -6,6 +6,7 @@
  */
 import type { Config } from "../config/config.ts";
 import type { RobotsChecker } from "../net/robots.ts";
+import type { Env } from "../config/env.ts";
 import type { BrowserTier as BrowserEngine, BrowserTierStats } from "./browser.ts";
 import { pageFromHtml } from "./http.ts";
 import { assertPageStatus } from "./status.ts";
@@ -32,7 +33,7 @@ export interface ClosableTier extends Tier {
  */
 export function createBrowserReadTier(
   config: Config,
-  deps: { robots?: RobotsChecker; engine?: BrowserEngine } = {},
+  deps: { robots?: RobotsChecker; engine?: BrowserEngine; env?: Env } = {},
 ): ClosableTier {
   let engine = deps.engine;
   return {
@@ -41,7 +42,7 @@ export function createBrowserReadTier(
     async read(url, request, context) {
       if (config.network.respect_robots) await deps.robots?.assertAllowed(url.href, request.signal);
       // Loaded on first use: puppeteer costs every process ~70 ms at start-up otherwise.
-      engine ??= (await import("./browser.ts")).createBrowserTier(config);
+      engine ??= (await import("./browser.ts")).createBrowserTier(config, { env: deps.env });
       // The whole rendered page comes back and extraction keeps the target element, as
       // in the HTTP tier: the page's title and metadata stay, and both tiers agree.
       const result = await engine.read(url.href, {

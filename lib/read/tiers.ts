@@ -4,6 +4,7 @@
  * @module
  */
 import type { Config } from "../config/config.ts";
+import type { Env } from "../config/env.ts";
 import type { GuardedFetcher } from "../net/fetch.ts";
 import type { DomainStats } from "../store/types.ts";
 import { createBrowserReadTier } from "./browser_tier.ts";
@@ -55,9 +56,14 @@ export interface TierSet {
  */
 export function defaultTiers(
   config: Config,
-  deps: { fetcher: GuardedFetcher; domains?: DomainStats },
+  deps: {
+    fetcher: GuardedFetcher;
+    domains?: DomainStats;
+    /** The entry point's environment snapshot (the browser tier's profiles and Chromium's environment). */
+    env?: Env;
+  },
 ): TierSet {
-  const browser = createBrowserReadTier(config, { robots: deps.fetcher.robots });
+  const browser = createBrowserReadTier(config, { robots: deps.fetcher.robots, env: deps.env });
   const llmsTxt = createLlmsTxtTier({ domains: deps.domains });
   // The reading services, when configured, read ahead of the built-in tiers; the fast paths
   // (their own URLs only) and the user's own history come first, and Kiwix first of all: the

@@ -12,7 +12,6 @@
  *
  * @module
  */
-import { readEnv } from "../config/env.ts";
 import { getGleanerLogger } from "../log.ts";
 
 const log = getGleanerLogger("store");
@@ -69,7 +68,7 @@ function processUid(): number | undefined {
 }
 
 /** Why a loose folder must be left as it is, or undefined when it may be tightened. */
-function sharedFolder(dir: string, info: Deno.FileInfo): string | undefined {
+function sharedFolder(dir: string, info: Deno.FileInfo, home?: string): string | undefined {
   const real = (() => {
     try {
       return Deno.realPathSync(dir);
@@ -79,7 +78,6 @@ function sharedFolder(dir: string, info: Deno.FileInfo): string | undefined {
   })();
   if ((info.mode ?? 0) & 0o1000) return "a shared folder (sticky bit)";
   if (real === "/") return "the filesystem root";
-  const home = readEnv().HOME;
   if (home) {
     try {
       if (real === Deno.realPathSync(home)) return "the home directory";
@@ -124,13 +122,21 @@ function statOrUndefined(path: string): Deno.FileInfo | undefined {
  * Deno.removeSync(dir, { recursive: true });
  * ```
  */
-export function storeModes(path: string, options: { tighten: boolean }): StoreMode[] {
+export function storeModes(
+  path: string,
+  options: {
+    /** Change loose modes (else only report them). */
+    tighten: boolean;
+    /** The user's home directory (`HOME` of the entry point's environment), never tightened. */
+    home?: string;
+  },
+): StoreMode[] {
   if (Deno.build.os === "windows" || path === ":memory:") return [];
   const found: StoreMode[] = [];
   const dir = storeFolder(path);
   const dirInfo = statOrUndefined(dir);
   if (dirInfo) {
-    found.push(check(dir, "folder", dirInfo, STORE_DIR_MODE, options.tighten));
+    found.push(check(dir, "folder", dirInfo, STORE_DIR_MODE, options.tighten, options.home));
   }
   for (const suffix of COMPANIONS) {
     const file = `${path}${suffix}`;
@@ -146,12 +152,13 @@ function check(
   info: Deno.FileInfo,
   wanted: number,
   tighten: boolean,
+  home?: string,
 ): StoreMode {
   const mode = (info.mode ?? 0) & 0o777;
   const loose = (mode & ~wanted & 0o777) !== 0;
   const entry: StoreMode = { path, kind, mode, loose };
   if (!loose) return entry;
-  const shared = kind === "folder" ? sharedFolder(path, info) : undefined;
+  const shared = kind === "folder" ? sharedFolder(path, info, home) : undefined;
   if (shared) {
     entry.left = shared;
     return entry;

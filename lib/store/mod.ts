@@ -20,7 +20,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { type Config, StoreSchema } from "../config/config.ts";
-import { readEnv } from "../config/env.ts";
+import type { Env } from "../config/env.ts";
 import { GleanerError } from "../errors.ts";
 import type { EmbeddingCache } from "../embed/types.ts";
 import { SqliteCache } from "./cache.ts";
@@ -98,8 +98,13 @@ export interface Store {
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
-  /** Environment used to find the default path (default: the process environment). */
-  env?: Record<string, string | undefined>;
+  /**
+   * The entry point's environment snapshot (`readHostEnv()` in
+   * `lib/config/env.ts`): `XDG_DATA_HOME`/`HOME` give the default path and
+   * expand `~/`. Default: none (then `store.path` must be set and absolute
+   * or relative to the working directory).
+   */
+  env?: Env;
   /** Clock (ms since epoch) for cache and domain stats; injectable for tests. */
   now?: () => number;
   /** Valkey key prefix (default `gleaner:`). */
@@ -135,8 +140,8 @@ export function openStore(
   const settings = parsed.data;
   const path = settings.path === MEMORY_PATH
     ? MEMORY_PATH
-    : absolute(settings.path ?? defaultDatabasePath(options.env), options.env);
-  const db = openDatabase(path);
+    : absolute(settings.path ?? defaultDatabasePath(options.env ?? {}), options.env);
+  const db = openDatabase(path, { home: options.env?.HOME });
   const now = options.now;
   const ttls = namespaceTtls(settings);
   const embeddings = new SqliteEmbeddingCache(db, { now });
@@ -212,10 +217,10 @@ export function openStore(
   };
 }
 
-function absolute(path: string, env?: Record<string, string | undefined>): string {
+function absolute(path: string, env: Env | undefined): string {
   if (path.startsWith("/")) return path;
   if (path.startsWith("~/")) {
-    const home = env?.HOME ?? readEnv().HOME;
+    const home = env?.HOME;
     if (home) return `${home}${path.slice(1)}`;
   }
   return `${Deno.cwd()}/${path}`;

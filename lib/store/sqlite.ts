@@ -11,7 +11,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { GleanerError } from "../errors.ts";
-import { gleanerDataDir, readEnv } from "../config/env.ts";
+import { type Env, gleanerDataDir } from "../config/env.ts";
 import { getGleanerLogger } from "../log.ts";
 import { type Migration, MIGRATIONS } from "./migrations.ts";
 import { storeFolder, storeModes } from "./file_mode.ts";
@@ -37,6 +37,11 @@ export interface OpenDatabaseOptions {
   extensions?: readonly ((db: DatabaseSync) => void)[];
   /** Told what migrating did (the doctor reports it). */
   onMigrated?: (result: MigrationResult) => void;
+  /**
+   * The user's home directory (`HOME` of the entry point's environment): a
+   * store folder that is the home directory is never tightened.
+   */
+  home?: string;
 }
 
 /** Outcome of {@link migrate}. */
@@ -60,9 +65,7 @@ export interface MigrationResult {
  * console.assert(path === "/data/gleaner/gleaner.db");
  * ```
  */
-export function defaultDatabasePath(
-  env: Record<string, string | undefined> = readEnv(),
-): string {
+export function defaultDatabasePath(env: Env): string {
   const dir = gleanerDataDir(env);
   if (!dir) {
     throw new GleanerError(
@@ -91,14 +94,14 @@ export function defaultDatabasePath(
  * ```
  */
 export function openDatabase(
-  path: string = defaultDatabasePath(),
+  path: string,
   options: OpenDatabaseOptions = {},
 ): DatabaseSync {
   const busy = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const inMemory = path === MEMORY_PATH;
   let db: DatabaseSync;
   try {
-    if (!inMemory) prepareFile(path);
+    if (!inMemory) prepareFile(path, options.home);
     db = options.extensions?.length
       ? new DatabaseSync(path, { allowExtension: true })
       : new DatabaseSync(path);
@@ -231,7 +234,7 @@ export function userVersion(db: DatabaseSync): number {
  * and tightens an existing file or folder that others can reach (see
  * `file_mode.ts`), with a warning.
  */
-function prepareFile(path: string): void {
+function prepareFile(path: string, home: string | undefined): void {
   const dir = storeFolder(path);
   Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
   try {
@@ -241,7 +244,7 @@ function prepareFile(path: string): void {
   } catch (error) {
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
   }
-  storeModes(path, { tighten: true });
+  storeModes(path, { tighten: true, home });
 }
 
 function openError(path: string, error: unknown): GleanerError {

@@ -17,8 +17,6 @@
  *
  * @module
  */
-import { readEnv } from "../config/env.ts";
-
 import type { SpanHandle, Telemetry } from "./types.ts";
 
 export type { SpanHandle, SpanOptions, Telemetry, TelemetryAttributes } from "./types.ts";
@@ -61,7 +59,8 @@ let current: Telemetry | undefined;
 let loading: Promise<Telemetry> | undefined;
 
 /**
- * Starts telemetry once per process when the environment asks for it (see
+ * Starts telemetry once per process when `env` (the entry point's environment
+ * snapshot, `readHostEnv()` of `lib/config/env.ts`) asks for it (see
  * {@link telemetryRequested}); resolves to {@link NOOP_TELEMETRY} otherwise.
  * Entry points call it at start-up and {@link shutdownTelemetry} before exit.
  *
@@ -72,9 +71,7 @@ let loading: Promise<Telemetry> | undefined;
  * console.assert(telemetry.enabled === false);
  * ```
  */
-export function initTelemetry(
-  env: Record<string, string | undefined> = readEnv(),
-): Promise<Telemetry> {
+export function initTelemetry(env: Record<string, string | undefined>): Promise<Telemetry> {
   if (current) return Promise.resolve(current);
   if (!telemetryRequested(env)) return Promise.resolve(NOOP_TELEMETRY);
   loading ??= import("./otlp.ts").then(({ createOtlpTelemetry }) =>

@@ -30,7 +30,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { clearImmediate, setImmediate } from "node:timers";
 import * as sqliteVec from "sqlite-vec";
 import { GleanerError } from "../../errors.ts";
-import { gleanerDataDir, readEnv } from "../../config/env.ts";
+import { type Env, gleanerDataDir } from "../../config/env.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { isZeroVector } from "../../embed/vector.ts";
 import {
@@ -68,6 +68,11 @@ export interface SqliteMemoryOptions {
   /** Busy timeout (ms) for a lock held by another process. */
   busyTimeoutMs?: number;
   /**
+   * The user's home directory (`HOME` of the entry point's environment): a
+   * memory folder that is the home directory is never tightened.
+   */
+  home?: string;
+  /**
    * Keep the vectors in memory and search them there (default true); false
    * searches the `vec0` table for every query.
    */
@@ -103,7 +108,7 @@ export const DEFAULT_VECTOR_INDEX_MAX_BYTES = 512 * 1024 * 1024;
  * console.assert(defaultMemoryPath({ XDG_DATA_HOME: "/d" }) === "/d/gleaner/memory.db");
  * ```
  */
-export function defaultMemoryPath(env: Record<string, string | undefined> = readEnv()): string {
+export function defaultMemoryPath(env: Env): string {
   const dir = gleanerDataDir(env);
   if (!dir) {
     throw new GleanerError(
@@ -120,12 +125,13 @@ export function defaultMemoryPath(env: Record<string, string | undefined> = read
  * at `path`; `:memory:` keeps it in memory.
  */
 export function openSqliteMemoryBackend(
-  path: string = defaultMemoryPath(),
+  path: string,
   options: SqliteMemoryOptions = {},
 ): SqliteMemoryBackend {
   const db = openDatabase(path, {
     migrations: MEMORY_MIGRATIONS,
     busyTimeoutMs: options.busyTimeoutMs,
+    home: options.home,
     extensions: [(db) => sqliteVec.load(db)],
     onMigrated: options.onMigrated,
   });

@@ -11,13 +11,14 @@
  * @module
  */
 import type { Config } from "../../config/config.ts";
-import { readEnv } from "../../config/env.ts";
+import type { Env } from "../../config/env.ts";
 import { GleanerError } from "../../errors.ts";
 
 /**
  * The directory the browser tier's throwaway Chromium profiles are made in:
  * `$TMPDIR/gleaner-chromium` (`/tmp/gleaner-chromium` when `TMPDIR` is unset
- * or not readable), so that a scoped `--allow-write` needs only this one
+ * or not readable), `TMPDIR` taken from `env` (the entry point's environment
+ * snapshot), so that a scoped `--allow-write` needs only this one
  * directory of the temporary space.
  *
  * @example
@@ -27,9 +28,7 @@ import { GleanerError } from "../../errors.ts";
  * console.assert(chromiumProfileRoot({}) === "/tmp/gleaner-chromium");
  * ```
  */
-export function chromiumProfileRoot(
-  env: Record<string, string | undefined> = readEnv(["TMPDIR"]),
-): string {
+export function chromiumProfileRoot(env: Env): string {
   const base = (env.TMPDIR || "/tmp").replace(/\/+$/, "") || "/";
   return `${base === "/" ? "" : base}/gleaner-chromium`;
 }
@@ -50,13 +49,9 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
-function envChromePath(): string | undefined {
-  return readEnv(["GLEANER_CHROME_PATH"]).GLEANER_CHROME_PATH || undefined;
-}
-
 /**
- * The Chromium executable to launch: `read.chrome_path`, else env
- * `GLEANER_CHROME_PATH`, else the first of {@link CHROMIUM_CANDIDATES} that
+ * The Chromium executable to launch: `read.chrome_path` (which env
+ * `GLEANER_CHROME_PATH` sets, see `ENV_ALIASES` in `config.ts`), else the first of {@link CHROMIUM_CANDIDATES} that
  * exists. Throws `provider_unavailable` naming `read.chrome_path` otherwise.
  *
  * @example
@@ -68,7 +63,7 @@ function envChromePath(): string | undefined {
  * ```
  */
 export async function findChromium(config: Config): Promise<string> {
-  const explicit = config.read.chrome_path ?? envChromePath();
+  const explicit = config.read.chrome_path;
   if (explicit) {
     if (await isFile(explicit)) return explicit;
     throw new GleanerError(

@@ -23,7 +23,7 @@ import { GleanerError, permissionError } from "../../errors.ts";
 import type { Resolver } from "../../net/fetch.ts";
 import { type EgressProxy, startEgressProxy } from "./proxy.ts";
 import { chromiumProfileRoot, findChromium } from "./chromium.ts";
-import { CHROMIUM_ENV_NAMES, readEnv } from "../../config/env.ts";
+import { CHROMIUM_ENV_NAMES, type Env } from "../../config/env.ts";
 
 /**
  * Flags every Chromium the tier launches gets: headless, no sandbox (it runs
@@ -138,6 +138,14 @@ export interface OpenBrowserOptions {
    * see `proxy.ts`).
    */
   approvedOnly?: boolean;
+  /**
+   * The entry point's environment snapshot (`readHostEnv()` in
+   * `lib/config/env.ts`): where the profiles go (`TMPDIR`, see
+   * {@link chromiumProfileRoot}) and the variables a launched Chromium gets
+   * ({@link CHROMIUM_ENV_NAMES} only). Default: none (profiles under `/tmp`,
+   * an empty environment for Chromium).
+   */
+  env?: Env;
 }
 
 /**
@@ -194,7 +202,7 @@ export async function openBrowser(
   });
   let profile: string;
   try {
-    const root = chromiumProfileRoot();
+    const root = chromiumProfileRoot(options.env ?? {});
     await Deno.mkdir(root, { recursive: true, mode: 0o700 });
     profile = await Deno.makeTempDir({ dir: root, prefix: "profile-" });
   } catch (error) {
@@ -222,7 +230,7 @@ export async function openBrowser(
       userDataDir: profile,
       // Chromium's environment: only what it needs (puppeteer would pass the whole process
       // environment, which a scoped --allow-env cannot enumerate, and which holds the keys).
-      env: readEnv(CHROMIUM_ENV_NAMES),
+      env: chromiumEnv(options.env ?? {}),
       // The egress flags come last so that extraArgs cannot replace them.
       args: [...CHROMIUM_ARGS, ...CHROMIUM_MEMORY_ARGS, ...extraArgs, ...egressArgs(proxy.url)],
       // Keep Chromium's popup blocker on: a popup would be a page without interception.
@@ -264,4 +272,14 @@ export async function openBrowser(
       await removeProfile();
     },
   };
+}
+
+/** The variables of `env` a launched Chromium is given: {@link CHROMIUM_ENV_NAMES} that are set. */
+function chromiumEnv(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of CHROMIUM_ENV_NAMES) {
+    const value = env[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
 }
