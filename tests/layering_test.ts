@@ -6,7 +6,10 @@
  * 1. no import cycle between files;
  * 2. no import from a lower layer to a higher one (the order is
  *    {@link LAYERS}, written here and in ARCHITECTURE.md);
- * 3. no environment read (`Deno.env`, `process.env`) outside `lib/config/`;
+ * 3. no environment read (`Deno.env`, `process.env`) outside `lib/config/`,
+ *    and no call of its readers (`readEnv`, `readHostEnv`) outside
+ *    `lib/config/` and the composition roots ({@link COMPOSITION_ROOTS}):
+ *    every other module receives the environment it needs as an argument;
  * 4. every published module is reachable from a published entry point or
  *    from its folder's face (`mod.ts`): a module only tests reach is test
  *    code and must not ship.
@@ -173,6 +176,36 @@ function codeOf(source: string): string {
   return source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
 }
 
+/**
+ * Where the environment may be read through `lib/config/env.ts` (a snapshot
+ * taken once and handed down): the entry points and the modules that build
+ * a Gleaner, the doctor and the permission plan.
+ */
+const COMPOSITION_ROOTS: readonly string[] = [
+  "lib/gleaner.ts",
+  "lib/doctor.ts",
+  "lib/permissions.ts",
+  "mcp/",
+  "http/",
+  "mod.ts",
+  "cli.ts",
+];
+
+/** Files outside `lib/config/` and {@link COMPOSITION_ROOTS} that call `readEnv` or `readHostEnv`. */
+function environmentCallers(sources: ReadonlyMap<string, string>): string[] {
+  const callers: string[] = [];
+  for (const [path, source] of sources) {
+    if (path.startsWith("lib/config/")) continue;
+    if (
+      COMPOSITION_ROOTS.some((root) => root.endsWith("/") ? path.startsWith(root) : path === root)
+    ) {
+      continue;
+    }
+    if (/\b(readEnv|readHostEnv)\s*\(/.test(codeOf(source))) callers.push(path);
+  }
+  return callers;
+}
+
 /** Files outside `lib/config/` whose code reads the environment. */
 function environmentReaders(sources: ReadonlyMap<string, string>): string[] {
   const readers: string[] = [];
@@ -234,6 +267,12 @@ Deno.test("layering: only lib/config/ reads the environment", async () => {
   assert.deepEqual(environmentReaders(sources), []);
 });
 
+Deno.test("layering: only lib/config/ and the composition roots call the environment readers", async () => {
+  const sources = new Map<string, string>();
+  for (const file of files) sources.set(file, await Deno.readTextFile(new URL(file, ROOT)));
+  assert.deepEqual(environmentCallers(sources), []);
+});
+
 Deno.test("layering: every published module is reachable from a published entry point", async () => {
   // A folder's face (`<folder>/mod.ts`) is its documented entry point, reached or not.
   const faces = files.filter((file) => file.endsWith("/mod.ts"));
@@ -263,6 +302,14 @@ Deno.test("layering: each rule fails on a planted fault", () => {
     ["lib/config/z.ts", "Deno.env.toObject();"],
   ]);
   assert.deepEqual(environmentReaders(sources), ["lib/net/x.ts"]);
+  // A default taken from the environment below the composition root (and none in a comment).
+  const callers = new Map([
+    ["lib/store/x.ts", "export function dir(env = readEnv()) { return env.HOME; }"],
+    ["lib/store/y.ts", "/** readHostEnv() in an example */\nexport const y = 1;"],
+    ["lib/gleaner.ts", "const env = readHostEnv();"],
+    ["lib/config/z.ts", "readEnv(NAMES);"],
+  ]);
+  assert.deepEqual(environmentCallers(callers), ["lib/store/x.ts"]);
   // A published module nothing reaches.
   const orphan = new Map(graph);
   orphan.set("lib/memory/contract_copy.ts", new Set());
