@@ -39,6 +39,7 @@ export {
   type ClearTarget,
   createGleaner,
   createGleanerFromConfig,
+  type CreateGleanerFromConfigOptions,
   type CreateGleanerOptions,
   type Gleaner,
 } from "./lib/gleaner.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { type Config, type ConfigInput, loadConfig, parseConfig } from "./config/config.ts";
-import { type Env, readHostEnv } from "./config/env.ts";
+import { readHostEnv } from "./config/env.ts";
 import { getGleanerLogger } from "./log.ts";
 import { createFetcher } from "./net/fetch.ts";
 import type { Fetcher } from "./net/types.ts";
@@ -127,7 +127,7 @@ export interface CreateGleanerOptions {
    * directory, extra CA files, `OTEL_*`, Chromium's environment); default: a
    * snapshot of the process environment ({@link readHostEnv}).
    */
-  env?: Env;
+  env?: Record<string, string | undefined>;
 }
 
 /** Options of {@link createGleanerFromConfig}. */
@@ -139,7 +139,7 @@ export interface CreateGleanerFromConfigOptions {
    * (`NODE_EXTRA_CA_CERTS`, `DENO_CERT`). Default: {@link readHostEnv}, read
    * once here; no module below reads the environment itself.
    */
-  env?: Env;
+  env?: Record<string, string | undefined>;
 }
 
 /**
