@@ -27,7 +27,7 @@ import { SerialQueue } from "./queue.ts";
 import type { Embedder } from "./types.ts";
 import { toUnitVector } from "./vector.ts";
 import type { UseLiteReply, UseLiteRequest } from "./use_lite_worker.ts";
-import { Worker } from "node:worker_threads";
+import { createWorkerClient } from "../async/worker_client.ts";
 
 const log = getGleanerLogger("rank", "embed");
 
@@ -77,64 +77,42 @@ export function capWords(text: string, maxWords: number): string {
 }
 
 /**
- * Starts the worker thread and loads the model in it; rejects with the
- * worker's error. The thread keeps the process alive only while a request is
- * waiting for it.
+ * Starts the worker thread (through the shared worker client) and loads the
+ * model in it; rejects with the worker's error. The thread keeps the process
+ * alive only while a request is waiting for it; a thread that fails or exits
+ * rejects the requests it has not answered, and the next one starts a new
+ * thread, which loads the model again.
  */
-function startModel(modelDir?: string): Promise<UseModel> {
-  const worker = new Worker(new URL("./use_lite_worker.ts", import.meta.url));
-  const pending = new Map<number, { resolve(v: Float32Array[]): void; reject(e: Error): void }>();
-  let nextId = 0;
-  let failure: Error | undefined;
-  const settle = (id: number) => {
-    const waiter = pending.get(id);
-    pending.delete(id);
-    if (pending.size === 0) worker.unref();
-    return waiter;
+async function startModel(modelDir?: string): Promise<UseModel> {
+  const client = createWorkerClient({
+    url: new URL("./use_lite_worker.ts", import.meta.url),
+    name: "the USE-lite thread",
+    workerData: { modelDir },
+  });
+  const answer = <T>(pick: (reply: UseLiteReply) => T) => (reply: { id: number }) => {
+    const r = reply as unknown as UseLiteReply;
+    if (r.type === "error") throw new Error(r.message);
+    return { value: pick(r) };
   };
-  const failAll = (error: Error) => {
-    failure ??= error;
-    for (const waiter of pending.values()) waiter.reject(error);
-    pending.clear();
-    worker.unref();
-  };
-  const model: UseModel = {
+  try {
+    await client.call(({ id, post }) => post({ type: "load", id } satisfies UseLiteRequest), {
+      onReply: answer(() => undefined),
+    });
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  return {
     embed(texts) {
-      if (failure) return Promise.reject(failure);
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker.ref();
-        worker.postMessage({ type: "embed", id, texts } satisfies UseLiteRequest);
-      });
+      return client.call(
+        ({ id, post }) => post({ type: "embed", id, texts } satisfies UseLiteRequest),
+        { onReply: answer((r) => (r as { vectors: Float32Array[] }).vectors) },
+      );
     },
     terminate() {
-      failAll(new Error("the USE-lite worker was stopped"));
-      void worker.terminate();
+      void client.close(new Error("the USE-lite worker was stopped"));
     },
   };
-  return new Promise((resolve, reject) => {
-    worker.on("message", (reply: UseLiteReply) => {
-      if (reply.type === "loaded") {
-        worker.unref();
-        return resolve(model);
-      }
-      if (reply.type === "error" && reply.id === undefined) {
-        void worker.terminate();
-        return reject(new Error(reply.message));
-      }
-      const waiter = settle(reply.id!);
-      if (reply.type === "vectors") waiter?.resolve(reply.vectors);
-      else waiter?.reject(new Error(reply.message));
-    });
-    worker.on("error", (cause: Error) => {
-      const error = new Error(`USE-lite worker failed: ${cause.message}`, { cause });
-      failAll(error);
-      void worker.terminate();
-      reject(error);
-    });
-    worker.postMessage({ type: "load", modelDir } satisfies UseLiteRequest);
-  });
 }
 
 /**

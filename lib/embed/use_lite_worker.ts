@@ -2,8 +2,11 @@
  * The worker thread that runs USE-lite (TF.js on WASM) off the main thread,
  * so a server answering other requests stays responsive while the cascade's
  * reranker works. It is a `node:worker_threads` worker because those can be
- * unreferenced: an idle reranker must not keep a finished process alive. Protocol: `{ type: "load", modelDir? }` answers
- * `{ type: "loaded" }` or `{ type: "error", missing, message }`;
+ * unreferenced: an idle reranker must not keep a finished process alive. It is
+ * driven through `lib/async/worker_client.ts`; the model directory comes as
+ * `workerData.modelDir` (so a thread started again loads the same model).
+ * Protocol: `{ type: "load", id }` answers `{ type: "loaded", id }` or
+ * `{ type: "error", id, missing, message }`;
  * `{ type: "embed", id, texts }` answers `{ type: "vectors", id, vectors }`
  * (raw model output, one `Float32Array` per text, buffers transferred) or
  * `{ type: "error", id, message }`.
@@ -11,16 +14,16 @@
  * @module
  */
 
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 
 /** A request to the worker. */
 export type UseLiteRequest =
-  | { type: "load"; modelDir?: string }
+  | { type: "load"; id: number }
   | { type: "embed"; id: number; texts: string[] };
 
 /** An answer of the worker. */
 export type UseLiteReply =
-  | { type: "loaded" }
+  | { type: "loaded"; id: number }
   | { type: "vectors"; id: number; vectors: Float32Array[] }
   | { type: "error"; id?: number; message: string; missing?: boolean };
 
@@ -53,22 +56,26 @@ if (parentPort) {
   const port = parentPort;
   const post = (message: UseLiteReply, transfer: ArrayBuffer[] = []) =>
     port.postMessage(message, transfer);
+  const modelDir = (workerData as { modelDir?: string } | undefined)?.modelDir;
   let model: Promise<UseModel> | undefined;
   port.on("message", async (request: UseLiteRequest) => {
     if (request.type === "load") {
-      model = loadModel(request.modelDir);
       try {
-        await model;
-        post({ type: "loaded" });
+        await (model ??= loadModel(modelDir));
+        post({ type: "loaded", id: request.id });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        post({ type: "error", message, missing: /ENOENT|not found|No such file/i.test(message) });
+        post({
+          type: "error",
+          id: request.id,
+          message,
+          missing: /ENOENT|not found|No such file/i.test(message),
+        });
       }
       return;
     }
     try {
-      if (!model) throw new Error("the model is not loaded");
-      const rows = await (await model).embed(request.texts);
+      const rows = await (await (model ??= loadModel(modelDir))).embed(request.texts);
       const vectors = rows.map((row) => Float32Array.from(row));
       post(
         { type: "vectors", id: request.id, vectors },
