@@ -5,9 +5,12 @@
  * really stopped (its thread is terminated and replaced) instead of being
  * abandoned while it keeps a core busy.
  *
- * The threads are `node:worker_threads` workers (as the USE-lite reranker
- * uses), referenced only while a page is being extracted, so an idle pool
- * never keeps a finished process alive. They are started on first use from
+ * The threads are `node:worker_threads` workers, each driven through the
+ * shared worker client (`lib/async/worker_client.ts`, as the USE-lite
+ * reranker is): referenced only while a page is being extracted, so an idle
+ * pool never keeps a finished process alive, and a thread that fails or
+ * exits without answering fails its page at once and is replaced on the next
+ * one. They are started on first use from
  * `worker.ts` next to this file: a `deno compile` binary needs
  * `--include lib/extract/worker.ts`.
  *
@@ -16,7 +19,11 @@
  *
  * @module
  */
-import { Worker } from "node:worker_threads";
+import {
+  createWorkerClient,
+  type WorkerCallContext,
+  type WorkerClient,
+} from "../async/worker_client.ts";
 import { type ErrorCode, GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { pace } from "../async/pace.ts";
@@ -115,18 +122,13 @@ interface Job {
   page?: PageExtractOptions;
   resolve(result: BodyExtraction): void;
   reject(error: Error): void;
-  onAbort?: () => void;
 }
 
 interface Slot {
-  worker?: Worker;
-  /** The thread has loaded the extractor (start-up does not count against a page's deadline). */
-  ready?: boolean;
+  /** The slot's thread (started on its first page, replaced after a failure). */
+  client: WorkerClient;
+  /** The page the thread is extracting. */
   job?: Job;
-  timer?: ReturnType<typeof setTimeout>;
-  id: number;
-  /** Leading parts of the current job's Markdown, as they arrive. */
-  parts?: string[];
 }
 
 /**
@@ -144,92 +146,58 @@ interface Slot {
 export function createExtractPool(poolOptions: ExtractPoolOptions = {}): ExtractPool {
   const size = Math.max(1, Math.floor(poolOptions.workers ?? 1));
   const timeoutMs = Math.max(1, poolOptions.timeoutMs ?? 15_000);
-  const slots: Slot[] = Array.from({ length: size }, () => ({ id: 0 }));
+  const slots: Slot[] = Array.from({ length: size }, () => ({
+    client: createWorkerClient({
+      url: new URL("./worker.ts", import.meta.url),
+      name: "the extraction thread",
+      // The thread says when it has loaded the extractor: start-up does not count against a page.
+      isReady: (message) => (message as { ready?: unknown } | null)?.ready === true,
+    }),
+  }));
   const queue: Job[] = [];
   const maxChars = poolOptions.options?.limits?.maxChars ?? HTML_LIMITS.maxChars;
   let closed = false;
 
-  const settle = (slot: Slot): Job | undefined => {
-    const job = slot.job;
-    slot.job = undefined;
-    slot.parts = undefined;
-    clearTimeout(slot.timer);
-    if (job?.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
-    slot.worker?.unref();
-    return job;
-  };
-
-  /** Stops the slot's thread (the work really stops) and fails its job. */
-  const kill = (slot: Slot, error: Error) => {
-    const worker = slot.worker;
-    slot.worker = undefined;
-    slot.ready = false;
-    const job = settle(slot);
-    if (worker) void worker.terminate();
-    job?.reject(error);
-    pump();
-  };
-
-  const start = (slot: Slot): Worker => {
-    const worker = new Worker(new URL("./worker.ts", import.meta.url));
-    worker.unref();
-    worker.on("message", (reply: ExtractReply | { ready: true }) => {
-      if (slot.worker !== worker) return;
-      if ("ready" in reply) {
-        slot.ready = true;
-        if (slot.job) arm(slot, slot.job);
-        return;
-      }
-      if (reply.id !== slot.id) return;
-      if ("part" in reply) {
-        (slot.parts ??= []).push(reply.part);
-        return;
-      }
-      const parts = slot.parts;
-      const job = settle(slot);
-      if ("page" in reply) {
-        const page = parts
-          ? { ...reply.page, markdown: parts.join("") + reply.page.markdown }
-          : reply.page;
-        job?.resolve({ page, cut: reply.cut ?? false, thin: reply.thin ?? false });
-      } else job?.reject(new GleanerError(reply.error.code as ErrorCode, reply.error.message));
-      pump();
-    });
-    worker.on("error", (cause: Error) => {
-      if (slot.worker !== worker) return;
-      log.warn("extraction worker failed: {error}", { error: cause.message });
-      kill(
-        slot,
-        new GleanerError("internal", `extraction of ${slot.job?.url ?? "a page"} failed`, {
-          cause,
-        }),
-      );
-    });
-    return worker;
-  };
-
-  /** Starts the page's deadline. */
-  const arm = (slot: Slot, job: Job) => {
-    slot.timer = setTimeout(() => {
-      log.info("extraction of {url} stopped after {ms} ms", { url: job.url, ms: timeoutMs });
-      kill(
-        slot,
-        new GleanerError("timeout", `extracting ${job.url} took longer than ${timeoutMs} ms`),
-      );
-    }, timeoutMs);
-  };
-
   const run = (slot: Slot, job: Job) => {
     slot.job = job;
-    slot.id++;
-    const worker = slot.worker ??= start(slot);
-    worker.ref();
-    if (slot.ready) arm(slot, job);
-    job.onAbort = () => {
-      if (slot.job === job) kill(slot, cancelled(job.url));
-    };
-    job.signal?.addEventListener("abort", job.onAbort, { once: true });
-    void send(slot, worker, job, slot.id);
+    // Leading parts of the page's Markdown, as they arrive.
+    const parts: string[] = [];
+    slot.client.call<BodyExtraction>((context) => send(context, job), {
+      timeoutMs,
+      timeoutError: () => {
+        log.info("extraction of {url} stopped after {ms} ms", { url: job.url, ms: timeoutMs });
+        return new GleanerError(
+          "timeout",
+          `extracting ${job.url} took longer than ${timeoutMs} ms`,
+        );
+      },
+      signal: job.signal,
+      abortError: () => cancelled(job.url),
+      onReply: (message) => {
+        const reply = message as unknown as ExtractReply;
+        if ("part" in reply) {
+          parts.push(reply.part);
+          return undefined;
+        }
+        if ("error" in reply) {
+          throw new GleanerError(reply.error.code as ErrorCode, reply.error.message);
+        }
+        const page = parts.length > 0
+          ? { ...reply.page, markdown: parts.join("") + reply.page.markdown }
+          : reply.page;
+        return { value: { page, cut: reply.cut ?? false, thin: reply.thin ?? false } };
+      },
+    }).then(job.resolve, (error: Error) => {
+      if (!closed && error instanceof GleanerError && error.code === "internal") {
+        log.warn("extraction worker failed: {error}", { error: error.message });
+        job.reject(
+          new GleanerError("internal", `extraction of ${job.url} failed`, { cause: error }),
+        );
+      } else job.reject(error);
+    }).finally(() => {
+      if (slot.job === job) slot.job = undefined;
+      pump();
+    });
   };
 
   /**
@@ -238,8 +206,7 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
    * few megabytes at once blocks the main thread, and the parts are never
    * joined here.
    */
-  const send = async (slot: Slot, worker: Worker, job: Job, id: number) => {
-    const stale = () => slot.job !== job || slot.worker !== worker;
+  const send = async ({ id, post, active }: WorkerCallContext, job: Job) => {
     // A body is posted as the text `decodeHtmlBody` of the HTTP tier gives, as it is decoded.
     // Bodies go over as text: a typed array posted to a `node:worker_threads` thread takes
     // seconds to arrive under Deno 2.9 (9 MB: 3-6 s, even transferred), a string a tenth of that.
@@ -249,9 +216,9 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
     let previous: string | undefined;
     for (const text of slices) {
       if (previous !== undefined) {
-        worker.postMessage({ id, part: previous } satisfies ExtractRequest);
+        post({ id, part: previous } satisfies ExtractRequest);
         await pace();
-        if (stale()) return;
+        if (!active()) return;
       }
       previous = text;
     }
@@ -259,7 +226,7 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
       ? { ...poolOptions.options, targetSelector: job.page.targetSelector }
       : poolOptions.options;
     const last = { id, url: job.url, options };
-    worker.postMessage(
+    post(
       (job.body
         ? { ...last, text: previous ?? "", cut }
         : { ...last, html: previous ?? "" }) satisfies ExtractRequest,
@@ -312,23 +279,16 @@ export function createExtractPool(poolOptions: ExtractPoolOptions = {}): Extract
     },
     warm() {
       if (closed) return;
-      for (const slot of slots) slot.worker ??= start(slot);
+      for (const slot of slots) slot.client.start();
     },
     threads() {
-      return slots.filter((slot) => slot.worker !== undefined).length;
+      return slots.filter((slot) => slot.client.running()).length;
     },
     async close() {
       closed = true;
       const error = new GleanerError("internal", "the extraction pool is closed");
       for (const job of queue.splice(0)) job.reject(error);
-      const stopping: Promise<number>[] = [];
-      for (const slot of slots) {
-        const worker = slot.worker;
-        slot.worker = undefined;
-        settle(slot)?.reject(error);
-        if (worker) stopping.push(worker.terminate());
-      }
-      await Promise.all(stopping);
+      await Promise.all(slots.map((slot) => slot.client.close(error)));
     },
   };
 }
