@@ -234,7 +234,12 @@ async function geminiAnswer(req: AnswerRequest, env: ProviderEnv): Promise<Provi
   const citations: ProviderHit[] = [];
   for (const chunk of webChunks(grounding)) {
     if (!chunk) continue;
-    citations.push({ title: chunk.title || chunk.uri, url: chunk.uri, snippet: "", source: GEMINI });
+    citations.push({
+      title: chunk.title || chunk.uri,
+      url: chunk.uri,
+      snippet: "",
+      source: GEMINI,
+    });
   }
   return {
     answer,
@@ -359,12 +364,35 @@ function reportOf(interaction: Record<string, unknown>) {
 }
 
 /**
+ * The names of `google.rpc.Code` values
+ * (https://github.com/googleapis/googleapis/blob/master/google/rpc/code.proto).
+ */
+const RPC_CODES: Readonly<Record<number, string>> = {
+  1: "CANCELLED",
+  2: "UNKNOWN",
+  3: "INVALID_ARGUMENT",
+  4: "DEADLINE_EXCEEDED",
+  5: "NOT_FOUND",
+  7: "PERMISSION_DENIED",
+  8: "RESOURCE_EXHAUSTED",
+  9: "FAILED_PRECONDITION",
+  13: "INTERNAL",
+  14: "UNAVAILABLE",
+  16: "UNAUTHENTICATED",
+};
+
+/**
  * A run that ended without a report, classified as Google errors are: its
  * `error` (`google.rpc.Status`) carries the documented codes; without one it
  * is `provider_unavailable`.
  */
 function runFailure(interaction: Record<string, unknown>, where: string): SearchFailure {
-  const error = isRecord(interaction.error) ? interaction.error : {};
+  const error = isRecord(interaction.error) ? { ...interaction.error } : {};
+  // A google.rpc.Status may carry only the numeric code: name it as Google's error responses do.
+  if (typeof error.status !== "string" && typeof error.code === "number") {
+    const name = RPC_CODES[error.code];
+    if (name) error.status = name;
+  }
   const body = JSON.stringify({ error });
   // A documented Google code in the run's error decides (judged as an error response would
   // be); without one the run is an outage of the agent, never the caller's fault.
