@@ -4,7 +4,8 @@
  *
  * Default orders (paid providers first, since a user who holds a key wants it
  * used; then a self-hosted SearXNG; then keyless public services):
- * - search: brave, exa, tavily, parallel, searxng, keenable, jina, duckduckgo
+ * - search: brave, exa, tavily, parallel, searxng, keenable, jina, duckduckgo (gemini serves
+ *   search too, but each search is a model call: only an explicit `search.search_order` asks it)
  * - answer: exa, tavily, gemini
  * - contents: exa, tavily, jina, keenable, then Gleaner's own reader
  *
