@@ -114,13 +114,11 @@ Deno.test("gemini search: grounding chunks become hits ranked by the answer segm
   });
 });
 
-Deno.test("gemini search: not in the default search order; search_order adds it", async () => {
-  await withFakeProviders(async (fakes) => {
-    const plain = parseConfig(fakes.config({ gemini: KEY }));
-    assert.ok(!usableProviders(plain, "search").some((p) => p.name === "gemini"));
-    const added = parseConfig(fakes.config({ gemini: KEY }, { search_order: ["gemini"] }));
-    assert.deepEqual(usableProviders(added, "search").map((p) => p.name), ["gemini"]);
-  });
+Deno.test("gemini search: not in the default search order; search_order adds it", () => {
+  const plain = parseConfig({ search: { gemini_api_key: KEY } });
+  assert.ok(!usableProviders(plain, "search").some((p) => p.name === "gemini"));
+  const added = parseConfig({ search: { gemini_api_key: KEY, search_order: ["gemini"] } });
+  assert.deepEqual(usableProviders(added, "search").map((p) => p.name), ["gemini"]);
 });
 
 /** Deep Research settings for the fakes: short polls, a bound well above two polls. */
