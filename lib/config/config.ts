@@ -184,7 +184,7 @@ export const ProviderSettingsSchema: z.ZodObject<{
   deep_research: z.boolean().optional(),
   /** Gemini: the Deep Research agent (default `deep-research-preview-04-2026`). */
   deep_research_agent: z.string().min(1).max(200).optional(),
-  /** Gemini: how long one call polls a Deep Research run before answering `in_progress` (default 60000). */
+  /** Gemini: how long one call polls a Deep Research run before answering `in_progress` (default 45000). */
   deep_research_wait_ms: z.number().int().min(0).max(600_000).optional(),
   /** Gemini: the pause between two polls of a Deep Research run (default 10000). */
   deep_research_poll_ms: z.number().int().min(10).max(600_000).optional(),

@@ -576,8 +576,9 @@ function routerOver(
       if (typeof req.query !== "string" || req.query.trim() === "") {
         throw invalid("query", "must be a non-empty string");
       }
-      const depth = req.depth ?? "quick";
       const resume = req.interaction_id;
+      // Only deep answers run long enough to be resumed.
+      const depth = resume !== undefined ? "deep" : req.depth ?? "quick";
       let pin = req.provider;
       if (resume !== undefined) {
         if (typeof resume !== "string" || resume.trim() === "") {

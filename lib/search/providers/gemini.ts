@@ -48,7 +48,8 @@
  *   `status`.
  * - poll: `GET <base>/v1beta/interactions/<id>` every `deep_research_poll_ms`
  *   (default 10 s, as the documentation's loop waits) until `status` is
- *   terminal or `deep_research_wait_ms` (default 60 s) is over. `status` is one
+ *   terminal or `deep_research_wait_ms` (default 45 s, below the 60 s an MCP
+ *   client waits by default) is over. `status` is one
  *   of `in_progress`, `completed`, `failed`, `cancelled`, `requires_action`
  *   (the `Interaction` resource, https://googleapis.github.io/js-genai/release_docs/interfaces/interactions_client.GeminiNextGenAPIClient.Interactions.Interaction.html).
  * - still `in_progress` when the wait is over: the answer comes back with
@@ -122,7 +123,8 @@ function deepResearchSettings(config: Config) {
   return {
     enabled: own.deep_research === true,
     agent: own.deep_research_agent ?? GEMINI_DEEP_RESEARCH_AGENT,
-    waitMs: own.deep_research_wait_ms ?? 60_000,
+    // Below the 60 s an MCP client waits by default, so the in_progress answer arrives in time.
+    waitMs: own.deep_research_wait_ms ?? 45_000,
     pollMs: own.deep_research_poll_ms ?? 10_000,
   };
 }
