@@ -777,3 +777,31 @@ Deno.test("MCP: a Gemini Deep Research answer comes back in_progress and its int
     });
   });
 });
+
+Deno.test("router: interaction_id goes only to a provider that resumes answers, never falls back", async () => {
+  await withFakeProviders(async (fakes) => {
+    const exaOnly = parseConfig(fakes.config({ exa: "ke" }));
+    const roles = createRoleRouter({ config: exaOnly, fetcher: createFetcher(exaOnly.network) });
+    for (const provider of [undefined, "exa"]) {
+      const error = await roles.answer({ query: "q", interaction_id: "v1_x", provider }).then(
+        () => assert.fail("expected a refusal"),
+        (e) => e,
+      );
+      assert.ok(error instanceof GleanerError);
+      assert.equal(error.code, "invalid_arguments");
+      assert.equal(error.details?.field, "interaction_id", error.message);
+    }
+    assert.equal(fakes.requestsOf("exa").length, 0, "exa never saw the id");
+
+    const both = parseConfig(fakes.config({ exa: "ke", gemini: "kg" }, {
+      answer_order: ["gemini", "exa"],
+    }));
+    const routed = createRoleRouter({ config: both, fetcher: createFetcher(both.network) });
+    const error = await routed.answer({ query: "q", interaction_id: "v1_unknown" }).then(
+      () => assert.fail("an unknown run fails"),
+      (e) => e,
+    );
+    assert.equal(error.code, "not_found", error.message);
+    assert.equal(fakes.requestsOf("exa").length, 0, "no fallback for a resumed run");
+  });
+});
