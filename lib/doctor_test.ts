@@ -43,7 +43,7 @@ Deno.test("doctor --online: each keyed provider is asked once; a refused key or 
 
     const good = await runDoctor(options(), { online: true });
     const brave = good.checks.find((c) => c.name === "provider brave (search)")!;
-    const gemini = good.checks.find((c) => c.name === "provider gemini (answer)")!;
+    const gemini = good.checks.find((c) => c.name === "provider gemini (search, answer)")!;
     assert.ok(brave.ok && /key accepted \(a one-result search/.test(brave.detail), brave.detail);
     assert.ok(gemini.ok, gemini.detail);
     assert.match(gemini.detail, /model models\/gemini-3\.5-flash-lite available/);

@@ -224,8 +224,11 @@ Deno.test({
       const away = publisher.stats();
       assert.equal(away.queued, 3);
       assert.equal(away.dropped, 2);
-      server = await startNats({ port: first.port });
+      // The publisher is let in only once the subscriber listens: what it flushes on reconnect
+      // would otherwise be lost to a subscriber that connects a moment later.
+      server = await startNats({ port: first.port, user: "watcher", password: "watch-pass" });
       const again = await subscribe(server, "t.>");
+      await server.admit(first.user, first.password);
       const got = [await again.next(), await again.next(), await again.next()].map((m) =>
         m.payload
       );

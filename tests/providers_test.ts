@@ -704,3 +704,104 @@ Deno.test("HTTP search tool: the notices reach the answer", async () => {
     });
   });
 });
+
+Deno.test("MCP: a Gemini Deep Research answer comes back in_progress and its interaction_id resumes it; gemini searches when ordered", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = configOf(fakes, {
+      presentation: "roles",
+      answer_order: ["exa", "gemini"],
+      search_order: ["gemini"],
+      providers: { gemini: { deep_research: true, deep_research_wait_ms: 0 } },
+    }, { gemini: "kg" });
+    await withGleaner(config, async (gleaner) => {
+      await withClient(gleaner, async (client) => {
+        const started = await client.callTool({
+          name: "web_answer_tool",
+          arguments: { query: "history of wal", depth: "deep", provider: "gemini" },
+        }) as ToolResult;
+        assert.ok(!started.isError, started.content[0]?.text);
+        const first = started.structuredContent as {
+          provider: string;
+          status: string;
+          interaction_id: string;
+          answer: string;
+        };
+        assert.equal(first.provider, "gemini");
+        assert.equal(first.status, "in_progress");
+        assert.equal(first.answer, "");
+        assert.match(started.content[0].text, /interaction_id v1_fake_run_1 to resume/);
+
+        // Resuming needs no provider: the one that resumes answers is asked, never exa.
+        const statuses: string[] = [first.status];
+        let last: ToolResult = started;
+        for (let i = 0; i < 5 && statuses.at(-1) === "in_progress"; i++) {
+          last = await client.callTool({
+            name: "web_answer_tool",
+            arguments: {
+              query: "history of wal",
+              depth: "deep",
+              interaction_id: first.interaction_id,
+            },
+          }) as ToolResult;
+          assert.ok(!last.isError, last.content[0]?.text);
+          statuses.push((last.structuredContent as { status: string }).status);
+        }
+        // The fake answers in_progress to two polls, then completed (one poll per call here).
+        assert.deepEqual(statuses, ["in_progress", "in_progress", "in_progress", "completed"]);
+        const done = last.structuredContent as { provider: string; answer: string };
+        assert.equal(done.provider, "gemini");
+        assert.match(done.answer, /^# Report/);
+        assert.match(
+          last.content[0].text,
+          /Sources:\n\[1\] Write-Ahead Logging https:\/\/sqlite\.org\/wal\.html/,
+        );
+        assert.equal(fakes.requestsOf("exa").length, 0, "exa was never asked");
+        assert.equal(
+          fakes.requestsOf("gemini").filter((r) => r.method === "POST").length,
+          1,
+          "one run, resumed",
+        );
+
+        const search = await client.callTool({
+          name: "web_search_tool",
+          arguments: { query: "sqlite wal", max_results: 2 },
+        }) as ToolResult;
+        assert.ok(!search.isError, search.content[0]?.text);
+        const hits = search.structuredContent as { provider: string; results: { url: string }[] };
+        assert.equal(hits.provider, "gemini");
+        assert.equal(hits.results.length, 2);
+        assert.ok(
+          hits.results.every((r) => r.url.startsWith("https://vertexaisearch.cloud.google.com/")),
+        );
+      });
+    });
+  });
+});
+
+Deno.test("router: interaction_id goes only to a provider that resumes answers, never falls back", async () => {
+  await withFakeProviders(async (fakes) => {
+    const exaOnly = parseConfig(fakes.config({ exa: "ke" }));
+    const roles = createRoleRouter({ config: exaOnly, fetcher: createFetcher(exaOnly.network) });
+    for (const provider of [undefined, "exa"]) {
+      const error = await roles.answer({ query: "q", interaction_id: "v1_x", provider }).then(
+        () => assert.fail("expected a refusal"),
+        (e) => e,
+      );
+      assert.ok(error instanceof GleanerError);
+      assert.equal(error.code, "invalid_arguments");
+      assert.equal(error.details?.field, "interaction_id", error.message);
+    }
+    assert.equal(fakes.requestsOf("exa").length, 0, "exa never saw the id");
+
+    const both = parseConfig(fakes.config({ exa: "ke", gemini: "kg" }, {
+      answer_order: ["gemini", "exa"],
+    }));
+    const routed = createRoleRouter({ config: both, fetcher: createFetcher(both.network) });
+    const error = await routed.answer({ query: "q", interaction_id: "v1_unknown" }).then(
+      () => assert.fail("an unknown run fails"),
+      (e) => e,
+    );
+    assert.equal(error.code, "not_found", error.message);
+    assert.equal(fakes.requestsOf("exa").length, 0, "no fallback for a resumed run");
+  });
+});

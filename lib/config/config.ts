@@ -157,6 +157,10 @@ export const ProviderSettingsSchema: z.ZodObject<{
   requests_per_second: z.ZodOptional<z.ZodNumber>;
   model: z.ZodOptional<z.ZodString>;
   deep_model: z.ZodOptional<z.ZodString>;
+  deep_research: z.ZodOptional<z.ZodBoolean>;
+  deep_research_agent: z.ZodOptional<z.ZodString>;
+  deep_research_wait_ms: z.ZodOptional<z.ZodNumber>;
+  deep_research_poll_ms: z.ZodOptional<z.ZodNumber>;
 }, z.core.$strict> = z.strictObject({
   /** Keyless providers answer only when `true`; `false` turns any provider off. */
   enabled: z.boolean().optional(),
@@ -172,6 +176,18 @@ export const ProviderSettingsSchema: z.ZodObject<{
   model: z.string().min(1).optional(),
   /** Model of deep answers (Gemini). */
   deep_model: z.string().min(1).optional(),
+  /**
+   * Gemini: `deep` answers run the Deep Research agent (Interactions API, background mode)
+   * instead of `deep_model`; a run still going when `deep_research_wait_ms` is over answers
+   * `in_progress` with its `interaction_id`, which resumes it.
+   */
+  deep_research: z.boolean().optional(),
+  /** Gemini: the Deep Research agent (default `deep-research-preview-04-2026`). */
+  deep_research_agent: z.string().min(1).max(200).optional(),
+  /** Gemini: how long one call polls a Deep Research run before answering `in_progress` (default 45000). */
+  deep_research_wait_ms: z.number().int().min(0).max(600_000).optional(),
+  /** Gemini: the pause between two polls of a Deep Research run (default 10000). */
+  deep_research_poll_ms: z.number().int().min(10).max(600_000).optional(),
 });
 
 function safeJsonObject(text: string): unknown {
@@ -233,6 +249,10 @@ export const SearchSchema: z.ZodObject<{
           requests_per_second: z.ZodOptional<z.ZodNumber>;
           model: z.ZodOptional<z.ZodString>;
           deep_model: z.ZodOptional<z.ZodString>;
+          deep_research: z.ZodOptional<z.ZodBoolean>;
+          deep_research_agent: z.ZodOptional<z.ZodString>;
+          deep_research_wait_ms: z.ZodOptional<z.ZodNumber>;
+          deep_research_poll_ms: z.ZodOptional<z.ZodNumber>;
         }, z.core.$strict>
       >,
       unknown

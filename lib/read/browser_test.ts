@@ -139,7 +139,7 @@ Deno.test({
         assert.ok(args.includes("--proxy-bypass-list=<-loopback>"));
         assert.ok(args.some((a) => a.startsWith("--host-resolver-rules=MAP * ~NOTFOUND")));
         const profile = args.find((a) => a.startsWith("--user-data-dir="));
-        assert.match(profile ?? "", /gleaner-chromium-/);
+        assert.match(profile ?? "", /gleaner-chromium\/profile-/);
       });
 
       await t.step("waitForSelector and targetSelector", async () => {

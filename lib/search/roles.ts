@@ -136,6 +136,11 @@ export interface RoleAnswerRequest {
   depth?: "quick" | "deep";
   /** Pin one provider. */
   provider?: string;
+  /**
+   * Resumes an answer an earlier call left `in_progress` (its `interaction_id`):
+   * asked of the pinned provider, else of the first usable provider that resumes answers.
+   */
+  interaction_id?: string;
   /** Cancels the call. */
   signal?: AbortSignal;
 }
@@ -571,12 +576,38 @@ function routerOver(
       if (typeof req.query !== "string" || req.query.trim() === "") {
         throw invalid("query", "must be a non-empty string");
       }
-      const depth = req.depth ?? "quick";
+      const resume = req.interaction_id;
+      // Only deep answers run long enough to be resumed.
+      const depth = resume !== undefined ? "deep" : req.depth ?? "quick";
+      let pin = req.provider;
+      if (resume !== undefined) {
+        if (typeof resume !== "string" || resume.trim() === "") {
+          throw invalid("interaction_id", "must be a non-empty string");
+        }
+        // Only the provider that started a run can resume it: never fall back to another.
+        const resumer = pin
+          ? pinned("answer", pin)
+          : usable("answer").find((p) => p.resumesAnswers);
+        if (!resumer?.resumesAnswers) {
+          throw invalid(
+            "interaction_id",
+            pin
+              ? `${pin} does not resume answers`
+              : "no configured answer provider resumes answers",
+          );
+        }
+        pin = resumer.name;
+      }
       const routed = await route(
         "answer",
-        req.provider,
+        pin,
         req.signal,
-        (provider, env) => provider.answer!({ query: req.query.trim(), depth }, env),
+        (provider, env) =>
+          provider.answer!({
+            query: req.query.trim(),
+            depth,
+            ...(resume !== undefined ? { interaction_id: resume } : {}),
+          }, env),
       );
       return {
         role: "answer",

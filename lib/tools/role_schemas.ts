@@ -78,6 +78,10 @@ export const RoleAnswerOutput = z.object({
   answer: z.string(),
   citations: z.array(HitSchema),
   provider_data: ProviderDataSchema,
+  status: z.enum(["completed", "in_progress"]).optional().describe(
+    "`in_progress`: a long-running answer is not finished; call again with `interaction_id`",
+  ),
+  interaction_id: z.string().optional().describe("Resumes a long-running answer"),
 });
 
 /** Output of the contents role. */
@@ -98,6 +102,10 @@ export const ProviderAnswerOutput = z.object({
   answer: z.string(),
   citations: z.array(HitSchema),
   provider_data: ProviderDataSchema,
+  status: z.enum(["completed", "in_progress"]).optional().describe(
+    "`in_progress`: a long-running answer is not finished; call again with `interaction_id`",
+  ),
+  interaction_id: z.string().optional().describe("Resumes a long-running answer"),
 });
 
 /** Output of a provider's own contents-kind tool. */
@@ -127,8 +135,16 @@ export function renderPages(pages: z.output<typeof PageSchema>[]): string {
 
 /** Compact text of an answer with numbered citations. */
 export function renderAnswer(
-  out: { answer: string; citations: z.output<typeof HitSchema>[] },
+  out: {
+    answer: string;
+    citations: z.output<typeof HitSchema>[];
+    status?: string;
+    interaction_id?: string;
+  },
 ): string {
+  if (out.status === "in_progress") {
+    return `in progress: the research is still running; call again with interaction_id ${out.interaction_id} to resume`;
+  }
   const sources = out.citations.map((c, i) => `[${i + 1}] ${c.title} ${c.url}`);
   return sources.length > 0 ? `${out.answer}\n\nSources:\n${sources.join("\n")}` : out.answer;
 }

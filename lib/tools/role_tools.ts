@@ -86,6 +86,9 @@ export function webAnswerInput(providers: readonly string[]) {
       "`quick`: one fast answer; `deep`: more sources, slower",
     ),
     provider: providerArg(providers),
+    interaction_id: z.string().min(1).max(200).optional().describe(
+      "Resumes a deep answer an earlier call returned `in_progress` (with its interaction_id)",
+    ),
   });
 }
 

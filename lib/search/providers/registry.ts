@@ -4,8 +4,9 @@
  *
  * Default orders (paid providers first, since a user who holds a key wants it
  * used; then a self-hosted SearXNG; then keyless public services):
- * - search: brave, exa, tavily, parallel, searxng, keenable, jina, duckduckgo
- * - answer: exa, tavily, gemini
+ * - search: brave, exa, tavily, parallel, searxng, keenable, jina, duckduckgo (gemini serves
+ *   search too, but each search is a model call: only an explicit `search.search_order` asks it)
+ * - answer: exa, tavily, gemini, parallel
  * - contents: exa, tavily, jina, keenable, then Gleaner's own reader
  *
  * @module
@@ -62,7 +63,7 @@ export function providerByName(
  * ```ts
  * import { parseConfig } from "../../config/config.ts";
  * import { roleOrder } from "./registry.ts";
- * console.assert(roleOrder(parseConfig({}), "answer").join() === "exa,tavily,gemini");
+ * console.assert(roleOrder(parseConfig({}), "answer").join() === "exa,tavily,gemini,parallel");
  * console.assert(roleOrder(parseConfig({ search: { backend: "searxng" } }), "search").join() === "searxng");
  * const searxng = { backend: "searxng", searxng_url: "https://searx.example" } as const;
  * console.assert(roleOrder(parseConfig({ search: searxng }), "search").join() === "searxng,duckduckgo");

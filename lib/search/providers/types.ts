@@ -67,6 +67,11 @@ export interface AnswerRequest {
   query: string;
   /** `quick` (one fast call) or `deep` (more sources, slower). */
   depth: "quick" | "deep";
+  /**
+   * Resumes a long-running answer an earlier call left `in_progress` (providers
+   * with {@link Provider.resumesAnswers} only).
+   */
+  interaction_id?: string;
 }
 
 /** A provider's answer with the sources it cites. */
@@ -77,6 +82,14 @@ export interface ProviderAnswer {
   citations: ProviderHit[];
   /** A few provider-specific fields, bounded in size. */
   provider_data?: Record<string, unknown>;
+  /**
+   * `in_progress` when a long-running answer was not finished within the
+   * bounded wait: `answer` is empty and `interaction_id` resumes it; absent
+   * (or `completed`) for a finished answer.
+   */
+  status?: "completed" | "in_progress";
+  /** The upstream run's id, for a long-running answer. */
+  interaction_id?: string;
 }
 
 /** Pages wanted from the `contents` role. */
@@ -171,6 +184,8 @@ export interface Provider {
   readonly defaultRequestsPerSecond?: number;
   /** Serves the `search` role. */
   search?(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]>;
+  /** True when its answers may come back `in_progress` and an `interaction_id` resumes them. */
+  readonly resumesAnswers?: boolean;
   /** Serves the `answer` role. */
   answer?(req: AnswerRequest, env: ProviderEnv): Promise<ProviderAnswer>;
   /** Serves the `contents` role. */

@@ -1,0 +1,176 @@
+/**
+ * One memory by ref or id: reading it with its history, updating its content
+ * (re-embedded, with the `similar_to` and `consider_splitting` notices) and
+ * deleting it.
+ *
+ * @module
+ */
+import { GleanerError } from "../errors.ts";
+import { getGleanerLogger } from "../log.ts";
+import { isZeroVector } from "../embed/vector.ts";
+import { checkIdText } from "../text/id_text.ts";
+import { countTokens } from "../text/tokens.ts";
+import { checkNoNul, round } from "./checks.ts";
+import type { MemoryContext } from "./context.ts";
+import { traceMemoryEmbed, traceMemorySearch, traceMemoryStore } from "./spans.ts";
+import type {
+  DeleteMemoryResult,
+  GetMemoryResult,
+  Memory,
+  MemoryKey,
+  MemoryNotice,
+  UpdateMemoryInput,
+  UpdateMemoryResult,
+} from "./types.ts";
+
+const log = getGleanerLogger("memory");
+
+/** The memory `key` names; `not_found` naming `field` when there is none. */
+export async function findMemory(
+  ctx: MemoryContext,
+  key: MemoryKey,
+  field = "ref",
+): Promise<Memory> {
+  if (key.ref !== undefined) {
+    checkIdText(key.ref, "ref");
+  } else if (!Number.isSafeInteger(key.id) || key.id! < 1) {
+    throw new GleanerError("invalid_arguments", "id: must be a positive integer", {
+      details: { field: "id" },
+    });
+  }
+  const memory = key.ref !== undefined
+    ? await ctx.backend.get({ ref: key.ref.trim().toLowerCase() })
+    : await ctx.backend.get({ id: key.id! });
+  if (!memory) {
+    const name = key.ref !== undefined ? `ref ${key.ref}` : `id ${key.id}`;
+    throw new GleanerError("not_found", `no memory with ${name}`, { details: { field } });
+  }
+  return memory;
+}
+
+/** One memory by ref or id, with its older versions. */
+export async function getMemory(ctx: MemoryContext, key: MemoryKey): Promise<GetMemoryResult> {
+  const ready = await ctx.embedding.prepare();
+  const memory = await findMemory(ctx, key);
+  const history = memory.superseded_by === null ? await ctx.backend.history(memory.id) : [];
+  return { memory, history, notices: ctx.embedding.notices(ready) };
+}
+
+/** Replaces a live memory's content (re-embedded); the old version stays as history. */
+export async function updateMemory(
+  ctx: MemoryContext,
+  input: UpdateMemoryInput,
+  signal?: AbortSignal,
+): Promise<UpdateMemoryResult> {
+  if (input.ref !== undefined) checkIdText(input.ref, "ref");
+  else if (input.id === undefined) {
+    throw new GleanerError("invalid_arguments", "ref: give the ref (or id) of the memory", {
+      details: { field: "ref" },
+    });
+  }
+  checkNoNul(input.content, "content");
+  if (input.content.trim() === "") {
+    throw new GleanerError("invalid_arguments", "content: must not be empty", {
+      details: { field: "content" },
+    });
+  }
+  const ready = await ctx.embedding.prepare();
+  const current = await findMemory(
+    ctx,
+    input.ref !== undefined ? { ref: input.ref } : { id: input.id! },
+    input.ref !== undefined ? "ref" : "id",
+  );
+  if (current.superseded_by !== null) {
+    throw new GleanerError(
+      "not_found",
+      `ref ${current.ref} is an old version; update the live memory instead`,
+      { details: { field: "ref" } },
+    );
+  }
+  const tokens = countTokens(input.content);
+  let vector: Float32Array | undefined;
+  if (ready.embedder) {
+    try {
+      const embedder = ready.embedder;
+      [vector] = await traceMemoryEmbed(
+        embedder,
+        "document",
+        1,
+        (usage) => embedder.embedDocuments([input.content], signal, usage),
+      );
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      log.warn("memory: embedding failed on update: {error}", { error: String(error) });
+    }
+  }
+  const notices: MemoryNotice[] = [];
+  if (vector && !isZeroVector(vector)) {
+    const newVector = vector;
+    const near = await traceMemorySearch(
+      ctx.backend.engine,
+      "similar",
+      () => ctx.backend.vectorCandidates(newVector, 2, { session_id: current.session_id }),
+    );
+    const other = near.find((c) => c.id !== current.id && c.score >= ctx.options.reviewSimilarity);
+    if (other) {
+      const [m] = await ctx.backend.getMany([other.id]);
+      if (m) {
+        const nearDuplicate = other.score >= ctx.options.duplicateSimilarity;
+        notices.push({
+          code: "similar_to",
+          message: `The new content is ${
+            nearDuplicate ? "very likely the same fact as" : "similar to"
+          } ${m.ref} (similarity ${round(other.score)}).`,
+          ref: m.ref,
+          similarity: round(other.score),
+          near_duplicate: nearDuplicate,
+        });
+      }
+    }
+  }
+  const splitTokens = ctx.options.splitTokens;
+  if (tokens > splitTokens) {
+    notices.push({
+      code: "consider_splitting",
+      message: `The new content has ${tokens} tokens (over ${splitTokens}): consider splitting it.`,
+    });
+  }
+  const { memory, previous } = await traceMemoryStore(
+    ctx.backend.engine,
+    "UPDATE",
+    1,
+    () =>
+      ctx.backend.update(current.id, {
+        content: input.content,
+        tokens,
+        updated_at: ctx.options.now(),
+        ...(vector && ready.model ? { embedding: { model: ready.model, vector } } : {}),
+      }),
+  );
+  if (!memory.embedding_model && ready.embedder) ctx.embedding.start(ready);
+  return {
+    memory,
+    previous_ref: previous.ref,
+    notices: [...notices, ...ctx.embedding.notices(ready)],
+  };
+}
+
+/** Deletes a live memory and its history. */
+export async function deleteMemory(
+  ctx: MemoryContext,
+  key: MemoryKey,
+): Promise<DeleteMemoryResult> {
+  const memory = await findMemory(ctx, key);
+  if (memory.superseded_by !== null) {
+    throw new GleanerError(
+      "not_found",
+      `ref ${memory.ref} is an old version; delete the live memory instead`,
+      { details: { field: "ref" } },
+    );
+  }
+  const history = await ctx.backend.history(memory.id);
+  if (!await ctx.backend.delete(memory.id)) {
+    throw new GleanerError("not_found", `no memory with ref ${memory.ref}`);
+  }
+  return { deleted: true, ref: memory.ref, id: memory.id, history_deleted: history.length };
+}

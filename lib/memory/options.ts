@@ -1,0 +1,104 @@
+/**
+ * The settings of the `MemoryService` and their defaults, and the
+ * resolved form every part of the service (save, recall, re-embed) reads.
+ *
+ * @module
+ */
+import type { Embedder } from "../embed/types.ts";
+
+/**
+ * Default cosine at or above which a new memory is saved with a `similar_to`
+ * notice naming its nearest memory (`memory.review_similarity`). No cosine
+ * ever skips a memory: only the same text (see `normalizeMemoryText`)
+ * is a duplicate.
+ */
+export const SIMILAR_SIMILARITY = 0.8;
+/**
+ * Default cosine at or above which a `similar_to` notice calls the memory a
+ * near-duplicate (`near_duplicate: true`; `memory.duplicate_similarity`).
+ */
+export const DUPLICATE_SIMILARITY = 0.95;
+/** Default length in tokens over which content is saved with a "consider splitting" notice. */
+export const SPLIT_TOKENS = 800;
+/** Default token budget of a recall (episodic memories; `memory.recall_budget`). */
+export const DEFAULT_MAX_TOKENS = 2_000;
+/** Default token budget of the profile pool. */
+export const DEFAULT_PROFILE_MAX_TOKENS = 500;
+/** Default RRF constant (`memory.rrf_k`). */
+export const RRF_K = 60;
+/** Fewest vector candidates a recall fuses (else 2 × `top_k`). */
+export const DENSE_DEPTH = 20;
+
+/** Options of `MemoryService`. */
+export interface MemoryServiceOptions {
+  /**
+   * The embedder (loaded lazily); without one, recall is BM25 alone and
+   * near-duplicates go unflagged (true duplicates are still found).
+   */
+  embedder?: () => Promise<Embedder | undefined>;
+  /** Token budget of the profile pool (default 500). */
+  profileMaxTokens?: number;
+  /** Weight of the dense ranking (default 0.5); BM25 gets `1 - dense_weight`. */
+  denseWeight?: number;
+  /**
+   * Vector candidates below this cosine are dropped (default: 0.5 for the
+   * static model, whose unrelated texts still score 0.2–0.3, else 0.2).
+   */
+  denseMinSimilarity?: number;
+  /** Fused scores below this are dropped (default 0). */
+  minScore?: number;
+  /** Fewest vector candidates a recall fuses, else 2 × `top_k` (default {@link DENSE_DEPTH}). */
+  denseDepth?: number;
+  /** Cosine from which a `similar_to` notice is sent (default {@link SIMILAR_SIMILARITY}). */
+  reviewSimilarity?: number;
+  /**
+   * Cosine from which a `similar_to` notice says `near_duplicate: true`
+   * (default {@link DUPLICATE_SIMILARITY}); the memory is saved all the same.
+   */
+  duplicateSimilarity?: number;
+  /** Tokens over which a `consider_splitting` notice is sent (default {@link SPLIT_TOKENS}). */
+  splitTokens?: number;
+  /** RRF constant of recall (default {@link RRF_K}). */
+  rrfK?: number;
+  /** Token budget of a recall without `max_tokens` (default {@link DEFAULT_MAX_TOKENS}). */
+  recallBudget?: number;
+  /**
+   * Share of recall frequency in recall's ranking (default 0: the query
+   * alone). The matches are ordered by `(1 - accessWeight) × fused score +
+   * accessWeight × recall_count / (highest recall_count among the matches)`;
+   * scores, relevance labels and `min_score` stay the query's.
+   */
+  accessWeight?: number;
+  /** Memories per re-embed batch (default 64). */
+  reembedBatch?: number;
+  /** Clock (ms since the epoch). */
+  now?: () => number;
+}
+
+/** {@link MemoryServiceOptions} with every default filled in. */
+export type ResolvedMemoryOptions =
+  & Required<Omit<MemoryServiceOptions, "embedder" | "denseMinSimilarity">>
+  & {
+    embedder?: MemoryServiceOptions["embedder"];
+    denseMinSimilarity?: number;
+  };
+
+/** Fills in the defaults of `options`. */
+export function resolveMemoryOptions(options: MemoryServiceOptions = {}): ResolvedMemoryOptions {
+  return {
+    embedder: options.embedder,
+    profileMaxTokens: options.profileMaxTokens ?? DEFAULT_PROFILE_MAX_TOKENS,
+    denseWeight: options.denseWeight ?? 0.5,
+    denseMinSimilarity: options.denseMinSimilarity,
+    minScore: options.minScore ?? 0,
+    denseDepth: options.denseDepth ?? DENSE_DEPTH,
+    reviewSimilarity: options.reviewSimilarity ?? SIMILAR_SIMILARITY,
+    duplicateSimilarity: options.duplicateSimilarity ?? DUPLICATE_SIMILARITY,
+    splitTokens: options.splitTokens ?? SPLIT_TOKENS,
+    rrfK: options.rrfK ?? RRF_K,
+    recallBudget: options.recallBudget ?? DEFAULT_MAX_TOKENS,
+    accessWeight: options.accessWeight ?? 0,
+    reembedBatch: options.reembedBatch ?? 64,
+    now: options.now ?? Date.now,
+  };
+}

@@ -1,0 +1,295 @@
+/**
+ * Recalling memories: the profile pool inside its own budget, then BM25 and
+ * vector candidates (each retriever's own top) fused with weighted RRF,
+ * optionally lifted by recall frequency, labelled by relevance and trimmed
+ * to `top_k` and the token budget; without a query, the newest first.
+ *
+ * @module
+ */
+import { getGleanerLogger } from "../log.ts";
+import { isZeroVector } from "../embed/vector.ts";
+import { fuseRankings, relevanceOf } from "../rank/fusion.ts";
+import { checkIdText } from "../text/id_text.ts";
+import { countTokens } from "../text/tokens.ts";
+import { checkNoNul, round } from "./checks.ts";
+import type { MemoryContext } from "./context.ts";
+import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
+import { renderedTokens } from "./rendered_tokens.ts";
+import { traceMemoryEmbed, traceMemorySearch } from "./spans.ts";
+import type {
+  Memory,
+  ProfileMemory,
+  RecalledMemory,
+  RecallMemoriesInput,
+  RecallMemoriesResult,
+} from "./types.ts";
+
+const log = getGleanerLogger("memory");
+
+/** Default `top_k` of a recall. */
+export const DEFAULT_TOP_K = 10;
+/** Fewest BM25 candidates a recall fuses (else 4 × `top_k`). */
+export const LEXICAL_DEPTH = 50;
+/** Profile memories read per recall before checking whether more could fit. */
+const PROFILE_PAGE = 64;
+/** Most profile memories a recall considers. */
+const MAX_PROFILE_POOL = 2_000;
+/**
+ * Tokens of a rendered memory element without its content (tags, ref, time):
+ * an entry whose content alone leaves less than half of this is not counted.
+ */
+const ENTRY_OVERHEAD_TOKENS = countTokens(
+  '<memory index="10" ref="abcdefgh" relevance="medium" created_at="2026-01-01T00:00:00.000Z"></memory>',
+);
+
+/** Tokens of a rendered profile element without its content. */
+const PROFILE_OVERHEAD_TOKENS = countTokens(
+  '<memory ref="abcdefgh" created_at="2026-01-01T00:00:00.000Z"></memory>',
+);
+
+/** Per-call options of `MemoryService.recall` not exposed as tool arguments. */
+export interface RecallOptions {
+  /** Cancels the call. */
+  signal?: AbortSignal;
+  /** The query's vector, already embedded (benchmarks time recall without embedding). */
+  queryVector?: Float32Array;
+}
+
+/**
+ * Recalls memories. With a query: BM25 and vector candidates (each
+ * retriever's own top), weighted RRF, relevance labels, trimmed to
+ * `top_k` and `max_tokens`. Without: the newest first. The whole profile
+ * pool is attached, trimmed to its own budget.
+ */
+export async function recallMemories(
+  ctx: MemoryContext,
+  input: RecallMemoriesInput,
+  options: RecallOptions = {},
+): Promise<RecallMemoriesResult> {
+  checkIdText(input.session_id, "session_id");
+  checkNoNul(input.query, "query");
+  const topK = input.top_k ?? DEFAULT_TOP_K;
+  const maxTokens = input.max_tokens ?? ctx.options.recallBudget;
+  const ready = await ctx.embedding.prepare();
+  const now = ctx.options.now();
+  const scope = {
+    kind: "episodic" as const,
+    ...(input.session_id !== undefined ? { session_id: input.session_id } : {}),
+  };
+  const notices = ctx.embedding.notices(ready);
+
+  // Profile pool, newest first, inside its own budget. Most pools fit in
+  // one small page; a larger one is read whole only if budget is left.
+  const budget = ctx.options.profileMaxTokens;
+  let pool = await ctx.backend.profilePool(PROFILE_PAGE);
+  let profileTotal = pool.length;
+  const profile: ProfileMemory[] = [];
+  let profileTokens = 0;
+  const takeProfile = (m: Memory) => {
+    const left = budget - profileTokens;
+    if (left < PROFILE_OVERHEAD_TOKENS || m.tokens + PROFILE_OVERHEAD_TOKENS / 2 > left) return;
+    const entry = {
+      ref: m.ref,
+      id: m.id,
+      content: m.content,
+      created_at: m.created_at,
+      updated_at: m.updated_at,
+      tokens: m.tokens,
+    };
+    const cost = renderedTokens(renderProfileMemory(entry));
+    if (cost > left) return;
+    profileTokens += cost;
+    profile.push(entry);
+  };
+  pool.forEach(takeProfile);
+  if (pool.length === PROFILE_PAGE) {
+    let whole = false;
+    if (budget - profileTokens >= PROFILE_OVERHEAD_TOKENS) {
+      pool = await ctx.backend.profilePool(MAX_PROFILE_POOL);
+      pool.slice(PROFILE_PAGE).forEach(takeProfile);
+      whole = pool.length < MAX_PROFILE_POOL;
+    }
+    profileTotal = whole ? pool.length : (await ctx.backend.list({
+      kind: "profile",
+      sort: "recent",
+      limit: 1,
+      offset: 0,
+    })).total;
+  }
+
+  const query = input.query?.trim() ?? "";
+  // Best first; search mode reads the memories a page at a time, as the budget takes them.
+  let ranked: { id: number; score?: number; memory?: Memory | null }[];
+  let matched: number;
+  const retrievers: ("bm25" | "dense")[] = [];
+  if (query) {
+    // Candidate depth. BM25's list ends where matching ends; the dense
+    // retriever ranks every memory (there is always a nearest), so its list
+    // is cut at twice what the answer can show: deeper, its weak matches
+    // pile up RRF credit on look-alikes (chosen on half of the benchmark's
+    // confusable queries, checked on the other half; see bench/memory.ts).
+    const k = Math.max(LEXICAL_DEPTH, topK * 4);
+    const denseK = Math.max(ctx.options.denseDepth, topK * 2);
+    const lexical = await traceMemorySearch(
+      ctx.backend.engine,
+      "bm25",
+      () => ctx.backend.lexicalCandidates(query, k, scope),
+    );
+    retrievers.push("bm25");
+    let dense: number[] | undefined;
+    if (ready.embedder && !ctx.embedding.running && ctx.options.denseWeight > 0) {
+      let vector = options.queryVector;
+      if (!vector) {
+        try {
+          const embedder = ready.embedder;
+          [vector] = await traceMemoryEmbed(
+            embedder,
+            "query",
+            1,
+            (usage) => embedder.embedQueries([query], options.signal, usage),
+          );
+        } catch (error) {
+          if (options.signal?.aborted) throw error;
+          log.warn("memory: query embedding failed, BM25 alone: {error}", {
+            error: String(error),
+          });
+        }
+      }
+      if (vector && !isZeroVector(vector)) {
+        const queryVector = vector;
+        const near = await traceMemorySearch(
+          ctx.backend.engine,
+          "dense",
+          () => ctx.backend.vectorCandidates(queryVector, denseK, scope),
+        );
+        const floor = ctx.options.denseMinSimilarity ?? defaultDenseFloor(ready.model);
+        dense = near.filter((c) => c.score >= floor).map((c) => c.id);
+        retrievers.push("dense");
+      }
+    }
+    const rankings = [{
+      order: lexical.map((c) => c.id),
+      weight: dense ? 1 - ctx.options.denseWeight : 1,
+    }];
+    if (dense) rankings.push({ order: dense, weight: ctx.options.denseWeight });
+    let fused = fuseRankings(rankings, ctx.options.rrfK)
+      .filter((f) => f.score >= ctx.options.minScore);
+    matched = fused.length;
+    // Recall frequency as one more signal, over the matches only (never a new candidate).
+    let rows: Map<number, Memory> | undefined;
+    if (ctx.options.accessWeight > 0 && fused.length > 1) {
+      rows = new Map(
+        (await ctx.backend.getMany(fused.map((f) => f.key))).map((m) => [m.id, m] as const),
+      );
+      fused = liftByAccess(fused, rows, ctx.options.accessWeight);
+    }
+    ranked = fused.slice(0, Math.max(topK * 3, 30)).map((f) => ({
+      id: f.key,
+      score: f.score,
+      ...(rows ? { memory: rows.get(f.key) ?? null } : {}),
+    }));
+  } else {
+    const page = await traceMemorySearch(
+      ctx.backend.engine,
+      "recent",
+      () =>
+        ctx.backend.list({
+          ...scope,
+          sort: "recent",
+          limit: Math.max(topK * 3, 30),
+          offset: 0,
+        }),
+      (found) => found.items.length,
+    );
+    matched = page.total;
+    ranked = page.items.map((memory) => ({ id: memory.id, memory }));
+  }
+
+  const memories: RecalledMemory[] = [];
+  let tokens = 0;
+  let overBudget = 0;
+  const pageSize = topK + 5;
+  for (let i = 0; i < ranked.length; i++) {
+    if (memories.length >= topK) break;
+    if (ranked[i].memory === undefined) {
+      const page = ranked.slice(i, i + pageSize);
+      const found = new Map(
+        (await ctx.backend.getMany(page.map((r) => r.id))).map((m) => [m.id, m] as const),
+      );
+      for (const r of page) r.memory = found.get(r.id) ?? null;
+    }
+    if (!ranked[i].memory) continue; // deleted meanwhile
+    const { memory, score } = ranked[i] as { memory: Memory; score?: number };
+    const left = maxTokens - tokens;
+    if (memory.tokens + ENTRY_OVERHEAD_TOKENS / 2 > left) {
+      overBudget++;
+      continue;
+    }
+    const entry: RecalledMemory = {
+      index: memories.length + 1,
+      ref: memory.ref,
+      id: memory.id,
+      content: memory.content,
+      session_id: memory.session_id,
+      created_at: memory.created_at,
+      updated_at: memory.updated_at,
+      tokens: memory.tokens,
+      ...(score !== undefined ? { score: round(score), relevance: relevanceOf(score) } : {}),
+    };
+    const cost = renderedTokens(renderRecalledMemory(entry));
+    if (cost > left) {
+      overBudget++;
+      continue;
+    }
+    tokens += cost;
+    memories.push(entry);
+  }
+  if (overBudget > 0) {
+    notices.push({
+      code: "budget",
+      message: `${matched} memories matched; ${memories.length} fit in max_tokens ${maxTokens}` +
+        " (raise max_tokens or narrow the query for more).",
+    });
+  }
+  if (memories.length > 0) await ctx.backend.markRecalled(memories.map((m) => m.id), now);
+  return {
+    mode: query ? "search" : "recent",
+    current_time: new Date(now).toISOString(),
+    retrievers,
+    profile,
+    profile_total: profileTotal,
+    memories,
+    matched,
+    truncated: memories.length < matched,
+    tokens: tokens + profileTokens,
+    notices,
+  };
+}
+
+/**
+ * The matches of a recall reordered by `(1 - weight) × score + weight ×
+ * recall_count / most`, where `most` is the highest `recall_count` among the
+ * matches (a never-recalled memory adds nothing; when none was recalled the
+ * order stays the query's). Scores stay the query's.
+ */
+function liftByAccess(
+  fused: readonly { key: number; score: number }[],
+  rows: ReadonlyMap<number, Memory>,
+  weight: number,
+): { key: number; score: number }[] {
+  const countOf = (key: number) => rows.get(key)?.recall_count ?? 0;
+  const most = fused.reduce((max, f) => Math.max(max, countOf(f.key)), 0);
+  if (most === 0) return [...fused];
+  const lifted = fused.map((f, order) => ({
+    f,
+    order,
+    value: (1 - weight) * f.score + weight * countOf(f.key) / most,
+  }));
+  lifted.sort((a, b) => b.value - a.value || a.order - b.order);
+  return lifted.map((l) => l.f);
+}
+
+/** The dense candidate floor when none is configured (see `MemoryServiceOptions`). */
+export function defaultDenseFloor(model: string | undefined): number {
+  return model?.startsWith("static:") ? 0.5 : 0.2;
+}
