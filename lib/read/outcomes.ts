@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import type { Config } from "../config/config.ts";
 import type { ErrorCode, GleanerError } from "../errors.ts";
-import type { Tier, TierName } from "./types.ts";
+import type { TierName } from "./types.ts";
 
 /**
  * Failures that say something about a tier on an origin, and so are counted
@@ -88,7 +88,7 @@ export interface TierFailure {
   /** Why. */
   error: GleanerError;
   /**
-   * True when the tier reads a copy kept elsewhere ({@link Tier.readsCopy}): its failure
+   * True when the tier reads a copy kept elsewhere (`Tier.readsCopy` in `types.ts`): its failure
    * explains less than the origin's own.
    */
   copy?: boolean;
