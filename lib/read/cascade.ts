@@ -4,8 +4,9 @@
  * rendering tiers (the browser) step in when the HTTP result is thin; the
  * fallback tiers (Wayback) stand in for some failures; every read says which
  * tier produced it, and a failed read says the most specific reason met.
- * Each tier declares when it runs (`renders`, `renderAfter`, `fallbackFor`
- * in `types.ts`): the cascade never looks at a tier's name to decide.
+ * Each tier declares when it runs and what its failure explains (`renders`,
+ * `renderAfter`, `fallbackFor`, `readsCopy` in `types.ts`): the cascade never
+ * looks at a tier's name to decide.
  *
  * Permissions: net access (through the guarded fetch); those of the browser tier
  * (`browser/launch.ts`) when a page is rendered.
