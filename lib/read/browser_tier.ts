@@ -38,6 +38,7 @@ export function createBrowserReadTier(
   let engine = deps.engine;
   return {
     name: "browser",
+    renders: true,
     canHandle: (url) => url.protocol === "http:" || url.protocol === "https:",
     async read(url, request, context) {
       if (config.network.respect_robots) await deps.robots?.assertAllowed(url.href, request.signal);

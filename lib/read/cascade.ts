@@ -1,8 +1,12 @@
 /**
  * The reading cascade: each tier in order, skipped when it does not apply,
  * put off while domain memory has it on probation for the origin; the
- * browser steps in when the HTTP result is thin; every read says which tier
- * produced it, and a failed read says the most specific reason met.
+ * rendering tiers (the browser) step in when the HTTP result is thin; the
+ * fallback tiers (Wayback) stand in for some failures; every read says which
+ * tier produced it, and a failed read says the most specific reason met.
+ * Each tier declares when it runs and what its failure explains (`renders`,
+ * `renderAfter`, `fallbackFor`, `readsCopy` in `types.ts`): the cascade never
+ * looks at a tier's name to decide.
  *
  * Permissions: net access (through the guarded fetch); those of the browser tier
  * (`browser/launch.ts`) when a page is rendered.
@@ -17,7 +21,12 @@ import { assertUrlAllowed } from "../net/address.ts";
 import type { Cache, DomainStats } from "../store/mod.ts";
 import type { Events } from "../telemetry/events.ts";
 import { createOutageGate } from "../store/outage.ts";
-import { countsAgainstTier, memoryPolicy, mostSpecificFailure } from "./outcomes.ts";
+import {
+  countsAgainstTier,
+  memoryPolicy,
+  mostSpecificFailure,
+  type TierFailure,
+} from "./outcomes.ts";
 import { createPageCache } from "./page_cache.ts";
 import type { Page, ReadContext, ReadRequest, Tier, TierName } from "./types.ts";
 import { safeEndpoint } from "../config/redact.ts";
@@ -176,11 +185,12 @@ export function createReader(deps: ReaderDeps): Reader {
       }
       const origin = url.origin;
       const skipped = await onProbation(origin);
-      const failures: { tier: TierName; error: GleanerError }[] = [];
+      const failures: TierFailure[] = [];
       const deferred: Tier[] = [];
       let thinPage: Page | undefined;
-      // In `auto` mode the browser steps in only when HTTP was thin, refused, or put off.
-      let browserWanted = render === "always";
+      // In `auto` mode a rendering tier steps in only when a tier that declares `renderAfter`
+      // was thin, failed with one of those codes, or was put off.
+      let renderWanted = render === "always";
 
       const forcedFor = (tier: Tier) => deps.tierRule?.(url, tier.name);
       const skipNoted = new Set<string>();
@@ -190,7 +200,7 @@ export function createReader(deps: ReaderDeps): Reader {
         deps.events.tierSkip({ tier: tier.name, reason, host: url.hostname });
       };
       const applies = (tier: Tier): boolean => {
-        if (tier.name === "browser" && (render === "never" || !browserWanted)) return false;
+        if (tier.renders && (render === "never" || !renderWanted)) return false;
         const forced = forcedFor(tier);
         if (forced === false) noteSkip(tier, "tier_rule");
         if (forced !== undefined) return forced;
@@ -204,10 +214,10 @@ export function createReader(deps: ReaderDeps): Reader {
         try {
           const page = await tier.read(url, effective, context);
           if (!page) return undefined;
-          if (tier.name === "http" && render === "auto" && page.thin) {
+          if (tier.renderAfter && render === "auto" && page.thin) {
             await record(origin, tier.name, false, "thin");
             thinPage = page;
-            browserWanted = true;
+            renderWanted = true;
             return undefined;
           }
           await record(origin, tier.name, true);
@@ -225,8 +235,12 @@ export function createReader(deps: ReaderDeps): Reader {
           }
           if (countsAgainstTier(failure)) await record(origin, tier.name, false, failure.code);
           if (FINAL_CODES.has(failure.code)) throw failure;
-          if (tier.name === "http" && BROWSER_CODES.has(failure.code)) browserWanted = true;
-          failures.push({ tier: tier.name, error: failure });
+          if (tier.renderAfter?.has(failure.code)) renderWanted = true;
+          failures.push({
+            tier: tier.name,
+            error: failure,
+            ...(tier.readsCopy ? { copy: true } : {}),
+          });
           return undefined;
         }
       };
@@ -237,11 +251,11 @@ export function createReader(deps: ReaderDeps): Reader {
       };
 
       for (const tier of deps.tiers) {
-        if (tier.name === "wayback" || !applies(tier)) continue;
+        if (tier.fallbackFor || !applies(tier)) continue;
         if (forcedFor(tier) === undefined && skipped.has(tier.name)) {
           noteSkip(tier, "probation");
           deferred.push(tier);
-          if (tier.name === "http") browserWanted = true;
+          if (tier.renderAfter) renderWanted = true;
           continue;
         }
         const page = await attempt(tier);
@@ -262,9 +276,9 @@ export function createReader(deps: ReaderDeps): Reader {
       // The browser could not do better: the thin page is still the best answer.
       if (thinPage) return thinPage;
       const cause = mostSpecificFailure(failures);
-      if (cause && WAYBACK_CODES.has(cause.code)) {
+      if (cause) {
         for (const tier of deps.tiers) {
-          if (tier.name !== "wayback" || !applies(tier)) continue;
+          if (!tier.fallbackFor?.has(cause.code) || !applies(tier)) continue;
           const page = await attempt(tier);
           if (page) return await done(page);
         }
@@ -277,17 +291,6 @@ export function createReader(deps: ReaderDeps): Reader {
     },
   };
 }
-
-/**
- * HTTP failures a real browser may get past (a target element missing from
- * the served HTML may be added by the page's scripts).
- */
-const BROWSER_CODES = new Set([
-  "unauthorized",
-  "rate_limited",
-  "unsupported_content",
-  "selector_not_found",
-]);
 
 /**
  * The render mode of a read after its selectors are checked: a
@@ -318,6 +321,3 @@ async function renderFor(
   }
   return "always";
 }
-
-/** Failures an archived copy may stand in for. */
-const WAYBACK_CODES = new Set(["not_found", "provider_unavailable", "timeout", "unauthorized"]);

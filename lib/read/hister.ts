@@ -211,6 +211,7 @@ async function readFromHistory(
  */
 export const histerTier: Tier = {
   name: "hister",
+  readsCopy: true,
   canHandle: (url, request) =>
     request.render !== "always" && (url.protocol === "https:" || url.protocol === "http:"),
   async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { GleanerError } from "../errors.ts";
+import { type ErrorCode, GleanerError } from "../errors.ts";
 import { pace } from "../async/pace.ts";
 import type { Config } from "../config/config.ts";
 import {
@@ -208,9 +208,24 @@ export function titleFromUrl(url: string): string {
   }
 }
 
-/** The HTTP tier. */
+/**
+ * HTTP failures a real browser may get past (a target element missing from
+ * the served HTML may be added by the page's scripts).
+ */
+const RENDER_AFTER: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "unauthorized",
+  "rate_limited",
+  "unsupported_content",
+  "selector_not_found",
+]);
+
+/**
+ * The HTTP tier. In `auto` mode its thin pages, the failures a browser may
+ * get past, and its probation call in the rendering tiers (`renderAfter`).
+ */
 export const httpTier: Tier = {
   name: "http",
+  renderAfter: RENDER_AFTER,
   canHandle: (_url, request) => request.render !== "always",
   async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page> {
     const response = await context.fetcher.fetch(url, {

@@ -81,13 +81,23 @@ const SPECIFICITY: readonly ErrorCode[] = [
   "internal",
 ];
 
-/** Tiers that read a copy from elsewhere: their failures explain less than the origin's own. */
-const FALLBACK_TIERS: ReadonlySet<TierName> = new Set<TierName>(["wayback", "hister"]);
+/** One tier's failure as the cascade met it. */
+export interface TierFailure {
+  /** The tier that failed. */
+  tier: TierName;
+  /** Why. */
+  error: GleanerError;
+  /**
+   * True when the tier reads a copy kept elsewhere (`Tier.readsCopy` in `types.ts`): its failure
+   * explains less than the origin's own.
+   */
+  copy?: boolean;
+}
 
 /**
  * The failure that best explains why no tier produced a page: the origin's
- * own tiers before fallbacks (an archive's miss must not hide the site's
- * 503), then by {@link SPECIFICITY}, the earliest on a tie.
+ * own tiers before the copies kept elsewhere (an archive's miss must not hide
+ * the site's 503), then by {@link SPECIFICITY}, the earliest on a tie.
  *
  * @example
  * ```ts
@@ -98,15 +108,18 @@ const FALLBACK_TIERS: ReadonlySet<TierName> = new Set<TierName>(["wayback", "his
  *   { tier: "browser", error: new GleanerError("timeout", "x timed out") },
  * ]);
  * console.assert(best?.code === "not_found");
+ * const own = mostSpecificFailure([
+ *   { tier: "wayback", error: new GleanerError("not_found", "no snapshot"), copy: true },
+ *   { tier: "http", error: new GleanerError("provider_unavailable", "x answered 503") },
+ * ]);
+ * console.assert(own?.code === "provider_unavailable");
  * ```
  */
-export function mostSpecificFailure(
-  failures: readonly { tier: TierName; error: GleanerError }[],
-): GleanerError | undefined {
-  let best: { tier: TierName; error: GleanerError } | undefined;
-  const score = (f: { tier: TierName; error: GleanerError }) => {
+export function mostSpecificFailure(failures: readonly TierFailure[]): GleanerError | undefined {
+  let best: TierFailure | undefined;
+  const score = (f: TierFailure) => {
     const rank = SPECIFICITY.indexOf(f.error.code);
-    return (FALLBACK_TIERS.has(f.tier) ? 100 : 0) + (rank < 0 ? SPECIFICITY.length : rank);
+    return (f.copy ? 100 : 0) + (rank < 0 ? SPECIFICITY.length : rank);
   };
   for (const failure of failures) {
     if (!best || score(failure) < score(best)) best = failure;

@@ -5,6 +5,7 @@
  * @module
  */
 import type { DomainStats } from "../store/types.ts";
+import type { ErrorCode } from "../errors.ts";
 import type { Config } from "../config/config.ts";
 import type { Fetcher } from "../net/types.ts";
 import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
@@ -116,6 +117,32 @@ export interface Tier {
   readonly name: TierName;
   /** Whether this tier applies to the URL and request. */
   canHandle(url: URL, request: ReadRequest): boolean;
+  /**
+   * True for a tier that renders pages (runs their scripts). It runs only when rendering
+   * is wanted: under `render: "always"`, or under `auto` once a tier with {@link renderAfter}
+   * came back thin, failed with one of those codes, or was put off by domain memory; never
+   * under `render: "never"`. Absent: the tier runs whenever it applies.
+   */
+  readonly renders?: boolean;
+  /**
+   * Failure codes of this tier that a rendering tier may get past: after one of them, rendering
+   * is wanted (in `auto` mode). A tier that declares them also hands a thin page to the
+   * rendering tiers (the thin page stays the answer when they do no better) and calls them in
+   * when domain memory puts it off.
+   */
+  readonly renderAfter?: ReadonlySet<ErrorCode>;
+  /**
+   * Failure codes this tier may stand in for. A tier that declares them is left out of the
+   * cascade order and tried only when no tier produced a page (thin or not) and the most
+   * specific failure met has one of these codes.
+   */
+  readonly fallbackFor?: ReadonlySet<ErrorCode>;
+  /**
+   * True for a tier that reads a copy kept elsewhere (an archive, the user's history): when no
+   * tier produced a page, its failure explains less than those of the tiers that asked the
+   * origin itself.
+   */
+  readonly readsCopy?: boolean;
   /** Reads the page, or returns `undefined` to let the next tier try. Throws `GleanerError` on failure. */
   read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined>;
 }

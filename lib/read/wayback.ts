@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { GleanerError } from "../errors.ts";
+import { type ErrorCode, GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { pageFromHtml, pageFromResponse } from "./http.ts";
 import { assertPageStatus } from "./status.ts";
@@ -138,8 +138,17 @@ async function latestSnapshot(
   return snapshot;
 }
 
+/** Failures an archived copy may stand in for. */
+const FALLBACK_FOR: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "not_found",
+  "provider_unavailable",
+  "timeout",
+  "unauthorized",
+]);
+
 /**
- * The Wayback tier. Passes (`undefined`) when `read.wayback` is off or the
+ * The Wayback tier: a fallback, tried only when every other tier failed with
+ * one of the failures an archived copy may stand in for. Passes (`undefined`) when `read.wayback` is off or the
  * archive has no snapshot.
  *
  * @example
@@ -154,6 +163,8 @@ async function latestSnapshot(
  */
 export const waybackTier: Tier = {
   name: "wayback",
+  fallbackFor: FALLBACK_FOR,
+  readsCopy: true,
   canHandle: (url) =>
     (url.protocol === "https:" || url.protocol === "http:") &&
     !ARCHIVE_HOSTS.has(url.hostname.toLowerCase()),

@@ -56,6 +56,11 @@ export function traceSearch(router: SearchRouter): SearchRouter {
 export function traceTier(tier: Tier): Tier {
   return {
     name: tier.name,
+    // When the tier runs is the tier's own declaration: the span changes nothing of it.
+    ...(tier.renders !== undefined ? { renders: tier.renders } : {}),
+    ...(tier.renderAfter ? { renderAfter: tier.renderAfter } : {}),
+    ...(tier.fallbackFor ? { fallbackFor: tier.fallbackFor } : {}),
+    ...(tier.readsCopy !== undefined ? { readsCopy: tier.readsCopy } : {}),
     canHandle: (url, request) => tier.canHandle(url, request),
     read: (url, request, context) =>
       telemetry().span(`read.${tier.name}`, "read", { "gleaner.tier": tier.name }, async (span) => {

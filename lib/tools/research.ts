@@ -41,7 +41,8 @@ export const researchTool: ToolSpec<typeof ResearchInput, typeof ResearchOutput>
   http: { path: "/v1/research" },
   readOnly: true,
   openWorld: true,
-  handler: lazyHandler(() => import("./handlers/research.ts").then((m) => m.research)),
+  // The evidence run itself is lib/evidence/research.ts; a tool's context is its context.
+  handler: lazyHandler(() => import("../evidence/research.ts").then((m) => m.research)),
   render: (out) => {
     const parts = [out.evidence.length ? renderEvidence(out.evidence) : "(no passage matched)"];
     if (out.rewritten_query) parts.unshift(`searched as: ${out.rewritten_query}`);

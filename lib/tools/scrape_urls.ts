@@ -23,7 +23,8 @@ export const scrapeUrlsTool: ToolSpec<typeof ScrapeInput, typeof ScrapeOutput> =
   http: { path: "/v1/scrape" },
   readOnly: true,
   openWorld: true,
-  handler: lazyHandler(() => import("./handlers/scrape_urls.ts").then((m) => m.scrapeUrls)),
+  // The evidence run itself is lib/evidence/scrape.ts; a tool's context is its context.
+  handler: lazyHandler(() => import("../evidence/scrape.ts").then((m) => m.scrape)),
   render: (out) => renderScrape(out),
 });
 

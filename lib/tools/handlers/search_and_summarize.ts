@@ -12,7 +12,7 @@ import { llmFromConfig } from "../../search/llm.ts";
 import type { ResearchInput } from "../research_schemas.ts";
 import type { SearchAndSummarizeOutput } from "../search_and_summarize_schemas.ts";
 import type { ToolContext } from "../spec.ts";
-import { research } from "./research.ts";
+import { research } from "../../evidence/research.ts";
 
 const log = getGleanerLogger("tools", "summarize");
 

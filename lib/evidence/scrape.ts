@@ -1,23 +1,35 @@
 /**
- * Runs `scrape_urls`: reads the items concurrently, then ranks their passages
- * inside one budget. Loaded on the tool's first call.
+ * Scraping: reads the items concurrently, then ranks their passages inside
+ * one budget, with related links per page. The `scrape_urls` tool runs it
+ * (loaded on its first call).
  *
  * @module
  */
-import type { z } from "zod";
-import { archiveOf, gatherEvidence, isWholePageQuery } from "../../evidence/gather.ts";
-import { relatedLinks } from "../../evidence/links.ts";
-import { readAll } from "../../evidence/read_all.ts";
-import { countTokens } from "../../text/tokens.ts";
-import type { Page } from "../../read/types.ts";
-import type { ScrapeInput, ScrapeOutput } from "../scrape_urls_schemas.ts";
-import type { ToolContext } from "../spec.ts";
+import { countTokens } from "../text/tokens.ts";
+import type { Page } from "../read/types.ts";
+import type { EvidenceContext, ScrapeRequest, ScrapeResult } from "./types.ts";
+import { archiveOf, gatherEvidence, isWholePageQuery } from "./gather.ts";
+import { relatedLinks } from "./links.ts";
+import { readAll } from "./read_all.ts";
 
-/** The `scrape_urls` handler. */
-export async function scrapeUrls(
-  input: z.output<typeof ScrapeInput>,
-  { gleaner, signal, progress }: ToolContext,
-): Promise<z.output<typeof ScrapeOutput>> {
+/**
+ * Scrapes pages: reads every item (one failure never sinks the others),
+ * picks the passages that answer each item's query (or the page in order
+ * without one) inside one token budget, and lists related links per page.
+ *
+ * @example
+ * ```ts ignore
+ * import { createGleaner } from "../gleaner.ts";
+ * import { scrape } from "./scrape.ts";
+ * const gleaner = await createGleaner();
+ * const out = await scrape({ items: [{ url: "https://example.com/", query: "contact" }] }, { gleaner });
+ * console.log(out.items[0].ok, out.tokens);
+ * ```
+ */
+export async function scrape(
+  input: ScrapeRequest,
+  { gleaner, signal, progress }: EvidenceContext,
+): Promise<ScrapeResult> {
   const { config } = gleaner;
   const maxTokens = input.max_tokens ?? config.rank.max_tokens;
   let done = 0;

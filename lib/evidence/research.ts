@@ -1,23 +1,35 @@
 /**
- * Runs `research`: search, pick the pages worth reading, read them in rounds
- * (a failed page is replaced by the next candidate), rank across all of them.
- * Loaded on the tool's first call.
+ * Research: search, pick the pages worth reading, read them in rounds (a
+ * failed page is replaced by the next candidate), rank across all of them.
+ * The `research` and `search_and_summarize` tools run it (loaded on their
+ * first call).
  *
  * @module
  */
-import type { z } from "zod";
-import { readAll } from "../../evidence/read_all.ts";
-import { gatherEvidence } from "../../evidence/gather.ts";
-import { canonicalKey, pickPages } from "../../evidence/pick.ts";
-import type { Page } from "../../read/types.ts";
-import type { ResearchInput, ResearchOutput } from "../research_schemas.ts";
-import type { ToolContext } from "../spec.ts";
+import type { Page } from "../read/types.ts";
+import type { EvidenceContext, ResearchRequest, ResearchResult } from "./types.ts";
+import { gatherEvidence } from "./gather.ts";
+import { canonicalKey, pickPages } from "./pick.ts";
+import { readAll } from "./read_all.ts";
 
-/** The `research` handler. */
+/**
+ * Researches a question: searches, reads the best pages (at most two per
+ * domain unless `domains` is given), replaces failed reads with the next
+ * candidates, and ranks passages across every page within the budget.
+ *
+ * @example
+ * ```ts ignore
+ * import { createGleaner } from "../gleaner.ts";
+ * import { research } from "./research.ts";
+ * const gleaner = await createGleaner();
+ * const found = await research({ query: "deno permissions", max_results: 10, max_pages: 3 }, { gleaner });
+ * console.log(found.sources.map((s) => s.url), found.tokens);
+ * ```
+ */
 export async function research(
-  input: z.output<typeof ResearchInput>,
-  { gleaner, signal, progress }: ToolContext,
-): Promise<z.output<typeof ResearchOutput>> {
+  input: ResearchRequest,
+  { gleaner, signal, progress }: EvidenceContext,
+): Promise<ResearchResult> {
   const { config } = gleaner;
   const maxTokens = input.max_tokens ?? config.rank.max_tokens;
   const total = input.max_pages + 2;
