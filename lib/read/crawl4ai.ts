@@ -48,8 +48,9 @@ import {
   boundedMarkdown,
   createServiceClient,
   endpoint,
-  screenTarget,
+  serviceCanHandle,
   type ServiceSpec,
+  serviceTarget,
 } from "./service.ts";
 import { assertPageStatus } from "./status.ts";
 
@@ -138,15 +139,12 @@ export function createCrawl4aiTier(deps: { robots?: RobotsChecker } = {}): Servi
     name: "crawl4ai",
     client,
     // A read that names selectors is the browser's: the service tiers let it through.
-    canHandle: (url, request) =>
-      (url.protocol === "http:" || url.protocol === "https:") && !request.targetSelector &&
-      !request.waitForSelector,
+    canHandle: serviceCanHandle,
     async read(url, request, context) {
       const config = context.config;
       const base = config.read.crawl4ai_url;
       if (!base) return undefined;
-      const target = screenTarget(url, config.network);
-      if (config.network.respect_robots) await deps.robots?.assertAllowed(target, request.signal);
+      const target = await serviceTarget(url, request, config, deps.robots);
       const timeoutMs = config.read.service_timeout_ms;
       const { value } = await client.call(context, {
         url: endpoint(base, "/crawl"),

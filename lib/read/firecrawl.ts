@@ -40,9 +40,10 @@ import {
   boundedMarkdown,
   createServiceClient,
   endpoint,
-  screenTarget,
+  serviceCanHandle,
   type ServiceClient,
   type ServiceSpec,
+  serviceTarget,
 } from "./service.ts";
 import { assertPageStatus } from "./status.ts";
 import type { Page, PageLink, Tier } from "./types.ts";
@@ -206,15 +207,12 @@ export function createFirecrawlTier(deps: { robots?: RobotsChecker } = {}): Serv
     name: "firecrawl",
     client,
     // A read that names selectors is the browser's: the service tiers let it through.
-    canHandle: (url, request) =>
-      (url.protocol === "http:" || url.protocol === "https:") && !request.targetSelector &&
-      !request.waitForSelector,
+    canHandle: serviceCanHandle,
     async read(url, request, context) {
       const config = context.config;
       const base = config.read.firecrawl_url;
       if (!base) return undefined;
-      const target = screenTarget(url, config.network);
-      if (config.network.respect_robots) await deps.robots?.assertAllowed(target, request.signal);
+      const target = await serviceTarget(url, request, config, deps.robots);
       const timeoutMs = config.read.service_timeout_ms;
       const { value } = await client.call(context, {
         url: endpoint(base, "/v1/scrape"),

@@ -41,7 +41,8 @@ import type { FetchedResponse } from "../net/types.ts";
 import { safeEndpoint } from "../config/redact.ts";
 import { parseRetryAfter } from "../search/providers/classify.ts";
 import { screenUrl } from "../search/providers/pages.ts";
-import type { ReadContext } from "./types.ts";
+import type { RobotsChecker } from "../net/robots.ts";
+import type { ReadContext, ReadRequest } from "./types.ts";
 
 /** Failures in a row after which a service is left alone. */
 export const SERVICE_BREAKER_FAILURES = 3;
@@ -120,6 +121,40 @@ export function screenTarget(url: URL, policy: Config["network"]): string {
       cause: error,
     });
   }
+}
+
+/**
+ * Whether a reading service takes a read: web URLs only, and never a read
+ * that names CSS selectors (those belong to the built-in tiers, which keep
+ * or wait for the element).
+ *
+ * @example
+ * ```ts
+ * import { serviceCanHandle } from "./service.ts";
+ * console.assert(serviceCanHandle(new URL("https://example.com/"), { url: "https://example.com/" }));
+ * console.assert(!serviceCanHandle(new URL("ftp://example.com/"), { url: "ftp://example.com/" }));
+ * ```
+ */
+export function serviceCanHandle(url: URL, request: ReadRequest): boolean {
+  return (url.protocol === "http:" || url.protocol === "https:") && !request.targetSelector &&
+    !request.waitForSelector;
+}
+
+/**
+ * The page URL a service may be sent: {@link screenTarget} with the network
+ * policy, then robots.txt when the policy respects it.
+ *
+ * @throws {GleanerError} `blocked_url` or `robots_disallowed`.
+ */
+export async function serviceTarget(
+  url: URL,
+  request: ReadRequest,
+  config: Config,
+  robots?: RobotsChecker,
+): Promise<string> {
+  const target = screenTarget(url, config.network);
+  if (config.network.respect_robots) await robots?.assertAllowed(target, request.signal);
+  return target;
 }
 
 /**
