@@ -6,9 +6,11 @@
  *   the same raw HTTP call through the guarded fetcher, interleaved; the
  *   difference is what the router adds (target ≤ 1 ms at p50). Also the cost
  *   of normalizing one answer alone.
- * - `concurrent_429`: 200 concurrent searches while the first provider answers
- *   429 (with `Retry-After`): every request must be answered, each answer
- *   naming the provider that served it.
+ * - `concurrent_429` and `concurrent_422_bad_key`: 200 concurrent searches
+ *   while the first provider answers 429 (with `Retry-After`), then Brave's
+ *   documented 422 for a wrong key: every request must be answered by the
+ *   second, each answer naming it, and a second wave of 200 must not ask the
+ *   first again (its breaker is open).
  *
  * Run alone: `deno run -A bench/providers.ts` (prints JSON).
  *
@@ -18,7 +20,11 @@ import { parseConfig } from "../lib/config/config.ts";
 import { createFetcher } from "../lib/net/fetch.ts";
 import { exaHits } from "../lib/search/providers/exa.ts";
 import { createRoleRouter } from "../lib/search/roles.ts";
-import { startFakeProviders } from "../testing/fixtures/fake_providers.ts";
+import {
+  DOCUMENTED_FAILURES,
+  type FakeProviders,
+  startFakeProviders,
+} from "../testing/fixtures/fake_providers.ts";
 import { percentile } from "./lib/text_metrics.ts";
 
 const ROUNDS = 300;
@@ -34,7 +40,81 @@ function stats(values: number[]) {
   };
 }
 
-/** Runs both measurements. */
+/**
+ * 200 concurrent searches (brave first, exa second) while `arm` makes brave
+ * fail, then a second wave of 200: what was answered, by whom, and how many
+ * calls each upstream received.
+ */
+async function concurrentFallback(
+  fakes: FakeProviders,
+  braveLabel: string,
+  arm: () => void,
+): Promise<Record<string, unknown>> {
+  arm();
+  const before = fakes.requests.length;
+  const config = parseConfig(fakes.config({ brave: "b", exa: "e" }, {
+    search_order: ["brave", "exa"],
+  }));
+  const roles = createRoleRouter({
+    config,
+    fetcher: createFetcher(config.network),
+  });
+  const started = performance.now();
+  const settled = await Promise.allSettled(
+    Array.from(
+      { length: CONCURRENT },
+      (_, i) => roles.search({ query: `concurrent ${i}`, max_results: 3 }),
+    ),
+  );
+  const wall = performance.now() - started;
+  const served: Record<string, number> = {};
+  let namedProvider = 0;
+  let fellBack = 0;
+  const errors: Record<string, number> = {};
+  for (const s of settled) {
+    if (s.status === "rejected") {
+      const code = String((s.reason as { code?: string }).code ?? "unknown");
+      errors[code] = (errors[code] ?? 0) + 1;
+      continue;
+    }
+    served[s.value.provider] = (served[s.value.provider] ?? 0) + 1;
+    if (s.value.provider) namedProvider++;
+    if (s.value.fallback_from.length > 0) fellBack++;
+  }
+  const upstream = fakes.requests.slice(before);
+  // A second wave after the first 429s: brave is cooling down (Retry-After), not asked.
+  const beforeSecond = fakes.requests.length;
+  const second = await Promise.allSettled(
+    Array.from(
+      { length: CONCURRENT },
+      (_, i) => roles.search({ query: `second wave ${i}`, max_results: 3 }),
+    ),
+  );
+  const secondUpstream = fakes.requests.slice(beforeSecond);
+  return {
+    requests: CONCURRENT,
+    answered: settled.filter((s) => s.status === "fulfilled").length,
+    lost: settled.filter((s) => s.status === "rejected").length,
+    errors,
+    served_by: served,
+    answers_naming_provider: namedProvider,
+    answers_with_fallback_from: fellBack,
+    upstream_calls: {
+      [braveLabel]: upstream.filter((r) => r.provider === "brave").length,
+      exa: upstream.filter((r) => r.provider === "exa").length,
+    },
+    wall_ms: Math.round(wall),
+    second_wave: {
+      answered: second.filter((s) => s.status === "fulfilled").length,
+      brave_calls: secondUpstream.filter((r) => r.provider === "brave").length,
+      exa_calls: secondUpstream.filter((r) => r.provider === "exa").length,
+    },
+    note:
+      "all 200 calls are sent before the first failure returns, so each asks brave once and falls back to exa; the second wave skips brave while its breaker is open (429: Retry-After 30 s; 422 bad key: at once). The guarded fetcher allows network.per_host_concurrency (2) connections to one host, so the 200 calls queue there.",
+  };
+}
+
+/** Runs the measurements. */
 export async function runProvidersBench(): Promise<unknown> {
   const fakes = startFakeProviders();
   try {
@@ -100,70 +180,18 @@ export async function runProvidersBench(): Promise<unknown> {
       target_added_p50_ms: 1,
     };
 
-    // ---- 200 concurrent searches, first provider answering 429 ----
-    fakes.setMode("brave", "ratelimit");
-    const before = fakes.requests.length;
-    const config429 = parseConfig(fakes.config({ brave: "b", exa: "e" }, {
-      search_order: ["brave", "exa"],
-    }));
-    const roles429 = createRoleRouter({
-      config: config429,
-      fetcher: createFetcher(config429.network),
+    // ---- 200 concurrent searches, the first provider failing: 429, then a bad key ----
+    const concurrent429 = await concurrentFallback(fakes, "brave_429", () => {
+      fakes.setMode("brave", "ratelimit");
     });
-    const started = performance.now();
-    const settled = await Promise.allSettled(
-      Array.from(
-        { length: CONCURRENT },
-        (_, i) => roles429.search({ query: `concurrent ${i}`, max_results: 3 }),
-      ),
-    );
-    const wall = performance.now() - started;
-    const served: Record<string, number> = {};
-    let namedProvider = 0;
-    let fellBack = 0;
-    const errors: Record<string, number> = {};
-    for (const s of settled) {
-      if (s.status === "rejected") {
-        const code = String((s.reason as { code?: string }).code ?? "unknown");
-        errors[code] = (errors[code] ?? 0) + 1;
-        continue;
-      }
-      served[s.value.provider] = (served[s.value.provider] ?? 0) + 1;
-      if (s.value.provider) namedProvider++;
-      if (s.value.fallback_from.length > 0) fellBack++;
-    }
-    const upstream = fakes.requests.slice(before);
-    // A second wave after the first 429s: brave is cooling down (Retry-After), not asked.
-    const beforeSecond = fakes.requests.length;
-    const second = await Promise.allSettled(
-      Array.from(
-        { length: CONCURRENT },
-        (_, i) => roles429.search({ query: `second wave ${i}`, max_results: 3 }),
-      ),
-    );
-    const secondUpstream = fakes.requests.slice(beforeSecond);
-    const concurrent = {
-      requests: CONCURRENT,
-      answered: settled.filter((s) => s.status === "fulfilled").length,
-      lost: settled.filter((s) => s.status === "rejected").length,
-      errors,
-      served_by: served,
-      answers_naming_provider: namedProvider,
-      answers_with_fallback_from: fellBack,
-      upstream_calls: {
-        brave_429: upstream.filter((r) => r.provider === "brave").length,
-        exa: upstream.filter((r) => r.provider === "exa").length,
-      },
-      wall_ms: Math.round(wall),
-      second_wave: {
-        answered: second.filter((s) => s.status === "fulfilled").length,
-        brave_calls: secondUpstream.filter((r) => r.provider === "brave").length,
-        exa_calls: secondUpstream.filter((r) => r.provider === "exa").length,
-      },
-      note:
-        "brave answers 429 with Retry-After: 30; all 200 calls are sent before the first 429 returns, so each asks brave once and falls back to exa; later calls would skip brave while it cools down. The guarded fetcher allows network.per_host_concurrency (2) connections to one host, so the 200 calls queue there.",
-    };
-    return { overhead, concurrent_429: concurrent };
+    fakes.setMode("brave", "ok");
+    // Brave's documented 422 for a wrong key (SUBSCRIPTION_TOKEN_INVALID): the breaker opens on
+    // the first, so the second wave never asks Brave again.
+    const badKey = DOCUMENTED_FAILURES.brave!.find((f) => f.status === 422)!;
+    const concurrentBadKey = await concurrentFallback(fakes, "brave_422_bad_key", () => {
+      fakes.reply("brave", { status: badKey.status, body: badKey.body, headers: badKey.headers });
+    });
+    return { overhead, concurrent_429: concurrent429, concurrent_422_bad_key: concurrentBadKey };
   } finally {
     await fakes.close();
   }
