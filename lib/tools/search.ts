@@ -9,6 +9,7 @@ import { toGleanerError } from "../errors.ts";
 import { type TimeRangeSchema, timeRangeSchema } from "../search/time_range.ts";
 import { qualityShape } from "./quality_schemas.ts";
 import { FallbackSchema, noteLines } from "./role_schemas.ts";
+import { ItemErrorSchema } from "./schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** The shape of one query of a `search` call. */
@@ -104,12 +105,6 @@ export const AttemptSchema: z.ZodObject<{
   outcome: z.enum(["ok", "empty", "blocked", "rate_limited", "unavailable", "invalid"]),
   ms: z.number(),
 });
-
-/** A failure of one item (the others still answer). */
-export const ItemErrorSchema: z.ZodObject<{
-  code: z.ZodString;
-  message: z.ZodString;
-}, z.core.$strip> = z.object({ code: z.string(), message: z.string() });
 
 /** Output of `search`. */
 export const SearchOutput: z.ZodObject<{
