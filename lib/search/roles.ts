@@ -597,6 +597,8 @@ function routerOver(
           );
         }
         pin = resumer.name;
+      } else if (pin !== undefined && depth === "deep" && pinned("answer", pin).quickAnswersOnly) {
+        throw invalid("depth", `${pin} answers at quick depth only: ask it with depth "quick"`);
       }
       const routed = await route(
         "answer",

@@ -436,3 +436,25 @@ Deno.test("roles: with fallback_on_empty off, or no keyed provider after it, zer
     });
   });
 });
+
+Deno.test("roles: a quick-only provider pinned with depth deep is invalid_arguments; in a chain it answers at quick depth and says so", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ parallel: "p-key" }, { answer_order: ["parallel"] }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const pinned = await failureOf(
+      roles.answer({ query: "what is wal", depth: "deep", provider: "parallel" }),
+    );
+    assert.equal(pinned.code, "invalid_arguments");
+    assert.equal(pinned.details?.field, "depth");
+    assert.equal(fakes.requestsOf("parallel").length, 0, "nothing sent");
+    const chained = await roles.answer({ query: "what is wal", depth: "deep" });
+    assert.equal(chained.provider, "parallel");
+    assert.ok(chained.notices?.some((n) => /quick depth/.test(n)), JSON.stringify(chained.notices));
+    const quick = await roles.answer({
+      query: "what is wal",
+      depth: "quick",
+      provider: "parallel",
+    });
+    assert.equal(quick.provider, "parallel");
+  });
+});

@@ -266,6 +266,7 @@ export const parallelProvider: Provider = {
   isConfigured: (config) =>
     Boolean(config.search.parallel_api_key) && settings(config).enabled !== false,
   search: parallelSearch,
+  quickAnswersOnly: true,
   answer: parallelAnswer,
   contents: parallelContents,
   tools: [{

@@ -186,6 +186,12 @@ export interface Provider {
   search?(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]>;
   /** True when its answers may come back `in_progress` and an `interaction_id` resumes them. */
   readonly resumesAnswers?: boolean;
+  /**
+   * Answers at quick depth only: pinned with `depth: "deep"` it is
+   * `invalid_arguments`; in a chain it answers a deep question at quick depth
+   * and says so.
+   */
+  readonly quickAnswersOnly?: boolean;
   /** Serves the `answer` role. */
   answer?(req: AnswerRequest, env: ProviderEnv): Promise<ProviderAnswer>;
   /** Serves the `contents` role. */
