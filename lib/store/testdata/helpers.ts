@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import type { DomainRecord } from "../types.ts";
 import { type Requirement, requirement } from "../../../testing/fixtures/require.ts";
+import { freePort, waitUntilReady } from "../../../testing/fixtures/serve.ts";
 
 const WRITER = new URL("./domain_writer.ts", import.meta.url).pathname;
 const REDIS_BIN = "redis-server";
@@ -50,34 +51,24 @@ export interface RedisServer {
 
 /** Starts `redis-server` on a free loopback port with persistence off. */
 export async function startRedis(): Promise<RedisServer> {
-  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (probe.addr as Deno.NetAddr).port;
-  probe.close();
+  const port = freePort();
   const child = new Deno.Command(REDIS_BIN, {
     args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
     stdin: "null",
     stdout: "null",
     stderr: "null",
   }).spawn();
-  const deadline = Date.now() + 10_000;
-  for (;;) {
+  await waitUntilReady(child, `redis-server on port ${port}`, async () => {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
     try {
-      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
       await conn.write(new TextEncoder().encode("PING\r\n"));
       const buf = new Uint8Array(16);
       const n = await conn.read(buf);
+      return n !== null && new TextDecoder().decode(buf.subarray(0, n)).startsWith("+PONG");
+    } finally {
       conn.close();
-      if (n && new TextDecoder().decode(buf.subarray(0, n)).startsWith("+PONG")) break;
-    } catch {
-      // not up yet
     }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      await child.status;
-      throw new Error(`redis-server did not start on port ${port}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  });
   return {
     url: `redis://127.0.0.1:${port}`,
     async stop() {
