@@ -181,17 +181,24 @@ for (const variable of ["NODE_EXTRA_CA_CERTS", "DENO_CERT"] as const) {
   });
 }
 
-/** `gleaner doctor` with the given flags and environment: exit code and report. */
-async function doctor(flags: string[], env: Record<string, string>) {
+/** `deno run <flags> cli.ts <args>` with the given environment: exit code, stdout and stderr. */
+async function runCli(flags: string[], args: string[], env: Record<string, string>) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...flags, "cli.ts", "doctor"],
+    args: ["run", ...flags, "cli.ts", ...args],
     cwd: ROOT,
     env,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).output();
-  const report = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** `gleaner doctor` with the given flags and environment: exit code and report. */
+async function doctor(flags: string[], env: Record<string, string>) {
+  const out = await runCli(flags, ["doctor"], env);
+  const report = JSON.parse(out.stdout) as {
     ok: boolean;
     checks: { name: string; ok: boolean; detail: string }[];
   };
@@ -230,16 +237,8 @@ Deno.test("gleaner doctor: ok with the start task's flags and a good CA; not ok,
 
 /** `gleaner <args> --json` with the given flags; stdout and stderr together. */
 async function cli(flags: string[], args: string[], env: Record<string, string>): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...flags, "cli.ts", ...args, "--json"],
-    cwd: ROOT,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return dec.decode(out.stdout) + dec.decode(out.stderr);
+  const out = await runCli(flags, [...args, "--json"], env);
+  return out.stdout + out.stderr;
 }
 
 Deno.test("a search or read that cannot work says why: the missing --allow-sys, or a CA that is not trusted", async () => {
