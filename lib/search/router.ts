@@ -8,12 +8,12 @@
  *
  * @module
  */
-import { createCircuitBreaker } from "../async/breaker.ts";
 import { LruCache } from "../cache/lru_cache.ts";
 import type { Config } from "../config/config.ts";
-import { type ErrorCode, GleanerError, toGleanerError } from "../errors.ts";
+import { GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
+import { createBreaker } from "./breaker.ts";
 import { resolveDomainProfile } from "./domain_profiles.ts";
 import { type Llm, llmFromConfig, rewriteQuery } from "./llm.ts";
 import { orderHits, rerankerFromConfig, type ResultReranker } from "./rerank.ts";
@@ -94,22 +94,15 @@ export function createSearchRouter(
   const llm: Llm | undefined = llmFromConfig(config, fetcher);
   // A reranker or model that keeps failing is left alone for a while, as providers are
   // (search.breaker_failures, search.breaker_cooldown_ms): searches do not wait for it.
-  const breaker = createCircuitBreaker({
+  // The providers' breaker policy (search/breaker.ts): refused keys and spent credit open at
+  // once, a rate limit for its Retry-After.
+  const breaker = createBreaker({
     failures: config.search.breaker_failures,
     cooldownMs: config.search.breaker_cooldown_ms,
   });
   const failed = (key: "reranker" | "llm", failure: GleanerError) => {
     const retry = Number(failure.details?.retry_after_s);
-    const atOnce: ErrorCode[] = ["unauthorized", "insufficient_balance"];
-    breaker.failure(
-      key,
-      undefined,
-      Number.isFinite(retry) && retry > 0
-        ? retry * 1000
-        : atOnce.includes(failure.code)
-        ? config.search.breaker_cooldown_ms
-        : undefined,
-    );
+    breaker.failure(key, failure.code, Number.isFinite(retry) && retry > 0 ? retry : undefined);
   };
   /** Rewrites already made (the model answers at temperature 0: the same query, the same line). */
   const rewrites = new LruCache<string, string>(256);

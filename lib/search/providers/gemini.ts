@@ -225,7 +225,10 @@ async function geminiSearch(req: ProviderSearchRequest, env: ProviderEnv): Promi
 }
 
 async function geminiAnswer(req: AnswerRequest, env: ProviderEnv): Promise<ProviderAnswer> {
-  if (req.interaction_id !== undefined || (req.depth === "deep" && deepResearch(env.config))) {
+  if (
+    req.interaction_id !== undefined ||
+    (req.depth === "deep" && deepResearchSettings(env.config).enabled)
+  ) {
     return await deepResearchAnswer(req, env);
   }
   const model = modelFor(env.config, req.depth);
@@ -251,10 +254,6 @@ async function geminiAnswer(req: AnswerRequest, env: ProviderEnv): Promise<Provi
       search_queries: grounding.webSearchQueries,
     }),
   };
-}
-
-function deepResearch(config: Config): boolean {
-  return deepResearchSettings(config).enabled;
 }
 
 /** Interaction ids are opaque tokens; anything else is refused before it reaches a URL. */

@@ -50,7 +50,7 @@ export function screenUrl(raw: string, policy: Config["network"]): string {
 }
 
 /** A page that could not be read, in the contents shape. */
-function failedPage(url: string, error: GleanerError): ProviderPage {
+export function failedPage(url: string, error: GleanerError): ProviderPage {
   return { url, title: "", content: "", error: { code: error.code, message: error.message } };
 }
 

@@ -36,6 +36,7 @@
  */
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
+import { GleanerError } from "../../errors.ts";
 import { toIsoDate } from "../upstream.ts";
 import { providerFailure } from "./classify.ts";
 import {
@@ -50,7 +51,7 @@ import {
   records,
   str,
 } from "./http.ts";
-import { readScreened } from "./pages.ts";
+import { failedPage, readScreened } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -201,19 +202,17 @@ function parallelContents(req: ContentsRequest, env: ProviderEnv): Promise<Provi
         ? error.http_status_code
         : undefined;
       const kind = str(error.error_type);
-      return {
+      return failedPage(
         url,
-        title: "",
-        content: "",
-        error: {
-          code: status === 404 ? "not_found" : "provider_unavailable",
-          message: `parallel could not read ${url}${
+        new GleanerError(
+          status === 404 ? "not_found" : "provider_unavailable",
+          `parallel could not read ${url}${
             kind || status
               ? ` (${[kind, status ? `HTTP ${status}` : ""].filter(Boolean).join(", ")})`
               : ""
           }`,
-        },
-      };
+        ),
+      );
     });
     return { pages };
   });
