@@ -140,8 +140,14 @@ async function exaFindSimilar(
   const page = records(read.results)[0] ?? {};
   const described = `${plainText(page.title)} ${plainText(page.text)}`.replace(/\s+/g, " ").trim();
   const parsed = new URL(url);
-  const query = (described || `${parsed.hostname} ${decodeURIComponent(parsed.pathname)}`
-    .replace(/[/_\-.]+/g, " ").trim()).slice(0, SIMILAR_QUERY_CHARS).trim();
+  let path = parsed.pathname;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // A malformed escape (`%E0%A4%A`): the words around it still describe the page.
+  }
+  const query = (described || `${parsed.hostname} ${path}`.replace(/[/_\-.%]+/g, " ").trim())
+    .slice(0, SIMILAR_QUERY_CHARS).trim();
   const body: Record<string, unknown> = {
     query,
     numResults: Math.min(input.max_results + 1, s.maxResults, EXA_MAX_RESULTS),

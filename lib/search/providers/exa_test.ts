@@ -135,3 +135,20 @@ Deno.test("exa: every failure class is produced and classified", async () => {
     );
   });
 });
+
+Deno.test("exa: find-similar of a page Exa cannot read is described by its URL, even with a malformed escape", async () => {
+  await withFakeProviders(async (fakes) => {
+    const env = envFor(parseConfig(fakes.config({ exa: KEY })));
+    const similar = exaProvider.tools.find((t) => t.name === "exa_find_similar")!;
+    await similar.run(
+      similar.input.parse({ url: "https://docs.example/missing/wal-mode%E0%A4%A", max_results: 2 }),
+      env,
+    );
+    const search = fakes.requestsOf("exa").at(-1)!;
+    assert.equal(search.path, "/search");
+    assert.match(
+      String((search.body as { query: string }).query),
+      /^docs example\s+missing wal mode/,
+    );
+  });
+});
