@@ -30,6 +30,7 @@ import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { safeEndpoint } from "../config/redact.ts";
+import { str } from "../search/providers/http.ts";
 import { pageFromHtml } from "./http.ts";
 import { markdownPage } from "./markdown_source.ts";
 import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
@@ -140,10 +141,6 @@ async function lookup(
       "read.hister_url",
     );
   }
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
 }
 
 async function readFromHistory(
