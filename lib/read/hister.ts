@@ -30,7 +30,7 @@ import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { safeEndpoint } from "../config/redact.ts";
-import { str } from "../search/providers/http.ts";
+import { isRecord, str } from "../search/providers/http.ts";
 import { pageFromHtml } from "./http.ts";
 import { markdownPage } from "./markdown_source.ts";
 import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
@@ -131,9 +131,7 @@ async function lookup(
   }
   try {
     const data = JSON.parse(response.text());
-    return data && typeof data === "object" && !Array.isArray(data)
-      ? data as HisterDocument
-      : undefined;
+    return isRecord(data) ? data as HisterDocument : undefined;
   } catch {
     throw setupError(
       "provider_unavailable",
