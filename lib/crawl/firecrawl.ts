@@ -53,6 +53,7 @@ import {
   type ServiceClient,
 } from "../read/service.ts";
 import { safeEndpoint } from "../config/redact.ts";
+import { isRecord } from "../search/providers/http.ts";
 import {
   type CrawlDeps,
   type CrawledPage,
@@ -82,10 +83,6 @@ function crawlClient(config: Config): ServiceClient {
   let client = clients.get(config);
   if (!client) clients.set(config, client = createServiceClient(FIRECRAWL));
   return client;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Waits `ms`, or less when `signal` aborts. */

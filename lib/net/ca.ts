@@ -69,18 +69,24 @@ function isPermissionError(error: unknown): boolean {
  * ```
  */
 export function inspectExtraCa(env: Env): CaFileReport[] {
-  const reports: CaFileReport[] = [];
+  return readExtraCa(env).map(({ pems: _, ...report }) => report);
+}
+
+/** Each CA file named in `env`, read and parsed once: its report and its certificates. */
+function readExtraCa(env: Env): (CaFileReport & { pems: string[] })[] {
+  const files: (CaFileReport & { pems: string[] })[] = [];
   for (const variable of CA_VARIABLES) {
     const path = env[variable];
     if (!path) continue;
     try {
-      reports.push({ variable, path, certificates: parsePem(Deno.readTextFileSync(path)).length });
+      const pems = parsePem(Deno.readTextFileSync(path));
+      files.push({ variable, path, certificates: pems.length, pems });
     } catch (error) {
       if (isPermissionError(error)) throw error;
-      reports.push({ variable, path, error: (error as Error).message });
+      files.push({ variable, path, error: (error as Error).message, pems: [] });
     }
   }
-  return reports;
+  return files;
 }
 
 /**
@@ -100,12 +106,12 @@ export function inspectExtraCa(env: Env): CaFileReport[] {
 export function extraCaOption(env: Env): string[] | undefined {
   if (!env.DENO_CERT) return undefined;
   const ca = [...tls.rootCertificates];
-  for (const report of inspectExtraCa(env)) {
+  for (const { pems, ...report } of readExtraCa(env)) {
     if (report.error !== undefined) {
       getGleanerLogger("net").warn("{variable} ({path}) is not used: {error}", { ...report });
       continue;
     }
-    ca.push(...parsePem(Deno.readTextFileSync(report.path)));
+    ca.push(...pems);
   }
   return ca;
 }

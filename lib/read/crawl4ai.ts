@@ -41,6 +41,7 @@
  */
 import { GleanerError } from "../errors.ts";
 import type { RobotsChecker } from "../net/robots.ts";
+import { isRecord } from "../search/providers/http.ts";
 import { mergeLinks, type ServiceTier } from "./firecrawl.ts";
 import { markdownPage, stripMarkdownLinks } from "./markdown_source.ts";
 import {
@@ -64,10 +65,6 @@ export const CRAWL4AI: ServiceSpec = {
 
 /** The largest `page_timeout` the server accepts from a request (ms). */
 const MAX_PAGE_TIMEOUT_MS = 60_000;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;

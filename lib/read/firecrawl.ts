@@ -34,6 +34,7 @@
 import type { Config } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import type { RobotsChecker } from "../net/robots.ts";
+import { isRecord } from "../search/providers/http.ts";
 import { markdownPage, stripMarkdownLinks } from "./markdown_source.ts";
 import {
   assertFinalAllowed,
@@ -83,10 +84,6 @@ function text(value: unknown): string | undefined {
   // Some pages repeat a meta tag: Firecrawl then gives an array.
   if (Array.isArray(value) && typeof value[0] === "string") return value[0];
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

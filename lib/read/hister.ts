@@ -30,6 +30,7 @@ import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { safeEndpoint } from "../config/redact.ts";
+import { isRecord, str } from "../search/providers/http.ts";
 import { pageFromHtml } from "./http.ts";
 import { markdownPage } from "./markdown_source.ts";
 import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
@@ -130,9 +131,7 @@ async function lookup(
   }
   try {
     const data = JSON.parse(response.text());
-    return data && typeof data === "object" && !Array.isArray(data)
-      ? data as HisterDocument
-      : undefined;
+    return isRecord(data) ? data as HisterDocument : undefined;
   } catch {
     throw setupError(
       "provider_unavailable",
@@ -140,10 +139,6 @@ async function lookup(
       "read.hister_url",
     );
   }
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
 }
 
 async function readFromHistory(

@@ -34,6 +34,7 @@ import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { safeEndpoint } from "../config/redact.ts";
+import { str as text } from "../search/providers/http.ts";
 import { markdownPage, stripMarkdownLinks } from "./markdown_source.ts";
 import { assertPageStatus } from "./status.ts";
 import type { Page, PageLink, ReadContext, ReadRequest, Tier } from "./types.ts";
@@ -128,10 +129,6 @@ function children(listing: unknown): Thing[] {
   const data = (listing as Thing | undefined)?.data;
   const list = data?.children;
   return Array.isArray(list) ? list.filter((c) => c && typeof c === "object") as Thing[] : [];
-}
-
-function text(value: unknown): string {
-  return typeof value === "string" ? value : "";
 }
 
 function num(value: unknown): number | undefined {
