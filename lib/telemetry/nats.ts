@@ -106,11 +106,10 @@ export class NatsPublisher {
    */
   publish(subject: string, payload: string | Uint8Array): boolean {
     const bytes = typeof payload === "string" ? encoder.encode(payload) : payload;
-    if (this.#closed || bytes.length > this.#maxPayload) {
-      this.#dropped++;
-      return false;
-    }
-    if (this.#queue.length >= this.#options.queueMax) {
+    if (
+      this.#closed || bytes.length > this.#maxPayload ||
+      this.#queue.length >= this.#options.queueMax
+    ) {
       this.#dropped++;
       return false;
     }
