@@ -106,29 +106,22 @@ export function callTool<I extends z.ZodObject, O extends z.ZodObject>(
   input: z.input<I>,
   options: CallOptions = {},
 ): Promise<z.output<O>> {
-  const events = gleaner.events;
-  if (!events?.enabled) {
-    return telemetry().span(
-      `tool.${tool.name}`,
-      "tool",
-      { "gleaner.tool": tool.name },
-      async () => {
-        const parsed = parseToolInput(tool, input);
-        return await tool.handler(parsed, { gleaner, ...options });
-      },
-    );
-  }
-  const requestId = options.requestId ?? crypto.randomUUID();
+  const events = gleaner.events?.enabled ? gleaner.events : undefined;
   return telemetry().span(
     `tool.${tool.name}`,
     "tool",
     { "gleaner.tool": tool.name },
     async (span) => {
+      const run = async () => {
+        const parsed = parseToolInput(tool, input);
+        return await tool.handler(parsed, { gleaner, ...options });
+      };
+      if (!events) return await run();
+      const requestId = options.requestId ?? crypto.randomUUID();
       const started = performance.now();
       let status = "ok";
       try {
-        const parsed = parseToolInput(tool, input);
-        return await tool.handler(parsed, { gleaner, ...options });
+        return await run();
       } catch (error) {
         status = toGleanerError(error, tool.name).code;
         throw error;

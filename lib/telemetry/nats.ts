@@ -82,6 +82,7 @@ export class NatsPublisher {
   readonly #options:
     & Required<Pick<NatsPublisherOptions, "queueMax" | "maxBackoffMs">>
     & NatsPublisherOptions;
+  readonly #target: ReturnType<typeof parseNatsUrl>;
   readonly #queue: { subject: string; payload: Uint8Array }[] = [];
   #sent = 0;
   #dropped = 0;
@@ -95,7 +96,7 @@ export class NatsPublisher {
 
   /** Starts the background connection; nothing here waits for the server. */
   constructor(options: NatsPublisherOptions) {
-    parseNatsUrl(options.url);
+    this.#target = parseNatsUrl(options.url);
     this.#options = { queueMax: 1_000, maxBackoffMs: 5_000, ...options };
     this.#stopped = this.#run();
   }
@@ -106,11 +107,10 @@ export class NatsPublisher {
    */
   publish(subject: string, payload: string | Uint8Array): boolean {
     const bytes = typeof payload === "string" ? encoder.encode(payload) : payload;
-    if (this.#closed || bytes.length > this.#maxPayload) {
-      this.#dropped++;
-      return false;
-    }
-    if (this.#queue.length >= this.#options.queueMax) {
+    if (
+      this.#closed || bytes.length > this.#maxPayload ||
+      this.#queue.length >= this.#options.queueMax
+    ) {
       this.#dropped++;
       return false;
     }
@@ -204,7 +204,7 @@ export class NatsPublisher {
   }
 
   async #connect(): Promise<Deno.Conn> {
-    const target = parseNatsUrl(this.#options.url);
+    const target = this.#target;
     const timeoutMs = this.#options.connectTimeoutMs ?? 5_000;
     const conn = await withTimeout(
       Deno.connect({ hostname: target.hostname, port: target.port }),

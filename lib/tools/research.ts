@@ -9,6 +9,7 @@ import { renderEvidence } from "../rank/render.ts";
 import { defineTool, lazyHandler, type ToolSpec } from "./spec.ts";
 import type { Config } from "../config/config.ts";
 import { ResearchInput, researchInputFor, ResearchOutput } from "./research_schemas.ts";
+import { noteLines } from "./role_schemas.ts";
 
 export { ResearchInput, ResearchOutput } from "./research_schemas.ts";
 
@@ -47,7 +48,7 @@ export const researchTool: ToolSpec<typeof ResearchInput, typeof ResearchOutput>
     const parts = [out.evidence.length ? renderEvidence(out.evidence) : "(no passage matched)"];
     if (out.rewritten_query) parts.unshift(`searched as: ${out.rewritten_query}`);
     for (const f of out.failed) parts.push(`! ${f.url}: ${f.code}: ${f.message}`);
-    for (const n of out.notices ?? []) parts.push(`note: ${n}`);
+    parts.push(...noteLines(out.notices));
     return parts.join("\n\n");
   },
 });

@@ -16,6 +16,7 @@ import { renderEvidence } from "../rank/render.ts";
 import { type ResearchInput, researchInputFor } from "./research_schemas.ts";
 import { SearchAndSummarizeOutput } from "./search_and_summarize_schemas.ts";
 import { defineTool, lazyHandler, type ToolSpec } from "./spec.ts";
+import { noteLines } from "./role_schemas.ts";
 
 export { SearchAndSummarizeOutput } from "./search_and_summarize_schemas.ts";
 
@@ -64,7 +65,7 @@ export function searchAndSummarizeTool(
         }`,
       );
       for (const f of out.failed) parts.push(`! ${f.url}: ${f.code}: ${f.message}`);
-      for (const n of out.notices ?? []) parts.push(`note: ${n}`);
+      parts.push(...noteLines(out.notices));
       return parts.join("\n\n");
     },
   });
