@@ -108,6 +108,20 @@ export function llmFromConfig(config: Pick<Config, "llm">, fetcher: Fetcher): Ll
 }
 
 /**
+ * The text a model meant to show: what reasoning models wrap in
+ * `<think>…</think>` before the answer is removed.
+ *
+ * @example
+ * ```ts
+ * import { visibleText } from "./llm.ts";
+ * console.assert(visibleText("<think>hmm</think>tides") === "tides");
+ * ```
+ */
+export function visibleText(text: string): string {
+  return text.replace(/<think>[\s\S]*?<\/think>/gi, "");
+}
+
+/**
  * Asks the model to rewrite a web search query: one line, at most 300
  * characters, no quotes around it. Throws when the model fails or answers
  * nothing usable (callers then keep the original query).
@@ -128,8 +142,7 @@ export async function rewriteQuery(llm: Llm, query: string, signal?: AbortSignal
     maxTokens: 64,
     signal,
   });
-  // Reasoning models may wrap their thoughts in <think>…</think> before the answer.
-  const visible = text.replace(/<think>[\s\S]*?<\/think>/gi, "");
+  const visible = visibleText(text);
   const line = visible.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== "") ?? "";
   const cleaned = line
     .replace(/^(search query|query)\s*:\s*/i, "")

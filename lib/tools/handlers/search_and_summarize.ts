@@ -8,7 +8,7 @@
 import type { z } from "zod";
 import { GleanerError, toGleanerError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
-import { llmFromConfig } from "../../search/llm.ts";
+import { llmFromConfig, visibleText } from "../../search/llm.ts";
 import type { ResearchInput } from "../research_schemas.ts";
 import type { SearchAndSummarizeOutput } from "../search_and_summarize_schemas.ts";
 import type { ToolContext } from "../spec.ts";
@@ -54,7 +54,7 @@ export async function searchAndSummarize(
       maxTokens: gleaner.config.llm.summary_max_tokens,
       signal,
     });
-    const summary = text.replace(/<think>[\s\S]*?<\/think>/gi, "").trim().slice(
+    const summary = visibleText(text).trim().slice(
       0,
       MAX_SUMMARY_CHARS,
     );
