@@ -250,13 +250,12 @@ async function main(args: string[]): Promise<number> {
         for (const signal of ["SIGINT", "SIGTERM"] as const) {
           Deno.addSignalListener(signal, () => controller.abort());
         }
-        const [{ toolsFor }, { configFilePath }, { readEnv }] = await Promise.all([
+        const [{ toolsFor }, { configFilePath }] = await Promise.all([
           import("./lib/tools/presentations.ts"),
           import("./lib/config/config.ts"),
-          import("./lib/config/env.ts"),
         ]);
         const gleaner = await getGleaner();
-        const configFile = values.config ?? configFilePath(readEnv());
+        const configFile = values.config ?? configFilePath(env);
         let server;
         try {
           server = serveHttp(gleaner, {

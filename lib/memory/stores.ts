@@ -128,7 +128,6 @@ export class MemoryStores {
   #settings: MemorySettings;
   #options: MemoryStoresOptions;
   #open = new Map<string, Promise<MemoryService>>();
-  #opened = 0;
   #failure: string | undefined;
 
   /** Creates the registry (nothing opens until first use). */
@@ -208,7 +207,6 @@ export class MemoryStores {
     })();
     service.then(
       () => {
-        this.#opened++;
         this.#failure = undefined;
       },
       (error) => {

@@ -251,8 +251,7 @@ function openError(path: string, error: unknown): GleanerError {
   if (error instanceof GleanerError) return error;
   if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
     // The folder, as a scoped grant names it: SQLite also writes `-wal` and `-shm` beside the file.
-    const slash = path.lastIndexOf("/");
-    const dir = slash > 0 ? path.slice(0, slash) : slash === 0 ? "/" : ".";
+    const dir = storeFolder(path);
     // Deno names the missing flag (--allow-ffi when an extension cannot load).
     const named = error instanceof Deno.errors.NotCapable
       ? /--allow-ffi/.exec(error.message)?.[0]
