@@ -40,6 +40,7 @@
  *
  * @module
  */
+import { delay } from "../async/delay.ts";
 import type { Config } from "../config/config.ts";
 import { type ErrorCode, GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
@@ -83,20 +84,6 @@ function crawlClient(config: Config): ServiceClient {
   let client = clients.get(config);
   if (!client) clients.set(config, client = createServiceClient(FIRECRAWL));
   return client;
-}
-
-/** Waits `ms`, or less when `signal` aborts. */
-function wait(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }
 
 /**
@@ -324,7 +311,7 @@ export async function crawlWithFirecrawl(
         continue;
       }
       if (next) cursor = next;
-      await wait(
+      await delay(
         Math.min(config.crawl.poll_interval_ms, Math.max(0, deadline - Date.now())),
         signal,
       );

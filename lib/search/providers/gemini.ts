@@ -69,6 +69,7 @@
  *
  * @module
  */
+import { delay } from "../../async/delay.ts";
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
@@ -266,20 +267,6 @@ function isInteraction(value: unknown): value is Record<string, unknown> {
   return isRecord(value) && typeof value.id === "string" && typeof value.status === "string";
 }
 
-/** Waits `ms`, or less when the caller cancels. */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
 async function deepResearchAnswer(req: AnswerRequest, env: ProviderEnv): Promise<ProviderAnswer> {
   const s = settings(env.config);
   const dr = deepResearchSettings(env.config);
@@ -322,7 +309,7 @@ async function deepResearchAnswer(req: AnswerRequest, env: ProviderEnv): Promise
         provider_data: boundedData({ agent: interaction.agent ?? dr.agent }),
       };
     }
-    await pause(dr.pollMs, env.signal);
+    await delay(dr.pollMs, env.signal);
     interaction = await get(interaction.id) as typeof interaction;
   }
   const where = `${s.baseUrl}/v1beta/interactions`;
