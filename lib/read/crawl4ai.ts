@@ -49,6 +49,7 @@ import {
   boundedMarkdown,
   createServiceClient,
   endpoint,
+  SERVICE_TIMEOUT_MARGIN_MS,
   serviceCanHandle,
   type ServiceSpec,
   serviceTarget,
@@ -89,7 +90,10 @@ export function crawl4aiRunConfig(timeoutMs: number): {
     type: "CrawlerRunConfig",
     params: {
       cache_mode: "bypass",
-      page_timeout: Math.min(MAX_PAGE_TIMEOUT_MS, Math.max(1_000, timeoutMs - 3_000)),
+      page_timeout: Math.min(
+        MAX_PAGE_TIMEOUT_MS,
+        Math.max(1_000, timeoutMs - SERVICE_TIMEOUT_MARGIN_MS),
+      ),
       markdown_generator: {
         type: "DefaultMarkdownGenerator",
         params: { content_filter: { type: "PruningContentFilter", params: {} } },

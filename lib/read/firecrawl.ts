@@ -41,6 +41,7 @@ import {
   boundedMarkdown,
   createServiceClient,
   endpoint,
+  SERVICE_TIMEOUT_MARGIN_MS,
   serviceCanHandle,
   type ServiceClient,
   type ServiceSpec,
@@ -56,9 +57,6 @@ export const FIRECRAWL: ServiceSpec = {
   urlSetting: "read.firecrawl_url",
   keySetting: "read.firecrawl_api_key",
 };
-
-/** Margin left between Firecrawl's own `timeout` and our deadline (ms). */
-const TIMEOUT_MARGIN_MS = 3_000;
 
 /** A Firecrawl `Document`, as far as Gleaner reads it. */
 export interface FirecrawlDocument {
@@ -218,7 +216,7 @@ export function createFirecrawlTier(deps: { robots?: RobotsChecker } = {}): Serv
           url: target,
           formats: ["markdown", "links"],
           onlyMainContent: true,
-          timeout: Math.max(1_000, timeoutMs - TIMEOUT_MARGIN_MS),
+          timeout: Math.max(1_000, timeoutMs - SERVICE_TIMEOUT_MARGIN_MS),
         },
         token: config.read.firecrawl_api_key,
         signal: request.signal,

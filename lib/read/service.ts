@@ -44,6 +44,12 @@ import { screenUrl } from "../search/providers/pages.ts";
 import type { RobotsChecker } from "../net/robots.ts";
 import type { ReadContext, ReadRequest } from "./types.ts";
 
+/**
+ * What a service is asked to finish within: Gleaner's own deadline for the
+ * call minus this margin (ms), so the service's answer arrives before it.
+ */
+export const SERVICE_TIMEOUT_MARGIN_MS = 3_000;
+
 /** Failures in a row after which a service is left alone. */
 export const SERVICE_BREAKER_FAILURES = 3;
 /** How long a service is left alone (ms), unless it said how long (`Retry-After`). */
