@@ -34,7 +34,16 @@ export interface Question {
   question: string;
   answer: string;
   reworded: boolean;
+  /**
+   * `tune` or `report`: fixed by page (pages sorted by name, alternating) before any model was
+   * trained or setting tuned on this set. Tune on `tune`; report `report`. No text of a
+   * `report` page may be used to train a model.
+   */
+  half: "tune" | "report";
 }
+
+/** The two halves of the question set. */
+export const HALVES = ["tune", "report"] as const;
 
 /** Budgets measured. */
 export const BUDGETS = [500, 1000, 4000];
@@ -100,8 +109,17 @@ function emptyTally(): Tally {
   };
 }
 
-function summarize(t: Tally) {
+function summarize(t: Tally, halves?: Record<string, Tally>) {
   return {
+    ...(halves
+      ? Object.fromEntries(
+        Object.entries(halves).filter(([, h]) => h.total > 0).map(([name, h]) => [name, {
+          questions: h.total,
+          containment: round(h.hits / h.total),
+          containment_reworded: round(h.reworded_hits / h.reworded_total),
+        }]),
+      )
+      : {}),
     containment: round(t.hits / t.total),
     containment_reworded: round(t.reworded_hits / t.reworded_total),
     tokens_mean: Math.round(t.tokens / t.total),
@@ -124,6 +142,9 @@ async function measureTool(
   allPages: string[],
 ) {
   const tallies = new Map(BUDGETS.map((b) => [b, emptyTally()]));
+  const halfTallies = new Map(
+    BUDGETS.map((b) => [b, Object.fromEntries(HALVES.map((h) => [h, emptyTally()]))]),
+  );
   let ranking = "";
   for (const q of questions) {
     const names = pagesFor(q, allPages);
@@ -160,11 +181,13 @@ async function measureTool(
       }
       const t = tallies.get(budget)!;
       const hit = contains(text, q.answer);
-      t.total++;
-      t.hits += hit ? 1 : 0;
-      if (q.reworded) {
-        t.reworded_total++;
-        t.reworded_hits += hit ? 1 : 0;
+      for (const tally of [t, halfTallies.get(budget)![q.half]]) {
+        tally.total++;
+        tally.hits += hit ? 1 : 0;
+        if (q.reworded) {
+          tally.reworded_total++;
+          tally.reworded_hits += hit ? 1 : 0;
+        }
       }
       t.tokens += tokens;
       t.page_tokens += pageTokens;
@@ -173,7 +196,9 @@ async function measureTool(
   }
   return {
     ranking,
-    budgets: Object.fromEntries(BUDGETS.map((b) => [String(b), summarize(tallies.get(b)!)])),
+    budgets: Object.fromEntries(
+      BUDGETS.map((b) => [String(b), summarize(tallies.get(b)!, halfTallies.get(b))]),
+    ),
   };
 }
 

@@ -17,6 +17,7 @@ interface Question {
   question: string;
   answer: string;
   reworded: boolean;
+  half: "tune" | "report";
 }
 
 const MIN_ENTRIES = 110;
@@ -46,7 +47,7 @@ Deno.test("questions.json: every entry has the expected shape", () => {
   for (const q of questions) {
     assert.deepEqual(
       Object.keys(q).sort(),
-      ["answer", "id", "page", "question", "reworded"],
+      ["answer", "half", "id", "page", "question", "reworded"],
       `unexpected keys in ${JSON.stringify(q).slice(0, 80)}`,
     );
     assert.match(q.id, /^q\d{3}$/, `bad id ${q.id}`);
@@ -54,6 +55,7 @@ Deno.test("questions.json: every entry has the expected shape", () => {
     assert.ok(q.page.length > 0 && !q.page.includes("/"), `${q.id}: page must be a folder name`);
     assert.ok(q.question.trim().endsWith("?"), `${q.id}: question must end with "?"`);
     assert.equal(typeof q.reworded, "boolean", `${q.id}: reworded must be a boolean`);
+    assert.ok(q.half === "tune" || q.half === "report", `${q.id}: half must be tune or report`);
     assert.equal(q.answer, normalise(q.answer), `${q.id}: answer must be whitespace-normalised`);
     assert.ok(!/[<>]/.test(q.answer), `${q.id}: answer must not hold markup`);
     const words = q.answer.split(" ").length;
@@ -110,4 +112,16 @@ Deno.test({
     }
     assert.deepEqual(missing, [], "answers not found in expected.html");
   },
+});
+
+Deno.test("questions.json: the tune/report halves are fixed by page and both hold reworded questions", () => {
+  const pages = [...new Set(questions.map((q) => q.page))].sort();
+  for (const q of questions) {
+    const expected = pages.indexOf(q.page) % 2 === 0 ? "tune" : "report";
+    assert.equal(q.half, expected, `${q.id}: page ${q.page} belongs to the ${expected} half`);
+  }
+  for (const half of ["tune", "report"]) {
+    const reworded = questions.filter((q) => q.half === half && q.reworded).length;
+    assert.ok(reworded >= 50, `${half} half holds ${reworded} reworded questions`);
+  }
 });
