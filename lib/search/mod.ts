@@ -61,10 +61,4 @@ export {
   type RoleSearchResponse,
   searchKey,
 } from "./roles.ts";
-export {
-  type Breaker,
-  createBreaker,
-  createPacer,
-  type Pacer,
-  type ProviderHealth,
-} from "./breaker.ts";
+export { type Breaker, createBreaker, type ProviderHealth } from "./breaker.ts";
