@@ -96,25 +96,7 @@ export const SearchSchema: z.ZodObject<{
   parallel_api_key: z.ZodOptional<z.ZodString>;
   gemini_api_key: z.ZodOptional<z.ZodString>;
   providers: z.ZodDefault<
-    z.ZodPreprocess<
-      z.ZodRecord<
-        z.ZodString,
-        z.ZodObject<{
-          enabled: z.ZodOptional<z.ZodBoolean>;
-          base_url: z.ZodOptional<z.ZodString>;
-          timeout_ms: z.ZodOptional<z.ZodNumber>;
-          max_results: z.ZodOptional<z.ZodNumber>;
-          requests_per_second: z.ZodOptional<z.ZodNumber>;
-          model: z.ZodOptional<z.ZodString>;
-          deep_model: z.ZodOptional<z.ZodString>;
-          deep_research: z.ZodOptional<z.ZodBoolean>;
-          deep_research_agent: z.ZodOptional<z.ZodString>;
-          deep_research_wait_ms: z.ZodOptional<z.ZodNumber>;
-          deep_research_poll_ms: z.ZodOptional<z.ZodNumber>;
-        }, z.core.$strict>
-      >,
-      unknown
-    >
+    z.ZodPreprocess<z.ZodRecord<z.ZodString, typeof ProviderSettingsSchema>, unknown>
   >;
   search_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
   answer_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
