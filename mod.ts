@@ -53,12 +53,24 @@ export {
   type Config,
   type ConfigInput,
   ConfigSchema,
+  CrawlSchema,
   DomainProfileSchema,
+  EmbedSchema,
+  EventsSchema,
   LlmSchema,
   loadConfig,
+  LogSchema,
+  // `MemorySchema` is the memory tools' record (lib/tools); the `memory` settings take another name.
+  MemorySchema as MemorySettingsSchema,
+  NetworkSchema,
   parseConfig,
+  ProviderSettingsSchema,
+  RankSchema,
+  ReadSchema,
   redactConfig,
   SearchSchema,
+  ServerSchema,
+  StoreSchema,
 } from "./lib/config/config.ts";
 export { ERROR_CODES, type ErrorCode, GleanerError } from "./lib/errors.ts";
 export * from "./lib/tools/mod.ts";

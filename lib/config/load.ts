@@ -1,0 +1,146 @@
+/**
+ * Loading the configuration the way every entry point does: defaults, config file, environment,
+ * code overrides, CLI flags.
+ *
+ * Permissions: env access to `envNames()` (through `readEnv`); read access to the config file.
+ *
+ * @module
+ */
+import { GleanerError } from "../errors.ts";
+import { getGleanerLogger } from "../log.ts";
+import { readEnv } from "./env.ts";
+import { coerceSetting, configFromEnv, envName, envNames } from "./env_settings.ts";
+import { assertKnownSettings, parseConfig } from "./parse.ts";
+import type { Config, ConfigInput } from "./schema.ts";
+import { unknownEnvWarnings } from "./suggest.ts";
+
+/** Deep-merges partial configurations, later ones winning. */
+export function mergeConfig(...layers: (ConfigInput | undefined)[]): ConfigInput {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const layer of layers) {
+    if (!layer) continue;
+    for (const [section, values] of Object.entries(layer)) {
+      if (values && typeof values === "object") out[section] = { ...out[section], ...values };
+    }
+  }
+  return out as ConfigInput;
+}
+
+/** Where the config file is looked for. */
+export function configFilePath(env: Record<string, string | undefined>): string | undefined {
+  if (env.GLEANER_CONFIG) return env.GLEANER_CONFIG;
+  const base = env.XDG_CONFIG_HOME ?? (env.HOME ? `${env.HOME}/.config` : undefined);
+  return base ? `${base}/gleaner/config.json` : undefined;
+}
+
+/**
+ * Loads the configuration the way every entry point does: defaults, then the
+ * config file, then the environment, then CLI flags (`section.key` → string).
+ *
+ * @example
+ * ```ts
+ * import { loadConfig } from "./load.ts";
+ * const config = await loadConfig({ env: { GLEANER_PORT: "9001" }, flags: {} });
+ * console.assert(config.server.port === 9001);
+ * ```
+ */
+export async function loadConfig(
+  options: {
+    env?: Record<string, string | undefined>;
+    flags?: Record<string, string>;
+    file?: string;
+    /** Settings given in code; above the environment, below CLI flags. */
+    overrides?: ConfigInput;
+    /** Receives warnings (a misspelt `GLEANER_*` name); default: the `gleaner.config` logger. */
+    warn?: (message: string) => void;
+  } = {},
+): Promise<Config> {
+  const env = options.env ?? readEnv(envNames());
+  const warn = options.warn ?? ((message: string) => getGleanerLogger("config").warn(message));
+  for (const message of unknownEnvWarnings(env)) warn(message);
+  const path = options.file ?? configFilePath(env);
+  let fileLayer: ConfigInput | undefined;
+  if (path) {
+    try {
+      fileLayer = JSON.parse(await Deno.readTextFile(path)) as ConfigInput;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotCapable) throw error;
+      const explicit = options.file !== undefined || env.GLEANER_CONFIG !== undefined;
+      if (!(error instanceof Deno.errors.NotFound) || explicit) {
+        throw new GleanerError("invalid_arguments", `config file ${path} could not be read`, {
+          cause: error,
+        });
+      }
+    }
+  }
+  if (fileLayer !== undefined) assertKnownSettings(fileLayer, `config file ${path}`);
+  for (const key of ENV_ONLY_KEYS) {
+    const [section, name] = key.split(".");
+    const values = (fileLayer as Record<string, Record<string, unknown> | undefined> | undefined)
+      ?.[section];
+    if (values && name in values) throw envOnly(`config file ${path}`, key);
+  }
+  const flagLayer: Record<string, Record<string, unknown>> = {};
+  for (const [path, raw] of Object.entries(options.flags ?? {})) {
+    if (ENV_ONLY_KEYS.has(path)) throw envOnly("--set", path);
+    const [section, key] = path.split(".");
+    (flagLayer[section] ??= {})[key] = coerceSetting(path, raw);
+  }
+  return parseConfig(
+    mergeConfig(
+      proxyFromEnv(env),
+      fileLayer,
+      configFromEnv(env),
+      options.overrides,
+      flagLayer as ConfigInput,
+    ),
+  );
+}
+
+/**
+ * Settings taken from the environment only (never from the config file, `--set` or
+ * `PUT /config`): the hosted-mode admin key and the opt-in to `PUT /config`.
+ */
+export const ENV_ONLY_KEYS: ReadonlySet<string> = new Set([
+  "memory.hosted_admin_key",
+  "server.allow_config_write",
+]);
+
+function envOnly(where: string, key: string): GleanerError {
+  return new GleanerError(
+    "invalid_arguments",
+    `${where}: ${key} is taken from the environment only (${envName(key)})`,
+    { details: { field: key } },
+  );
+}
+
+/**
+ * The proxy settings the standard environment variables give, as the lowest
+ * layer of the configuration (any `network.proxy_url` / `network.no_proxy`
+ * setting wins): `network.proxy_url` from `https_proxy`, `HTTPS_PROXY`,
+ * `http_proxy` or `HTTP_PROXY` (the first one set; one proxy serves both
+ * schemes; a value without a scheme is read as `http://`), and
+ * `network.no_proxy` from `no_proxy` or `NO_PROXY` (comma-separated).
+ *
+ * @example
+ * ```ts
+ * import { proxyFromEnv } from "./load.ts";
+ * const layer = proxyFromEnv({ HTTPS_PROXY: "proxy.corp:3128", NO_PROXY: "intranet.corp, .lan" });
+ * console.assert(layer.network?.proxy_url === "http://proxy.corp:3128");
+ * console.assert(layer.network?.no_proxy?.join() === "intranet.corp,.lan");
+ * ```
+ */
+export function proxyFromEnv(env: Record<string, string | undefined>): ConfigInput {
+  const pick = (...names: string[]) =>
+    names.map((name) => env[name]?.trim()).find((value) => value !== undefined && value !== "");
+  const network: Partial<Config["network"]> = {};
+  const proxy = pick("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY");
+  if (proxy !== undefined) {
+    network.proxy_url = /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
+  }
+  const noProxy = pick("no_proxy", "NO_PROXY");
+  if (noProxy !== undefined) {
+    network.no_proxy = noProxy.split(/[\s,]+/).filter((entry) => entry !== "");
+  }
+  return Object.keys(network).length > 0 ? { network } : {};
+}

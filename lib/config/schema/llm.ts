@@ -1,0 +1,34 @@
+/**
+ * The `llm` section: the optional language model.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { secret } from "./secret.ts";
+
+/** Settings of the optional language model (Ollama-compatible `/api/generate` or `/api/chat`). */
+export const LlmSchema: z.ZodObject<{
+  url: z.ZodOptional<z.ZodString>;
+  model: z.ZodOptional<z.ZodString>;
+  api: z.ZodDefault<z.ZodEnum<{ generate: "generate"; chat: "chat" }>>;
+  api_key: z.ZodOptional<z.ZodString>;
+  timeout_ms: z.ZodDefault<z.ZodNumber>;
+  summary_max_tokens: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strip> = z.object({
+  /**
+   * Base URL of an Ollama-compatible server (`http://127.0.0.1:11434`). With `model` set, the
+   * search tools accept `expand` (the model rewrites the query) and `search_and_summarize` is
+   * listed. Evidence text (page passages) is sent to it: point it only at a server you trust.
+   */
+  url: z.string().url().optional(),
+  /** Model name sent in each request (`llama3.2`, `qwen2.5:7b`, …). */
+  model: z.string().min(1).optional(),
+  /** `chat` (`POST /api/chat`, `messages`) or `generate` (`POST /api/generate`, `prompt`). */
+  api: z.enum(["generate", "chat"]).default("chat"),
+  /** Bearer token, for a server behind an authenticating proxy. */
+  api_key: secret(),
+  /** Time one request may take. */
+  timeout_ms: z.number().int().positive().default(60_000),
+  /** Most tokens of a summary (`options.num_predict`). */
+  summary_max_tokens: z.number().int().min(16).max(4_096).default(512),
+});

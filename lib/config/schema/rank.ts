@@ -1,0 +1,82 @@
+/**
+ * The `rank` section: passage selection.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** Settings of passage selection. */
+export const RankSchema: z.ZodObject<{
+  max_tokens: z.ZodDefault<z.ZodNumber>;
+  per_source_share: z.ZodDefault<z.ZodNumber>;
+  share_slack: z.ZodDefault<z.ZodNumber>;
+  dense_weight: z.ZodDefault<z.ZodNumber>;
+  unit_min_words: z.ZodDefault<z.ZodNumber>;
+  unit_max_words: z.ZodDefault<z.ZodNumber>;
+  rerank: z.ZodDefault<
+    z.ZodEnum<{
+      none: "none";
+      "use-lite": "use-lite";
+    }>
+  >;
+  rerank_top_k: z.ZodDefault<z.ZodNumber>;
+  rerank_weight: z.ZodDefault<z.ZodNumber>;
+  rerank_max_words: z.ZodDefault<z.ZodNumber>;
+  expand_terms: z.ZodDefault<z.ZodNumber>;
+  expand_min_similarity: z.ZodDefault<z.ZodNumber>;
+  rrf_k: z.ZodDefault<z.ZodNumber>;
+  dedupe_jaccard: z.ZodDefault<z.ZodNumber>;
+  dedupe_cosine: z.ZodDefault<z.ZodNumber>;
+  oversample: z.ZodDefault<z.ZodNumber>;
+  links_max_tokens: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strip> = z.object({
+  /** Default token budget of one call. */
+  max_tokens: z.number().int().positive().default(4_000),
+  /** Share of the budget one source may take while others are relevant. */
+  per_source_share: z.number().min(0.05).max(1).default(0.4),
+  /**
+   * The per-source cap holds only while another source offers a unit scoring at least this
+   * fraction of the capped one (0: always holds). Fused scores are close together (rank 10 of
+   * one ranking still scores about 0.87), so only a rival within about the top three ranks keeps
+   * the cap; measured with `bench/containment.ts` (0.9 → 0.97: +4 points at 500 tokens).
+   */
+  share_slack: z.number().min(0).max(1).default(0.97),
+  /** Weight of the dense ranking in reciprocal rank fusion. */
+  dense_weight: z.number().min(0).max(1).default(0.8),
+  /**
+   * A unit smaller than this many words takes in the next block of its section (doubled, with
+   * `unit_max_words`, when ranking is BM25 alone: lexical matching needs more words).
+   */
+  unit_min_words: z.number().int().positive().default(20),
+  /** Units grow up to this many words (see `unit_min_words`). */
+  unit_max_words: z.number().int().positive().default(40),
+  /**
+   * Second stage of the ranking cascade: `use-lite` (Universal Sentence Encoder lite, shipped
+   * in npm, TF.js) reorders the top units; better on reworded questions, about 1–2 s per
+   * question on one core.
+   */
+  rerank: z.enum(["none", "use-lite"]).default("none"),
+  /** Units the reranker reorders. */
+  rerank_top_k: z.number().int().positive().default(80),
+  /** Weight of the reranker's order against the first stage's. */
+  rerank_weight: z.number().min(0).max(1).default(0.8),
+  /** Words of a unit the reranker reads (its cost grows faster than linearly with length). */
+  rerank_max_words: z.number().int().positive().default(64),
+  /**
+   * Words added to the BM25 query per query word: its nearest words in the static model's
+   * vectors, so reworded questions still match the page's vocabulary (0 turns it off).
+   */
+  expand_terms: z.number().int().min(0).max(64).default(8),
+  /** Least cosine similarity of an added word to the query word it comes from. */
+  expand_min_similarity: z.number().min(0).max(1).default(0.4),
+  /** RRF constant. */
+  rrf_k: z.number().positive().default(60),
+  /** Token-set Jaccard at or above which a unit is a near-copy. */
+  dedupe_jaccard: z.number().min(0).max(1).default(0.92),
+  /** Cosine at or above which a unit is a paraphrased repeat. */
+  dedupe_cosine: z.number().min(0).max(1).default(0.92),
+  /** Candidates considered per selected unit. */
+  oversample: z.number().min(1).default(3),
+  /** Budget for related links. */
+  links_max_tokens: z.number().int().min(0).default(300),
+});

@@ -1,0 +1,229 @@
+/**
+ * The `search` section: web search, its providers, rerankers and domain profiles.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { secret } from "./secret.ts";
+
+/** Settings of one search provider (`search.providers.<name>`). */
+export const ProviderSettingsSchema: z.ZodObject<{
+  enabled: z.ZodOptional<z.ZodBoolean>;
+  base_url: z.ZodOptional<z.ZodString>;
+  timeout_ms: z.ZodOptional<z.ZodNumber>;
+  max_results: z.ZodOptional<z.ZodNumber>;
+  requests_per_second: z.ZodOptional<z.ZodNumber>;
+  model: z.ZodOptional<z.ZodString>;
+  deep_model: z.ZodOptional<z.ZodString>;
+  deep_research: z.ZodOptional<z.ZodBoolean>;
+  deep_research_agent: z.ZodOptional<z.ZodString>;
+  deep_research_wait_ms: z.ZodOptional<z.ZodNumber>;
+  deep_research_poll_ms: z.ZodOptional<z.ZodNumber>;
+}, z.core.$strict> = z.strictObject({
+  /** Keyless providers answer only when `true`; `false` turns any provider off. */
+  enabled: z.boolean().optional(),
+  /** API base URL (tests point it at loopback). */
+  base_url: z.string().url().optional(),
+  /** Timeout of one call (default `search.timeout_ms`). */
+  timeout_ms: z.number().int().positive().optional(),
+  /** Most results asked of the provider in one call. */
+  max_results: z.number().int().positive().max(100).optional(),
+  /** Calls per second sent at most (queued before sending). */
+  requests_per_second: z.number().positive().optional(),
+  /** Model of providers that run one (Gemini: the model of quick answers). */
+  model: z.string().min(1).optional(),
+  /** Model of deep answers (Gemini). */
+  deep_model: z.string().min(1).optional(),
+  /**
+   * Gemini: `deep` answers run the Deep Research agent (Interactions API, background mode)
+   * instead of `deep_model`; a run still going when `deep_research_wait_ms` is over answers
+   * `in_progress` with its `interaction_id`, which resumes it.
+   */
+  deep_research: z.boolean().optional(),
+  /** Gemini: the Deep Research agent (default `deep-research-preview-04-2026`). */
+  deep_research_agent: z.string().min(1).max(200).optional(),
+  /** Gemini: how long one call polls a Deep Research run before answering `in_progress` (default 45000). */
+  deep_research_wait_ms: z.number().int().min(0).max(600_000).optional(),
+  /** Gemini: the pause between two polls of a Deep Research run (default 10000). */
+  deep_research_poll_ms: z.number().int().min(10).max(600_000).optional(),
+});
+
+function safeJsonObject(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** One domain profile (`search.domain_profiles.<name>`). */
+export const DomainProfileSchema: z.ZodObject<{
+  prefer: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  exclude: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  boost: z.ZodDefault<z.ZodNumber>;
+}, z.core.$strict> = z.strictObject({
+  /** Domains (subdomains included) whose results are raised. */
+  prefer: z.array(z.string()).max(100).default([]),
+  /** Domains (subdomains included) whose results are dropped. */
+  exclude: z.array(z.string()).max(100).default([]),
+  /** How far a preferred result is raised, as a share of the score range (1: always first). */
+  boost: z.number().min(0).max(1).default(0.25),
+});
+
+/** Settings of web search. */
+export const SearchSchema: z.ZodObject<{
+  backend: z.ZodDefault<
+    z.ZodEnum<{
+      auto: "auto";
+      duckduckgo: "duckduckgo";
+      searxng: "searxng";
+    }>
+  >;
+  pin_backend: z.ZodDefault<z.ZodBoolean>;
+  searxng_url: z.ZodOptional<z.ZodString>;
+  duckduckgo_html_url: z.ZodDefault<z.ZodString>;
+  duckduckgo_lite_url: z.ZodDefault<z.ZodString>;
+  region: z.ZodDefault<z.ZodString>;
+  searxng_categories: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  searxng_engines: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  safesearch: z.ZodDefault<z.ZodNumber>;
+  timeout_ms: z.ZodDefault<z.ZodNumber>;
+  brave_api_key: z.ZodOptional<z.ZodString>;
+  exa_api_key: z.ZodOptional<z.ZodString>;
+  tavily_api_key: z.ZodOptional<z.ZodString>;
+  jina_api_key: z.ZodOptional<z.ZodString>;
+  keenable_api_key: z.ZodOptional<z.ZodString>;
+  parallel_api_key: z.ZodOptional<z.ZodString>;
+  gemini_api_key: z.ZodOptional<z.ZodString>;
+  providers: z.ZodDefault<
+    z.ZodPreprocess<z.ZodRecord<z.ZodString, typeof ProviderSettingsSchema>, unknown>
+  >;
+  search_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  answer_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  contents_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
+  fallback_on_empty: z.ZodDefault<z.ZodBoolean>;
+  breaker_failures: z.ZodDefault<z.ZodNumber>;
+  breaker_cooldown_ms: z.ZodDefault<z.ZodNumber>;
+  presentation: z.ZodDefault<
+    z.ZodEnum<{
+      default: "default";
+      roles: "roles";
+      all_tools: "all_tools";
+      one_provider: "one_provider";
+      deep_research: "deep_research";
+    }>
+  >;
+  presentation_provider: z.ZodOptional<z.ZodString>;
+  rerank_url: z.ZodOptional<z.ZodString>;
+  rerank_api_key: z.ZodOptional<z.ZodString>;
+  rerank_model: z.ZodDefault<z.ZodString>;
+  rerank_recency_weight: z.ZodDefault<z.ZodNumber>;
+  rerank_timeout_ms: z.ZodDefault<z.ZodNumber>;
+  domain_profiles: z.ZodDefault<
+    z.ZodPreprocess<z.ZodRecord<z.ZodString, typeof DomainProfileSchema>, unknown>
+  >;
+}, z.core.$strip> = z.object({
+  /** Which backend answers: `auto` = SearXNG when configured, else DuckDuckGo, the other on failure. */
+  backend: z.enum(["auto", "duckduckgo", "searxng"]).default("auto"),
+  /**
+   * Ask only `backend` (no fallback). Unpinned, `backend: "searxng"` falls back to DuckDuckGo
+   * when SearXNG fails (down, 5xx, rate limited, blocked).
+   */
+  pin_backend: z.boolean().default(false),
+  /** Base URL of a SearXNG instance (JSON format enabled). */
+  searxng_url: z.string().url().optional(),
+  /** DuckDuckGo HTML endpoint. */
+  duckduckgo_html_url: z.string().url().default("https://html.duckduckgo.com/html/"),
+  /** DuckDuckGo lite endpoint (fallback). */
+  duckduckgo_lite_url: z.string().url().default("https://lite.duckduckgo.com/lite/"),
+  /** Default region (`kl`) for DuckDuckGo. */
+  region: z.string().default("us-en"),
+  /** SearXNG categories asked for (comma-separated in the request). */
+  searxng_categories: z.array(z.string()).default(["general"]),
+  /** SearXNG engines asked for; empty = the instance's defaults. */
+  searxng_engines: z.array(z.string()).default([]),
+  /** Safe search level sent to SearXNG: 0 off, 1 moderate, 2 strict. */
+  safesearch: z.number().int().min(0).max(2).default(1),
+  /** Timeout for one upstream search call. */
+  timeout_ms: z.number().int().positive().default(10_000),
+  /** Brave Search API key (optional backend). */
+  brave_api_key: secret(),
+  /** Exa API key (search, find-similar, contents, answer). */
+  exa_api_key: secret(),
+  /** Tavily API key (search, extract, answers). */
+  tavily_api_key: secret(),
+  /** Jina API key (reader and search; optional for the reader). */
+  jina_api_key: secret(),
+  /** Keenable API key (optional: lifts the keyless limits). */
+  keenable_api_key: secret(),
+  /** Parallel API key (search). */
+  parallel_api_key: secret(),
+  /** Gemini API key (answers grounded in Google Search, with citations). */
+  gemini_api_key: secret(),
+  /**
+   * Per-provider settings by provider name: `enabled` (keyless providers are off until
+   * `true`; `false` turns any provider off), `base_url`, `timeout_ms`, `max_results`,
+   * `requests_per_second`. A JSON object in `GLEANER_SEARCH_PROVIDERS`.
+   */
+  providers: z.preprocess(
+    (value) => (typeof value === "string" ? safeJsonObject(value) : value),
+    z.record(z.string(), ProviderSettingsSchema),
+  ).default({}),
+  /** Providers tried for `search`, in order; empty = the default order. */
+  search_order: z.array(z.string()).default([]),
+  /** Providers tried for `answer`, in order; empty = the default order. */
+  answer_order: z.array(z.string()).default([]),
+  /** Providers tried for `contents`, in order; empty = the default order (then Gleaner's reader). */
+  contents_order: z.array(z.string()).default([]),
+  /**
+   * When a keyless provider (DuckDuckGo, SearXNG) answers zero results and a keyed provider
+   * comes later in the search order, ask the next one (the answer names the keyless one in
+   * `fallback_from` with code `empty`).
+   */
+  fallback_on_empty: z.boolean().default(true),
+  /** Consecutive failures after which a provider is skipped for `breaker_cooldown_ms`. */
+  breaker_failures: z.number().int().positive().default(3),
+  /** How long a failing provider is skipped. */
+  breaker_cooldown_ms: z.number().int().min(0).default(60_000),
+  /**
+   * Which tools MCP and HTTP declare: Gleaner's own (`default`), one per role (`roles`),
+   * every configured provider's own (`all_tools`), or one provider's (`one_provider`).
+   */
+  presentation: z.enum(["default", "roles", "all_tools", "one_provider", "deep_research"]).default(
+    "default",
+  ),
+  /** The provider whose tools `presentation: one_provider` declares. */
+  presentation_provider: z.string().optional(),
+  /**
+   * A reranker of search results in the Jina-compatible format: `POST <url>` (for example
+   * `https://api.jina.ai/v1/rerank`) with `{ model, query, documents, top_n }`, answered with
+   * `results[].{ index, relevance_score }`. Each result's title and snippet are sent, nothing
+   * else. Unset: results keep the provider's order. Any failure keeps the provider's order too,
+   * and the answer says why.
+   */
+  rerank_url: z.string().url().optional(),
+  /** Bearer token of the reranker, when it needs one. */
+  rerank_api_key: secret(),
+  /** Model named in each rerank request. */
+  rerank_model: z.string().min(1).default("jina-reranker-v2-base-multilingual"),
+  /**
+   * Weight (0..1) of recency against the reranker's relevance: each result scores
+   * `(1 - w) · relevance + w · recency`, where recency halves every 365 days since its
+   * published date (an undated result counts 0.5). `0` orders by relevance alone.
+   */
+  rerank_recency_weight: z.number().min(0).max(1).default(0),
+  /** Time the reranker gets per search before the provider's order is kept. */
+  rerank_timeout_ms: z.number().int().positive().default(5_000),
+  /**
+   * Named domain profiles the search tools offer as `domain_profile`, besides the built-in
+   * `dev` and `homelab` (an entry of the same name replaces a built-in one): `prefer` (results
+   * there are raised by `boost`, default 0.25: a quarter of the reranker's score range, or
+   * without a reranker about two places of the provider's order, each worth 0.1; 1 puts them
+   * first) and `exclude` (results there are dropped). A JSON object in
+   * `GLEANER_SEARCH_DOMAIN_PROFILES`.
+   */
+  domain_profiles: z.preprocess(
+    (value) => (typeof value === "string" ? safeJsonObject(value) : value),
+    z.record(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/), DomainProfileSchema),
+  ).default({}),
+});
