@@ -30,6 +30,8 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "search.keenable_api_key",
   "search.parallel_api_key",
   "search.gemini_api_key",
+  "search.seltz_api_key",
+  "search.querit_api_key",
   "search.rerank_api_key",
   "read.github_token",
   "read.hister_token",
@@ -237,6 +239,8 @@ export const SearchSchema: z.ZodObject<{
   keenable_api_key: z.ZodOptional<z.ZodString>;
   parallel_api_key: z.ZodOptional<z.ZodString>;
   gemini_api_key: z.ZodOptional<z.ZodString>;
+  seltz_api_key: z.ZodOptional<z.ZodString>;
+  querit_api_key: z.ZodOptional<z.ZodString>;
   providers: z.ZodDefault<
     z.ZodPreprocess<
       z.ZodRecord<
@@ -320,6 +324,10 @@ export const SearchSchema: z.ZodObject<{
   parallel_api_key: secret(),
   /** Gemini API key (answers grounded in Google Search, with citations). */
   gemini_api_key: secret(),
+  /** Seltz API key (web search). */
+  seltz_api_key: secret(),
+  /** Querit API key (web search). */
+  querit_api_key: secret(),
   /**
    * Per-provider settings by provider name: `enabled` (keyless providers are off until
    * `true`; `false` turns any provider off), `base_url`, `timeout_ms`, `max_results`,
@@ -1175,6 +1183,8 @@ export const ENV_ALIASES: Readonly<Record<string, string>> = {
   KEENABLE_API_KEY: "search.keenable_api_key",
   PARALLEL_API_KEY: "search.parallel_api_key",
   GEMINI_API_KEY: "search.gemini_api_key",
+  SELTZ_API_KEY: "search.seltz_api_key",
+  QUERIT_API_KEY: "search.querit_api_key",
   FIRECRAWL_API_KEY: "read.firecrawl_api_key",
   CRAWL4AI_API_TOKEN: "read.crawl4ai_token",
 };
