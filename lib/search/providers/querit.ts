@@ -31,10 +31,10 @@
  * - HTTP statuses 400 (bad request), 401 (key), 403 (forbidden), 429 (rate
  *   limit, with `Retry-After`), 5xx (server).
  *
- * Third-party only (not relied on): the free tier's 1 request per second and
- * 1,000 searches a month (a hackathon plan's notes and Querit's OpenCode
- * plugin README); set `search.providers.querit.requests_per_second` to pace
- * calls to a plan's rate.
+ * Not relied on: the free plan's 1,000 calls a month (Querit's OpenCode plugin
+ * README, https://github.com/querit-ai/querit-plugins/blob/main/opencode-querit/README.md)
+ * and 1 request per second (third-party notes only); set
+ * `search.providers.querit.requests_per_second` to pace calls to a plan's rate.
  *
  * An `error_code` other than 200 is classified as the status it names
  * (`classify.ts`): a spent quota ("quota exceeded") is `insufficient_balance`,
