@@ -5,7 +5,9 @@
  * Request: `POST <base>/v1/search` with the key in `x-api-key` and a JSON
  * body. The public REST surface is Seltz's OpenAPI document, version 1.3.0
  * (https://docs.seltz.ai/api-reference/openapi-spec, page
- * https://docs.seltz.ai/api-reference/search). Its Python SDK's first
+ * https://docs.seltz.ai/api-reference/search; read here from its verbatim copy in
+ * https://github.com/api-evangelist/seltz, `openapi/_original/seltz-openapi-original.json`,
+ * since docs.seltz.ai itself could not be fetched). Its Python SDK's first
  * versions spoke gRPC (`grpc.seltz.ai`, https://pypi.org/project/seltz/0.1.4/);
  * the REST endpoint is what this module follows, as the issue summarised it.
  *
