@@ -28,7 +28,7 @@ import type { Fetcher } from "../net/types.ts";
 import type { Cache } from "../store/types.ts";
 import { type Breaker, createBreaker, createPacer, type ProviderHealth } from "./breaker.ts";
 import { normalizeDomain, resultKey, siteHint, urlInDomains } from "./domains.ts";
-import { FALLBACK_CODES } from "./providers/classify.ts";
+import { FALLBACK_CODES, providerFailure } from "./providers/classify.ts";
 import { providerSettings } from "./providers/http.ts";
 import { createReaderProvider, GLEANER_READER, type ReadPage } from "./providers/reader.ts";
 import { configuredProviders, providerByName, roleOrder } from "./providers/registry.ts";
@@ -42,9 +42,8 @@ import type {
   ProviderSearchRequest,
   Role,
 } from "./providers/types.ts";
-import { type Attempt, type AttemptOutcome, SearchFailure, type TimeRange } from "./types.ts";
-import { toSearchFailure } from "./upstream.ts";
-import { isTimeRange, TIME_RANGE_LIST } from "./time_range.ts";
+import { type Attempt, type AttemptOutcome, SearchFailure } from "./types.ts";
+import { isTimeRange, TIME_RANGE_LIST, type TimeRange } from "./time_range.ts";
 
 const log = getGleanerLogger("search", "roles");
 
@@ -793,7 +792,7 @@ function asFailure(error: unknown, provider: string): SearchFailure {
     });
   }
   if (error instanceof GleanerError || error instanceof DOMException) {
-    return toSearchFailure(error, provider);
+    return providerFailure(provider, undefined, { error });
   }
   log.error("{provider} failed unexpectedly: {error}", { provider, error });
   return new SearchFailure("invalid", `${provider}: failed unexpectedly`, {
