@@ -96,3 +96,24 @@ Deno.test("keyless providers: a timeout is provider_unavailable, as for every pr
     await hanging.close();
   }
 });
+
+Deno.test("keyless providers: a 429 keeps its Retry-After, as for every provider", async () => {
+  await withFakeUpstreams(async (fakes) => {
+    const config = configFor(fakes.origin, {
+      providers: { duckduckgo: { base_url: fakes.origin } },
+      searxng_url: fakes.searxngUrl,
+    });
+    const env = { config, fetcher: createFetcher(config.network) };
+    for (const provider of [duckduckgoProvider, searxngProvider]) {
+      fakes.setMode(provider.name === "searxng" ? "searxng" : "duckduckgo", "ratelimit");
+      const error = await provider.search!({ query: "x", max_results: 3 }, env).then(
+        () => assert.fail(`${provider.name}: expected a failure`),
+        (e) => e,
+      );
+      assert.ok(error instanceof GleanerError);
+      assert.equal(error.code, "rate_limited", provider.name);
+      // The fake answers 429 with `Retry-After: 60`; the breaker waits that long.
+      assert.equal(error.details?.retry_after_s, 60, provider.name);
+    }
+  });
+});
