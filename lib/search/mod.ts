@@ -1,8 +1,7 @@
 /**
- * Web search: providers only — the keyless DuckDuckGo and SearXNG, and the
- * providers users hold keys for (Brave, Exa, Tavily, Parallel, Gemini, Jina,
- * Keenable) — behind a
- * role router (`search`, `answer`, `contents`) that falls back when a
+ * Web search through providers only (the keyless DuckDuckGo and SearXNG, and
+ * those users hold keys for: Brave, Exa, Tavily, Parallel, Gemini, Jina,
+ * Keenable), behind a role router (`search`, `answer`, `contents`) that falls back when a
  * provider is out of credit, rate limited or down, restricts domains,
  * dedupes, caches and records every provider call.
  *

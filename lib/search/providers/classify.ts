@@ -397,7 +397,8 @@ export function providerFailure(
   check: Partial<Record<FailureClass, string>> = {},
 ): SearchFailure {
   const verdict = classifyFailure(evidence);
-  const hint = Object.hasOwn(check, verdict.kind) ? `; check ${check[verdict.kind]}` : "";
+  const checkSetting = Object.hasOwn(check, verdict.kind) ? check[verdict.kind] : undefined;
+  const hint = checkSetting ? `; check ${checkSetting}` : "";
   const where = endpoint ? safeEndpoint(endpoint) : "the upstream";
   const unresolved = unresolvedHost(evidence.error, setting);
   const what = evidence.status !== undefined
