@@ -1,8 +1,10 @@
 /**
  * One function decides what an upstream failure means, and so whether the
- * router may try the next provider: {@link classifyFailure}. Search backends
- * (DuckDuckGo, SearXNG) and keyed providers share it through
- * {@link providerFailure} (and `toSearchFailure` in `../upstream.ts`).
+ * router may try the next provider: {@link classifyFailure}. Every provider
+ * (keyed, and the keyless DuckDuckGo and SearXNG), the role router, and the
+ * JSON endpoints Gleaner calls (the reranker, the language model in
+ * `../json_endpoint.ts`) share it through {@link providerFailure} and
+ * {@link responseFailure}.
  *
  * The provider's own documented error code in the body decides first, then
  * the status:
@@ -46,6 +48,7 @@
  * @module
  */
 import { type ErrorCode, GleanerError } from "../../errors.ts";
+import type { FetchedResponse } from "../../net/types.ts";
 import { type FailureOutcome, SearchFailure } from "../types.ts";
 import { safeEndpoint } from "../../config/redact.ts";
 
@@ -399,7 +402,9 @@ export function unresolvedHost(error: unknown, setting?: string): string | undef
 /**
  * The {@link SearchFailure} for a classified failure: the message names the
  * provider, the endpoint (origin and path only), the status and the
- * documented code, never the body or a credential.
+ * documented code, never the body or a credential. `setting` is where the
+ * endpoint is configured (named when its host does not resolve); `check`
+ * names the setting to check for some classes (`unauthorized`: the key).
  *
  * @example
  * ```ts
@@ -414,8 +419,11 @@ export function providerFailure(
   endpoint: string | URL | undefined,
   evidence: FailureEvidence,
   setting = `search.providers.${provider}.base_url`,
+  check: Partial<Record<FailureClass, string>> = {},
 ): SearchFailure {
   const verdict = classifyFailure(evidence);
+  const checkSetting = Object.hasOwn(check, verdict.kind) ? check[verdict.kind] : undefined;
+  const hint = checkSetting ? `; check ${checkSetting}` : "";
   const where = endpoint ? safeEndpoint(endpoint) : "the upstream";
   const unresolved = unresolvedHost(evidence.error, setting);
   const inBody = evidence.bodyStatus !== undefined && isSuccess(evidence.status);
@@ -446,7 +454,9 @@ export function providerFailure(
   return new SearchFailure(
     CLASS_OUTCOMES[verdict.kind],
     // A name that did not resolve says so, and which setting holds it, on its own.
-    unresolved ? `${provider}: ${unresolved}` : `${provider}: ${where} ${what} (${why})${policy}`,
+    unresolved
+      ? `${provider}: ${unresolved}`
+      : `${provider}: ${where} ${what} (${why})${hint}${policy}`,
     {
       backend: provider,
       code: CLASS_CODES[verdict.kind],
@@ -462,5 +472,31 @@ export function providerFailure(
         ...(verdict.field ? { field: verdict.field } : unresolved ? { field: setting } : {}),
       },
     },
+  );
+}
+
+/**
+ * The {@link providerFailure} for a non-2xx response: its status, headers and
+ * body (read only for the documented codes) are the evidence.
+ */
+export function responseFailure(
+  provider: string,
+  endpoint: string | URL,
+  res: FetchedResponse,
+  setting?: string,
+  check?: Partial<Record<FailureClass, string>>,
+): SearchFailure {
+  let body = "";
+  try {
+    body = res.text();
+  } catch {
+    // An undecodable body is no evidence.
+  }
+  return providerFailure(
+    provider,
+    endpoint,
+    { status: res.status, headers: res.headers, body },
+    setting,
+    check,
   );
 }

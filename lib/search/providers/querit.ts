@@ -45,8 +45,7 @@
  */
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
-import { timeRangeSchema } from "../time_range.ts";
-import type { TimeRange } from "../types.ts";
+import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
 import { providerFailure } from "./classify.ts";
 import {
