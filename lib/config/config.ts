@@ -30,6 +30,7 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "search.keenable_api_key",
   "search.parallel_api_key",
   "search.gemini_api_key",
+  "search.tinyfish_api_key",
   "search.rerank_api_key",
   "read.github_token",
   "read.hister_token",
@@ -161,6 +162,8 @@ export const ProviderSettingsSchema: z.ZodObject<{
   deep_research_agent: z.ZodOptional<z.ZodString>;
   deep_research_wait_ms: z.ZodOptional<z.ZodNumber>;
   deep_research_poll_ms: z.ZodOptional<z.ZodNumber>;
+  run_timeout_ms: z.ZodOptional<z.ZodNumber>;
+  run_poll_ms: z.ZodOptional<z.ZodNumber>;
 }, z.core.$strict> = z.strictObject({
   /** Keyless providers answer only when `true`; `false` turns any provider off. */
   enabled: z.boolean().optional(),
@@ -188,6 +191,13 @@ export const ProviderSettingsSchema: z.ZodObject<{
   deep_research_wait_ms: z.number().int().min(0).max(600_000).optional(),
   /** Gemini: the pause between two polls of a Deep Research run (default 10000). */
   deep_research_poll_ms: z.number().int().min(10).max(600_000).optional(),
+  /**
+   * TinyFish: how long one `tinyfish_run` call polls an agent run before answering
+   * `in_progress` with its `run_id` (default 300000).
+   */
+  run_timeout_ms: z.number().int().min(0).max(3_600_000).optional(),
+  /** TinyFish: the pause between two polls of an agent run (default 2000). */
+  run_poll_ms: z.number().int().min(10).max(600_000).optional(),
 });
 
 function safeJsonObject(text: string): unknown {
@@ -237,6 +247,7 @@ export const SearchSchema: z.ZodObject<{
   keenable_api_key: z.ZodOptional<z.ZodString>;
   parallel_api_key: z.ZodOptional<z.ZodString>;
   gemini_api_key: z.ZodOptional<z.ZodString>;
+  tinyfish_api_key: z.ZodOptional<z.ZodString>;
   providers: z.ZodDefault<
     z.ZodPreprocess<
       z.ZodRecord<
@@ -253,6 +264,8 @@ export const SearchSchema: z.ZodObject<{
           deep_research_agent: z.ZodOptional<z.ZodString>;
           deep_research_wait_ms: z.ZodOptional<z.ZodNumber>;
           deep_research_poll_ms: z.ZodOptional<z.ZodNumber>;
+          run_timeout_ms: z.ZodOptional<z.ZodNumber>;
+          run_poll_ms: z.ZodOptional<z.ZodNumber>;
         }, z.core.$strict>
       >,
       unknown
@@ -320,6 +333,8 @@ export const SearchSchema: z.ZodObject<{
   parallel_api_key: secret(),
   /** Gemini API key (answers grounded in Google Search, with citations). */
   gemini_api_key: secret(),
+  /** TinyFish API key (search, fetch, and the `tinyfish_run` web agent). */
+  tinyfish_api_key: secret(),
   /**
    * Per-provider settings by provider name: `enabled` (keyless providers are off until
    * `true`; `false` turns any provider off), `base_url`, `timeout_ms`, `max_results`,
@@ -1175,6 +1190,7 @@ export const ENV_ALIASES: Readonly<Record<string, string>> = {
   KEENABLE_API_KEY: "search.keenable_api_key",
   PARALLEL_API_KEY: "search.parallel_api_key",
   GEMINI_API_KEY: "search.gemini_api_key",
+  TINYFISH_API_KEY: "search.tinyfish_api_key",
   FIRECRAWL_API_KEY: "read.firecrawl_api_key",
   CRAWL4AI_API_TOKEN: "read.crawl4ai_token",
 };
