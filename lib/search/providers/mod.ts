@@ -38,6 +38,7 @@ export { PARALLEL, parallelProvider } from "./parallel.ts";
 export { GEMINI, geminiProvider } from "./gemini.ts";
 export { JINA, jinaProvider } from "./jina.ts";
 export { KEENABLE, keenableProvider } from "./keenable.ts";
+export { TINYFISH, tinyfishProvider } from "./tinyfish.ts";
 export { duckduckgoProvider } from "./duckduckgo.ts";
 export { searxngProvider } from "./searxng.ts";
 export { createReaderProvider, GLEANER_READER, type ReadPage } from "./reader.ts";

@@ -2,12 +2,19 @@
  * Every provider Gleaner knows, the default order of each role, and which
  * providers a configuration makes usable.
  *
- * Default orders (paid providers first, since a user who holds a key wants it
+ * Default orders (keyed providers first, since a user who holds a key wants it
  * used; then a self-hosted SearXNG; then keyless public services):
- * - search: brave, exa, tavily, parallel, searxng, keenable, jina, duckduckgo (gemini serves
- *   search too, but each search is a model call: only an explicit `search.search_order` asks it)
+ * - search: brave, exa, tavily, parallel, tinyfish, searxng, keenable, jina, duckduckgo
+ *   (gemini serves search too, but each search is a model call: only an explicit
+ *   `search.search_order` asks it)
  * - answer: exa, tavily, gemini, parallel
- * - contents: exa, tavily, jina, keenable, then Gleaner's own reader
+ * - contents: exa, tavily, parallel, tinyfish, jina, keenable, then Gleaner's own reader
+ *
+ * TinyFish is in the default search and contents orders because its Search and
+ * Fetch use no credits (https://docs.tinyfish.ai/search-api, https://docs.tinyfish.ai/fetch-api:
+ * "Search does not use credits", "Fetch does not use credits") and need a key the
+ * operator set on purpose; its agent runs, which spend credits, are only its own
+ * `tinyfish_run` tool.
  *
  * @module
  */
@@ -23,6 +30,7 @@ import { duckduckgoProvider } from "./duckduckgo.ts";
 import { searxngProvider } from "./searxng.ts";
 import { GLEANER_READER } from "./reader.ts";
 import { tavilyProvider } from "./tavily.ts";
+import { tinyfishProvider } from "./tinyfish.ts";
 import type { Provider, Role } from "./types.ts";
 
 /** Every provider module, by name. */
@@ -34,15 +42,26 @@ export const PROVIDERS: readonly Provider[] = [
   geminiProvider,
   jinaProvider,
   keenableProvider,
+  tinyfishProvider,
   searxngProvider,
   duckduckgoProvider,
 ];
 
 /** The order each role tries providers in when its `search.<role>_order` is empty. */
 export const DEFAULT_ORDER: Readonly<Record<Role, readonly string[]>> = {
-  search: ["brave", "exa", "tavily", "parallel", "searxng", "keenable", "jina", "duckduckgo"],
+  search: [
+    "brave",
+    "exa",
+    "tavily",
+    "parallel",
+    "tinyfish",
+    "searxng",
+    "keenable",
+    "jina",
+    "duckduckgo",
+  ],
   answer: ["exa", "tavily", "gemini", "parallel"],
-  contents: ["exa", "tavily", "parallel", "jina", "keenable", GLEANER_READER],
+  contents: ["exa", "tavily", "parallel", "tinyfish", "jina", "keenable", GLEANER_READER],
 };
 
 /** The provider called `name`, if Gleaner has one. */
