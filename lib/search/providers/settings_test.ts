@@ -12,19 +12,29 @@ Deno.test("provider settings: keys from their usual environment names, orders as
     GEMINI_API_KEY: "g",
     JINA_API_KEY: "j",
     KEENABLE_API_KEY: "k",
+    TINYFISH_API_KEY: "f",
     GLEANER_SEARCH_SEARCH_ORDER: "tavily, exa",
     GLEANER_SEARCH_PROVIDERS: '{"exa":{"timeout_ms":2500,"max_results":5}}',
     GLEANER_SEARCH_PRESENTATION: "roles",
   }));
   assert.equal(config.search.exa_api_key, "e");
+  assert.equal(config.search.tinyfish_api_key, "f");
   assert.deepEqual(config.search.search_order, ["tavily", "exa"]);
   assert.deepEqual(config.search.providers.exa, { timeout_ms: 2500, max_results: 5 });
   assert.equal(config.search.presentation, "roles");
   assert.deepEqual(
     configuredProviders(config).map((p) => p.name),
-    ["brave", "exa", "tavily", "parallel", "gemini", "jina", "keenable", "duckduckgo"],
+    ["brave", "exa", "tavily", "parallel", "gemini", "jina", "keenable", "tinyfish", "duckduckgo"],
   );
   assert.deepEqual(usableProviders(config, "search").map((p) => p.name), ["tavily", "exa"]);
+  // TinyFish's search and fetch use no credits: in the default orders once its key is set.
+  const unordered = parseConfig(configFromEnv({ TINYFISH_API_KEY: "f", EXA_API_KEY: "e" }));
+  assert.deepEqual(usableProviders(unordered, "search").map((p) => p.name), [
+    "exa",
+    "tinyfish",
+    "duckduckgo",
+  ]);
+  assert.deepEqual(usableProviders(unordered, "contents").map((p) => p.name), ["exa", "tinyfish"]);
   assert.deepEqual(usableProviders(config, "answer").map((p) => p.name), [
     "exa",
     "tavily",
@@ -34,7 +44,7 @@ Deno.test("provider settings: keys from their usual environment names, orders as
 });
 
 Deno.test("provider settings: every key is a secret, redacted in /config", () => {
-  const keys = ["brave", "exa", "tavily", "parallel", "gemini", "jina", "keenable"];
+  const keys = ["brave", "exa", "tavily", "parallel", "gemini", "jina", "keenable", "tinyfish"];
   const search = Object.fromEntries(keys.map((k) => [`${k}_api_key`, `secret-${k}`]));
   const shown = JSON.stringify(redactConfig(parseConfig({ search })));
   for (const key of keys) {
