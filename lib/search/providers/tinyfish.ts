@@ -34,7 +34,8 @@
  *   A run still `PENDING` or `RUNNING` then answers `status: "in_progress"`
  *   with its `run_id` (as `interaction_id`); a call with `run_id` resumes
  *   polling it, no new run is started. A `FAILED` run ("infrastructure error")
- *   or a `CANCELLED` one is a provider error (`provider_unavailable`).
+ *   or a `CANCELLED` one is a provider error (`provider_unavailable`); a poll
+ *   that fails keeps its own class and names the `run_id` that resumes the run.
  *   "COMPLETED means the infrastructure worked, not that your goal succeeded":
  *   a completed run whose `result` is `{ status: "failure", reason }` is
  *   answered as a goal that was not achieved (`provider_data.goal_status`).
@@ -334,10 +335,32 @@ async function tinyfishRun(input: TinyfishRunInput, env: ProviderEnv): Promise<P
     }
     await delay(pollMs, env.signal);
     if (env.signal?.aborted) continue;
-    run = await get(run.run_id);
+    try {
+      run = await get(run.run_id);
+    } catch (error) {
+      throw pollFailure(error, run.run_id);
+    }
   }
   if (run.status !== "COMPLETED") throw runFailure(run);
   return completedRun(run);
+}
+
+/**
+ * A poll that failed while the run may still be going: the same failure,
+ * its message and details naming the `run_id` that resumes the run.
+ */
+function pollFailure(error: unknown, runId: string): unknown {
+  if (!(error instanceof SearchFailure)) return error;
+  return new SearchFailure(
+    error.outcome,
+    `${error.message}; the agent run ${runId} may still be going: call again with run_id ${runId}`,
+    {
+      backend: TINYFISH,
+      code: error.code,
+      cause: error,
+      details: { ...error.details, run_id: runId },
+    },
+  );
 }
 
 /** A run that ended FAILED or CANCELLED: a provider error, never the caller's request. */

@@ -200,6 +200,20 @@ Deno.test("tinyfish_run: a FAILED or CANCELLED run is a provider error; a goal t
       "The agent finished but did not achieve the goal: Could not find any products on the page",
     );
     assert.equal(out.provider_data?.goal_status, "failure");
+
+    // A poll that fails: its own class, and the run_id that resumes the run.
+    const polling = parseConfig(fakes.config({ tinyfish: KEY }, {
+      providers: { tinyfish: { run_poll_ms: 10, run_timeout_ms: 5_000 } },
+    }));
+    const pollEnv = { config: polling, fetcher: createFetcher(polling.network) };
+    fakes.reply("tinyfish", { status: 200, body: { run_id: "tf_run_7", error: null } }, 1);
+    const started = runTool({ goal: "extract", url: "https://a.example/" }, pollEnv);
+    fakes.setMode("tinyfish", "unavailable");
+    const lost = await started.then(() => assert.fail("expected a failure"), (e) => e);
+    fakes.setMode("tinyfish", "ok");
+    assert.equal(lost.code, "provider_unavailable");
+    assert.equal(lost.details?.run_id, "tf_run_7");
+    assert.match(lost.message, /call again with run_id tf_run_7/);
   });
 });
 
