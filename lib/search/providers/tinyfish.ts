@@ -481,7 +481,8 @@ export const tinyfishProvider: Provider = {
     {
       name: "tinyfish_fetch",
       title: "TinyFish fetch",
-      description: "Reads one to ten pages as Markdown with TinyFish (rendered in a browser).",
+      description:
+        "Reads one to ten pages as Markdown with TinyFish (JavaScript-heavy pages rendered).",
       kind: "contents",
       input: TinyfishFetchInput,
       run: (input: z.output<typeof TinyfishFetchInput>, env: ProviderEnv) =>
