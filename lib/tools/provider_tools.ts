@@ -43,7 +43,7 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
     title: tool.title,
     description: tool.description,
     input: tool.input,
-    readOnly: true,
+    readOnly: tool.readOnly ?? true,
     openWorld: true,
   };
   switch (tool.kind) {
@@ -58,7 +58,12 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
         render: (out: { results: Parameters<typeof renderHits>[0] }) => renderHits(out.results),
       } as AnyToolSpec;
     case "answer":
-      return { ...base, output: ProviderAnswerOutput, handler: withProvider, render: renderAnswer };
+      return {
+        ...base,
+        output: ProviderAnswerOutput,
+        handler: withProvider,
+        render: (out: Parameters<typeof renderAnswer>[0]) => renderAnswer(out, tool.resumeWith),
+      } as AnyToolSpec;
     default:
       return {
         ...base,

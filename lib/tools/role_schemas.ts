@@ -133,7 +133,10 @@ export function renderPages(pages: z.output<typeof PageSchema>[]): string {
   ).join("\n\n");
 }
 
-/** Compact text of an answer with numbered citations. */
+/**
+ * Compact text of an answer with numbered citations; an `in_progress` answer
+ * says which input field (`resumeWith`) resumes it.
+ */
 export function renderAnswer(
   out: {
     answer: string;
@@ -141,9 +144,12 @@ export function renderAnswer(
     status?: string;
     interaction_id?: string;
   },
+  resumeWith = "interaction_id",
 ): string {
   if (out.status === "in_progress") {
-    return `in progress: the research is still running; call again with interaction_id ${out.interaction_id} to resume`;
+    return resumeWith === "interaction_id"
+      ? `in progress: the research is still running; call again with interaction_id ${out.interaction_id} to resume`
+      : `in progress: the run is still going; call again with ${resumeWith} ${out.interaction_id} to resume`;
   }
   const sources = out.citations.map((c, i) => `[${i + 1}] ${c.title} ${c.url}`);
   return sources.length > 0 ? `${out.answer}\n\nSources:\n${sources.join("\n")}` : out.answer;

@@ -11,7 +11,7 @@
  *
  * | what happened | class | falls back |
  * | --- | --- | --- |
- * | a documented code for a bad, expired or blocked key (Brave `SUBSCRIPTION_TOKEN_INVALID`, Google `API_KEY_INVALID`, Exa `INVALID_API_KEY`, Jina `AuthenticationFailedError`, …) | `unauthorized` | yes |
+ * | a documented code for a bad, expired or blocked key (Brave `SUBSCRIPTION_TOKEN_INVALID`, Google `API_KEY_INVALID`, Exa and TinyFish `INVALID_API_KEY`, TinyFish `MISSING_API_KEY`, Jina `AuthenticationFailedError`, …) | `unauthorized` | yes |
  * | a documented code for spent credit or quota (Brave `QUOTA_LIMITED`, Exa `NO_MORE_CREDITS`, Jina `InsufficientBalanceError`, Google `BILLING_DISABLED`) | `insufficient_balance` | yes |
  * | a documented rate-limit code (Brave `RATE_LIMITED`, Google `RESOURCE_EXHAUSTED`, Jina `RateLimitTriggeredError`) | `rate_limited` | yes |
  * | HTTP 402, 432, 433 (Tavily's plan and pay-as-you-go limits) | `insufficient_balance` | yes |
@@ -44,6 +44,8 @@
  *   HTTP status it stands for, also inside an HTTP 200 answer
  *   (https://github.com/querit-ai/querit-plugins/blob/main/zapier-querit/test/web-search.test.js,
  *   Querit's own client tests: `{"error_code":"429","error_msg":"Search quota exceeded."}` on HTTP 200)
+ * - TinyFish: https://docs.tinyfish.ai/error-codes (`error.code`; `INVALID_INPUT`
+ *   names the field in `error.details[].path`)
  *
  * @module
  */
@@ -132,6 +134,8 @@ const UPSTREAM_CODES: Readonly<Record<string, FailureClass>> = {
   FEATURE_DISABLED: "unauthorized",
   NO_MORE_CREDITS: "insufficient_balance",
   API_KEY_BUDGET_EXCEEDED: "insufficient_balance",
+  // TinyFish (error.code; INVALID_API_KEY as Exa's).
+  MISSING_API_KEY: "unauthorized",
   // Jina (name).
   AuthenticationRequiredError: "unauthorized",
   AuthenticationFailedError: "unauthorized",
@@ -211,6 +215,10 @@ function bodySignals(body: string | undefined): BodySignals {
       for (const detail of error.details) {
         if (!isObject(detail)) continue;
         push(detail.reason);
+        // TinyFish INVALID_INPUT: zod issues, each naming the field in `path`.
+        if (Array.isArray(detail.path) && detail.path.length > 0) {
+          out.field ??= fieldName(detail.path.map(String).join("."));
+        }
         if (Array.isArray(detail.fieldViolations)) {
           const first = detail.fieldViolations.find(isObject);
           out.field ??= fieldName(first?.field);

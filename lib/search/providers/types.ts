@@ -154,6 +154,16 @@ export interface ProviderTool<I extends z.ZodObject = z.ZodObject, R extends Rol
   kind: R;
   /** Strict input schema. */
   input: I;
+  /**
+   * False for a tool that may change things outside Gleaner (an agent that
+   * clicks and submits forms); default true.
+   */
+  readOnly?: boolean;
+  /**
+   * The input field that resumes an answer the tool left `in_progress`
+   * (default `interaction_id`), named in the text a model reads.
+   */
+  resumeWith?: string;
   /** Runs it (the router wraps the call in rate limit, breaker and classification). */
   run(input: z.output<I>, env: ProviderEnv): Promise<RoleOutputs[R]>;
 }
