@@ -161,6 +161,8 @@ export const ProviderSettingsSchema: z.ZodObject<{
   deep_research_agent: z.ZodOptional<z.ZodString>;
   deep_research_wait_ms: z.ZodOptional<z.ZodNumber>;
   deep_research_poll_ms: z.ZodOptional<z.ZodNumber>;
+  run_wait_ms: z.ZodOptional<z.ZodNumber>;
+  run_poll_ms: z.ZodOptional<z.ZodNumber>;
 }, z.core.$strict> = z.strictObject({
   /** Keyless providers answer only when `true`; `false` turns any provider off. */
   enabled: z.boolean().optional(),
@@ -188,6 +190,13 @@ export const ProviderSettingsSchema: z.ZodObject<{
   deep_research_wait_ms: z.number().int().min(0).max(600_000).optional(),
   /** Gemini: the pause between two polls of a Deep Research run (default 10000). */
   deep_research_poll_ms: z.number().int().min(10).max(600_000).optional(),
+  /**
+   * Parallel: how long starting a research, enrich or dataset run (or asking its status) polls
+   * before answering `in_progress` with the run id (default 5000).
+   */
+  run_wait_ms: z.number().int().min(0).max(600_000).optional(),
+  /** Parallel: the pause between two polls of a research, enrich or dataset run (default 1000). */
+  run_poll_ms: z.number().int().min(10).max(600_000).optional(),
 });
 
 function safeJsonObject(text: string): unknown {
@@ -253,6 +262,8 @@ export const SearchSchema: z.ZodObject<{
           deep_research_agent: z.ZodOptional<z.ZodString>;
           deep_research_wait_ms: z.ZodOptional<z.ZodNumber>;
           deep_research_poll_ms: z.ZodOptional<z.ZodNumber>;
+          run_wait_ms: z.ZodOptional<z.ZodNumber>;
+          run_poll_ms: z.ZodOptional<z.ZodNumber>;
         }, z.core.$strict>
       >,
       unknown
