@@ -182,7 +182,7 @@ export function renderRun(
   if (out.content !== undefined) parts.push(contentText(out.content));
   for (const [i, item] of (out.items ?? []).entries()) {
     const head = `## ${i + 1}. ${
-      item.name ?? (item.input !== undefined ? contentText(item.input) : "")
+      item.name ?? (item.input !== undefined ? JSON.stringify(item.input) : "")
     }${item.url ? ` ${item.url}` : ""} (${item.status})`;
     parts.push(
       item.error
