@@ -462,6 +462,7 @@ const ROUTES: [FakeProviderName, "search" | "answer", FakeProviderName][] = [
   ["seltz", "search", "exa"],
   ["querit", "search", "exa"],
   ["tinyfish", "search", "exa"],
+  ["parallel", "search", "exa"],
 ];
 
 /** The breaker's clock in the table test (fixed: no timing in assertions). */
@@ -483,6 +484,7 @@ Deno.test("router: every documented failure of the first provider that is not th
             seltz: "ks",
             querit: "kq",
             tinyfish: "kf",
+            parallel: "kp",
           },
           { [`${role}_order`]: [name, second] },
         ));
@@ -1011,5 +1013,117 @@ Deno.test("MCP: tinyfish_run answers in_progress with a run_id that resumes the 
     assert.match(batch.pages[0].content, /read by tinyfish/);
     assert.equal(batch.pages[1].provider, "exa", "the page TinyFish did not have, read by exa");
     assert.match(batch.pages[1].content, /read by exa/);
+  });
+});
+
+Deno.test("MCP: Parallel's run tools answer in_progress with a run_id, their status tools fetch the result; enrich rows fail alone", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = fakes.config({ parallel: "kp" }, {
+      presentation: "one_provider",
+      presentation_provider: "parallel",
+      providers: { parallel: { run_wait_ms: 0, run_poll_ms: 10 } },
+    });
+    await withGleaner(config, async (gleaner) => {
+      await withClient(gleaner, async (client) => {
+        const tools = (await client.listTools()).tools as ListedTool[];
+        assert.deepEqual(tools.map((t) => t.name), [
+          "parallel_search",
+          "parallel_research",
+          "parallel_research_status",
+          "parallel_enrich",
+          "parallel_enrich_status",
+          "parallel_dataset",
+          "parallel_dataset_status",
+        ]);
+        assert.ok(tools.every((t) => t.outputSchema), "every tool declares its output");
+
+        const started = await client.callTool({
+          name: "parallel_research",
+          arguments: { query: "history of wal" },
+        }) as ToolResult;
+        assert.ok(!started.isError, started.content[0]?.text);
+        const first = started.structuredContent as {
+          provider: string;
+          status: string;
+          run_id: string;
+        };
+        assert.deepEqual([first.provider, first.status, first.run_id], [
+          "parallel",
+          "in_progress",
+          "trun_fake_1",
+        ]);
+        assert.match(
+          started.content[0].text,
+          /call parallel_research_status with run_id trun_fake_1/,
+        );
+        let last = started;
+        for (
+          let i = 0;
+          i < 5 && (last.structuredContent as { status: string }).status !== "completed";
+          i++
+        ) {
+          last = await client.callTool({
+            name: "parallel_research_status",
+            arguments: { run_id: first.run_id },
+          }) as ToolResult;
+          assert.ok(!last.isError, last.content[0]?.text);
+        }
+        const done = last.structuredContent as { status: string; content: string };
+        assert.equal(done.status, "completed");
+        assert.match(done.content, /^# Report/);
+        assert.match(
+          last.content[0].text,
+          /Sources:\n\[1\] Write-Ahead Logging https:\/\/sqlite\.org\/wal\.html/,
+        );
+
+        const refused = await client.callTool({
+          name: "parallel_research_status",
+          arguments: { run_id: "a/b" },
+        }) as ToolResult;
+        assert.ok(refused.isError);
+        assert.match(refused.content[0].text, /^invalid_arguments: run_id/);
+
+        const enrich = await client.callTool({
+          name: "parallel_enrich",
+          arguments: { rows: [{ company: "Acme" }, { company: "fails" }], fields: { ceo: "CEO" } },
+        }) as ToolResult;
+        const enrichRun = enrich.structuredContent as { status: string; run_id: string };
+        assert.equal(enrichRun.status, "in_progress");
+        let rows = enrich;
+        for (
+          let i = 0;
+          i < 5 && (rows.structuredContent as { status: string }).status !== "completed";
+          i++
+        ) {
+          rows = await client.callTool({
+            name: "parallel_enrich_status",
+            arguments: { run_id: enrichRun.run_id },
+          }) as ToolResult;
+        }
+        const items =
+          (rows.structuredContent as { items: { status: string; error?: { code: string } }[] })
+            .items;
+        assert.deepEqual(items.map((i) => [i.status, i.error?.code]), [
+          ["completed", undefined],
+          ["failed", "provider_unavailable"],
+        ]);
+        assert.match(
+          rows.content[0].text,
+          /## 2\. \{"company":"fails"\} \(failed\)\nerror provider_unavailable/,
+        );
+
+        fakes.setMode("parallel", "balance", 1);
+        const broke = await client.callTool({
+          name: "parallel_dataset",
+          arguments: {
+            objective: "x",
+            entity_type: "companies",
+            match_conditions: [{ name: "c", description: "d" }],
+          },
+        }) as ToolResult;
+        assert.ok(broke.isError);
+        assert.match(broke.content[0].text, /^insufficient_balance: parallel:/);
+      });
+    });
   });
 });

@@ -20,6 +20,7 @@ export const ProviderSettingsSchema: z.ZodObject<{
   deep_research_wait_ms: z.ZodOptional<z.ZodNumber>;
   deep_research_poll_ms: z.ZodOptional<z.ZodNumber>;
   run_timeout_ms: z.ZodOptional<z.ZodNumber>;
+  run_wait_ms: z.ZodOptional<z.ZodNumber>;
   run_poll_ms: z.ZodOptional<z.ZodNumber>;
 }, z.core.$strict> = z.strictObject({
   /** Keyless providers answer only when `true`; `false` turns any provider off. */
@@ -53,7 +54,15 @@ export const ProviderSettingsSchema: z.ZodObject<{
    * `in_progress` with its `run_id` (default 300000).
    */
   run_timeout_ms: z.number().int().min(0).max(3_600_000).optional(),
-  /** TinyFish: the pause between two polls of an agent run (default 2000). */
+  /**
+   * Parallel: how long starting a research, enrich or dataset run (or asking its status) polls
+   * before answering `in_progress` with the run id (default 5000).
+   */
+  run_wait_ms: z.number().int().min(0).max(600_000).optional(),
+  /**
+   * The pause between two polls of a run: TinyFish's agent runs (default 2000), Parallel's
+   * research, enrich and dataset runs (default 1000).
+   */
   run_poll_ms: z.number().int().min(10).max(600_000).optional(),
 });
 

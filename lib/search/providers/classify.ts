@@ -23,7 +23,7 @@
  * | HTTP 404, 410 (page not indexed, model retired, endpoint moved) | `not_found` | yes |
  * | the endpoint refused by Gleaner's network policy | `blocked` (`blocked_url`) | yes |
  * | HTTP 401, 403 | `unauthorized` | yes |
- * | HTTP 400, 422 without a code above (the request itself; the parameter the provider names is kept in `details.field`) | `invalid_arguments` | no |
+ * | HTTP 400, 422 without a code above (the request itself; the parameter the provider names, Brave's `meta.errors[].loc`, Google's `fieldViolations[].field` or FastAPI's `detail[].loc`, is kept in `details.field`) | `invalid_arguments` | no |
  * | anything else (409, …) | `unclassified` (`internal`) | no |
  *
  * Without a documented code, a body that says the account is out of credit
@@ -195,6 +195,18 @@ function fieldName(value: unknown): string | undefined {
     : undefined;
 }
 
+/** A FastAPI `loc` as a parameter path (`["body", "inputs", 0, "processor"]` → `inputs[0].processor`). */
+function locPath(loc: unknown[]): string | undefined {
+  const parts = ["body", "query", "header", "path"].includes(String(loc[0])) ? loc.slice(1) : loc;
+  let path = "";
+  for (const part of parts) {
+    if (typeof part === "number" && Number.isInteger(part)) path += `[${part}]`;
+    else if (typeof part === "string") path += path ? `.${part}` : part;
+    else return undefined;
+  }
+  return path || undefined;
+}
+
 /** Reads the documented error fields of a JSON body (nothing else). */
 function bodySignals(body: string | undefined): BodySignals {
   const out: BodySignals = { codes: [], tokenHeader: false };
@@ -246,6 +258,12 @@ function bodySignals(body: string | undefined): BodySignals {
   }
   push(value.tag);
   push(value.name);
+  // FastAPI's `HTTPValidationError` (Parallel's Task Group and FindAll endpoints,
+  // https://docs.parallel.ai/api-reference/tasks/add-runs-to-task-group): `detail[].loc`.
+  if (Array.isArray(value.detail)) {
+    const first = value.detail.find((d) => isObject(d) && Array.isArray(d.loc));
+    if (isObject(first) && Array.isArray(first.loc)) out.field ??= fieldName(locPath(first.loc));
+  }
   return out;
 }
 

@@ -160,6 +160,15 @@ const TABLE: [string, FailureEvidence, Classification][] = [
     { kind: "invalid_arguments", field: "contents[0].parts" },
   ],
   [
+    "FastAPI's HTTPValidationError (Parallel Task Groups) names the parameter path",
+    {
+      status: 422,
+      body:
+        '{"detail":[{"loc":["body","inputs",0,"processor"],"msg":"Invalid processor","type":"value_error"}]}',
+    },
+    { kind: "invalid_arguments", field: "inputs[0].processor" },
+  ],
+  [
     "a field that is not a parameter name is not kept",
     {
       status: 422,
