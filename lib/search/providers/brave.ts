@@ -35,6 +35,7 @@ import { z } from "zod";
 import type { Config } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
+import { parseLanguageTag } from "../language_tag.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
   boundedData,
@@ -181,11 +182,7 @@ export interface BraveLocale {
  * ```
  */
 export function braveLocale(tag: string): BraveLocale {
-  const parts = tag.trim().replace(/_/g, "-").toLowerCase().split("-").filter(Boolean);
-  const language = parts[0] ?? "";
-  const rest = parts.slice(1);
-  const script = rest.find((p) => /^[a-z]{4}$/.test(p));
-  const region = rest.find((p) => /^[a-z]{2}$/.test(p))?.toUpperCase();
+  const { language, script, region } = parseLanguageTag(tag);
   let lang: string | undefined;
   switch (language) {
     case "ja":
