@@ -8,6 +8,7 @@
 import { runBodyLimitBench } from "./body_limit.ts";
 import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
+import { runConversationBench } from "./conversation.ts";
 import { runDeepResearchBench } from "./deep_research.ts";
 import { runDegradeBench } from "./degrade.ts";
 import { runExtractionBench } from "./extraction.ts";
@@ -26,6 +27,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   degrade: () => runDegradeBench(),
   memory: () => runMemoryBench(memoryBenchOptions()),
   memory_backends: () => runMemoryBackendBench(),
+  conversation: () => runConversationBench(),
   startup: () => runStartupBench(),
   health: () => runHealthBench(),
   tokens: () => runTokensBench(),
