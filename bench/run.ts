@@ -9,6 +9,7 @@ import { runBodyLimitBench } from "./body_limit.ts";
 import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
 import { runConversationBench } from "./conversation.ts";
+import { rerankBenchOptions, runRerankBench } from "./rerank.ts";
 import { runDeepResearchBench } from "./deep_research.ts";
 import { runDegradeBench } from "./degrade.ts";
 import { runExtractionBench } from "./extraction.ts";
@@ -28,6 +29,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   memory: () => runMemoryBench(memoryBenchOptions()),
   memory_backends: () => runMemoryBackendBench(),
   conversation: () => runConversationBench(),
+  rerank: () => runRerankBench(rerankBenchOptions()),
   startup: () => runStartupBench(),
   health: () => runHealthBench(),
   tokens: () => runTokensBench(),
