@@ -1,13 +1,16 @@
 /**
  * `deno task bench`: every benchmark, one JSON document on stdout.
  * Pass names to run a subset: `deno task bench pipeline extraction`; `--name=value`
- * arguments are options read by the benchmarks themselves.
+ * arguments are options read by the benchmarks themselves. The sweeps of
+ * {@link ON_REQUEST} (half an hour or more) run only when named.
  *
  * @module
  */
 import { runBodyLimitBench } from "./body_limit.ts";
 import { runBrowserBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
+import { runConversationBench } from "./conversation.ts";
+import { rerankBenchOptions, runRerankBench } from "./rerank.ts";
 import { runDeepResearchBench } from "./deep_research.ts";
 import { runDegradeBench } from "./degrade.ts";
 import { runExtractionBench } from "./extraction.ts";
@@ -26,6 +29,8 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   degrade: () => runDegradeBench(),
   memory: () => runMemoryBench(memoryBenchOptions()),
   memory_backends: () => runMemoryBackendBench(),
+  conversation: () => runConversationBench(),
+  rerank: () => runRerankBench(rerankBenchOptions()),
   startup: () => runStartupBench(),
   health: () => runHealthBench(),
   tokens: () => runTokensBench(),
@@ -34,9 +39,12 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   deep_research: () => runDeepResearchBench(),
 };
 
+/** Benchmarks left out of a plain `deno task bench`: run them by name. */
+const ON_REQUEST: ReadonlySet<string> = new Set(["rerank"]);
+
 // `--name=value` arguments are options of the benchmarks, not names.
 const names = Deno.args.filter((a) => !a.startsWith("--"));
-const wanted = names.length ? names : Object.keys(BENCHES);
+const wanted = names.length ? names : Object.keys(BENCHES).filter((n) => !ON_REQUEST.has(n));
 const results: Record<string, unknown> = {
   date: new Date().toISOString(),
   deno: Deno.version.deno,

@@ -85,8 +85,9 @@ export interface Gleaner {
   asOperator(): Gleaner;
   /**
    * Starts ahead of time what the first reads need (the extraction threads,
-   * compiled token counting and chunking, the static embedding model and the
-   * query expander), so that a server does not pay for it while answering. Servers call it
+   * compiled token counting and chunking, the static embedding model, the
+   * query expander and the cascade's reranker when `rank.rerank` names one), so that a server
+   * does not pay for it while answering. Servers call it
    * once they are up; a library caller need not.
    */
   warm(): void;
@@ -371,6 +372,11 @@ export function createGleanerFromConfig(
         // nothing to create).
         if (config.embed.provider === "static") await gleaner.embedder();
         if (config.rank.expand_terms > 0) await gleaner.expander();
+        // The cascade's reranker loads in its own thread (TF.js and the weights, about a second
+        // of that thread): started last, so the first reranked question does not wait for it.
+        if (config.rank.rerank !== "none") {
+          await import("./embed/reranker.ts").then((m) => m.sharedReranker(config.rank));
+        }
       }).catch((error) => {
         log.debug("ranking warm-up failed: {error}", { error });
       });

@@ -249,6 +249,11 @@ export interface ConfusableCase {
   query: string;
   /** Index (in `memories`) of the memory that answers it. */
   answer: number;
+  /**
+   * `tune` or `report`, fixed by template (even-numbered templates, in the order written, are
+   * `tune`): tune settings on `tune`, report `report`.
+   */
+  half: "tune" | "report";
 }
 
 /** The confusable set: memories (answers and their look-alikes) and the questions. */
@@ -388,13 +393,15 @@ const TEMPLATES: Template[] = [
  * with two look-alikes about the same entity (an outdated value: "Until last
  * year, …", and a passing mention of another value), four other entities
  * stating the same kind of fact, and `filler` synthetic memories. Each
- * question is a paraphrase of its fact.
+ * question is a paraphrase of its fact. Half of the templates' questions are
+ * the `tune` half, the other half `report` (see {@link ConfusableCase.half}).
  */
 export function confusableSet(filler = 1_000, seed = 11): ConfusableSet {
   const r = rng(seed);
   const memories: string[] = [];
   const cases: ConfusableCase[] = [];
-  for (const t of TEMPLATES) {
+  for (const [ti, t] of TEMPLATES.entries()) {
+    const half = ti % 2 === 0 ? "tune" : "report";
     const entities = t.entities.slice(0, 5);
     // Entity i gets value i; shuffled so the answer's position says nothing.
     const order = entities.map((_, i) => i).sort(() => r() - 0.5);
@@ -411,7 +418,7 @@ export function confusableSet(filler = 1_000, seed = 11): ConfusableSet {
           t.values[(i + 2) % t.values.length]
         } in a discussion, but only as an example.`,
       );
-      cases.push({ query: t.query(e), answer });
+      cases.push({ query: t.query(e), answer, half });
     }
   }
   memories.push(...syntheticMemories(filler, seed + 1));

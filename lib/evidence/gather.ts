@@ -9,6 +9,7 @@
 import type { Config } from "../config/config.ts";
 import type { Embedder, EmbeddingCache } from "../embed/types.ts";
 import { sharedReranker } from "../embed/reranker.ts";
+import { withCache } from "../embed/cached.ts";
 import { chunkMarkdownPaced, type Unit } from "../text/chunk.ts";
 import type { QueryExpander } from "../rank/expand.ts";
 import { type Ranking, rankUnits } from "../rank/mod.ts";
@@ -52,7 +53,10 @@ export interface GatherOptions {
   reranker?: Embedder | null;
   /** Adds related words to each query's BM25 side (see `rank/expand.ts`). */
   expander?: QueryExpander;
-  /** Cache of reranker passage vectors (e.g. the store's embedding cache). */
+  /**
+   * Cache of reranker passage vectors, keyed by the reranker's id and the passage's hash (e.g.
+   * the store's embedding cache): used by the configured reranker and by `reranker`.
+   */
   embeddingCache?: EmbeddingCache;
   /** Cancels embedding. */
   signal?: AbortSignal;
@@ -163,6 +167,10 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
       const loaded = await sharedReranker(rank, options.embeddingCache);
       reranker = loaded?.embedder;
       rerankError = loaded?.error;
+    } else if (reranker && options.embeddingCache) {
+      // A reranker given by the caller reads and fills the cache as well: a passage of a page
+      // read before is never embedded twice.
+      reranker = withCache(reranker, options.embeddingCache);
     }
     let reranked = reranker !== undefined;
     for (const [query, pages] of queryGroups) {

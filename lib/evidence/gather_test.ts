@@ -6,6 +6,10 @@ import type { Page } from "../read/types.ts";
 import { PAGES_PATH } from "../../testing/fixtures/web.ts";
 import { gatherEvidence } from "./gather.ts";
 import { loadQueryExpander, type QueryExpander } from "../rank/expand.ts";
+import { createUseLiteEmbedder } from "../embed/use_lite.ts";
+import type { Embedder } from "../embed/types.ts";
+import { openDatabase } from "../store/sqlite.ts";
+import { SqliteEmbeddingCache } from "../store/embeddings.ts";
 
 const rank = parseConfig({}).rank;
 
@@ -122,6 +126,48 @@ Deno.test("gatherEvidence: the use-lite cascade runs when configured, and a fail
   for (const item of [...cascade.items, ...fallback.items]) {
     const page = pages.find((p) => p.finalUrl === item.url)!;
     assert.equal(page.markdown.slice(item.start, item.end), item.text);
+  }
+});
+
+Deno.test("gatherEvidence: a passage reranked once is read from the embedding cache after", async () => {
+  const pages = await Promise.all(["002", "wikipedia"].map(realPage));
+  const db = openDatabase(":memory:");
+  // The real encoder without its in-process LRU, counted on the way in.
+  const use = await createUseLiteEmbedder({ lruSize: 0 });
+  const embedded: string[][] = [];
+  const counted: Embedder = {
+    id: use.id,
+    dimensions: use.dimensions,
+    embedQueries: (texts, signal) => use.embedQueries(texts, signal),
+    embedDocuments: (texts, signal) => {
+      embedded.push(texts);
+      return use.embedDocuments(texts, signal);
+    },
+  };
+  try {
+    const cascadeRank = { ...parseConfig({ rank: { rerank: "use-lite" } }).rank, rerank_top_k: 4 };
+    const ask = (query: string) =>
+      gatherEvidence({
+        reads: pages.map((page) => ({ page, query })),
+        maxTokens: 500,
+        rank: cascadeRank,
+        reranker: counted,
+        embeddingCache: new SqliteEmbeddingCache(db),
+      });
+    const first = await ask("which attribute tells whether a body was read");
+    assert.equal(first.ranking, "bm25+rerank");
+    const firstTexts = embedded.flat();
+    assert.ok(firstTexts.length > 0);
+    embedded.length = 0;
+    const again = await ask("which attribute tells whether a body was read");
+    assert.deepEqual(embedded.flat(), [], "no passage embedded a second time");
+    assert.equal(again.text, first.text);
+    const other = await ask("what does the request body look like");
+    assert.equal(other.ranking, "bm25+rerank");
+    for (const text of embedded.flat()) assert.ok(!firstTexts.includes(text), text);
+  } finally {
+    await use.close?.();
+    db.close();
   }
 });
 

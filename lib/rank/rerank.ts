@@ -51,8 +51,11 @@ export async function rerankTop<T extends { score: number }>(
   const top = ranked.slice(0, k);
   const rest = ranked.slice(k).map((item) => ({ item, score: item.score }));
   if (top.length < 2) return [...top.map((item) => ({ item, score: item.score })), ...rest];
-  const [queryVector] = await options.embedder.embedQueries([query], options.signal);
-  const vectors = await options.embedder.embedDocuments(top.map(text), options.signal);
+  // Both requests are queued at once: the encoder's queue runs them back to back.
+  const [[queryVector], vectors] = await Promise.all([
+    options.embedder.embedQueries([query], options.signal),
+    options.embedder.embedDocuments(top.map(text), options.signal),
+  ]);
   const dense = top.map((_, i) => [cosine(queryVector, vectors[i]), i] as const)
     .sort((a, b) => b[0] - a[0] || a[1] - b[1]).map(([, i]) => i);
   const fused = fuseRankings([

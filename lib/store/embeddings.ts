@@ -1,6 +1,7 @@
 /**
  * Persistent embedding cache on SQLite, keyed by model id and text hash; each
- * vector is stored as a BLOB of little-endian Float32 values.
+ * vector is stored as a BLOB of little-endian Float32 values. Bounded: above
+ * `maxEntries` vectors the oldest written are removed.
  *
  * @module
  */
@@ -14,10 +15,23 @@ export type { EmbeddingCache };
 /** Hashes looked up per query (bounded so one statement stays small). */
 const LOOKUP_BATCH = 500;
 
+/**
+ * Vectors kept by default: about 200 MB of 512-d vectors (the cascade's
+ * reranker), 40 MB of 100-d ones. The oldest written go first.
+ */
+export const DEFAULT_MAX_EMBEDDINGS = 100_000;
+
 /** Options of {@link SqliteEmbeddingCache}. */
 export interface SqliteEmbeddingCacheOptions {
   /** Clock (ms since epoch) stamped on new rows; injectable for tests. */
   now?: () => number;
+  /**
+   * Vectors kept, all models together (default {@link DEFAULT_MAX_EMBEDDINGS}); above it the
+   * oldest written are removed, down to 98% of it (a small delete: no long stall).
+   */
+  maxEntries?: number;
+  /** Vectors written between two counts of the table (default 1,000; the first write counts). */
+  checkEvery?: number;
 }
 
 /**
@@ -40,6 +54,11 @@ export class SqliteEmbeddingCache implements EmbeddingCache {
   readonly #now: () => number;
   readonly #select: StatementSync;
   readonly #insert: StatementSync;
+  readonly #count: StatementSync;
+  readonly #prune: StatementSync;
+  readonly #maxEntries: number;
+  readonly #checkEvery: number;
+  #sinceCheck: number;
 
   /** Wraps an open, migrated database (see `openDatabase`). */
   constructor(db: DatabaseSync, options: SqliteEmbeddingCacheOptions = {}) {
@@ -48,6 +67,15 @@ export class SqliteEmbeddingCache implements EmbeddingCache {
     this.#select = db.prepare(
       `SELECT hash, dims, vector FROM embeddings
        WHERE model = ? AND hash IN (SELECT value FROM json_each(?))`,
+    );
+    this.#maxEntries = Math.max(1, Math.floor(options.maxEntries ?? DEFAULT_MAX_EMBEDDINGS));
+    this.#checkEvery = Math.max(1, Math.floor(options.checkEvery ?? 1_000));
+    this.#sinceCheck = this.#checkEvery;
+    // Counted on the age index (a few bytes a row), not on the vectors.
+    this.#count = db.prepare("SELECT COUNT(*) AS n FROM embeddings INDEXED BY embeddings_by_age");
+    this.#prune = db.prepare(
+      `DELETE FROM embeddings WHERE (model, hash) IN
+         (SELECT model, hash FROM embeddings ORDER BY created_at LIMIT ?)`,
     );
     this.#insert = db.prepare(
       `INSERT INTO embeddings (model, hash, dims, vector, created_at) VALUES (?, ?, ?, ?, ?)
@@ -78,7 +106,10 @@ export class SqliteEmbeddingCache implements EmbeddingCache {
     });
   }
 
-  /** Stores vectors (replacing any stored under the same model and hash), in one transaction. */
+  /**
+   * Stores vectors (replacing any stored under the same model and hash), in one transaction;
+   * keeps the table under `maxEntries` by removing the oldest written.
+   */
   put(model: string, entries: Map<string, Float32Array>): Promise<void> {
     return Promise.try(() => {
       checkModel(model);
@@ -94,6 +125,12 @@ export class SqliteEmbeddingCache implements EmbeddingCache {
           this.#insert.run(model, hash, vector.length, vectorToBlob(vector), now);
         }
       });
+      this.#sinceCheck += entries.size;
+      if (this.#sinceCheck >= this.#checkEvery) {
+        this.#sinceCheck = 0;
+        const { n } = this.#count.get() as { n: number };
+        if (n > this.#maxEntries) this.#prune.run(n - Math.floor(this.#maxEntries * 0.98));
+      }
     });
   }
 }

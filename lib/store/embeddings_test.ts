@@ -76,3 +76,20 @@ Deno.test("vector blobs are 4 bytes per dimension and decode to aligned copies",
   const back = blobToVector(odd.subarray(1));
   assert.deepEqual(back, v);
 });
+
+Deno.test("embedding cache stays under maxEntries, removing the oldest written first", async () => {
+  const db = openDatabase(":memory:");
+  let clock = 0;
+  const cache = new SqliteEmbeddingCache(db, { now: () => ++clock, maxEntries: 10, checkEvery: 1 });
+  for (let batch = 0; batch < 3; batch++) {
+    const entries = new Map<string, Float32Array>();
+    for (let i = 0; i < 5; i++) entries.set(`h${batch * 5 + i}`, unit(batch * 5 + i, 4));
+    await cache.put(batch % 2 ? "m2" : "m1", entries);
+  }
+  const n = db.prepare("SELECT COUNT(*) AS n FROM embeddings").get() as { n: number };
+  assert.ok(n.n <= 10, `${n.n} rows`);
+  // The newest batch is whole; the first one written is gone.
+  assert.equal((await cache.get("m1", ["h10", "h11", "h12", "h13", "h14"])).size, 5);
+  assert.equal((await cache.get("m1", ["h0", "h1", "h2", "h3", "h4"])).size, 0);
+  db.close();
+});

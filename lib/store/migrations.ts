@@ -139,4 +139,9 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX origin_info_by_host ON origin_info (host);
     `,
   },
+  {
+    version: 3,
+    name: "embeddings pruned oldest first",
+    up: `CREATE INDEX embeddings_by_age ON embeddings (created_at);`,
+  },
 ];

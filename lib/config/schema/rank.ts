@@ -52,11 +52,17 @@ export const RankSchema: z.ZodObject<{
   unit_max_words: z.number().int().positive().default(40),
   /**
    * Second stage of the ranking cascade: `use-lite` (Universal Sentence Encoder lite, shipped
-   * in npm, TF.js) reorders the top units; better on reworded questions, about 1–2 s per
-   * question on one core.
+   * in npm, TF.js) reorders the top units; better on reworded questions (report half at 1,000
+   * tokens: 0.85 against 0.76), but 1–3 s per question on 5 pages never read before, so off by
+   * default (`deno task bench rerank`). Passages of pages read before come from the embedding
+   * cache (about 30–70 ms more than the first stage alone).
    */
   rerank: z.enum(["none", "use-lite"]).default("none"),
-  /** Units the reranker reorders. */
+  /**
+   * Units the reranker reorders. Measured on the tune half (`deno task bench rerank`): 10 or 20
+   * change nothing at 1,000 tokens (they all fit the budget anyway), 40 and 80 do (0.84 → 0.90
+   * → 0.93).
+   */
   rerank_top_k: z.number().int().positive().default(80),
   /** Weight of the reranker's order against the first stage's. */
   rerank_weight: z.number().min(0).max(1).default(0.8),
