@@ -11,14 +11,19 @@ import { getGleanerLogger } from "../log.ts";
 import { readEnv } from "./env.ts";
 import { coerceSetting, configFromEnv, envName, envNames } from "./env_settings.ts";
 import { assertKnownSettings, parseConfig } from "./parse.ts";
+import { dropShadowedProviderKeys, oldProviderKeyWarnings } from "./provider_keys.ts";
 import type { Config, ConfigInput } from "./schema.ts";
 import { unknownEnvWarnings } from "./suggest.ts";
 
-/** Deep-merges partial configurations, later ones winning. */
+/**
+ * Deep-merges partial configurations, later ones winning (a provider's API key too, whichever
+ * of its two spellings each layer uses).
+ */
 export function mergeConfig(...layers: (ConfigInput | undefined)[]): ConfigInput {
   const out: Record<string, Record<string, unknown>> = {};
   for (const layer of layers) {
     if (!layer) continue;
+    dropShadowedProviderKeys(out, layer);
     for (const [section, values] of Object.entries(layer)) {
       if (values && typeof values === "object") out[section] = { ...out[section], ...values };
     }
@@ -86,6 +91,13 @@ export async function loadConfig(
     const [section, key] = path.split(".");
     (flagLayer[section] ??= {})[key] = coerceSetting(path, raw);
   }
+  for (
+    const message of [
+      ...oldProviderKeyWarnings(fileLayer, `config file ${path}`),
+      ...oldProviderKeyWarnings(options.overrides, "settings given in code"),
+      ...oldProviderKeyWarnings(flagLayer as ConfigInput, "--set"),
+    ]
+  ) warn(message);
   return parseConfig(
     mergeConfig(
       proxyFromEnv(env),
