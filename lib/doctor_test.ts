@@ -61,7 +61,8 @@ Deno.test("doctor --online: each keyed provider is asked once; a refused key or 
     assert.equal(refused.ok, false);
     const badKey = refused.checks.find((c) => c.name.startsWith("provider brave"))!;
     assert.ok(
-      !badKey.ok && /the key was refused: check it: search\.brave_api_key/.test(badKey.detail),
+      !badKey.ok &&
+        /the key was refused: check it: search\.providers\.brave\.api_key/.test(badKey.detail),
     );
     assert.ok(!badKey.detail.includes("brave-key-1"), "never the key");
     const retired = refused.checks.find((c) => c.name.startsWith("provider gemini"))!;
