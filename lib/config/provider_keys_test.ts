@@ -124,3 +124,32 @@ Deno.test("provider keys: each layer's key wins over the layers below, whichever
   assert.equal(providerApiKey(parseConfig(merged), "exa"), "b");
   assert.equal(parseConfig(merged).search.providers.exa.max_results, 4, "other settings stay");
 });
+
+Deno.test("provider keys: layers merge search.providers provider by provider, so no key is lost", async () => {
+  await withConfigFile(
+    { search: { providers: { exa: { api_key: "file-exa", max_results: 4 } } } },
+    async (file) => {
+      const config = await loadConfig({
+        env: {
+          GLEANER_SEARCH_PROVIDERS: '{"tavily":{"api_key":"env-tavily"},"exa":{"timeout_ms":900}}',
+        },
+        file,
+        flags: { "search.providers": '{"exa":{"api_key":"flag-exa"}}' },
+      });
+      assert.equal(providerApiKey(config, "tavily"), "env-tavily");
+      assert.equal(providerApiKey(config, "exa"), "flag-exa");
+      assert.deepEqual(config.search.providers.exa, {
+        api_key: "flag-exa",
+        max_results: 4,
+        timeout_ms: 900,
+      });
+    },
+  );
+  const config = await loadConfig({
+    env: { GLEANER_SEARCH_PROVIDERS: '{"exa":{"api_key":"env-own"}}' },
+    file: undefined,
+    flags: { "search.exa_api_key": "flag-old" },
+    warn: () => {},
+  });
+  assert.equal(providerApiKey(config, "exa"), "flag-old", "--set over the environment's JSON");
+});
