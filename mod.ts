@@ -111,14 +111,8 @@ export {
   type FailureEvidence,
 } from "./lib/search/providers/classify.ts";
 export { toolsFor } from "./lib/tools/presentations.ts";
-export type {
-  Attempt,
-  AttemptOutcome,
-  SearchHit,
-  SearchRequest,
-  TimeRange,
-} from "./lib/search/types.ts";
-export { TIME_RANGES, type TimeRangeSchema } from "./lib/search/time_range.ts";
+export type { Attempt, AttemptOutcome, SearchHit, SearchRequest } from "./lib/search/types.ts";
+export { TIME_RANGES, type TimeRange, type TimeRangeSchema } from "./lib/search/time_range.ts";
 export type { Reader } from "./lib/read/cascade.ts";
 export type { Cache, DomainStats, Store, TenantStore } from "./lib/store/mod.ts";
 export { CACHE_NAMESPACES } from "./lib/store/types.ts";

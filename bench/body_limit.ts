@@ -18,7 +18,7 @@ function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
 }
 
-async function listening(stderr: ReadableStream<Uint8Array>): Promise<string> {
+async function listening(stderr: ReadableStream<Uint8Array<ArrayBuffer>>): Promise<string> {
   const reader = stderr.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
   for (;;) {

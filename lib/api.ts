@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import { GleanerError, toGleanerError } from "./errors.ts";
 import type { Gleaner } from "./gleaner.ts";
+import { withRequestId } from "./telemetry/events.ts";
 import { telemetry } from "./telemetry/mod.ts";
 import { researchTool } from "./tools/research.ts";
 import { saveMemoriesTool } from "./tools/save_memories.ts";
@@ -121,7 +122,7 @@ export function callTool<I extends z.ZodObject, O extends z.ZodObject>(
       const started = performance.now();
       let status = "ok";
       try {
-        return await run();
+        return await withRequestId(requestId, run);
       } catch (error) {
         status = toGleanerError(error, tool.name).code;
         throw error;

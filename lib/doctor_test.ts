@@ -70,6 +70,35 @@ Deno.test("doctor --online: each keyed provider is asked once; a refused key or 
   });
 });
 
+Deno.test("doctor --online: Seltz and Querit are asked a one-result search; Querit's spent quota inside a 200 says check the plan", async () => {
+  const { withFakeProviders } = await import("../testing/fixtures/fake_providers.ts");
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig({
+      ...fakes.config({ seltz: "seltz-key-1", querit: "querit-key-2" }),
+      store: { path: ":memory:" },
+      embed: { provider: "none" },
+    });
+    const good = await runDoctor(config, { online: true });
+    for (const name of ["seltz", "querit"] as const) {
+      const check = good.checks.find((c) => c.name === `provider ${name} (search)`)!;
+      assert.ok(check?.ok && /key accepted \(a one-result search: 1 result\)/.test(check.detail));
+      assert.equal(fakes.requestsOf(name).length, 1, `${name} asked once`);
+    }
+    assert.equal((fakes.requestsOf("querit")[0].body as { count: number }).count, 1);
+
+    fakes.setMode("querit", "balance");
+    const spent = await runDoctor(config, { online: true });
+    const querit = spent.checks.find((c) => c.name === "provider querit (search)")!;
+    assert.equal(querit.ok, false);
+    assert.match(querit.detail, /error code 429 in its body/);
+    assert.match(
+      querit.detail,
+      /out of credit or over quota: check the plan: search\.querit_api_key/,
+    );
+    assert.ok(!JSON.stringify(spent).includes("querit-key-2"), "never the key");
+  });
+});
+
 Deno.test("doctor checks that the network policy lets Gleaner reach a configured Hister", async () => {
   const base = { store: { path: ":memory:" }, embed: { provider: "none" } } as const;
   const none = await runDoctor(parseConfig(base));

@@ -4,7 +4,7 @@ import { parseConfig } from "./config/config.ts";
 import { createFetcher } from "./net/fetch.ts";
 import { pgError } from "./memory/postgres/client.ts";
 import { providerFailure } from "./search/providers/classify.ts";
-import { createSearxngBackend } from "./search/searxng.ts";
+import { searxngProvider } from "./search/providers/searxng.ts";
 import { SearchFailure } from "./search/types.ts";
 
 const failing = (code: string) => () =>
@@ -54,11 +54,11 @@ Deno.test("errors: a name that does not resolve is named, with the setting that 
   const config = parseConfig({ search: { searxng_url: "https://searx.lan/" } });
   // The system resolver answering ENOTFOUND for the configured host (no DNS traffic in tests).
   const fetcher = createFetcher(config.network, { resolver: failing("ENOTFOUND") });
-  const backend = createSearxngBackend(config.search);
-  const error = await backend.search({ query: "x", max_results: 5 }, fetcher).then(
-    () => assert.fail("expected a failure"),
-    (e) => e,
-  );
+  const error = await searxngProvider.search!({ query: "x", max_results: 5 }, { config, fetcher })
+    .then(
+      () => assert.fail("expected a failure"),
+      (e) => e,
+    );
   assert.ok(error instanceof SearchFailure, String(error));
   assert.equal(error.code, "provider_unavailable");
   assert.match(

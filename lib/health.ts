@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { withDeadline } from "./async/deadline.ts";
 import { SingleFlight } from "./async/single_flight.ts";
 import { getGleanerLogger } from "./log.ts";
 import { VERSION } from "./version.ts";
@@ -89,20 +90,14 @@ export function createHealth(checks: HealthChecks, options: HealthOptions = {}):
   let last: { report: HealthReport; at: number } | undefined;
 
   const bounded = async (name: ComponentName): Promise<ComponentHealth> => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<ComponentHealth>((resolve) => {
-      timer = setTimeout(
-        () => resolve({ status: "degraded", reason: `no answer within ${timeoutMs} ms` }),
-        timeoutMs,
-      );
-    });
     try {
-      return await Promise.race([checks[name](), late]);
+      return await withDeadline(checks[name](), timeoutMs, (): ComponentHealth => ({
+        status: "degraded",
+        reason: `no answer within ${timeoutMs} ms`,
+      }));
     } catch (error) {
       log.debug("health check of {name} failed: {error}", { name, error });
       return { status: "degraded", reason: "the check failed" };
-    } finally {
-      clearTimeout(timer);
     }
   };
 

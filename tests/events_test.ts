@@ -79,6 +79,8 @@ Deno.test({
           (({ tier, reason, host }) => ({ tier, reason, host }))(JSON.parse(skip.payload)),
           { tier: "llms_txt", reason: "tier_rule", host: "127.0.0.1" },
         );
+        // The skip names the call that caused it, as the call's own event does.
+        assert.equal(JSON.parse(skip.payload).request_id, "req-lantern-1");
         const event = JSON.parse(tool.payload);
         assert.equal(event.type, "tool");
         assert.equal(event.tool, "scrape_urls");
@@ -102,9 +104,12 @@ Deno.test({
         assert.equal(again.status, 200);
         await again.body?.cancel();
         const three = [await sub.next(), await sub.next(), await sub.next()];
-        const skips = three.filter((m) => m.subject === "ops.gleaner.tier_skip")
-          .map((m) => JSON.parse(m.payload))
-          .map(({ tier, reason, host }) => ({ tier, reason, host }));
+        const skipEvents = three.filter((m) => m.subject === "ops.gleaner.tier_skip")
+          .map((m) => JSON.parse(m.payload));
+        const callId = JSON.parse(three.find((m) => m.subject === "ops.gleaner.tool")!.payload)
+          .request_id;
+        assert.deepEqual(skipEvents.map((e) => e.request_id), [callId, callId]);
+        const skips = skipEvents.map(({ tier, reason, host }) => ({ tier, reason, host }));
         assert.deepEqual(skips, [
           { tier: "llms_txt", reason: "tier_rule", host: "127.0.0.1" },
           { tier: "http", reason: "probation", host: "127.0.0.1" },

@@ -459,6 +459,8 @@ const ROUTES: [FakeProviderName, "search" | "answer", FakeProviderName][] = [
   ["tavily", "search", "exa"],
   ["jina", "search", "exa"],
   ["gemini", "answer", "exa"],
+  ["seltz", "search", "exa"],
+  ["querit", "search", "exa"],
 ];
 
 /** The breaker's clock in the table test (fixed: no timing in assertions). */
@@ -471,7 +473,15 @@ Deno.test("router: every documented failure of the first provider that is not th
       for (const doc of DOCUMENTED_FAILURES[name] ?? []) {
         cases++;
         const config = parseConfig(fakes.config(
-          { brave: "kb", exa: "ke", tavily: "kt", jina: "kj", gemini: "kg" },
+          {
+            brave: "kb",
+            exa: "ke",
+            tavily: "kt",
+            jina: "kj",
+            gemini: "kg",
+            seltz: "ks",
+            querit: "kq",
+          },
           { [`${role}_order`]: [name, second] },
         ));
         const roles = createRoleRouter({
@@ -516,7 +526,7 @@ Deno.test("router: every documented failure of the first provider that is not th
         fakes.reply(name, null);
       }
     }
-    assert.ok(cases >= 30, `the table is replayed (${cases} cases)`);
+    assert.ok(cases >= 44, `the table is replayed (${cases} cases)`);
   });
 });
 
@@ -803,5 +813,98 @@ Deno.test("router: interaction_id goes only to a provider that resumes answers, 
     );
     assert.equal(error.code, "not_found", error.message);
     assert.equal(fakes.requestsOf("exa").length, 0, "no fallback for a resumed run");
+  });
+});
+
+Deno.test("querit: a 1,500-character query and BCP 47 languages reach Querit in a form it documents as valid", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ querit: "kq", exa: "ke" }, {
+      search_order: ["querit", "exa"],
+    }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const query = longQuery(1500);
+    const cases: [string, string | undefined, string | undefined][] = [
+      ["ja", "japanese", undefined],
+      ["pt-BR", "portuguese", "brazil"],
+      ["en-GB", "english", "united kingdom"],
+      ["ko-KR", "korean", "south korea"],
+      ["zh-TW", undefined, undefined],
+    ];
+    for (const [language, lang, country] of cases) {
+      const out = await roles.search({ query, max_results: 3, language, domains: ["sqlite.org"] });
+      assert.equal(out.provider, "querit", `${language}: Querit accepted it (the fake validates)`);
+      assert.deepEqual(out.fallback_from, []);
+      const body = fakes.requestsOf("querit").at(-1)!.body as {
+        query: string;
+        filters: {
+          languages?: { include: string[] };
+          geo?: { countries: { include: string[] } };
+          sites?: { include: string[] };
+        };
+      };
+      assert.deepEqual(body.filters.languages?.include, lang ? [lang] : undefined, language);
+      assert.deepEqual(body.filters.geo?.countries.include, country ? [country] : undefined);
+      assert.deepEqual(body.filters.sites?.include, ["sqlite.org"], "domains filtered natively");
+      assert.ok(body.query.length <= 1000, `${language}: ${body.query.length} characters`);
+      assert.ok(!body.query.includes("site:"), "no site: hint for a native domain filter");
+      assert.ok(query.startsWith(body.query), "cut at a word");
+      assert.ok(
+        out.notices?.some((n) => /querit: the query was cut .* 1000 characters/.test(n)),
+        `the answer says so: ${out.notices}`,
+      );
+      if (!lang) {
+        assert.ok(out.notices?.some((n) => /language "zh-TW" and region TW/.test(n)));
+      }
+    }
+
+    // The fake answers as Querit does when a value is outside its vocabulary.
+    const direct = await fetch(`${fakes.baseUrl("querit")}/v1/search`, {
+      method: "POST",
+      headers: { authorization: "Bearer kq", "content-type": "application/json" },
+      body: JSON.stringify({ query: "x", filters: { languages: { include: ["chinese"] } } }),
+    });
+    assert.equal(direct.status, 400);
+    assert.equal((await direct.json()).error_code, 400);
+  });
+});
+
+Deno.test("seltz and querit: their own tools over MCP, and the roles tool answers from them", async () => {
+  await withFakeProviders(async (fakes) => {
+    const keys = { seltz: "ks", querit: "kq" };
+    await withGleaner(
+      fakes.config(keys, { presentation: "all_tools" }),
+      async (gleaner) => {
+        await withClient(gleaner, async (client) => {
+          const names = ((await client.listTools()).tools as ListedTool[]).map((t) => t.name);
+          assert.deepEqual(names, ["seltz_search", "querit_search", "duckduckgo_search"]);
+          for (const name of ["seltz_search", "querit_search"]) {
+            const out = await client.callTool({
+              name,
+              arguments: { query: "sqlite wal", max_results: 2 },
+            }) as ToolResult;
+            assert.ok(!out.isError, out.content[0]?.text);
+            const results = (out.structuredContent as { results: { url: string }[] }).results;
+            assert.equal(results[0].url, "https://sqlite.org/wal.html", name);
+          }
+        });
+      },
+    );
+    // Default order: Seltz before Querit, both before the keyless DuckDuckGo.
+    await withGleaner(fakes.config(keys, { presentation: "roles" }), async (gleaner) => {
+      await withClient(gleaner, async (client) => {
+        fakes.setMode("seltz", "unauthorized");
+        const out = await client.callTool({
+          name: "web_search_tool",
+          arguments: { query: "sqlite wal", max_results: 2 },
+        }) as ToolResult;
+        assert.ok(!out.isError, out.content[0]?.text);
+        const structured = out.structuredContent as {
+          provider: string;
+          fallback_from: { provider: string; code: string }[];
+        };
+        assert.equal(structured.provider, "querit");
+        assert.deepEqual(structured.fallback_from, [{ provider: "seltz", code: "unauthorized" }]);
+      });
+    });
   });
 });

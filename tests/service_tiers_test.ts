@@ -69,7 +69,7 @@ const post = async (base: string, path: string, body: unknown) => {
   return { status: res.status, body: await res.json() };
 };
 
-Deno.test("REST: scrape through Firecrawl, then Crawl4AI when Firecrawl is out of credit; domain memory lists the tiers; crawl partial past max_wait", async () => {
+Deno.test("REST: scrape through Firecrawl; crawl partial past max_wait; then Crawl4AI when Firecrawl is out of credit, and crawls left alone; domain memory lists the tiers", async () => {
   await withServices({ max_wait_ms: 1_000, poll_interval_ms: 300 }, async (t) => {
     const first = t.web.url("/pages/basic-tags-cleaning");
     const second = t.web.url("/pages/title-en-dash");
@@ -90,6 +90,17 @@ Deno.test("REST: scrape through Firecrawl, then Crawl4AI when Firecrawl is out o
       one.body.evidence.some((e: { text: string }) => e.text.includes("Firecrawl returned")),
     );
 
+    // A crawl job that does not finish in time: what is done, flagged partial.
+    for (const path of ["/docs/", "/docs/a", "/docs/b", "/docs/c", "/docs/d"]) {
+      t.firecrawl.addPage(t.web.url(path), { title: path, markdown: `# ${path}\n\nText.` });
+    }
+    t.firecrawl.crawlSteps = Infinity;
+    const crawl = await post(t.base, "/v1/crawl", { url: t.web.url("/docs/"), max_pages: 10 });
+    assert.equal(crawl.status, 200, JSON.stringify(crawl.body));
+    assert.equal(crawl.body.partial, true);
+    assert.ok(crawl.body.pages.length >= 1);
+    assert.equal(t.firecrawl.cancelled.length, 1);
+
     t.firecrawl.fail("scrape", 402);
     const two = await post(t.base, "/v1/scrape", { items: [{ url: second }] });
     assert.equal(two.body.items[0].tier, "crawl4ai");
@@ -102,16 +113,13 @@ Deno.test("REST: scrape through Firecrawl, then Crawl4AI when Firecrawl is out o
     assert.match(tiers, /"firecrawl":\{"attempts":1,"successes":1/);
     assert.match(tiers, /"crawl4ai":\{"attempts":1,"successes":1/);
 
-    // A crawl job that does not finish in time: what is done, flagged partial.
-    for (const path of ["/docs/", "/docs/a", "/docs/b", "/docs/c", "/docs/d"]) {
-      t.firecrawl.addPage(t.web.url(path), { title: path, markdown: `# ${path}\n\nText.` });
-    }
-    t.firecrawl.crawlSteps = Infinity;
-    const crawl = await post(t.base, "/v1/crawl", { url: t.web.url("/docs/"), max_pages: 10 });
-    assert.equal(crawl.status, 200, JSON.stringify(crawl.body));
-    assert.equal(crawl.body.partial, true);
-    assert.ok(crawl.body.pages.length >= 1);
-    assert.equal(t.firecrawl.cancelled.length, 1);
+    // Out of credit is Firecrawl's, not the tier's: its crawl jobs are left alone too (one
+    // breaker per service), refused without a call, naming the key to check.
+    const crawls = t.firecrawl.requests.filter((r) => r.path === "/v1/crawl").length;
+    const refused = await post(t.base, "/v1/crawl", { url: t.web.url("/docs/"), max_pages: 10 });
+    assert.equal(refused.body.error?.code, "insufficient_balance", JSON.stringify(refused.body));
+    assert.equal(refused.body.error?.details?.field, "read.firecrawl_api_key");
+    assert.equal(t.firecrawl.requests.filter((r) => r.path === "/v1/crawl").length, crawls);
   });
 });
 

@@ -45,14 +45,13 @@ import type { Config } from "../config/config.ts";
 import { type ErrorCode, GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { parsePageUrl } from "../read/cascade.ts";
-import { FIRECRAWL, type FirecrawlDocument, pageFromFirecrawlDocument } from "../read/firecrawl.ts";
-import { createPageCache } from "../read/page_cache.ts";
 import {
-  createServiceClient,
-  endpoint,
-  screenTarget,
-  type ServiceClient,
-} from "../read/service.ts";
+  firecrawlClient,
+  type FirecrawlDocument,
+  pageFromFirecrawlDocument,
+} from "../read/firecrawl.ts";
+import { createPageCache } from "../read/page_cache.ts";
+import { endpoint, screenTarget } from "../read/service.ts";
 import { safeEndpoint } from "../config/redact.ts";
 import { isRecord } from "../search/providers/http.ts";
 import {
@@ -75,16 +74,6 @@ const MAX_STATUS_BYTES = 12 * 1024 * 1024;
 const MAX_FAILURES = 100;
 /** Largest number of status calls of one crawl (a hostile `next` chain ends here). */
 const MAX_STATUS_CALLS = 2_000;
-
-/** One client (and so one breaker) per configuration: per Gleaner, not per process. */
-const clients = new WeakMap<Config, ServiceClient>();
-
-/** The client the crawl jobs of this configuration go through. */
-function crawlClient(config: Config): ServiceClient {
-  let client = clients.get(config);
-  if (!client) clients.set(config, client = createServiceClient(FIRECRAWL));
-  return client;
-}
 
 /**
  * The status URL to ask next: the job's status endpoint at the configured
@@ -145,7 +134,8 @@ export async function crawlWithFirecrawl(
     );
   }
   const { signal } = input;
-  const client = crawlClient(config);
+  // The reading tier's client: one breaker for Firecrawl, whoever saw the outage.
+  const client = firecrawlClient(config);
   const context = { fetcher: deps.fetcher };
   const token = config.read.firecrawl_api_key;
   const timeoutMs = config.read.service_timeout_ms;

@@ -10,6 +10,7 @@ import { GleanerError } from "../errors.ts";
 import { createFetcher } from "../net/fetch.ts";
 import { createReader } from "../read/cascade.ts";
 import { httpTier } from "../read/http.ts";
+import { defaultTiers } from "../read/tiers.ts";
 import { openStore } from "../store/mod.ts";
 import { startFakeFirecrawl } from "../../testing/fixtures/fake_firecrawl.ts";
 import { crawlSite } from "./crawl.ts";
@@ -177,6 +178,35 @@ Deno.test("firecrawl crawl: crawl.max_bytes bounds the results read; what fits i
     const result = await crawlSite(deps, { url: `${SITE}/`, max_pages: 20 });
     assert.equal(result.partial, true);
     assert.ok(result.pages.length >= 1 && result.pages.length < 8, `${result.pages.length} pages`);
+  } finally {
+    await close();
+    await firecrawl.close();
+  }
+});
+
+Deno.test("firecrawl crawl: an outage the crawl jobs see is skipped by the reading tier too (one breaker)", async () => {
+  const firecrawl = startFakeFirecrawl();
+  const { config, deps, close } = setup(firecrawl.origin);
+  try {
+    // Refused credentials: the service, not the page (the breaker opens at once).
+    firecrawl.fail("crawl", 401);
+    await assert.rejects(
+      crawlSite(deps, { url: `${SITE}/`, max_pages: 2 }),
+      (e: unknown) => e instanceof GleanerError && e.code === "unauthorized",
+    );
+    // The reading tier of the same configuration, as a Gleaner builds it.
+    const tier = defaultTiers(config, { fetcher: deps.fetcher }).tiers.find((t) =>
+      t.name === "firecrawl"
+    );
+    assert.ok(tier, "read.firecrawl_url set: the tier is there");
+    const scrapes = firecrawl.requests.filter((r) => r.path === "/v1/scrape").length;
+    await assert.rejects(
+      tier.read(new URL(`${SITE}/a`), { url: `${SITE}/a` }, { config, fetcher: deps.fetcher }),
+      (e: unknown) =>
+        e instanceof GleanerError && e.code === "unauthorized" &&
+        /left alone for a while/.test(e.message),
+    );
+    assert.equal(firecrawl.requests.filter((r) => r.path === "/v1/scrape").length, scrapes);
   } finally {
     await close();
     await firecrawl.close();

@@ -279,6 +279,7 @@ export function createFetcher(
     headers: Record<string, string>,
     body: Uint8Array | undefined,
     signal: AbortSignal,
+    policy: Config["network"],
   ): Promise<http.IncomingMessage> => {
     const proxy = proxyFor(url);
     const hostname = url.hostname.replace(/^\[|\]$/g, "");
@@ -293,7 +294,7 @@ export function createFetcher(
       headers: { ...headers, host: url.host },
       ca: url.protocol === "https:" ? ca : undefined,
       agent: false,
-      lookup: createCheckedLookup(url.origin, privateAllowed(config, url.origin), resolver),
+      lookup: createCheckedLookup(url.origin, privateAllowed(policy, url.origin), resolver),
     } as http.RequestOptions;
     if (proxy && url.protocol === "https:") {
       if (signal.aborted) throw signal.reason;
@@ -557,14 +558,24 @@ export function createFetcher(
     const visited: string[] = [];
 
     for (let hop = 0;; hop++) {
-      assertUrlAllowed(url, config);
+      const policy = url.origin === opts.privateOrigin
+        ? withPrivateOrigin(config, url.origin)
+        : config;
+      assertUrlAllowed(url, policy);
       if (opts.robots && config.respect_robots) await robots.assertAllowed(url, signal);
       if (body !== undefined) headers.set("content-length", String(body.length));
       else headers.delete("content-length");
       const release = await limiter.acquire(url.origin, signal);
       try {
         const started = performance.now();
-        const res = await requestOnce(url, method, Object.fromEntries(headers), body, signal);
+        const res = await requestOnce(
+          url,
+          method,
+          Object.fromEntries(headers),
+          body,
+          signal,
+          policy,
+        );
         const status = res.statusCode ?? 0;
         const location = res.headers.location;
         if (REDIRECTS.has(status) && location) {
@@ -689,4 +700,11 @@ export function createFetcher(
   };
   const robots = createRobotsChecker(fetcher, { logger: logger.getChild("robots") });
   return fetcher;
+}
+
+/** `network` with `origin` listed in `allow_private` (unchanged when every origin is). */
+function withPrivateOrigin(network: Config["network"], origin: string): Config["network"] {
+  const allow = network.allow_private;
+  if (allow === true) return network;
+  return { ...network, allow_private: [...(allow === false ? [] : allow), origin] };
 }

@@ -610,3 +610,29 @@ Deno.test("timeouts: connect_timeout_ms covers name resolution and connect", asy
     release?.();
   }
 });
+
+Deno.test("privateOrigin: one configured service origin may be private for that request only; redirects elsewhere are not", async () => {
+  await withWeb(async (web) => {
+    await withWeb(async (other) => {
+      const fetcher = createFetcher(network());
+      // Without it, loopback is refused as ever.
+      await rejectsWith(fetcher.fetch(web.url("/pages/001")), "blocked_url", "loopback");
+      const ok = await fetcher.fetch(web.url("/pages/001"), { privateOrigin: web.origin });
+      assert.equal(ok.status, 200);
+      // Another private origin is not covered, neither asked directly nor by a redirect.
+      await rejectsWith(
+        fetcher.fetch(other.url("/pages/001"), { privateOrigin: web.origin }),
+        "blocked_url",
+        "another origin",
+      );
+      const away = web.url(`/redirect-to?url=${encodeURIComponent(other.url("/pages/001"))}`);
+      await rejectsWith(
+        fetcher.fetch(away, { privateOrigin: web.origin }),
+        "blocked_url",
+        "a redirect to another private origin",
+      );
+      // Nor does it leak into the next request.
+      await rejectsWith(fetcher.fetch(web.url("/pages/001")), "blocked_url", "next request");
+    });
+  });
+});

@@ -21,6 +21,12 @@ export interface FetchOptions {
   timeoutMs?: number;
   /** Check robots.txt before fetching (page reads do; API calls do not). */
   robots?: boolean;
+  /**
+   * An origin the operator configured for this call's service (kiwix-serve at
+   * `read.kiwix_url`) that may be private or on any port for this request, as if listed
+   * in `network.allow_private`. Every other origin, redirects included, gets the usual policy.
+   */
+  privateOrigin?: string;
 }
 
 /** A fully read response. Non-2xx statuses are returned, not thrown. */

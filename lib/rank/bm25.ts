@@ -127,15 +127,12 @@ function* indexSteps(texts: readonly string[]): Steps<IndexData> {
   return { docs, lengths, df };
 }
 
-/** Data counted by {@link Bm25Index.paced} for the constructor it calls next. */
-let counted: IndexData | undefined;
-
 /** A BM25 index over a fixed list of texts. */
 export class Bm25Index {
-  readonly #docs: Map<string, number>[];
-  readonly #lengths: number[];
-  readonly #df: Map<string, number>;
-  readonly #avg: number;
+  #docs: Map<string, number>[] = [];
+  #lengths: number[] = [];
+  #df = new Map<string, number>();
+  #avg = 1;
   readonly #k1: number;
   readonly #b: number;
 
@@ -153,13 +150,16 @@ export class Bm25Index {
   constructor(texts: readonly string[], options: Bm25Options = {}) {
     this.#k1 = options.k1 ?? 1.2;
     this.#b = options.b ?? 0.75;
-    const data = counted ?? runSteps(indexSteps(texts));
-    counted = undefined;
+    if (texts.length > 0) this.#use(runSteps(indexSteps(texts)));
+  }
+
+  /** Takes the counted data of the texts. */
+  #use(data: IndexData): void {
     this.#docs = data.docs;
     this.#lengths = data.lengths;
     this.#df = data.df;
     const total = this.#lengths.reduce((a, b) => a + b, 0);
-    this.#avg = texts.length ? Math.max(1, total / texts.length) : 1;
+    this.#avg = data.lengths.length ? Math.max(1, total / data.lengths.length) : 1;
   }
 
   /**
@@ -177,8 +177,9 @@ export class Bm25Index {
    */
   static async paced(texts: readonly string[], options: Bm25Options = {}): Promise<Bm25Index> {
     const data = await runPaced(indexSteps(texts));
-    counted = data;
-    return new Bm25Index(texts, options);
+    const index = new Bm25Index([], options);
+    index.#use(data);
+    return index;
   }
 
   /**

@@ -183,6 +183,28 @@ export interface ServiceTier extends Tier {
   readonly client: ServiceClient;
 }
 
+/** One client (and so one breaker) per configuration: per Gleaner, not per process. */
+const clients = new WeakMap<Config, ServiceClient>();
+
+/**
+ * The Firecrawl client of a configuration: the reading tier and the crawl
+ * jobs (`crawl.engine: "firecrawl"`) share it, so an outage seen by one is
+ * skipped by the other and counted once.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config/config.ts";
+ * import { firecrawlClient } from "./firecrawl.ts";
+ * const config = parseConfig({});
+ * console.assert(firecrawlClient(config) === firecrawlClient(config));
+ * ```
+ */
+export function firecrawlClient(config: Config): ServiceClient {
+  let client = clients.get(config);
+  if (!client) clients.set(config, client = createServiceClient(FIRECRAWL));
+  return client;
+}
+
 /**
  * Creates the Firecrawl tier. It obeys robots.txt like the HTTP tier (when
  * `network.respect_robots`), screens the URL before sending it, leaves reads
@@ -196,8 +218,14 @@ export interface ServiceTier extends Tier {
  * console.log(page?.tier); // "firecrawl"
  * ```
  */
-export function createFirecrawlTier(deps: { robots?: RobotsChecker } = {}): ServiceTier {
-  const client = createServiceClient(FIRECRAWL);
+export function createFirecrawlTier(
+  deps: {
+    robots?: RobotsChecker;
+    /** The client to call through (default: a new one); see {@link firecrawlClient}. */
+    client?: ServiceClient;
+  } = {},
+): ServiceTier {
+  const client = deps.client ?? createServiceClient(FIRECRAWL);
   return {
     name: "firecrawl",
     client,

@@ -42,6 +42,11 @@ export interface HtmlReadOptions {
   truncated?: boolean;
   /** Keep only the element this CSS selector matches (`selector_not_found` when none does). */
   targetSelector?: string;
+  /**
+   * Judge whether the page looks thin (likely to need JavaScript, so the browser tier may read
+   * it again): for a plain fetch. A rendered or archived page is what it is.
+   */
+  judgeThin?: boolean;
 }
 
 /**
@@ -68,7 +73,8 @@ export async function pageFromHtml(
   return pageFromExtracted(extracted, requestedUrl, finalUrl, tier, {
     truncated: options.truncated,
     // The element asked for was found: it is what the caller wants, however short.
-    thin: tier === "http" && target === undefined && looksThin(html, extracted.markdown),
+    thin: options.judgeThin === true && target === undefined &&
+      looksThin(html, extracted.markdown),
   });
 }
 
@@ -116,6 +122,8 @@ export async function pageFromResponse(
   const htmlOptions: HtmlReadOptions = {
     ...options,
     truncated: options.truncated || (response as { truncated?: boolean }).truncated,
+    // A fetched body: it may be a shell that needs JavaScript.
+    judgeThin: true,
   };
   const { mediaType } = response;
   const base = {

@@ -24,7 +24,6 @@
  */
 import type { Config } from "../config/config.ts";
 import { safeEndpoint } from "../config/redact.ts";
-import { createFetcher } from "../net/fetch.ts";
 import type { Fetcher } from "../net/types.ts";
 import { pageFromResponse } from "./http.ts";
 import { assertPageStatus } from "./status.ts";
@@ -91,17 +90,6 @@ export function kiwixArticle(url: URL): KiwixArticle | undefined {
 }
 
 /**
- * The network settings of the tier's own requests: the configured
- * kiwix-serve origin may be private (it usually runs on loopback); nothing
- * else is exempted.
- */
-function kiwixNetwork(network: Config["network"], origin: string): Config["network"] {
-  const allow = network.allow_private;
-  if (allow === true) return network;
-  return { ...network, allow_private: [...(allow === false ? [] : allow), origin] };
-}
-
-/**
  * Creates the Kiwix tier, or `undefined` when `read.kiwix_url` or
  * `read.kiwix_books` is not set (the cascade then has no such tier).
  *
@@ -122,7 +110,7 @@ export function createKiwixTier(
   if (!base || Object.keys(books).length === 0) return undefined;
   const root = new URL(base);
   const prefix = root.pathname.replace(/\/+$/, "");
-  let fetcher = deps.fetcher;
+  const fetcher = deps.fetcher;
   const bookOf = (url: URL) => {
     const article = kiwixArticle(url);
     const book = article ? books[article.site] : undefined;
@@ -137,12 +125,17 @@ export function createKiwixTier(
     async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
       const found = bookOf(url);
       if (!found) return undefined;
-      fetcher ??= createFetcher(kiwixNetwork(config.network, root.origin));
       const target = new URL(
         `${prefix}/raw/${encodeURIComponent(found.book)}/content/${found.article.path}`,
         root,
       );
-      const response = await fetcher.fetch(target, { signal: request.signal, robots: false });
+      // The reader's own fetcher (its CA files, proxy and per-host limit); only the configured
+      // kiwix-serve origin may be private, for these requests only.
+      const response = await (fetcher ?? context.fetcher).fetch(target, {
+        signal: request.signal,
+        robots: false,
+        privateOrigin: root.origin,
+      });
       // Not in the book: the live site may still have it.
       if (response.status === 404) return undefined;
       assertPageStatus(response.status, safeEndpoint(target));

@@ -12,7 +12,7 @@ import { githubTier } from "./github.ts";
 import { httpTier, inlineOptions } from "./http.ts";
 import { type BodyExtractor, createExtractPool, type HtmlExtractor } from "../extract/pool.ts";
 import { createLlmsTxtTier } from "./llms_txt.ts";
-import { createFirecrawlTier } from "./firecrawl.ts";
+import { createFirecrawlTier, firecrawlClient } from "./firecrawl.ts";
 import { createCrawl4aiTier } from "./crawl4ai.ts";
 import { waybackTier } from "./wayback.ts";
 import { youtubeTier } from "./youtube.ts";
@@ -69,7 +69,9 @@ export function defaultTiers(
   // (their own URLs only) and the user's own history come first, and Kiwix first of all: the
   // operator's offline copy beats the live site.
   const services: Tier[] = [
-    ...(config.read.firecrawl_url ? [createFirecrawlTier({ robots: deps.fetcher.robots })] : []),
+    ...(config.read.firecrawl_url
+      ? [createFirecrawlTier({ robots: deps.fetcher.robots, client: firecrawlClient(config) })]
+      : []),
     ...(config.read.crawl4ai_url ? [createCrawl4aiTier({ robots: deps.fetcher.robots })] : []),
   ];
   const kiwix = createKiwixTier(config);

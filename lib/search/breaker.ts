@@ -1,8 +1,8 @@
 /**
  * Per-provider health for the role router: the provider policy of the one
  * circuit breaker (`lib/async/breaker.ts`), which skips a provider that keeps
- * failing for a cool-down, and a pacer that holds calls back so a provider's
- * requests-per-second limit is respected before sending.
+ * failing for a cool-down. (Calls are spaced to a provider's requests per second by
+ * the rate gate of `lib/async/rate_gate.ts`.)
  *
  * @module
  */
@@ -87,61 +87,4 @@ export function createBreaker(options: BreakerOptions): Breaker {
         ...(c.lastReason ? { last_code: c.lastReason } : {}),
       })),
   };
-}
-
-/** Holds calls back to a rate per provider. */
-export interface Pacer {
-  /**
-   * Resolves when a call to `provider` may be sent at `perSecond`; returns
-   * false (and reserves nothing) when that would take longer than `maxWaitMs`.
-   */
-  wait(
-    provider: string,
-    perSecond: number | undefined,
-    maxWaitMs: number,
-    signal?: AbortSignal,
-  ): Promise<boolean>;
-}
-
-/**
- * Creates a pacer: calls to one provider are spaced `1000 / perSecond` ms apart.
- *
- * @example
- * ```ts
- * import { createPacer } from "./breaker.ts";
- * const pacer = createPacer();
- * console.assert(await pacer.wait("keenable", 1000, 100));
- * console.assert(await pacer.wait("keenable", undefined, 0));
- * ```
- */
-export function createPacer(): Pacer {
-  const next = new Map<string, number>();
-  return {
-    async wait(provider, perSecond, maxWaitMs, signal) {
-      if (!perSecond) return true;
-      const gap = 1000 / perSecond;
-      const now = performance.now();
-      const slot = Math.max(now, next.get(provider) ?? 0);
-      const delay = slot - now;
-      if (delay > maxWaitMs) return false;
-      next.set(provider, slot + gap);
-      if (delay > 0) await sleep(delay, signal);
-      return true;
-    },
-  };
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }

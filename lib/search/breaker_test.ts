@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createBreaker, createPacer } from "./breaker.ts";
+import { createBreaker } from "./breaker.ts";
 
 Deno.test("breaker: credit opens at once, failures in a row open, a failed trial re-opens", () => {
   let now = 0;
@@ -32,15 +32,4 @@ Deno.test("breaker: credit opens at once, failures in a row open, a failed trial
   assert.ok(breaker.isOpen("c"), "Retry-After: 5 s");
   now += 1001;
   assert.ok(!breaker.isOpen("c"));
-});
-
-Deno.test("pacer: calls beyond the rate wait their slot; too long a wait is refused", async () => {
-  const pacer = createPacer();
-  assert.ok(await pacer.wait("p", 2, 10_000));
-  assert.ok(!(await pacer.wait("p", 0.001, 100)), "the next slot is beyond the wait allowed");
-  assert.ok(await pacer.wait("p", undefined, 0), "no limit: no wait");
-  const aborted = AbortSignal.abort(new Error("stop"));
-  await assert.rejects(
-    pacer.wait("q", 1, 10_000, aborted).then(() => pacer.wait("q", 1, 10_000, aborted)),
-  );
 });

@@ -1,21 +1,21 @@
 /**
- * DuckDuckGo without a key: the HTML page (`html.duckduckgo.com/html/`), with
+ * DuckDuckGo's search call, for the keyless provider in
+ * `providers/duckduckgo.ts`: the HTML page (`html.duckduckgo.com/html/`), with
  * the lite page as fallback. Result links are unwrapped from DuckDuckGo's
- * `/l/?uddg=` redirect, ads are dropped, and the bot challenge is reported as
- * `blocked` rather than as zero results.
+ * `/l/?uddg=` redirect (`duckduckgo_page.ts`), ads are dropped, and the bot
+ * challenge is reported as `blocked` rather than as zero results; the pages
+ * are parsed by `duckduckgo_parse.ts`. Every other failure is classified by
+ * `providers/classify.ts`, as for every provider.
  *
  * @module
  */
 import type { Config } from "../config/config.ts";
 import { getGleanerLogger } from "../log.ts";
-import type { Fetcher } from "../net/types.ts";
-import {
-  type SearchBackend,
-  SearchFailure,
-  type SearchHit,
-  type SearchRequest,
-  type TimeRange,
-} from "./types.ts";
+import { responseFailure } from "./providers/classify.ts";
+import { keylessSettings } from "./providers/keyless.ts";
+import type { ProviderEnv, ProviderHit, ProviderSearchRequest } from "./providers/types.ts";
+import { SearchFailure } from "./types.ts";
+import type { TimeRange } from "./time_range.ts";
 import { fetchUpstream, safeEndpoint } from "./upstream.ts";
 import { DUCKDUCKGO } from "./duckduckgo_page.ts";
 
@@ -91,120 +91,132 @@ export function duckduckgoRegion(language: string | undefined, fallback: string)
   return defaultCountry ? `${defaultCountry}-${klLang}` : fallback;
 }
 
-/** Settings the DuckDuckGo backend reads. */
-export type DuckDuckGoSettings = Pick<
-  Config["search"],
-  "duckduckgo_html_url" | "duckduckgo_lite_url" | "region" | "timeout_ms"
->;
+/** The two pages DuckDuckGo is asked on, in order. */
+interface DuckDuckGoPages {
+  /** `search.duckduckgo_html_url`, or `<search.providers.duckduckgo.base_url>/html/`. */
+  html: string;
+  /** `search.duckduckgo_lite_url`, or `<search.providers.duckduckgo.base_url>/lite/`. */
+  lite: string;
+}
 
 /**
- * Creates the DuckDuckGo backend: POSTs the HTML form (`q`, `b`, `kl`, `df`),
- * falls back to the lite page when the HTML page fails (except on 429).
+ * The HTML and lite page URLs a configuration names:
+ * `search.providers.duckduckgo.base_url` stands for both (`<base>/html/` and
+ * `<base>/lite/`), else `search.duckduckgo_html_url` and `search.duckduckgo_lite_url`.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config/config.ts";
+ * import { duckduckgoPages } from "./duckduckgo.ts";
+ * const config = parseConfig({ search: { providers: { duckduckgo: { base_url: "http://127.0.0.1:9" } } } });
+ * console.assert(duckduckgoPages(config).lite === "http://127.0.0.1:9/lite/");
+ * ```
+ */
+export function duckduckgoPages(config: Config): DuckDuckGoPages {
+  const base = keylessSettings(config, DUCKDUCKGO).baseUrl;
+  return base
+    ? { html: `${base}/html/`, lite: `${base}/lite/` }
+    : { html: config.search.duckduckgo_html_url, lite: config.search.duckduckgo_lite_url };
+}
+
+async function askPage(
+  kind: keyof DuckDuckGoPages,
+  req: ProviderSearchRequest,
+  env: ProviderEnv,
+): Promise<ProviderHit[]> {
+  const url = duckduckgoPages(env.config)[kind];
+  const form = new URLSearchParams({
+    q: req.query,
+    b: "",
+    kl: duckduckgoRegion(req.language, env.config.search.region),
+    df: req.time_range ? DUCKDUCKGO_TIME_RANGE[req.time_range] : "",
+  });
+  const headers: Record<string, string> = {
+    "Content-Type": "application/x-www-form-urlencoded",
+    Accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8",
+    Referer: url,
+  };
+  if (req.language) headers["Accept-Language"] = req.language;
+  const where = `${DUCKDUCKGO} ${kind} page ${safeEndpoint(url)}`;
+  const setting = `search.duckduckgo_${kind}_url`;
+  const res = await fetchUpstream(env.fetcher, DUCKDUCKGO, url, {
+    method: "POST",
+    body: form,
+    headers,
+    signal: env.signal,
+    timeoutMs: keylessSettings(env.config, DUCKDUCKGO).timeoutMs,
+  }, setting);
+  const details = { status: res.status, page: kind };
+  // DuckDuckGo's own meaning of these statuses: its bot challenge ("anomaly" page).
+  if (res.status === 202 || res.status === 403) {
+    throw new SearchFailure(
+      "blocked",
+      `${where} answered ${res.status} with its bot challenge (blocked, not zero results)`,
+      { backend: DUCKDUCKGO, details },
+    );
+  }
+  if (res.status < 200 || res.status > 299) {
+    throw responseFailure(DUCKDUCKGO, url, res, setting);
+  }
+  // The HTML parser loads with the first answer, not with the server.
+  const { parseDuckDuckGoHtml, parseDuckDuckGoLite } = await import("./duckduckgo_parse.ts");
+  const html = res.text();
+  const parsed = kind === "html" ? parseDuckDuckGoHtml(html) : parseDuckDuckGoLite(html);
+  switch (parsed.kind) {
+    case "results":
+      return parsed.hits;
+    case "empty":
+      return [];
+    case "blocked":
+      throw new SearchFailure(
+        "blocked",
+        `${where} answered with its bot challenge (blocked, not zero results)`,
+        { backend: DUCKDUCKGO, details },
+      );
+    case "unrecognised":
+      throw new SearchFailure("invalid", `${where} answered a page whose layout is unknown`, {
+        backend: DUCKDUCKGO,
+        details,
+      });
+  }
+}
+
+/**
+ * One DuckDuckGo search: POSTs the HTML form (`q`, `b`, `kl`, `df`), and asks
+ * the lite page when the HTML page fails (except on 429). Zero results
+ * resolve to `[]`; every failure throws a {@link SearchFailure}.
  *
  * @example
  * ```ts ignore
  * import { parseConfig } from "@gleaner/gleaner";
  * import { createFetcher } from "../net/fetch.ts";
- * import { createDuckDuckGoBackend } from "./duckduckgo.ts";
+ * import { searchDuckDuckGo } from "./duckduckgo.ts";
  * const config = parseConfig();
- * const ddg = createDuckDuckGoBackend(config.search);
- * const hits = await ddg.search({ query: "deno permissions", max_results: 5 }, createFetcher(config.network));
+ * const hits = await searchDuckDuckGo(
+ *   { query: "deno permissions", max_results: 5 },
+ *   { config, fetcher: createFetcher(config.network) },
+ * );
  * ```
  */
-export function createDuckDuckGoBackend(settings: DuckDuckGoSettings): SearchBackend {
-  const pages = [
-    { kind: "html" as const, url: settings.duckduckgo_html_url },
-    { kind: "lite" as const, url: settings.duckduckgo_lite_url },
-  ];
-
-  async function askPage(
-    page: typeof pages[number],
-    req: SearchRequest,
-    fetcher: Fetcher,
-  ): Promise<SearchHit[]> {
-    const form = new URLSearchParams({
-      q: req.query,
-      b: "",
-      kl: duckduckgoRegion(req.language, settings.region),
-      df: req.time_range ? DUCKDUCKGO_TIME_RANGE[req.time_range] : "",
-    });
-    const headers: Record<string, string> = {
-      "Content-Type": "application/x-www-form-urlencoded",
-      Accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8",
-      Referer: page.url,
-    };
-    if (req.language) headers["Accept-Language"] = req.language;
-    const where = `${DUCKDUCKGO} ${page.kind} page ${safeEndpoint(page.url)}`;
-    const res = await fetchUpstream(fetcher, DUCKDUCKGO, page.url, {
-      method: "POST",
-      body: form,
-      headers,
-      signal: req.signal,
-      timeoutMs: settings.timeout_ms,
-    }, `search.duckduckgo_${page.kind}_url`);
-    const details = { status: res.status, page: page.kind };
-    if (res.status === 429) {
-      throw new SearchFailure("rate_limited", `${where} answered 429 (rate limited)`, {
-        backend: DUCKDUCKGO,
-        details,
-      });
-    }
-    if (res.status === 202 || res.status === 403) {
-      throw new SearchFailure(
-        "blocked",
-        `${where} answered ${res.status} with its bot challenge (blocked, not zero results)`,
-        { backend: DUCKDUCKGO, details },
-      );
-    }
-    if (res.status < 200 || res.status > 299) {
-      throw new SearchFailure("unavailable", `${where} answered HTTP ${res.status}`, {
-        backend: DUCKDUCKGO,
-        details,
-      });
-    }
-    // The HTML parser loads with the first answer, not with the server.
-    const { parseDuckDuckGoHtml, parseDuckDuckGoLite } = await import("./duckduckgo_parse.ts");
-    const html = res.text();
-    const parsed = page.kind === "html" ? parseDuckDuckGoHtml(html) : parseDuckDuckGoLite(html);
-    switch (parsed.kind) {
-      case "results":
-        return parsed.hits;
-      case "empty":
-        return [];
-      case "blocked":
-        throw new SearchFailure(
-          "blocked",
-          `${where} answered with its bot challenge (blocked, not zero results)`,
-          { backend: DUCKDUCKGO, details },
-        );
-      case "unrecognised":
-        throw new SearchFailure("invalid", `${where} answered a page whose layout is unknown`, {
-          backend: DUCKDUCKGO,
-          details,
-        });
-    }
+export async function searchDuckDuckGo(
+  req: ProviderSearchRequest,
+  env: ProviderEnv,
+): Promise<ProviderHit[]> {
+  let first: SearchFailure;
+  try {
+    return await askPage("html", req, env);
+  } catch (error) {
+    if (!(error instanceof SearchFailure)) throw error;
+    if (error.outcome === "rate_limited" || env.signal?.aborted) throw error;
+    first = error;
   }
-
-  return {
-    name: DUCKDUCKGO,
-    async search(req: SearchRequest, fetcher: Fetcher): Promise<SearchHit[]> {
-      let first: SearchFailure;
-      try {
-        return await askPage(pages[0], req, fetcher);
-      } catch (error) {
-        if (!(error instanceof SearchFailure)) throw error;
-        if (error.outcome === "rate_limited" || req.signal?.aborted) throw error;
-        first = error;
-      }
-      log.info("HTML page failed ({outcome}); trying the lite page", { outcome: first.outcome });
-      try {
-        return await askPage(pages[1], req, fetcher);
-      } catch (error) {
-        if (!(error instanceof SearchFailure)) throw error;
-        const both = [first, error];
-        throw both.find((e) => e.outcome === "blocked") ??
-          both.find((e) => e.outcome === "rate_limited") ?? error;
-      }
-    },
-  };
+  log.info("HTML page failed ({outcome}); trying the lite page", { outcome: first.outcome });
+  try {
+    return await askPage("lite", req, env);
+  } catch (error) {
+    if (!(error instanceof SearchFailure)) throw error;
+    const both = [first, error];
+    throw both.find((e) => e.outcome === "blocked") ??
+      both.find((e) => e.outcome === "rate_limited") ?? error;
+  }
 }

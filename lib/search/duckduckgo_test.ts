@@ -6,24 +6,25 @@ import {
   type FakeUpstreams,
   withFakeUpstreams,
 } from "../../testing/fixtures/upstreams.ts";
-import { createDuckDuckGoBackend, duckduckgoRegion, unwrapDuckDuckGoUrl } from "./duckduckgo.ts";
+import { duckduckgoRegion, unwrapDuckDuckGoUrl } from "./duckduckgo.ts";
+import { duckduckgoProvider } from "./providers/duckduckgo.ts";
+import type { ProviderSearchRequest } from "./providers/types.ts";
 import { parseDuckDuckGoHtml } from "./duckduckgo_parse.ts";
 import { SearchFailure } from "./types.ts";
 
 const withFakes = withFakeUpstreams;
 
+/** A search through the DuckDuckGo provider against the fakes. */
 function setup(fakes: FakeUpstreams) {
   const config = parseConfig(fakeUpstreamConfig(fakes));
-  return {
-    backend: createDuckDuckGoBackend(config.search),
-    fetcher: createFetcher(config.network),
-  };
+  const env = { config, fetcher: createFetcher(config.network) };
+  return (req: ProviderSearchRequest) => duckduckgoProvider.search!(req, env);
 }
 
 Deno.test("duckduckgo: HTML page is parsed, links unwrapped, the ad dropped", async () => {
   await withFakes(async (fakes) => {
-    const { backend, fetcher } = setup(fakes);
-    const hits = await backend.search({ query: "permission flags", max_results: 20 }, fetcher);
+    const search = setup(fakes);
+    const hits = await search({ query: "permission flags", max_results: 20 });
     assert.equal(hits.length, 12);
     assert.equal(hits[0].url, "https://en.wikipedia.org/wiki/Web_search_engine");
     assert.equal(hits[0].title, "Search engine - Wikipedia");
@@ -53,13 +54,10 @@ Deno.test("duckduckgo: HTML page is parsed, links unwrapped, the ad dropped", as
 
 Deno.test("duckduckgo: time_range maps to df and language to kl", async () => {
   await withFakes(async (fakes) => {
-    const { backend, fetcher } = setup(fakes);
+    const search = setup(fakes);
     const cases = [["day", "d"], ["week", "w"], ["month", "m"], ["year", "y"]] as const;
     for (const [range] of cases) {
-      await backend.search(
-        { query: "q", max_results: 5, time_range: range, language: "de" },
-        fetcher,
-      );
+      await search({ query: "q", max_results: 5, time_range: range, language: "de" });
     }
     assert.deepEqual(fakes.requests.map((r) => r.params.df), cases.map(([, df]) => df));
     assert.ok(fakes.requests.every((r) => r.params.kl === "de-de"));
@@ -70,8 +68,8 @@ Deno.test("duckduckgo: time_range maps to df and language to kl", async () => {
 Deno.test("duckduckgo: falls back to the lite page when the HTML page errors", async () => {
   await withFakes(async (fakes) => {
     fakes.setMode("duckduckgo_html", "error");
-    const { backend, fetcher } = setup(fakes);
-    const hits = await backend.search({ query: "lite fallback", max_results: 20 }, fetcher);
+    const search = setup(fakes);
+    const hits = await search({ query: "lite fallback", max_results: 20 });
     assert.deepEqual(fakes.requests.map((r) => r.backend), ["duckduckgo_html", "duckduckgo_lite"]);
     assert.equal(fakes.requests[1].method, "POST");
     assert.equal(fakes.requests[1].params.q, "lite fallback");
@@ -86,8 +84,8 @@ Deno.test("duckduckgo: falls back to the lite page when the HTML page errors", a
 Deno.test("duckduckgo: the bot challenge is blocked, not zero results", async () => {
   await withFakes(async (fakes) => {
     fakes.setMode("duckduckgo", "captcha");
-    const { backend, fetcher } = setup(fakes);
-    const error = await backend.search({ query: "x", max_results: 5 }, fetcher).then(
+    const search = setup(fakes);
+    const error = await search({ query: "x", max_results: 5 }).then(
       () => assert.fail("expected a failure"),
       (e) => e,
     );
@@ -114,8 +112,8 @@ Deno.test("duckduckgo: challenge served with 200 is detected too", () => {
 Deno.test("duckduckgo: 429 is rate_limited and the lite page is not hammered", async () => {
   await withFakes(async (fakes) => {
     fakes.setMode("duckduckgo_html", "ratelimit");
-    const { backend, fetcher } = setup(fakes);
-    const error = await backend.search({ query: "x", max_results: 5 }, fetcher).then(
+    const search = setup(fakes);
+    const error = await search({ query: "x", max_results: 5 }).then(
       () => assert.fail("expected a failure"),
       (e) => e,
     );
@@ -129,8 +127,8 @@ Deno.test("duckduckgo: 429 is rate_limited and the lite page is not hammered", a
 Deno.test("duckduckgo: a no-results page is an empty list", async () => {
   await withFakes(async (fakes) => {
     fakes.setMode("duckduckgo", "empty");
-    const { backend, fetcher } = setup(fakes);
-    assert.deepEqual(await backend.search({ query: "zzzz", max_results: 5 }, fetcher), []);
+    const search = setup(fakes);
+    assert.deepEqual(await search({ query: "zzzz", max_results: 5 }), []);
     assert.equal(fakes.requests.length, 1, "empty is an answer: no lite fallback");
   });
 });

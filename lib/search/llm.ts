@@ -84,6 +84,7 @@ export function llmFromConfig(config: Pick<Config, "llm">, fetcher: Fetcher): Ll
         : { model, system: request.system, prompt: request.prompt, stream: false, options };
       const answer = await postJson(fetcher, {
         what: "llm",
+        urlSetting: "llm.url",
         keySetting: "llm.api_key",
         modelSetting: "llm.model",
         url: endpoint,

@@ -1,7 +1,7 @@
 /**
- * Web search: keyless DuckDuckGo and SearXNG, and the providers users hold
- * keys for (Brave, Exa, Tavily, Parallel, Gemini, Jina, Keenable), behind a
- * role router (`search`, `answer`, `contents`) that falls back when a
+ * Web search through providers only (the keyless DuckDuckGo and SearXNG, and
+ * those users hold keys for: Brave, Exa, Tavily, Parallel, Gemini, Jina,
+ * Keenable), behind a role router (`search`, `answer`, `contents`) that falls back when a
  * provider is out of credit, rate limited or down, restricts domains,
  * dedupes, caches and records every provider call.
  *
@@ -19,25 +19,27 @@
  */
 export * from "./types.ts";
 export * from "./domains.ts";
+export * from "./time_range.ts";
 export {
-  createDuckDuckGoBackend,
   DUCKDUCKGO,
   DUCKDUCKGO_TIME_RANGE,
   type DuckDuckGoPage,
+  duckduckgoPages,
   duckduckgoRegion,
-  type DuckDuckGoSettings,
+  searchDuckDuckGo,
   unwrapDuckDuckGoUrl,
 } from "./duckduckgo.ts";
 export { parseDuckDuckGoHtml, parseDuckDuckGoLite } from "./duckduckgo_parse.ts";
 export {
-  createSearxngBackend,
   parseSearxngJson,
+  searchSearxng,
   SEARXNG,
   searxngHits,
+  type SearxngQuerySettings,
   type SearxngResponse,
   type SearxngResult,
   searxngSearchUrl,
-  type SearxngSettings,
+  searxngUrl,
 } from "./searxng.ts";
 export {
   createSearchRouter,
@@ -45,7 +47,7 @@ export {
   type SearchResponse,
   type SearchRouter,
 } from "./router.ts";
-export { safeEndpoint, toSearchFailure } from "./upstream.ts";
+export { safeEndpoint } from "./upstream.ts";
 export * from "./providers/mod.ts";
 export {
   createRoleRouter,
@@ -61,10 +63,4 @@ export {
   type RoleSearchResponse,
   searchKey,
 } from "./roles.ts";
-export {
-  type Breaker,
-  createBreaker,
-  createPacer,
-  type Pacer,
-  type ProviderHealth,
-} from "./breaker.ts";
+export { type Breaker, createBreaker, type ProviderHealth } from "./breaker.ts";

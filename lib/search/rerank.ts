@@ -82,6 +82,7 @@ export function createResultReranker(options: ResultRerankerOptions): ResultRera
       if (documents.length === 0) return [];
       const body = await postJson(options.fetcher, {
         what: "reranker",
+        urlSetting: "search.rerank_url",
         keySetting: "search.rerank_api_key",
         modelSetting: "search.rerank_model",
         url: options.url,

@@ -96,3 +96,21 @@ Deno.test("reranker: unset without search.rerank_url", () => {
   const config = parseConfig({});
   assert.equal(rerankerFromConfig(config, createFetcher(config.network)), undefined);
 });
+
+Deno.test("reranker: a name that does not resolve is named, with search.rerank_url", async () => {
+  const config = parseConfig({
+    search: { rerank_url: "https://rerank.lan/v1/rerank", rerank_api_key: KEY },
+  });
+  // The system resolver answering ENOTFOUND for the configured host (no DNS traffic in tests).
+  const resolver = () =>
+    Promise.reject(
+      Object.assign(new Error("getaddrinfo ENOTFOUND rerank.lan"), { code: "ENOTFOUND" }),
+    );
+  const reranker = rerankerFromConfig(config, createFetcher(config.network, { resolver }))!;
+  const error = await rejectsWith(reranker.rerank("q", ["a", "b"]), "provider_unavailable");
+  assert.match(
+    error.message,
+    /^reranker: could not resolve rerank\.lan\b.*; check search\.rerank_url$/,
+  );
+  assert.ok(!error.message.includes(KEY), "the key is never echoed");
+});

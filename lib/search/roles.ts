@@ -15,7 +15,7 @@
  * mistakes, refused before sending, and Gleaner's own pacing do not); a
  * provider that keeps failing is skipped for a cool-down ({@link Breaker});
  * a provider's requests-per-second limit is respected before sending
- * ({@link Pacer}). Every answer names its `role`, the `provider` that served
+ * (the rate gate of `lib/async/rate_gate.ts`). Every answer names its `role`, the `provider` that served
  * it and `fallback_from` (the providers that failed first, with their codes).
  * Search answers are cached (1 hour by default) unless `no_cache` is set.
  *
@@ -26,9 +26,10 @@ import { type ErrorCode, GleanerError, permissionError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
 import type { Cache } from "../store/types.ts";
-import { type Breaker, createBreaker, createPacer, type ProviderHealth } from "./breaker.ts";
+import { type Breaker, createBreaker, type ProviderHealth } from "./breaker.ts";
+import { createRateGate, type RateGate } from "../async/rate_gate.ts";
 import { normalizeDomain, resultKey, siteHint, urlInDomains } from "./domains.ts";
-import { FALLBACK_CODES } from "./providers/classify.ts";
+import { FALLBACK_CODES, providerFailure } from "./providers/classify.ts";
 import { providerSettings } from "./providers/http.ts";
 import { createReaderProvider, GLEANER_READER, type ReadPage } from "./providers/reader.ts";
 import { configuredProviders, providerByName, roleOrder } from "./providers/registry.ts";
@@ -42,9 +43,8 @@ import type {
   ProviderSearchRequest,
   Role,
 } from "./providers/types.ts";
-import { type Attempt, type AttemptOutcome, SearchFailure, type TimeRange } from "./types.ts";
-import { toSearchFailure } from "./upstream.ts";
-import { isTimeRange, TIME_RANGE_LIST } from "./time_range.ts";
+import { type Attempt, type AttemptOutcome, SearchFailure } from "./types.ts";
+import { isTimeRange, TIME_RANGE_LIST, type TimeRange } from "./time_range.ts";
 
 const log = getGleanerLogger("search", "roles");
 
@@ -257,14 +257,14 @@ export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
     cooldownMs: options.config.search.breaker_cooldown_ms,
     now: options.now,
   });
-  return routerOver(options, breaker, createPacer());
+  return routerOver(options, breaker, createRateGate());
 }
 
-/** A role router over `options`' cache and reader, with a breaker and pacer it may share. */
+/** A role router over `options`' cache and reader, with a breaker and rate gate it may share. */
 function routerOver(
   options: RoleRouterOptions,
   breaker: Breaker,
-  pacer: ReturnType<typeof createPacer>,
+  gate: RateGate,
 ): RoleRouter {
   const { config, fetcher, cache } = options;
   const extra: Provider[] = options.readPage ? [createReaderProvider(options.readPage)] : [];
@@ -309,7 +309,7 @@ function routerOver(
     const settings = providerSettings(config, provider.name, { baseUrl: "", maxResults: 0 });
     const rate = config.search.providers[provider.name]?.requests_per_second ??
       provider.defaultRequestsPerSecond;
-    const admitted = await pacer.wait(provider.name, rate, settings.timeoutMs, signal);
+    const admitted = await gate.wait(provider.name, rate, settings.timeoutMs, signal);
     if (!admitted) {
       throw new SearchFailure("rate_limited", `${provider.name}: local rate limit reached`, {
         backend: provider.name,
@@ -681,7 +681,7 @@ function routerOver(
     },
     health: () => breaker.health(),
     withStore: (view) =>
-      routerOver({ ...options, cache: view.cache, readPage: view.readPage }, breaker, pacer),
+      routerOver({ ...options, cache: view.cache, readPage: view.readPage }, breaker, gate),
   };
 }
 
@@ -793,7 +793,7 @@ function asFailure(error: unknown, provider: string): SearchFailure {
     });
   }
   if (error instanceof GleanerError || error instanceof DOMException) {
-    return toSearchFailure(error, provider);
+    return providerFailure(provider, undefined, { error });
   }
   log.error("{provider} failed unexpectedly: {error}", { provider, error });
   return new SearchFailure("invalid", `${provider}: failed unexpectedly`, {

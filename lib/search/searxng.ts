@@ -1,15 +1,20 @@
 /**
- * SearXNG backend: `GET <searxng_url>/search?format=json`. The instance must
- * list `json` under `search.formats` in its settings.yml; a 403 says it does
- * not, and the error names that setting.
+ * SearXNG's search call, for the keyless provider in `providers/searxng.ts`:
+ * `GET <searxng_url>/search?format=json`
+ * (https://docs.searxng.org/dev/search_api.html). The instance must list
+ * `json` under `search.formats` in its settings.yml; a 403 says it does not,
+ * and the error names that setting. Every other failure is classified by
+ * `providers/classify.ts`, as for every provider.
  *
  * @module
  */
 import { z } from "zod";
 import type { Config } from "../config/config.ts";
 import { getGleanerLogger } from "../log.ts";
-import type { Fetcher } from "../net/types.ts";
-import { type SearchBackend, SearchFailure, type SearchHit, type SearchRequest } from "./types.ts";
+import { providerFailure, responseFailure } from "./providers/classify.ts";
+import { keylessSettings } from "./providers/keyless.ts";
+import type { ProviderEnv, ProviderHit, ProviderSearchRequest } from "./providers/types.ts";
+import { SearchFailure, type SearchHit } from "./types.ts";
 import { cleanText, fetchUpstream, safeEndpoint, toIsoDate } from "./upstream.ts";
 
 const log = getGleanerLogger("search", "searxng");
@@ -86,11 +91,26 @@ export function parseSearxngJson(text: string): SearxngResponse {
   return SearxngResponseSchema.parse(JSON.parse(text));
 }
 
-/** Settings the SearXNG backend reads. */
-export type SearxngSettings = Pick<
+/** The settings of the SearXNG query string. */
+export type SearxngQuerySettings = Pick<
   Config["search"],
-  "searxng_url" | "searxng_categories" | "searxng_engines" | "safesearch" | "timeout_ms"
+  "searxng_categories" | "searxng_engines" | "safesearch"
 >;
+
+/**
+ * The SearXNG instance a configuration names: `search.providers.searxng.base_url`,
+ * else `search.searxng_url`; `undefined` when neither is set.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config/config.ts";
+ * import { searxngUrl } from "./searxng.ts";
+ * console.assert(searxngUrl(parseConfig({})) === undefined);
+ * ```
+ */
+export function searxngUrl(config: Config): string | undefined {
+  return config.search.providers[SEARXNG]?.base_url ?? config.search.searxng_url;
+}
 
 /**
  * The search URL for one page: `<searxng_url>/search?q=…&format=json&…`.
@@ -106,8 +126,8 @@ export type SearxngSettings = Pick<
  */
 export function searxngSearchUrl(
   base: string,
-  req: Pick<SearchRequest, "query" | "language" | "time_range" | "max_results">,
-  settings: Pick<SearxngSettings, "searxng_categories" | "searxng_engines" | "safesearch">,
+  req: Pick<ProviderSearchRequest, "query" | "language" | "time_range" | "max_results">,
+  settings: SearxngQuerySettings,
   pageno: number,
 ): URL {
   const root = new URL(base);
@@ -151,108 +171,96 @@ export function searxngHits(response: SearxngResponse): SearchHit[] {
   return hits;
 }
 
+async function askPage(
+  req: ProviderSearchRequest,
+  env: ProviderEnv,
+  pageno: number,
+): Promise<{ hits: SearchHit[]; unresponsive: string[] }> {
+  const base = searxngUrl(env.config);
+  if (!base) {
+    throw new SearchFailure("invalid", "searxng: search.searxng_url is not set", {
+      backend: SEARXNG,
+      code: "invalid_arguments",
+      details: { field: "search.searxng_url" },
+    });
+  }
+  const url = searxngSearchUrl(base, req, env.config.search, pageno);
+  const where = `${SEARXNG} ${safeEndpoint(url)}`;
+  const setting = "search.searxng_url";
+  const res = await fetchUpstream(env.fetcher, SEARXNG, url, {
+    method: "GET",
+    headers: { Accept: "application/json" },
+    signal: env.signal,
+    timeoutMs: keylessSettings(env.config, SEARXNG).timeoutMs,
+  }, setting);
+  // SearXNG's own meaning of a 403: the instance does not serve `format=json`.
+  if (res.status === 403) {
+    throw new SearchFailure(
+      "invalid",
+      `${where} answered 403: JSON output is disabled on this instance; enable it with ` +
+        "`search.formats: json` (next to html) in the instance's settings.yml",
+      { backend: SEARXNG, details: { status: res.status, field: setting } },
+    );
+  }
+  if (res.status < 200 || res.status > 299) throw responseFailure(SEARXNG, url, res, setting);
+  let parsed: SearxngResponse;
+  try {
+    parsed = parseSearxngJson(res.text());
+  } catch (error) {
+    throw providerFailure(SEARXNG, url, { status: res.status, unreadable: true, error }, setting);
+  }
+  const unresponsive = parsed.unresponsive_engines
+    .map((entry) => (typeof entry[0] === "string" ? entry[0] : ""))
+    .filter(Boolean);
+  return { hits: searxngHits(parsed), unresponsive };
+}
+
 /**
- * Creates the SearXNG backend. Fetches up to three result pages while fewer
- * than `max_results` hits have arrived.
+ * One SearXNG search: fetches up to three result pages while fewer than
+ * `max_results` hits have arrived. Zero results resolve to `[]`; every
+ * failure throws a {@link SearchFailure}.
  *
  * @example
  * ```ts ignore
  * import { parseConfig } from "@gleaner/gleaner";
  * import { createFetcher } from "../net/fetch.ts";
- * import { createSearxngBackend } from "./searxng.ts";
+ * import { searchSearxng } from "./searxng.ts";
  * const config = parseConfig({ search: { searxng_url: "https://searx.example.org" } });
- * const searx = createSearxngBackend(config.search);
- * const hits = await searx.search({ query: "deno kv", max_results: 10 }, createFetcher(config.network));
+ * const hits = await searchSearxng(
+ *   { query: "deno kv", max_results: 10 },
+ *   { config, fetcher: createFetcher(config.network) },
+ * );
  * ```
  */
-export function createSearxngBackend(settings: SearxngSettings): SearchBackend {
-  async function askPage(
-    req: SearchRequest,
-    fetcher: Fetcher,
-    pageno: number,
-  ): Promise<{ hits: SearchHit[]; unresponsive: string[] }> {
-    if (!settings.searxng_url) {
-      throw new SearchFailure("invalid", "searxng: search.searxng_url is not set", {
-        backend: SEARXNG,
-        code: "invalid_arguments",
-        details: { field: "search.searxng_url" },
-      });
-    }
-    const url = searxngSearchUrl(settings.searxng_url, req, settings, pageno);
-    const where = `${SEARXNG} ${safeEndpoint(url)}`;
-    const res = await fetchUpstream(fetcher, SEARXNG, url, {
-      method: "GET",
-      headers: { Accept: "application/json" },
-      signal: req.signal,
-      timeoutMs: settings.timeout_ms,
-    }, "search.searxng_url");
-    const details = { status: res.status };
-    if (res.status === 403) {
-      throw new SearchFailure(
-        "invalid",
-        `${where} answered 403: JSON output is disabled on this instance; enable it with ` +
-          "`search.formats: json` (next to html) in the instance's settings.yml",
-        { backend: SEARXNG, details: { ...details, field: "search.searxng_url" } },
-      );
-    }
-    if (res.status === 429) {
-      throw new SearchFailure("rate_limited", `${where} answered 429 (rate limited)`, {
-        backend: SEARXNG,
-        details,
-      });
-    }
-    if (res.status < 200 || res.status > 299) {
-      throw new SearchFailure("unavailable", `${where} answered HTTP ${res.status}`, {
-        backend: SEARXNG,
-        details,
-      });
-    }
-    let parsed: SearxngResponse;
-    try {
-      parsed = parseSearxngJson(res.text());
-    } catch (error) {
-      throw new SearchFailure("invalid", `${where} did not answer in SearXNG's JSON format`, {
-        backend: SEARXNG,
-        cause: error,
-        details,
-      });
-    }
-    const unresponsive = parsed.unresponsive_engines
-      .map((entry) => (typeof entry[0] === "string" ? entry[0] : ""))
-      .filter(Boolean);
-    return { hits: searxngHits(parsed), unresponsive };
+export async function searchSearxng(
+  req: ProviderSearchRequest,
+  env: ProviderEnv,
+): Promise<ProviderHit[]> {
+  const first = await askPage(req, env, 1);
+  if (first.hits.length === 0 && first.unresponsive.length > 0) {
+    throw new SearchFailure(
+      "unavailable",
+      `${SEARXNG}: no results, and these engines failed: ${first.unresponsive.join(", ")}`,
+      { backend: SEARXNG, details: { unresponsive_engines: first.unresponsive } },
+    );
   }
-
-  return {
-    name: SEARXNG,
-    async search(req: SearchRequest, fetcher: Fetcher): Promise<SearchHit[]> {
-      const first = await askPage(req, fetcher, 1);
-      if (first.hits.length === 0 && first.unresponsive.length > 0) {
-        throw new SearchFailure(
-          "unavailable",
-          `${SEARXNG}: no results, and these engines failed: ${first.unresponsive.join(", ")}`,
-          { backend: SEARXNG, details: { unresponsive_engines: first.unresponsive } },
-        );
-      }
-      if (first.unresponsive.length > 0) {
-        log.debug("unresponsive engines: {engines}", { engines: first.unresponsive });
-      }
-      const hits = [...first.hits];
-      const seen = new Set(hits.map((hit) => hit.url));
-      for (let pageno = 2; pageno <= MAX_PAGES && hits.length < req.max_results; pageno++) {
-        let page: { hits: SearchHit[] };
-        try {
-          page = await askPage(req, fetcher, pageno);
-        } catch (error) {
-          log.debug("page {pageno} failed; keeping earlier pages", { pageno, error });
-          break;
-        }
-        const fresh = page.hits.filter((hit) => !seen.has(hit.url));
-        if (fresh.length === 0) break;
-        for (const hit of fresh) seen.add(hit.url);
-        hits.push(...fresh);
-      }
-      return hits;
-    },
-  };
+  if (first.unresponsive.length > 0) {
+    log.debug("unresponsive engines: {engines}", { engines: first.unresponsive });
+  }
+  const hits = [...first.hits];
+  const seen = new Set(hits.map((hit) => hit.url));
+  for (let pageno = 2; pageno <= MAX_PAGES && hits.length < req.max_results; pageno++) {
+    let page: { hits: SearchHit[] };
+    try {
+      page = await askPage(req, env, pageno);
+    } catch (error) {
+      log.debug("page {pageno} failed; keeping earlier pages", { pageno, error });
+      break;
+    }
+    const fresh = page.hits.filter((hit) => !seen.has(hit.url));
+    if (fresh.length === 0) break;
+    for (const hit of fresh) seen.add(hit.url);
+    hits.push(...fresh);
+  }
+  return hits;
 }

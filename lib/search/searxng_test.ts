@@ -6,14 +6,17 @@ import {
   type FakeUpstreams,
   withFakeUpstreams,
 } from "../../testing/fixtures/upstreams.ts";
-import { createSearxngBackend } from "./searxng.ts";
+import { searxngProvider } from "./providers/searxng.ts";
+import type { ProviderSearchRequest } from "./providers/types.ts";
 import { SearchFailure } from "./types.ts";
 
 const withFakes = withFakeUpstreams;
 
+/** A search through the SearXNG provider against the fakes. */
 function setup(fakes: FakeUpstreams, search: Record<string, unknown> = {}) {
   const config = parseConfig(fakeUpstreamConfig(fakes, { searxng: true, ...search }));
-  return { backend: createSearxngBackend(config.search), fetcher: createFetcher(config.network) };
+  const env = { config, fetcher: createFetcher(config.network) };
+  return (req: ProviderSearchRequest) => searxngProvider.search!(req, env);
 }
 
 async function failure(promise: Promise<unknown>): Promise<SearchFailure> {
@@ -24,15 +27,17 @@ async function failure(promise: Promise<unknown>): Promise<SearchFailure> {
 
 Deno.test("searxng: JSON results with every parameter sent", async () => {
   await withFakes(async (fakes) => {
-    const { backend, fetcher } = setup(fakes, {
+    const search = setup(fakes, {
       searxng_engines: ["brave", "wikipedia"],
       searxng_categories: ["general", "it"],
       safesearch: 2,
     });
-    const hits = await backend.search(
-      { query: "deno kv", max_results: 5, language: "en-US", time_range: "month" },
-      fetcher,
-    );
+    const hits = await search({
+      query: "deno kv",
+      max_results: 5,
+      language: "en-US",
+      time_range: "month",
+    });
     assert.equal(hits.length, 10, "one page of ten");
     assert.equal(hits[0].url, "https://en.wikipedia.org/wiki/Web_search_engine");
     assert.equal(hits[0].source, "searxng");
@@ -58,8 +63,8 @@ Deno.test("searxng: JSON results with every parameter sent", async () => {
 
 Deno.test("searxng: more pages are fetched while max_results is not reached", async () => {
   await withFakes(async (fakes) => {
-    const { backend, fetcher } = setup(fakes);
-    const hits = await backend.search({ query: "x", max_results: 20 }, fetcher);
+    const search = setup(fakes);
+    const hits = await search({ query: "x", max_results: 20 });
     assert.equal(hits.length, 12);
     assert.deepEqual(fakes.requests.map((r) => r.params.pageno), ["1", "2", "3"]);
     assert.equal(new Set(hits.map((hit) => hit.url)).size, 12);
@@ -69,8 +74,8 @@ Deno.test("searxng: more pages are fetched while max_results is not reached", as
 Deno.test("searxng: 403 names search.formats: json in settings.yml", async () => {
   await withFakes(async (fakes) => {
     fakes.setMode("searxng", "forbidden");
-    const { backend, fetcher } = setup(fakes);
-    const error = await failure(backend.search({ query: "x", max_results: 5 }, fetcher));
+    const search = setup(fakes);
+    const error = await failure(search({ query: "x", max_results: 5 }));
     assert.equal(error.outcome, "invalid");
     assert.match(error.message, /search\.formats: json/);
     assert.match(error.message, /settings\.yml/);
@@ -80,22 +85,22 @@ Deno.test("searxng: 403 names search.formats: json in settings.yml", async () =>
 
 Deno.test("searxng: 429 is rate_limited, 500 unavailable, all engines down unavailable", async () => {
   await withFakes(async (fakes) => {
-    const { backend, fetcher } = setup(fakes);
+    const search = setup(fakes);
     fakes.setMode("searxng", "ratelimit");
     assert.equal(
-      (await failure(backend.search({ query: "x", max_results: 5 }, fetcher))).outcome,
+      (await failure(search({ query: "x", max_results: 5 }))).outcome,
       "rate_limited",
     );
     fakes.setMode("searxng", "error");
     assert.equal(
-      (await failure(backend.search({ query: "x", max_results: 5 }, fetcher))).outcome,
+      (await failure(search({ query: "x", max_results: 5 }))).outcome,
       "unavailable",
     );
     fakes.setMode("searxng", "captcha");
-    const down = await failure(backend.search({ query: "x", max_results: 5 }, fetcher));
+    const down = await failure(search({ query: "x", max_results: 5 }));
     assert.equal(down.outcome, "unavailable");
     assert.match(down.message, /duckduckgo, brave, startpage/);
     fakes.setMode("searxng", "empty");
-    assert.deepEqual(await backend.search({ query: "x", max_results: 5 }, fetcher), []);
+    assert.deepEqual(await search({ query: "x", max_results: 5 }), []);
   });
 });

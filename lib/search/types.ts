@@ -1,14 +1,13 @@
 /**
- * The contract of web search: a request, the hits, a backend, and the record
- * of each backend call ({@link Attempt}) the router keeps.
+ * The contract of web search: a request, the hits, the record of each
+ * provider call ({@link Attempt}) the router keeps, and the failure a provider
+ * call throws. The providers themselves implement `Provider`
+ * (`providers/types.ts`).
  *
  * @module
  */
 import { type ErrorCode, GleanerError } from "../errors.ts";
-import type { Fetcher } from "../net/types.ts";
-
 import type { TimeRange } from "./time_range.ts";
-export type { TimeRange };
 
 /** One web search. */
 export interface SearchRequest {
@@ -49,18 +48,7 @@ export interface SearchHit {
   source: string;
 }
 
-/** A search engine Gleaner can ask. */
-export interface SearchBackend {
-  /** Stable backend name (`duckduckgo`, `searxng`). */
-  readonly name: string;
-  /**
-   * Runs one search. Zero results resolve to `[]`; every failure throws a
-   * {@link SearchFailure} naming its {@link AttemptOutcome}.
-   */
-  search(req: SearchRequest, fetcher: Fetcher): Promise<SearchHit[]>;
-}
-
-/** What came of one backend call. */
+/** What came of one provider call. */
 export type AttemptOutcome =
   | "ok"
   | "empty"
@@ -69,9 +57,9 @@ export type AttemptOutcome =
   | "unavailable"
   | "invalid";
 
-/** The record of one backend call. */
+/** The record of one provider call. */
 export interface Attempt {
-  /** Backend name. */
+  /** Provider name (the field keeps its historical name). */
   backend: string;
   /** What came of it. */
   outcome: AttemptOutcome;
@@ -79,7 +67,7 @@ export interface Attempt {
   ms: number;
 }
 
-/** Outcomes that mean a backend call failed. */
+/** Outcomes that mean a provider call failed. */
 export type FailureOutcome = Exclude<AttemptOutcome, "ok" | "empty">;
 
 /** The error code that best fits each failure outcome. */
@@ -92,7 +80,7 @@ const OUTCOME_CODES: Record<FailureOutcome, ErrorCode> = {
 
 /**
  * A failed search call. It carries the {@link AttemptOutcome} so the router
- * can record it, and — when thrown by the router after every backend failed —
+ * can record it, and — when thrown by the router after every provider failed —
  * the {@link Attempt}s made (also in `details.attempts`).
  *
  * @example
@@ -105,9 +93,9 @@ const OUTCOME_CODES: Record<FailureOutcome, ErrorCode> = {
 export class SearchFailure extends GleanerError {
   /** What kind of failure it was. */
   readonly outcome: FailureOutcome;
-  /** The backend that failed, when known. */
+  /** The provider that failed, when known. */
   readonly backend?: string;
-  /** Every backend call made before giving up (set by the router). */
+  /** Every provider call made before giving up (set by the router). */
   readonly attempts: Attempt[];
 
   /** Creates a failure; the error code follows from the outcome unless given. */

@@ -1,50 +1,26 @@
 /**
- * Shared plumbing of search backends: calling an upstream through the guarded
- * fetcher and turning whatever went wrong into a {@link SearchFailure}.
+ * Shared plumbing of the keyless providers (DuckDuckGo, SearXNG): calling an
+ * upstream through the guarded fetcher, whatever it threw classified by
+ * `providers/classify.ts`; and the text and date normalizers every provider uses.
  *
  * @module
  */
 import type { FetchedResponse, Fetcher, FetchOptions } from "../net/types.ts";
 import { safeEndpoint } from "../config/redact.ts";
 import { providerFailure } from "./providers/classify.ts";
-import { SearchFailure } from "./types.ts";
 
 export { safeEndpoint };
 
 /**
- * Converts anything a backend call threw into a {@link SearchFailure}, with
- * the one classification every search backend and provider shares
- * (`classifyFailure` in `providers/classify.ts`): timeouts are `timeout`,
- * network errors `provider_unavailable`, an endpoint the network policy
- * refuses `blocked_url` (a configuration problem), a 429 `rate_limited`.
- *
- * @example
- * ```ts
- * import { GleanerError } from "@gleaner/gleaner";
- * import { toSearchFailure } from "./upstream.ts";
- * const failure = toSearchFailure(new GleanerError("timeout", "x timed out"), "duckduckgo", "https://html.duckduckgo.com/html/");
- * console.assert(failure.outcome === "unavailable" && failure.code === "timeout");
- * ```
- */
-export function toSearchFailure(
-  error: unknown,
-  backend: string,
-  endpoint?: string,
-  setting?: string,
-): SearchFailure {
-  if (error instanceof SearchFailure) return error;
-  return providerFailure(backend, endpoint, { error }, setting);
-}
-
-/**
  * Fetches an upstream search endpoint (robots.txt not consulted: it is an API
- * call), converting thrown errors with {@link toSearchFailure}. Non-2xx
- * statuses are returned for the backend to interpret. `setting` names where
- * the endpoint is configured (`search.searxng_url`), for messages.
+ * call); a thrown error becomes the classified failure (`providerFailure`:
+ * `timeout`, `provider_unavailable`, `blocked_url`, …). Non-2xx statuses are
+ * returned for the provider to interpret. `setting` names where the endpoint
+ * is configured (`search.searxng_url`), for messages.
  */
 export async function fetchUpstream(
   fetcher: Fetcher,
-  backend: string,
+  provider: string,
   url: string | URL,
   options: FetchOptions,
   setting?: string,
@@ -52,7 +28,7 @@ export async function fetchUpstream(
   try {
     return await fetcher.fetch(url, { robots: false, ...options });
   } catch (error) {
-    throw toSearchFailure(error, backend, String(url), setting);
+    throw providerFailure(provider, url, { error }, setting);
   }
 }
 

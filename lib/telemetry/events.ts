@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Config } from "../config/config.ts";
 import { NatsPublisher, type NatsStats } from "./nats.ts";
 
@@ -35,6 +36,38 @@ export interface TierSkipEvent {
   reason: string;
   /** The host of the page being read. */
   host: string;
+  /**
+   * The id of the tool call that read the page (the `request_id` of its `tool` event). Filled in
+   * by the publisher when the read runs inside {@link withRequestId}.
+   */
+  request_id?: string;
+}
+
+/** The request id of the tool call under way, for the events it causes. */
+const currentRequest = new AsyncLocalStorage<string>();
+
+/**
+ * Runs `work` as the tool call `requestId`: events published while it runs (a tier the
+ * cascade puts off, however deep in the call) carry that id, so an operator can join them
+ * with the call's `tool` event.
+ *
+ * @example
+ * ```ts
+ * import { currentRequestId, withRequestId } from "./events.ts";
+ * const seen = await withRequestId("req-7", async () => {
+ *   await Promise.resolve();
+ *   return currentRequestId();
+ * });
+ * console.assert(seen === "req-7" && currentRequestId() === undefined);
+ * ```
+ */
+export function withRequestId<T>(requestId: string, work: () => Promise<T>): Promise<T> {
+  return currentRequest.run(requestId, work);
+}
+
+/** The request id set by the enclosing {@link withRequestId}, if any. */
+export function currentRequestId(): string | undefined {
+  return currentRequest.getStore();
 }
 
 /**
@@ -114,7 +147,10 @@ export function createEvents(settings: Config["events"]): Events {
     enabled: true,
     includeQuery: settings.include_query,
     tool: (event) => send("tool", event),
-    tierSkip: (event) => send("tier_skip", event),
+    tierSkip: (event) => {
+      const requestId = event.request_id ?? currentRequestId();
+      send("tier_skip", requestId ? { ...event, request_id: requestId } : event);
+    },
     stats: () => nats.stats(),
     close: () => nats.close(),
   };

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { withDeadline } from "../async/deadline.ts";
 import { getGleanerLogger } from "../log.ts";
 import { VERSION } from "../version.ts";
 
@@ -354,24 +355,13 @@ async function* readLines(conn: Deno.Conn): AsyncGenerator<string> {
   }
 }
 
-async function withTimeout<T>(
+function withTimeout<T>(
   work: Promise<T>,
   ms: number,
   what: string,
   onLate?: (value: T) => void,
 ): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let timedOut = false;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      timedOut = true;
-      reject(new Error(`${what} took longer than ${ms} ms`));
-    }, ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-    if (timedOut && onLate) work.then(onLate, () => {});
-  }
+  return withDeadline(work, ms, () => {
+    throw new Error(`${what} took longer than ${ms} ms`);
+  }, { settledLate: onLate });
 }

@@ -101,6 +101,8 @@ export const SearchSchema: z.ZodObject<{
   keenable_api_key: z.ZodOptional<z.ZodString>;
   parallel_api_key: z.ZodOptional<z.ZodString>;
   gemini_api_key: z.ZodOptional<z.ZodString>;
+  querit_api_key: z.ZodOptional<z.ZodString>;
+  seltz_api_key: z.ZodOptional<z.ZodString>;
   providers: z.ZodDefault<
     z.ZodPreprocess<z.ZodRecord<z.ZodString, typeof ProviderSettingsSchema>, unknown>
   >;
@@ -166,6 +168,10 @@ export const SearchSchema: z.ZodObject<{
   parallel_api_key: secret(),
   /** Gemini API key (answers grounded in Google Search, with citations). */
   gemini_api_key: secret(),
+  /** Querit API key (web search). */
+  querit_api_key: secret(),
+  /** Seltz API key (web search). */
+  seltz_api_key: secret(),
   /**
    * Per-provider settings by provider name: `enabled` (keyless providers are off until
    * `true`; `false` turns any provider off), `base_url`, `timeout_ms`, `max_results`,

@@ -23,8 +23,7 @@
  */
 import { z } from "zod";
 import { type Config, providerApiKey } from "../../config/config.ts";
-import { timeRangeSchema } from "../time_range.ts";
-import type { TimeRange } from "../types.ts";
+import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
   boundedData,

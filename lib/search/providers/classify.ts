@@ -1,8 +1,10 @@
 /**
  * One function decides what an upstream failure means, and so whether the
- * router may try the next provider: {@link classifyFailure}. Search backends
- * (DuckDuckGo, SearXNG) and keyed providers share it through
- * {@link providerFailure} (and `toSearchFailure` in `../upstream.ts`).
+ * router may try the next provider: {@link classifyFailure}. Every provider
+ * (keyed, and the keyless DuckDuckGo and SearXNG), the role router, and the
+ * JSON endpoints Gleaner calls (the reranker, the language model in
+ * `../json_endpoint.ts`) share it through {@link providerFailure} and
+ * {@link responseFailure}.
  *
  * The provider's own documented error code in the body decides first, then
  * the status:
@@ -13,6 +15,8 @@
  * | a documented code for spent credit or quota (Brave `QUOTA_LIMITED`, Exa `NO_MORE_CREDITS`, Jina `InsufficientBalanceError`, Google `BILLING_DISABLED`) | `insufficient_balance` | yes |
  * | a documented rate-limit code (Brave `RATE_LIMITED`, Google `RESOURCE_EXHAUSTED`, Jina `RateLimitTriggeredError`) | `rate_limited` | yes |
  * | HTTP 402, 432, 433 (Tavily's plan and pay-as-you-go limits) | `insufficient_balance` | yes |
+ * | an error status in the body of a 2xx answer (Querit's `error_code`: 401, 429, 503, …) | as that status would be (codes and phrases of the body still decide first) | as that status |
+ * | an error code in the body of a 2xx answer that is no HTTP error status | `unclassified` (`internal`) | no |
  * | HTTP 429 (`Retry-After`, else Google's `RetryInfo.retryDelay`, kept) | `rate_limited` | yes |
  * | HTTP 408, 5xx, transport error, unreadable 2xx body | `provider_unavailable` | yes |
  * | timeout | `timeout` | yes |
@@ -36,10 +40,15 @@
  * - Exa: https://exa.ai/docs/admin/error-codes
  * - Tavily: https://docs.tavily.com/documentation/api-reference/endpoint/search (432, 433)
  * - Jina: https://github.com/jina-ai/reader (civkit `ApplicationError` names)
+ * - Querit: https://www.querit.ai/en/docs/reference/post; `error_code` 200 on success, else the
+ *   HTTP status it stands for, also inside an HTTP 200 answer
+ *   (https://github.com/querit-ai/querit-plugins/blob/main/zapier-querit/test/web-search.test.js,
+ *   Querit's own client tests: `{"error_code":"429","error_msg":"Search quota exceeded."}` on HTTP 200)
  *
  * @module
  */
 import { type ErrorCode, GleanerError } from "../../errors.ts";
+import type { FetchedResponse } from "../../net/types.ts";
 import { type FailureOutcome, SearchFailure } from "../types.ts";
 import { safeEndpoint } from "../../config/redact.ts";
 
@@ -67,6 +76,13 @@ export interface FailureEvidence {
   error?: unknown;
   /** True when a 2xx body could not be parsed. */
   unreadable?: boolean;
+  /**
+   * The error status a provider reported in the body of a 2xx answer
+   * (Querit's `error_code` other than 200): the answer is classified as if it
+   * had carried this status. `NaN` (or anything outside 400-599) for a code
+   * that is no HTTP status.
+   */
+  bodyStatus?: number;
 }
 
 /** The verdict of {@link classifyFailure}. */
@@ -225,6 +241,11 @@ function bodySignals(body: string | undefined): BodySignals {
   return out;
 }
 
+/** True for a 2xx status. */
+function isSuccess(status: number | undefined): boolean {
+  return status !== undefined && status >= 200 && status < 300;
+}
+
 /** True for a timeout, however it was thrown. */
 function isTimeout(error: unknown): boolean {
   if (error instanceof GleanerError) return error.code === "timeout";
@@ -243,10 +264,17 @@ function isTimeout(error: unknown): boolean {
  * console.assert(classifyFailure({ status: 422, body: brave }).kind === "unauthorized");
  * console.assert(classifyFailure({ status: 503 }).kind === "provider_unavailable");
  * console.assert(classifyFailure({ status: 422 }).kind === "invalid_arguments");
+ * // Querit reports errors inside an HTTP 200 answer.
+ * console.assert(classifyFailure({ status: 200, bodyStatus: 401 }).kind === "unauthorized");
  * ```
  */
 export function classifyFailure(evidence: FailureEvidence): Classification {
-  const { status } = evidence;
+  const { bodyStatus } = evidence;
+  const inBody = bodyStatus !== undefined && isSuccess(evidence.status);
+  if (inBody && !(Number.isInteger(bodyStatus) && bodyStatus >= 400 && bodyStatus <= 599)) {
+    return { kind: "unclassified" };
+  }
+  const status = inBody ? bodyStatus : evidence.status;
   if (status === undefined) {
     const error = evidence.error;
     if (error === undefined && !evidence.unreadable) return { kind: "unclassified" };
@@ -374,7 +402,9 @@ export function unresolvedHost(error: unknown, setting?: string): string | undef
 /**
  * The {@link SearchFailure} for a classified failure: the message names the
  * provider, the endpoint (origin and path only), the status and the
- * documented code, never the body or a credential.
+ * documented code, never the body or a credential. `setting` is where the
+ * endpoint is configured (named when its host does not resolve); `check`
+ * names the setting to check for some classes (`unauthorized`: the key).
  *
  * @example
  * ```ts
@@ -389,12 +419,22 @@ export function providerFailure(
   endpoint: string | URL | undefined,
   evidence: FailureEvidence,
   setting = `search.providers.${provider}.base_url`,
+  check: Partial<Record<FailureClass, string>> = {},
 ): SearchFailure {
   const verdict = classifyFailure(evidence);
+  const checkSetting = Object.hasOwn(check, verdict.kind) ? check[verdict.kind] : undefined;
+  const hint = checkSetting ? `; check ${checkSetting}` : "";
   const where = endpoint ? safeEndpoint(endpoint) : "the upstream";
   const unresolved = unresolvedHost(evidence.error, setting);
+  const inBody = evidence.bodyStatus !== undefined && isSuccess(evidence.status);
   const what = evidence.status !== undefined
-    ? evidence.unreadable ? "answered in an unreadable format" : `answered HTTP ${evidence.status}`
+    ? evidence.unreadable
+      ? "answered in an unreadable format"
+      : inBody
+      ? `answered HTTP ${evidence.status} with error code ${
+        Number.isFinite(evidence.bodyStatus) ? evidence.bodyStatus : "(not a status)"
+      } in its body`
+      : `answered HTTP ${evidence.status}`
     : verdict.kind === "timeout"
     ? "timed out"
     : verdict.kind === "blocked"
@@ -414,7 +454,9 @@ export function providerFailure(
   return new SearchFailure(
     CLASS_OUTCOMES[verdict.kind],
     // A name that did not resolve says so, and which setting holds it, on its own.
-    unresolved ? `${provider}: ${unresolved}` : `${provider}: ${where} ${what} (${why})${policy}`,
+    unresolved
+      ? `${provider}: ${unresolved}`
+      : `${provider}: ${where} ${what} (${why})${hint}${policy}`,
     {
       backend: provider,
       code: CLASS_CODES[verdict.kind],
@@ -422,10 +464,39 @@ export function providerFailure(
       details: {
         provider,
         ...(evidence.status !== undefined ? { status: evidence.status } : {}),
+        ...(inBody && Number.isFinite(evidence.bodyStatus)
+          ? { body_status: evidence.bodyStatus }
+          : {}),
         ...(verdict.retry_after_s !== undefined ? { retry_after_s: verdict.retry_after_s } : {}),
         ...(verdict.upstream_code ? { upstream_code: verdict.upstream_code } : {}),
         ...(verdict.field ? { field: verdict.field } : unresolved ? { field: setting } : {}),
       },
     },
+  );
+}
+
+/**
+ * The {@link providerFailure} for a non-2xx response: its status, headers and
+ * body (read only for the documented codes) are the evidence.
+ */
+export function responseFailure(
+  provider: string,
+  endpoint: string | URL,
+  res: FetchedResponse,
+  setting?: string,
+  check?: Partial<Record<FailureClass, string>>,
+): SearchFailure {
+  let body = "";
+  try {
+    body = res.text();
+  } catch {
+    // An undecodable body is no evidence.
+  }
+  return providerFailure(
+    provider,
+    endpoint,
+    { status: res.status, headers: res.headers, body },
+    setting,
+    check,
   );
 }

@@ -54,6 +54,39 @@ const TABLE: [string, FailureEvidence, Classification][] = [
   ],
   ["raw TypeError", { error: new TypeError("fetch failed") }, { kind: "provider_unavailable" }],
   ["unreadable 200", { status: 200, unreadable: true }, { kind: "provider_unavailable" }],
+  // Querit's error_code inside an HTTP 200 answer stands for the HTTP status it names.
+  ["Querit error_code 401 in a 200", { status: 200, bodyStatus: 401 }, { kind: "unauthorized" }],
+  [
+    "Querit error_code 429 in a 200 (rate), Retry-After kept",
+    {
+      status: 200,
+      bodyStatus: 429,
+      body: '{"error_code":429,"error_msg":"Too many searches."}',
+      headers: new Headers({ "retry-after": "3" }),
+    },
+    { kind: "rate_limited", retry_after_s: 3 },
+  ],
+  [
+    "Querit error_code 429 in a 200 saying the quota is spent",
+    {
+      status: 200,
+      bodyStatus: 429,
+      body: '{"error_code":"429","error_msg":"Search quota exceeded."}',
+    },
+    { kind: "insufficient_balance" },
+  ],
+  ["Querit error_code 400 in a 200", { status: 200, bodyStatus: 400 }, {
+    kind: "invalid_arguments",
+  }],
+  ["Querit error_code 503 in a 200", { status: 200, bodyStatus: 503 }, {
+    kind: "provider_unavailable",
+  }],
+  ["an in-body code that is no HTTP status", { status: 200, bodyStatus: 1001 }, {
+    kind: "unclassified",
+  }],
+  ["an in-body code that is no number", { status: 200, bodyStatus: NaN }, {
+    kind: "unclassified",
+  }],
   ["400", { status: 400, body: '{"error":"bad query"}' }, { kind: "invalid_arguments" }],
   ["422", { status: 422 }, { kind: "invalid_arguments" }],
   ["401", { status: 401 }, { kind: "unauthorized" }],
@@ -176,4 +209,25 @@ Deno.test("providerFailure: codes follow the class; no body, key or query string
     const shown = JSON.stringify(failure.toJSON());
     assert.ok(!shown.includes("secret body") && !shown.includes("sk-123"), shown);
   }
+});
+
+Deno.test("providerFailure: an error code inside a 200 answer is named as such, never the body", () => {
+  const failure = providerFailure("querit", "https://api.querit.ai/v1/search", {
+    status: 200,
+    bodyStatus: 429,
+    body: '{"error_code":429,"error_msg":"Too many searches. secret-body"}',
+    headers: new Headers({ "retry-after": "4" }),
+  });
+  assert.equal(failure.code, "rate_limited");
+  assert.match(failure.message, /answered HTTP 200 with error code 429 in its body/);
+  assert.ok(!failure.message.includes("secret-body"));
+  assert.equal(failure.details?.status, 200);
+  assert.equal(failure.details?.body_status, 429);
+  assert.equal(failure.details?.retry_after_s, 4);
+  const odd = providerFailure("querit", "https://api.querit.ai/v1/search", {
+    status: 200,
+    bodyStatus: NaN,
+  });
+  assert.equal(odd.code, "internal");
+  assert.match(odd.message, /error code \(not a status\) in its body/);
 });

@@ -1,11 +1,13 @@
 /**
  * DuckDuckGo as a provider: keyless, on unless
- * `search.providers.duckduckgo.enabled` is `false`. The upstream formats (HTML
- * and lite result pages) are documented in `../duckduckgo.ts`.
+ * `search.providers.duckduckgo.enabled` is `false`. Its search call (the HTML
+ * page, the lite page as fallback) is `searchDuckDuckGo` in `../duckduckgo.ts`,
+ * its parsers `../duckduckgo_parse.ts`.
  *
  * @module
  */
-import { DUCKDUCKGO } from "../duckduckgo.ts";
+import { searchDuckDuckGo } from "../duckduckgo.ts";
+import { DUCKDUCKGO } from "../duckduckgo_page.ts";
 import { keylessProvider } from "./keyless.ts";
 import type { Provider } from "./types.ts";
 
@@ -19,4 +21,10 @@ import type { Provider } from "./types.ts";
  * console.assert(duckduckgoProvider.isConfigured(parseConfig({})));
  * ```
  */
-export const duckduckgoProvider: Provider = keylessProvider(DUCKDUCKGO, "DuckDuckGo", () => true);
+export const duckduckgoProvider: Provider = keylessProvider({
+  name: DUCKDUCKGO,
+  title: "DuckDuckGo",
+  configHint: "search.providers.duckduckgo.enabled",
+  configured: () => true,
+  search: searchDuckDuckGo,
+});

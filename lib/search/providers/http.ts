@@ -8,7 +8,7 @@ import type { Config } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import type { FetchedResponse } from "../../net/types.ts";
 import { cleanText } from "../upstream.ts";
-import { providerFailure } from "./classify.ts";
+import { type FailureClass, providerFailure, responseFailure } from "./classify.ts";
 import type { ProviderEnv } from "./types.ts";
 
 /** Settings of one provider, defaults filled in. */
@@ -68,13 +68,23 @@ export interface ProviderCall {
   timeoutMs: number;
   /** Largest body accepted (bytes). */
   maxBytes?: number;
+  /**
+   * Where the endpoint is configured, named when its host does not resolve
+   * (default `search.providers.<provider>.base_url`).
+   */
+  setting?: string;
+  /** The setting to check for some failure classes, named in the message (`providerFailure`). */
+  check?: Partial<Record<FailureClass, string>>;
 }
 
 /**
  * Sends one call and returns the 2xx response; every other outcome throws the
  * classified failure (`providerFailure`). A cancelled caller gets `timeout`.
  */
-export async function callProvider(env: ProviderEnv, call: ProviderCall): Promise<FetchedResponse> {
+export async function callProvider(
+  env: Pick<ProviderEnv, "fetcher" | "signal">,
+  call: ProviderCall,
+): Promise<FetchedResponse> {
   let res: FetchedResponse;
   try {
     res = await env.fetcher.fetch(call.url, {
@@ -96,24 +106,12 @@ export async function callProvider(env: ProviderEnv, call: ProviderCall): Promis
         cause: error,
       });
     }
-    throw providerFailure(call.provider, call.url, { error });
+    throw providerFailure(call.provider, call.url, { error }, call.setting, call.check);
   }
   if (res.status < 200 || res.status > 299) {
-    throw providerFailure(call.provider, call.url, {
-      status: res.status,
-      headers: res.headers,
-      body: safeText(res),
-    });
+    throw responseFailure(call.provider, call.url, res, call.setting, call.check);
   }
   return res;
-}
-
-function safeText(res: FetchedResponse): string {
-  try {
-    return res.text();
-  } catch {
-    return "";
-  }
 }
 
 /**
@@ -121,7 +119,7 @@ function safeText(res: FetchedResponse): string {
  * `check` rejects, is `provider_unavailable` (unreadable).
  */
 export async function callJson<T>(
-  env: ProviderEnv,
+  env: Pick<ProviderEnv, "fetcher" | "signal">,
   call: ProviderCall,
   check: (value: unknown) => value is T,
 ): Promise<T> {
@@ -130,10 +128,16 @@ export async function callJson<T>(
   try {
     value = JSON.parse(res.text());
   } catch (error) {
-    throw providerFailure(call.provider, call.url, { status: res.status, unreadable: true, error });
+    const evidence = { status: res.status, unreadable: true, error };
+    throw providerFailure(call.provider, call.url, evidence, call.setting);
   }
   if (!check(value)) {
-    throw providerFailure(call.provider, call.url, { status: res.status, unreadable: true });
+    throw providerFailure(
+      call.provider,
+      call.url,
+      { status: res.status, unreadable: true },
+      call.setting,
+    );
   }
   return value;
 }

@@ -1,76 +1,62 @@
 /**
- * The shared part of the keyless providers (DuckDuckGo, SearXNG): the
- * foundation's backends behind the provider interface.
+ * What the keyless providers (DuckDuckGo in `../duckduckgo.ts`, SearXNG in
+ * `../searxng.ts`) share: their settings, their one tool's input, and the
+ * {@link Provider} built around their search call.
  *
  * @module
  */
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
-import { createDuckDuckGoBackend, DUCKDUCKGO } from "../duckduckgo.ts";
-import { createSearxngBackend, SEARXNG } from "../searxng.ts";
+import { SearchFailure } from "../types.ts";
 import { timeRangeSchema } from "../time_range.ts";
-import { type SearchBackend, SearchFailure } from "../types.ts";
 import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
 
-/** The SearXNG instance URL configured, if any. */
-export function searxngUrl(config: Config): string | undefined {
-  return config.search.providers[SEARXNG]?.base_url ?? config.search.searxng_url;
+/** The settings one keyless search call reads. */
+export interface KeylessSettings {
+  /** `search.providers.<name>.base_url`, trailing slashes removed, when set. */
+  baseUrl?: string;
+  /** Timeout of one upstream call (ms). */
+  timeoutMs: number;
+  /** Most results one search asks for. */
+  maxResults: number;
 }
 
-function timeoutOf(config: Config, name: string): number {
-  return config.search.providers[name]?.timeout_ms ?? config.search.timeout_ms;
+/**
+ * The settings of the keyless provider `name`: its own
+ * `search.providers.<name>` entry, else the `search.*` defaults.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config/config.ts";
+ * import { keylessSettings } from "./keyless.ts";
+ * const config = parseConfig({ search: { providers: { duckduckgo: { base_url: "http://127.0.0.1:9/" } } } });
+ * console.assert(keylessSettings(config, "duckduckgo").baseUrl === "http://127.0.0.1:9");
+ * ```
+ */
+export function keylessSettings(config: Config, name: string): KeylessSettings {
+  const own = config.search.providers[name];
+  return {
+    baseUrl: own?.base_url?.replace(/\/+$/, ""),
+    timeoutMs: own?.timeout_ms ?? config.search.timeout_ms,
+    maxResults: own?.max_results ?? 30,
+  };
 }
 
-function backendFor(name: string, config: Config): SearchBackend {
-  const timeout_ms = timeoutOf(config, name);
-  // `search.providers.duckduckgo.base_url` stands for both pages: `<base>/html/` and `<base>/lite/`.
-  const base = config.search.providers[DUCKDUCKGO]?.base_url?.replace(/\/+$/, "");
-  const pages = base
-    ? { duckduckgo_html_url: `${base}/html/`, duckduckgo_lite_url: `${base}/lite/` }
-    : {};
-  return name === DUCKDUCKGO
-    ? createDuckDuckGoBackend({ ...config.search, ...pages, timeout_ms })
-    : createSearxngBackend({ ...config.search, searxng_url: searxngUrl(config), timeout_ms });
-}
-
-function maxOf(config: Config, name: string): number {
-  return config.search.providers[name]?.max_results ?? 30;
-}
-
-async function keylessSearch(
-  name: string,
-  req: ProviderSearchRequest,
-  env: ProviderEnv,
-): Promise<ProviderHit[]> {
-  try {
-    return await searchOnce(name, req, env);
-  } catch (error) {
-    // A timeout is an outage like any other (`provider_unavailable`), as for every provider.
-    if (error instanceof SearchFailure && error.code === "timeout" && !env.signal?.aborted) {
-      throw new SearchFailure(error.outcome, error.message, {
-        backend: name,
-        code: "provider_unavailable",
-        cause: error,
-        details: error.details,
-      });
-    }
-    throw error;
-  }
-}
-
-async function searchOnce(
-  name: string,
-  req: ProviderSearchRequest,
-  env: ProviderEnv,
-): Promise<ProviderHit[]> {
-  return await backendFor(name, env.config).search({
-    query: req.query,
-    max_results: Math.min(req.max_results, maxOf(env.config, name)),
-    time_range: req.time_range,
-    language: req.language,
-    domains: req.domains,
-    signal: env.signal,
-  }, env.fetcher);
+/** What a keyless provider module supplies. */
+export interface KeylessSpec {
+  /** Stable name (`duckduckgo`, `searxng`). */
+  name: string;
+  /** Human name. */
+  title: string;
+  /** The setting that makes it usable, named in messages. */
+  configHint: string;
+  /** True when the configuration makes it usable (before `enabled: false` is applied). */
+  configured(config: Config): boolean;
+  /**
+   * One search (`max_results` already capped by {@link keylessSettings}).
+   * Zero results resolve to `[]`; every failure throws a {@link SearchFailure}.
+   */
+  search(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]>;
 }
 
 const KeylessInput = z.strictObject({
@@ -82,21 +68,50 @@ const KeylessInput = z.strictObject({
   language: z.string().min(2).max(10).optional().describe("Language or region code"),
 });
 
-/** Builds a keyless provider around a foundation backend. */
-export function keylessProvider(
-  name: string,
-  title: string,
-  configured: (c: Config) => boolean,
-): Provider {
+/**
+ * The keyless provider of a spec: the `search` role and its `<name>_search`
+ * tool. A timeout is reported as `provider_unavailable` (an outage like any
+ * other), unless the caller cancelled.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config/config.ts";
+ * import { keylessProvider } from "./keyless.ts";
+ * const provider = keylessProvider({
+ *   name: "example", title: "Example", configHint: "search.providers.example.enabled",
+ *   configured: () => true, search: () => Promise.resolve([]),
+ * });
+ * console.assert(provider.keyless && provider.tools[0].name === "example_search");
+ * console.assert(provider.isConfigured(parseConfig({})));
+ * ```
+ */
+export function keylessProvider(spec: KeylessSpec): Provider {
+  const { name, title } = spec;
+  async function search(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
+    const max = keylessSettings(env.config, name).maxResults;
+    try {
+      return await spec.search({ ...req, max_results: Math.min(req.max_results, max) }, env);
+    } catch (error) {
+      if (error instanceof SearchFailure && error.code === "timeout" && !env.signal?.aborted) {
+        throw new SearchFailure(error.outcome, error.message, {
+          backend: name,
+          code: "provider_unavailable",
+          cause: error,
+          details: error.details,
+        });
+      }
+      throw error;
+    }
+  }
   return {
     name,
     title,
     roles: ["search"],
     keyless: true,
-    configHint: name === SEARXNG ? "search.searxng_url" : "search.providers.duckduckgo.enabled",
+    configHint: spec.configHint,
     isConfigured: (config) =>
-      configured(config) && config.search.providers[name]?.enabled !== false,
-    search: (req, env) => keylessSearch(name, req, env),
+      spec.configured(config) && config.search.providers[name]?.enabled !== false,
+    search,
     tools: [{
       name: `${name}_search`,
       title: `${title} search`,
@@ -104,7 +119,7 @@ export function keylessProvider(
       kind: "search",
       input: KeylessInput,
       run: async (input: z.output<typeof KeylessInput>, env: ProviderEnv) => ({
-        results: await keylessSearch(name, input, env),
+        results: await search(input, env),
       }),
     }],
   };

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parseConfig } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { createFetcher } from "../../net/fetch.ts";
-import { withFakeUpstreams } from "../../../testing/fixtures/upstreams.ts";
+import { type FakeUpstreams, withFakeUpstreams } from "../../../testing/fixtures/upstreams.ts";
 import { serveLoopback } from "../../../testing/fixtures/serve.ts";
 import { duckduckgoProvider } from "./duckduckgo.ts";
 import { searxngProvider } from "./searxng.ts";
@@ -12,6 +12,15 @@ function configFor(origin: string, search: Record<string, unknown>) {
     network: { allow_private: [origin], allowed_ports: [80, 443, Number(new URL(origin).port)] },
     search,
   });
+}
+
+/** DuckDuckGo and SearXNG both on the fakes. */
+function bothOn(fakes: FakeUpstreams) {
+  const config = configFor(fakes.origin, {
+    providers: { duckduckgo: { base_url: fakes.origin } },
+    searxng_url: fakes.searxngUrl,
+  });
+  return { config, fetcher: createFetcher(config.network) };
 }
 
 Deno.test("keyless providers: base_url overrides, enable switches, normalized hits", async () => {
@@ -40,11 +49,7 @@ Deno.test("keyless providers: base_url overrides, enable switches, normalized hi
 
 Deno.test("keyless providers: their failures carry the classified codes", async () => {
   await withFakeUpstreams(async (fakes) => {
-    const config = configFor(fakes.origin, {
-      providers: { duckduckgo: { base_url: fakes.origin } },
-      searxng_url: fakes.searxngUrl,
-    });
-    const env = { config, fetcher: createFetcher(config.network) };
+    const env = bothOn(fakes);
     const cases: [
       Parameters<typeof fakes.setMode>[0],
       Parameters<typeof fakes.setMode>[1],
@@ -95,4 +100,21 @@ Deno.test("keyless providers: a timeout is provider_unavailable, as for every pr
   } finally {
     await hanging.close();
   }
+});
+
+Deno.test("keyless providers: a 429 keeps its Retry-After, as for every provider", async () => {
+  await withFakeUpstreams(async (fakes) => {
+    const env = bothOn(fakes);
+    for (const provider of [duckduckgoProvider, searxngProvider]) {
+      fakes.setMode(provider.name === "searxng" ? "searxng" : "duckduckgo", "ratelimit");
+      const error = await provider.search!({ query: "x", max_results: 3 }, env).then(
+        () => assert.fail(`${provider.name}: expected a failure`),
+        (e) => e,
+      );
+      assert.ok(error instanceof GleanerError);
+      assert.equal(error.code, "rate_limited", provider.name);
+      // The fake answers 429 with `Retry-After: 60`; the breaker waits that long.
+      assert.equal(error.details?.retry_after_s, 60, provider.name);
+    }
+  });
 });

@@ -35,6 +35,8 @@ export { BRAVE, braveProvider } from "./brave.ts";
 export { EXA, exaProvider } from "./exa.ts";
 export { TAVILY, tavilyProvider } from "./tavily.ts";
 export { PARALLEL, parallelProvider } from "./parallel.ts";
+export { SELTZ, seltzProvider } from "./seltz.ts";
+export { QUERIT, queritProvider } from "./querit.ts";
 export { GEMINI, geminiProvider } from "./gemini.ts";
 export { JINA, jinaProvider } from "./jina.ts";
 export { KEENABLE, keenableProvider } from "./keenable.ts";

@@ -4,8 +4,12 @@
  *
  * Default orders (paid providers first, since a user who holds a key wants it
  * used; then a self-hosted SearXNG; then keyless public services):
- * - search: brave, exa, tavily, parallel, searxng, keenable, jina, duckduckgo (gemini serves
- *   search too, but each search is a model call: only an explicit `search.search_order` asks it)
+ * - search: brave, exa, tavily, parallel, seltz, querit, searxng, keenable, jina, duckduckgo
+ *   (gemini serves search too, but each search is a model call: only an explicit
+ *   `search.search_order` asks it). Seltz and Querit document a general web search over their
+ *   own index, keyed and paid per call like the four before them, so they join the paid ones;
+ *   they come after those because their answers say less (Seltz's documents have no title,
+ *   Querit knows seven languages and seventeen countries).
  * - answer: exa, tavily, gemini, parallel
  * - contents: exa, tavily, jina, keenable, then Gleaner's own reader
  *
@@ -17,6 +21,8 @@ import { braveProvider } from "./brave.ts";
 import { exaProvider } from "./exa.ts";
 import { geminiProvider } from "./gemini.ts";
 import { parallelProvider } from "./parallel.ts";
+import { queritProvider } from "./querit.ts";
+import { seltzProvider } from "./seltz.ts";
 import { jinaProvider } from "./jina.ts";
 import { keenableProvider } from "./keenable.ts";
 import { duckduckgoProvider } from "./duckduckgo.ts";
@@ -31,6 +37,8 @@ export const PROVIDERS: readonly Provider[] = [
   exaProvider,
   tavilyProvider,
   parallelProvider,
+  seltzProvider,
+  queritProvider,
   geminiProvider,
   jinaProvider,
   keenableProvider,
@@ -40,7 +48,18 @@ export const PROVIDERS: readonly Provider[] = [
 
 /** The order each role tries providers in when its `search.<role>_order` is empty. */
 export const DEFAULT_ORDER: Readonly<Record<Role, readonly string[]>> = {
-  search: ["brave", "exa", "tavily", "parallel", "searxng", "keenable", "jina", "duckduckgo"],
+  search: [
+    "brave",
+    "exa",
+    "tavily",
+    "parallel",
+    "seltz",
+    "querit",
+    "searxng",
+    "keenable",
+    "jina",
+    "duckduckgo",
+  ],
   answer: ["exa", "tavily", "gemini", "parallel"],
   contents: ["exa", "tavily", "parallel", "jina", "keenable", GLEANER_READER],
 };

@@ -1,13 +1,13 @@
 /**
  * SearXNG as a provider, when `search.searxng_url` (or
- * `search.providers.searxng.base_url`) names an instance. The upstream format
+ * `search.providers.searxng.base_url`) names an instance. Its search call
  * (`/search?format=json`: `results[]` with `url`, `title`, `content`,
- * `publishedDate`) is documented in `../searxng.ts`.
+ * `publishedDate`) is `searchSearxng` in `../searxng.ts`.
  *
  * @module
  */
-import { SEARXNG } from "../searxng.ts";
-import { keylessProvider, searxngUrl } from "./keyless.ts";
+import { searchSearxng, SEARXNG, searxngUrl } from "../searxng.ts";
+import { keylessProvider } from "./keyless.ts";
 import type { Provider } from "./types.ts";
 
 /**
@@ -20,8 +20,10 @@ import type { Provider } from "./types.ts";
  * console.assert(!searxngProvider.isConfigured(parseConfig({})));
  * ```
  */
-export const searxngProvider: Provider = keylessProvider(
-  SEARXNG,
-  "SearXNG",
-  (config) => Boolean(searxngUrl(config)),
-);
+export const searxngProvider: Provider = keylessProvider({
+  name: SEARXNG,
+  title: "SearXNG",
+  configHint: "search.searxng_url",
+  configured: (config) => Boolean(searxngUrl(config)),
+  search: searchSearxng,
+});

@@ -23,6 +23,8 @@ Deno.test("provider settings: keys from their usual environment names, orders as
     GEMINI_API_KEY: "g",
     JINA_API_KEY: "j",
     KEENABLE_API_KEY: "k",
+    SELTZ_API_KEY: "s",
+    QUERIT_API_KEY: "q",
     GLEANER_SEARCH_SEARCH_ORDER: "tavily, exa",
     GLEANER_SEARCH_PROVIDERS: '{"exa":{"timeout_ms":2500,"max_results":5}}',
     GLEANER_SEARCH_PRESENTATION: "roles",
@@ -33,8 +35,21 @@ Deno.test("provider settings: keys from their usual environment names, orders as
   assert.equal(config.search.presentation, "roles");
   assert.deepEqual(
     configuredProviders(config).map((p) => p.name),
-    ["brave", "exa", "tavily", "parallel", "gemini", "jina", "keenable", "duckduckgo"],
+    [
+      "brave",
+      "exa",
+      "tavily",
+      "parallel",
+      "seltz",
+      "querit",
+      "gemini",
+      "jina",
+      "keenable",
+      "duckduckgo",
+    ],
   );
+  assert.equal(config.search.seltz_api_key, "s");
+  assert.equal(config.search.querit_api_key, "q");
   assert.deepEqual(usableProviders(config, "search").map((p) => p.name), ["tavily", "exa"]);
   assert.deepEqual(usableProviders(config, "answer").map((p) => p.name), [
     "exa",
@@ -45,7 +60,17 @@ Deno.test("provider settings: keys from their usual environment names, orders as
 });
 
 Deno.test("provider settings: every key is a secret, redacted in /config", () => {
-  const keys = ["brave", "exa", "tavily", "parallel", "gemini", "jina", "keenable"];
+  const keys = [
+    "brave",
+    "exa",
+    "tavily",
+    "parallel",
+    "gemini",
+    "jina",
+    "keenable",
+    "seltz",
+    "querit",
+  ];
   const search = Object.fromEntries(keys.map((k) => [`${k}_api_key`, `secret-${k}`]));
   const shown = JSON.stringify(redactConfig(parseConfig({ search })));
   for (const key of keys) {

@@ -7,7 +7,8 @@
 import type { z } from "zod";
 import type { Config } from "../../config/config.ts";
 import type { Fetcher } from "../../net/types.ts";
-import type { SearchHit, TimeRange } from "../types.ts";
+import type { SearchHit } from "../types.ts";
+import type { TimeRange } from "../time_range.ts";
 
 /** A capability a provider can serve. */
 export type Role = "search" | "answer" | "contents";

@@ -1,0 +1,23 @@
+import assert from "node:assert/strict";
+import { createRateGate } from "./rate_gate.ts";
+
+Deno.test("rate gate: calls beyond the rate wait their slot; too long a wait is refused", async () => {
+  const gate = createRateGate();
+  assert.ok(await gate.wait("p", 2, 10_000));
+  assert.ok(!(await gate.wait("p", 0.001, 100)), "the next slot is beyond the wait allowed");
+  assert.ok(await gate.wait("p", undefined, 0), "no limit: no wait");
+  const aborted = AbortSignal.abort(new Error("stop"));
+  await assert.rejects(
+    gate.wait("q", 1, 10_000, aborted).then(() => gate.wait("q", 1, 10_000, aborted)),
+    /stop/,
+  );
+});
+
+Deno.test("rate gate: an abort during the wait rejects at once", async () => {
+  const gate = createRateGate();
+  assert.ok(await gate.wait("k", 0.01, 1_000_000));
+  const stop = new AbortController();
+  const waiting = gate.wait("k", 0.01, 1_000_000, stop.signal);
+  stop.abort(new Error("cancelled"));
+  await assert.rejects(waiting, /cancelled/);
+});
