@@ -93,7 +93,7 @@ Deno.test("doctor --online: Seltz and Querit are asked a one-result search; Quer
     assert.match(querit.detail, /error code 429 in its body/);
     assert.match(
       querit.detail,
-      /out of credit or over quota: check the plan: search\.querit_api_key/,
+      /out of credit or over quota: check the plan: search\.providers\.querit\.api_key/,
     );
     assert.ok(!JSON.stringify(spent).includes("querit-key-2"), "never the key");
   });
