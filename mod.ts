@@ -96,10 +96,16 @@ export type {
   ProviderEnv,
   ProviderHit,
   ProviderPage,
+  ProviderRun,
   ProviderSearchRequest,
   ProviderTool,
+  ProviderToolKind,
+  ProviderToolOutputs,
   Role,
   RoleOutputs,
+  RunBasis,
+  RunCitation,
+  RunItem,
 } from "./lib/search/providers/types.ts";
 export type { ProviderHealth } from "./lib/search/breaker.ts";
 export type { ReadPage } from "./lib/search/providers/reader.ts";

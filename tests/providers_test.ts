@@ -385,12 +385,12 @@ const HOSTILE_URLS = [
 Deno.test("contents providers never send a URL the network policy refuses; good ones pass, normalised", async () => {
   await withFakeProviders(async (fakes) => {
     const config = parseConfig(
-      fakes.config({ exa: "ke", tavily: "kt", jina: "kj", keenable: "kk" }),
+      fakes.config({ exa: "ke", tavily: "kt", jina: "kj", keenable: "kk", tinyfish: "kf" }),
     );
     const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
     const good = "https://docs.example/guide?x=1#part";
     const traversal = "https://x.example/a/../../admin";
-    for (const name of ["exa", "tavily", "jina", "keenable"] as const) {
+    for (const name of ["exa", "tavily", "jina", "keenable", "tinyfish"] as const) {
       const out = await roles.contents({
         urls: [good, ...HOSTILE_URLS, traversal],
         provider: name,
@@ -461,6 +461,8 @@ const ROUTES: [FakeProviderName, "search" | "answer", FakeProviderName][] = [
   ["gemini", "answer", "exa"],
   ["seltz", "search", "exa"],
   ["querit", "search", "exa"],
+  ["tinyfish", "search", "exa"],
+  ["parallel", "search", "exa"],
 ];
 
 /** The breaker's clock in the table test (fixed: no timing in assertions). */
@@ -481,6 +483,8 @@ Deno.test("router: every documented failure of the first provider that is not th
             gemini: "kg",
             seltz: "ks",
             querit: "kq",
+            tinyfish: "kf",
+            parallel: "kp",
           },
           { [`${role}_order`]: [name, second] },
         ));
@@ -521,6 +525,10 @@ Deno.test("router: every documented failure of the first provider that is not th
           if (name === "brave") {
             assert.equal(error.details?.field, "search_lang", `${what}: names the field`);
             assert.match(error.message, /parameter search_lang/);
+          }
+          if (name === "tinyfish") {
+            assert.equal(error.details?.field, "recency_minutes", `${what}: names the field`);
+            assert.match(error.message, /parameter recency_minutes/);
           }
         }
         fakes.reply(name, null);
@@ -904,6 +912,217 @@ Deno.test("seltz and querit: their own tools over MCP, and the roles tool answer
         };
         assert.equal(structured.provider, "querit");
         assert.deepEqual(structured.fallback_from, [{ provider: "seltz", code: "unauthorized" }]);
+      });
+    });
+  });
+});
+
+Deno.test("MCP: tinyfish_run answers in_progress with a run_id that resumes the run; a FAILED run is an error; TinyFish fetch hands a missing page to the next reader", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = fakes.config({ tinyfish: "kf", exa: "ke" }, {
+      presentation: "one_provider",
+      presentation_provider: "tinyfish",
+      contents_order: ["tinyfish", "exa"],
+      // Many calls in a row: lift the documented 30 a minute pacing for the test.
+      providers: { tinyfish: { run_timeout_ms: 0, requests_per_second: 1000 } },
+    });
+    await withGleaner(config, async (gleaner) => {
+      await withClient(gleaner, async (client) => {
+        const tools = (await client.listTools()).tools as (ListedTool & {
+          annotations?: { readOnlyHint?: boolean };
+        })[];
+        assert.deepEqual(tools.map((t) => t.name), [
+          "tinyfish_search",
+          "tinyfish_fetch",
+          "tinyfish_run",
+        ]);
+        const run = tools.find((t) => t.name === "tinyfish_run")!;
+        assert.equal(run.annotations?.readOnlyHint, false, "an agent run is not read-only");
+
+        const started = await client.callTool({
+          name: "tinyfish_run",
+          arguments: { goal: "extract the title", url: "https://shop.example/" },
+        }) as ToolResult;
+        assert.ok(!started.isError, started.content[0]?.text);
+        const first = started.structuredContent as {
+          provider: string;
+          status: string;
+          interaction_id: string;
+        };
+        assert.equal(first.provider, "tinyfish");
+        assert.equal(first.status, "in_progress");
+        assert.match(started.content[0].text, /call again with run_id tf_run_1 to resume/);
+
+        const statuses: string[] = [first.status];
+        let last: ToolResult = started;
+        for (let i = 0; i < 5 && statuses.at(-1) === "in_progress"; i++) {
+          last = await client.callTool({
+            name: "tinyfish_run",
+            arguments: { run_id: first.interaction_id },
+          }) as ToolResult;
+          assert.ok(!last.isError, last.content[0]?.text);
+          statuses.push((last.structuredContent as { status: string }).status);
+        }
+        assert.deepEqual(statuses, ["in_progress", "in_progress", "in_progress", "completed"]);
+        assert.match(last.content[0].text, /"title": "Page https:\/\/shop\.example\/"/);
+        assert.equal(
+          fakes.requestsOf("tinyfish").filter((r) => r.path === "/v1/automation/run-async")
+            .length,
+          1,
+          "one run, resumed",
+        );
+
+        // A run that ends FAILED: the tool answers an error, classified.
+        const failing = await client.callTool({
+          name: "tinyfish_run",
+          arguments: { goal: "this fails", url: "https://shop.example/" },
+        }) as ToolResult;
+        let id = (failing.structuredContent as { interaction_id: string }).interaction_id;
+        let failed: ToolResult = failing;
+        for (let i = 0; i < 5 && !failed.isError; i++) {
+          failed = await client.callTool({
+            name: "tinyfish_run",
+            arguments: { run_id: id },
+          }) as ToolResult;
+          if (!failed.isError) {
+            id = (failed.structuredContent as { interaction_id: string }).interaction_id;
+          }
+        }
+        assert.ok(failed.isError);
+        assert.match(failed.content[0].text, /^provider_unavailable: .*ended FAILED/);
+        assert.ok(!failed.content[0].text.includes("secret-detail-XYZ"));
+
+        // The contents role: TinyFish reads what it can, exa reads the page it could not.
+        const read = await client.callTool({
+          name: "tinyfish_fetch",
+          arguments: { urls: ["https://a.example/here", "http://10.0.0.7/internal"] },
+        }) as ToolResult;
+        const pages = (read.structuredContent as { pages: { error?: { code: string } }[] }).pages;
+        assert.equal(pages[0].error, undefined);
+        assert.equal(pages[1].error?.code, "blocked_url");
+      });
+    });
+    const roles = createRoleRouter({
+      config: parseConfig(config),
+      fetcher: createFetcher(parseConfig(config).network),
+    });
+    const batch = await roles.contents({
+      urls: ["https://a.example/here", "https://a.example/not-in-tinyfish"],
+    });
+    assert.equal(batch.provider, "tinyfish");
+    assert.match(batch.pages[0].content, /read by tinyfish/);
+    assert.equal(batch.pages[1].provider, "exa", "the page TinyFish did not have, read by exa");
+    assert.match(batch.pages[1].content, /read by exa/);
+  });
+});
+
+Deno.test("MCP: Parallel's run tools answer in_progress with a run_id, their status tools fetch the result; enrich rows fail alone", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = fakes.config({ parallel: "kp" }, {
+      presentation: "one_provider",
+      presentation_provider: "parallel",
+      providers: { parallel: { run_wait_ms: 0, run_poll_ms: 10 } },
+    });
+    await withGleaner(config, async (gleaner) => {
+      await withClient(gleaner, async (client) => {
+        const tools = (await client.listTools()).tools as ListedTool[];
+        assert.deepEqual(tools.map((t) => t.name), [
+          "parallel_search",
+          "parallel_research",
+          "parallel_research_status",
+          "parallel_enrich",
+          "parallel_enrich_status",
+          "parallel_dataset",
+          "parallel_dataset_status",
+        ]);
+        assert.ok(tools.every((t) => t.outputSchema), "every tool declares its output");
+
+        const started = await client.callTool({
+          name: "parallel_research",
+          arguments: { query: "history of wal" },
+        }) as ToolResult;
+        assert.ok(!started.isError, started.content[0]?.text);
+        const first = started.structuredContent as {
+          provider: string;
+          status: string;
+          run_id: string;
+        };
+        assert.deepEqual([first.provider, first.status, first.run_id], [
+          "parallel",
+          "in_progress",
+          "trun_fake_1",
+        ]);
+        assert.match(
+          started.content[0].text,
+          /call parallel_research_status with run_id trun_fake_1/,
+        );
+        let last = started;
+        for (
+          let i = 0;
+          i < 5 && (last.structuredContent as { status: string }).status !== "completed";
+          i++
+        ) {
+          last = await client.callTool({
+            name: "parallel_research_status",
+            arguments: { run_id: first.run_id },
+          }) as ToolResult;
+          assert.ok(!last.isError, last.content[0]?.text);
+        }
+        const done = last.structuredContent as { status: string; content: string };
+        assert.equal(done.status, "completed");
+        assert.match(done.content, /^# Report/);
+        assert.match(
+          last.content[0].text,
+          /Sources:\n\[1\] Write-Ahead Logging https:\/\/sqlite\.org\/wal\.html/,
+        );
+
+        const refused = await client.callTool({
+          name: "parallel_research_status",
+          arguments: { run_id: "a/b" },
+        }) as ToolResult;
+        assert.ok(refused.isError);
+        assert.match(refused.content[0].text, /^invalid_arguments: run_id/);
+
+        const enrich = await client.callTool({
+          name: "parallel_enrich",
+          arguments: { rows: [{ company: "Acme" }, { company: "fails" }], fields: { ceo: "CEO" } },
+        }) as ToolResult;
+        const enrichRun = enrich.structuredContent as { status: string; run_id: string };
+        assert.equal(enrichRun.status, "in_progress");
+        let rows = enrich;
+        for (
+          let i = 0;
+          i < 5 && (rows.structuredContent as { status: string }).status !== "completed";
+          i++
+        ) {
+          rows = await client.callTool({
+            name: "parallel_enrich_status",
+            arguments: { run_id: enrichRun.run_id },
+          }) as ToolResult;
+        }
+        const items =
+          (rows.structuredContent as { items: { status: string; error?: { code: string } }[] })
+            .items;
+        assert.deepEqual(items.map((i) => [i.status, i.error?.code]), [
+          ["completed", undefined],
+          ["failed", "provider_unavailable"],
+        ]);
+        assert.match(
+          rows.content[0].text,
+          /## 2\. \{"company":"fails"\} \(failed\)\nerror provider_unavailable/,
+        );
+
+        fakes.setMode("parallel", "balance", 1);
+        const broke = await client.callTool({
+          name: "parallel_dataset",
+          arguments: {
+            objective: "x",
+            entity_type: "companies",
+            match_conditions: [{ name: "c", description: "d" }],
+          },
+        }) as ToolResult;
+        assert.ok(broke.isError);
+        assert.match(broke.content[0].text, /^insufficient_balance: parallel:/);
       });
     });
   });

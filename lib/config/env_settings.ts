@@ -30,6 +30,7 @@ export const ENV_ALIASES: Readonly<Record<string, string>> = {
   KEENABLE_API_KEY: "search.keenable_api_key",
   PARALLEL_API_KEY: "search.parallel_api_key",
   GEMINI_API_KEY: "search.gemini_api_key",
+  TINYFISH_API_KEY: "search.tinyfish_api_key",
   QUERIT_API_KEY: "search.querit_api_key",
   SELTZ_API_KEY: "search.seltz_api_key",
   FIRECRAWL_API_KEY: "read.firecrawl_api_key",

@@ -84,6 +84,7 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   "search.keenable_api_key",
   "search.parallel_api_key",
   "search.gemini_api_key",
+  "search.tinyfish_api_key",
   "search.querit_api_key",
   "search.seltz_api_key",
   "search.rerank_api_key",

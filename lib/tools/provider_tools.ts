@@ -10,10 +10,12 @@ import type { AnyProviderTool, Provider } from "../search/providers/types.ts";
 import {
   ProviderAnswerOutput,
   ProviderContentsOutput,
+  ProviderRunOutput,
   ProviderSearchOutput,
   renderAnswer,
   renderHits,
   renderPages,
+  renderRun,
 } from "./role_schemas.ts";
 import type { AnyToolSpec, ToolContext } from "./spec.ts";
 
@@ -43,7 +45,7 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
     title: tool.title,
     description: tool.description,
     input: tool.input,
-    readOnly: true,
+    readOnly: tool.readOnly ?? true,
     openWorld: true,
   };
   switch (tool.kind) {
@@ -58,7 +60,22 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
         render: (out: { results: Parameters<typeof renderHits>[0] }) => renderHits(out.results),
       } as AnyToolSpec;
     case "answer":
-      return { ...base, output: ProviderAnswerOutput, handler: withProvider, render: renderAnswer };
+      return {
+        ...base,
+        output: ProviderAnswerOutput,
+        handler: withProvider,
+        render: (out: Parameters<typeof renderAnswer>[0]) => renderAnswer(out, tool.resumeWith),
+      } as AnyToolSpec;
+    case "run": {
+      // A run tool's status tool is named after it (`parallel_research` → `parallel_research_status`).
+      const statusTool = tool.name.endsWith("_status") ? tool.name : `${tool.name}_status`;
+      return {
+        ...base,
+        output: ProviderRunOutput,
+        handler: withProvider,
+        render: (out: Parameters<typeof renderRun>[0]) => renderRun(out, statusTool),
+      } as AnyToolSpec;
+    }
     default:
       return {
         ...base,

@@ -114,6 +114,87 @@ export const ProviderContentsOutput = z.object({
   pages: z.array(PageSchema),
 });
 
+/** A cited source of one field of a run's output. */
+const RunCitationSchema = z.object({
+  url: z.string(),
+  title: z.string().optional(),
+  excerpts: z.array(z.string()).optional(),
+});
+
+/** Why one field of a run's output says what it says. */
+export const RunBasisSchema = z.object({
+  field: z.string(),
+  reasoning: z.string(),
+  confidence: z.string().optional(),
+  citations: z.array(RunCitationSchema),
+});
+
+/** One item of a batch run (a row enriched, an entity found). */
+export const RunItemSchema = z.object({
+  input: z.unknown().optional().describe("What the item was asked with"),
+  name: z.string().optional(),
+  url: z.string().optional(),
+  status: z.string().describe("The upstream status of the item"),
+  content: z.unknown().optional().describe("The item's output"),
+  basis: z.array(RunBasisSchema).optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+
+/** Output of a provider's own long-running run tool (research, enrichment, dataset) and its status tool. */
+export const ProviderRunOutput = z.object({
+  provider: z.string(),
+  status: z.enum(["completed", "in_progress"]).describe(
+    "`in_progress`: the run is not finished; call the status tool with `run_id`",
+  ),
+  run_id: z.string().describe("The run's id, for the status tool"),
+  run_status: z.string().describe("The provider's own status word (queued, running, completed, …)"),
+  content: z.unknown().optional().describe("The output of a single run (text or a JSON object)"),
+  items: z.array(RunItemSchema).optional().describe("The items of a batch run"),
+  basis: z.array(RunBasisSchema).optional().describe("Sources and reasoning per output field"),
+  citations: z.array(HitSchema),
+  provider_data: ProviderDataSchema,
+});
+
+/** Compact text of a content value (text as it is, JSON indented). */
+function contentText(content: unknown): string {
+  return typeof content === "string" ? content : JSON.stringify(content, null, 2);
+}
+
+/**
+ * Compact text of a long-running run for a model: the way to resume it, or
+ * its output (items one by one) with numbered sources.
+ *
+ * @example
+ * ```ts
+ * import { renderRun } from "./role_schemas.ts";
+ * const text = renderRun({ status: "in_progress", run_id: "trun_1", run_status: "running", citations: [] }, "parallel_research_status");
+ * console.assert(text.includes("parallel_research_status") && text.includes("trun_1"));
+ * ```
+ */
+export function renderRun(
+  out: z.output<typeof ProviderRunOutput> | Omit<z.output<typeof ProviderRunOutput>, "provider">,
+  statusTool: string,
+): string {
+  if (out.status === "in_progress") {
+    return `in progress (${out.run_status}): call ${statusTool} with run_id ${out.run_id} for the result`;
+  }
+  const parts: string[] = [];
+  if (out.content !== undefined) parts.push(contentText(out.content));
+  for (const [i, item] of (out.items ?? []).entries()) {
+    const head = `## ${i + 1}. ${
+      item.name ?? (item.input !== undefined ? JSON.stringify(item.input) : "")
+    }${item.url ? ` ${item.url}` : ""} (${item.status})`;
+    parts.push(
+      item.error
+        ? `${head}\nerror ${item.error.code}: ${item.error.message}`
+        : `${head}${item.content !== undefined ? `\n${contentText(item.content)}` : ""}`,
+    );
+  }
+  const sources = out.citations.map((c, i) => `[${i + 1}] ${c.title} ${c.url}`);
+  if (sources.length > 0) parts.push(`Sources:\n${sources.join("\n")}`);
+  return parts.join("\n\n") || "(no output)";
+}
+
 /** Compact text of hits for a model. */
 export function renderHits(results: z.output<typeof HitSchema>[]): string {
   if (results.length === 0) return "(no results)";
@@ -133,7 +214,10 @@ export function renderPages(pages: z.output<typeof PageSchema>[]): string {
   ).join("\n\n");
 }
 
-/** Compact text of an answer with numbered citations. */
+/**
+ * Compact text of an answer with numbered citations; an `in_progress` answer
+ * says which input field (`resumeWith`) resumes it.
+ */
 export function renderAnswer(
   out: {
     answer: string;
@@ -141,9 +225,12 @@ export function renderAnswer(
     status?: string;
     interaction_id?: string;
   },
+  resumeWith = "interaction_id",
 ): string {
   if (out.status === "in_progress") {
-    return `in progress: the research is still running; call again with interaction_id ${out.interaction_id} to resume`;
+    return resumeWith === "interaction_id"
+      ? `in progress: the research is still running; call again with interaction_id ${out.interaction_id} to resume`
+      : `in progress: the run is still going; call again with ${resumeWith} ${out.interaction_id} to resume`;
   }
   const sources = out.citations.map((c, i) => `[${i + 1}] ${c.title} ${c.url}`);
   return sources.length > 0 ? `${out.answer}\n\nSources:\n${sources.join("\n")}` : out.answer;

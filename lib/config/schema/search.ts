@@ -20,6 +20,9 @@ export const ProviderSettingsSchema: z.ZodObject<{
   deep_research_agent: z.ZodOptional<z.ZodString>;
   deep_research_wait_ms: z.ZodOptional<z.ZodNumber>;
   deep_research_poll_ms: z.ZodOptional<z.ZodNumber>;
+  run_timeout_ms: z.ZodOptional<z.ZodNumber>;
+  run_wait_ms: z.ZodOptional<z.ZodNumber>;
+  run_poll_ms: z.ZodOptional<z.ZodNumber>;
 }, z.core.$strict> = z.strictObject({
   /** Keyless providers answer only when `true`; `false` turns any provider off. */
   enabled: z.boolean().optional(),
@@ -52,6 +55,21 @@ export const ProviderSettingsSchema: z.ZodObject<{
   deep_research_wait_ms: z.number().int().min(0).max(600_000).optional(),
   /** Gemini: the pause between two polls of a Deep Research run (default 10000). */
   deep_research_poll_ms: z.number().int().min(10).max(600_000).optional(),
+  /**
+   * TinyFish: how long one `tinyfish_run` call polls an agent run before answering
+   * `in_progress` with its `run_id` (default 300000).
+   */
+  run_timeout_ms: z.number().int().min(0).max(3_600_000).optional(),
+  /**
+   * Parallel: how long starting a research, enrich or dataset run (or asking its status) polls
+   * before answering `in_progress` with the run id (default 5000).
+   */
+  run_wait_ms: z.number().int().min(0).max(600_000).optional(),
+  /**
+   * The pause between two polls of a run: TinyFish's agent runs (default 2000), Parallel's
+   * research, enrich and dataset runs (default 1000).
+   */
+  run_poll_ms: z.number().int().min(10).max(600_000).optional(),
 });
 
 function safeJsonObject(text: string): unknown {
@@ -101,6 +119,7 @@ export const SearchSchema: z.ZodObject<{
   keenable_api_key: z.ZodOptional<z.ZodString>;
   parallel_api_key: z.ZodOptional<z.ZodString>;
   gemini_api_key: z.ZodOptional<z.ZodString>;
+  tinyfish_api_key: z.ZodOptional<z.ZodString>;
   querit_api_key: z.ZodOptional<z.ZodString>;
   seltz_api_key: z.ZodOptional<z.ZodString>;
   providers: z.ZodDefault<
@@ -168,6 +187,8 @@ export const SearchSchema: z.ZodObject<{
   parallel_api_key: secret(),
   /** Gemini API key (answers grounded in Google Search, with citations). */
   gemini_api_key: secret(),
+  /** TinyFish API key (search, fetch, and the `tinyfish_run` web agent). */
+  tinyfish_api_key: secret(),
   /** Querit API key (web search). */
   querit_api_key: secret(),
   /** Seltz API key (web search). */

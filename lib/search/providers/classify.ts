@@ -11,7 +11,7 @@
  *
  * | what happened | class | falls back |
  * | --- | --- | --- |
- * | a documented code for a bad, expired or blocked key (Brave `SUBSCRIPTION_TOKEN_INVALID`, Google `API_KEY_INVALID`, Exa `INVALID_API_KEY`, Jina `AuthenticationFailedError`, …) | `unauthorized` | yes |
+ * | a documented code for a bad, expired or blocked key (Brave `SUBSCRIPTION_TOKEN_INVALID`, Google `API_KEY_INVALID`, Exa and TinyFish `INVALID_API_KEY`, TinyFish `MISSING_API_KEY`, Jina `AuthenticationFailedError`, …) | `unauthorized` | yes |
  * | a documented code for spent credit or quota (Brave `QUOTA_LIMITED`, Exa `NO_MORE_CREDITS`, Jina `InsufficientBalanceError`, Google `BILLING_DISABLED`) | `insufficient_balance` | yes |
  * | a documented rate-limit code (Brave `RATE_LIMITED`, Google `RESOURCE_EXHAUSTED`, Jina `RateLimitTriggeredError`) | `rate_limited` | yes |
  * | HTTP 402, 432, 433 (Tavily's plan and pay-as-you-go limits) | `insufficient_balance` | yes |
@@ -23,7 +23,7 @@
  * | HTTP 404, 410 (page not indexed, model retired, endpoint moved) | `not_found` | yes |
  * | the endpoint refused by Gleaner's network policy | `blocked` (`blocked_url`) | yes |
  * | HTTP 401, 403 | `unauthorized` | yes |
- * | HTTP 400, 422 without a code above (the request itself; the parameter the provider names is kept in `details.field`) | `invalid_arguments` | no |
+ * | HTTP 400, 422 without a code above (the request itself; the parameter the provider names, Brave's `meta.errors[].loc`, Google's `fieldViolations[].field` or FastAPI's `detail[].loc`, is kept in `details.field`) | `invalid_arguments` | no |
  * | anything else (409, …) | `unclassified` (`internal`) | no |
  *
  * Without a documented code, a body that says the account is out of credit
@@ -44,6 +44,8 @@
  *   HTTP status it stands for, also inside an HTTP 200 answer
  *   (https://github.com/querit-ai/querit-plugins/blob/main/zapier-querit/test/web-search.test.js,
  *   Querit's own client tests: `{"error_code":"429","error_msg":"Search quota exceeded."}` on HTTP 200)
+ * - TinyFish: https://docs.tinyfish.ai/error-codes (`error.code`; `INVALID_INPUT`
+ *   names the field in `error.details[].path`)
  *
  * @module
  */
@@ -132,6 +134,8 @@ const UPSTREAM_CODES: Readonly<Record<string, FailureClass>> = {
   FEATURE_DISABLED: "unauthorized",
   NO_MORE_CREDITS: "insufficient_balance",
   API_KEY_BUDGET_EXCEEDED: "insufficient_balance",
+  // TinyFish (error.code; INVALID_API_KEY as Exa's).
+  MISSING_API_KEY: "unauthorized",
   // Jina (name).
   AuthenticationRequiredError: "unauthorized",
   AuthenticationFailedError: "unauthorized",
@@ -191,6 +195,18 @@ function fieldName(value: unknown): string | undefined {
     : undefined;
 }
 
+/** A FastAPI `loc` as a parameter path (`["body", "inputs", 0, "processor"]` → `inputs[0].processor`). */
+function locPath(loc: unknown[]): string | undefined {
+  const parts = ["body", "query", "header", "path"].includes(String(loc[0])) ? loc.slice(1) : loc;
+  let path = "";
+  for (const part of parts) {
+    if (typeof part === "number" && Number.isInteger(part)) path += `[${part}]`;
+    else if (typeof part === "string") path += path ? `.${part}` : part;
+    else return undefined;
+  }
+  return path || undefined;
+}
+
 /** Reads the documented error fields of a JSON body (nothing else). */
 function bodySignals(body: string | undefined): BodySignals {
   const out: BodySignals = { codes: [], tokenHeader: false };
@@ -211,6 +227,10 @@ function bodySignals(body: string | undefined): BodySignals {
       for (const detail of error.details) {
         if (!isObject(detail)) continue;
         push(detail.reason);
+        // TinyFish INVALID_INPUT: zod issues, each naming the field in `path`.
+        if (Array.isArray(detail.path) && detail.path.length > 0) {
+          out.field ??= fieldName(detail.path.map(String).join("."));
+        }
         if (Array.isArray(detail.fieldViolations)) {
           const first = detail.fieldViolations.find(isObject);
           out.field ??= fieldName(first?.field);
@@ -238,6 +258,12 @@ function bodySignals(body: string | undefined): BodySignals {
   }
   push(value.tag);
   push(value.name);
+  // FastAPI's `HTTPValidationError` (Parallel's Task Group and FindAll endpoints,
+  // https://docs.parallel.ai/api-reference/tasks/add-runs-to-task-group): `detail[].loc`.
+  if (Array.isArray(value.detail)) {
+    const first = value.detail.find((d) => isObject(d) && Array.isArray(d.loc));
+    if (isObject(first) && Array.isArray(first.loc)) out.field ??= fieldName(locPath(first.loc));
+  }
   return out;
 }
 

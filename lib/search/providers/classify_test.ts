@@ -89,6 +89,32 @@ const TABLE: [string, FailureEvidence, Classification][] = [
   }],
   ["400", { status: 400, body: '{"error":"bad query"}' }, { kind: "invalid_arguments" }],
   ["422", { status: 422 }, { kind: "invalid_arguments" }],
+  [
+    "TinyFish 401 MISSING_API_KEY (https://docs.tinyfish.ai/error-codes)",
+    {
+      status: 401,
+      body: '{"error":{"code":"MISSING_API_KEY","message":"X-API-Key header is required"}}',
+    },
+    { kind: "unauthorized", upstream_code: "MISSING_API_KEY" },
+  ],
+  [
+    "TinyFish 400 INVALID_INPUT names the field in details[].path",
+    {
+      status: 400,
+      body: JSON.stringify({
+        error: {
+          code: "INVALID_INPUT",
+          message: 'Field "proxy_config.country_code": Invalid enum value',
+          details: [{
+            code: "invalid_value",
+            path: ["proxy_config", "country_code"],
+            message: "x",
+          }],
+        },
+      }),
+    },
+    { kind: "invalid_arguments", field: "proxy_config.country_code" },
+  ],
   ["401", { status: 401 }, { kind: "unauthorized" }],
   ["403", { status: 403, body: "forbidden" }, { kind: "unauthorized" }],
   ["404", { status: 404 }, { kind: "not_found" }],
@@ -132,6 +158,15 @@ const TABLE: [string, FailureEvidence, Classification][] = [
         '{"error":{"code":400,"status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"contents[0].parts","description":"free text"}]}]}}',
     },
     { kind: "invalid_arguments", field: "contents[0].parts" },
+  ],
+  [
+    "FastAPI's HTTPValidationError (Parallel Task Groups) names the parameter path",
+    {
+      status: 422,
+      body:
+        '{"detail":[{"loc":["body","inputs",0,"processor"],"msg":"Invalid processor","type":"value_error"}]}',
+    },
+    { kind: "invalid_arguments", field: "inputs[0].processor" },
   ],
   [
     "a field that is not a parameter name is not kept",

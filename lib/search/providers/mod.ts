@@ -40,6 +40,7 @@ export { QUERIT, queritProvider } from "./querit.ts";
 export { GEMINI, geminiProvider } from "./gemini.ts";
 export { JINA, jinaProvider } from "./jina.ts";
 export { KEENABLE, keenableProvider } from "./keenable.ts";
+export { TINYFISH, tinyfishProvider } from "./tinyfish.ts";
 export { duckduckgoProvider } from "./duckduckgo.ts";
 export { searxngProvider } from "./searxng.ts";
 export { createReaderProvider, GLEANER_READER, type ReadPage } from "./reader.ts";

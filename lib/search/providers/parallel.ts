@@ -32,6 +32,10 @@
  * `messages`, `stream: false`; read `choices[0].message.content`, `model`,
  * `id`, and `basis[].citations[]` (`url`, `title`) when the model gives them.
  *
+ * Research, enrichment and datasets (the Task API, Task Groups and FindAll)
+ * are the run tools of `parallel_runs.ts`: `parallel_research`,
+ * `parallel_enrich`, `parallel_dataset` and their `*_status` tools.
+ *
  * @module
  */
 import { z } from "zod";
@@ -52,6 +56,7 @@ import {
   str,
 } from "./http.ts";
 import { failedPage, readScreened } from "./pages.ts";
+import { PARALLEL_RUN_TOOLS } from "./parallel_runs.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -276,5 +281,5 @@ export const parallelProvider: Provider = {
     kind: "search",
     input: ParallelInput,
     run: parallelTool,
-  }],
+  }, ...PARALLEL_RUN_TOOLS],
 };

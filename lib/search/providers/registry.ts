@@ -2,16 +2,22 @@
  * Every provider Gleaner knows, the default order of each role, and which
  * providers a configuration makes usable.
  *
- * Default orders (paid providers first, since a user who holds a key wants it
+ * Default orders (keyed providers first, since a user who holds a key wants it
  * used; then a self-hosted SearXNG; then keyless public services):
- * - search: brave, exa, tavily, parallel, seltz, querit, searxng, keenable, jina, duckduckgo
- *   (gemini serves search too, but each search is a model call: only an explicit
+ * - search: brave, exa, tavily, parallel, seltz, querit, tinyfish, searxng, keenable, jina,
+ *   duckduckgo (gemini serves search too, but each search is a model call: only an explicit
  *   `search.search_order` asks it). Seltz and Querit document a general web search over their
  *   own index, keyed and paid per call like the four before them, so they join the paid ones;
  *   they come after those because their answers say less (Seltz's documents have no title,
  *   Querit knows seven languages and seventeen countries).
  * - answer: exa, tavily, gemini, parallel
- * - contents: exa, tavily, jina, keenable, then Gleaner's own reader
+ * - contents: exa, tavily, parallel, tinyfish, jina, keenable, then Gleaner's own reader
+ *
+ * TinyFish is in the default search and contents orders because its Search and
+ * Fetch use no credits (https://docs.tinyfish.ai/search-api, https://docs.tinyfish.ai/fetch-api:
+ * "Search does not use credits", "Fetch does not use credits") and need a key the
+ * operator set on purpose; its agent runs, which spend credits, are only its own
+ * `tinyfish_run` tool.
  *
  * @module
  */
@@ -29,6 +35,7 @@ import { duckduckgoProvider } from "./duckduckgo.ts";
 import { searxngProvider } from "./searxng.ts";
 import { GLEANER_READER } from "./reader.ts";
 import { tavilyProvider } from "./tavily.ts";
+import { tinyfishProvider } from "./tinyfish.ts";
 import type { Provider, Role } from "./types.ts";
 
 /** Every provider module, by name. */
@@ -42,6 +49,7 @@ export const PROVIDERS: readonly Provider[] = [
   geminiProvider,
   jinaProvider,
   keenableProvider,
+  tinyfishProvider,
   searxngProvider,
   duckduckgoProvider,
 ];
@@ -55,13 +63,14 @@ export const DEFAULT_ORDER: Readonly<Record<Role, readonly string[]>> = {
     "parallel",
     "seltz",
     "querit",
+    "tinyfish",
     "searxng",
     "keenable",
     "jina",
     "duckduckgo",
   ],
   answer: ["exa", "tavily", "gemini", "parallel"],
-  contents: ["exa", "tavily", "parallel", "jina", "keenable", GLEANER_READER],
+  contents: ["exa", "tavily", "parallel", "tinyfish", "jina", "keenable", GLEANER_READER],
 };
 
 /** The provider called `name`, if Gleaner has one. */

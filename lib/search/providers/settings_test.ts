@@ -25,11 +25,13 @@ Deno.test("provider settings: keys from their usual environment names, orders as
     KEENABLE_API_KEY: "k",
     SELTZ_API_KEY: "s",
     QUERIT_API_KEY: "q",
+    TINYFISH_API_KEY: "f",
     GLEANER_SEARCH_SEARCH_ORDER: "tavily, exa",
     GLEANER_SEARCH_PROVIDERS: '{"exa":{"timeout_ms":2500,"max_results":5}}',
     GLEANER_SEARCH_PRESENTATION: "roles",
   }));
   assert.equal(config.search.exa_api_key, "e");
+  assert.equal(config.search.tinyfish_api_key, "f");
   assert.deepEqual(config.search.search_order, ["tavily", "exa"]);
   assert.deepEqual(config.search.providers.exa, { timeout_ms: 2500, max_results: 5 });
   assert.equal(config.search.presentation, "roles");
@@ -45,12 +47,21 @@ Deno.test("provider settings: keys from their usual environment names, orders as
       "gemini",
       "jina",
       "keenable",
+      "tinyfish",
       "duckduckgo",
     ],
   );
   assert.equal(config.search.seltz_api_key, "s");
   assert.equal(config.search.querit_api_key, "q");
   assert.deepEqual(usableProviders(config, "search").map((p) => p.name), ["tavily", "exa"]);
+  // TinyFish's search and fetch use no credits: in the default orders once its key is set.
+  const unordered = parseConfig(configFromEnv({ TINYFISH_API_KEY: "f", EXA_API_KEY: "e" }));
+  assert.deepEqual(usableProviders(unordered, "search").map((p) => p.name), [
+    "exa",
+    "tinyfish",
+    "duckduckgo",
+  ]);
+  assert.deepEqual(usableProviders(unordered, "contents").map((p) => p.name), ["exa", "tinyfish"]);
   assert.deepEqual(usableProviders(config, "answer").map((p) => p.name), [
     "exa",
     "tavily",
@@ -70,6 +81,7 @@ Deno.test("provider settings: every key is a secret, redacted in /config", () =>
     "keenable",
     "seltz",
     "querit",
+    "tinyfish",
   ];
   const search = Object.fromEntries(keys.map((k) => [`${k}_api_key`, `secret-${k}`]));
   const shown = JSON.stringify(redactConfig(parseConfig({ search })));

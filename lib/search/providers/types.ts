@@ -139,28 +139,115 @@ export interface RoleOutputs {
   contents: ProviderContents;
 }
 
+/** A cited source of one field of a long-running run's output. */
+export interface RunCitation {
+  /** Source URL. */
+  url: string;
+  /** Source title, when given. */
+  title?: string;
+  /** Supporting excerpts, when the provider gives them (bounded). */
+  excerpts?: string[];
+}
+
+/** Why one field of a run's output says what it says (the provider's basis). */
+export interface RunBasis {
+  /** The output field. */
+  field: string;
+  /** The provider's reasoning (bounded). */
+  reasoning: string;
+  /** The provider's confidence, when given (`low`, `medium`, `high`). */
+  confidence?: string;
+  /** The sources of the field. */
+  citations: RunCitation[];
+}
+
+/** One item of a batch run (a row enriched, an entity found); a failed item carries `error`. */
+export interface RunItem {
+  /** What the item was asked with (an enriched row's input). */
+  input?: unknown;
+  /** The item's name (an entity found). */
+  name?: string;
+  /** The item's URL (an entity found). */
+  url?: string;
+  /** The upstream status of the item (`completed`, `failed`, `matched`, …). */
+  status: string;
+  /** The item's output (text or a JSON object). */
+  content?: unknown;
+  /** Why the output says what it says. */
+  basis?: RunBasis[];
+  /** Why this item has no output. */
+  error?: { code: string; message: string };
+}
+
+/**
+ * A long-running provider run (research, enrichment, a dataset): finished
+ * within the bounded wait, or `in_progress` with the `run_id` its status tool
+ * takes.
+ */
+export interface ProviderRun {
+  /** `completed`: the output is here; `in_progress`: ask the status tool with `run_id`. */
+  status: "completed" | "in_progress";
+  /** The upstream run's id. */
+  run_id: string;
+  /** The upstream's own status word (`queued`, `running`, `completed`, …). */
+  run_status: string;
+  /** The output of a single run (a report's text, or a JSON object). */
+  content?: unknown;
+  /** The items of a batch run. */
+  items?: RunItem[];
+  /** Why the output of a single run says what it says. */
+  basis?: RunBasis[];
+  /** Every source cited, once each. */
+  citations: ProviderHit[];
+  /** A few provider-specific fields, bounded in size. */
+  provider_data?: Record<string, unknown>;
+}
+
+/** What a provider's own tool answers in: a role's shape, or a long-running run. */
+export type ProviderToolKind = Role | "run";
+
+/** The output of each kind of provider tool. */
+export interface ProviderToolOutputs extends RoleOutputs {
+  /** A long-running run. */
+  run: ProviderRun;
+}
+
 /**
  * One of a provider's own tools (`exa_find_similar`, `tavily_extract`, …): its
- * own strict input, answering in the normalized shape of one role (`kind`).
+ * own strict input, answering in the normalized shape of one role, or as a
+ * long-running run (`kind`).
  */
-export interface ProviderTool<I extends z.ZodObject = z.ZodObject, R extends Role = Role> {
+export interface ProviderTool<
+  I extends z.ZodObject = z.ZodObject,
+  R extends ProviderToolKind = ProviderToolKind,
+> {
   /** Tool name (`<provider>_<verb>`). */
   name: string;
   /** Short human title. */
   title: string;
   /** What it does, for a model. */
   description: string;
-  /** The role whose output shape it answers in. */
+  /** The role whose output shape it answers in, or `run` for a long-running run. */
   kind: R;
   /** Strict input schema. */
   input: I;
+  /**
+   * False for a tool that may change things outside Gleaner (an agent that
+   * clicks and submits forms); default true.
+   */
+  readOnly?: boolean;
+  /**
+   * The input field that resumes an answer the tool left `in_progress`
+   * (default `interaction_id`), named in the text a model reads.
+   */
+  resumeWith?: string;
   /** Runs it (the router wraps the call in rate limit, breaker and classification). */
-  run(input: z.output<I>, env: ProviderEnv): Promise<RoleOutputs[R]>;
+  run(input: z.output<I>, env: ProviderEnv): Promise<ProviderToolOutputs[R]>;
 }
 
 /** A provider tool with its types erased (for lists). */
 // deno-lint-ignore no-explicit-any
-export type AnyProviderTool = ProviderTool<any, Role>;
+export type AnyProviderTool = ProviderTool<any, ProviderToolKind>;
 
 /** A search provider Gleaner can route to. */
 export interface Provider {
