@@ -113,6 +113,9 @@ Deno.test("provider settings: every keyed provider sends the key of search.provi
     "gemini",
     "jina",
     "keenable",
+    "seltz",
+    "querit",
+    "tinyfish",
   ];
   await withFakeProviders(async (fakes) => {
     const providers = Object.fromEntries(keyed.map((name) => [name, { api_key: `own-${name}-7` }]));
