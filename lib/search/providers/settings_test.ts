@@ -14,6 +14,20 @@ import {
 } from "../../../testing/fixtures/fake_providers.ts";
 import { configuredProviders, PROVIDERS, usableProviders } from "./registry.ts";
 
+/** The providers that take an API key. */
+const KEYED: readonly FakeProviderName[] = [
+  "brave",
+  "exa",
+  "tavily",
+  "parallel",
+  "gemini",
+  "jina",
+  "keenable",
+  "seltz",
+  "querit",
+  "tinyfish",
+];
+
 Deno.test("provider settings: keys from their usual environment names, orders as lists", () => {
   const config = parseConfig(configFromEnv({
     BRAVE_API_KEY: "b",
@@ -71,18 +85,7 @@ Deno.test("provider settings: keys from their usual environment names, orders as
 });
 
 Deno.test("provider settings: every key is a secret, redacted in /config", () => {
-  const keys = [
-    "brave",
-    "exa",
-    "tavily",
-    "parallel",
-    "gemini",
-    "jina",
-    "keenable",
-    "seltz",
-    "querit",
-    "tinyfish",
-  ];
+  const keys = KEYED;
   const search = Object.fromEntries(keys.map((k) => [`${k}_api_key`, `secret-${k}`]));
   const shown = JSON.stringify(redactConfig(parseConfig({ search })));
   for (const key of keys) {
@@ -105,18 +108,7 @@ Deno.test("provider settings: unknown per-provider keys and bad presentations ar
 });
 
 Deno.test("provider settings: every keyed provider sends the key of search.providers.<name>.api_key", async () => {
-  const keyed: FakeProviderName[] = [
-    "brave",
-    "exa",
-    "tavily",
-    "parallel",
-    "gemini",
-    "jina",
-    "keenable",
-    "seltz",
-    "querit",
-    "tinyfish",
-  ];
+  const keyed = KEYED;
   await withFakeProviders(async (fakes) => {
     const providers = Object.fromEntries(keyed.map((name) => [name, { api_key: `own-${name}-7` }]));
     const config = parseConfig(fakes.config({}, { providers }));
