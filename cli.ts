@@ -70,7 +70,7 @@ options:
   --max-tokens N           token budget
   --json                   print JSON instead of text
   --log-level L            trace|debug|info|warning|error
-  --presentation P         tools served: default|roles|all_tools|one_provider|deep-research
+  --presentation P         tools served: default|roles|all_tools|one_provider|deep-research|router
   -h, --help, -v, --version
 
 exit codes: 0 ok, 1 failed (every item failed), 2 usage error

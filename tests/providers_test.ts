@@ -124,6 +124,8 @@ Deno.test("MCP lists the tools of each presentation", async () => {
         assert.deepEqual(await listed(gleaner), [
           "brave_web_search",
           "brave_news_search",
+          "brave_image_search",
+          "brave_video_search",
           "exa_search",
           "exa_find_similar",
           "exa_contents",
@@ -187,6 +189,65 @@ Deno.test("MCP: role tools route, fall back and say which provider answered", as
           arguments: { query: "x", colour: "blue" },
         }) as ToolResult;
         assert.ok(extra.isError, "unknown keys are refused");
+      });
+    });
+  });
+});
+
+Deno.test("MCP: Brave's image and video search answer in the search shape", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = fakes.config({ brave: "kb" }, {
+      presentation: "one_provider",
+      presentation_provider: "brave",
+    });
+    await withGleaner(config, async (gleaner) => {
+      await withClient(gleaner, async (client) => {
+        const tools = (await client.listTools()).tools as ListedTool[];
+        assert.deepEqual(tools.map((t) => t.name), [
+          "brave_web_search",
+          "brave_news_search",
+          "brave_image_search",
+          "brave_video_search",
+        ]);
+        const images = await client.callTool({
+          name: "brave_image_search",
+          arguments: { query: "lighthouse", max_results: 2, safesearch: "off" },
+        }) as ToolResult;
+        assert.ok(!images.isError, images.content[0]?.text);
+        const out = images.structuredContent as {
+          provider: string;
+          results: { url: string; provider_data: { image_url: string } }[];
+        };
+        assert.equal(out.provider, "brave");
+        assert.equal(out.results.length, 2);
+        assert.equal(
+          out.results[0].provider_data.image_url,
+          "https://sqlite.org/images/picture-0.jpg",
+        );
+        assert.match(
+          images.content[0].text,
+          /Image: https:\/\/sqlite\.org\/images\/picture-0\.jpg/,
+        );
+        assert.equal(fakes.requestsOf("brave")[0].path, "/res/v1/images/search");
+
+        const videos = await client.callTool({
+          name: "brave_video_search",
+          arguments: { query: "sqlite wal", time_range: "day" },
+        }) as ToolResult;
+        assert.ok(!videos.isError, videos.content[0]?.text);
+        assert.match(videos.content[0].text, /A\. Presenter on VideoSite, 1,523,000 views/);
+        assert.equal(fakes.requestsOf("brave")[1].query.freshness, "pd");
+
+        const tooMany = await client.callTool({
+          name: "brave_video_search",
+          arguments: { query: "x", max_results: 51 },
+        }) as ToolResult;
+        assert.ok(tooMany.isError);
+        assert.match(
+          tooMany.content[0].text,
+          /^invalid_arguments: brave_video_search: max_results/,
+        );
+        assert.equal(fakes.requestsOf("brave").length, 2, "refused before sending");
       });
     });
   });
@@ -523,8 +584,11 @@ Deno.test("router: every documented failure of the first provider that is not th
           assert.match(error.message, new RegExp(name), `${what}: the message names the provider`);
           assert.equal(fakes.requestsOf(second).length, asked, `${what}: no silent switch`);
           if (name === "brave") {
-            assert.equal(error.details?.field, "search_lang", `${what}: names the field`);
-            assert.match(error.message, /parameter search_lang/);
+            // The parameter Brave's body names (`error.meta.errors[0].loc`).
+            const body = doc.body as { error: { meta: { errors: { loc: string[] }[] } } };
+            const field = body.error.meta.errors[0].loc[1];
+            assert.equal(error.details?.field, field, `${what}: names the field`);
+            assert.match(error.message, new RegExp(`parameter ${field}`));
           }
           if (name === "tinyfish") {
             assert.equal(error.details?.field, "recency_minutes", `${what}: names the field`);

@@ -11,6 +11,8 @@
  * - `all_tools`: every configured provider's own tools.
  * - `one_provider`: the tools of `search.presentation_provider` only.
  * - `deep_research`: `search` and `fetch` in the Deep Research contract (see `deep_research.ts`).
+ * - `router`: one `search` tool whose `provider` argument picks the provider
+ *   that answers (default: the search role's first usable one; see `router_tool.ts`).
  *
  * @module
  */
@@ -27,6 +29,7 @@ import { llmConfigured } from "../search/llm.ts";
 import { MEMORY_TOOLS, TOOLS } from "./mod.ts";
 import { providerToolSpecs } from "./provider_tools.ts";
 import { researchTool, researchToolFor } from "./research.ts";
+import { routerSearchTool } from "./router_tool.ts";
 import { searchAndSummarizeTool } from "./search_and_summarize.ts";
 import { searchTool, searchToolFor } from "./search.ts";
 import { webAnswerTool, webContentsTool, webSearchTool } from "./role_tools.ts";
@@ -57,6 +60,8 @@ export function roleTools(config: Config): AnyToolSpec[] {
  * console.assert(roles.map((t) => t.name).join() === "web_search_tool,web_contents_tool");
  * const exa = toolsFor(parseConfig({ search: { presentation: "one_provider", presentation_provider: "exa", exa_api_key: "k" } }));
  * console.assert(exa.every((t) => t.name.startsWith("exa_")));
+ * const router = toolsFor(parseConfig({ search: { presentation: "router" } }));
+ * console.assert(router.map((t) => t.name).join() === "search");
  * ```
  */
 export function toolsFor(config: Config): AnyToolSpec[] {
@@ -65,6 +70,17 @@ export function toolsFor(config: Config): AnyToolSpec[] {
       return roleTools(config);
     case "deep_research":
       return [...DEEP_RESEARCH_TOOLS];
+    case "router": {
+      const search = usableProviders(config, "search").map((p) => p.name);
+      if (search.length === 0) {
+        throw new GleanerError(
+          "invalid_arguments",
+          "config: search.presentation: router needs a provider that serves search (search.search_order names none that is configured)",
+          { details: { field: "search.search_order" } },
+        );
+      }
+      return [routerSearchTool(search)];
+    }
     case "all_tools":
       return providerToolSpecs(configuredProviders(config));
     case "one_provider": {

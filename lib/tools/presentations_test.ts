@@ -17,3 +17,16 @@ Deno.test("MEMORY_TOOLS are the tools under /v1/memories", () => {
   const byPath = TOOLS.filter((t) => t.http?.path.startsWith("/v1/memories/")).map((t) => t.name);
   assert.deepEqual(MEMORY_TOOLS.map((t) => t.name).sort(), byPath.sort());
 });
+
+Deno.test("router presentation: one search tool, memory tools or not, with the usable search providers", () => {
+  for (const enabled of [true, false]) {
+    const tools = toolsFor(parseConfig({
+      memory: { enabled },
+      search: { presentation: "router", exa_api_key: "k" },
+    }));
+    assert.deepEqual(tools.map((t) => t.name), ["search"]);
+    assert.ok(tools[0].input.safeParse({ query: "x", provider: "exa" }).success);
+    assert.ok(tools[0].input.safeParse({ query: "x", provider: "duckduckgo" }).success);
+    assert.ok(!tools[0].input.safeParse({ query: "x", provider: "tavily" }).success);
+  }
+});

@@ -138,6 +138,7 @@ export const SearchSchema: z.ZodObject<{
       all_tools: "all_tools";
       one_provider: "one_provider";
       deep_research: "deep_research";
+      router: "router";
     }>
   >;
   presentation_provider: z.ZodOptional<z.ZodString>;
@@ -220,11 +221,11 @@ export const SearchSchema: z.ZodObject<{
   breaker_cooldown_ms: z.number().int().min(0).default(60_000),
   /**
    * Which tools MCP and HTTP declare: Gleaner's own (`default`), one per role (`roles`),
-   * every configured provider's own (`all_tools`), or one provider's (`one_provider`).
+   * every configured provider's own (`all_tools`), one provider's (`one_provider`), the Deep
+   * Research pair (`deep_research`), or one `search` tool with a `provider` argument (`router`).
    */
-  presentation: z.enum(["default", "roles", "all_tools", "one_provider", "deep_research"]).default(
-    "default",
-  ),
+  presentation: z.enum(["default", "roles", "all_tools", "one_provider", "deep_research", "router"])
+    .default("default"),
   /** The provider whose tools `presentation: one_provider` declares. */
   presentation_provider: z.string().optional(),
   /**

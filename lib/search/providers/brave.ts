@@ -1,9 +1,15 @@
 /**
- * Brave Search API: web and news search.
+ * Brave Search API: web, news, image and video search.
  *
  * Requests (`X-Subscription-Token: <key>`, `Accept: application/json`):
  * - `GET <base>/res/v1/web/search?q=&count=&freshness=&search_lang=`
  * - `GET <base>/res/v1/news/search?q=&count=&freshness=&search_lang=`
+ * - `GET <base>/res/v1/images/search?q=&count=&search_lang=&country=&safesearch=&spellcheck=`
+ *   (https://api-dashboard.search.brave.com/api-reference/images/image_search: `count`
+ *   1–200, `safesearch` `off|strict` (Brave's default `strict`), no `freshness`)
+ * - `GET <base>/res/v1/videos/search?q=&count=&freshness=&search_lang=&country=&safesearch=&spellcheck=`
+ *   (https://api-dashboard.search.brave.com/api-reference/videos/video_search/get: `count`
+ *   1–50, `safesearch` `off|moderate|strict` (Brave's default `moderate`))
  *
  * Brave's documented limits are respected before sending
  * (https://api-dashboard.search.brave.com/api-reference/web/search/get): `q`
@@ -17,13 +23,19 @@
  * answers: web `web.results[]`, news `results[]`, each with `title`, `url`,
  * `description` (may hold `<strong>` tags), `page_age` (ISO date) or `age`,
  * and `extra_snippets`, `language`, `meta_url.hostname` kept in
- * `provider_data`.
+ * `provider_data`. Images `results[]`: `title`, `url` (the page showing the
+ * image), `source`, `thumbnail.src`, `properties.{url,width,height}` (the
+ * image itself), `confidence`; videos `results[]`: `title`, `url`,
+ * `description`, `age`, `page_age`, `thumbnail.src`,
+ * `video.{duration,views,creator,publisher}`.
  *
  * @module
  */
 import { z } from "zod";
 import { type Config, providerApiKey } from "../../config/config.ts";
+import { GleanerError } from "../../errors.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
+import { parseLanguageTag } from "../language_tag.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
   boundedData,
@@ -170,11 +182,7 @@ export interface BraveLocale {
  * ```
  */
 export function braveLocale(tag: string): BraveLocale {
-  const parts = tag.trim().replace(/_/g, "-").toLowerCase().split("-").filter(Boolean);
-  const language = parts[0] ?? "";
-  const rest = parts.slice(1);
-  const script = rest.find((p) => /^[a-z]{4}$/.test(p));
-  const region = rest.find((p) => /^[a-z]{2}$/.test(p))?.toUpperCase();
+  const { language, script, region } = parseLanguageTag(tag);
   let lang: string | undefined;
   switch (language) {
     case "ja":
@@ -244,6 +252,43 @@ export function braveHits(results: unknown): ProviderHit[] {
   return hits;
 }
 
+/** Sets `search_lang` and `country` from a BCP 47 tag; what Brave cannot express becomes a notice. */
+function setLocale(url: URL, language: string | undefined, env: ProviderEnv): void {
+  if (!language) return;
+  const locale = braveLocale(language);
+  if (locale.search_lang) url.searchParams.set("search_lang", locale.search_lang);
+  if (locale.country) url.searchParams.set("country", locale.country);
+  if (locale.dropped.length > 0) {
+    env.notice?.(
+      `${BRAVE}: ${locale.dropped.join(" and ")} not in Brave's vocabulary, so not sent`,
+    );
+  }
+}
+
+/**
+ * Brave's `country` for a code the caller gave: a two-letter code Brave lists,
+ * or `ALL` (worldwide).
+ *
+ * @throws {GleanerError} `invalid_arguments` (field `country`) for a code Brave does not list.
+ *
+ * @example
+ * ```ts
+ * import { braveCountry } from "./brave.ts";
+ * console.assert(braveCountry("de") === "DE" && braveCountry("all") === "ALL");
+ * ```
+ */
+export function braveCountry(code: string): string {
+  const upper = code.trim().toUpperCase();
+  if (upper === "ALL" || COUNTRIES.has(upper)) return upper;
+  throw new GleanerError(
+    "invalid_arguments",
+    `country: Brave has no results for ${JSON.stringify(code.slice(0, 10))}; use ALL or one of ${
+      [...COUNTRIES].join(", ")
+    }`,
+    { details: { field: "country", provider: BRAVE } },
+  );
+}
+
 async function braveSearch(
   req: ProviderSearchRequest,
   env: ProviderEnv,
@@ -261,16 +306,7 @@ async function braveSearch(
   url.searchParams.set("q", fitted.query);
   url.searchParams.set("count", String(Math.max(1, Math.min(req.max_results, s.maxResults, 20))));
   if (req.time_range) url.searchParams.set("freshness", FRESHNESS[req.time_range]);
-  if (req.language) {
-    const locale = braveLocale(req.language);
-    if (locale.search_lang) url.searchParams.set("search_lang", locale.search_lang);
-    if (locale.country) url.searchParams.set("country", locale.country);
-    if (locale.dropped.length > 0) {
-      env.notice?.(
-        `${BRAVE}: ${locale.dropped.join(" and ")} not in Brave's vocabulary, so not sent`,
-      );
-    }
-  }
+  setLocale(url, req.language, env);
   const body = await callJson(env, {
     provider: BRAVE,
     url,
@@ -280,6 +316,208 @@ async function braveSearch(
   if (news) return braveHits(body.results);
   return braveHits(isRecord(body.web) ? body.web.results : []);
 }
+
+/** Brave's media endpoints and their documented limits. */
+const MEDIA = {
+  // https://api-dashboard.search.brave.com/api-reference/images/image_search
+  images: { maxCount: 200, freshness: false },
+  // https://api-dashboard.search.brave.com/api-reference/videos/video_search/get
+  videos: { maxCount: 50, freshness: true },
+} as const;
+
+/** Brave's largest `count` of an image search. */
+export const BRAVE_MAX_IMAGES = MEDIA.images.maxCount;
+/** Brave's largest `count` of a video search. */
+export const BRAVE_MAX_VIDEOS = MEDIA.videos.maxCount;
+
+/** An image or video search as Brave's media tools ask it. */
+interface BraveMediaRequest {
+  query: string;
+  max_results: number;
+  language?: string;
+  country?: string;
+  safesearch?: string;
+  spellcheck?: boolean;
+  time_range?: TimeRange;
+}
+
+/** A URL worth passing on whole: http(s) and short enough not to be cut. */
+function link(value: unknown, max = 2_000): string | undefined {
+  return isWebUrl(value) && value.trim().length <= max ? value.trim() : undefined;
+}
+
+/** A number Brave gave, else undefined. */
+function num(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/**
+ * Turns Brave image results into hits: the page showing the image is the
+ * hit's `url`; the image itself (`properties.url`) opens the snippet and is
+ * kept, with the thumbnail, size and source, in `provider_data`.
+ *
+ * @example
+ * ```ts
+ * import { braveImageHits } from "./brave.ts";
+ * const [hit] = braveImageHits([{
+ *   title: "Lighthouse", url: "https://a.example/page", source: "a.example",
+ *   properties: { url: "https://a.example/l.jpg", width: 800, height: 600 },
+ * }]);
+ * console.assert(hit.snippet === "Image: https://a.example/l.jpg (800×600)");
+ * ```
+ */
+export function braveImageHits(results: unknown): ProviderHit[] {
+  const hits: ProviderHit[] = [];
+  for (const r of records(results)) {
+    if (!isWebUrl(r.url)) continue;
+    const props = isRecord(r.properties) ? r.properties : {};
+    const thumb = isRecord(r.thumbnail) ? r.thumbnail : {};
+    const meta = isRecord(r.meta_url) ? r.meta_url : {};
+    const image = link(props.url);
+    const width = num(props.width);
+    const height = num(props.height);
+    const size = width !== undefined && height !== undefined ? ` (${width}×${height})` : "";
+    hits.push({
+      title: plainText(r.title) || str(r.url),
+      url: str(r.url).trim(),
+      snippet: image ? `Image: ${image}${size}` : "",
+      source: BRAVE,
+      provider_data: boundedData({
+        // Longer URLs would be cut by boundedData: the snippet carries the image URL whole.
+        image_url: link(props.url, 300),
+        thumbnail: link(thumb.src, 300),
+        width,
+        height,
+        source: r.source,
+        hostname: meta.hostname,
+        confidence: r.confidence,
+      }),
+    });
+  }
+  return hits;
+}
+
+/**
+ * Turns Brave video results into hits: the description, then duration,
+ * creator, platform and views; those and the thumbnail also in `provider_data`.
+ *
+ * @example
+ * ```ts
+ * import { braveVideoHits } from "./brave.ts";
+ * const [hit] = braveVideoHits([{
+ *   title: "WAL explained", url: "https://video.example/w", description: "A talk.",
+ *   page_age: "2025-02-12T00:00:00",
+ *   video: { duration: "12:03", views: 1200, creator: "Ann", publisher: "VideoSite" },
+ * }]);
+ * console.assert(hit.snippet === "A talk. (12:03, Ann on VideoSite, 1,200 views)");
+ * console.assert(hit.published === "2025-02-12T00:00:00.000Z");
+ * ```
+ */
+export function braveVideoHits(results: unknown): ProviderHit[] {
+  const hits: ProviderHit[] = [];
+  for (const r of records(results)) {
+    if (!isWebUrl(r.url)) continue;
+    const video = isRecord(r.video) ? r.video : {};
+    const thumb = isRecord(r.thumbnail) ? r.thumbnail : {};
+    const meta = isRecord(r.meta_url) ? r.meta_url : {};
+    const published = toIsoDate(r.page_age);
+    const duration = plainText(video.duration);
+    const creator = plainText(video.creator);
+    const publisher = plainText(video.publisher);
+    const views = num(video.views);
+    const facts = [
+      duration,
+      creator && publisher ? `${creator} on ${publisher}` : creator || publisher,
+      views !== undefined ? `${views.toLocaleString("en-US")} views` : "",
+    ].filter(Boolean);
+    const description = plainText(r.description);
+    hits.push({
+      title: plainText(r.title) || str(r.url),
+      url: str(r.url).trim(),
+      snippet: [description, facts.length > 0 ? `(${facts.join(", ")})` : ""].filter(Boolean)
+        .join(" "),
+      ...(published ? { published } : {}),
+      source: BRAVE,
+      provider_data: boundedData({
+        age: r.age,
+        duration: duration || undefined,
+        views,
+        creator: creator || undefined,
+        publisher: publisher || undefined,
+        thumbnail: link(thumb.src, 300),
+        hostname: meta.hostname,
+      }),
+    });
+  }
+  return hits;
+}
+
+async function braveMediaSearch(
+  req: BraveMediaRequest,
+  env: ProviderEnv,
+  media: keyof typeof MEDIA,
+): Promise<ProviderHit[]> {
+  const s = settings(env.config);
+  const limits = MEDIA[media];
+  const url = new URL(`${s.baseUrl}/res/v1/${media}/search`);
+  const fitted = fitQuery(req.query.trim(), {
+    provider: BRAVE,
+    maxChars: BRAVE_MAX_CHARS,
+    maxWords: BRAVE_MAX_WORDS,
+  });
+  if (fitted.notice) env.notice?.(fitted.notice);
+  url.searchParams.set("q", fitted.query);
+  url.searchParams.set("count", String(Math.max(1, Math.min(req.max_results, limits.maxCount))));
+  if (limits.freshness && req.time_range) {
+    url.searchParams.set("freshness", FRESHNESS[req.time_range]);
+  }
+  setLocale(url, req.language, env);
+  // An explicit country wins over the region of the language tag.
+  if (req.country) url.searchParams.set("country", braveCountry(req.country));
+  if (req.safesearch) url.searchParams.set("safesearch", req.safesearch);
+  if (req.spellcheck !== undefined) url.searchParams.set("spellcheck", String(req.spellcheck));
+  const body = await callJson(env, {
+    provider: BRAVE,
+    url,
+    headers: { "X-Subscription-Token": providerApiKey(env.config, BRAVE) ?? "" },
+    timeoutMs: s.timeoutMs,
+  }, isRecord);
+  return media === "images" ? braveImageHits(body.results) : braveVideoHits(body.results);
+}
+
+const CountrySchema = z.string().regex(/^(?:[A-Za-z]{2}|[Aa][Ll][Ll])$/).optional().describe(
+  "Where the results come from: a two-letter country code (US, DE, JP, …) or ALL",
+);
+const SpellcheckSchema = z.boolean().optional().describe(
+  "Let Brave correct the query's spelling (Brave's default: true)",
+);
+
+const BraveImageInput = z.strictObject({
+  query: z.string().min(1).max(400).describe("What to search for"),
+  max_results: z.number().int().min(1).max(BRAVE_MAX_IMAGES).default(20).describe(
+    `Results (1-${BRAVE_MAX_IMAGES})`,
+  ),
+  language: z.string().min(2).max(10).optional().describe("Language code, e.g. en, pt-BR"),
+  country: CountrySchema,
+  safesearch: z.enum(["off", "strict"]).optional().describe(
+    "Adult content: `strict` (Brave's default for images) drops it, `off` keeps it",
+  ),
+  spellcheck: SpellcheckSchema,
+});
+
+const BraveVideoInput = z.strictObject({
+  query: z.string().min(1).max(400).describe("What to search for"),
+  max_results: z.number().int().min(1).max(BRAVE_MAX_VIDEOS).default(10).describe(
+    `Results (1-${BRAVE_MAX_VIDEOS})`,
+  ),
+  time_range: timeRangeSchema().optional().describe("Only videos this recent"),
+  language: z.string().min(2).max(10).optional().describe("Language code, e.g. en, pt-BR"),
+  country: CountrySchema,
+  safesearch: z.enum(["off", "moderate", "strict"]).optional().describe(
+    "Adult content: `moderate` (Brave's default) filters explicit videos, `strict` drops all adult content, `off` none",
+  ),
+  spellcheck: SpellcheckSchema,
+});
 
 const BraveInput = z.strictObject({
   query: z.string().min(1).max(400).describe("What to search for"),
@@ -330,6 +568,28 @@ export const braveProvider: Provider = {
       input: BraveInput,
       run: async (input: z.output<typeof BraveInput>, env: ProviderEnv) => ({
         results: await braveSearch(input, env, true),
+      }),
+    },
+    {
+      name: "brave_image_search",
+      title: "Brave image search",
+      description:
+        `Searches images with Brave Search: for each, the page showing it, the image URL, size and thumbnail, up to ${BRAVE_MAX_IMAGES} results. Safe search is strict unless turned off.`,
+      kind: "search",
+      input: BraveImageInput,
+      run: async (input: z.output<typeof BraveImageInput>, env: ProviderEnv) => ({
+        results: await braveMediaSearch(input, env, "images"),
+      }),
+    },
+    {
+      name: "brave_video_search",
+      title: "Brave video search",
+      description:
+        `Searches videos with Brave Search: title, URL, description, duration, creator, platform, views and date, up to ${BRAVE_MAX_VIDEOS} results.`,
+      kind: "search",
+      input: BraveVideoInput,
+      run: async (input: z.output<typeof BraveVideoInput>, env: ProviderEnv) => ({
+        results: await braveMediaSearch(input, env, "videos"),
       }),
     },
   ],

@@ -459,17 +459,29 @@ async function research(
   return await finishTaskRun(started, env);
 }
 
+/** `GET <base><path><run id>`: the state of a run a status tool asks for (the id checked first). */
+function getRun<T>(
+  env: ProviderEnv,
+  path: string,
+  runId: string,
+  headers: Record<string, string>,
+  isRun: (value: unknown) => value is T,
+): Promise<T> {
+  const s = settings(env.config);
+  return callJson(env, {
+    provider: PARALLEL,
+    url: `${s.baseUrl}${path}${encodeURIComponent(runId)}`,
+    headers,
+    timeoutMs: s.timeoutMs,
+  }, isRun);
+}
+
 async function researchStatus(
   input: z.output<typeof RunIdInput>,
   env: ProviderEnv,
 ): Promise<ProviderRun> {
-  const s = settings(env.config);
-  const run = await callJson(env, {
-    provider: PARALLEL,
-    url: `${s.baseUrl}/v1/tasks/runs/${encodeURIComponent(checkRunId(input.run_id))}`,
-    headers: keyHeader(env),
-    timeoutMs: s.timeoutMs,
-  }, isTaskRun);
+  const id = checkRunId(input.run_id);
+  const run = await getRun(env, "/v1/tasks/runs/", id, keyHeader(env), isTaskRun);
   return await finishTaskRun(run, env);
 }
 
@@ -665,14 +677,8 @@ async function enrichStatus(
   input: z.output<typeof RunIdInput>,
   env: ProviderEnv,
 ): Promise<ProviderRun> {
-  const s = settings(env.config);
   const id = checkRunId(input.run_id);
-  const group = await callJson(env, {
-    provider: PARALLEL,
-    url: `${s.baseUrl}/v1/tasks/groups/${encodeURIComponent(id)}`,
-    headers: keyHeader(env),
-    timeoutMs: s.timeoutMs,
-  }, isGroup);
+  const group = await getRun(env, "/v1/tasks/groups/", id, keyHeader(env), isGroup);
   return await finishGroup(id, group, env);
 }
 
@@ -841,13 +847,8 @@ async function datasetStatus(
   input: z.output<typeof RunIdInput>,
   env: ProviderEnv,
 ): Promise<ProviderRun> {
-  const s = settings(env.config);
-  const run = await callJson(env, {
-    provider: PARALLEL,
-    url: `${s.baseUrl}/v1beta/findall/runs/${encodeURIComponent(checkRunId(input.run_id))}`,
-    headers: findallHeaders(env),
-    timeoutMs: s.timeoutMs,
-  }, isFindAllRun);
+  const id = checkRunId(input.run_id);
+  const run = await getRun(env, "/v1beta/findall/runs/", id, findallHeaders(env), isFindAllRun);
   return await finishFindAll(run, env);
 }
 

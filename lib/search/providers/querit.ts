@@ -46,6 +46,7 @@
 import { z } from "zod";
 import { type Config, providerApiKey } from "../../config/config.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
+import { parseLanguageTag } from "../language_tag.ts";
 import { toIsoDate } from "../upstream.ts";
 import { providerFailure } from "./classify.ts";
 import {
@@ -130,9 +131,7 @@ export interface QueritLocale {
  * ```
  */
 export function queritLocale(tag: string): QueritLocale {
-  const parts = tag.trim().replace(/_/g, "-").toLowerCase().split("-").filter(Boolean);
-  const code = parts[0] ?? "";
-  const region = parts.slice(1).find((p) => /^[a-z]{2}$/.test(p))?.toUpperCase();
+  const { language: code, region } = parseLanguageTag(tag);
   const language = Object.hasOwn(LANGUAGES, code) ? LANGUAGES[code] : undefined;
   const dropped: string[] = [];
   if (!language) dropped.push(`language ${JSON.stringify(tag.slice(0, 20))}`);

@@ -55,6 +55,7 @@ import { type Config, providerApiKey } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { SearchFailure } from "../types.ts";
 import type { TimeRange } from "../time_range.ts";
+import { parseLanguageTag } from "../language_tag.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
   boundedData,
@@ -125,12 +126,11 @@ function headers(config: Config): Record<string, string> {
 /** `language` and `location` from a BCP 47 tag (`pt-BR` → `pt`, `BR`). */
 function localeOf(language: string | undefined): { language?: string; location?: string } {
   if (!language) return {};
-  const [primary, ...rest] = language.split(/[-_]/);
-  const out: { language?: string; location?: string } = {};
-  if (/^[a-z]{2}$/i.test(primary)) out.language = primary.toLowerCase();
-  const region = rest.find((part) => /^[a-z]{2}$/i.test(part));
-  if (region) out.location = region.toUpperCase();
-  return out;
+  const tag = parseLanguageTag(language);
+  return {
+    ...(/^[a-z]{2}$/.test(tag.language) ? { language: tag.language } : {}),
+    ...(tag.region ? { location: tag.region } : {}),
+  };
 }
 
 async function tinyfishSearch(
