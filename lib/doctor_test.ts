@@ -61,7 +61,8 @@ Deno.test("doctor --online: each keyed provider is asked once; a refused key or 
     assert.equal(refused.ok, false);
     const badKey = refused.checks.find((c) => c.name.startsWith("provider brave"))!;
     assert.ok(
-      !badKey.ok && /the key was refused: check it: search\.brave_api_key/.test(badKey.detail),
+      !badKey.ok &&
+        /the key was refused: check it: search\.providers\.brave\.api_key/.test(badKey.detail),
     );
     assert.ok(!badKey.detail.includes("brave-key-1"), "never the key");
     const retired = refused.checks.find((c) => c.name.startsWith("provider gemini"))!;
@@ -92,7 +93,7 @@ Deno.test("doctor --online: Seltz and Querit are asked a one-result search; Quer
     assert.match(querit.detail, /error code 429 in its body/);
     assert.match(
       querit.detail,
-      /out of credit or over quota: check the plan: search\.querit_api_key/,
+      /out of credit or over quota: check the plan: search\.providers\.querit\.api_key/,
     );
     assert.ok(!JSON.stringify(spent).includes("querit-key-2"), "never the key");
   });

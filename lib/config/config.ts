@@ -40,3 +40,4 @@ export {
 } from "./env_settings.ts";
 export { configFilePath, ENV_ONLY_KEYS, loadConfig, mergeConfig, proxyFromEnv } from "./load.ts";
 export { nearestSetting, NON_SETTING_ENV, unknownEnvWarnings } from "./suggest.ts";
+export { providerApiKey } from "./provider_keys.ts";

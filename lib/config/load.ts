@@ -11,19 +11,56 @@ import { getGleanerLogger } from "../log.ts";
 import { readEnv } from "./env.ts";
 import { coerceSetting, configFromEnv, envName, envNames } from "./env_settings.ts";
 import { assertKnownSettings, parseConfig } from "./parse.ts";
+import { dropShadowedProviderKeys, oldProviderKeyWarnings } from "./provider_keys.ts";
 import type { Config, ConfigInput } from "./schema.ts";
 import { unknownEnvWarnings } from "./suggest.ts";
 
-/** Deep-merges partial configurations, later ones winning. */
+/**
+ * Deep-merges partial configurations, later ones winning: setting by setting, and in
+ * `search.providers` provider by provider and setting by setting (a provider's API key too,
+ * whichever of its two spellings each layer uses).
+ */
 export function mergeConfig(...layers: (ConfigInput | undefined)[]): ConfigInput {
   const out: Record<string, Record<string, unknown>> = {};
-  for (const layer of layers) {
-    if (!layer) continue;
+  for (const given of layers) {
+    if (!given) continue;
+    const layer = withProvidersObject(given);
+    dropShadowedProviderKeys(out, layer);
     for (const [section, values] of Object.entries(layer)) {
-      if (values && typeof values === "object") out[section] = { ...out[section], ...values };
+      if (!values || typeof values !== "object") continue;
+      const below = out[section]?.providers;
+      out[section] = { ...out[section], ...values };
+      const above = (values as Record<string, unknown>).providers;
+      if (section === "search" && isRecord(below) && isRecord(above)) {
+        const merged: Record<string, unknown> = { ...below };
+        for (const [name, settings] of Object.entries(above)) {
+          merged[name] = isRecord(settings) && isRecord(below[name])
+            ? { ...below[name], ...settings }
+            : settings;
+        }
+        out[section].providers = merged;
+      }
     }
   }
   return out as ConfigInput;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** The layer with `search.providers` given as JSON text (`GLEANER_SEARCH_PROVIDERS`) parsed. */
+function withProvidersObject(layer: ConfigInput): ConfigInput {
+  const providers = (layer.search as Record<string, unknown> | undefined)?.providers;
+  if (typeof providers !== "string") return layer;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(providers);
+  } catch {
+    return layer; // the schema names the field and refuses it
+  }
+  if (!isRecord(parsed)) return layer;
+  return { ...layer, search: { ...layer.search, providers: parsed } } as ConfigInput;
 }
 
 /** Where the config file is looked for. */
@@ -86,6 +123,13 @@ export async function loadConfig(
     const [section, key] = path.split(".");
     (flagLayer[section] ??= {})[key] = coerceSetting(path, raw);
   }
+  for (
+    const message of [
+      ...oldProviderKeyWarnings(fileLayer, `config file ${path}`),
+      ...oldProviderKeyWarnings(options.overrides, "settings given in code"),
+      ...oldProviderKeyWarnings(flagLayer as ConfigInput, "--set"),
+    ]
+  ) warn(message);
   return parseConfig(
     mergeConfig(
       proxyFromEnv(env),

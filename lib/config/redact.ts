@@ -105,7 +105,8 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
 
 /**
  * A copy of the configuration safe to print: every secret replaced by
- * `"[redacted]"`, and credentials in URLs masked.
+ * `"[redacted]"` (the {@link SECRET_KEYS} and each `search.providers.<name>.api_key`), and
+ * credentials in URLs masked.
  *
  * @example
  * ```ts
@@ -120,6 +121,10 @@ export function redactConfig(config: Config): Config {
   for (const path of SECRET_KEYS) {
     const [section, key] = path.split(".");
     if (copy[section]?.[key] !== undefined) copy[section][key] = "[redacted]";
+  }
+  const providers = (copy.search?.providers ?? {}) as Record<string, Record<string, unknown>>;
+  for (const settings of Object.values(providers)) {
+    if (settings.api_key !== undefined) settings.api_key = "[redacted]";
   }
   return maskUrls(copy) as unknown as Config;
 }

@@ -108,7 +108,10 @@ Deno.test("roles: a pinned provider answers alone, without fallback", async () =
     const unconfigured = await failureOf(
       roles.search({ query: "q", max_results: 3, provider: "keenable" }),
     );
-    assert.match(unconfigured.message, /keenable is not configured \(set search\.keenable_api_key/);
+    assert.match(
+      unconfigured.message,
+      /keenable is not configured \(set search\.providers\.keenable\.api_key/,
+    );
   });
 });
 

@@ -9,6 +9,7 @@ import { secret } from "./secret.ts";
 /** Settings of one search provider (`search.providers.<name>`). */
 export const ProviderSettingsSchema: z.ZodObject<{
   enabled: z.ZodOptional<z.ZodBoolean>;
+  api_key: z.ZodOptional<z.ZodString>;
   base_url: z.ZodOptional<z.ZodString>;
   timeout_ms: z.ZodOptional<z.ZodNumber>;
   max_results: z.ZodOptional<z.ZodNumber>;
@@ -25,6 +26,11 @@ export const ProviderSettingsSchema: z.ZodObject<{
 }, z.core.$strict> = z.strictObject({
   /** Keyless providers answer only when `true`; `false` turns any provider off. */
   enabled: z.boolean().optional(),
+  /**
+   * The provider's API key (a secret; read through `providerApiKey`). The older
+   * `search.<name>_api_key` is still read, and its environment names stay.
+   */
+  api_key: secret(),
   /** API base URL (tests point it at loopback). */
   base_url: z.string().url().optional(),
   /** Timeout of one call (default `search.timeout_ms`). */
@@ -191,7 +197,7 @@ export const SearchSchema: z.ZodObject<{
   /**
    * Per-provider settings by provider name: `enabled` (keyless providers are off until
    * `true`; `false` turns any provider off), `base_url`, `timeout_ms`, `max_results`,
-   * `requests_per_second`. A JSON object in `GLEANER_SEARCH_PROVIDERS`.
+   * `requests_per_second`, `api_key` (a secret). A JSON object in `GLEANER_SEARCH_PROVIDERS`.
    */
   providers: z.preprocess(
     (value) => (typeof value === "string" ? safeJsonObject(value) : value),

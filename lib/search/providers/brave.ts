@@ -32,7 +32,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config/config.ts";
+import { type Config, providerApiKey } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { parseLanguageTag } from "../language_tag.ts";
@@ -310,7 +310,7 @@ async function braveSearch(
   const body = await callJson(env, {
     provider: BRAVE,
     url,
-    headers: { "X-Subscription-Token": env.config.search.brave_api_key ?? "" },
+    headers: { "X-Subscription-Token": providerApiKey(env.config, BRAVE) ?? "" },
     timeoutMs: s.timeoutMs,
   }, isRecord);
   if (news) return braveHits(body.results);
@@ -479,7 +479,7 @@ async function braveMediaSearch(
   const body = await callJson(env, {
     provider: BRAVE,
     url,
-    headers: { "X-Subscription-Token": env.config.search.brave_api_key ?? "" },
+    headers: { "X-Subscription-Token": providerApiKey(env.config, BRAVE) ?? "" },
     timeoutMs: s.timeoutMs,
   }, isRecord);
   return media === "images" ? braveImageHits(body.results) : braveVideoHits(body.results);
@@ -529,7 +529,7 @@ const BraveInput = z.strictObject({
 });
 
 /**
- * The Brave provider (`search.brave_api_key`, env `BRAVE_API_KEY`, or
+ * The Brave provider (`search.providers.brave.api_key`, env `BRAVE_API_KEY`, or
  * `BRAVE_SEARCH_API_KEY`; `BRAVE_API_KEY` wins when both are set).
  *
  * @example
@@ -544,9 +544,9 @@ export const braveProvider: Provider = {
   name: BRAVE,
   title: "Brave Search",
   roles: ["search"],
-  configHint: "search.brave_api_key",
+  configHint: "search.providers.brave.api_key",
   isConfigured: (config) =>
-    Boolean(config.search.brave_api_key) && settings(config).enabled !== false,
+    Boolean(providerApiKey(config, BRAVE)) && settings(config).enabled !== false,
   search: (req, env) => braveSearch(req, env, req.topic === "news"),
   tools: [
     {

@@ -21,7 +21,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config/config.ts";
+import { type Config, providerApiKey } from "../../config/config.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
@@ -59,7 +59,7 @@ function settings(config: Config) {
 }
 
 function headers(config: Config): Record<string, string> {
-  return { "x-api-key": config.search.exa_api_key ?? "" };
+  return { "x-api-key": providerApiKey(config, EXA) ?? "" };
 }
 
 /** The snippet of an Exa result: its highlights, else the start of its text or summary. */
@@ -247,7 +247,7 @@ const ExaAnswerInput = z.strictObject({
 });
 
 /**
- * The Exa provider (`search.exa_api_key`, env `EXA_API_KEY`).
+ * The Exa provider (`search.providers.exa.api_key`, env `EXA_API_KEY`).
  *
  * @example
  * ```ts
@@ -261,10 +261,10 @@ export const exaProvider: Provider = {
   name: EXA,
   title: "Exa",
   roles: ["search", "answer", "contents"],
-  configHint: "search.exa_api_key",
+  configHint: "search.providers.exa.api_key",
   nativeDomains: true,
   isConfigured: (config) =>
-    Boolean(config.search.exa_api_key) && settings(config).enabled !== false,
+    Boolean(providerApiKey(config, EXA)) && settings(config).enabled !== false,
   search: exaSearch,
   answer: exaAnswer,
   contents: exaContents,

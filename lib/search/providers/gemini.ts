@@ -71,7 +71,7 @@
  */
 import { delay } from "../../async/delay.ts";
 import { z } from "zod";
-import type { Config } from "../../config/config.ts";
+import { type Config, providerApiKey } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { SearchFailure } from "../types.ts";
 import { providerFailure } from "./classify.ts";
@@ -138,7 +138,7 @@ async function groundedCall(query: string, model: string, env: ProviderEnv) {
     provider: GEMINI,
     url,
     method: "POST",
-    headers: { "x-goog-api-key": env.config.search.gemini_api_key ?? "" },
+    headers: { "x-goog-api-key": providerApiKey(env.config, GEMINI) ?? "" },
     json: {
       contents: [{ role: "user", parts: [{ text: query }] }],
       tools: [{ google_search: {} }],
@@ -270,7 +270,7 @@ function isInteraction(value: unknown): value is Record<string, unknown> {
 async function deepResearchAnswer(req: AnswerRequest, env: ProviderEnv): Promise<ProviderAnswer> {
   const s = settings(env.config);
   const dr = deepResearchSettings(env.config);
-  const headers = { "x-goog-api-key": env.config.search.gemini_api_key ?? "" };
+  const headers = { "x-goog-api-key": providerApiKey(env.config, GEMINI) ?? "" };
   const get = (id: string) =>
     callJson(env, {
       provider: GEMINI,
@@ -431,14 +431,14 @@ async function geminiProbe(env: ProviderEnv): Promise<string> {
   const body = await callJson(env, {
     provider: GEMINI,
     url: `${s.baseUrl}/v1beta/models/${encodeURIComponent(model)}`,
-    headers: { "x-goog-api-key": env.config.search.gemini_api_key ?? "" },
+    headers: { "x-goog-api-key": providerApiKey(env.config, GEMINI) ?? "" },
     timeoutMs: s.timeoutMs,
   }, isRecord);
   return `key accepted; model ${str(body.name) || model} available`;
 }
 
 /**
- * The Gemini provider (`search.gemini_api_key`, env `GEMINI_API_KEY`).
+ * The Gemini provider (`search.providers.gemini.api_key`, env `GEMINI_API_KEY`).
  *
  * @example
  * ```ts
@@ -452,9 +452,9 @@ export const geminiProvider: Provider = {
   name: GEMINI,
   title: "Gemini",
   roles: ["search", "answer"],
-  configHint: "search.gemini_api_key",
+  configHint: "search.providers.gemini.api_key",
   isConfigured: (config) =>
-    Boolean(config.search.gemini_api_key) && settings(config).enabled !== false,
+    Boolean(providerApiKey(config, GEMINI)) && settings(config).enabled !== false,
   resumesAnswers: true,
   search: geminiSearch,
   answer: geminiAnswer,

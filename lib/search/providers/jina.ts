@@ -18,7 +18,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config/config.ts";
+import { type Config, providerApiKey } from "../../config/config.ts";
 import { SearchFailure } from "../types.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
@@ -57,7 +57,7 @@ function endpoints(config: Config): { reader: string; search: string } {
 }
 
 function auth(config: Config): Record<string, string> {
-  const key = config.search.jina_api_key;
+  const key = providerApiKey(config, JINA);
   return key ? { Authorization: `Bearer ${key}` } : {};
 }
 
@@ -136,7 +136,7 @@ const JinaSearchInput = z.strictObject({
 });
 
 /**
- * The Jina provider (`search.jina_api_key`, env `JINA_API_KEY`; or keyless
+ * The Jina provider (`search.providers.jina.api_key`, env `JINA_API_KEY`; or keyless
  * with `search.providers.jina.enabled: true`).
  *
  * @example
@@ -151,10 +151,10 @@ export const jinaProvider: Provider = {
   name: JINA,
   title: "Jina",
   roles: ["search", "contents"],
-  configHint: "search.jina_api_key or search.providers.jina.enabled",
+  configHint: "search.providers.jina.api_key or search.providers.jina.enabled",
   isConfigured: (config) => {
     const enabled = settings(config).enabled;
-    return enabled === true || (Boolean(config.search.jina_api_key) && enabled !== false);
+    return enabled === true || (Boolean(providerApiKey(config, JINA)) && enabled !== false);
   },
   search: jinaSearch,
   contents: jinaContents,

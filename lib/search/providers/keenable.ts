@@ -19,7 +19,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config/config.ts";
+import { type Config, providerApiKey } from "../../config/config.ts";
 import { SearchFailure } from "../types.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
@@ -58,7 +58,7 @@ function settings(config: Config) {
 }
 
 function access(config: Config): { suffix: string; headers: Record<string, string> } {
-  const key = config.search.keenable_api_key;
+  const key = providerApiKey(config, KEENABLE);
   return key
     ? { suffix: "", headers: { "X-API-Key": key } }
     : { suffix: "/public", headers: { "X-Keenable-Title": CLIENT_TITLE } };
@@ -158,7 +158,7 @@ const KeenableFetchInput = z.strictObject({
 });
 
 /**
- * The Keenable provider: enabled by `search.keenable_api_key` (env
+ * The Keenable provider: enabled by `search.providers.keenable.api_key` (env
  * `KEENABLE_API_KEY`) or, keyless, by `search.providers.keenable.enabled`.
  *
  * @example
@@ -174,10 +174,10 @@ export const keenableProvider: Provider = {
   title: "Keenable",
   roles: ["search", "contents"],
   defaultRequestsPerSecond: 10,
-  configHint: "search.keenable_api_key or search.providers.keenable.enabled",
+  configHint: "search.providers.keenable.api_key or search.providers.keenable.enabled",
   isConfigured: (config) => {
     const enabled = settings(config).enabled;
-    return enabled === true || (Boolean(config.search.keenable_api_key) && enabled !== false);
+    return enabled === true || (Boolean(providerApiKey(config, KEENABLE)) && enabled !== false);
   },
   search: keenableSearch,
   contents: keenableContents,

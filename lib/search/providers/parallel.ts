@@ -39,7 +39,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config/config.ts";
+import { type Config, providerApiKey } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { toIsoDate } from "../upstream.ts";
 import { providerFailure } from "./classify.ts";
@@ -113,7 +113,7 @@ async function parallelSearch(
     provider: PARALLEL,
     url: `${s.baseUrl}/v1/search`,
     method: "POST",
-    headers: { "x-api-key": env.config.search.parallel_api_key ?? "" },
+    headers: { "x-api-key": providerApiKey(env.config, PARALLEL) ?? "" },
     json: {
       objective: req.query,
       search_queries: [fitted.query],
@@ -139,7 +139,7 @@ async function parallelAnswer(
     provider: PARALLEL,
     url,
     method: "POST",
-    headers: { authorization: `Bearer ${env.config.search.parallel_api_key ?? ""}` },
+    headers: { authorization: `Bearer ${providerApiKey(env.config, PARALLEL) ?? ""}` },
     json: {
       model: PARALLEL_CHAT_MODEL,
       messages: [{ role: "user", content: req.query }],
@@ -179,7 +179,7 @@ function parallelContents(req: ContentsRequest, env: ProviderEnv): Promise<Provi
       provider: PARALLEL,
       url: `${s.baseUrl}/v1/extract`,
       method: "POST",
-      headers: { "x-api-key": env.config.search.parallel_api_key ?? "" },
+      headers: { "x-api-key": providerApiKey(env.config, PARALLEL) ?? "" },
       json: {
         urls,
         ...(req.query ? { objective: req.query } : {}),
@@ -240,7 +240,7 @@ async function parallelTool(input: z.output<typeof ParallelInput>, env: Provider
     provider: PARALLEL,
     url: `${s.baseUrl}/v1/search`,
     method: "POST",
-    headers: { "x-api-key": env.config.search.parallel_api_key ?? "" },
+    headers: { "x-api-key": providerApiKey(env.config, PARALLEL) ?? "" },
     json: {
       objective: input.objective,
       search_queries: input.search_queries ?? [input.objective],
@@ -253,7 +253,7 @@ async function parallelTool(input: z.output<typeof ParallelInput>, env: Provider
 }
 
 /**
- * The Parallel provider (`search.parallel_api_key`, env `PARALLEL_API_KEY`).
+ * The Parallel provider (`search.providers.parallel.api_key`, env `PARALLEL_API_KEY`).
  *
  * @example
  * ```ts
@@ -266,9 +266,9 @@ export const parallelProvider: Provider = {
   name: PARALLEL,
   title: "Parallel",
   roles: ["search", "answer", "contents"],
-  configHint: "search.parallel_api_key",
+  configHint: "search.providers.parallel.api_key",
   isConfigured: (config) =>
-    Boolean(config.search.parallel_api_key) && settings(config).enabled !== false,
+    Boolean(providerApiKey(config, PARALLEL)) && settings(config).enabled !== false,
   search: parallelSearch,
   quickAnswersOnly: true,
   answer: parallelAnswer,

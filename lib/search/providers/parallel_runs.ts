@@ -81,7 +81,7 @@
  */
 import { z } from "zod";
 import { delay } from "../../async/delay.ts";
-import type { Config } from "../../config/config.ts";
+import { type Config, providerApiKey } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { SearchFailure } from "../types.ts";
 import { providerFailure } from "./classify.ts";
@@ -159,7 +159,7 @@ function settings(config: Config) {
 }
 
 function keyHeader(env: ProviderEnv): Record<string, string> {
-  return { "x-api-key": env.config.search.parallel_api_key ?? "" };
+  return { "x-api-key": providerApiKey(env.config, PARALLEL) ?? "" };
 }
 
 function invalid(field: string, message: string): GleanerError {

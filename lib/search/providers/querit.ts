@@ -44,7 +44,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config/config.ts";
+import { type Config, providerApiKey } from "../../config/config.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { parseLanguageTag } from "../language_tag.ts";
 import { toIsoDate } from "../upstream.ts";
@@ -209,7 +209,7 @@ async function queritSearch(req: ProviderSearchRequest, env: ProviderEnv): Promi
     provider: QUERIT,
     url,
     method: "POST",
-    headers: { Authorization: `Bearer ${env.config.search.querit_api_key ?? ""}` },
+    headers: { Authorization: `Bearer ${providerApiKey(env.config, QUERIT) ?? ""}` },
     json: {
       query: fitted.query,
       count,
@@ -256,7 +256,7 @@ const QueritSearchInput = z.strictObject({
 });
 
 /**
- * The Querit provider (`search.querit_api_key`, env `QUERIT_API_KEY`).
+ * The Querit provider (`search.providers.querit.api_key`, env `QUERIT_API_KEY`).
  *
  * @example
  * ```ts
@@ -270,10 +270,10 @@ export const queritProvider: Provider = {
   name: QUERIT,
   title: "Querit",
   roles: ["search"],
-  configHint: "search.querit_api_key",
+  configHint: "search.providers.querit.api_key",
   nativeDomains: true,
   isConfigured: (config) =>
-    Boolean(config.search.querit_api_key) && settings(config).enabled !== false,
+    Boolean(providerApiKey(config, QUERIT)) && settings(config).enabled !== false,
   search: queritSearch,
   tools: [
     {

@@ -37,7 +37,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config/config.ts";
+import { type Config, providerApiKey } from "../../config/config.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
@@ -134,7 +134,7 @@ async function seltzSearch(req: ProviderSearchRequest, env: ProviderEnv): Promis
     provider: SELTZ,
     url: `${s.baseUrl}/v1/search`,
     method: "POST",
-    headers: { "x-api-key": env.config.search.seltz_api_key ?? "" },
+    headers: { "x-api-key": providerApiKey(env.config, SELTZ) ?? "" },
     json: body,
     timeoutMs: s.timeoutMs,
   }, isSearchResponse);
@@ -151,7 +151,7 @@ const SeltzSearchInput = z.strictObject({
 });
 
 /**
- * The Seltz provider (`search.seltz_api_key`, env `SELTZ_API_KEY`).
+ * The Seltz provider (`search.providers.seltz.api_key`, env `SELTZ_API_KEY`).
  *
  * @example
  * ```ts
@@ -165,10 +165,10 @@ export const seltzProvider: Provider = {
   name: SELTZ,
   title: "Seltz",
   roles: ["search"],
-  configHint: "search.seltz_api_key",
+  configHint: "search.providers.seltz.api_key",
   nativeDomains: true,
   isConfigured: (config) =>
-    Boolean(config.search.seltz_api_key) && settings(config).enabled !== false,
+    Boolean(providerApiKey(config, SELTZ)) && settings(config).enabled !== false,
   search: seltzSearch,
   tools: [
     {

@@ -1,7 +1,32 @@
 import assert from "node:assert/strict";
-import { configFromEnv, parseConfig, redactConfig, SECRET_KEYS } from "../../config/config.ts";
+import {
+  configFromEnv,
+  parseConfig,
+  providerApiKey,
+  redactConfig,
+  SECRET_KEYS,
+} from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
-import { configuredProviders, usableProviders } from "./registry.ts";
+import { createFetcher } from "../../net/fetch.ts";
+import {
+  type FakeProviderName,
+  withFakeProviders,
+} from "../../../testing/fixtures/fake_providers.ts";
+import { configuredProviders, PROVIDERS, usableProviders } from "./registry.ts";
+
+/** The providers that take an API key. */
+const KEYED: readonly FakeProviderName[] = [
+  "brave",
+  "exa",
+  "tavily",
+  "parallel",
+  "gemini",
+  "jina",
+  "keenable",
+  "seltz",
+  "querit",
+  "tinyfish",
+];
 
 Deno.test("provider settings: keys from their usual environment names, orders as lists", () => {
   const config = parseConfig(configFromEnv({
@@ -60,18 +85,7 @@ Deno.test("provider settings: keys from their usual environment names, orders as
 });
 
 Deno.test("provider settings: every key is a secret, redacted in /config", () => {
-  const keys = [
-    "brave",
-    "exa",
-    "tavily",
-    "parallel",
-    "gemini",
-    "jina",
-    "keenable",
-    "seltz",
-    "querit",
-    "tinyfish",
-  ];
+  const keys = KEYED;
   const search = Object.fromEntries(keys.map((k) => [`${k}_api_key`, `secret-${k}`]));
   const shown = JSON.stringify(redactConfig(parseConfig({ search })));
   for (const key of keys) {
@@ -91,4 +105,24 @@ Deno.test("provider settings: unknown per-provider keys and bad presentations ar
   );
   const off = parseConfig({ search: { exa_api_key: "e", providers: { exa: { enabled: false } } } });
   assert.deepEqual(configuredProviders(off).map((p) => p.name), ["duckduckgo"]);
+});
+
+Deno.test("provider settings: every keyed provider sends the key of search.providers.<name>.api_key", async () => {
+  const keyed = KEYED;
+  await withFakeProviders(async (fakes) => {
+    const providers = Object.fromEntries(keyed.map((name) => [name, { api_key: `own-${name}-7` }]));
+    const config = parseConfig(fakes.config({}, { providers }));
+    const env = { config, fetcher: createFetcher(config.network) };
+    for (const name of keyed) {
+      const provider = PROVIDERS.find((p) => p.name === name)!;
+      assert.equal(providerApiKey(config, name), `own-${name}-7`);
+      assert.ok(provider.isConfigured(config), `${name} is configured by the new key alone`);
+      await provider.search!({ query: "wal", max_results: 2 }, env);
+      const [request] = fakes.requestsOf(name);
+      assert.ok(
+        Object.values(request.headers).some((value) => String(value).includes(`own-${name}-7`)),
+        `${name} sent its key: ${JSON.stringify(Object.keys(request.headers))}`,
+      );
+    }
+  });
 });

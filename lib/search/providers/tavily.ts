@@ -16,7 +16,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config/config.ts";
+import { type Config, providerApiKey } from "../../config/config.ts";
 import { timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
 import {
@@ -87,7 +87,7 @@ async function tavilySearchCall(req: TavilySearchOptions, env: ProviderEnv) {
     provider: TAVILY,
     url: `${s.baseUrl}/search`,
     method: "POST",
-    headers: { Authorization: `Bearer ${env.config.search.tavily_api_key ?? ""}` },
+    headers: { Authorization: `Bearer ${providerApiKey(env.config, TAVILY) ?? ""}` },
     json: body,
     timeoutMs: s.timeoutMs,
   }, hasArray("results"));
@@ -135,7 +135,7 @@ async function tavilyExtractBatch(
     provider: TAVILY,
     url: `${s.baseUrl}/extract`,
     method: "POST",
-    headers: { Authorization: `Bearer ${env.config.search.tavily_api_key ?? ""}` },
+    headers: { Authorization: `Bearer ${providerApiKey(env.config, TAVILY) ?? ""}` },
     json: { urls: req.urls, extract_depth: req.depth ?? "basic", format: "markdown" },
     timeoutMs: s.timeoutMs,
   }, hasArray("results"));
@@ -181,7 +181,7 @@ const TavilyExtractInput = z.strictObject({
 });
 
 /**
- * The Tavily provider (`search.tavily_api_key`, env `TAVILY_API_KEY`).
+ * The Tavily provider (`search.providers.tavily.api_key`, env `TAVILY_API_KEY`).
  *
  * @example
  * ```ts
@@ -194,10 +194,10 @@ export const tavilyProvider: Provider = {
   name: TAVILY,
   title: "Tavily",
   roles: ["search", "answer", "contents"],
-  configHint: "search.tavily_api_key",
+  configHint: "search.providers.tavily.api_key",
   nativeDomains: true,
   isConfigured: (config) =>
-    Boolean(config.search.tavily_api_key) && settings(config).enabled !== false,
+    Boolean(providerApiKey(config, TAVILY)) && settings(config).enabled !== false,
   search: tavilySearch,
   answer: tavilyAnswer,
   contents: (req, env) => tavilyExtract(req, env),

@@ -51,7 +51,7 @@
  */
 import { z } from "zod";
 import { delay } from "../../async/delay.ts";
-import type { Config } from "../../config/config.ts";
+import { type Config, providerApiKey } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { SearchFailure } from "../types.ts";
 import type { TimeRange } from "../time_range.ts";
@@ -120,7 +120,7 @@ function endpoints(config: Config): { search: string; fetch: string; agent: stri
 }
 
 function headers(config: Config): Record<string, string> {
-  return { "X-API-Key": config.search.tinyfish_api_key ?? "" };
+  return { "X-API-Key": providerApiKey(config, TINYFISH) ?? "" };
 }
 
 /** `language` and `location` from a BCP 47 tag (`pt-BR` → `pt`, `BR`). */
@@ -443,7 +443,7 @@ const TinyfishRunSchema = z.strictObject({
 });
 
 /**
- * The TinyFish provider (`search.tinyfish_api_key`, env `TINYFISH_API_KEY`):
+ * The TinyFish provider (`search.providers.tinyfish.api_key`, env `TINYFISH_API_KEY`):
  * `search` and `contents` roles, and the `tinyfish_run` web agent.
  *
  * @example
@@ -459,12 +459,12 @@ export const tinyfishProvider: Provider = {
   name: TINYFISH,
   title: "TinyFish",
   roles: ["search", "contents"],
-  configHint: "search.tinyfish_api_key",
+  configHint: "search.providers.tinyfish.api_key",
   // Search is limited to 30 queries a minute per key (https://docs.tinyfish.ai/search-api/reference
   // "Rate Limits": per key, in queries per minute).
   defaultRequestsPerSecond: 0.5,
   isConfigured: (config) =>
-    Boolean(config.search.tinyfish_api_key) && settings(config).enabled !== false,
+    Boolean(providerApiKey(config, TINYFISH)) && settings(config).enabled !== false,
   search: tinyfishSearch,
   contents: tinyfishContents,
   tools: [

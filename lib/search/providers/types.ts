@@ -257,7 +257,7 @@ export interface Provider {
   readonly title: string;
   /** Roles it can serve. */
   readonly roles: readonly Role[];
-  /** The setting that makes it usable, named in messages (`search.exa_api_key`). */
+  /** The setting that makes it usable, named in messages (`search.providers.exa.api_key`). */
   readonly configHint: string;
   /** True when configured (key present, or keyless and enabled) and not turned off. */
   isConfigured(config: Config): boolean;
