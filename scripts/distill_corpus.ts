@@ -231,7 +231,13 @@ export async function fillCache(
   );
   await Deno.writeFile(`${dir}/${name}.f32`, new Uint8Array(cache.vectors.buffer));
   const target = Math.min(limit, wanted.length);
-  if (cache.texts.length >= target) return cache;
+  if (cache.texts.length >= target) {
+    // Exactly the first `limit`: a longer cache (a later, bigger run) gives the same build.
+    return {
+      texts: cache.texts.slice(0, target),
+      vectors: cache.vectors.slice(0, target * TEACHER_DIMS),
+    };
+  }
   const teacher = await createUseLiteEmbedder({ maxWords: MAX_WORDS, batchSize: 32, lruSize: 0 });
   const started = performance.now();
   const startCount = cache.texts.length;
@@ -254,5 +260,9 @@ export async function fillCache(
   } finally {
     await teacher.close?.();
   }
-  return await readCache(dir, name);
+  const done = await readCache(dir, name);
+  return {
+    texts: done.texts.slice(0, target),
+    vectors: done.vectors.slice(0, target * TEACHER_DIMS),
+  };
 }
