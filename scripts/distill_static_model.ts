@@ -183,7 +183,7 @@ function orthonormalise(q: Float64Array, dim: number, k: number) {
  * The top `k` principal directions of a covariance (`dim × dim`) by subspace
  * iteration, sorted by variance; returns them column-major with their variances.
  */
-function principalDirections(
+export function principalDirections(
   cov: Float64Array,
   dim: number,
   k: number,
@@ -250,7 +250,7 @@ function project(
 // ------------------------------------------------------------------ fit
 
 /** Training texts as token ids (words only) and their projected, unit teacher vectors. */
-interface Examples {
+export interface Examples {
   ids: Int32Array[];
   targets: Float32Array;
   /** Weight of each example in the loss (default 1). */
@@ -280,7 +280,7 @@ export function meanLoss(table: Float32Array, k: number, examples: Examples): nu
  * cosine loss; returns the table of the epoch with the best held-out loss and
  * the loss per epoch.
  */
-function fit(
+export function fit(
   table: Float32Array,
   k: number,
   train: Examples,
