@@ -29,7 +29,7 @@
  * Deterministic given the cache (seeded shuffles, fixed order of work).
  *
  * Run: `deno run -A scripts/distill_static_model.ts [--out DIR] [--cache DIR]
- * [--dims 128] [--sentences 7936] [--epochs 10] [--lr 0.002] [--seed 19]
+ * [--dims 100] [--sentences 24000] [--epochs 10] [--lr 0.002] [--seed 19]
  * [--no-fit] [--neighbours keep|rebuild] [--teacher-only]`.
  *
  * @module
@@ -94,8 +94,8 @@ function parseArgs(args: string[]): DistilOptions {
   const o: DistilOptions = {
     out: `${root}models/static`,
     cache: `${root}.cache/distill`,
-    dims: 128,
-    sentences: 7_936,
+    dims: 100,
+    sentences: 24_000,
     epochs: 10,
     lr: 0.002,
     seed: 19,
