@@ -191,7 +191,10 @@ function weightedRows(
 }
 
 /** Per-row symmetric int8 quantization. */
-function quantize(rows: Float32Array[], dim: number): { q: Int8Array; scales: Float32Array } {
+export function quantize(
+  rows: Float32Array[],
+  dim: number,
+): { q: Int8Array; scales: Float32Array } {
   const q = new Int8Array(rows.length * dim);
   const scales = new Float32Array(rows.length);
   rows.forEach((row, r) => {
@@ -206,7 +209,13 @@ function quantize(rows: Float32Array[], dim: number): { q: Int8Array; scales: Fl
 }
 
 /** Encodes the ONNX graph. */
-function buildOnnx(q: Int8Array, scales: Float32Array, vocab: number, dim: number): Uint8Array {
+export function buildOnnx(
+  q: Int8Array,
+  scales: Float32Array,
+  vocab: number,
+  dim: number,
+  producer = "gleaner/scripts/build_static_model.ts",
+): Uint8Array {
   const { AttributeProto, TensorProto } = onnx;
   const INT = AttributeProto.AttributeType.INT;
   const scaleBytes = new Uint8Array(scales.length * 4);
@@ -214,7 +223,7 @@ function buildOnnx(q: Int8Array, scales: Float32Array, vocab: number, dim: numbe
   scales.forEach((s, i) => view.setFloat32(i * 4, s, true));
   const model = onnx.ModelProto.create({
     irVersion: 8,
-    producerName: "gleaner/scripts/build_static_model.ts",
+    producerName: producer,
     producerVersion: "1",
     opsetImport: [{ domain: "", version: 13 }],
     graph: {
@@ -370,58 +379,25 @@ export async function build(options: BuildOptions): Promise<Record<string, strin
     ...rows,
   ];
   const vocabList = [...SPECIAL_TOKENS, ...words];
-  const { q, scales } = quantize(allRows, dim);
-  const onnxBytes = buildOnnx(q, scales, vocabList.length, dim);
-
-  await Deno.mkdir(`${options.out}/onnx`, { recursive: true });
-  const files: Record<string, string> = {};
-  await Deno.writeFile(`${options.out}/onnx/model_quantized.onnx`, onnxBytes);
-  files["onnx/model_quantized.onnx"] = await sha256Hex(onnxBytes);
-
-  const build = {
-    id: `static:glove-sif-${Math.round(words.length / 1000)}k:${
-      files["onnx/model_quantized.onnx"].slice(0, 8)
-    }`,
-    source: `npm:${WINK}@${WINK_VERSION} (${WINK}.json sha256 ${sourceSha})`,
-    data: "GloVe 6B 100d (Wikipedia 2014 + Gigaword 5), Stanford NLP, PDDL 1.0",
-    words: words.length,
-    lowest_rank_kept: ranks[ranks.length - 1],
-    weighting: `SIF a/(a+p(w)), a=${SIF_A}, p from rank by Zipf over ${data.size} words`,
-    common_component_removed: pc !== null,
-    quantization: "int8, symmetric, one float32 scale per row",
-  };
-  const config = {
-    architectures: ["BertModel"],
-    model_type: "bert",
-    hidden_size: dim,
-    vocab_size: vocabList.length,
-    pad_token_id: 0,
-    max_position_embeddings: MODEL_MAX_LENGTH,
-    "transformers.js_config": { dtype: "q8" },
-    gleaner_static: build,
-  };
-  files["config.json"] = await sha256Hex(await writeJson(`${options.out}/config.json`, config));
-  files["tokenizer.json"] = await sha256Hex(
-    await writeJson(`${options.out}/tokenizer.json`, tokenizerJson(vocabList), 0),
-  );
-  const tokenizerConfig = {
-    tokenizer_class: "BertTokenizer",
-    do_lower_case: true,
-    strip_accents: null,
-    tokenize_chinese_chars: true,
-    model_max_length: MODEL_MAX_LENGTH,
-    clean_up_tokenization_spaces: true,
-    pad_token: "[PAD]",
-    unk_token: "[UNK]",
-    cls_token: "[CLS]",
-    sep_token: "[SEP]",
-    mask_token: "[MASK]",
-  };
-  files["tokenizer_config.json"] = await sha256Hex(
-    await writeJson(`${options.out}/tokenizer_config.json`, tokenizerConfig),
-  );
-
-  files["neighbours.bin"] = await sha256Hex(await writeNeighbourLists(options.out));
+  let build: Record<string, unknown> & { id: string } = { id: "" };
+  const files = await writeStaticModel({
+    out: options.out,
+    vocabList,
+    rows: allRows,
+    dim,
+    neighbours: "rebuild",
+    build: (onnxSha) =>
+      build = {
+        id: `static:glove-sif-${Math.round(words.length / 1000)}k:${onnxSha.slice(0, 8)}`,
+        source: `npm:${WINK}@${WINK_VERSION} (${WINK}.json sha256 ${sourceSha})`,
+        data: "GloVe 6B 100d (Wikipedia 2014 + Gigaword 5), Stanford NLP, PDDL 1.0",
+        words: words.length,
+        lowest_rank_kept: ranks[ranks.length - 1],
+        weighting: `SIF a/(a+p(w)), a=${SIF_A}, p from rank by Zipf over ${data.size} words`,
+        common_component_removed: pc !== null,
+        quantization: "int8, symmetric, one float32 scale per row",
+      },
+  });
 
   const readme = `# Gleaner static embedding model
 
@@ -469,6 +445,81 @@ do not edit these files by hand.
 ${Object.entries(files).map(([f, h]) => `- \`${f}\`: \`${h}\``).join("\n")}
 `;
   await Deno.writeTextFile(`${options.out}/README.md`, readme);
+  return files;
+}
+
+/** What {@link writeStaticModel} writes. */
+export interface StaticModelSpec {
+  /** Output directory. */
+  out: string;
+  /** Tokens in id order: {@link SPECIAL_TOKENS} first, then whole words. */
+  vocabList: string[];
+  /** One row per token, already weighted (the graph only gathers and the caller mean-pools). */
+  rows: Float32Array[];
+  /** Dimensions of a row. */
+  dim: number;
+  /**
+   * `rebuild`: compute `neighbours.bin` from the new rows; `keep`: leave the
+   * file in `out` as it is (it must exist and fit the same vocabulary).
+   */
+  neighbours: "rebuild" | "keep";
+  /** The `gleaner_static` block of `config.json` (its `id` is the embedder id), given the ONNX SHA-256. */
+  build: (onnxSha256: string) => Record<string, unknown> & { id: string };
+  /** Producer name written into the ONNX file. */
+  producer?: string;
+}
+
+/**
+ * Writes a static model in the shipped form (`onnx/model_quantized.onnx`,
+ * `config.json`, `tokenizer.json`, `tokenizer_config.json`, `neighbours.bin`)
+ * and returns the SHA-256 of every file; the caller writes the README.
+ */
+export async function writeStaticModel(spec: StaticModelSpec): Promise<Record<string, string>> {
+  const { out, vocabList, rows, dim } = spec;
+  if (rows.length !== vocabList.length) throw new Error("one row per token is needed");
+  const { q, scales } = quantize(rows, dim);
+  const onnxBytes = buildOnnx(q, scales, vocabList.length, dim, spec.producer);
+
+  await Deno.mkdir(`${out}/onnx`, { recursive: true });
+  const files: Record<string, string> = {};
+  await Deno.writeFile(`${out}/onnx/model_quantized.onnx`, onnxBytes);
+  files["onnx/model_quantized.onnx"] = await sha256Hex(onnxBytes);
+  const build = spec.build(files["onnx/model_quantized.onnx"]);
+  const config = {
+    architectures: ["BertModel"],
+    model_type: "bert",
+    hidden_size: dim,
+    vocab_size: vocabList.length,
+    pad_token_id: 0,
+    max_position_embeddings: MODEL_MAX_LENGTH,
+    "transformers.js_config": { dtype: "q8" },
+    gleaner_static: build,
+  };
+  files["config.json"] = await sha256Hex(await writeJson(`${out}/config.json`, config));
+  files["tokenizer.json"] = await sha256Hex(
+    await writeJson(`${out}/tokenizer.json`, tokenizerJson(vocabList), 0),
+  );
+  const tokenizerConfig = {
+    tokenizer_class: "BertTokenizer",
+    do_lower_case: true,
+    strip_accents: null,
+    tokenize_chinese_chars: true,
+    model_max_length: MODEL_MAX_LENGTH,
+    clean_up_tokenization_spaces: true,
+    pad_token: "[PAD]",
+    unk_token: "[UNK]",
+    cls_token: "[CLS]",
+    sep_token: "[SEP]",
+    mask_token: "[MASK]",
+  };
+  files["tokenizer_config.json"] = await sha256Hex(
+    await writeJson(`${out}/tokenizer_config.json`, tokenizerConfig),
+  );
+  files["neighbours.bin"] = await sha256Hex(
+    spec.neighbours === "rebuild"
+      ? await writeNeighbourLists(out)
+      : await Deno.readFile(`${out}/neighbours.bin`),
+  );
   return files;
 }
 
