@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type Examples, fit, meanLoss, principalDirections } from "./distill_static_model.ts";
+import { type Examples, fit, meanLoss, principalDirections } from "./distill_fit.ts";
 import { rng } from "./distill_corpus.ts";
 
 Deno.test("distil: PCA finds the directions of largest variance, largest first", () => {
