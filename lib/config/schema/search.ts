@@ -57,7 +57,7 @@ export const ProviderSettingsSchema: z.ZodObject<{
   deep_research_poll_ms: z.number().int().min(10).max(600_000).optional(),
   /**
    * TinyFish: how long one `tinyfish_run` call polls an agent run before answering
-   * `in_progress` with its `run_id` (default 300000).
+   * `in_progress` with its `run_id` (default 45000: under an MCP client's 60 s).
    */
   run_timeout_ms: z.number().int().min(0).max(3_600_000).optional(),
   /**

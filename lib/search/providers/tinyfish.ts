@@ -28,8 +28,10 @@
  *   with `{ url, goal, browser_profile? }` answers `{ run_id, error }`, then
  *   `GET https://agent.tinyfish.ai/v1/runs/<run_id>` every `run_poll_ms`
  *   (default 2000) until the run's `status` is `COMPLETED`, `FAILED` or
- *   `CANCELLED` or `run_timeout_ms` (default 300000: the five minutes at 2 s
- *   intervals of https://docs.tinyfish.ai/common-patterns) is over
+ *   `CANCELLED` or `run_timeout_ms` is over (default 45000, under the 60 s an
+ *   MCP client waits by default, so the caller always gets the `run_id` back;
+ *   TinyFish's own pattern polls a run for five minutes at 2 s intervals,
+ *   https://docs.tinyfish.ai/common-patterns: resuming covers that)
  *   (https://docs.tinyfish.ai/key-concepts/endpoints, https://docs.tinyfish.ai/key-concepts/runs).
  *   A run still `PENDING` or `RUNNING` then answers `status: "in_progress"`
  *   with its `run_id` (as `interaction_id`); a call with `run_id` resumes
@@ -89,8 +91,12 @@ export const TINYFISH_FETCH_MAX_URLS = 10;
 /** Results on one search page (the documented response holds `total_results: 10`). */
 const SEARCH_PAGE_RESULTS = 10;
 
-/** Default wait of one `tinyfish_run` call (ms): https://docs.tinyfish.ai/common-patterns polls 5 minutes. */
-export const TINYFISH_RUN_TIMEOUT_MS = 300_000;
+/**
+ * Default wait of one `tinyfish_run` call (ms): under the 60 s an MCP client
+ * waits by default, so a long run answers `in_progress` with its `run_id`
+ * instead of being lost to the client's timeout (still billed, its id unknown).
+ */
+export const TINYFISH_RUN_TIMEOUT_MS = 45_000;
 
 /** Default pause between two polls of a run (ms), as https://docs.tinyfish.ai/common-patterns polls. */
 export const TINYFISH_RUN_POLL_MS = 2_000;
