@@ -1191,3 +1191,35 @@ Deno.test("MCP: Parallel's run tools answer in_progress with a run_id, their sta
     });
   });
 });
+
+Deno.test("MCP: a provider's own tool says what it changed to fit the provider's limits (notices)", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = fakes.config({ brave: "kb" }, {
+      presentation: "one_provider",
+      presentation_provider: "brave",
+    });
+    await withGleaner(config, async (gleaner) => {
+      await withClient(gleaner, async (client) => {
+        // Within the tool's 400 characters, beyond Brave's documented 50 words.
+        const words = Array.from({ length: 70 }, (_, i) => `w${i}`).join(" ");
+        const out = await client.callTool({
+          name: "brave_web_search",
+          arguments: { query: words, max_results: 3 },
+        }) as ToolResult;
+        assert.ok(!out.isError, out.content[0]?.text);
+        const notices = (out.structuredContent as { notices?: string[] }).notices ?? [];
+        assert.ok(notices.some((n) => /brave: the query was cut/.test(n)), JSON.stringify(notices));
+        assert.match(out.content[0].text, /\nnote: brave: the query was cut/);
+        const sent = fakes.requestsOf("brave").at(-1)!.query;
+        assert.ok(sent.q.split(" ").length <= 50, "Brave received a query it accepts");
+
+        // A request that fits needs no notice.
+        const plain = await client.callTool({
+          name: "brave_web_search",
+          arguments: { query: "sqlite wal", max_results: 3 },
+        }) as ToolResult;
+        assert.equal((plain.structuredContent as { notices?: string[] }).notices, undefined);
+      });
+    });
+  });
+});

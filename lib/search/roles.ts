@@ -190,6 +190,8 @@ export interface RoleRouter {
     provider: string,
     call: (env: ProviderEnv) => Promise<T>,
     signal?: AbortSignal,
+    /** Receives what the provider changed in the request to fit its documented limits. */
+    notices?: string[],
   ): Promise<T>;
   /** What the breaker knows of each provider. */
   health(): ProviderHealth[];
@@ -663,13 +665,13 @@ function routerOver(
         pages,
       };
     },
-    async invoke(name, call, signal) {
+    async invoke(name, call, signal, notices) {
       const provider = providerByName(name, extra);
       if (!provider || !provider.isConfigured(config)) {
         throw invalid("provider", `${name} is not configured`);
       }
       try {
-        const value = await callOne(provider, call, signal);
+        const value = await callOne(provider, call, signal, notices);
         breaker.success(name);
         return value;
       } catch (error) {

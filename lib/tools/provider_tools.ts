@@ -8,6 +8,7 @@
  */
 import type { AnyProviderTool, Provider } from "../search/providers/types.ts";
 import {
+  noteLines,
   ProviderAnswerOutput,
   ProviderContentsOutput,
   ProviderRunOutput,
@@ -31,15 +32,25 @@ import type { AnyToolSpec, ToolContext } from "./spec.ts";
  * ```
  */
 export function providerToolSpec(provider: Provider, tool: AnyProviderTool): AnyToolSpec {
-  // Every provider tool runs through the role router (breaker, limits, attempts).
-  const run = (input: unknown, { gleaner, signal }: ToolContext) =>
-    gleaner.roles.invoke(provider.name, (env) => tool.run(input, env), signal) as Promise<
-      Record<string, unknown>
-    >;
-  const withProvider = async (input: unknown, context: ToolContext) => ({
-    provider: provider.name,
-    ...await run(input, context),
-  });
+  // Every provider tool runs through the role router (breaker, limits, attempts); what the
+  // provider changed to fit its documented limits comes back as the answer's `notices`.
+  const run = async (input: unknown, { gleaner, signal }: ToolContext) => {
+    const notices: string[] = [];
+    const value = await gleaner.roles.invoke(
+      provider.name,
+      (env) => tool.run(input, env),
+      signal,
+      notices,
+    ) as Record<string, unknown>;
+    return { value, notices: notices.length > 0 ? { notices } : {} };
+  };
+  const withProvider = async (input: unknown, context: ToolContext) => {
+    const { value, notices } = await run(input, context);
+    return { provider: provider.name, ...value, ...notices };
+  };
+  /** A kind's text, then one `note:` line per notice. */
+  const noted = <O extends { notices?: string[] }>(render: (out: O) => string) => (out: O) =>
+    [render(out), ...noteLines(out.notices)].join("\n");
   const base = {
     name: tool.name,
     title: tool.title,
@@ -53,18 +64,22 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
       return {
         ...base,
         output: ProviderSearchOutput,
-        handler: async (input: unknown, context: ToolContext) => ({
-          provider: provider.name,
-          results: (await run(input, context)).results,
-        }),
-        render: (out: { results: Parameters<typeof renderHits>[0] }) => renderHits(out.results),
+        handler: async (input: unknown, context: ToolContext) => {
+          const { value, notices } = await run(input, context);
+          return { provider: provider.name, results: value.results, ...notices };
+        },
+        render: noted((out: { results: Parameters<typeof renderHits>[0]; notices?: string[] }) =>
+          renderHits(out.results)
+        ),
       } as AnyToolSpec;
     case "answer":
       return {
         ...base,
         output: ProviderAnswerOutput,
         handler: withProvider,
-        render: (out: Parameters<typeof renderAnswer>[0]) => renderAnswer(out, tool.resumeWith),
+        render: noted((out: Parameters<typeof renderAnswer>[0] & { notices?: string[] }) =>
+          renderAnswer(out, tool.resumeWith)
+        ),
       } as AnyToolSpec;
     case "run": {
       // A run tool's status tool is named after it (`parallel_research` → `parallel_research_status`).
@@ -73,7 +88,7 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
         ...base,
         output: ProviderRunOutput,
         handler: withProvider,
-        render: (out: Parameters<typeof renderRun>[0]) => renderRun(out, statusTool),
+        render: noted((out: Parameters<typeof renderRun>[0]) => renderRun(out, statusTool)),
       } as AnyToolSpec;
     }
     default:
@@ -81,7 +96,9 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
         ...base,
         output: ProviderContentsOutput,
         handler: withProvider,
-        render: (out: { pages: Parameters<typeof renderPages>[0] }) => renderPages(out.pages),
+        render: noted((out: { pages: Parameters<typeof renderPages>[0]; notices?: string[] }) =>
+          renderPages(out.pages)
+        ),
       } as AnyToolSpec;
   }
 }

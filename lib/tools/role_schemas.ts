@@ -52,15 +52,18 @@ export const PageSchema = z.object({
   provider_data: ProviderDataSchema,
 });
 
+/** What a provider changed in the request to fit its documented limits. */
+const NoticesSchema = z.array(z.string()).optional().describe(
+  "What the provider changed in the request to fit its documented limits",
+);
+
 /** What every routed answer says about how it was obtained. */
 const RoleMetaShape = {
   role: z.enum(["search", "answer", "contents"]),
   provider: z.string().describe("The provider that answered"),
   fallback_from: z.array(FallbackSchema).describe("Providers that failed first, with codes"),
   attempts: z.array(RoleAttemptSchema),
-  notices: z.array(z.string()).optional().describe(
-    "What the provider changed in the request to fit its documented limits",
-  ),
+  notices: NoticesSchema,
 };
 
 /** Output of the search role. */
@@ -82,6 +85,7 @@ export const RoleAnswerOutput = z.object({
     "`in_progress`: a long-running answer is not finished; call again with `interaction_id`",
   ),
   interaction_id: z.string().optional().describe("Resumes a long-running answer"),
+  notices: NoticesSchema,
 });
 
 /** Output of the contents role. */
@@ -94,6 +98,7 @@ export const RoleContentsOutput = z.object({
 export const ProviderSearchOutput = z.object({
   provider: z.string(),
   results: z.array(HitSchema),
+  notices: NoticesSchema,
 });
 
 /** Output of a provider's own answer-kind tool. */
@@ -112,6 +117,7 @@ export const ProviderAnswerOutput = z.object({
 export const ProviderContentsOutput = z.object({
   provider: z.string(),
   pages: z.array(PageSchema),
+  notices: NoticesSchema,
 });
 
 /** A cited source of one field of a run's output. */
@@ -153,6 +159,7 @@ export const ProviderRunOutput = z.object({
   basis: z.array(RunBasisSchema).optional().describe("Sources and reasoning per output field"),
   citations: z.array(HitSchema),
   provider_data: ProviderDataSchema,
+  notices: NoticesSchema,
 });
 
 /** Compact text of a content value (text as it is, JSON indented). */
