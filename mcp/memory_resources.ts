@@ -30,7 +30,6 @@ import {
   type ReadResourceResult,
   type Resource,
 } from "@modelcontextprotocol/sdk/types.js";
-import { callTool } from "../lib/api.ts";
 import type { Config } from "../lib/config/config.ts";
 import { toGleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
@@ -178,6 +177,8 @@ export function registerMemoryResources(
     if (typeof ref !== "string" || ref === "") throw notFound(uri);
     try {
       const gleaner = await resolve();
+      // Loaded with the first read (the store is then loaded too), not before `tools/list`.
+      const { callTool } = await import("../lib/api.ts");
       const out = await callTool(getMemoryTool, gleaner, { ref }, { signal: extra.signal });
       return {
         contents: [{

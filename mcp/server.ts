@@ -22,11 +22,9 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { callTool } from "../lib/api.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { toGleanerError } from "../lib/errors.ts";
 import { getGleanerLogger } from "../lib/log.ts";
-import { requestIdFrom } from "../lib/telemetry/events.ts";
 import { type AnyToolSpec, preloadHandler, type Progress } from "../lib/tools/spec.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { VERSION } from "../lib/version.ts";
@@ -42,6 +40,23 @@ const INSTRUCTIONS =
   "Gleaner searches the web, reads pages and returns only the original passages that answer a question, each with its source URL, inside a token budget.";
 
 const definitions = new WeakMap<AnyToolSpec, Tool>();
+
+/**
+ * What a call runs through (`callTool`, the request id): loaded on the first
+ * call or in the warm-up, not before `tools/list` answers (`lib/api.ts` brings
+ * the telemetry and `node:async_hooks`).
+ */
+let callPath: Promise<CallPath> | undefined;
+type CallPath = [typeof import("../lib/api.ts"), typeof import("../lib/telemetry/events.ts")];
+function loadCallPath(): Promise<CallPath> {
+  return callPath ??= Promise.all([
+    import("../lib/api.ts"),
+    import("../lib/telemetry/events.ts"),
+  ]).catch((error) => {
+    callPath = undefined;
+    throw error;
+  });
+}
 
 /**
  * How a tool is listed to MCP clients: JSON Schemas generated from its zod
@@ -157,6 +172,7 @@ export function createMcpServer(
       }).catch((error: unknown) => log.debug("progress notification failed: {error}", { error }));
     };
     try {
+      const [{ callTool }, { requestIdFrom }] = await loadCallPath();
       const output = await callTool(tool, await resolve(), request.params.arguments ?? {}, {
         signal: extra.signal,
         progress,
@@ -183,7 +199,11 @@ export function createMcpServer(
 
 /** Creates the Gleaner and loads every tool handler; failures surface on the first call. */
 function warmUp(resolve: () => Promise<Gleaner>, tools: readonly AnyToolSpec[]): void {
-  Promise.all([resolve().then((gleaner) => gleaner.warm()), ...tools.map(preloadHandler)]).catch((
-    error: unknown,
-  ) => log.debug("warm-up failed (the first call will retry): {error}", { error }));
+  Promise.all([
+    resolve().then((gleaner) => gleaner.warm()),
+    loadCallPath(),
+    ...tools.map(preloadHandler),
+  ]).catch((error: unknown) =>
+    log.debug("warm-up failed (the first call will retry): {error}", { error })
+  );
 }

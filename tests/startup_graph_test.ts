@@ -2,9 +2,14 @@
  * `gleaner mcp` answers `tools/list` before loading the reader, ranker,
  * tokenizer or store: the modules it imports statically on that path must not
  * reach them (they load with the first call, or in the warm-up after
- * `tools/list`). Checked on the real module graph (`deno info --json`).
+ * `tools/list`). Checked twice: on the static module graph (`deno info --json`)
+ * and on the running server's own module-load trace (what Deno actually loaded
+ * before its first answer, whatever path imported it).
  */
 import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
 
 interface GraphModule {
   specifier: string;
@@ -46,6 +51,7 @@ async function staticClosure(entry: string): Promise<Set<string>> {
 }
 
 const ROOT = new URL("../", import.meta.url);
+const CLI = new URL("cli.ts", ROOT).pathname;
 
 /** What `gleaner mcp` imports before the server answers `tools/list`. */
 const MCP_START = [
@@ -54,6 +60,7 @@ const MCP_START = [
   "lib/log.ts",
   "mcp/stdio.ts",
   "lib/tools/presentations.ts",
+  "mcp/memory_resources.ts",
 ];
 
 /** Loaded only on the first call or in the warm-up. */
@@ -72,6 +79,11 @@ const HEAVY = [
   /\/lib\/store\/mod\.ts$/,
   /\/lib\/read\/tiers\.ts$/,
   /\/lib\/extract\//,
+  /\/lib\/api\.ts$/,
+  /\/lib\/telemetry\/(events|mod)\.ts$/,
+  /\/lib\/net\/address\.ts$/,
+  /^node:(async_hooks|crypto|dns\/promises)$/,
+  /npm:\/?ipaddr\.js/,
 ];
 
 Deno.test("gleaner mcp: the modules loaded before tools/list reach no reader, ranker or store", async () => {
@@ -91,4 +103,94 @@ Deno.test("the full graph does reach them (the check above sees what it looks fo
   for (const pattern of [/\/lib\/text\/tokens\.ts$/, /\/lib\/store\/mod\.ts$/, /npm:linkedom/]) {
     assert.ok([...all].some((s) => pattern.test(s)), `lib/gleaner.ts reaches ${pattern}`);
   }
+});
+
+/**
+ * The modules the running server has loaded, from Deno's own module-load trace
+ * (`DENO_LOG=deno::module_loader=debug`: one line per module it compiles or
+ * takes from the V8 code cache, npm CommonJS scripts included).
+ */
+const TRACE_LOG = "deno::module_loader=debug,deno_runtime::worker=debug";
+const TRACED = /(?:ES module|script): (\S+?),? \[\d+\]$/;
+
+/**
+ * Loaded on the first call or in the warm-up after `tools/list`, never before it answers: the
+ * call path (`lib/api.ts`, telemetry and its `node:async_hooks`), URL screening with its
+ * address checks (`ipaddr.js`, `node:dns`), hashing (`node:crypto`), the reader, ranker,
+ * tokenizer, store, embedders (TF.js, ONNX) and the Chromium driver.
+ */
+const HEAVY_AT_RUNTIME = [
+  /\/lib\/api\.ts$/,
+  /\/lib\/gleaner\.ts$/,
+  /\/lib\/telemetry\//,
+  /\/lib\/net\/(?!robots_state\.ts$)/, // the robots.txt state names are shared constants
+  /\/lib\/read\//,
+  /\/lib\/extract\//,
+  /\/lib\/store\/(mod|sqlite|cache)\.ts$/,
+  /\/lib\/text\/tokens\.ts$/,
+  /\/lib\/rank\/(mod|bm25|rerank)\.ts$/,
+  /\/lib\/embed\//,
+  /\/lib\/memory\/(service|stores)\.ts$/,
+  /\/lib\/search\/(roles|router)\.ts$/,
+  /\/lib\/search\/providers\/pages\.ts$/,
+  /\/lib\/evidence\//,
+  /\/node_modules\/\.deno\/(gpt-tokenizer|linkedom|@mozilla\+readability|turndown|puppeteer-core|sqlite-vec|hono|ipaddr\.js|@huggingface\+transformers|@energetic-ai\+[a-z-]+|@tensorflow\+[a-z-]+|onnxruntime-[a-z]+|unpdf|pg|iovalkey)@/,
+  /\/@modelcontextprotocol\/sdk\/dist\/esm\/server\/index\.js$/,
+  /^ext:deno_node\/(async_hooks|crypto|dns|sqlite|worker_threads|net|tls|http)\.ts$/,
+];
+
+Deno.test("gleaner mcp: by its first answer the running server has loaded no call-path or heavy module (load trace)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gleaner-startup-trace-" });
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", "--node-modules-dir=manual", ...DENO_RUN_FLAGS, CLI, "mcp"],
+    env: {
+      ...Deno.env.toObject(),
+      DENO_LOG: TRACE_LOG,
+      NO_COLOR: "1",
+      XDG_CONFIG_HOME: `${dir}/config`,
+      XDG_DATA_HOME: `${dir}/data`,
+    },
+    stderr: "pipe",
+  });
+  const chunks: Uint8Array[] = [];
+  const stderr = transport.stderr!;
+  const drained = new Promise<void>((resolve) => {
+    stderr.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+    stderr.on("end", resolve);
+    stderr.on("close", resolve);
+  });
+  const client = new Client({ name: "startup-trace", version: "1" });
+  try {
+    // `initialize` is answered by the same server state that answers `tools/list`: the tool
+    // specs are built before the server connects, and the `tools/list` handler imports nothing
+    // (it is synchronous). `tools/list` itself is not asked: its answer starts the warm-up,
+    // whose loads would race with the end of the trace.
+    await client.connect(transport);
+    assert.ok(client.getServerCapabilities()?.tools, "the server declares its tools");
+    // Stopped at once: a clean exit loads more (the telemetry shutdown), after the answer.
+    Deno.kill(transport.pid!, "SIGKILL");
+  } finally {
+    await client.close();
+    await drained;
+    await Deno.remove(dir, { recursive: true }).catch(() => undefined);
+  }
+  const loaded = [
+    ...new Set(
+      new TextDecoder().decode(
+        new Uint8Array(chunks.flatMap((chunk) => [...chunk])),
+      ).split("\n").flatMap((line) => line.match(TRACED)?.[1] ?? []),
+    ),
+  ];
+  // The trace sees what it looks for: the entry, the tool specs, zod.
+  for (
+    const light of [/\/cli\.ts$/, /\/lib\/tools\/scrape_urls\.ts$/, /\/mcp\/stdio\.ts$/, /\/zod@/]
+  ) {
+    assert.ok(
+      loaded.some((s) => light.test(s)),
+      `the load trace shows ${light} (${loaded.length} modules)`,
+    );
+  }
+  const heavy = loaded.filter((s) => HEAVY_AT_RUNTIME.some((pattern) => pattern.test(s)));
+  assert.deepEqual(heavy, [], `loaded before the first answer: ${heavy.join(", ")}`);
 });

@@ -38,7 +38,6 @@ import {
   searchResultSchema,
 } from "../deep_research/contract.ts";
 import { GleanerError } from "../errors.ts";
-import { parsePageUrl } from "../read/cascade.ts";
 import { idTextRefinement } from "../text/id_text.ts";
 import { defineTool } from "./spec.ts";
 import type { AnyToolSpec } from "./spec.ts";
@@ -190,6 +189,8 @@ export const deepResearchFetchTool = defineTool({
         { details: { field: "id" } },
       );
     }
+    // Loaded on the first fetch of a page (with the reader), not when the tool is listed.
+    const { parsePageUrl } = await import("../read/cascade.ts");
     const url = parsePageUrl(id);
     const page = await gleaner.reader.read({ url: url.href, signal });
     const metadata: Record<string, unknown> = {

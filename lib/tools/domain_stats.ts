@@ -4,7 +4,6 @@
  * @module
  */
 import { z } from "zod";
-import { memoryPolicy } from "../read/outcomes.ts";
 import { normalizeOrigin } from "../store/types.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
@@ -116,6 +115,8 @@ export const domainStatsTool: ToolSpec<
   openWorld: false,
   handler: async (input, { gleaner }) => {
     const domains = gleaner.store.domains;
+    // Loaded on the first call: listing the tool needs no hashing (`node:crypto`).
+    const { memoryPolicy } = await import("../read/outcomes.ts");
     // Probation is shown as it applies to this instance's settings.
     const scope = { policy: memoryPolicy(gleaner.config) };
     if (input.domain?.includes("://")) {

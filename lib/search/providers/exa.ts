@@ -35,7 +35,6 @@ import {
   records,
   str,
 } from "./http.ts";
-import { readScreened, screenUrl } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -45,6 +44,12 @@ import type {
   ProviderHit,
   ProviderSearchRequest,
 } from "./types.ts";
+
+/**
+ * URL screening and page helpers, loaded with the first read: they bring the
+ * network policy's address checks, which listing the tools does not need.
+ */
+const pages = () => import("./pages.ts");
 
 /** The provider's name. */
 export const EXA = "exa";
@@ -134,7 +139,7 @@ async function exaFindSimilar(
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
   // The page is the caller's URL: it passes the network policy before Exa sees it.
-  const url = screenUrl(input.url, env.config.network);
+  const url = (await pages()).screenUrl(input.url, env.config.network);
   const read = await post(env, "/contents", { urls: [url], text: { maxCharacters: 2000 } });
   const page = records(read.results)[0] ?? {};
   const described = `${plainText(page.title)} ${plainText(page.text)}`.replace(/\s+/g, " ").trim();
@@ -159,7 +164,8 @@ async function exaFindSimilar(
   return hits.filter((hit) => !same(hit.url)).slice(0, input.max_results);
 }
 
-function exaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+async function exaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+  const { readScreened } = await pages();
   return readScreened(req.urls, env.config, (urls) => exaContentsBatch({ ...req, urls }, env));
 }
 

@@ -31,7 +31,6 @@ import {
   records,
   str,
 } from "./http.ts";
-import { readEach, requireContent } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -41,6 +40,12 @@ import type {
   ProviderPage,
   ProviderSearchRequest,
 } from "./types.ts";
+
+/**
+ * URL screening and page helpers, loaded with the first read: they bring the
+ * network policy's address checks, which listing the tools does not need.
+ */
+const pages = () => import("./pages.ts");
 
 /** The provider's name. */
 export const JINA = "jina";
@@ -85,7 +90,7 @@ async function jinaRead(url: string, env: ProviderEnv): Promise<ProviderPage> {
   }
   const data = body.data as Record<string, unknown>;
   const content = str(data.content);
-  requireContent(JINA, url, content);
+  (await pages()).requireContent(JINA, url, content);
   const published = toIsoDate(data.publishedTime);
   const usage = isRecord(data.usage) ? data.usage.tokens : undefined;
   return {
@@ -97,7 +102,8 @@ async function jinaRead(url: string, env: ProviderEnv): Promise<ProviderPage> {
   };
 }
 
-function jinaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+async function jinaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+  const { readEach } = await pages();
   return readEach(req.urls, env.config, (url) => jinaRead(url, env));
 }
 

@@ -33,7 +33,6 @@ import {
   records,
   str,
 } from "./http.ts";
-import { readEach, requireContent } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -43,6 +42,12 @@ import type {
   ProviderPage,
   ProviderSearchRequest,
 } from "./types.ts";
+
+/**
+ * URL screening and page helpers, loaded with the first read: they bring the
+ * network policy's address checks, which listing the tools does not need.
+ */
+const pages = () => import("./pages.ts");
 
 /** The provider's name. */
 export const KEENABLE = "keenable";
@@ -133,7 +138,7 @@ async function keenableFetch(url: string, env: ProviderEnv): Promise<ProviderPag
     }
   }
   const content = str(body.content);
-  requireContent(KEENABLE, url, content);
+  (await pages()).requireContent(KEENABLE, url, content);
   const published = toIsoDate(body.published_at);
   return {
     url,
@@ -144,7 +149,11 @@ async function keenableFetch(url: string, env: ProviderEnv): Promise<ProviderPag
   };
 }
 
-function keenableContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+async function keenableContents(
+  req: ContentsRequest,
+  env: ProviderEnv,
+): Promise<ProviderContents> {
+  const { readEach } = await pages();
   return readEach(req.urls, env.config, (url) => keenableFetch(url, env));
 }
 

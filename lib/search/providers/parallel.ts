@@ -55,7 +55,6 @@ import {
   records,
   str,
 } from "./http.ts";
-import { failedPage, readScreened } from "./pages.ts";
 import { PARALLEL_RUN_TOOLS } from "./parallel_runs.ts";
 import type {
   ContentsRequest,
@@ -67,6 +66,12 @@ import type {
   ProviderPage,
   ProviderSearchRequest,
 } from "./types.ts";
+
+/**
+ * URL screening and page helpers, loaded with the first read: they bring the
+ * network policy's address checks, which listing the tools does not need.
+ */
+const pages = () => import("./pages.ts");
 
 /** The provider's name. */
 export const PARALLEL = "parallel";
@@ -172,7 +177,11 @@ async function parallelAnswer(
   };
 }
 
-function parallelContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+async function parallelContents(
+  req: ContentsRequest,
+  env: ProviderEnv,
+): Promise<ProviderContents> {
+  const { failedPage, readScreened } = await pages();
   return readScreened(req.urls, env.config, async (urls) => {
     const s = settings(env.config);
     const body = await callJson(env, {

@@ -29,7 +29,6 @@ import {
   records,
   str,
 } from "./http.ts";
-import { readScreened } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -39,6 +38,12 @@ import type {
   ProviderHit,
   ProviderSearchRequest,
 } from "./types.ts";
+
+/**
+ * URL screening and page helpers, loaded with the first read: they bring the
+ * network policy's address checks, which listing the tools does not need.
+ */
+const pages = () => import("./pages.ts");
 
 /** The provider's name. */
 export const TAVILY = "tavily";
@@ -115,10 +120,11 @@ async function tavilyAnswer(
   };
 }
 
-function tavilyExtract(
+async function tavilyExtract(
   req: ContentsRequest & { depth?: "basic" | "advanced" },
   env: ProviderEnv,
 ): Promise<ProviderContents> {
+  const { readScreened } = await pages();
   return readScreened(
     req.urls,
     env.config,

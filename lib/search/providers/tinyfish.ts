@@ -70,7 +70,6 @@ import {
   records,
   str,
 } from "./http.ts";
-import { failedPage, readScreened, screenUrl } from "./pages.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -81,6 +80,12 @@ import type {
   ProviderPage,
   ProviderSearchRequest,
 } from "./types.ts";
+
+/**
+ * URL screening and page helpers, loaded with the first read: they bring the
+ * network policy's address checks, which listing the tools does not need.
+ */
+const pages = () => import("./pages.ts");
 
 /** The provider's name. */
 export const TINYFISH = "tinyfish";
@@ -179,7 +184,11 @@ async function tinyfishSearch(
   return hits.slice(0, Math.min(req.max_results, s.maxResults, SEARCH_PAGE_RESULTS));
 }
 
-function tinyfishContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+async function tinyfishContents(
+  req: ContentsRequest,
+  env: ProviderEnv,
+): Promise<ProviderContents> {
+  const { readScreened } = await pages();
   return readScreened(req.urls, env.config, async (urls) => {
     const batches: string[][] = [];
     for (let i = 0; i < urls.length; i += TINYFISH_FETCH_MAX_URLS) {
@@ -198,6 +207,7 @@ function tinyfishContents(req: ContentsRequest, env: ProviderEnv): Promise<Provi
 
 async function fetchBatch(urls: string[], env: ProviderEnv): Promise<ProviderPage[]> {
   const s = settings(env.config);
+  const { failedPage } = await pages();
   const body = await callJson(env, {
     provider: TINYFISH,
     url: endpoints(env.config).fetch,
@@ -304,7 +314,7 @@ async function tinyfishRun(input: TinyfishRunInput, env: ProviderEnv): Promise<P
     if (!input.goal?.trim()) throw refuse("goal", "say what the agent should do (or give run_id)");
     if (!input.url) throw refuse("url", "give the page the agent starts on (or give run_id)");
     // The start page is the caller's URL: it passes the network policy before TinyFish sees it.
-    const url = screenUrl(input.url, env.config.network);
+    const url = (await pages()).screenUrl(input.url, env.config.network);
     const where = `${agent}/automation/run-async`;
     const started = await callJson(env, {
       provider: TINYFISH,
