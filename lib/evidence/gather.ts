@@ -173,6 +173,17 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
       reranker = withCache(reranker, options.embeddingCache);
     }
     let reranked = reranker !== undefined;
+    // Each query's reranker vector is asked for now: the encoder works in its own thread while
+    // this one chunks the pages and runs the first stage, and the query is embedded once.
+    const queryVectors = new Map<string, Promise<Float32Array>>();
+    if (reranker) {
+      for (const query of queryGroups.keys()) {
+        const vector = reranker.embedQueries([query], options.signal).then(([v]) => v);
+        // A failure is reported where the vector is used (or ignored when it is not).
+        vector.catch(() => {});
+        queryVectors.set(query, vector);
+      }
+    }
     for (const [query, pages] of queryGroups) {
       const units: Unit[] = [];
       const sourceOf: Page[] = [];
@@ -196,7 +207,12 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
         expansion: options.expander?.expand(query),
         signal: options.signal,
         rerank: reranker
-          ? { embedder: reranker, topK: rank.rerank_top_k, weight: rank.rerank_weight }
+          ? {
+            embedder: reranker,
+            topK: rank.rerank_top_k,
+            weight: rank.rerank_weight,
+            queryVector: queryVectors.get(query),
+          }
           : undefined,
       });
       if (!ranked.ranking.startsWith("hybrid")) hybrid = false;
