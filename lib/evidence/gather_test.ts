@@ -4,7 +4,7 @@ import { extractHtml } from "../extract/mod.ts";
 import { countTokens } from "../text/tokens.ts";
 import type { Page } from "../read/types.ts";
 import { PAGES_PATH } from "../../testing/fixtures/web.ts";
-import { gatherEvidence } from "./gather.ts";
+import { gatherEvidence, startRerankQueries } from "./gather.ts";
 import { loadQueryExpander, type QueryExpander } from "../rank/expand.ts";
 import { createUseLiteEmbedder } from "../embed/use_lite.ts";
 import type { Embedder, EmbeddingCache } from "../embed/types.ts";
@@ -207,6 +207,35 @@ Deno.test("gatherEvidence: the reranker's query vector is asked for once, before
   assert.equal(calls[0], "rerank query", calls.join(", "));
   assert.deepEqual(calls.filter((c) => c === "rerank query"), ["rerank query"]);
   assert.deepEqual(calls.slice(-1), ["rerank documents"]);
+});
+
+Deno.test("startRerankQueries: the configured reranker's query vectors, asked for early and used by gatherEvidence", async () => {
+  assert.equal(startRerankQueries(rank, ["when was it built"]).size, 0, "none configured");
+  const cascadeRank = { ...parseConfig({ rank: { rerank: "use-lite" } }).rank, rerank_top_k: 4 };
+  const early = startRerankQueries(cascadeRank, [
+    " which attribute tells whether a body was read",
+    "*",
+    undefined,
+  ]);
+  assert.deepEqual([...early.keys()], ["which attribute tells whether a body was read"]);
+  const [vector] = early.values();
+  const use = (await sharedReranker(cascadeRank))?.embedder;
+  assert.ok(use);
+  const [expected] = await use.embedQueries(["which attribute tells whether a body was read"]);
+  assert.deepEqual(await vector, expected);
+
+  // The vector given is the one used: a failed one is the ranking's note.
+  const pages = await Promise.all(["002", "wikipedia"].map(realPage));
+  const failed = Promise.reject(new Error("early query vector failed"));
+  failed.catch(() => {});
+  const packet = await gatherEvidence({
+    reads: pages.map((page) => ({ page, query: "which attribute tells whether a body was read" })),
+    maxTokens: 500,
+    rank: cascadeRank,
+    rerankQueries: new Map([["which attribute tells whether a body was read", failed]]),
+  });
+  assert.equal(packet.ranking, "bm25");
+  assert.equal(packet.rerankError, "early query vector failed");
 });
 
 Deno.test("gatherEvidence: with rank.rerank set, a cached page's passages are neither embedded nor read again", async () => {
