@@ -178,9 +178,10 @@ export async function runRerankBench(
             freshAdded.push(f - base1);
             againAdded.push(a - base2);
           }
+          const added = (xs: number[]) => topK > 0 ? ` (+${Math.round(percentile(xs, 50))})` : "";
           progress(
-            `${label}: fresh ${percentile(fresh, 50)} ms (+${percentile(freshAdded, 50)}), ` +
-              `cached ${percentile(again, 50)} ms (+${percentile(againAdded, 50)})`,
+            `${label}: fresh ${Math.round(percentile(fresh, 50))} ms${added(freshAdded)}, ` +
+              `cached ${Math.round(percentile(again, 50))} ms${added(againAdded)}`,
           );
           times[label] = {
             questions: timed.length,
