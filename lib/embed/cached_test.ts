@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { SqliteEmbeddingCache } from "../store/embeddings.ts";
 import { openDatabase } from "../store/sqlite.ts";
+import { LruCache } from "../cache/lru_cache.ts";
 import { textHash, withCache } from "./cached.ts";
 import { createStaticEmbedder } from "./static.ts";
 import type { Embedder, EmbeddingCache } from "./types.ts";
@@ -82,5 +83,48 @@ Deno.test("withCache: a failing cache is bypassed, not fatal", async () => {
     assert.deepEqual(inner.seen, ["lighthouse keeper"]);
   } finally {
     await inner.close?.();
+  }
+});
+
+Deno.test("withCache with memory: a text read once is served in process, the store is not read again", async () => {
+  const db = openDatabase(":memory:");
+  const inner = counting(await createStaticEmbedder());
+  const store = new SqliteEmbeddingCache(db);
+  const reads: string[][] = [];
+  // The real store, recording which hashes are asked of it.
+  const cache: EmbeddingCache = {
+    get: (model, hashes) => {
+      reads.push(hashes);
+      return store.get(model, hashes);
+    },
+    put: (model, entries) => store.put(model, entries),
+  };
+  try {
+    await withCache(inner, cache).embedDocuments(["red apples", "green pears"]);
+    assert.deepEqual(inner.seen, ["red apples", "green pears"]);
+    inner.seen.length = 0;
+    reads.length = 0;
+
+    const memory = new LruCache<string, Float32Array>(100);
+    const embedder = withCache(inner, cache, { memory });
+    const first = await embedder.embedDocuments(["red apples", "green pears", "blue plums"]);
+    assert.deepEqual(inner.seen, ["blue plums"], "the stored ones come from the store");
+    assert.equal(reads.length, 1);
+    assert.equal(memory.size, 3);
+
+    reads.length = 0;
+    inner.seen.length = 0;
+    const again = await embedder.embedDocuments(["blue plums", "red apples", "green pears"]);
+    assert.deepEqual(reads, [], "nothing read from the store");
+    assert.deepEqual(inner.seen, [], "nothing embedded");
+    assert.deepEqual(again, [first[2], first[0], first[1]]);
+
+    // A text the memory does not hold is read from the store alone.
+    reads.length = 0;
+    await embedder.embedDocuments(["red apples", "yellow lemons"]);
+    assert.deepEqual(reads, [[await textHash("yellow lemons")]]);
+  } finally {
+    await inner.close?.();
+    db.close();
   }
 });

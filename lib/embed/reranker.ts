@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { LruCache } from "../cache/lru_cache.ts";
 import type { Config } from "../config/config.ts";
 import { getGleanerLogger } from "../log.ts";
 import { withCache } from "./cached.ts";
@@ -21,10 +22,18 @@ export type RerankerResult =
 const shared = new Map<string, Promise<RerankerResult>>();
 
 /**
+ * Passage vectors of the shared reranker kept in process in front of the store's cache (about
+ * 20 MB of 512-d vectors): a question on pages read before then reads nothing from the store.
+ */
+export const RERANKER_MEMORY_VECTORS = 10_000;
+const memories = new Map<string, LruCache<string, Float32Array>>();
+
+/**
  * Loads the configured reranker (`rank.rerank`), once per process and
  * setting. Resolves to `null` for `"none"`; never rejects: a failure gives
  * `{ error }`, and the next call with the same setting gets the same answer.
- * With `cache`, passage vectors are also read from and written to it.
+ * With `cache`, passage vectors are also read from and written to it, through
+ * an in-process LRU of {@link RERANKER_MEMORY_VECTORS} vectors.
  *
  * @example
  * ```ts
@@ -55,7 +64,10 @@ export function sharedReranker(
     );
     shared.set(key, loading);
   }
-  return cache
-    ? loading.then((r) => r.embedder ? { embedder: withCache(r.embedder, cache) } : r)
-    : loading;
+  if (!cache) return loading;
+  let memory = memories.get(key);
+  if (!memory) memories.set(key, memory = new LruCache(RERANKER_MEMORY_VECTORS));
+  return loading.then((r) =>
+    r.embedder ? { embedder: withCache(r.embedder, cache, { memory }) } : r
+  );
 }

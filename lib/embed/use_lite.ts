@@ -22,7 +22,7 @@
 import { LruCache } from "../cache/lru_cache.ts";
 import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
-import { textHash } from "./cached.ts";
+import { textHashSync } from "./cached.ts";
 import { SerialQueue } from "./queue.ts";
 import type { Embedder } from "./types.ts";
 import { toUnitVector } from "./vector.ts";
@@ -173,7 +173,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   const embed = async (texts: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
     if (closed) throw new GleanerError("provider_unavailable", "the USE-lite embedder is closed");
     const capped = texts.map((t) => capWords(t, maxWords));
-    const keys = await Promise.all(capped.map(textHash));
+    const keys = capped.map(textHashSync);
     const out: (Float32Array | undefined)[] = keys.map((k) => lru.get(k));
     const todo = new Map<string, string>();
     capped.forEach((text, i) => {

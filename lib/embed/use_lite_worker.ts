@@ -51,6 +51,16 @@ async function loadModel(modelDir?: string): Promise<UseModel> {
   });
 }
 
+/**
+ * Runs one inference before the model is reported loaded: TF.js prepares its kernels on the
+ * first one (about half a second here, several times a warm call), which the first question
+ * would otherwise wait for.
+ */
+async function warm(model: UseModel): Promise<UseModel> {
+  await model.embed(["warm up"]);
+  return model;
+}
+
 // Only when started as a worker thread (importing this module for its types does nothing).
 if (parentPort) {
   const port = parentPort;
@@ -61,7 +71,7 @@ if (parentPort) {
   port.on("message", async (request: UseLiteRequest) => {
     if (request.type === "load") {
       try {
-        await (model ??= loadModel(modelDir));
+        await (model ??= loadModel(modelDir).then(warm));
         post({ type: "loaded", id: request.id });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
@@ -75,7 +85,7 @@ if (parentPort) {
       return;
     }
     try {
-      const rows = await (await (model ??= loadModel(modelDir))).embed(request.texts);
+      const rows = await (await (model ??= loadModel(modelDir).then(warm))).embed(request.texts);
       const vectors = rows.map((row) => Float32Array.from(row));
       post(
         { type: "vectors", id: request.id, vectors },

@@ -60,6 +60,45 @@ export interface GatherOptions {
   embeddingCache?: EmbeddingCache;
   /** Cancels embedding. */
   signal?: AbortSignal;
+  /**
+   * The configured reranker's query vectors, already asked for by the caller (see
+   * {@link startRerankQueries}); a query not in it is embedded here.
+   */
+  rerankQueries?: ReadonlyMap<string, Promise<Float32Array>>;
+}
+
+/**
+ * Asks the configured reranker (`rank.rerank`) for the vectors of these queries now, so a
+ * caller that still has pages to read gets them embedded meanwhile (the encoder works in its own
+ * thread); pass the result to {@link gatherEvidence} as `rerankQueries`. Empty for `"none"`.
+ * A failure surfaces (as the ranking's note) only where a vector is used.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "@gleaner/gleaner";
+ * import { startRerankQueries } from "./gather.ts";
+ * console.assert(startRerankQueries(parseConfig({}).rank, ["when was it built"]).size === 0);
+ * ```
+ */
+export function startRerankQueries(
+  rank: Config["rank"],
+  queries: Iterable<string | undefined>,
+  signal?: AbortSignal,
+): Map<string, Promise<Float32Array>> {
+  const out = new Map<string, Promise<Float32Array>>();
+  if (rank.rerank === "none") return out;
+  const loading = sharedReranker(rank);
+  for (const query of queries) {
+    if (isWholePageQuery(query) || out.has(query!.trim())) continue;
+    const key = query!.trim();
+    const vector = loading.then(async (loaded) => {
+      if (!loaded?.embedder) throw new Error(loaded?.error ?? "no reranker");
+      return (await loaded.embedder.embedQueries([key], signal))[0];
+    });
+    vector.catch(() => {});
+    out.set(key, vector);
+  }
+  return out;
 }
 
 /** An evidence packet. */
@@ -173,6 +212,24 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
       reranker = withCache(reranker, options.embeddingCache);
     }
     let reranked = reranker !== undefined;
+    // Each query's reranker vector is asked for now: the encoder works in its own thread while
+    // this one chunks the pages and runs the first stage, and the query is embedded once.
+    const queryVectors = new Map<string, Promise<Float32Array>>();
+    if (reranker) {
+      for (const query of queryGroups.keys()) {
+        const early = options.reranker === undefined
+          ? options.rerankQueries?.get(query)
+          : undefined;
+        if (early) {
+          queryVectors.set(query, early);
+          continue;
+        }
+        const vector = reranker.embedQueries([query], options.signal).then(([v]) => v);
+        // A failure is reported where the vector is used (or ignored when it is not).
+        vector.catch(() => {});
+        queryVectors.set(query, vector);
+      }
+    }
     for (const [query, pages] of queryGroups) {
       const units: Unit[] = [];
       const sourceOf: Page[] = [];
@@ -196,7 +253,12 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
         expansion: options.expander?.expand(query),
         signal: options.signal,
         rerank: reranker
-          ? { embedder: reranker, topK: rank.rerank_top_k, weight: rank.rerank_weight }
+          ? {
+            embedder: reranker,
+            topK: rank.rerank_top_k,
+            weight: rank.rerank_weight,
+            queryVector: queryVectors.get(query),
+          }
           : undefined,
       });
       if (!ranked.ranking.startsWith("hybrid")) hybrid = false;

@@ -4,10 +4,12 @@ import { extractHtml } from "../extract/mod.ts";
 import { countTokens } from "../text/tokens.ts";
 import type { Page } from "../read/types.ts";
 import { PAGES_PATH } from "../../testing/fixtures/web.ts";
-import { gatherEvidence } from "./gather.ts";
+import { gatherEvidence, startRerankQueries } from "./gather.ts";
 import { loadQueryExpander, type QueryExpander } from "../rank/expand.ts";
 import { createUseLiteEmbedder } from "../embed/use_lite.ts";
-import type { Embedder } from "../embed/types.ts";
+import type { Embedder, EmbeddingCache } from "../embed/types.ts";
+import { createStaticEmbedder } from "../embed/static.ts";
+import { sharedReranker } from "../embed/reranker.ts";
 import { openDatabase } from "../store/sqlite.ts";
 import { SqliteEmbeddingCache } from "../store/embeddings.ts";
 
@@ -167,6 +169,113 @@ Deno.test("gatherEvidence: a passage reranked once is read from the embedding ca
     for (const text of embedded.flat()) assert.ok(!firstTexts.includes(text), text);
   } finally {
     await use.close?.();
+    db.close();
+  }
+});
+
+Deno.test("gatherEvidence: the reranker's query vector is asked for once, before the first stage runs", async () => {
+  const pages = await Promise.all(["002", "wikipedia"].map(realPage));
+  const calls: string[] = [];
+  // The real encoders, recording the order in which they are asked.
+  const logged = (name: string, inner: Embedder): Embedder => ({
+    id: inner.id,
+    dimensions: inner.dimensions,
+    embedQueries: (texts, signal) => {
+      calls.push(`${name} query`);
+      return inner.embedQueries(texts, signal);
+    },
+    embedDocuments: (texts, signal) => {
+      calls.push(`${name} documents`);
+      return inner.embedDocuments(texts, signal);
+    },
+  });
+  const cascadeRank = { ...parseConfig({ rank: { rerank: "use-lite" } }).rank, rerank_top_k: 4 };
+  // The process's shared model (loaded once for this file).
+  const use = (await sharedReranker(cascadeRank))?.embedder;
+  assert.ok(use);
+  const packet = await gatherEvidence({
+    reads: pages.map((page) => ({
+      page,
+      query: "which attribute tells whether a body was read",
+    })),
+    maxTokens: 500,
+    rank: cascadeRank,
+    embedder: logged("first", await createStaticEmbedder()),
+    reranker: logged("rerank", use),
+  });
+  assert.equal(packet.ranking, "hybrid+rerank");
+  assert.equal(calls[0], "rerank query", calls.join(", "));
+  assert.deepEqual(calls.filter((c) => c === "rerank query"), ["rerank query"]);
+  assert.deepEqual(calls.slice(-1), ["rerank documents"]);
+});
+
+Deno.test("startRerankQueries: the configured reranker's query vectors, asked for early and used by gatherEvidence", async () => {
+  assert.equal(startRerankQueries(rank, ["when was it built"]).size, 0, "none configured");
+  const cascadeRank = { ...parseConfig({ rank: { rerank: "use-lite" } }).rank, rerank_top_k: 4 };
+  const early = startRerankQueries(cascadeRank, [
+    " which attribute tells whether a body was read",
+    "*",
+    undefined,
+  ]);
+  assert.deepEqual([...early.keys()], ["which attribute tells whether a body was read"]);
+  const [vector] = early.values();
+  const use = (await sharedReranker(cascadeRank))?.embedder;
+  assert.ok(use);
+  const [expected] = await use.embedQueries(["which attribute tells whether a body was read"]);
+  assert.deepEqual(await vector, expected);
+
+  // The vector given is the one used: a failed one is the ranking's note.
+  const pages = await Promise.all(["002", "wikipedia"].map(realPage));
+  const failed = Promise.reject(new Error("early query vector failed"));
+  failed.catch(() => {});
+  const packet = await gatherEvidence({
+    reads: pages.map((page) => ({ page, query: "which attribute tells whether a body was read" })),
+    maxTokens: 500,
+    rank: cascadeRank,
+    rerankQueries: new Map([["which attribute tells whether a body was read", failed]]),
+  });
+  assert.equal(packet.ranking, "bm25");
+  assert.equal(packet.rerankError, "early query vector failed");
+});
+
+Deno.test("gatherEvidence: with rank.rerank set, a cached page's passages are neither embedded nor read again", async () => {
+  const pages = await Promise.all(["002", "wikipedia"].map(realPage));
+  const db = openDatabase(":memory:");
+  const store = new SqliteEmbeddingCache(db);
+  const writes: string[] = [];
+  const reads: string[] = [];
+  // The real store, recording what the shared reranker writes (what it embedded) and reads.
+  const embeddingCache: EmbeddingCache = {
+    get: (model, hashes) => {
+      reads.push(...hashes);
+      return store.get(model, hashes);
+    },
+    put: (model, entries) => {
+      writes.push(...entries.keys());
+      return store.put(model, entries);
+    },
+  };
+  try {
+    const ask = () =>
+      gatherEvidence({
+        reads: pages.map((page) => ({
+          page,
+          query: "how are the request's bytes sent to the server",
+        })),
+        maxTokens: 500,
+        rank: { ...parseConfig({ rank: { rerank: "use-lite" } }).rank, rerank_top_k: 4 },
+        embeddingCache,
+      });
+    const first = await ask();
+    assert.equal(first.ranking, "bm25+rerank");
+    assert.ok(writes.length > 0, "the first call embeds and stores passages");
+    writes.length = 0;
+    reads.length = 0;
+    const again = await ask();
+    assert.equal(again.text, first.text);
+    assert.deepEqual(writes, [], "no passage embedded a second time");
+    assert.deepEqual(reads, [], "no passage read from the store again: they are kept in process");
+  } finally {
     db.close();
   }
 });

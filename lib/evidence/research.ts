@@ -8,7 +8,7 @@
  */
 import type { Page } from "../read/types.ts";
 import type { EvidenceContext, ResearchRequest, ResearchResult } from "./types.ts";
-import { gatherEvidence } from "./gather.ts";
+import { gatherEvidence, startRerankQueries } from "./gather.ts";
 import { canonicalKey, pickPages } from "./pick.ts";
 import { readAll } from "./read_all.ts";
 
@@ -34,6 +34,8 @@ export async function research(
   const maxTokens = input.max_tokens ?? config.rank.max_tokens;
   const total = input.max_pages + 2;
   progress?.({ progress: 0, total, message: "searching" });
+  // The reranker (when configured) embeds the query while the search runs and pages are read.
+  const rerankQueries = startRerankQueries(config.rank, [input.query], signal);
   const found = await gleaner.search.search({
     query: input.query,
     max_results: input.max_results,
@@ -90,6 +92,7 @@ export async function research(
     embeddingCache: gleaner.store.embeddings,
     expander: await gleaner.expander(),
     embedder: pages.length ? await gleaner.embedder() : undefined,
+    rerankQueries,
     signal,
   });
   progress?.({ progress: total, total, message: "ranked" });

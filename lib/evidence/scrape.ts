@@ -8,7 +8,7 @@
 import { countTokens } from "../text/tokens.ts";
 import type { Page } from "../read/types.ts";
 import type { EvidenceContext, ScrapeRequest, ScrapeResult } from "./types.ts";
-import { archiveOf, gatherEvidence, isWholePageQuery } from "./gather.ts";
+import { archiveOf, gatherEvidence, isWholePageQuery, startRerankQueries } from "./gather.ts";
 import { relatedLinks } from "./links.ts";
 import { readAll } from "./read_all.ts";
 
@@ -33,6 +33,8 @@ export async function scrape(
   const { config } = gleaner;
   const maxTokens = input.max_tokens ?? config.rank.max_tokens;
   let done = 0;
+  // The reranker (when configured) embeds the queries while the pages are read.
+  const rerankQueries = startRerankQueries(config.rank, input.items.map((i) => i.query), signal);
   const reads = await readAll(
     gleaner.reader,
     input.items,
@@ -63,6 +65,7 @@ export async function scrape(
     embeddingCache: gleaner.store.embeddings,
     expander: needsEmbedder ? await gleaner.expander() : undefined,
     embedder: needsEmbedder ? await gleaner.embedder() : undefined,
+    rerankQueries,
     signal,
   });
   const linkBudget = Math.floor(config.rank.links_max_tokens / Math.max(1, ok.length));

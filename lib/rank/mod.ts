@@ -79,7 +79,13 @@ export interface RankOptions {
    * Second stage of the cascade: an encoder that reorders the top units of the
    * first stage (see {@link rerankTop}). If it fails, the first stage's order is kept.
    */
-  rerank?: { embedder: Embedder; topK?: number; weight?: number };
+  rerank?: {
+    embedder: Embedder;
+    topK?: number;
+    weight?: number;
+    /** The query's vector from `embedder` (or its promise), when the caller started it early. */
+    queryVector?: Float32Array | Promise<Float32Array>;
+  };
 }
 
 /** How units were ranked. */
@@ -166,6 +172,7 @@ export async function rankUnits(
         embedder: options.rerank.embedder,
         topK: options.rerank.topK,
         weight: options.rerank.weight,
+        queryVector: options.rerank.queryVector,
         rrfK: options.rrfK,
         signal: options.signal,
       })).map(({ item, score }) => ({ key: item.key, score }));

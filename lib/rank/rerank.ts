@@ -20,6 +20,12 @@ export interface RerankOptions {
   weight?: number;
   /** RRF constant (default 60). */
   rrfK?: number;
+  /**
+   * The query's vector from `embedder`, or its promise: a caller that starts the query's
+   * embedding before the first stage runs (the encoder works in its own thread) passes it here,
+   * so the query is embedded once and its cost overlaps the first stage.
+   */
+  queryVector?: Float32Array | Promise<Float32Array>;
   /** Cancels embedding. */
   signal?: AbortSignal;
 }
@@ -52,8 +58,9 @@ export async function rerankTop<T extends { score: number }>(
   const rest = ranked.slice(k).map((item) => ({ item, score: item.score }));
   if (top.length < 2) return [...top.map((item) => ({ item, score: item.score })), ...rest];
   // Both requests are queued at once: the encoder's queue runs them back to back.
-  const [[queryVector], vectors] = await Promise.all([
-    options.embedder.embedQueries([query], options.signal),
+  const [queryVector, vectors] = await Promise.all([
+    options.queryVector ??
+      options.embedder.embedQueries([query], options.signal).then(([vector]) => vector),
     options.embedder.embedDocuments(top.map(text), options.signal),
   ]);
   const dense = top.map((_, i) => [cosine(queryVector, vectors[i]), i] as const)

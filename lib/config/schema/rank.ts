@@ -55,7 +55,9 @@ export const RankSchema: z.ZodObject<{
    * in npm, TF.js) reorders the top units; better on reworded questions (report half at 1,000
    * tokens: 0.85 against 0.76), but 1–3 s per question on 5 pages never read before, so off by
    * default (`deno task bench rerank`). Passages of pages read before come from the embedding
-   * cache (about 30–70 ms more than the first stage alone).
+   * cache, kept in process in front of the store: a new question on them costs about one
+   * USE-lite inference of the query (25–35 ms at load 5), started before the first stage runs
+   * (and by `scrape_urls` and `research` before they read pages).
    */
   rerank: z.enum(["none", "use-lite"]).default("none"),
   /**
