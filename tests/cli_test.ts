@@ -18,33 +18,36 @@ async function gleaner(args: string[], env: Record<string, string>) {
 Deno.test("cli: search, scrape and config print what an operator expects", async () => {
   const world = await startTestWorld();
   try {
-    const search = await gleaner(["search", "fetch", "api"], world.env);
+    // Independent processes, run side by side.
+    const [search, scrape, config, bad] = await Promise.all([
+      gleaner(["search", "fetch", "api"], world.env),
+      gleaner(
+        [
+          "scrape",
+          world.web.url("/pages/002"),
+          "--query",
+          "bodyUsed",
+          "--max-tokens",
+          "300",
+          "--json",
+        ],
+        world.env,
+      ),
+      gleaner(["config"], { ...world.env, GLEANER_API_KEY: "super-secret" }),
+      gleaner(["config"], { ...world.env, GLEANER_PORT: "eighty" }),
+    ]);
     assert.equal(search.code, 0, search.err);
     assert.ok(search.out.includes(world.web.url("/pages/mozilla-1")));
 
-    const scrape = await gleaner(
-      [
-        "scrape",
-        world.web.url("/pages/002"),
-        "--query",
-        "bodyUsed",
-        "--max-tokens",
-        "300",
-        "--json",
-      ],
-      world.env,
-    );
     assert.equal(scrape.code, 0, scrape.err);
     const out = JSON.parse(scrape.out);
     assert.ok(out.tokens <= 300);
     assert.ok(out.evidence.some((e: { text: string }) => e.text.includes("bodyUsed")));
 
-    const config = await gleaner(["config"], { ...world.env, GLEANER_API_KEY: "super-secret" });
     assert.equal(config.code, 0, config.err);
     assert.ok(!config.out.includes("super-secret"));
     assert.equal(JSON.parse(config.out).server.api_key, "[redacted]");
 
-    const bad = await gleaner(["config"], { ...world.env, GLEANER_PORT: "eighty" });
     assert.equal(bad.code, 1);
     assert.match(bad.err, /invalid_arguments: config: server\.port/);
   } finally {

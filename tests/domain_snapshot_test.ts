@@ -125,7 +125,7 @@ Deno.test({
   ignore: redis.ignore,
   async fn() {
     redis.assertPresent();
-    const [a, b] = [await startRedis(), await startRedis()];
+    const [a, b] = await Promise.all([startRedis(), startRedis()]);
     try {
       await roundTrip(
         { GLEANER_STORE_PATH: ":memory:", GLEANER_STORE_CACHE_URL: a.url },

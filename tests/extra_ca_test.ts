@@ -212,20 +212,30 @@ Deno.test("gleaner doctor: ok with the start task's flags and a good CA; not ok,
     // The flags the start task's launcher (scripts/launch.ts) grants for this environment.
     const flags = (await childArgv(["doctor"], env)).filter((a) => a.startsWith("--allow-"));
 
-    const good = await doctor(flags, env);
+    // Three independent processes, run side by side (each with its own memory file).
+    const [good, noSys, badCa] = await Promise.all([
+      doctor(flags, { ...env, GLEANER_MEMORY_PATH: `${world.ca.dir}/memory-1.db` }),
+      doctor(flags.filter((f) => f !== "--allow-sys"), {
+        ...env,
+        GLEANER_MEMORY_PATH: `${world.ca.dir}/memory-2.db`,
+      }),
+      doctor(flags, {
+        ...env,
+        GLEANER_MEMORY_PATH: `${world.ca.dir}/memory-3.db`,
+        NODE_EXTRA_CA_CERTS: `${world.ca.dir}/nope.pem`,
+      }),
+    ]);
     assert.equal(good.report.ok, true, JSON.stringify(good.report.checks));
     assert.equal(good.code, 0);
     const ca = good.report.checks.find((c) => c.name === "extra CA certificates");
     assert.match(ca?.detail ?? "", /NODE_EXTRA_CA_CERTS=.*1 certificate/);
 
-    const noSys = await doctor(flags.filter((f) => f !== "--allow-sys"), env);
     assert.equal(noSys.report.ok, false);
     assert.equal(noSys.code, 1);
     const perms = noSys.report.checks.find((c) => c.name === "permissions");
     assert.equal(perms?.ok, false);
     assert.match(perms?.detail ?? "", /--allow-sys/);
 
-    const badCa = await doctor(flags, { ...env, NODE_EXTRA_CA_CERTS: `${world.ca.dir}/nope.pem` });
     assert.equal(badCa.report.ok, false);
     const caBad = badCa.report.checks.find((c) => c.name === "extra CA certificates");
     assert.equal(caBad?.ok, false);
@@ -255,21 +265,28 @@ Deno.test("a search or read that cannot work says why: the missing --allow-sys, 
     };
 
     const noSys = flags.filter((f) => f !== "--allow-sys");
-    const scrape = await cli(noSys, ["scrape", world.pageUrl], env);
-    assert.match(scrape, /sys access to \\?"ca\\?"\); run with --allow-sys/, scrape);
-    const search = await cli(noSys, ["search", "harbour ferry"], env);
-    assert.match(search, /sys access to \\?"ca\\?"\); run with --allow-sys/, search);
-
     // With the flags but without the CA: the cause (an untrusted certificate) reaches the user.
     const untrusted = { ...env };
     delete untrusted.NODE_EXTRA_CA_CERTS;
-    const searchTls = await cli(flags, ["search", "harbour ferry"], untrusted);
+    // Four independent processes, run side by side (each with its own memory file).
+    const own = (env: Record<string, string>, n: number) => ({
+      ...env,
+      GLEANER_MEMORY_PATH: `${world.ca.dir}/memory-${n}.db`,
+    });
+    const [scrape, search, searchTls, scrapeTls] = await Promise.all([
+      cli(noSys, ["scrape", world.pageUrl], own(env, 1)),
+      cli(noSys, ["search", "harbour ferry"], own(env, 2)),
+      cli(flags, ["search", "harbour ferry"], own(untrusted, 3)),
+      cli(flags, ["scrape", world.pageUrl], own(untrusted, 4)),
+    ]);
+    assert.match(scrape, /sys access to \\?"ca\\?"\); run with --allow-sys/, scrape);
+    assert.match(search, /sys access to \\?"ca\\?"\); run with --allow-sys/, search);
+
     assert.match(
       searchTls,
       /every provider failed: duckduckgo \(provider_unavailable\); last cause/,
     );
     assert.match(searchTls, /not signed by a trusted CA .*NODE_EXTRA_CA_CERTS or DENO_CERT/);
-    const scrapeTls = await cli(flags, ["scrape", world.pageUrl], untrusted);
     assert.match(scrapeTls, /not signed by a trusted CA/);
   } finally {
     await world.close();

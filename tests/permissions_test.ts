@@ -58,14 +58,16 @@ Deno.test("the launcher's --allow-env list (deno.json permissions.launch.env) is
 });
 
 /** Deno's cache directory, so that a child with another HOME does not download again. */
-async function denoDir(): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), {
+function denoDir(): Promise<string> {
+  // Asked once per file: `deno info` is a process start.
+  cachedDenoDir ??= new Deno.Command(Deno.execPath(), {
     args: ["info", "--json"],
     stdout: "piped",
     stderr: "null",
-  }).output();
-  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
+  }).output().then((out) => JSON.parse(new TextDecoder().decode(out.stdout)).denoDir);
+  return cachedDenoDir;
 }
+let cachedDenoDir: Promise<string> | undefined;
 
 /** A fresh HOME and XDG directories, and the world's settings, with the store on disk. */
 async function freshEnv(world: TestWorld): Promise<{ env: Record<string, string>; dir: string }> {

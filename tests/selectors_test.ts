@@ -193,7 +193,11 @@ Deno.test({
   ignore: ignoreBrowser,
   async fn() {
     const site = fixtureSite();
-    const gleaner = await createGleaner(configFor(site.origin));
+    // "#never" is waited for until shortly before the read's deadline, twice below: a short
+    // deadline (still ample for "#late", added 400 ms after load) keeps that wait short.
+    const gleaner = await createGleaner(
+      configFor(site.origin, { read: { render: "auto", browser_timeout_ms: 2_500 } }),
+    );
     const server = serveHttp(gleaner);
     const client = await connect(server.url);
     try {

@@ -31,33 +31,39 @@ const ENV = {
 };
 
 Deno.test("cli: a mistyped flag, command or --set key is a usage error (exit 2)", async () => {
-  const flag = await gleaner(["search", "x", "--max-token", "5"], ENV);
+  // Independent processes, run side by side.
+  const [flag, command, set, port] = await Promise.all([
+    gleaner(["search", "x", "--max-token", "5"], ENV),
+    gleaner(["serach", "x"], ENV),
+    gleaner(["config", "--set", "search.searxng=http://127.0.0.1:1/"], ENV),
+    gleaner(["serve", "--port", "eighty"], ENV),
+  ]);
   assert.equal(flag.code, 2, flag.err);
   assert.match(flag.err, /--max-token/);
 
-  const command = await gleaner(["serach", "x"], ENV);
   assert.equal(command.code, 2, command.err);
   assert.match(command.err, /unknown command: serach/);
 
-  const set = await gleaner(["config", "--set", "search.searxng=http://127.0.0.1:1/"], ENV);
   assert.equal(set.code, 2, set.err);
   assert.match(set.err, /unknown setting "search\.searxng"; did you mean "search\.searxng_url"\?/);
 
-  const port = await gleaner(["serve", "--port", "eighty"], ENV);
   assert.equal(port.code, 2, port.err);
 });
 
 Deno.test("cli: a misspelt GLEANER_* name warns with the nearest setting; the file is strict", async () => {
-  const config = await gleaner(["config"], { ...ENV, GLEANER_SERACH_REGION: "de-de" });
-  assert.equal(config.code, 0, config.err);
-  assert.match(config.err, /GLEANER_SERACH_REGION .*did you mean GLEANER_SEARCH_REGION/);
-  assert.equal(JSON.parse(config.out).search.region, "us-en");
-
   const dir = await Deno.makeTempDir();
   try {
     const file = `${dir}/config.json`;
     await Deno.writeTextFile(file, JSON.stringify({ search: { regoin: "de-de" } }));
-    const bad = await gleaner(["config", "--config", file], ENV);
+    // Independent processes, run side by side.
+    const [config, bad] = await Promise.all([
+      gleaner(["config"], { ...ENV, GLEANER_SERACH_REGION: "de-de" }),
+      gleaner(["config", "--config", file], ENV),
+    ]);
+    assert.equal(config.code, 0, config.err);
+    assert.match(config.err, /GLEANER_SERACH_REGION .*did you mean GLEANER_SEARCH_REGION/);
+    assert.equal(JSON.parse(config.out).search.region, "us-en");
+
     assert.equal(bad.code, 1, bad.err);
     assert.match(
       bad.err,
@@ -71,20 +77,23 @@ Deno.test("cli: a misspelt GLEANER_* name warns with the nearest setting; the fi
 Deno.test("cli: scrape exits 1 when every item failed, 0 when one succeeded", async () => {
   const world = await startTestWorld();
   try {
-    const failed = await gleaner(
-      ["scrape", "http://169.254.169.254/latest/", world.web.url("/404"), "--json"],
-      world.env,
-    );
+    // Independent processes, run side by side.
+    const [failed, mixed] = await Promise.all([
+      gleaner(
+        ["scrape", "http://169.254.169.254/latest/", world.web.url("/404"), "--json"],
+        world.env,
+      ),
+      gleaner(
+        ["scrape", "http://169.254.169.254/latest/", world.web.url("/pages/002"), "--json"],
+        world.env,
+      ),
+    ]);
     assert.equal(failed.code, 1, failed.err);
     const out = JSON.parse(failed.out);
     assert.deepEqual(out.items.map((i: { error: { code: string } }) => i.error.code), [
       "blocked_url",
       "not_found",
     ]);
-    const mixed = await gleaner(
-      ["scrape", "http://169.254.169.254/latest/", world.web.url("/pages/002"), "--json"],
-      world.env,
-    );
     assert.equal(mixed.code, 0, mixed.err);
   } finally {
     await world.close();
@@ -126,8 +135,11 @@ Deno.test("cli: exit codes as the README documents them (2 usage, 1 failed, JSON
   await t.step(
     "search, research and scrape without their argument: usage error, exit 2",
     async () => {
-      for (const args of [["search"], ["search", " "], ["research"], ["scrape"]]) {
-        const run = await gleaner(args, ENV, TASK_FLAGS);
+      const cases = [["search"], ["search", " "], ["research"], ["scrape"]];
+      // Independent processes, run side by side.
+      const runs = await Promise.all(cases.map((args) => gleaner(args, ENV, TASK_FLAGS)));
+      for (const [i, args] of cases.entries()) {
+        const run = runs[i];
         assert.equal(run.code, 2, `${args.join(" ")}: ${run.out}${run.err}`);
         assert.match(run.err, /needs (a query|a question|at least one URL)/);
         assert.equal(run.out, "", "nothing on stdout without --json");
@@ -136,17 +148,20 @@ Deno.test("cli: exit codes as the README documents them (2 usage, 1 failed, JSON
   );
 
   await t.step("a refused flag value is a usage error naming the flag, exit 2", async () => {
-    const port = await gleaner(["search", "x", "--port", "99999"], ENV, TASK_FLAGS);
+    // Independent processes, run side by side.
+    const [port, level, set, env] = await Promise.all([
+      gleaner(["search", "x", "--port", "99999"], ENV, TASK_FLAGS),
+      gleaner(["config", "--log-level", "loud"], ENV, TASK_FLAGS),
+      gleaner(["config", "--set", "search.backend=nope"], ENV, TASK_FLAGS),
+      gleaner(["config"], { ...ENV, GLEANER_PORT: "99999" }, TASK_FLAGS),
+    ]);
     assert.equal(port.code, 2, port.err);
     assert.match(port.err, /--port: config: server\.port/);
-    const level = await gleaner(["config", "--log-level", "loud"], ENV, TASK_FLAGS);
     assert.equal(level.code, 2, level.err);
     assert.match(level.err, /--log-level: config: log\.level/);
-    const set = await gleaner(["config", "--set", "search.backend=nope"], ENV, TASK_FLAGS);
     assert.equal(set.code, 2, set.err);
     assert.match(set.err, /--set search\.backend: config: search\.backend/);
     // The same bad value from the environment is a configuration failure, exit 1.
-    const env = await gleaner(["config"], { ...ENV, GLEANER_PORT: "99999" }, TASK_FLAGS);
     assert.equal(env.code, 1, env.err);
   });
 

@@ -94,6 +94,12 @@ export interface SqliteMemoryOptions {
    * searches `vec0` instead.
    */
   vectorIndexMaxBytes?: number;
+  /**
+   * Most vector changes made by other processes that the in-memory index
+   * catches up on from the change log; further behind, it reloads (default and
+   * most: `VECTOR_LOG_KEEP`, the log every writer keeps). Tests set it small.
+   */
+  vectorCatchUpMax?: number;
   /** Told what migrating the file did on open (the doctor reports it). */
   onMigrated?: (result: MigrationResult) => void;
 }
@@ -240,6 +246,7 @@ export class SqliteMemoryBackend implements MemoryBackend {
       enabled: options.vectorIndex ?? true,
       maxBytes: options.vectorIndexMaxBytes ?? DEFAULT_VECTOR_INDEX_MAX_BYTES,
       after: options.vectorIndexAfter ?? 2,
+      catchUpMax: options.vectorCatchUpMax,
     });
   }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { COMMON_WORD_ROWS, openSqliteMemoryBackend, VECTOR_LOG_KEEP } from "./backend.ts";
+import { COMMON_WORD_ROWS, openSqliteMemoryBackend } from "./backend.ts";
 import { openVectorReader, readRows, readStoredVectors } from "./vectors.ts";
 import { runMemoryBackendContract } from "../testing/contract.ts";
 import { otherProcess } from "../testdata/vector_writer.ts";
@@ -72,7 +72,13 @@ const embedded = (content: string, vector: Float32Array) => ({
 Deno.test("SQLite in-memory vectors: another process's writes become visible to this one's searches", async () => {
   const root = await Deno.makeTempDir();
   const path = `${root}/memory.db`;
-  const backend = openSqliteMemoryBackend(path, { vectorIndexAfter: 0 });
+  // Catching up on at most 1,500 changes (not VECTOR_LOG_KEEP, 10,000): the bulk write below,
+  // over that, is then small, yet more than loads at once (1,000), so the reload is a background one.
+  const catchUpMax = 1_500;
+  const backend = openSqliteMemoryBackend(path, {
+    vectorIndexAfter: 0,
+    vectorCatchUpMax: catchUpMax,
+  });
   try {
     await backend.useEmbeddingModel("m", 4);
     const [x, y] = await backend.insert([
@@ -96,12 +102,12 @@ Deno.test("SQLite in-memory vectors: another process's writes become visible to 
     const [dup] = await backend.nearestMany!([f32(1, 0, 0, 0)], [{}], 0.95);
     assert.equal(dup?.id, z);
 
-    // More changes than the log keeps: this process reloads (in the background,
+    // More changes than it catches up on: this process reloads (in the background,
     // searching vec0 meanwhile) and still sees them all.
-    const many = await otherProcess(path, [{ bulk: VECTOR_LOG_KEEP + 100 }]);
+    const many = await otherProcess(path, [{ bulk: catchUpMax + 100 }]);
     assert.ok(many.includes((await backend.vectorCandidates(f32(0, 0, 0, 1), 1, {}))[0].id));
     assert.ok(await backend.vectorIndexLoaded(), "reloaded");
-    const all = await backend.vectorCandidates(f32(0, 0, 0, 1), VECTOR_LOG_KEEP + 500, {});
+    const all = await backend.vectorCandidates(f32(0, 0, 0, 1), catchUpMax + 500, {});
     assert.equal(all.length, many.length + 2);
     assert.deepEqual(new Set(all.slice(0, many.length).map((c) => c.id)), new Set(many));
 

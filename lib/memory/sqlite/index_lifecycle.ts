@@ -87,6 +87,11 @@ export interface IndexSettings {
   maxBytes: number;
   /** Vector searches before the index loads. */
   after: number;
+  /**
+   * Most logged changes this process catches up from; further behind, it reloads
+   * (at most, and by default, `VECTOR_LOG_KEEP`: the log every writer keeps).
+   */
+  catchUpMax?: number;
 }
 
 /** `PRAGMA data_version`: changes when another connection commits. */
@@ -119,6 +124,8 @@ export class VectorIndexLifecycle {
   /** Vector searches before the index loads (see {@link forSearch}), and how many ran. */
   #after: number;
   #searches = 0;
+  /** Most logged changes caught up from (see {@link IndexSettings.catchUpMax}). */
+  #catchUpMax: number;
 
   /** Serves the backend `host` with `settings`. */
   constructor(host: IndexHost, settings: IndexSettings) {
@@ -126,6 +133,7 @@ export class VectorIndexLifecycle {
     this.#enabled = settings.enabled;
     this.#maxBytes = settings.maxBytes;
     this.#after = settings.after;
+    this.#catchUpMax = Math.min(settings.catchUpMax ?? VECTOR_LOG_KEEP, VECTOR_LOG_KEEP);
   }
 
   /** The in-memory vector index, when one is loaded (tests and benchmarks). */
@@ -286,7 +294,7 @@ export class VectorIndexLifecycle {
     // Too many changes: reloading is cheaper.
     const { n } = this.#host.stmt(`SELECT count(*) AS n FROM ${VECTOR_LOG} WHERE seq > ?`)
       .get(synced.seq) as { n: number };
-    if (Number(n) > VECTOR_LOG_KEEP) return false;
+    if (Number(n) > this.#catchUpMax) return false;
     const next = this.#host.stmt(
       `SELECT seq, memory_id AS id FROM ${VECTOR_LOG} WHERE seq > ? ORDER BY seq LIMIT ?`,
     );

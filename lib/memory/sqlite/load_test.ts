@@ -38,21 +38,59 @@ async function fill(backend: SqliteMemoryBackend): Promise<number[]> {
   return ids;
 }
 
-/** Fills `backend`, then starts its index load with a search; returns the ids. */
-async function fillAndStartLoad(backend: SqliteMemoryBackend): Promise<number[]> {
-  const ids = await fill(backend);
+/**
+ * One store of `SIZE` vectors from `rng(11)`, filled once for this file (filling is
+ * most of its time) and copied for each use; removed when the file's tests end.
+ */
+let template: Promise<{ path: string; ids: number[] }> | undefined;
+
+/**
+ * A copy of the filled store at `path` (as `fill` would have made it there, same
+ * ids and vectors, `random` where `fill` leaves it); returns the ids.
+ */
+async function filled(path: string): Promise<number[]> {
+  template ??= (async () => {
+    const dir = await Deno.makeTempDir({ prefix: "gleaner-load-" });
+    globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+    const path = `${dir}/template.db`;
+    const backend = openSqliteMemoryBackend(path, { vectorIndexAfter: 0 });
+    try {
+      // Only this template skips the WAL (about twice as fast to fill); every open of a copy
+      // puts the file back in WAL mode.
+      backend.db.exec("PRAGMA journal_mode = MEMORY");
+      backend.db.exec("PRAGMA cache_size = -131072");
+      random = rng(11);
+      return { path, ids: await fill(backend) };
+    } finally {
+      await backend.close();
+    }
+  })();
+  const { path: from, ids } = await template;
+  await Deno.copyFile(from, path);
+  random = rng(11);
+  for (let i = 0; i < SIZE * DIMS; i++) random();
+  return ids;
+}
+
+/** A filled store at `path` (see `filled`), its index load started with a search; returns the ids. */
+async function fillAndStartLoad(
+  path: string,
+): Promise<{ backend: SqliteMemoryBackend; ids: number[] }> {
+  const ids = await filled(path);
+  const backend = openSqliteMemoryBackend(path, { vectorIndexAfter: 0 });
   await backend.vectorCandidates(vector(), 1, {});
   assert.ok(backend.vectorIndexLoading, "loading");
-  return ids;
+  return { backend, ids };
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 Deno.test("SQLite index load: timers on the event loop keep firing while 30,000 vectors load", async () => {
-  const backend = openSqliteMemoryBackend(":memory:", { vectorIndexAfter: 0 });
-  const exact = openSqliteMemoryBackend(":memory:", { vectorIndex: false });
+  const root = await Deno.makeTempDir();
+  await filled(`${root}/memory.db`);
+  const backend = openSqliteMemoryBackend(`${root}/memory.db`, { vectorIndexAfter: 0 });
+  const exact = openSqliteMemoryBackend(`${root}/memory.db`, { vectorIndex: false });
   try {
-    await fill(backend);
     const ticks: number[] = [];
     const interval = setInterval(() => ticks.push(performance.now()), 1);
     let loaded;
@@ -74,8 +112,6 @@ Deno.test("SQLite index load: timers on the event loop keep firing while 30,000 
     const during = ticks.filter((t) => t > began && t < ended);
     assert.ok(during.length >= 5, `the timer fired ${during.length} times during the load`);
     // With the index in use, searches answer as vec0 does.
-    random = rng(11);
-    await fill(exact);
     for (let i = 0; i < 10; i++) {
       const q = vector();
       const scope = [{}, { kind: "profile" as const }, { session_id: "a" }][i % 3];
@@ -87,16 +123,16 @@ Deno.test("SQLite index load: timers on the event loop keep firing while 30,000 
   } finally {
     await backend.close();
     await exact.close();
+    await Deno.remove(root, { recursive: true });
   }
 });
 
 Deno.test("SQLite index load: writes made during the load, here and in another process, are all in the index", async () => {
   const root = await Deno.makeTempDir();
   const path = `${root}/memory.db`;
-  const backend = openSqliteMemoryBackend(path, { vectorIndexAfter: 0 });
+  const { backend, ids } = await fillAndStartLoad(path);
   const exact = openSqliteMemoryBackend(path, { vectorIndex: false });
   try {
-    const ids = await fillAndStartLoad(backend);
     await exact.embeddingModel(); // reads the model declared by the other connection
 
     // This process, between slices: early rows (already read) and late ones
@@ -172,10 +208,9 @@ Deno.test("SQLite index load: writes made during the load, here and in another p
 Deno.test("SQLite index load: a model switch or close() during the load ends it cleanly", async () => {
   const root = await Deno.makeTempDir();
   const path = `${root}/memory.db`;
-  const backend = openSqliteMemoryBackend(path, { vectorIndexAfter: 0 });
+  const { backend } = await fillAndStartLoad(path);
   try {
     // Switched here: the load stops, and the next search loads the new model's vectors.
-    await fillAndStartLoad(backend);
     await backend.useEmbeddingModel("m2", 3);
     assert.ok(!backend.vectorIndexLoading, "stopped at once");
     assert.equal(await backend.vectorIndexLoaded(), undefined);
@@ -192,9 +227,8 @@ Deno.test("SQLite index load: a model switch or close() during the load ends it 
   }
 
   // Switched by another process mid-load: the load starts over on the new model.
-  const other = openSqliteMemoryBackend(`${root}/other.db`, { vectorIndexAfter: 0 });
+  const { backend: other } = await fillAndStartLoad(`${root}/other.db`);
   try {
-    await fillAndStartLoad(other);
     other.db.exec("BEGIN");
     try {
       await otherProcess(`${root}/other.db`, [{ model: ["m3", 2] }]);
@@ -209,8 +243,7 @@ Deno.test("SQLite index load: a model switch or close() during the load ends it 
   }
 
   // Closed mid-load: the load ends, nothing runs on the closed connection.
-  const closing = openSqliteMemoryBackend(`${root}/closing.db`, { vectorIndexAfter: 0 });
-  await fillAndStartLoad(closing);
+  const { backend: closing } = await fillAndStartLoad(`${root}/closing.db`);
   const waiting = closing.vectorIndexLoaded();
   await closing.close();
   assert.equal(await waiting, undefined);
