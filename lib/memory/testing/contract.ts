@@ -993,12 +993,14 @@ export async function runMemoryBackendContract(
       await m.save({ memories: DEPLOYS.map((content) => ({ content })) });
       const flat = new MemoryService(m.backend, { embedder: staticEmbedder, rrfK: 1 });
       const [wide, steep] = [await m.recall({ query: QUERY }), await flat.recall({ query: QUERY })];
+      // The same memories; the order may differ where BM25 and the vectors disagree.
       assert.deepEqual(
-        steep.memories.map((r) => r.ref),
-        wide.memories.map((r) => r.ref),
-        "same order",
+        new Set(steep.memories.map((r) => r.ref)),
+        new Set(wide.memories.map((r) => r.ref)),
+        "same memories",
       );
-      assert.ok(steep.memories[1].score! < wide.memories[1].score!, "k = 1: steeper credit");
+      const lowest = (r: typeof wide) => Math.min(...r.memories.map((m) => m.score!));
+      assert.ok(lowest(steep) < lowest(wide), "k = 1: steeper credit");
       const small = new MemoryService(m.backend, { embedder: staticEmbedder, recallBudget: 100 });
       const cut = await small.recall({ query: QUERY });
       assert.ok(cut.memories.length < DEPLOYS.length && cut.memories.length > 0);
