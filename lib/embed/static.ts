@@ -1,6 +1,7 @@
 /**
- * The static embedder: the small word-vector model Gleaner builds and ships in
- * `models/static/` (GloVe 100-d, SIF-weighted, int8), run through the same
+ * The static embedder: the small token-table model Gleaner builds and ships in
+ * `models/static/` (100-d, int8; USE-lite distilled into 30,000 word rows by
+ * `scripts/distill_static_model.ts`, see `bench/distill.md`), run through the same
  * transformers.js path as any other model — mean pooling over the words, then
  * L2 normalisation. Loads in a fraction of a second, fully offline.
  *
@@ -182,7 +183,8 @@ export interface StaticEmbedderOptions {
 
 /**
  * Reads the embedder id the build stamped into `config.json`
- * (`static:glove-sif-30k:<first 8 hex of the model's SHA-256>`), so cached
+ * (`static:<model name>:<first 8 hex of the model's SHA-256>`, e.g.
+ * `static:use-lite-distil-30k-100d:0a073480`), so cached
  * vectors are dropped whenever the model is rebuilt differently.
  */
 async function staticModelId(dir: string): Promise<string> {

@@ -11,7 +11,7 @@
  * `vector.ts` scores it 0 against anything.
  */
 export interface Embedder {
-  /** Stable identity of the model (used in cache keys), e.g. `static:glove-sif-30k`. */
+  /** Stable identity of the model (used in cache keys), e.g. `static:use-lite-distil-30k-100d:<sha>`. */
   readonly id: string;
   /** Vector length (for an API embedder without configured dimensions: 0 until its first answer). */
   readonly dimensions: number;

@@ -41,7 +41,7 @@ export interface MemoryServiceOptions {
   /** Weight of the dense ranking (default 0.5); BM25 gets `1 - dense_weight`. */
   denseWeight?: number;
   /**
-   * Vector candidates below this cosine are dropped (default: 0.5 for the
+   * Vector candidates below this cosine are dropped (default: 0.4 for the
    * static model, whose unrelated texts still score 0.2–0.3, else 0.2).
    */
   denseMinSimilarity?: number;

@@ -291,5 +291,5 @@ function liftByAccess(
 
 /** The dense candidate floor when none is configured (see `MemoryServiceOptions`). */
 export function defaultDenseFloor(model: string | undefined): number {
-  return model?.startsWith("static:") ? 0.5 : 0.2;
+  return model?.startsWith("static:") ? 0.4 : 0.2;
 }

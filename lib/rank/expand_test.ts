@@ -13,7 +13,7 @@ import { staticModelDir } from "../embed/static.ts";
 import { readStaticModel } from "../embed/static_fast.ts";
 
 const UNITS = [
-  "The automobile was parked outside the bakery all night.",
+  "The vehicle was parked outside the bakery all night.",
   "Bread dough rises because yeast produces carbon dioxide.",
   "Tides are caused by the pull of the Moon.",
 ];

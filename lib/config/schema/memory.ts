@@ -51,8 +51,9 @@ export const MemorySchema: z.ZodObject<{
   /** Weight of the dense (vector) ranking in reciprocal rank fusion; BM25 gets the rest. */
   dense_weight: z.number().min(0).max(1).default(0.5),
   /**
-   * Vector candidates below this cosine similarity are not candidates. Unset: 0.5 for the static
-   * model (measured on the confusable set of `bench/memory.ts`), 0.2 for other embedders.
+   * Vector candidates below this cosine similarity are not candidates. Unset: 0.4 for the static
+   * model (chosen on the tune half of the confusable set of `bench/memory.ts`), 0.2 for other
+   * embedders.
    */
   dense_min_similarity: z.number().min(-1).max(1).optional(),
   /** Fused scores below this are dropped (0: keep every candidate). */

@@ -799,9 +799,14 @@ export async function runMemoryBackendContract(
         }
         if (p < ISSUE_PAIRS * 2) {
           assert.ok(
-            two.notices.some((n) => n.code === "similar_to" && n.similarity! >= 0.95),
+            two.notices.some((n) => n.code === "similar_to" && n.similarity! >= 0.8),
             name,
           );
+        }
+        // Close enough to be called a near-duplicate (duplicate_similarity, 0.95 by default)
+        // is a word in the notice, never a skipped save.
+        for (const n of [...out.notices, ...two.notices].filter((n) => n.code === "similar_to")) {
+          assert.equal(n.near_duplicate, n.similarity! >= 0.95, `${name}: ${JSON.stringify(n)}`);
         }
       }
       assert.equal((await m.backend.counts()).live, DISTINCT_PAIRS.length * 2 * 4);
@@ -872,9 +877,16 @@ export async function runMemoryBackendContract(
     },
   );
 
-  // memory.review_similarity / duplicate_similarity decide the `similar_to` notice. Under the
-  // static model these two say different things at cosine 0.905 (between 0.80 and 0.95).
+  // memory.review_similarity / duplicate_similarity decide the `similar_to` notice. The pair is
+  // a look-alike the shipped model puts between the defaults (0.80 and 0.95); the settings are
+  // placed just above and just below its measured similarity, so the steps test the thresholds
+  // whatever the model.
   const REX = ["The user's dog is called Rex.", "The user has a dog named Rex who is five."];
+  const rexSimilarity = async () => {
+    const embedder = await staticEmbedder();
+    const [a, b] = await embedder.embedDocuments(REX);
+    return a.reduce((sum, x, i) => sum + x * b[i], 0);
+  };
   const similarNotices = async (m: MemoryService) => {
     const one = await m.save({ memories: [{ content: REX[0] }] });
     const two = await m.save({ memories: [{ content: REX[1] }] });
@@ -884,18 +896,25 @@ export async function runMemoryBackendContract(
       similar: two.notices.filter((n) => n.code === "similar_to"),
     };
   };
+  const rex = await rexSimilarity();
+  const justBelow = Math.round((rex - 0.01) * 1000) / 1000;
+  const justAbove = Math.round((rex + 0.01) * 1000) / 1000;
   await serviceStep(
-    "settings: the default thresholds flag a 0.905 look-alike for review",
+    "settings: the default thresholds flag a look-alike for review",
     async (m) => {
+      assert.ok(
+        rex >= 0.81 && rex < 0.94,
+        `the pair's similarity ${rex} sits between the defaults`,
+      );
       const { ref, similar } = await similarNotices(m);
       assert.equal(similar.length, 1, JSON.stringify(similar));
       assert.equal(similar[0].ref, ref);
-      assert.ok(similar[0].similarity! >= 0.8 && similar[0].similarity! < 0.95);
+      assert.ok(Math.abs(similar[0].similarity! - rex) < 0.01, JSON.stringify(similar));
       assert.equal(similar[0].near_duplicate, false);
     },
   );
   await serviceStep(
-    "settings: duplicate_similarity 0.9 calls the same look-alike a near-duplicate",
+    "settings: duplicate_similarity just below the look-alike calls it a near-duplicate",
     async (m) => {
       const { ref, similar } = await similarNotices(m);
       assert.equal(similar.length, 1, JSON.stringify(similar));
@@ -904,10 +923,10 @@ export async function runMemoryBackendContract(
       assert.match(similar[0].message, /very likely the same fact/);
     },
     staticEmbedder,
-    { duplicateSimilarity: 0.9 },
+    { duplicateSimilarity: justBelow, reviewSimilarity: Math.min(0.8, justBelow) },
   );
   await serviceStep(
-    "settings: review_similarity 0.91 sends no similar_to for it; split_tokens 5 asks to split",
+    "settings: review_similarity just above the look-alike sends no similar_to; split_tokens 5 asks to split",
     async (m) => {
       const { similar } = await similarNotices(m);
       assert.deepEqual(similar, []);
@@ -919,7 +938,7 @@ export async function runMemoryBackendContract(
       assert.match(split.message, /over 5\)/);
     },
     staticEmbedder,
-    { reviewSimilarity: 0.91, duplicateSimilarity: 0.95, splitTokens: 5 },
+    { reviewSimilarity: justAbove, duplicateSimilarity: Math.max(0.95, justAbove), splitTokens: 5 },
   );
 
   // Recall: rrf_k, the default budget, and recall frequency as a ranking signal.
@@ -974,12 +993,14 @@ export async function runMemoryBackendContract(
       await m.save({ memories: DEPLOYS.map((content) => ({ content })) });
       const flat = new MemoryService(m.backend, { embedder: staticEmbedder, rrfK: 1 });
       const [wide, steep] = [await m.recall({ query: QUERY }), await flat.recall({ query: QUERY })];
+      // The same memories; the order may differ where BM25 and the vectors disagree.
       assert.deepEqual(
-        steep.memories.map((r) => r.ref),
-        wide.memories.map((r) => r.ref),
-        "same order",
+        new Set(steep.memories.map((r) => r.ref)),
+        new Set(wide.memories.map((r) => r.ref)),
+        "same memories",
       );
-      assert.ok(steep.memories[1].score! < wide.memories[1].score!, "k = 1: steeper credit");
+      const lowest = (r: typeof wide) => Math.min(...r.memories.map((m) => m.score!));
+      assert.ok(lowest(steep) < lowest(wide), "k = 1: steeper credit");
       const small = new MemoryService(m.backend, { embedder: staticEmbedder, recallBudget: 100 });
       const cut = await small.recall({ query: QUERY });
       assert.ok(cut.memories.length < DEPLOYS.length && cut.memories.length > 0);
