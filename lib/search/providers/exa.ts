@@ -44,12 +44,7 @@ import type {
   ProviderHit,
   ProviderSearchRequest,
 } from "./types.ts";
-
-/**
- * URL screening and page helpers, loaded with the first read: they bring the
- * network policy's address checks, which listing the tools does not need.
- */
-const pages = () => import("./pages.ts");
+import { loadPages } from "./pages_lazy.ts";
 
 /** The provider's name. */
 export const EXA = "exa";
@@ -139,7 +134,7 @@ async function exaFindSimilar(
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
   // The page is the caller's URL: it passes the network policy before Exa sees it.
-  const url = (await pages()).screenUrl(input.url, env.config.network);
+  const url = (await loadPages()).screenUrl(input.url, env.config.network);
   const read = await post(env, "/contents", { urls: [url], text: { maxCharacters: 2000 } });
   const page = records(read.results)[0] ?? {};
   const described = `${plainText(page.title)} ${plainText(page.text)}`.replace(/\s+/g, " ").trim();
@@ -165,7 +160,7 @@ async function exaFindSimilar(
 }
 
 async function exaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
-  const { readScreened } = await pages();
+  const { readScreened } = await loadPages();
   return readScreened(req.urls, env.config, (urls) => exaContentsBatch({ ...req, urls }, env));
 }
 

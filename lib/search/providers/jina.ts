@@ -40,12 +40,7 @@ import type {
   ProviderPage,
   ProviderSearchRequest,
 } from "./types.ts";
-
-/**
- * URL screening and page helpers, loaded with the first read: they bring the
- * network policy's address checks, which listing the tools does not need.
- */
-const pages = () => import("./pages.ts");
+import { loadPages } from "./pages_lazy.ts";
 
 /** The provider's name. */
 export const JINA = "jina";
@@ -90,7 +85,7 @@ async function jinaRead(url: string, env: ProviderEnv): Promise<ProviderPage> {
   }
   const data = body.data as Record<string, unknown>;
   const content = str(data.content);
-  (await pages()).requireContent(JINA, url, content);
+  (await loadPages()).requireContent(JINA, url, content);
   const published = toIsoDate(data.publishedTime);
   const usage = isRecord(data.usage) ? data.usage.tokens : undefined;
   return {
@@ -103,7 +98,7 @@ async function jinaRead(url: string, env: ProviderEnv): Promise<ProviderPage> {
 }
 
 async function jinaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
-  const { readEach } = await pages();
+  const { readEach } = await loadPages();
   return readEach(req.urls, env.config, (url) => jinaRead(url, env));
 }
 

@@ -42,12 +42,7 @@ import type {
   ProviderPage,
   ProviderSearchRequest,
 } from "./types.ts";
-
-/**
- * URL screening and page helpers, loaded with the first read: they bring the
- * network policy's address checks, which listing the tools does not need.
- */
-const pages = () => import("./pages.ts");
+import { loadPages } from "./pages_lazy.ts";
 
 /** The provider's name. */
 export const KEENABLE = "keenable";
@@ -138,7 +133,7 @@ async function keenableFetch(url: string, env: ProviderEnv): Promise<ProviderPag
     }
   }
   const content = str(body.content);
-  (await pages()).requireContent(KEENABLE, url, content);
+  (await loadPages()).requireContent(KEENABLE, url, content);
   const published = toIsoDate(body.published_at);
   return {
     url,
@@ -153,7 +148,7 @@ async function keenableContents(
   req: ContentsRequest,
   env: ProviderEnv,
 ): Promise<ProviderContents> {
-  const { readEach } = await pages();
+  const { readEach } = await loadPages();
   return readEach(req.urls, env.config, (url) => keenableFetch(url, env));
 }
 

@@ -66,12 +66,7 @@ import type {
   ProviderPage,
   ProviderSearchRequest,
 } from "./types.ts";
-
-/**
- * URL screening and page helpers, loaded with the first read: they bring the
- * network policy's address checks, which listing the tools does not need.
- */
-const pages = () => import("./pages.ts");
+import { loadPages } from "./pages_lazy.ts";
 
 /** The provider's name. */
 export const PARALLEL = "parallel";
@@ -181,7 +176,7 @@ async function parallelContents(
   req: ContentsRequest,
   env: ProviderEnv,
 ): Promise<ProviderContents> {
-  const { failedPage, readScreened } = await pages();
+  const { failedPage, readScreened } = await loadPages();
   return readScreened(req.urls, env.config, async (urls) => {
     const s = settings(env.config);
     const body = await callJson(env, {

@@ -38,12 +38,7 @@ import type {
   ProviderHit,
   ProviderSearchRequest,
 } from "./types.ts";
-
-/**
- * URL screening and page helpers, loaded with the first read: they bring the
- * network policy's address checks, which listing the tools does not need.
- */
-const pages = () => import("./pages.ts");
+import { loadPages } from "./pages_lazy.ts";
 
 /** The provider's name. */
 export const TAVILY = "tavily";
@@ -124,7 +119,7 @@ async function tavilyExtract(
   req: ContentsRequest & { depth?: "basic" | "advanced" },
   env: ProviderEnv,
 ): Promise<ProviderContents> {
-  const { readScreened } = await pages();
+  const { readScreened } = await loadPages();
   return readScreened(
     req.urls,
     env.config,

@@ -80,12 +80,7 @@ import type {
   ProviderPage,
   ProviderSearchRequest,
 } from "./types.ts";
-
-/**
- * URL screening and page helpers, loaded with the first read: they bring the
- * network policy's address checks, which listing the tools does not need.
- */
-const pages = () => import("./pages.ts");
+import { loadPages } from "./pages_lazy.ts";
 
 /** The provider's name. */
 export const TINYFISH = "tinyfish";
@@ -188,7 +183,7 @@ async function tinyfishContents(
   req: ContentsRequest,
   env: ProviderEnv,
 ): Promise<ProviderContents> {
-  const { readScreened } = await pages();
+  const { readScreened } = await loadPages();
   return readScreened(req.urls, env.config, async (urls) => {
     const batches: string[][] = [];
     for (let i = 0; i < urls.length; i += TINYFISH_FETCH_MAX_URLS) {
@@ -207,7 +202,7 @@ async function tinyfishContents(
 
 async function fetchBatch(urls: string[], env: ProviderEnv): Promise<ProviderPage[]> {
   const s = settings(env.config);
-  const { failedPage } = await pages();
+  const { failedPage } = await loadPages();
   const body = await callJson(env, {
     provider: TINYFISH,
     url: endpoints(env.config).fetch,
@@ -314,7 +309,7 @@ async function tinyfishRun(input: TinyfishRunInput, env: ProviderEnv): Promise<P
     if (!input.goal?.trim()) throw refuse("goal", "say what the agent should do (or give run_id)");
     if (!input.url) throw refuse("url", "give the page the agent starts on (or give run_id)");
     // The start page is the caller's URL: it passes the network policy before TinyFish sees it.
-    const url = (await pages()).screenUrl(input.url, env.config.network);
+    const url = (await loadPages()).screenUrl(input.url, env.config.network);
     const where = `${agent}/automation/run-async`;
     const started = await callJson(env, {
       provider: TINYFISH,
