@@ -7,12 +7,12 @@ import { createGleaner } from "../mod.ts";
 import { callTool } from "../lib/api.ts";
 import { recallMemoriesTool } from "../lib/tools/recall_memories.ts";
 import { serveHttp } from "../http/serve.ts";
-import { createStaticEmbedder } from "../lib/embed/static.ts";
+import { LOOKALIKE_PAIR, lookalikeSimilarity } from "../lib/memory/testing/contract.ts";
 
 type Notice = { code: string; near_duplicate?: boolean; message: string };
 
 /** Two facts the shipped static model puts between the default thresholds (0.80 and 0.95). */
-const REX = ["The user's dog is called Rex.", "The user has a dog named Rex who is five."];
+const REX = LOOKALIKE_PAIR;
 
 async function withRest(
   memory: Record<string, unknown>,
@@ -52,19 +52,8 @@ async function similarOverRest(memory: Record<string, unknown>): Promise<Notice[
   return notices;
 }
 
-/** The shipped static model's cosine of the two REX facts, rounded to 3 places. */
-async function rexSimilarity(): Promise<number> {
-  const embedder = await createStaticEmbedder();
-  try {
-    const [a, b] = await embedder.embedDocuments(REX);
-    return Math.round(a.reduce((sum, x, i) => sum + x * b[i], 0) * 1000) / 1000;
-  } finally {
-    await embedder.close?.();
-  }
-}
-
 Deno.test("REST: memory.review_similarity and duplicate_similarity decide similar_to", async () => {
-  const rex = await rexSimilarity();
+  const rex = await lookalikeSimilarity();
   assert.ok(rex >= 0.81 && rex < 0.94, `the pair's similarity ${rex} sits between the defaults`);
   const byDefault = await similarOverRest({});
   assert.equal(byDefault.length, 1);

@@ -92,6 +92,26 @@ const staticEmbedder = () => (staticModel ??= createStaticEmbedder());
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const MINUTE = 60_000;
 
+/**
+ * Two facts about the same thing that are not the same fact: a look-alike the shipped static model
+ * puts between the default `review_similarity` (0.80) and `duplicate_similarity` (0.95).
+ */
+export const LOOKALIKE_PAIR: readonly [string, string] = [
+  "The user's dog is called Rex.",
+  "The user has a dog named Rex who is five.",
+];
+
+/** The shipped static model's cosine of {@link LOOKALIKE_PAIR}, rounded to 3 places. */
+export async function lookalikeSimilarity(): Promise<number> {
+  const embedder = await createStaticEmbedder();
+  try {
+    const [a, b] = await embedder.embedDocuments([...LOOKALIKE_PAIR]);
+    return Math.round(a.reduce((sum, x, i) => sum + x * b[i], 0) * 1000) / 1000;
+  } finally {
+    await embedder.close?.();
+  }
+}
+
 /** A unit vector from raw components. */
 export function unit(...xs: number[]): Float32Array {
   const v = new Float32Array(CONTRACT_DIMENSIONS);
@@ -881,12 +901,7 @@ export async function runMemoryBackendContract(
   // a look-alike the shipped model puts between the defaults (0.80 and 0.95); the settings are
   // placed just above and just below its measured similarity, so the steps test the thresholds
   // whatever the model.
-  const REX = ["The user's dog is called Rex.", "The user has a dog named Rex who is five."];
-  const rexSimilarity = async () => {
-    const embedder = await staticEmbedder();
-    const [a, b] = await embedder.embedDocuments(REX);
-    return a.reduce((sum, x, i) => sum + x * b[i], 0);
-  };
+  const REX = LOOKALIKE_PAIR;
   const similarNotices = async (m: MemoryService) => {
     const one = await m.save({ memories: [{ content: REX[0] }] });
     const two = await m.save({ memories: [{ content: REX[1] }] });
@@ -896,7 +911,7 @@ export async function runMemoryBackendContract(
       similar: two.notices.filter((n) => n.code === "similar_to"),
     };
   };
-  const rex = await rexSimilarity();
+  const rex = await lookalikeSimilarity();
   const justBelow = Math.round((rex - 0.01) * 1000) / 1000;
   const justAbove = Math.round((rex + 0.01) * 1000) / 1000;
   await serviceStep(
