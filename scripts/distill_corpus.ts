@@ -24,6 +24,7 @@
  * @module
  */
 import { createUseLiteEmbedder } from "../lib/embed/use_lite.ts";
+import { rng, shuffle } from "../lib/memory/testdata/rng.ts";
 
 /** Dimension of the teacher's vectors. */
 export const TEACHER_DIMS = 512;
@@ -44,18 +45,6 @@ export const EXTRACTION_DEV_PARTS: Record<string, string> = {
   "fundus-eval": "LICENSES/fundus-evaluation-MIT.txt",
   "fundus-fixtures": "LICENSES/fundus-MIT.txt",
 };
-
-/** A deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function decodeEntities(text: string): string {
   const named: Record<string, string> = {
@@ -174,11 +163,7 @@ export async function trainingTexts(
       row.article_body.split(/\n\s*\n/).map((p) => p.replace(/\s+/g, " ").trim()).filter(Boolean),
     );
   }
-  const random = rng(seed);
-  for (let i = texts.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [texts[i], texts[j]] = [texts[j], texts[i]];
-  }
+  shuffle(rng(seed), texts);
   return { texts, stats: { documents, texts: kept } };
 }
 

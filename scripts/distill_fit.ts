@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { rng } from "./distill_corpus.ts";
+import { rng, shuffle } from "../lib/memory/testdata/rng.ts";
 
 /** A progress line on stderr. */
 export function say(message: string) {
@@ -187,10 +187,7 @@ export function fit(
   const sum = new Float64Array(k);
   const g = new Float64Array(k);
   for (let epoch = 1; epoch <= options.epochs; epoch++) {
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [order[i], order[j]] = [order[j], order[i]];
-    }
+    shuffle(random, order);
     for (let start = 0; start < order.length; start += batchSize) {
       const rows: number[] = [];
       const end = Math.min(order.length, start + batchSize);

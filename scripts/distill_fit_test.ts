@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type Examples, fit, meanLoss, principalDirections } from "./distill_fit.ts";
-import { rng } from "./distill_corpus.ts";
+import { rng } from "../lib/memory/testdata/rng.ts";
 
 Deno.test("distil: PCA finds the directions of largest variance, largest first", () => {
   // Diagonal covariance in a rotated basis: variances 9, 4, 1 along e2, e0, e1.

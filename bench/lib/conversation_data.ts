@@ -39,7 +39,7 @@
  *
  * @module
  */
-import { rng } from "../../lib/memory/testdata/rng.ts";
+import { pick, rng, shuffle } from "../../lib/memory/testdata/rng.ts";
 
 /** One turn of the conversation. */
 export interface Turn {
@@ -195,18 +195,9 @@ const DATES = [
   "November 11",
 ];
 
-function pick<T>(r: () => number, xs: readonly T[]): T {
-  return xs[Math.floor(r() * xs.length)];
-}
-
 /** `n` distinct items of `xs`, in random order. */
 function pickDistinct<T>(r: () => number, xs: readonly T[], n: number): T[] {
-  const copy = [...xs];
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [copy[i], copy[j]] = [copy[j], copy[i]];
-  }
-  return copy.slice(0, n);
+  return shuffle(r, [...xs]).slice(0, n);
 }
 
 const FAMILIES: Family[] = [

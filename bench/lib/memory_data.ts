@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { rng } from "../../lib/memory/testdata/rng.ts";
+import { pick, rng } from "../../lib/memory/testdata/rng.ts";
 
 const PEOPLE = [
   "Alice",
@@ -177,10 +177,6 @@ const DETAILS = [
   "support tickets about it doubled last week",
   "legal has to sign off before we enable it",
 ];
-
-function pick<T>(r: () => number, xs: readonly T[]): T {
-  return xs[Math.floor(r() * xs.length)];
-}
 
 /**
  * `n` synthetic memories (15–40 words each), deterministic for a seed.
