@@ -103,13 +103,8 @@ export const LOOKALIKE_PAIR: readonly [string, string] = [
 
 /** The shipped static model's cosine of {@link LOOKALIKE_PAIR}, rounded to 3 places. */
 export async function lookalikeSimilarity(): Promise<number> {
-  const embedder = await createStaticEmbedder();
-  try {
-    const [a, b] = await embedder.embedDocuments([...LOOKALIKE_PAIR]);
-    return Math.round(a.reduce((sum, x, i) => sum + x * b[i], 0) * 1000) / 1000;
-  } finally {
-    await embedder.close?.();
-  }
+  const [a, b] = await (await staticEmbedder()).embedDocuments([...LOOKALIKE_PAIR]);
+  return Math.round(a.reduce((sum, x, i) => sum + x * b[i], 0) * 1000) / 1000;
 }
 
 /** A unit vector from raw components. */
