@@ -46,16 +46,10 @@ const definitions = new WeakMap<AnyToolSpec, Tool>();
  * call or in the warm-up, not before `tools/list` answers (`lib/api.ts` brings
  * the telemetry and `node:async_hooks`).
  */
-let callPath: Promise<CallPath> | undefined;
 type CallPath = [typeof import("../lib/api.ts"), typeof import("../lib/telemetry/events.ts")];
 function loadCallPath(): Promise<CallPath> {
-  return callPath ??= Promise.all([
-    import("../lib/api.ts"),
-    import("../lib/telemetry/events.ts"),
-  ]).catch((error) => {
-    callPath = undefined;
-    throw error;
-  });
+  // The runtime keeps a module once loaded: each call after the first resolves at once.
+  return Promise.all([import("../lib/api.ts"), import("../lib/telemetry/events.ts")]);
 }
 
 /**
