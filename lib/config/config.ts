@@ -41,3 +41,4 @@ export {
 export { configFilePath, ENV_ONLY_KEYS, loadConfig, mergeConfig, proxyFromEnv } from "./load.ts";
 export { nearestSetting, NON_SETTING_ENV, unknownEnvWarnings } from "./suggest.ts";
 export { providerApiKey } from "./provider_keys.ts";
+export { TENANCY_SCOPES, type TenancyScope } from "./tenancy.ts";
