@@ -53,7 +53,7 @@ import {
 import { createPageCache } from "../read/page_cache.ts";
 import { endpoint, screenTarget } from "../read/service.ts";
 import { safeEndpoint } from "../config/redact.ts";
-import { isRecord } from "../search/providers/http.ts";
+import { isRecord } from "../net/json_call.ts";
 import {
   type CrawlDeps,
   type CrawledPage,

@@ -41,7 +41,7 @@
  */
 import { GleanerError } from "../errors.ts";
 import type { RobotsChecker } from "../net/robots.ts";
-import { isRecord } from "../search/providers/http.ts";
+import { isRecord } from "../net/json_call.ts";
 import { mergeLinks, type ServiceTier } from "./firecrawl.ts";
 import { markdownPage, stripMarkdownLinks } from "./markdown_source.ts";
 import {

@@ -34,7 +34,7 @@
 import type { Config } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import type { RobotsChecker } from "../net/robots.ts";
-import { isRecord } from "../search/providers/http.ts";
+import { isRecord } from "../net/json_call.ts";
 import { markdownPage, stripMarkdownLinks } from "./markdown_source.ts";
 import {
   assertFinalAllowed,

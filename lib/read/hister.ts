@@ -30,7 +30,7 @@ import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { safeEndpoint } from "../config/redact.ts";
-import { isRecord, str } from "../search/providers/http.ts";
+import { isRecord, str } from "../net/json_call.ts";
 import { pageFromHtml } from "./http.ts";
 import { markdownPage } from "./markdown_source.ts";
 import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";

@@ -34,7 +34,7 @@ import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { safeEndpoint } from "../config/redact.ts";
-import { str as text } from "../search/providers/http.ts";
+import { str as text } from "../net/json_call.ts";
 import { markdownPage, stripMarkdownLinks } from "./markdown_source.ts";
 import { assertPageStatus } from "./status.ts";
 import type { Page, PageLink, ReadContext, ReadRequest, Tier } from "./types.ts";

@@ -11,10 +11,10 @@
  */
 import type { Config } from "../config/config.ts";
 import { getGleanerLogger } from "../log.ts";
-import { responseFailure } from "./providers/classify.ts";
+import { responseFailure } from "../net/classify.ts";
 import { keylessSettings } from "./providers/keyless.ts";
 import type { ProviderEnv, ProviderHit, ProviderSearchRequest } from "./providers/types.ts";
-import { SearchFailure } from "./types.ts";
+import { SearchFailure } from "../net/upstream_failure.ts";
 import type { TimeRange } from "./time_range.ts";
 import { fetchUpstream, safeEndpoint } from "./upstream.ts";
 import { DUCKDUCKGO } from "./duckduckgo_page.ts";

@@ -10,7 +10,7 @@ import { duckduckgoRegion, unwrapDuckDuckGoUrl } from "./duckduckgo.ts";
 import { duckduckgoProvider } from "./providers/duckduckgo.ts";
 import type { ProviderSearchRequest } from "./providers/types.ts";
 import { parseDuckDuckGoHtml } from "./duckduckgo_parse.ts";
-import { SearchFailure } from "./types.ts";
+import { SearchFailure } from "../net/upstream_failure.ts";
 
 const withFakes = withFakeUpstreams;
 

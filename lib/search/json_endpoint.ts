@@ -8,7 +8,7 @@
  * @module
  */
 import type { Fetcher } from "../net/types.ts";
-import { callJson } from "./providers/http.ts";
+import { callJson } from "../net/json_call.ts";
 
 /** One call. */
 export interface JsonPost {

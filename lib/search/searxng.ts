@@ -11,10 +11,11 @@
 import { z } from "zod";
 import type { Config } from "../config/config.ts";
 import { getGleanerLogger } from "../log.ts";
-import { providerFailure, responseFailure } from "./providers/classify.ts";
+import { providerFailure, responseFailure } from "../net/classify.ts";
 import { keylessSettings } from "./providers/keyless.ts";
 import type { ProviderEnv, ProviderHit, ProviderSearchRequest } from "./providers/types.ts";
-import { SearchFailure, type SearchHit } from "./types.ts";
+import type { SearchHit } from "./types.ts";
+import { SearchFailure } from "../net/upstream_failure.ts";
 import { cleanText, fetchUpstream, safeEndpoint, toIsoDate } from "./upstream.ts";
 
 const log = getGleanerLogger("search", "searxng");

@@ -8,7 +8,7 @@ import {
 } from "../../testing/fixtures/upstreams.ts";
 import { searxngProvider } from "./providers/searxng.ts";
 import type { ProviderSearchRequest } from "./providers/types.ts";
-import { SearchFailure } from "./types.ts";
+import { SearchFailure } from "../net/upstream_failure.ts";
 
 const withFakes = withFakeUpstreams;
 

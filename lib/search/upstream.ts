@@ -7,7 +7,7 @@
  */
 import type { FetchedResponse, Fetcher, FetchOptions } from "../net/types.ts";
 import { safeEndpoint } from "../config/redact.ts";
-import { providerFailure } from "./providers/classify.ts";
+import { providerFailure } from "../net/classify.ts";
 
 export { safeEndpoint };
 

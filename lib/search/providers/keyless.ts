@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
-import { SearchFailure } from "../types.ts";
+import { SearchFailure } from "../../net/upstream_failure.ts";
 import { timeRangeSchema } from "../time_range.ts";
 import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
 

@@ -22,7 +22,7 @@ export {
   FALLBACK_CODES,
   parseRetryAfter,
   providerFailure,
-} from "./classify.ts";
+} from "../../net/classify.ts";
 export {
   configuredProviders,
   DEFAULT_ORDER,

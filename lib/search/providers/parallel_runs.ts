@@ -83,18 +83,10 @@ import { z } from "zod";
 import { delay } from "../../async/delay.ts";
 import { type Config, providerApiKey } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
-import { SearchFailure } from "../types.ts";
-import { providerFailure } from "./classify.ts";
-import {
-  boundedData,
-  callJson,
-  callProvider,
-  isRecord,
-  isWebUrl,
-  providerSettings,
-  records,
-  str,
-} from "./http.ts";
+import { SearchFailure } from "../../net/upstream_failure.ts";
+import { providerFailure } from "../../net/classify.ts";
+import { boundedData, isWebUrl, providerSettings } from "./http.ts";
+import { callJson, callProvider, isRecord, records, str } from "../../net/json_call.ts";
 import type {
   AnyProviderTool,
   ProviderEnv,

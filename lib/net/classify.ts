@@ -49,10 +49,10 @@
  *
  * @module
  */
-import { type ErrorCode, GleanerError } from "../../errors.ts";
-import type { FetchedResponse } from "../../net/types.ts";
-import { type FailureOutcome, SearchFailure } from "../types.ts";
-import { safeEndpoint } from "../../config/redact.ts";
+import { type ErrorCode, GleanerError } from "../errors.ts";
+import type { FetchedResponse } from "./types.ts";
+import { type FailureOutcome, SearchFailure } from "./upstream_failure.ts";
+import { safeEndpoint } from "../config/redact.ts";
 
 /** What a failure means for routing. */
 export type FailureClass =

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { GleanerError } from "../../errors.ts";
+import { GleanerError } from "../errors.ts";
 import {
   type Classification,
   classifyFailure,
