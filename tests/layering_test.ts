@@ -33,7 +33,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["lib/net/", "lib/embed/"],
   ["lib/store/", "lib/rank/"],
   ["lib/read/", "lib/search/", "lib/memory/", "lib/crawl/", "lib/telemetry/", "lib/deep_research/"],
-  ["lib/evidence/", "lib/gleaner.ts", "lib/health.ts"],
+  ["lib/evidence/", "lib/gleaner.ts", "lib/trace_stages.ts", "lib/health.ts"],
   ["lib/tools/"],
   ["lib/api.ts", "lib/doctor.ts", "lib/permissions.ts", "mcp/", "http/", "mod.ts", "cli.ts"],
 ];

@@ -1,12 +1,13 @@
 /**
  * Stage spans around the search router and each reading tier (see
- * `telemetry.ts`); free when telemetry is off.
+ * `telemetry/mod.ts`); free when telemetry is off. They wrap the router and the
+ * tiers at the composition root (`gleaner.ts`), so `telemetry/` knows no domain folder.
  *
  * @module
  */
-import type { Tier } from "../read/types.ts";
-import type { SearchRouter } from "../search/router.ts";
-import { telemetry } from "./mod.ts";
+import type { Tier } from "./read/types.ts";
+import type { SearchRouter } from "./search/router.ts";
+import { telemetry } from "./telemetry/mod.ts";
 
 /**
  * The router with a `gleaner.search` span around each search, naming the
@@ -14,7 +15,7 @@ import { telemetry } from "./mod.ts";
  *
  * @example
  * ```ts
- * import { traceSearch } from "./stages.ts";
+ * import { traceSearch } from "./trace_stages.ts";
  * const router = traceSearch({
  *   backends: ["demo"],
  *   search: () => Promise.resolve({ results: [], attempts: [] }),
@@ -47,8 +48,8 @@ export function traceSearch(router: SearchRouter): SearchRouter {
  *
  * @example
  * ```ts
- * import { traceTier } from "./stages.ts";
- * import type { Tier } from "../read/types.ts";
+ * import { traceTier } from "./trace_stages.ts";
+ * import type { Tier } from "./read/types.ts";
  * const tier: Tier = { name: "http", canHandle: () => true, read: () => Promise.resolve(undefined) };
  * console.assert(traceTier(tier).name === "http");
  * ```
