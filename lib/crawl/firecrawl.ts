@@ -49,7 +49,7 @@ import {
   firecrawlClient,
   type FirecrawlDocument,
   pageFromFirecrawlDocument,
-} from "../read/firecrawl.ts";
+} from "../read/tiers/firecrawl.ts";
 import { createPageCache } from "../read/page_cache.ts";
 import { endpoint, screenTarget } from "../read/service.ts";
 import { safeEndpoint } from "../config/redact.ts";

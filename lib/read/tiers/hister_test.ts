@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config/config.ts";
-import { GleanerError } from "../errors.ts";
-import { createFetcher } from "../net/fetch.ts";
-import { startFakeHister } from "../../testing/fixtures/fake_hister.ts";
-import { serveLoopback } from "../../testing/fixtures/serve.ts";
-import { createReader } from "./cascade.ts";
+import { parseConfig } from "../../config/config.ts";
+import { GleanerError } from "../../errors.ts";
+import { createFetcher } from "../../net/fetch.ts";
+import { startFakeHister } from "../../../testing/fixtures/fake_hister.ts";
+import { serveLoopback } from "../../../testing/fixtures/serve.ts";
+import { createReader } from "../cascade.ts";
 import { histerKey, histerTier } from "./hister.ts";
 import { httpTier } from "./http.ts";
-import { countsAgainstTier } from "./outcomes.ts";
-import { defaultTiers } from "./tiers.ts";
+import { countsAgainstTier } from "../outcomes.ts";
+import { defaultTiers } from "../tiers.ts";
 
 const TOKEN = "hister-secret-token-0123";
 const VISITED = "https://intranet.example/wiki/Sprockets";

@@ -30,14 +30,14 @@
  *
  * @module
  */
-import { GleanerError } from "../errors.ts";
-import { getGleanerLogger } from "../log.ts";
-import type { FetchedResponse } from "../net/types.ts";
-import { safeEndpoint } from "../config/redact.ts";
-import { str as text } from "../net/json_call.ts";
+import { GleanerError } from "../../errors.ts";
+import { getGleanerLogger } from "../../log.ts";
+import type { FetchedResponse } from "../../net/types.ts";
+import { safeEndpoint } from "../../config/redact.ts";
+import { str as text } from "../../net/json_call.ts";
 import { markdownPage, stripMarkdownLinks } from "./markdown_source.ts";
-import { assertPageStatus } from "./status.ts";
-import type { Page, PageLink, ReadContext, ReadRequest, Tier } from "./types.ts";
+import { assertPageStatus } from "../status.ts";
+import type { Page, PageLink, ReadContext, ReadRequest, Tier } from "../types.ts";
 
 const log = getGleanerLogger("read", "reddit");
 
@@ -342,7 +342,7 @@ async function readThread(
  *
  * @example
  * ```ts ignore
- * import { createReader } from "./cascade.ts";
+ * import { createReader } from "../cascade.ts";
  * import { httpTier } from "./http.ts";
  * import { redditTier } from "./reddit.ts";
  * const reader = createReader({ config, fetcher, tiers: [redditTier, httpTier] });

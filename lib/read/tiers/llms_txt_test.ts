@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
-import { DEFAULT_LLMS_TXT_DOMAINS, parseConfig } from "../config/config.ts";
-import { createFetcher } from "../net/fetch.ts";
-import { openStore } from "../store/mod.ts";
+import { DEFAULT_LLMS_TXT_DOMAINS, parseConfig } from "../../config/config.ts";
+import { createFetcher } from "../../net/fetch.ts";
+import { openStore } from "../../store/mod.ts";
 import {
   type FakeLlmsSite,
   LIVE_MARKER,
   startFakeLlmsSite,
-} from "../../testing/fixtures/fake_llms_txt.ts";
-import { createReader } from "./cascade.ts";
+} from "../../../testing/fixtures/fake_llms_txt.ts";
+import { createReader } from "../cascade.ts";
 import { httpTier } from "./http.ts";
 import { createLlmsTxtTier, hostOnList, matchSection, splitSections } from "./llms_txt.ts";
-import type { ReadContext } from "./types.ts";
+import type { ReadContext } from "../types.ts";
 
 const fullText = (origin: string) =>
   `# Widget Docs

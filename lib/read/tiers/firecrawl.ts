@@ -31,10 +31,10 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
-import { GleanerError } from "../errors.ts";
-import type { RobotsChecker } from "../net/robots.ts";
-import { isRecord } from "../net/json_call.ts";
+import type { Config } from "../../config/config.ts";
+import { GleanerError } from "../../errors.ts";
+import type { RobotsChecker } from "../../net/robots.ts";
+import { isRecord } from "../../net/json_call.ts";
 import { markdownPage, stripMarkdownLinks } from "./markdown_source.ts";
 import {
   assertFinalAllowed,
@@ -46,9 +46,9 @@ import {
   type ServiceClient,
   type ServiceSpec,
   serviceTarget,
-} from "./service.ts";
-import { assertPageStatus } from "./status.ts";
-import type { Page, PageLink, Tier } from "./types.ts";
+} from "../service.ts";
+import { assertPageStatus } from "../status.ts";
+import type { Page, PageLink, Tier } from "../types.ts";
 
 /** The Firecrawl service, as messages and settings name it. */
 export const FIRECRAWL: ServiceSpec = {
@@ -93,7 +93,7 @@ function text(value: unknown): string | undefined {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { pageFromFirecrawlDocument } from "./firecrawl.ts";
  * const page = pageFromFirecrawlDocument({
  *   markdown: "# Tides\n\nSee [the moon](https://example.com/moon).",
@@ -193,7 +193,7 @@ const clients = new WeakMap<Config, ServiceClient>();
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../../config/config.ts";
  * import { firecrawlClient } from "./firecrawl.ts";
  * const config = parseConfig({});
  * console.assert(firecrawlClient(config) === firecrawlClient(config));

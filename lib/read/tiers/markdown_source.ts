@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Page, PageLink } from "./types.ts";
+import type { Page, PageLink } from "../types.ts";
 
 /** Markdown file extensions passed through as Markdown. */
 export const MARKDOWN_EXTENSIONS: ReadonlySet<string> = new Set([

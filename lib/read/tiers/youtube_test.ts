@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config/config.ts";
-import { GleanerError } from "../errors.ts";
-import { createFetcher } from "../net/fetch.ts";
-import { type FakeYoutube, startFakeYoutube } from "../../testing/fixtures/fake_youtube.ts";
-import { createReader } from "./cascade.ts";
+import { parseConfig } from "../../config/config.ts";
+import { GleanerError } from "../../errors.ts";
+import { createFetcher } from "../../net/fetch.ts";
+import { type FakeYoutube, startFakeYoutube } from "../../../testing/fixtures/fake_youtube.ts";
+import { createReader } from "../cascade.ts";
 import { httpTier } from "./http.ts";
-import type { ReadContext } from "./types.ts";
+import type { ReadContext } from "../types.ts";
 import { parseTimedText, YOUTUBE_MAX_CUES, youtubeTier, youtubeVideoId } from "./youtube.ts";
 
 function contextFor(

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { rejectsWith } from "../../testing/asserts.ts";
-import { parseConfig } from "../config/config.ts";
+import { rejectsWith } from "../../../testing/asserts.ts";
+import { parseConfig } from "../../config/config.ts";
 import { createBrowserTier } from "./browser.ts";
 import {
   browserSuffix as suffix,
   ignoreBrowser as ignore,
-} from "../../testing/fixtures/browser.ts";
+} from "../../../testing/fixtures/browser.ts";
 
 /** A loopback server that records every request it receives. */
 function serve(
@@ -371,7 +371,7 @@ Deno.test({
   async fn() {
     const script = `
       import { createBrowserTier } from "${new URL("./browser.ts", import.meta.url).href}";
-      import { parseConfig } from "${new URL("../config/config.ts", import.meta.url).href}";
+      import { parseConfig } from "${new URL("../../config/config.ts", import.meta.url).href}";
       const tier = createBrowserTier(parseConfig({ network: { allow_private: true } }));
       try { await tier.read("http://127.0.0.1:8080/"); console.log("{}"); }
       catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }
@@ -382,7 +382,7 @@ Deno.test({
       args: [
         "run",
         "--config",
-        new URL("../../deno.json", import.meta.url).pathname,
+        new URL("../../../deno.json", import.meta.url).pathname,
         "--allow-read",
         "--allow-env",
         "--allow-write",
@@ -390,7 +390,7 @@ Deno.test({
         "--allow-sys",
         file,
       ],
-      cwd: new URL("../..", import.meta.url).pathname,
+      cwd: new URL("../../..", import.meta.url).pathname,
       stdout: "piped",
       stderr: "piped",
     }).output().finally(() => Deno.remove(file));

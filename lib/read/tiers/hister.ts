@@ -26,14 +26,14 @@
  *
  * @module
  */
-import { GleanerError } from "../errors.ts";
-import { getGleanerLogger } from "../log.ts";
-import type { FetchedResponse } from "../net/types.ts";
-import { safeEndpoint } from "../config/redact.ts";
-import { isRecord, str } from "../net/json_call.ts";
+import { GleanerError } from "../../errors.ts";
+import { getGleanerLogger } from "../../log.ts";
+import type { FetchedResponse } from "../../net/types.ts";
+import { safeEndpoint } from "../../config/redact.ts";
+import { isRecord, str } from "../../net/json_call.ts";
 import { pageFromHtml } from "./http.ts";
 import { markdownPage } from "./markdown_source.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
+import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
 
 const log = getGleanerLogger("read", "hister");
 
@@ -196,7 +196,7 @@ async function readFromHistory(
  *
  * @example
  * ```ts ignore
- * import { createReader } from "./cascade.ts";
+ * import { createReader } from "../cascade.ts";
  * import { histerTier } from "./hister.ts";
  * import { httpTier } from "./http.ts";
  * const reader = createReader({ config, fetcher, tiers: [histerTier, httpTier] });

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config/config.ts";
-import { GleanerError } from "../errors.ts";
-import { createFetcher } from "../net/fetch.ts";
-import { type FakeReddit, startFakeReddit } from "../../testing/fixtures/fake_reddit.ts";
-import { createReader } from "./cascade.ts";
+import { parseConfig } from "../../config/config.ts";
+import { GleanerError } from "../../errors.ts";
+import { createFetcher } from "../../net/fetch.ts";
+import { type FakeReddit, startFakeReddit } from "../../../testing/fixtures/fake_reddit.ts";
+import { createReader } from "../cascade.ts";
 import { httpTier } from "./http.ts";
 import { REDDIT_MAX_COMMENTS, REDDIT_MAX_DEPTH, redditThread, redditTier } from "./reddit.ts";
-import type { ReadContext } from "./types.ts";
+import type { ReadContext } from "../types.ts";
 
 function contextFor(reddit: FakeReddit, respectRobots = false): ReadContext {
   const config = parseConfig({

@@ -37,14 +37,14 @@
  *
  * @module
  */
-import { runPaced, type Steps } from "../async/pace.ts";
-import { GleanerError } from "../errors.ts";
-import { getGleanerLogger } from "../log.ts";
-import type { FetchedResponse } from "../net/types.ts";
-import { safeEndpoint } from "../config/redact.ts";
+import { runPaced, type Steps } from "../../async/pace.ts";
+import { GleanerError } from "../../errors.ts";
+import { getGleanerLogger } from "../../log.ts";
+import type { FetchedResponse } from "../../net/types.ts";
+import { safeEndpoint } from "../../config/redact.ts";
 import { markdownPage } from "./markdown_source.ts";
-import { assertPageStatus } from "./status.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
+import { assertPageStatus } from "../status.ts";
+import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
 
 const log = getGleanerLogger("read", "youtube");
 
@@ -521,7 +521,7 @@ async function readVideo(
  *
  * @example
  * ```ts ignore
- * import { createReader } from "./cascade.ts";
+ * import { createReader } from "../cascade.ts";
  * import { httpTier } from "./http.ts";
  * import { youtubeTier } from "./youtube.ts";
  * const reader = createReader({ config, fetcher, tiers: [youtubeTier, httpTier] });

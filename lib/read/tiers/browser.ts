@@ -4,13 +4,13 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
-import type { RobotsChecker } from "../net/robots.ts";
-import type { Env } from "../config/env.ts";
-import type { BrowserTier as BrowserEngine, BrowserTierStats } from "./browser.ts";
+import type { Config } from "../../config/config.ts";
+import type { RobotsChecker } from "../../net/robots.ts";
+import type { Env } from "../../config/env.ts";
+import type { BrowserTier as BrowserEngine, BrowserTierStats } from "../browser/browser.ts";
 import { pageFromHtml } from "./http.ts";
-import { assertPageStatus } from "./status.ts";
-import type { Tier } from "./types.ts";
+import { assertPageStatus } from "../status.ts";
+import type { Tier } from "../types.ts";
 
 /** A browser {@link Tier} plus a way to close the browser it owns. */
 export interface ClosableTier extends Tier {
@@ -25,7 +25,7 @@ export interface ClosableTier extends Tier {
  *
  * @example
  * ```ts ignore
- * import { createBrowserReadTier } from "./browser_tier.ts";
+ * import { createBrowserReadTier } from "./browser.ts";
  * const tier = createBrowserReadTier(config, { robots: fetcher.robots });
  * const page = await tier.read(new URL("https://example.com/app"), { url: "https://example.com/app", render: "always" }, context);
  * await tier.close();
@@ -43,7 +43,9 @@ export function createBrowserReadTier(
     async read(url, request, context) {
       if (config.network.respect_robots) await deps.robots?.assertAllowed(url.href, request.signal);
       // Loaded on first use: puppeteer costs every process ~70 ms at start-up otherwise.
-      engine ??= (await import("./browser.ts")).createBrowserTier(config, { env: deps.env });
+      engine ??= (await import("../browser/browser.ts")).createBrowserTier(config, {
+        env: deps.env,
+      });
       // The whole rendered page comes back and extraction keeps the target element, as
       // in the HTTP tier: the page's title and metadata stay, and both tiers agree.
       const result = await engine.read(url.href, {

@@ -22,12 +22,12 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
-import { safeEndpoint } from "../config/redact.ts";
-import type { Fetcher } from "../net/types.ts";
+import type { Config } from "../../config/config.ts";
+import { safeEndpoint } from "../../config/redact.ts";
+import type { Fetcher } from "../../net/types.ts";
 import { pageFromResponse } from "./http.ts";
-import { assertPageStatus } from "./status.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
+import { assertPageStatus } from "../status.ts";
+import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
 
 /** Where a page lives in a Kiwix book. */
 export interface KiwixArticle {

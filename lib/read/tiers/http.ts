@@ -5,23 +5,23 @@
  *
  * @module
  */
-import { type ErrorCode, GleanerError } from "../errors.ts";
-import { pace } from "../async/pace.ts";
-import type { Config } from "../config/config.ts";
+import { type ErrorCode, GleanerError } from "../../errors.ts";
+import { pace } from "../../async/pace.ts";
+import type { Config } from "../../config/config.ts";
 import {
   type ExtractedPage,
   extractHtml,
   type ExtractOptions,
   HTML_LIMITS,
-} from "../extract/mod.ts";
-import { DECODE_WHOLE_BYTES, htmlTextSlices } from "../extract/body.ts";
-import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
-import type { FetchedResponse } from "../net/types.ts";
-import { pdfToMarkdown } from "./convert/pdf.ts";
-import { isStructuredType, looksLikeHtml, structuredToMarkdown } from "./convert/structured.ts";
-import { assertPageStatus } from "./status.ts";
-import { looksThin } from "../extract/thin.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
+} from "../../extract/mod.ts";
+import { DECODE_WHOLE_BYTES, htmlTextSlices } from "../../extract/body.ts";
+import type { BodyExtractor, HtmlExtractor } from "../../extract/pool.ts";
+import type { FetchedResponse } from "../../net/types.ts";
+import { pdfToMarkdown } from "../convert/pdf.ts";
+import { isStructuredType, looksLikeHtml, structuredToMarkdown } from "../convert/structured.ts";
+import { assertPageStatus } from "../status.ts";
+import { looksThin } from "../../extract/thin.ts";
+import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 

@@ -18,15 +18,15 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
-import { GleanerError } from "../errors.ts";
-import { getGleanerLogger } from "../log.ts";
-import type { FetchedResponse } from "../net/types.ts";
+import type { Config } from "../../config/config.ts";
+import { GleanerError } from "../../errors.ts";
+import { getGleanerLogger } from "../../log.ts";
+import type { FetchedResponse } from "../../net/types.ts";
 import { pageFromResponse } from "./http.ts";
 import { markdownPage, renderSourceFile } from "./markdown_source.ts";
-import { assertPageStatus } from "./status.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
-import { safeEndpoint } from "../config/redact.ts";
+import { assertPageStatus } from "../status.ts";
+import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
+import { safeEndpoint } from "../../config/redact.ts";
 
 const log = getGleanerLogger("read", "github");
 
@@ -409,7 +409,7 @@ async function readApi(
  *
  * @example
  * ```ts ignore
- * import { createReader } from "./cascade.ts";
+ * import { createReader } from "../cascade.ts";
  * import { githubTier } from "./github.ts";
  * import { httpTier } from "./http.ts";
  * const reader = createReader({ config, fetcher, tiers: [githubTier, httpTier] });

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config/config.ts";
-import { GleanerError } from "../errors.ts";
-import { createFetcher } from "../net/fetch.ts";
+import { parseConfig } from "../../config/config.ts";
+import { GleanerError } from "../../errors.ts";
+import { createFetcher } from "../../net/fetch.ts";
 import {
   type FakeWayback,
   startFakeWayback,
   TOOLBAR_TEXT,
-} from "../../testing/fixtures/fake_wayback.ts";
-import { createReader } from "./cascade.ts";
+} from "../../../testing/fixtures/fake_wayback.ts";
+import { createReader } from "../cascade.ts";
 import { httpTier } from "./http.ts";
-import type { ReadContext } from "./types.ts";
+import type { ReadContext } from "../types.ts";
 import { parseSnapshotUrl, waybackTier, waybackTimeToIso } from "./wayback.ts";
 
 const STAMP = "20240102030405";
@@ -134,7 +134,7 @@ Deno.test("wayback tier in the cascade: a 404 page is read from the archive only
 });
 
 Deno.test("scrape_urls on a gone page read from the archive: items and evidence say it is a snapshot", async () => {
-  const { createGleaner, scrapeUrls } = await import("../../mod.ts");
+  const { createGleaner, scrapeUrls } = await import("../../../mod.ts");
   await withWayback(async (wayback, gone) => {
     const gleaner = await createGleaner({
       network: { allow_private: [wayback.origin] },
@@ -159,7 +159,7 @@ Deno.test("scrape_urls on a gone page read from the archive: items and evidence 
           assert.equal(passage.original_url, gone);
         }
         // The text a model reads names the snapshot, its time and the page it captured.
-        const { renderEvidence } = await import("../rank/render.ts");
+        const { renderEvidence } = await import("../../rank/render.ts");
         const text = renderEvidence(out.evidence);
         assert.ok(
           text.includes(`[Archived snapshot – 2024-01-02T03:04:05Z – ${gone}]`),

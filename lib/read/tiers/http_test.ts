@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config/config.ts";
-import { GleanerError } from "../errors.ts";
-import { createExtractPool } from "../extract/pool.ts";
-import { decodeText, detectCharset, sniffMediaType } from "../net/content.ts";
-import type { FetchedResponse } from "../net/types.ts";
-import { binaryBytes } from "../../testing/fixtures/hostile.ts";
+import { parseConfig } from "../../config/config.ts";
+import { GleanerError } from "../../errors.ts";
+import { createExtractPool } from "../../extract/pool.ts";
+import { decodeText, detectCharset, sniffMediaType } from "../../net/content.ts";
+import type { FetchedResponse } from "../../net/types.ts";
+import { binaryBytes } from "../../../testing/fixtures/hostile.ts";
 import { pageFromResponse } from "./http.ts";
-import type { Page } from "./types.ts";
+import type { Page } from "../types.ts";
 
 const URL_ = "https://example.com/page";
 

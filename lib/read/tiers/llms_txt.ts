@@ -14,12 +14,12 @@
  *
  * @module
  */
-import { LruCache } from "../cache/lru_cache.ts";
-import { SingleFlight } from "../async/single_flight.ts";
-import { getGleanerLogger } from "../log.ts";
-import type { DomainStats } from "../store/types.ts";
+import { LruCache } from "../../cache/lru_cache.ts";
+import { SingleFlight } from "../../async/single_flight.ts";
+import { getGleanerLogger } from "../../log.ts";
+import type { DomainStats } from "../../store/types.ts";
 import { markdownPage, stripMarkdownLinks } from "./markdown_source.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
+import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
 
 const log = getGleanerLogger("read", "llms_txt");
 
@@ -196,7 +196,7 @@ export function matchSection(sections: LlmsSection[], url: URL): LlmsSection | u
  * @example
  * ```ts ignore
  * import { createLlmsTxtTier } from "./llms_txt.ts";
- * import { createReader } from "./cascade.ts";
+ * import { createReader } from "../cascade.ts";
  * import { httpTier } from "./http.ts";
  * const reader = createReader({ config, fetcher, tiers: [createLlmsTxtTier({ domains: store.domains }), httpTier] });
  * const page = await reader.read({ url: "https://docs.example.com/guide/install" });

@@ -24,23 +24,23 @@
  * @module
  */
 import type { HTTPRequest, Page } from "puppeteer-core";
-import type { Config } from "../config/config.ts";
-import type { Env } from "../config/env.ts";
-import { GleanerError, toGleanerError } from "../errors.ts";
-import { getGleanerLogger } from "../log.ts";
-import { assertUrlAllowed } from "../net/address.ts";
-import type { Resolver } from "../net/fetch.ts";
+import type { Config } from "../../config/config.ts";
+import type { Env } from "../../config/env.ts";
+import { GleanerError, toGleanerError } from "../../errors.ts";
+import { getGleanerLogger } from "../../log.ts";
+import { assertUrlAllowed } from "../../net/address.ts";
+import type { Resolver } from "../../net/fetch.ts";
 import {
   assertHostAllowed,
   createRequestGuard,
   type RequestFilter,
   type RequestGuard,
-} from "./browser/guard.ts";
-import { type BrowserHandle, openBrowser } from "./browser/launch.ts";
-import type { EgressProxy, EgressProxyStats } from "./browser/proxy.ts";
-import { createSlotPool, type SlotPool } from "./browser/pool.ts";
+} from "./guard.ts";
+import { type BrowserHandle, openBrowser } from "./launch.ts";
+import type { EgressProxy, EgressProxyStats } from "./proxy.ts";
+import { createSlotPool, type SlotPool } from "./pool.ts";
 
-export type { RequestFilter } from "./browser/guard.ts";
+export type { RequestFilter } from "./guard.ts";
 
 const log = getGleanerLogger("read", "browser");
 

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config/config.ts";
-import { GleanerError } from "../errors.ts";
-import { createFetcher } from "../net/fetch.ts";
+import { parseConfig } from "../../config/config.ts";
+import { GleanerError } from "../../errors.ts";
+import { createFetcher } from "../../net/fetch.ts";
 import {
   FAKE_FILES,
   type FakeGithub,
   startFakeGithub,
-} from "../../testing/fixtures/fake_github.ts";
-import { createReader } from "./cascade.ts";
+} from "../../../testing/fixtures/fake_github.ts";
+import { createReader } from "../cascade.ts";
 import { githubTarget, githubTier } from "./github.ts";
-import type { Page, ReadContext } from "./types.ts";
+import type { Page, ReadContext } from "../types.ts";
 
 const TOKEN = "ghp_fakeTokenValue0123456789";
 

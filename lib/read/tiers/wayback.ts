@@ -15,12 +15,12 @@
  *
  * @module
  */
-import { type ErrorCode, GleanerError } from "../errors.ts";
-import { getGleanerLogger } from "../log.ts";
+import { type ErrorCode, GleanerError } from "../../errors.ts";
+import { getGleanerLogger } from "../../log.ts";
 import { pageFromHtml, pageFromResponse } from "./http.ts";
-import { assertPageStatus } from "./status.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "./types.ts";
-import { safeEndpoint } from "../config/redact.ts";
+import { assertPageStatus } from "../status.ts";
+import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
+import { safeEndpoint } from "../../config/redact.ts";
 
 const log = getGleanerLogger("read", "wayback");
 
@@ -153,7 +153,7 @@ const FALLBACK_FOR: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
  *
  * @example
  * ```ts ignore
- * import { createReader } from "./cascade.ts";
+ * import { createReader } from "../cascade.ts";
  * import { httpTier } from "./http.ts";
  * import { waybackTier } from "./wayback.ts";
  * const reader = createReader({ config, fetcher, tiers: [httpTier, waybackTier] });

@@ -39,9 +39,9 @@
  *
  * @module
  */
-import { GleanerError } from "../errors.ts";
-import type { RobotsChecker } from "../net/robots.ts";
-import { isRecord } from "../net/json_call.ts";
+import { GleanerError } from "../../errors.ts";
+import type { RobotsChecker } from "../../net/robots.ts";
+import { isRecord } from "../../net/json_call.ts";
 import { mergeLinks, type ServiceTier } from "./firecrawl.ts";
 import { markdownPage, stripMarkdownLinks } from "./markdown_source.ts";
 import {
@@ -53,8 +53,8 @@ import {
   serviceCanHandle,
   type ServiceSpec,
   serviceTarget,
-} from "./service.ts";
-import { assertPageStatus } from "./status.ts";
+} from "../service.ts";
+import { assertPageStatus } from "../status.ts";
 
 /** The Crawl4AI service, as messages and settings name it. */
 export const CRAWL4AI: ServiceSpec = {
