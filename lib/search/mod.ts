@@ -28,8 +28,8 @@ export {
   duckduckgoRegion,
   searchDuckDuckGo,
   unwrapDuckDuckGoUrl,
-} from "./duckduckgo.ts";
-export { parseDuckDuckGoHtml, parseDuckDuckGoLite } from "./duckduckgo_parse.ts";
+} from "./providers/duckduckgo_call.ts";
+export { parseDuckDuckGoHtml, parseDuckDuckGoLite } from "./providers/duckduckgo_parse.ts";
 export {
   parseSearxngJson,
   searchSearxng,
@@ -40,7 +40,7 @@ export {
   type SearxngResult,
   searxngSearchUrl,
   searxngUrl,
-} from "./searxng.ts";
+} from "./providers/searxng_call.ts";
 export {
   createSearchRouter,
   MAX_RESULTS_LIMIT,

@@ -1,6 +1,6 @@
 /**
- * What the keyless providers (DuckDuckGo in `../duckduckgo.ts`, SearXNG in
- * `../searxng.ts`) share: their settings, their one tool's input, and the
+ * What the keyless providers (DuckDuckGo in `duckduckgo_call.ts`, SearXNG in
+ * `searxng_call.ts`) share: their settings, their one tool's input, and the
  * {@link Provider} built around their search call.
  *
  * @module

@@ -9,14 +9,14 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
-import { getGleanerLogger } from "../log.ts";
-import { responseFailure } from "../net/classify.ts";
-import { keylessSettings } from "./providers/keyless.ts";
-import type { ProviderEnv, ProviderHit, ProviderSearchRequest } from "./providers/types.ts";
-import { SearchFailure } from "../net/upstream_failure.ts";
-import type { TimeRange } from "./time_range.ts";
-import { fetchUpstream, safeEndpoint } from "./upstream.ts";
+import type { Config } from "../../config/config.ts";
+import { getGleanerLogger } from "../../log.ts";
+import { responseFailure } from "../../net/classify.ts";
+import { keylessSettings } from "./keyless.ts";
+import type { ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
+import { SearchFailure } from "../../net/upstream_failure.ts";
+import type { TimeRange } from "../time_range.ts";
+import { fetchUpstream, safeEndpoint } from "../upstream.ts";
 import { DUCKDUCKGO } from "./duckduckgo_page.ts";
 
 export { DUCKDUCKGO, type DuckDuckGoPage, unwrapDuckDuckGoUrl } from "./duckduckgo_page.ts";
@@ -75,7 +75,7 @@ const KL_LANGUAGE: Readonly<Record<string, string>> = { ja: "jp", ko: "kr", nb: 
  *
  * @example
  * ```ts
- * import { duckduckgoRegion } from "./duckduckgo.ts";
+ * import { duckduckgoRegion } from "./duckduckgo_call.ts";
  * console.assert(duckduckgoRegion("en-GB", "us-en") === "uk-en");
  * console.assert(duckduckgoRegion(undefined, "us-en") === "us-en");
  * ```
@@ -106,8 +106,8 @@ interface DuckDuckGoPages {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
- * import { duckduckgoPages } from "./duckduckgo.ts";
+ * import { parseConfig } from "../../config/config.ts";
+ * import { duckduckgoPages } from "./duckduckgo_call.ts";
  * const config = parseConfig({ search: { providers: { duckduckgo: { base_url: "http://127.0.0.1:9" } } } });
  * console.assert(duckduckgoPages(config).lite === "http://127.0.0.1:9/lite/");
  * ```
@@ -189,8 +189,8 @@ async function askPage(
  * @example
  * ```ts ignore
  * import { parseConfig } from "@gleaner/gleaner";
- * import { createFetcher } from "../net/fetch.ts";
- * import { searchDuckDuckGo } from "./duckduckgo.ts";
+ * import { createFetcher } from "../../net/fetch.ts";
+ * import { searchDuckDuckGo } from "./duckduckgo_call.ts";
  * const config = parseConfig();
  * const hits = await searchDuckDuckGo(
  *   { query: "deno permissions", max_results: 5 },

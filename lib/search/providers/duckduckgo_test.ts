@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config/config.ts";
-import { createFetcher } from "../net/fetch.ts";
+import { parseConfig } from "../../config/config.ts";
+import { createFetcher } from "../../net/fetch.ts";
 import {
   fakeUpstreamConfig,
   type FakeUpstreams,
   withFakeUpstreams,
-} from "../../testing/fixtures/upstreams.ts";
-import { duckduckgoRegion, unwrapDuckDuckGoUrl } from "./duckduckgo.ts";
-import { duckduckgoProvider } from "./providers/duckduckgo.ts";
-import type { ProviderSearchRequest } from "./providers/types.ts";
+} from "../../../testing/fixtures/upstreams.ts";
+import { duckduckgoRegion, unwrapDuckDuckGoUrl } from "./duckduckgo_call.ts";
+import { duckduckgoProvider } from "./duckduckgo.ts";
+import type { ProviderSearchRequest } from "./types.ts";
 import { parseDuckDuckGoHtml } from "./duckduckgo_parse.ts";
-import { SearchFailure } from "../net/upstream_failure.ts";
+import { SearchFailure } from "../../net/upstream_failure.ts";
 
 const withFakes = withFakeUpstreams;
 

@@ -1,12 +1,12 @@
 /**
  * What DuckDuckGo's pages are made of, shared by the backend
- * (`duckduckgo.ts`, light, loaded at start) and the parser
+ * (`duckduckgo_call.ts`, light, loaded at start) and the parser
  * (`duckduckgo_parse.ts`, loaded with the first answer): the backend's name,
  * the kinds of page, and the unwrapping of result links.
  *
  * @module
  */
-import type { SearchHit } from "./types.ts";
+import type { SearchHit } from "../types.ts";
 
 /** The backend name DuckDuckGo reports under. */
 export const DUCKDUCKGO = "duckduckgo";

@@ -7,8 +7,8 @@
  */
 import { parseHTML } from "linkedom";
 import { DUCKDUCKGO, type DuckDuckGoPage, unwrapDuckDuckGoUrl } from "./duckduckgo_page.ts";
-import type { SearchHit } from "./types.ts";
-import { cleanText, toIsoDate } from "./upstream.ts";
+import type { SearchHit } from "../types.ts";
+import { cleanText, toIsoDate } from "../upstream.ts";
 
 /** The few DOM members the parsers use (Deno's default lib has no DOM types). */
 interface El {

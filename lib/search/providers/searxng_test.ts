@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../config/config.ts";
-import { createFetcher } from "../net/fetch.ts";
+import { parseConfig } from "../../config/config.ts";
+import { createFetcher } from "../../net/fetch.ts";
 import {
   fakeUpstreamConfig,
   type FakeUpstreams,
   withFakeUpstreams,
-} from "../../testing/fixtures/upstreams.ts";
-import { searxngProvider } from "./providers/searxng.ts";
-import type { ProviderSearchRequest } from "./providers/types.ts";
-import { SearchFailure } from "../net/upstream_failure.ts";
+} from "../../../testing/fixtures/upstreams.ts";
+import { searxngProvider } from "./searxng.ts";
+import type { ProviderSearchRequest } from "./types.ts";
+import { SearchFailure } from "../../net/upstream_failure.ts";
 
 const withFakes = withFakeUpstreams;
 

@@ -9,14 +9,14 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../config/config.ts";
-import { getGleanerLogger } from "../log.ts";
-import { providerFailure, responseFailure } from "../net/classify.ts";
-import { keylessSettings } from "./providers/keyless.ts";
-import type { ProviderEnv, ProviderHit, ProviderSearchRequest } from "./providers/types.ts";
-import type { SearchHit } from "./types.ts";
-import { SearchFailure } from "../net/upstream_failure.ts";
-import { cleanText, fetchUpstream, safeEndpoint, toIsoDate } from "./upstream.ts";
+import type { Config } from "../../config/config.ts";
+import { getGleanerLogger } from "../../log.ts";
+import { providerFailure, responseFailure } from "../../net/classify.ts";
+import { keylessSettings } from "./keyless.ts";
+import type { ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
+import type { SearchHit } from "../types.ts";
+import { SearchFailure } from "../../net/upstream_failure.ts";
+import { cleanText, fetchUpstream, safeEndpoint, toIsoDate } from "../upstream.ts";
 
 const log = getGleanerLogger("search", "searxng");
 
@@ -83,7 +83,7 @@ const SearxngResponseSchema: z.ZodType<SearxngResponse> = z.object({
  *
  * @example
  * ```ts
- * import { parseSearxngJson } from "./searxng.ts";
+ * import { parseSearxngJson } from "./searxng_call.ts";
  * const res = parseSearxngJson('{"results":[{"url":"https://deno.com/","title":"Deno"}]}');
  * console.assert(res.results.length === 1 && res.unresponsive_engines.length === 0);
  * ```
@@ -104,8 +104,8 @@ export type SearxngQuerySettings = Pick<
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
- * import { searxngUrl } from "./searxng.ts";
+ * import { parseConfig } from "../../config/config.ts";
+ * import { searxngUrl } from "./searxng_call.ts";
  * console.assert(searxngUrl(parseConfig({})) === undefined);
  * ```
  */
@@ -118,7 +118,7 @@ export function searxngUrl(config: Config): string | undefined {
  *
  * @example
  * ```ts
- * import { searxngSearchUrl } from "./searxng.ts";
+ * import { searxngSearchUrl } from "./searxng_call.ts";
  * const url = searxngSearchUrl("http://127.0.0.1:8888/searx", { query: "deno", max_results: 5, time_range: "week" }, {
  *   searxng_categories: ["general"], searxng_engines: [], safesearch: 1,
  * }, 1);
@@ -224,8 +224,8 @@ async function askPage(
  * @example
  * ```ts ignore
  * import { parseConfig } from "@gleaner/gleaner";
- * import { createFetcher } from "../net/fetch.ts";
- * import { searchSearxng } from "./searxng.ts";
+ * import { createFetcher } from "../../net/fetch.ts";
+ * import { searchSearxng } from "./searxng_call.ts";
  * const config = parseConfig({ search: { searxng_url: "https://searx.example.org" } });
  * const hits = await searchSearxng(
  *   { query: "deno kv", max_results: 10 },
