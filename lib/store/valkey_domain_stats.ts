@@ -1,34 +1,15 @@
 /**
- * The {@link Cache} and {@link DomainStats} contracts over Valkey/Redis
- * (`npm:iovalkey`), so several Gleaner processes share one cache and one
- * domain memory. Domain counters are `HINCRBY` on per-day hash keys that
- * expire after 31 days, so concurrent updates never lose counts.
- *
- * Cache entries carry a server-side expiry equal to their namespace TTL.
- * The size cap is left to the server (`maxmemory` with an `allkeys-lru`
- * policy): Valkey already tracks access recency for every key.
- *
- * Permissions: net access to the cache server; the whole `--allow-env` (see {@link
- * loadValkeyDriver}).
+ * The {@link DomainStats} contract over Valkey/Redis, so several Gleaner
+ * processes share one domain memory. Domain counters are `HINCRBY` on per-day
+ * hash keys that expire after 31 days, so concurrent updates never lose
+ * counts.
  *
  * @module
  */
-import type { Redis } from "iovalkey";
-import { wholeEnvGranted } from "../config/env.ts";
-import { GleanerError, permissionError } from "../errors.ts";
-import { getGleanerLogger } from "../log.ts";
-import { DEFAULT_CACHE_TTLS } from "./cache.ts";
 import { checkTenant } from "./tenant.ts";
 import { type DomainSnapshotEntry, parseSnapshotEntry } from "./domain_snapshot.ts";
 import {
-  type Cache,
-  CACHE_NAMESPACES,
-  type CacheClearResult,
-  type CacheGetOptions,
-  type CacheNamespace,
-  type CacheStats,
   checkLimit,
-  checkNamespace,
   checkRobots,
   checkScope,
   checkTier,
@@ -51,291 +32,20 @@ import {
   tierState,
   type VerdictScope,
 } from "./types.ts";
+import {
+  call,
+  checkExec,
+  DEFAULT_KEY_PREFIX,
+  globEscape,
+  type Redis,
+  regExpEscape,
+  unavailable,
+} from "./valkey_client.ts";
 
-export type { Redis };
-
-/**
- * The Valkey driver. `iovalkey` depends on `debug@4`, which enumerates the
- * whole environment when it loads (`Object.keys(process.env)`); under a
- * scoped `--allow-env=…` (the tasks' launcher grants one when no cache
- * server is configured) that throws, so the driver is then loaded only on
- * demand ({@link loadValkeyDriver}); with the whole `--allow-env` it is
- * loaded with this module, as before.
- */
-let driver: { Redis: typeof Redis } | undefined = wholeEnvGranted()
-  ? await import("iovalkey")
-  : undefined;
-
-/**
- * Loads the Valkey driver if it is not loaded yet; needed before
- * {@link createValkeyClient} (and `openStore` with `store.cache_url`) when
- * the environment grant is scoped. Fails with a message naming the whole
- * `--allow-env` when the driver cannot load under the grant.
- *
- * @example
- * ```ts ignore
- * import { loadValkeyDriver } from "./valkey.ts";
- * await loadValkeyDriver();
- * ```
- */
-export async function loadValkeyDriver(): Promise<void> {
-  if (driver) return;
-  try {
-    driver = await import("iovalkey");
-  } catch (error) {
-    throw valkeyEnvError(error);
-  }
-}
-
-function valkeyEnvError(cause: unknown): GleanerError {
-  const named = permissionError(cause, "store.cache_url");
-  return new GleanerError(
-    "internal",
-    "store.cache_url: the Valkey driver (iovalkey, through debug@4) reads the whole environment; run with the whole --allow-env",
-    { cause: named ?? cause, details: { field: "store.cache_url", flag: "--allow-env" } },
-  );
-}
-
-const log = getGleanerLogger("store", "valkey");
-
-/** Default prefix of every key Gleaner writes. */
-export const DEFAULT_KEY_PREFIX = "gleaner:";
 /** Lifetime of a per-day counter hash (seconds): the 30-day window plus one day. */
 export const DAY_KEY_TTL_S = 31 * 86_400;
 /** Lifetime of a domain's info hash after its last update (seconds). */
 export const INFO_KEY_TTL_S = 180 * 86_400;
-
-/** Options of {@link connectValkey} and {@link createValkeyClient}. */
-export interface ConnectValkeyOptions {
-  /** Time to connect (ms); default 5000. */
-  connectTimeoutMs?: number;
-}
-
-/**
- * Creates a client for `redis://`, `rediss://`, `valkey://` or `valkeys://`
- * without waiting: it connects (and reconnects) in the background and queues
- * commands meanwhile; a command fails with `provider_unavailable` once the
- * server stayed unreachable for a few retries. Errors never echo the URL (it
- * may hold a password).
- *
- * @example
- * ```ts ignore
- * import { createValkeyClient } from "./valkey.ts";
- * const client = createValkeyClient("redis://127.0.0.1:6379");
- * await client.ping();
- * await client.quit();
- * ```
- */
-export function createValkeyClient(url: string, options: ConnectValkeyOptions = {}): Redis {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch (cause) {
-    throw new GleanerError("invalid_arguments", "store.cache_url is not a URL", {
-      cause,
-      details: { field: "store.cache_url" },
-    });
-  }
-  if (!["redis:", "rediss:", "valkey:", "valkeys:"].includes(parsed.protocol)) {
-    throw new GleanerError(
-      "invalid_arguments",
-      "store.cache_url must start with redis://, rediss://, valkey:// or valkeys://",
-      { details: { field: "store.cache_url" } },
-    );
-  }
-  if (!driver) throw valkeyEnvError(undefined);
-  const client = new driver.Redis(url, {
-    connectTimeout: options.connectTimeoutMs ?? 5_000,
-    maxRetriesPerRequest: 2,
-  });
-  client.on("error", (error: Error & { code?: string }) => {
-    log.warn("cache server connection error ({code})", { code: error?.code ?? "unknown" });
-  });
-  return client;
-}
-
-/**
- * Like {@link createValkeyClient}, but waits until the server answers `PING`
- * and fails fast with `provider_unavailable` (closing the client) otherwise.
- *
- * @example
- * ```ts ignore
- * import { connectValkey } from "./valkey.ts";
- * const client = await connectValkey("redis://127.0.0.1:6379");
- * await client.quit();
- * ```
- */
-export async function connectValkey(
-  url: string,
-  options: ConnectValkeyOptions = {},
-): Promise<Redis> {
-  await loadValkeyDriver();
-  const client = createValkeyClient(url, options);
-  try {
-    await client.ping();
-  } catch (cause) {
-    client.disconnect();
-    throw new GleanerError("provider_unavailable", "store.cache_url: cache server unreachable", {
-      cause,
-      details: { field: "store.cache_url" },
-    });
-  }
-  return client;
-}
-
-/** Closes a client: `QUIT` when connected, else drops the socket and stops reconnecting. */
-export async function closeValkeyClient(client: Redis): Promise<void> {
-  if (client.status === "ready") {
-    try {
-      await client.quit();
-      return;
-    } catch {
-      // fall through
-    }
-  }
-  client.disconnect();
-}
-
-/** Options of {@link ValkeyCache}. */
-export interface ValkeyCacheOptions {
-  /** Freshness per namespace (seconds); `0` disables caching for that namespace. */
-  ttls?: Partial<Record<CacheNamespace, number>>;
-  /** Key prefix (default `gleaner:`); lets several deployments share a server. */
-  prefix?: string;
-  /** Clock (ms since epoch); injectable for tests. */
-  now?: () => number;
-}
-
-/**
- * {@link Cache} on Valkey. Values are stored as `<created ms>|<json>` under
- * `<prefix>c:<ns>:<key>` with a server-side expiry of the namespace TTL.
- *
- * @example
- * ```ts ignore
- * import { connectValkey, ValkeyCache } from "./valkey.ts";
- * const client = await connectValkey("redis://127.0.0.1:6379");
- * const cache = new ValkeyCache(client);
- * await cache.set("pages", "https://example.com/", { title: "Example" });
- * console.assert((await cache.get<{ title: string }>("pages", "https://example.com/"))?.title);
- * await client.quit();
- * ```
- */
-export class ValkeyCache implements Cache {
-  readonly #client: Redis;
-  readonly #ttlMs: Record<CacheNamespace, number>;
-  readonly #prefix: string;
-  readonly #now: () => number;
-
-  /** Uses a connected client (see {@link connectValkey}); does not own it. */
-  constructor(client: Redis, options: ValkeyCacheOptions = {}) {
-    this.#client = client;
-    const ttls = { ...DEFAULT_CACHE_TTLS, ...options.ttls };
-    this.#ttlMs = {
-      search: Math.round(ttls.search * 1000),
-      pages: Math.round(ttls.pages * 1000),
-      crawl: Math.round(ttls.crawl * 1000),
-    };
-    this.#prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
-    this.#now = options.now ?? Date.now;
-  }
-
-  #key(ns: CacheNamespace, key: string): string {
-    return `${this.#prefix}c:${checkNamespace(ns)}:${key}`;
-  }
-
-  /** {@inheritDoc Cache.get} */
-  async get<T = unknown>(
-    ns: CacheNamespace,
-    key: string,
-    options: CacheGetOptions = {},
-  ): Promise<T | undefined> {
-    const k = this.#key(ns, key);
-    const maxAgeS = options.maxAgeS;
-    if (maxAgeS !== undefined && !(Number.isFinite(maxAgeS) && maxAgeS >= 0)) {
-      throw new GleanerError("invalid_arguments", "maxAgeS must be a number of seconds >= 0", {
-        details: { field: "maxAgeS" },
-      });
-    }
-    const raw = await call(this.#client.get(k));
-    if (raw === null) return undefined;
-    const bar = raw.indexOf("|");
-    const created = Number(raw.slice(0, bar));
-    if (bar < 0 || !Number.isFinite(created)) {
-      await call(this.#client.del(k));
-      return undefined;
-    }
-    const age = this.#now() - created;
-    if (age >= this.#ttlMs[ns]) return undefined;
-    if (maxAgeS !== undefined && age >= maxAgeS * 1000) return undefined;
-    try {
-      return JSON.parse(raw.slice(bar + 1)) as T;
-    } catch {
-      await call(this.#client.del(k));
-      return undefined;
-    }
-  }
-
-  /** {@inheritDoc Cache.set} */
-  async set(ns: CacheNamespace, key: string, value: unknown): Promise<void> {
-    const k = this.#key(ns, key);
-    const json = JSON.stringify(value);
-    if (json === undefined) {
-      throw new GleanerError("invalid_arguments", `cache value for ${ns} is not JSON`, {
-        details: { field: "value" },
-      });
-    }
-    const ttl = this.#ttlMs[ns];
-    if (ttl <= 0) return;
-    await call(this.#client.set(k, `${this.#now()}|${json}`, "PX", ttl));
-  }
-
-  /** {@inheritDoc Cache.delete} */
-  async delete(ns: CacheNamespace, key: string): Promise<boolean> {
-    return (await call(this.#client.del(this.#key(ns, key)))) > 0;
-  }
-
-  /** {@inheritDoc Cache.clear} */
-  async clear(ns: CacheNamespace | "all"): Promise<CacheClearResult> {
-    const targets = ns === "all" ? CACHE_NAMESPACES : [checkNamespace(ns)];
-    const by_namespace: Record<CacheNamespace, number> = { search: 0, pages: 0, crawl: 0 };
-    for (const n of targets) {
-      await this.#scan(n, async (keys) => {
-        by_namespace[n] += await call(this.#client.del(...keys));
-      });
-    }
-    const removed = by_namespace.search + by_namespace.pages + by_namespace.crawl;
-    return { removed, by_namespace };
-  }
-
-  /** Expiry is done by the server; nothing to sweep. */
-  sweep(): Promise<number> {
-    return Promise.resolve(0);
-  }
-
-  /** {@inheritDoc Cache.stats} (bytes and cap are the server's business: `null`). */
-  async stats(): Promise<CacheStats> {
-    const entries: Record<CacheNamespace, number> = { search: 0, pages: 0, crawl: 0 };
-    for (const n of CACHE_NAMESPACES) {
-      await this.#scan(n, (keys) => {
-        entries[n] += keys.length;
-        return Promise.resolve();
-      });
-    }
-    return { entries, bytes: null, max_bytes: null };
-  }
-
-  async #scan(ns: CacheNamespace, each: (keys: string[]) => Promise<void>): Promise<void> {
-    const match = `${globEscape(this.#prefix)}c:${ns}:*`;
-    let cursor = "0";
-    do {
-      const [next, keys] = await call(
-        this.#client.scan(cursor, "MATCH", match, "COUNT", 500),
-      );
-      cursor = next;
-      if (keys.length > 0) await each(keys);
-    } while (cursor !== "0");
-  }
-}
 
 /** Options of {@link ValkeyDomainStats}. */
 export interface ValkeyDomainStatsOptions {
@@ -396,7 +106,8 @@ return 1
  *
  * @example
  * ```ts ignore
- * import { connectValkey, ValkeyDomainStats } from "./valkey.ts";
+ * import { connectValkey } from "./valkey_client.ts";
+ * import { ValkeyDomainStats } from "./valkey_domain_stats.ts";
  * const client = await connectValkey("redis://127.0.0.1:6379");
  * const stats = new ValkeyDomainStats(client);
  * await stats.record("https://example.com", "http", true);
@@ -831,29 +542,4 @@ export class ValkeyDomainStats implements DomainStats {
     }
     return origins;
   }
-}
-
-/** Turns a client failure into `provider_unavailable` (never echoing the server's text). */
-function call<T>(pending: Promise<T>): Promise<T> {
-  return pending.catch((error) => Promise.reject(unavailable(error)));
-}
-
-function checkExec(results: [Error | null, unknown][] | null): void {
-  if (results === null) throw unavailable(new Error("transaction aborted"));
-  for (const [error] of results) if (error) throw unavailable(error);
-}
-
-function unavailable(cause: unknown): GleanerError {
-  if (cause instanceof GleanerError) return cause;
-  return new GleanerError("provider_unavailable", "cache server command failed", { cause });
-}
-
-/** Escapes regular-expression characters in a literal key prefix. */
-function regExpEscape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/** Escapes Redis glob characters in a literal key prefix. */
-function globEscape(text: string): string {
-  return text.replace(/[*?[\]\\]/g, "\\$&");
 }
