@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { DefuddleClass } from "defuddle/node";
+import { DefuddleClass } from "npm:defuddle@0.19.4/node";
 import { parseDocument } from "../../lib/extract/dom.ts";
 import type { MainContent, MainContentExtractor } from "../../lib/extract/mod.ts";
 
