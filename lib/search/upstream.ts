@@ -1,7 +1,7 @@
 /**
  * Shared plumbing of the keyless providers (DuckDuckGo, SearXNG): calling an
  * upstream through the guarded fetcher, whatever it threw classified by
- * `providers/classify.ts`; and the text and date normalizers every provider uses.
+ * `../net/classify.ts`; and the text and date normalizers every provider uses.
  *
  * @module
  */

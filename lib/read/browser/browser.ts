@@ -8,8 +8,8 @@
  * `read.browser_idle_ms` without reads and starts again on the next one.
  *
  * Every request a page makes passes the same address checks as the guarded
- * fetch twice: when request interception pauses it (`browser/guard.ts`), and
- * when Chromium connects, in the tier's egress proxy (`browser/proxy.ts`),
+ * fetch twice: when request interception pauses it (`guard.ts`), and
+ * when Chromium connects, in the tier's egress proxy (`proxy.ts`),
  * which is a launched Chromium's only way out and checks the address the
  * connection really uses (no DNS-rebinding window). Images, fonts, media and
  * stylesheets are never fetched. The main navigation to a blocked URL fails
@@ -125,7 +125,7 @@ export interface BrowserTierOptions {
   /**
    * The entry point's environment snapshot: where a launched Chromium keeps its
    * profiles and what environment it gets (see `OpenBrowserOptions.env` in
-   * `browser/launch.ts`).
+   * `launch.ts`).
    */
   env?: Env;
 }

@@ -22,7 +22,7 @@
  * FastAPI's `{ detail }` (401 "Authentication required", 400 "Rejected
  * request"/blocked URL, 500 "Crawl request failed: …" when the only URL
  * failed, 504 "Crawl exceeded the time limit") or SlowAPI's 429; only the
- * status is used (see `service.ts`).
+ * status is used (see `../service.ts`).
  *
  * Sources:
  * - https://docs.crawl4ai.com/core/self-hosting/ (`POST /crawl`, `{ type, params }` configs,

@@ -15,7 +15,7 @@
  * redirects), `sourceURL` (the URL asked), `statusCode` (the page's own HTTP
  * status: a 404 page is `not_found`, not content), `contentType`. Error
  * bodies are `{ success: false, error, code? }` and only their status is used
- * (see `service.ts`: 401 bad key, 402 out of credit, 429 rate limited, 408
+ * (see `../service.ts`: 401 bad key, 402 out of credit, 429 rate limited, 408
  * scrape timeout, 500 scrape failed, 400 refused request).
  *
  * Sources:

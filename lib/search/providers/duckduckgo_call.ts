@@ -5,7 +5,7 @@
  * `/l/?uddg=` redirect (`duckduckgo_page.ts`), ads are dropped, and the bot
  * challenge is reported as `blocked` rather than as zero results; the pages
  * are parsed by `duckduckgo_parse.ts`. Every other failure is classified by
- * `providers/classify.ts`, as for every provider.
+ * `../../net/classify.ts`, as for every provider.
  *
  * @module
  */

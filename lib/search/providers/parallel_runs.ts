@@ -11,7 +11,7 @@
  * tool takes (it polls the same way, never starting a new run). A finished run
  * answers `status: "completed"` with its output and basis. A run that ended
  * `failed`, `cancelled` or `action_required` is a provider error classified by
- * `classify.ts` from its error (a message about credit is
+ * `../../net/classify.ts` from its error (a message about credit is
  * `insufficient_balance`, else `provider_unavailable`); the upstream message
  * itself is never shown.
  *
@@ -218,7 +218,7 @@ async function settle<T>(
 }
 
 /**
- * A run that ended without output: classified by `classify.ts` from its error
+ * A run that ended without output: classified by `../../net/classify.ts` from its error
  * (read, never shown), `insufficient_balance` when `balance` says so, else
  * `provider_unavailable`.
  */

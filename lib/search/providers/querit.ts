@@ -37,7 +37,7 @@
  * `search.providers.querit.requests_per_second` to pace calls to a plan's rate.
  *
  * An `error_code` other than 200 is classified as the status it names
- * (`classify.ts`): a spent quota ("quota exceeded") is `insufficient_balance`,
+ * (`../../net/classify.ts`): a spent quota ("quota exceeded") is `insufficient_balance`,
  * a rate limit `rate_limited`, a refused key `unauthorized`; each lets the
  * router ask the next provider.
  *

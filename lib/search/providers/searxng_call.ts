@@ -4,7 +4,7 @@
  * (https://docs.searxng.org/dev/search_api.html). The instance must list
  * `json` under `search.formats` in its settings.yml; a 403 says it does not,
  * and the error names that setting. Every other failure is classified by
- * `providers/classify.ts`, as for every provider.
+ * `../../net/classify.ts`, as for every provider.
  *
  * @module
  */
