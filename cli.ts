@@ -225,7 +225,7 @@ async function main(args: string[]): Promise<number> {
       ]);
       await initTelemetry(env);
       if (config.store.cache_url) {
-        await (await import("./lib/store/valkey.ts")).loadValkeyDriver();
+        await (await import("./lib/store/valkey_client.ts")).loadValkeyDriver();
       }
       return createGleanerFromConfig(config, { env });
     })();

@@ -93,7 +93,7 @@ export interface PermissionGrants {
  * driver `iovalkey` depends on `debug@4`, which enumerates the environment
  * when it loads (`Object.keys(process.env)`, looking for `DEBUG_*`), and Deno
  * answers an enumeration only under the whole `--allow-env`. Without
- * `store.cache_url` the driver is never loaded (`lib/store/valkey.ts`).
+ * `store.cache_url` the driver is never loaded (`lib/store/valkey_client.ts`).
  */
 export const ENV_UNSCOPED: string =
   "store.cache_url: iovalkey's debug@4 enumerates the whole environment when it loads";

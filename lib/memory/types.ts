@@ -15,9 +15,6 @@
 /** What a memory is about: an event or fact learned (`episodic`) or a standing fact about the user (`profile`). */
 export type MemoryKind = "episodic" | "profile";
 
-/** Both kinds, in a fixed order. */
-export const MEMORY_KINDS: readonly MemoryKind[] = ["episodic", "profile"] as const;
-
 /**
  * One stored memory, as returned by the backend and by `get_memory`.
  * Timestamps are ISO 8601 strings in UTC with milliseconds
