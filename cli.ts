@@ -40,7 +40,7 @@ import { GleanerError, toGleanerError } from "./lib/errors.ts";
 import type { Config } from "./lib/config/config.ts";
 import type { Gleaner } from "./lib/gleaner.ts";
 import type { DomainStats } from "./lib/store/mod.ts";
-import type { AnyToolSpec } from "./lib/tools/spec.ts";
+import { type AnyToolSpec, everyItemFailed } from "./lib/tools/spec.ts";
 import { VERSION } from "./lib/version.ts";
 
 const USAGE = `gleaner ${VERSION} — web research and memory for AI agents
@@ -128,18 +128,6 @@ async function settingFlags(entries: readonly string[]): Promise<Record<string, 
     flags[path] = entry.slice(at + 1);
   }
   return flags;
-}
-
-/** True when a batch command produced nothing: every item failed. */
-function everyItemFailed(tool: string, output: unknown): boolean {
-  const out = output as {
-    items?: { ok?: boolean; error?: unknown }[];
-    sources?: unknown[];
-    failed?: unknown[];
-  };
-  if (tool === "research") return (out.sources?.length ?? 0) === 0 && (out.failed?.length ?? 0) > 0;
-  if (!out.items?.length) return false;
-  return out.items.every((item) => item.ok === false || item.error !== undefined);
 }
 
 async function main(args: string[]): Promise<number> {
@@ -410,7 +398,7 @@ async function main(args: string[]): Promise<number> {
       throw new UsageError(error.message);
     }
     print(json ? JSON.stringify(output, null, 2) : tool.render(output));
-    return everyItemFailed(name, output) ? 1 : 0;
+    return everyItemFailed(output) ? 1 : 0;
   }
 }
 

@@ -26,7 +26,12 @@ import { z } from "zod";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { toGleanerError } from "../lib/errors.ts";
 import { getGleanerLogger } from "../lib/log.ts";
-import { type AnyToolSpec, preloadHandler, type Progress } from "../lib/tools/spec.ts";
+import {
+  type AnyToolSpec,
+  everyItemFailed,
+  preloadHandler,
+  type Progress,
+} from "../lib/tools/spec.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { VERSION } from "../lib/version.ts";
 import { registerMemoryResources, servesMemoryResources } from "./memory_resources.ts";
@@ -111,7 +116,10 @@ const WARM_UP_DELAY_MS = 25;
  * (`isError: true`) whose text is `<code>: <message>` and whose
  * `_meta["gleaner/error"]` is `{ code, message }`. They carry no
  * `structuredContent`: a client checks structured content against the tool's
- * output schema, and an error object does not match it.
+ * output schema, and an error object does not match it. A batch whose every
+ * item failed (`everyItemFailed`: every URL of a scrape, every query of a
+ * search) is `isError: true` too, and keeps its `structuredContent` with each
+ * item's error.
  *
  * @example
  * ```ts ignore
@@ -179,6 +187,8 @@ export function createMcpServer(
       return {
         content: [{ type: "text", text: tool.render(output) }],
         structuredContent: output as Record<string, unknown>,
+        // Answered, but nothing worked: a model must not read it as a result.
+        ...(everyItemFailed(output) ? { isError: true } : {}),
       } satisfies CallToolResult;
     } catch (error) {
       const failure = toGleanerError(error, tool.name);

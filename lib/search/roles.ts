@@ -393,6 +393,9 @@ function routerOver(
           continue;
         }
         attempts.push({ backend: provider.name, outcome: "ok", ms });
+        // A provider skipped for a configured address the operator must fix is said even when
+        // the next one answered: otherwise the configured one is silently never used.
+        notices.unshift(...unresolved);
         return { value, provider: provider.name, fallback_from, attempts, notices };
       } catch (error) {
         const ms = Math.round(performance.now() - started);
@@ -401,8 +404,12 @@ function routerOver(
         }
         const failure = asFailure(error, provider.name);
         last = failure;
+        // A configured address that cannot be used (its name does not resolve, the network
+        // policy refuses it) is the operator's to fix: its message, with the setting, is kept.
         if (
-          failure.cause instanceof GleanerError && typeof failure.cause.details?.host === "string"
+          failure.cause instanceof GleanerError &&
+          (typeof failure.cause.details?.host === "string" ||
+            failure.cause.details?.setting === "network.allow_private")
         ) {
           unresolved.add(failure.message);
         }

@@ -32,6 +32,7 @@ export const scrapeUrlsTool: ToolSpec<typeof ScrapeInput, typeof ScrapeOutput> =
 export function renderScrape(out: z.output<typeof ScrapeOutput>): string {
   const parts: string[] = [];
   if (out.evidence.length) parts.push(renderEvidenceText(out.evidence));
+  else if (out.items.every((item) => item.error)) parts.push("(no page could be read)");
   else parts.push("(no passage matched)");
   for (const item of out.items) {
     if (item.error) parts.push(`! ${item.url}: ${item.error.code}: ${item.error.message}`);

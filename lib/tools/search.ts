@@ -148,7 +148,7 @@ export const SearchOutput: z.ZodObject<{
     cached: z.boolean().optional().describe("True when answered from the cache"),
     age_s: z.number().optional().describe("Age of a cached answer in seconds"),
     notices: z.array(z.string()).optional().describe(
-      "What changed on the way: the provider fitting the request to its limits, a failed reranker or query rewrite",
+      "What changed on the way: a configured provider that could not be used (and the setting to fix), the provider fitting the request to its limits, a failed reranker or query rewrite",
     ),
     rewritten_query: z.string().optional().describe(
       "The query the language model wrote and the providers were asked (`expand`)",
