@@ -49,7 +49,7 @@ usage: gleaner [command] [options]
 
 commands:
   mcp                      MCP server over stdio (default)
-  serve                    HTTP API (REST /v1/*, MCP /mcp) on --host/--port
+  serve                    HTTP: web page /ui (also at /), MCP /mcp, REST /v1/* on --host/--port
   search <query>           web search
   scrape <url> [--query Q] read a page; evidence for Q or the page in order
   research <question>      search, read and rank in one call
