@@ -486,7 +486,9 @@ async function sqliteChecks(config: Config, env: Env): Promise<Draft[]> {
     checks.push({
       name: "memory store",
       ok: true,
-      detail: `sqlite ${path} (${counts.live} memories, ${counts.pending} waiting for vectors)`,
+      detail: `sqlite ${path} (${counts.live} ${
+        counts.live === 1 ? "memory" : "memories"
+      }, ${counts.pending} waiting for vectors)`,
     });
     if (migrated) checks.push(migrationCheck(migrated.from, migrated.to, migrated.applied));
     try {

@@ -26,13 +26,17 @@ export const CrawlOutput: z.ZodObject<{
     }, z.core.$strip>
   >;
   from_sitemap: z.ZodBoolean;
+  sitemap_pages: z.ZodOptional<z.ZodNumber>;
   partial: z.ZodOptional<z.ZodBoolean>;
 }, z.core.$strip> = z.object({
   pages: z.array(
     z.object({ url: z.string(), title: z.string(), snippet: z.string(), depth: z.number().int() }),
   ),
   failed: z.array(z.object({ url: z.string() }).extend(ItemErrorSchema.shape)),
-  from_sitemap: z.boolean().describe("True when the pages came from the site's sitemap"),
+  from_sitemap: z.boolean().describe("True when the site's sitemap listed pages to read"),
+  sitemap_pages: z.number().int().optional().describe(
+    "How many of the pages the sitemap listed (the others came from links)",
+  ),
   partial: z.boolean().optional().describe(
     "True when the crawl stopped before it was done (time or size limit, or the crawl job failed): the pages are those done by then",
   ),
@@ -90,7 +94,8 @@ export const crawlSiteTool: ToolSpec<
   render: (out) => {
     const lines = out.pages.map((p) => `- ${p.title || p.url}\n  ${p.url}\n  ${p.snippet}`);
     for (const f of out.failed) lines.push(`! ${f.url}: ${f.code}`);
-    const head = `${out.pages.length} pages${out.from_sitemap ? " (from the sitemap)" : ""}${
+    const listed = out.sitemap_pages ? ` (${out.sitemap_pages} listed in the sitemap)` : "";
+    const head = `${out.pages.length} ${out.pages.length === 1 ? "page" : "pages"}${listed}${
       out.partial ? " (partial: the crawl stopped before it was done)" : ""
     }`;
     return [head, ...lines].join("\n");
