@@ -32,6 +32,7 @@ import {
   preloadHandler,
   type Progress,
 } from "../lib/tools/spec.ts";
+import { listedInputSchema } from "../lib/tools/listing.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { VERSION } from "../lib/version.ts";
 import { registerMemoryResources, servesMemoryResources } from "./memory_resources.ts";
@@ -60,7 +61,8 @@ function loadCallPath(): Promise<CallPath> {
 
 /**
  * How a tool is listed to MCP clients: JSON Schemas generated from its zod
- * schemas, once per tool (HTTP makes a server per request).
+ * schemas (the input as `listedInputSchema` gives it), once per tool (HTTP
+ * makes a server per request).
  */
 export function toolDefinition(tool: AnyToolSpec): Tool {
   const known = definitions.get(tool);
@@ -69,9 +71,7 @@ export function toolDefinition(tool: AnyToolSpec): Tool {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: z.toJSONSchema(tool.input, { io: "input", target: "draft-7" }) as Tool[
-      "inputSchema"
-    ],
+    inputSchema: listedInputSchema(tool) as Tool["inputSchema"],
     outputSchema: z.toJSONSchema(tool.output, { io: "output", target: "draft-7" }) as Tool[
       "outputSchema"
     ],

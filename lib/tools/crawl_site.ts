@@ -57,18 +57,16 @@ export const crawlSiteTool: ToolSpec<
   name: "crawl_site",
   title: "Crawl a site",
   description:
-    "Maps a website from a starting URL: uses its sitemap when there is one, otherwise follows same-site links breadth-first, obeying robots.txt. Returns a manifest of pages (URL, title, snippet). Pages are cached, so reading them next with scrape_urls is instant.",
+    "Maps a site from a URL: its sitemap, else same-site links breadth-first, obeying robots.txt. Returns the pages (URL, title, snippet), cached so scrape_urls reads them at once.",
   input: z.strictObject({
-    url: z.string().min(1).max(4096).describe("Where to start (a site root or a docs folder)"),
-    max_pages: z.number().int().min(1).max(100).default(20).describe("Pages to read at most"),
+    url: z.string().min(1).max(4096).describe("A site root or a docs folder"),
+    max_pages: z.number().int().min(1).max(100).default(20),
     max_depth: z.number().int().min(0).max(10).default(2).describe("Link hops from the start"),
     include: z.array(z.string()).max(20).optional().describe(
       "Only paths matching these globs (or re:<regex>)",
     ),
-    exclude: z.array(z.string()).max(20).optional().describe(
-      "Skip paths matching these globs (or re:<regex>)",
-    ),
-    no_cache: z.boolean().optional().describe("Ignore a cached manifest"),
+    exclude: z.array(z.string()).max(20).optional().describe("Paths to skip, as include"),
+    no_cache: z.boolean().optional().describe("Skip a cached result"),
   }),
   output: CrawlOutput,
   http: { path: "/v1/crawl" },

@@ -27,8 +27,7 @@ export const GetMemoryOutput: z.ZodObject<{
 export const getMemoryTool: ToolSpec<typeof MemoryKeyInput, typeof GetMemoryOutput> = defineTool({
   name: "get_memory",
   title: "Get memory",
-  description:
-    "Returns one stored memory in full (by memory_id: a ref or a numeric id; or ref, or id), with its older versions.",
+  description: "One stored memory in full, with its older versions.",
   input: MemoryKeyInput,
   output: GetMemoryOutput,
   http: { path: "/v1/memories/get" },

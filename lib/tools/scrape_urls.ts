@@ -17,7 +17,7 @@ export const scrapeUrlsTool: ToolSpec<typeof ScrapeInput, typeof ScrapeOutput> =
   name: "scrape_urls",
   title: "Read pages",
   description:
-    "Reads 1-5 web pages (HTML, JavaScript apps, PDFs, JSON, GitHub) and returns only the original passages that answer each item's `query`, with their URL, within `max_tokens`. Without a query it returns the page text in order. Also lists up to 10 related links per page.",
+    "Reads pages (HTML, JavaScript apps, PDF, JSON, GitHub) and returns only the original passages that answer each item's query, with their URLs, within max_tokens; without a query, the page text in order. Lists related links.",
   input: ScrapeInput,
   output: ScrapeOutput,
   http: { path: "/v1/scrape" },
