@@ -206,6 +206,9 @@ async function readFromHistory(
  */
 export const histerTier: Tier = {
   name: "hister",
+  // The operator's own browsing history: never a tenant's unless the operator maps it
+  // (`read.hister_users`).
+  scope: "operator",
   readsCopy: true,
   canHandle: (url, request) =>
     request.render !== "always" && (url.protocol === "https:" || url.protocol === "http:"),

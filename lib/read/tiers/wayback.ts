@@ -163,6 +163,7 @@ const FALLBACK_FOR: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
  */
 export const waybackTier: Tier = {
   name: "wayback",
+  scope: "shared",
   fallbackFor: FALLBACK_FOR,
   readsCopy: true,
   canHandle: (url) =>
