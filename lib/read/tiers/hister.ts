@@ -24,6 +24,10 @@
  * configured server only (robots.txt is not consulted: it is the user's own
  * service); the page's URL still has to pass the network policy first.
  *
+ * The history is the operator's own (scope `operator`): in hosted mode a
+ * tenant's reader has no Hister tier, so no tenant's URL reaches the Hister
+ * server, unless the operator lists the user in `read.hister_users`.
+ *
  * @module
  */
 import { GleanerError } from "../../errors.ts";
