@@ -71,6 +71,8 @@ export {
   SearchSchema,
   ServerSchema,
   StoreSchema,
+  TENANCY_SCOPES,
+  type TenancyScope,
 } from "./lib/config/config.ts";
 export { ERROR_CODES, type ErrorCode, GleanerError } from "./lib/errors.ts";
 export * from "./lib/tools/mod.ts";

@@ -54,6 +54,8 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
   const base = {
     name: tool.name,
     title: tool.title,
+    // A provider's own tool is uncached: it is what its provider is (shared for every one of them).
+    scope: provider.scope,
     description: tool.description,
     input: tool.input,
     readOnly: tool.readOnly ?? true,

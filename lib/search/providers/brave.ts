@@ -533,6 +533,7 @@ const BraveInput = z.strictObject({
  */
 export const braveProvider: Provider = {
   name: BRAVE,
+  scope: "shared",
   title: "Brave Search",
   roles: ["search"],
   configHint: "search.providers.brave.api_key",

@@ -142,6 +142,7 @@ const JinaSearchInput = z.strictObject({
  */
 export const jinaProvider: Provider = {
   name: JINA,
+  scope: "shared",
   title: "Jina",
   roles: ["search", "contents"],
   configHint: "search.providers.jina.api_key or search.providers.jina.enabled",

@@ -166,6 +166,7 @@ const KeenableFetchInput = z.strictObject({
  */
 export const keenableProvider: Provider = {
   name: KEENABLE,
+  scope: "shared",
   title: "Keenable",
   roles: ["search", "contents"],
   defaultRequestsPerSecond: 10,

@@ -258,6 +258,7 @@ async function parallelTool(input: z.output<typeof ParallelInput>, env: Provider
  */
 export const parallelProvider: Provider = {
   name: PARALLEL,
+  scope: "shared",
   title: "Parallel",
   roles: ["search", "answer", "contents"],
   configHint: "search.providers.parallel.api_key",

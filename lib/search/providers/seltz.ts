@@ -155,6 +155,7 @@ const SeltzSearchInput = z.strictObject({
  */
 export const seltzProvider: Provider = {
   name: SELTZ,
+  scope: "shared",
   title: "Seltz",
   roles: ["search"],
   configHint: "search.providers.seltz.api_key",

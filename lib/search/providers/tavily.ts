@@ -185,6 +185,7 @@ const TavilyExtractInput = z.strictObject({
  */
 export const tavilyProvider: Provider = {
   name: TAVILY,
+  scope: "shared",
   title: "Tavily",
   roles: ["search", "answer", "contents"],
   configHint: "search.providers.tavily.api_key",

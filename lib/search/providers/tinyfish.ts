@@ -459,6 +459,7 @@ const TinyfishRunSchema = z.strictObject({
  */
 export const tinyfishProvider: Provider = {
   name: TINYFISH,
+  scope: "shared",
   title: "TinyFish",
   roles: ["search", "contents"],
   configHint: "search.providers.tinyfish.api_key",

@@ -9,6 +9,7 @@ import type { Config } from "../../config/config.ts";
 import type { Fetcher } from "../../net/types.ts";
 import type { SearchHit } from "../types.ts";
 import type { TimeRange } from "../time_range.ts";
+import type { TenancyScope } from "../../config/tenancy.ts";
 
 /** A capability a provider can serve. */
 export type Role = "search" | "answer" | "contents";
@@ -255,6 +256,16 @@ export interface Provider {
   readonly name: string;
   /** Human name. */
   readonly title: string;
+  /**
+   * Who it belongs to when several users share one server (hosted mode):
+   * `shared` for a search engine of the public web, keyed or not (a keyed one
+   * spends the operator's quota, but what it answers is the same for everyone
+   * and reveals nothing private); `tenant` for one that answers from a
+   * tenant's own data (Gleaner's reader: that tenant's cascade and cache);
+   * `operator` for one that would read the operator's private data, never
+   * routed for a tenant.
+   */
+  readonly scope: TenancyScope;
   /** Roles it can serve. */
   readonly roles: readonly Role[];
   /** The setting that makes it usable, named in messages (`search.providers.exa.api_key`). */
