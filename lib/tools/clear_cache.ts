@@ -28,6 +28,8 @@ export const clearCacheTool: ToolSpec<
   }, z.core.$strip>
 > = defineTool({
   name: "clear_cache",
+  // It empties every tenant's cache: the operator's alone in hosted mode.
+  scope: "operator",
   title: "Clear cache",
   description:
     "Clears cached searches, pages or crawls so the next call reads fresh; domains forgets the per-site reading memory (skipped tiers are tried again). Hosted mode: the operator only.",

@@ -55,6 +55,7 @@ export const crawlSiteTool: ToolSpec<
   typeof CrawlOutput
 > = defineTool({
   name: "crawl_site",
+  scope: "tenant",
   title: "Crawl a site",
   description:
     "Maps a site from a URL: its sitemap, else same-site links breadth-first, obeying robots.txt. Returns the pages (URL, title, snippet), cached so scrape_urls reads them at once.",

@@ -45,6 +45,7 @@ export const currentDatetimeTool: ToolSpec<
   typeof CurrentDatetimeOutput
 > = defineTool({
   name: "current_datetime",
+  scope: "shared",
   title: "Current date and time",
   description: "The current date and time (UTC), for questions that depend on today.",
   input: z.strictObject({}),

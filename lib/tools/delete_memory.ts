@@ -24,6 +24,7 @@ export const DeleteMemoryOutput: z.ZodObject<{
 export const deleteMemoryTool: ToolSpec<typeof MemoryKeyInput, typeof DeleteMemoryOutput> =
   defineTool({
     name: "delete_memory",
+    scope: "tenant",
     title: "Delete memory",
     description: "Deletes a memory and its older versions, for good.",
     input: MemoryKeyInput,

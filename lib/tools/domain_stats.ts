@@ -100,6 +100,7 @@ export const domainStatsTool: ToolSpec<
   typeof DomainStatsOutput
 > = defineTool({
   name: "domain_stats",
+  scope: "tenant",
   title: "Domain reading memory",
   description:
     "What Gleaner remembers about reading a site, per origin: successes per reading tier (30 days), tiers skipped and until when, last failure, robots.txt, llms.txt. clear_cache target domains forgets it.",

@@ -26,6 +26,7 @@ export const GetMemoryOutput: z.ZodObject<{
 /** The tool definition. */
 export const getMemoryTool: ToolSpec<typeof MemoryKeyInput, typeof GetMemoryOutput> = defineTool({
   name: "get_memory",
+  scope: "tenant",
   title: "Get memory",
   description: "One stored memory in full, with its older versions.",
   input: MemoryKeyInput,

@@ -98,6 +98,7 @@ export const ListMemoriesOutput: z.ZodObject<{
 export const listMemoriesTool: ToolSpec<typeof ListMemoriesInput, typeof ListMemoriesOutput> =
   defineTool({
     name: "list_memories",
+    scope: "tenant",
     title: "List memories",
     description:
       "Lists memory previews with filters and paging, to review or clean up; to answer, use recall_memories.",

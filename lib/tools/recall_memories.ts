@@ -108,6 +108,7 @@ export const RecallMemoriesOutput: z.ZodObject<{
 export const recallMemoriesTool: ToolSpec<typeof RecallMemoriesInput, typeof RecallMemoriesOutput> =
   defineTool({
     name: "recall_memories",
+    scope: "tenant",
     title: "Recall memories",
     description:
       "Recalls the stored memories that match a query (words and meaning), best first, within a token budget, with the user's profile. Call it at the start of a task instead of asking again.",

@@ -34,6 +34,7 @@ export function researchToolFor(
 /** The tool definition. */
 export const researchTool: ToolSpec<typeof ResearchInput, typeof ResearchOutput> = defineTool({
   name: "research",
+  scope: "tenant",
   title: "Research a question",
   description:
     "Answers a question from the web in one call: searches, reads the best pages and returns only the original passages that answer it, with URLs, ranked across pages within max_tokens. For facts, prefer it to search + scrape_urls.",

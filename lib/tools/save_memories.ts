@@ -67,6 +67,7 @@ export const SaveMemoriesOutput: z.ZodObject<{
 export const saveMemoriesTool: ToolSpec<typeof SaveMemoriesInput, typeof SaveMemoriesOutput> =
   defineTool({
     name: "save_memories",
+    scope: "tenant",
     title: "Save memories",
     description:
       "Saves short self-contained facts for later sessions, all or none; kind profile for standing facts about the user (in every recall). Only the same text in the same session is skipped; one close to a stored memory gets a similar_to notice with its ref (update that one if it is a correction).",

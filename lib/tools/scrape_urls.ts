@@ -15,6 +15,7 @@ export { ScrapeInput, ScrapeOutput } from "./scrape_urls_schemas.ts";
 /** The tool definition. */
 export const scrapeUrlsTool: ToolSpec<typeof ScrapeInput, typeof ScrapeOutput> = defineTool({
   name: "scrape_urls",
+  scope: "tenant",
   title: "Read pages",
   description:
     "Reads pages (HTML, JavaScript apps, PDF, JSON, GitHub) and returns only the original passages that answer each item's query, with their URLs, within max_tokens; without a query, the page text in order. Lists related links.",

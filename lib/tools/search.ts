@@ -171,6 +171,7 @@ export function searchToolFor(
 /** The tool definition. */
 export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = defineTool({
   name: "search",
+  scope: "tenant",
   title: "Web search",
   description:
     "Web search, several queries at once: titles, URLs, snippets. Read results with scrape_urls; for facts rather than links, research searches and reads in one call.",

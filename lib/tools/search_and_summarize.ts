@@ -38,6 +38,7 @@ export function searchAndSummarizeTool(
 ): ToolSpec<typeof ResearchInput, typeof SearchAndSummarizeOutput> {
   return defineTool({
     name: "search_and_summarize",
+    scope: "tenant",
     title: "Research and summarize",
     description:
       "research plus a short summary by a language model. The passages with their URLs are the evidence; the summary is generated: check it against them and cite the passages.",

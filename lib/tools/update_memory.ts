@@ -43,6 +43,7 @@ export const UpdateMemoryOutput: z.ZodObject<{
 export const updateMemoryTool: ToolSpec<typeof UpdateMemoryInput, typeof UpdateMemoryOutput> =
   defineTool({
     name: "update_memory",
+    scope: "tenant",
     title: "Update memory",
     description:
       "Replaces a memory's content when a fact changed; it keeps its ref, the old version stays as history.",
