@@ -12,6 +12,7 @@
  * const gate = createRateGate();
  * console.assert(await gate.wait("keenable", 1000, 100));
  * console.assert(await gate.wait("keenable", undefined, 0));
+ * console.assert(gate.delayOf("keenable", 1000) > 0 && gate.delayOf("other", 1000) === 0);
  * ```
  *
  * @module
@@ -32,6 +33,12 @@ export interface RateGate {
     maxWaitMs: number,
     signal?: AbortSignal,
   ): Promise<boolean>;
+  /**
+   * How long (ms) a call under `key` at `perSecond` would wait if asked now
+   * (0 without a rate, or when its slot is free); reserves nothing. Lets a
+   * caller that may choose among keys prefer one that is free.
+   */
+  delayOf(key: string, perSecond: number | undefined): number;
 }
 
 /** Creates a rate gate with no call reserved yet. */
@@ -49,6 +56,10 @@ export function createRateGate(): RateGate {
       if (wait > 0) await delay(wait, signal);
       signal?.throwIfAborted();
       return true;
+    },
+    delayOf(key, perSecond) {
+      if (!perSecond) return 0;
+      return Math.max(0, (next.get(key) ?? 0) - performance.now());
     },
   };
 }

@@ -21,3 +21,14 @@ Deno.test("rate gate: an abort during the wait rejects at once", async () => {
   stop.abort(new Error("cancelled"));
   await assert.rejects(waiting, /cancelled/);
 });
+
+Deno.test("rate gate: delayOf says how long a key would wait, reserving nothing", async () => {
+  const gate = createRateGate();
+  assert.equal(gate.delayOf("a", 1), 0, "never asked: free");
+  assert.ok(await gate.wait("a", 1, 10_000));
+  const wait = gate.delayOf("a", 1);
+  assert.ok(wait > 0 && wait <= 1000, `the next slot is within the second: ${wait}`);
+  assert.equal(gate.delayOf("a", undefined), 0, "no rate: no wait");
+  assert.equal(gate.delayOf("b", 1), 0, "other keys are free");
+  assert.ok(gate.delayOf("a", 1) > 0, "asking reserved nothing");
+});
