@@ -27,11 +27,6 @@ function assertAttempts(attempts: Attempt[], expected: [string, string][]) {
 
 const ENGINES = ["duckduckgo", "mojeek", "brave_html", "yahoo", "yandex", "wikipedia"];
 
-/** The query an engine's fake received (each engine names its parameter its own way). */
-function queryOf(params: Record<string, string>): string | undefined {
-  return params.q ?? params.p ?? params.text ?? params.srsearch;
-}
-
 Deno.test("router: auto without SearXNG asks two keyless engines and caps results", async () => {
   await withFakes(async (fakes) => {
     const search = router(fakes);
@@ -182,7 +177,7 @@ Deno.test("router: domains restrict results (subdomains, case, www) and hint sit
     const search = router(fakes);
     const one = await search.search({ query: "q", max_results: 10, domains: ["www.example.com"] });
     assert.deepEqual(one.results.map((hit) => hit.title), ["A", "C"]);
-    const asked = () => fakes.requests.splice(0).map((r) => queryOf(r.params));
+    const asked = () => fakes.requests.splice(0).map((r) => r.query);
     assert.deepEqual(asked(), ["q site:example.com", "q site:example.com"]);
 
     const two = await search.search({
