@@ -9,10 +9,11 @@
  *
  * - **Runs**: neighbours in the search order that are keyless engines form
  *   one pool ({@link poolRuns}); every other provider keeps its own place.
- * - **Order** ({@link poolOrder}): the run rotated by one turn per search, so
- *   consecutive searches start at different engines and each engine sees a
- *   share of the traffic, then engines whose pace (their rate gate) lets
- *   them answer now before those that would have to wait.
+ * - **Order** ({@link poolOrder}): the engines not cooling down in their
+ *   breaker, rotated on by as many places as each search asks engines, so
+ *   consecutive searches start at different engines and each engine sees an
+ *   even share of the traffic; then engines whose pace (their rate gate)
+ *   lets them answer now before those that would have to wait.
  * - **Merge** ({@link mergeHits}): reciprocal rank fusion over the engines'
  *   lists (`../rank/fusion.ts`), so the first results of each engine
  *   alternate and a page several engines found rises; duplicates are one

@@ -38,13 +38,21 @@ Deno.test("keyless pool: DuckDuckGo's bot wall no longer sinks a keyless search"
     // A bot wall opens DuckDuckGo's breaker at once: the next searches leave it alone.
     assert.equal(roles.health().find((h) => h.provider === "duckduckgo")?.state, "open");
     const before = fakes.requests.filter((r) => r.backend.startsWith("duckduckgo")).length;
-    for (let i = 0; i < 3; i++) {
+    const calls: Record<string, number> = {};
+    for (let i = 0; i < 5; i++) {
       const next = await roles.search({ query: `wall ${i}`, max_results: 5, no_cache: true });
       assert.equal(next.results.length, 5);
-      assert.ok(!next.attempts.some((a) => a.backend === "duckduckgo"));
+      assert.deepEqual(next.fallback_from[0], {
+        provider: "duckduckgo",
+        code: "provider_unavailable",
+        skipped: true,
+      });
+      for (const a of next.attempts) calls[a.backend] = (calls[a.backend] ?? 0) + 1;
     }
     const after = fakes.requests.filter((r) => r.backend.startsWith("duckduckgo")).length;
     assert.equal(after, before, "no request reached DuckDuckGo while it cools down");
+    // The rotation runs over the five engines left: each took an even share.
+    assert.deepEqual(calls, { mojeek: 2, brave_html: 2, yahoo: 2, yandex: 2, wikipedia: 2 });
   });
 });
 

@@ -444,24 +444,23 @@ function routerOver(
     for (const [index, step] of steps.entries()) {
       const later = steps.slice(index + 1).flat();
       if (step.length > 1 && pool) {
-        // A run of keyless engines: a few at once, each failure replaced by the next.
+        // A run of keyless engines: a few at once, each failure replaced by the next. The
+        // rotation runs over the engines not cooling down, so their load stays even.
         const fit = step.filter((engine) => pool.serves(engine));
-        const order = poolOrder(
-          fit.length > 0 ? fit : step,
+        const cooling = (engine: Provider) => skipping && open.includes(engine);
+        for (const engine of (fit.length > 0 ? fit : step).filter(cooling)) {
+          fallback_from.push({
+            provider: engine.name,
+            code: "provider_unavailable",
+            skipped: true,
+          });
+        }
+        const queue = poolOrder(
+          (fit.length > 0 ? fit : step).filter((engine) => !cooling(engine)),
           turns.turn,
           (engine) => gate.delayOf(engine.name, rateOf(engine)),
         );
         turns.turn += pool.perQuery;
-        const queue: Provider[] = [];
-        for (const engine of order) {
-          if (skipping && open.includes(engine)) {
-            fallback_from.push({
-              provider: engine.name,
-              code: "provider_unavailable",
-              skipped: true,
-            });
-          } else queue.push(engine);
-        }
         const answers: { provider: string; value: T; notices: string[] }[] = [];
         const empties: { provider: string; value: T; notices: string[] }[] = [];
         while (answers.length < pool.perQuery && queue.length > 0) {
