@@ -80,7 +80,7 @@ export interface FallbackEntry {
 export interface RoleMeta {
   /** The role served. */
   role: Role;
-  /** The provider that answered. */
+  /** The provider that answered (keyless engines asked together: their names joined by `+`). */
   provider: string;
   /** Providers that failed first, in order, with their codes. */
   fallback_from: FallbackEntry[];
