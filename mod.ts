@@ -71,6 +71,8 @@ export {
   SearchSchema,
   ServerSchema,
   StoreSchema,
+  TENANCY_SCOPES,
+  type TenancyScope,
 } from "./lib/config/config.ts";
 export { ERROR_CODES, type ErrorCode, GleanerError } from "./lib/errors.ts";
 export * from "./lib/tools/mod.ts";
@@ -108,6 +110,7 @@ export type {
   RunItem,
 } from "./lib/search/providers/types.ts";
 export type { ProviderHealth } from "./lib/search/breaker.ts";
+export type { RateLimit } from "./lib/async/rate_gate.ts";
 export type { ReadPage } from "./lib/search/providers/reader.ts";
 export { PROVIDERS } from "./lib/search/providers/registry.ts";
 export {

@@ -14,11 +14,12 @@ import { createRoleRouter, type RoleRouter } from "./search/roles.ts";
 import type { ReadPage } from "./search/providers/reader.ts";
 import { type ComponentHealth, createHealth, type HealthReport } from "./health.ts";
 import { createReader, type Reader } from "./read/cascade.ts";
-import { defaultTiers } from "./read/tiers.ts";
+import { ALL_OPERATOR_TIERS, defaultTiers, type OperatorTierGrants } from "./read/tiers.ts";
+import type { Tier } from "./read/types.ts";
 import { createTierRules } from "./read/tier_rules.ts";
 import { notingRobots } from "./read/robots_note.ts";
 import { loadValkeyDriver, openStore, type Store } from "./store/mod.ts";
-import { webTenant } from "./store/tenant.ts";
+import { operatorWebTenant, webTenant } from "./store/tenant.ts";
 import { GleanerError } from "./errors.ts";
 import { LruCache } from "./cache/lru_cache.ts";
 import { createEmbedder } from "./embed/mod.ts";
@@ -65,7 +66,11 @@ export interface Gleaner {
    * is the user's own too: `store.cache` (searches, pages, crawls) and
    * `store.domains` (domain memory) hold that user's entries only, and
    * `search`, `roles` and `reader` use them, so nothing one user reads
-   * changes or reveals what another gets. Upstream limits (breaker, pacing,
+   * changes or reveals what another gets. The user's reader has none of the
+   * operator's own tiers (scope `operator`: the Hister history, GitHub with
+   * `read.github_token`) unless the operator lists the user
+   * (`read.hister_users`, `read.github_token_users`): GitHub is read
+   * anonymously and no URL of theirs reaches Hister. Upstream limits (breaker, pacing,
    * per-host politeness), the browser, robots.txt and the extraction threads
    * stay shared; closing the view closes nothing.
    */
@@ -78,9 +83,12 @@ export interface Gleaner {
    */
   clearCache(target: ClearTarget): Promise<ClearCacheResult>;
   /**
-   * This view with the operator's rights (`clearCache` in hosted mode). The
-   * HTTP server hands it out only to requests that carry the operator's
-   * admin key (`memory.hosted_admin_key`).
+   * This view with the operator's rights: `clearCache` in hosted mode, and,
+   * for a user's view ({@link Gleaner.forUser}), reads with every tier, the
+   * operator's own included (Hister, the GitHub token), under a web-side
+   * tenant of the operator's own (what they bring back never lands in the
+   * user's cache). The HTTP server hands it out only to requests that carry
+   * the operator's admin key (`memory.hosted_admin_key`).
    */
   asOperator(): Gleaner;
   /**
@@ -202,15 +210,33 @@ export function createGleanerFromConfig(
   }
   // The llms.txt tier notes what it finds in the reading reader's domain memory.
   const tiers = defaultTiers(config, { fetcher, env });
-  const traced = tiers.tiers.map(traceTier);
+  // One traced cascade per set of grants of the operator's own tiers (at most four).
+  const cascades = new Map<string, Tier[]>();
+  const cascadeFor = (grants: OperatorTierGrants): Tier[] => {
+    const key = `${grants.hister}/${grants.githubToken}`;
+    let traced = cascades.get(key);
+    if (!traced) {
+      traced = tiers.tiersFor(grants).map(traceTier);
+      cascades.set(key, traced);
+    }
+    return traced;
+  };
+  /**
+   * What of the operator's own tiers a hosted user's reads may use: only what
+   * the operator mapped to that user (`read.hister_users`, `read.github_token_users`).
+   */
+  const grantsOf = (user: string): OperatorTierGrants => ({
+    hister: config.read.hister_users.includes(user),
+    githubToken: config.read.github_token_users.includes(user),
+  });
   const tierRule = config.read.tier_rules_path
     ? createTierRules(config.read.tier_rules_path)
     : undefined;
-  const readerOver = (web: Pick<Store, "cache" | "domains">): Reader =>
+  const readerOver = (web: Pick<Store, "cache" | "domains">, cascade: Tier[]): Reader =>
     createReader({
       config,
       fetcher,
-      tiers: traced,
+      tiers: cascade,
       extract: tiers.extract,
       extractBody: tiers.extractBody,
       cache: web.cache,
@@ -222,22 +248,25 @@ export function createGleanerFromConfig(
     const page = await through.read({ url, signal, ...selectors });
     return { title: page.title, markdown: page.markdown, published: page.published };
   };
-  const reader = readerOver(store);
+  // The operator's own reader (a library caller, a server that is not hosted): every tier.
+  const reader = readerOver(store, cascadeFor(ALL_OPERATOR_TIERS));
   const roles = createRoleRouter({
     config,
     fetcher,
     cache: store.cache,
     readPage: readPageWith(reader),
   });
-  /** The web side of one hosted user: their tenant of the store, and what reads through it. */
+  /**
+   * The web side of one hosted tenant: their tenant of the store, and what reads through it,
+   * with the operator's own tiers they were granted.
+   */
   type WebView = Pick<Gleaner, "store" | "reader" | "roles" | "search">;
   const webViews = new LruCache<string, WebView>(MAX_WEB_VIEWS);
-  const webFor = (user: string): WebView => {
-    const tenant = webTenant(config.memory.hosted_hmac_secret ?? "", user);
+  const webView = (tenant: string, grants: OperatorTierGrants): WebView => {
     const cached = webViews.get(tenant);
     if (cached) return cached;
     const own = store.forTenant(tenant);
-    const userReader = notingRobots(readerOver(own), {
+    const userReader = notingRobots(readerOver(own, cascadeFor(grants)), {
       robots: fetcher.robots,
       domains: own.domains,
     });
@@ -251,6 +280,11 @@ export function createGleanerFromConfig(
     webViews.set(tenant, view);
     return view;
   };
+  const hmacSecret = config.memory.hosted_hmac_secret ?? "";
+  const webFor = (user: string): WebView => webView(webTenant(hmacSecret, user), grantsOf(user));
+  // The operator's requests (admin key) read with every tier under a tenant of their own, so
+  // what the operator's history or token brings back never lands in a user's cache.
+  const operatorWeb = (): WebView => webView(operatorWebTenant(hmacSecret), ALL_OPERATOR_TIERS);
   const clear = async (target: ClearTarget, operator: boolean): Promise<ClearCacheResult> => {
     if (hosted && !operator) {
       throw new GleanerError(
@@ -264,9 +298,10 @@ export function createGleanerFromConfig(
     const forgotten = target === "domains" || target === "all" ? await store.domains.clear() : 0;
     return { removed, origins_forgotten: forgotten };
   };
-  const operatorOf = (view: Gleaner): Gleaner => {
+  const operatorOf = (view: Gleaner, web?: WebView): Gleaner => {
     const elevated: Gleaner = {
       ...view,
+      ...web,
       clearCache: (target) => clear(target, true),
       asOperator: () => elevated,
     };
@@ -388,7 +423,7 @@ export function createGleanerFromConfig(
         memories: () => memoryStores.forUser(user),
         forUser: (other: string) => gleaner.forUser(other),
         clearCache: (target) => clear(target, false),
-        asOperator: () => operatorOf(view),
+        asOperator: () => operatorOf(view, hosted ? operatorWeb() : undefined),
         close: () => Promise.resolve(),
       };
       return view;

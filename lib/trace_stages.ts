@@ -50,13 +50,19 @@ export function traceSearch(router: SearchRouter): SearchRouter {
  * ```ts
  * import { traceTier } from "./trace_stages.ts";
  * import type { Tier } from "./read/types.ts";
- * const tier: Tier = { name: "http", canHandle: () => true, read: () => Promise.resolve(undefined) };
- * console.assert(traceTier(tier).name === "http");
+ * const tier: Tier = {
+ *   name: "http",
+ *   scope: "shared",
+ *   canHandle: () => true,
+ *   read: () => Promise.resolve(undefined),
+ * };
+ * console.assert(traceTier(tier).name === "http" && traceTier(tier).scope === "shared");
  * ```
  */
 export function traceTier(tier: Tier): Tier {
   return {
     name: tier.name,
+    scope: tier.scope,
     // When the tier runs is the tier's own declaration: the span changes nothing of it.
     ...(tier.renders !== undefined ? { renders: tier.renders } : {}),
     ...(tier.renderAfter ? { renderAfter: tier.renderAfter } : {}),

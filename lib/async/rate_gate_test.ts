@@ -22,6 +22,23 @@ Deno.test("rate gate: an abort during the wait rejects at once", async () => {
   await assert.rejects(waiting, /cancelled/);
 });
 
+Deno.test("rate gate: a budget lets a burst through, then refuses until its window frees a slot", async () => {
+  const gate = createRateGate();
+  const limit = { budget: { count: 3, ms: 3_600_000 } };
+  for (let i = 0; i < 3; i++) {
+    assert.ok(await gate.wait("hourly", limit, 0), `call ${i + 1} at once`);
+  }
+  assert.ok(!(await gate.wait("hourly", limit, 60_000)), "the fourth waits for the hour: refused");
+  assert.ok(await gate.wait("other", limit, 0), "each key has its own budget");
+});
+
+Deno.test("rate gate: a budget and a per-second spacing hold together", async () => {
+  const gate = createRateGate();
+  const limit = { perSecond: 0.001, budget: { count: 10, ms: 60_000 } };
+  assert.ok(await gate.wait("both", limit, 0));
+  assert.ok(!(await gate.wait("both", limit, 100)), "spacing still applies within the budget");
+});
+
 Deno.test("rate gate: delayOf says how long a key would wait, reserving nothing", async () => {
   const gate = createRateGate();
   assert.equal(gate.delayOf("a", 1), 0, "never asked: free");
@@ -31,4 +48,7 @@ Deno.test("rate gate: delayOf says how long a key would wait, reserving nothing"
   assert.equal(gate.delayOf("a", undefined), 0, "no rate: no wait");
   assert.equal(gate.delayOf("b", 1), 0, "other keys are free");
   assert.ok(gate.delayOf("a", 1) > 0, "asking reserved nothing");
+  const hourly = { budget: { count: 1, ms: 3_600_000 } };
+  assert.ok(await gate.wait("h", hourly, 0));
+  assert.ok(gate.delayOf("h", hourly) > 3_500_000, "a spent budget: the window's length");
 });

@@ -294,3 +294,58 @@ export function assertAddressesAllowed(
     );
   }
 }
+
+/** Resolves a host name to every address it has (the guarded fetcher's own resolver). */
+export type AddressResolver = (hostname: string) => Promise<readonly string[]>;
+
+/**
+ * True when `url` points into the operator's private network, so that it must
+ * not be told to a third party (the Wayback tier asks the public archive only
+ * about other URLs): its origin is listed in `network.allow_private`, its host
+ * is an address literal that is not public (loopback, private, link-local, …,
+ * judged by {@link isPublicAddress}), a local name (`localhost`, `*.local`,
+ * `*.internal`, `*.home.arpa`), or a name that `resolve` answers with at least
+ * one address that is not public. A name that does not exist (`ENOTFOUND`, a
+ * site that is gone) is not private; a name that could not be resolved for
+ * another reason, or without `resolve`, counts as private (unknown). With
+ * `allow_private: true` nothing is private by its origin alone: the addresses decide.
+ *
+ * @example
+ * ```ts
+ * import { isPrivateTarget } from "./address.ts";
+ * const policy = { allow_private: ["http://wiki.lan:8080"], allowed_ports: [80, 443] };
+ * const resolve = (host: string) => Promise.resolve(host === "intranet.example" ? ["10.0.0.7"] : ["93.184.216.34"]);
+ * console.assert(await isPrivateTarget(new URL("http://wiki.lan:8080/a"), policy, resolve));
+ * console.assert(await isPrivateTarget(new URL("http://192.168.1.4/a"), policy, resolve));
+ * console.assert(await isPrivateTarget(new URL("https://intranet.example/a"), policy, resolve));
+ * console.assert(!(await isPrivateTarget(new URL("https://example.com/a"), policy, resolve)));
+ * ```
+ */
+export async function isPrivateTarget(
+  url: URL,
+  policy: AddressPolicy,
+  resolve?: AddressResolver,
+): Promise<boolean> {
+  const allow = policy.allow_private;
+  if (Array.isArray(allow) && privateAllowed({ allow_private: allow }, url.origin)) return true;
+  let literal: string | null;
+  try {
+    literal = parseHostLiteral(url.hostname);
+  } catch {
+    return true;
+  }
+  if (literal !== null) return !isPublicAddress(literal);
+  const name = url.hostname.toLowerCase().replace(/\.+$/, "");
+  if (name === "" || name === "localhost" || LOCAL_SUFFIXES.some((s) => name.endsWith(s))) {
+    return true;
+  }
+  if (!resolve) return true;
+  let addresses: readonly string[];
+  try {
+    addresses = await resolve(name);
+  } catch (error) {
+    // A name that does not exist reaches nobody; any other failure leaves it unknown.
+    return networkError(error, url.origin)?.code !== "not_found";
+  }
+  return addresses.length === 0 || addresses.some((address) => !isPublicAddress(address));
+}

@@ -21,6 +21,8 @@
  * | HTTP 408, 5xx, transport error, unreadable 2xx body | `provider_unavailable` | yes |
  * | timeout | `timeout` | yes |
  * | HTTP 404, 410 (page not indexed, model retired, endpoint moved) | `not_found` | yes |
+ * | HTTP 451, or a documented code for a page or domain the provider will not read (Jina `SecurityCompromiseError`, `HarmfulContentError`, …) | `refused` (`provider_unavailable`, outcome `blocked`) | yes, that page only; the provider stays healthy |
+ * | HTTP 400 whose body says the query is over the provider's documented length (Tavily: "Query is too long. Max query length is 400 characters.") | `over_limit` (`too_large`) | yes; the provider stays healthy |
  * | the endpoint refused by Gleaner's network policy | `blocked` (`blocked_url`) | yes |
  * | HTTP 401, 403 | `unauthorized` | yes |
  * | HTTP 400, 422 without a code above (the request itself; the parameter the provider names, Brave's `meta.errors[].loc`, Google's `fieldViolations[].field` or FastAPI's `detail[].loc`, is kept in `details.field`) | `invalid_arguments` | no |
@@ -28,6 +30,9 @@
  *
  * Without a documented code, a body that says the account is out of credit
  * ("insufficient credits", "payment required", …) is `insufficient_balance`.
+ * A `refused` or `over_limit` failure speaks of the request or the page, not
+ * of the provider: its {@link SearchFailure} carries `details.refusal: true`,
+ * and the role router does not count it against the provider's health.
  * Upstream bodies are read only for these codes and phrases; they are never
  * returned or logged. The documented code (from the table above only) is
  * kept in `details.upstream_code`.
@@ -39,7 +44,13 @@
  *   https://github.com/googleapis/googleapis/blob/master/google/api/error_reason.proto
  * - Exa: https://exa.ai/docs/admin/error-codes
  * - Tavily: https://docs.tavily.com/documentation/api-reference/endpoint/search (432, 433)
- * - Jina: https://github.com/jina-ai/reader (civkit `ApplicationError` names)
+ * - Jina: https://github.com/jina-ai/reader (civkit `ApplicationError` names; the 451 family
+ *   `HarmfulContentError` 45101, `SecurityCompromiseError` 45102 — anonymous access to a domain
+ *   blocked after abuse —, `USGovernmentConcernError`, `ChineseGovernmentConcernError`,
+ *   `EUGovernmentConcernError` in `src/services/errors.ts`)
+ * - Tavily's query limit: https://docs.tavily.com/documentation/best-practices/best-practices-search
+ *   ("Keep your query under 400 characters", with the 400 body
+ *   `{"detail":{"error":"Query is too long. Max query length is 400 characters."}}`)
  * - Querit: https://www.querit.ai/en/docs/reference/post; `error_code` 200 on success, else the
  *   HTTP status it stands for, also inside an HTTP 200 answer
  *   (https://github.com/querit-ai/querit-plugins/blob/main/zapier-querit/test/web-search.test.js,
@@ -61,6 +72,8 @@ export type FailureClass =
   | "provider_unavailable"
   | "timeout"
   | "not_found"
+  | "refused"
+  | "over_limit"
   | "blocked"
   | "invalid_arguments"
   | "unauthorized"
@@ -141,11 +154,23 @@ const UPSTREAM_CODES: Readonly<Record<string, FailureClass>> = {
   AuthenticationFailedError: "unauthorized",
   InsufficientBalanceError: "insufficient_balance",
   RateLimitTriggeredError: "rate_limited",
+  // Jina's 451 family (a page or domain the reader will not read).
+  HarmfulContentError: "refused",
+  SecurityCompromiseError: "refused",
+  USGovernmentConcernError: "refused",
+  ChineseGovernmentConcernError: "refused",
+  EUGovernmentConcernError: "refused",
 };
 
 /** Phrases providers use in bodies when an account has run out of credit. */
 const BALANCE_PHRASES =
   /insufficient[ _-]?(credit|balance|fund|quota)|out of credits?|no (remaining )?credits|credits? (exhausted|depleted)|credit limit|usage limit exceeded|exceeded your (current )?plan|payment required|quota[ _-]?exceeded/i;
+
+/**
+ * Phrases of a 400 that says the query is over the provider's documented
+ * length (Tavily's `detail.error`), not that the request is malformed.
+ */
+const OVER_LIMIT_PHRASES = /query is too long|max(imum)? query length/i;
 
 /** Largest body searched for codes (error bodies are small; anything larger is not one). */
 const BODY_SCAN_CHARS = 65_536;
@@ -338,6 +363,10 @@ export function classifyFailure(evidence: FailureEvidence): Classification {
   if (status === 429) return withRetry({ kind: "rate_limited" });
   if (status === 408 || status >= 500) return { kind: "provider_unavailable" };
   if (status === 404 || status === 410) return { kind: "not_found" };
+  if (status === 451) return { kind: "refused" };
+  if (status === 400 && evidence.body && OVER_LIMIT_PHRASES.test(evidence.body.slice(0, 4000))) {
+    return { kind: "over_limit", field: "query" };
+  }
   if (status === 400 || status === 422) {
     return signals.field
       ? { kind: "invalid_arguments", field: signals.field }
@@ -354,6 +383,8 @@ export const CLASS_CODES: Readonly<Record<FailureClass, ErrorCode>> = {
   provider_unavailable: "provider_unavailable",
   timeout: "timeout",
   not_found: "not_found",
+  refused: "provider_unavailable",
+  over_limit: "too_large",
   blocked: "blocked_url",
   invalid_arguments: "invalid_arguments",
   unauthorized: "unauthorized",
@@ -367,6 +398,8 @@ const CLASS_OUTCOMES: Readonly<Record<FailureClass, FailureOutcome>> = {
   provider_unavailable: "unavailable",
   timeout: "unavailable",
   not_found: "unavailable",
+  refused: "blocked",
+  over_limit: "invalid",
   blocked: "invalid",
   invalid_arguments: "invalid",
   unauthorized: "invalid",
@@ -376,8 +409,10 @@ const CLASS_OUTCOMES: Readonly<Record<FailureClass, FailureOutcome>> = {
 /**
  * Codes after which the router tries the next provider: every failure that
  * comes from the provider's state (key, credit, plan, limits, outage, a page
- * or model it does not have, an endpoint the network policy refuses). A
- * request the provider calls invalid, and an unclassified failure, stop.
+ * or model it does not have, an endpoint the network policy refuses) or from
+ * a documented limit of that provider alone (`too_large`: a query over its
+ * length, which another provider may take). A request the provider calls
+ * invalid, and an unclassified failure, stop.
  */
 export const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "insufficient_balance",
@@ -387,6 +422,7 @@ export const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "unauthorized",
   "blocked_url",
   "not_found",
+  "too_large",
 ]);
 
 /** What a failure class says in a message. */
@@ -396,6 +432,8 @@ const CLASS_WORDS: Readonly<Record<FailureClass, string>> = {
   provider_unavailable: "unavailable",
   timeout: "timed out",
   not_found: "does not have it",
+  refused: "refuses to read this page or domain",
+  over_limit: "refused the request as over its documented limit",
   blocked: "refused by the network policy",
   invalid_arguments: "refused the request as invalid",
   unauthorized: "refused the credentials",
@@ -496,6 +534,7 @@ export function providerFailure(
         ...(verdict.retry_after_s !== undefined ? { retry_after_s: verdict.retry_after_s } : {}),
         ...(verdict.upstream_code ? { upstream_code: verdict.upstream_code } : {}),
         ...(verdict.field ? { field: verdict.field } : unresolved ? { field: setting } : {}),
+        ...(verdict.kind === "refused" || verdict.kind === "over_limit" ? { refusal: true } : {}),
       },
     },
   );

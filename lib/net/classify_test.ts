@@ -4,6 +4,7 @@ import {
   type Classification,
   classifyFailure,
   type FailureEvidence,
+  FALLBACK_CODES,
   providerFailure,
 } from "./classify.ts";
 
@@ -206,6 +207,26 @@ const TABLE: [string, FailureEvidence, Classification][] = [
     { kind: "unauthorized", upstream_code: "AuthenticationFailedError" },
   ],
   [
+    // https://docs.tavily.com/documentation/best-practices/best-practices-search
+    "Tavily 400 'Query is too long' is the query over its limit, not a malformed request",
+    {
+      status: 400,
+      body: '{"detail":{"error":"Query is too long. Max query length is 400 characters."}}',
+    },
+    { kind: "over_limit", field: "query" },
+  ],
+  ["451 (unavailable for legal reasons)", { status: 451 }, { kind: "refused" }],
+  [
+    // https://github.com/jina-ai/reader src/api/crawler.ts, src/services/errors.ts
+    "Jina 451 SecurityCompromiseError (a domain blocked for anonymous reads)",
+    {
+      status: 451,
+      body:
+        '{"data":null,"code":451,"name":"SecurityCompromiseError","status":45102,"message":"Anonymous access to domain x blocked"}',
+    },
+    { kind: "refused", upstream_code: "SecurityCompromiseError" },
+  ],
+  [
     "an unknown code is ignored: the status decides",
     { status: 400, body: '{"error":{"code":"SOMETHING_ELSE"}}' },
     { kind: "invalid_arguments" },
@@ -244,6 +265,24 @@ Deno.test("providerFailure: codes follow the class; no body, key or query string
     const shown = JSON.stringify(failure.toJSON());
     assert.ok(!shown.includes("secret body") && !shown.includes("sk-123"), shown);
   }
+});
+
+Deno.test("providerFailure: a refusal of the page or of the query's length falls back and says the provider stays healthy", () => {
+  const refused = providerFailure("jina", "https://r.jina.ai/https://a.example/", { status: 451 });
+  assert.equal(refused.code, "provider_unavailable");
+  assert.equal(refused.outcome, "blocked");
+  assert.equal(refused.details?.refusal, true);
+  assert.ok(FALLBACK_CODES.has(refused.code));
+  const tooLong = providerFailure("tavily", "https://api.tavily.com/search", {
+    status: 400,
+    body: '{"detail":{"error":"Query is too long. Max query length is 400 characters."}}',
+  });
+  assert.equal(tooLong.code, "too_large");
+  assert.equal(tooLong.details?.refusal, true);
+  assert.equal(tooLong.details?.field, "query");
+  assert.ok(FALLBACK_CODES.has(tooLong.code), "another provider may take the query");
+  const plain = providerFailure("exa", "https://api.exa.ai/search", { status: 503 });
+  assert.equal(plain.details?.refusal, undefined, "an outage is the provider's own");
 });
 
 Deno.test("providerFailure: an error code inside a 200 answer is named as such, never the body", () => {

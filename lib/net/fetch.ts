@@ -81,7 +81,7 @@ import { extraCaOption } from "./ca.ts";
 import type { Env } from "../config/env.ts";
 import { getGleanerLogger } from "../log.ts";
 import { pace } from "../async/pace.ts";
-import { assertAddressesAllowed, assertUrlAllowed } from "./address.ts";
+import { assertAddressesAllowed, assertUrlAllowed, isPrivateTarget } from "./address.ts";
 import { decodeText, detectCharset, isTextualMediaType, sniffMediaType } from "./content.ts";
 import { BodyBuffer } from "./body_buffer.ts";
 import { createHostLimiter, type HostLimiter } from "./host_limiter.ts";
@@ -141,6 +141,8 @@ export interface GuardedResponse extends FetchedResponse {
 export interface GuardedFetcher extends Fetcher {
   /** Fetches one URL under the network policy. */
   fetch(url: string | URL, options?: FetchOptions): Promise<GuardedResponse>;
+  /** True when `url` points into the operator's private network, by this fetcher's resolver. */
+  privateTarget(url: URL): Promise<boolean>;
   /** The robots.txt cache this fetcher consults when `options.robots` is true. */
   readonly robots: RobotsChecker;
   /** The per-origin concurrency limiter (keys are `URL.origin`). */
@@ -693,6 +695,8 @@ export function createFetcher(
 
   const fetcher: GuardedFetcher = {
     fetch: guardedFetch,
+    privateTarget: (url) =>
+      isPrivateTarget(url, config, async (host) => (await resolver(host)).map((a) => a.address)),
     get robots() {
       return robots;
     },

@@ -9,12 +9,21 @@ import { GleanerError } from "../errors.ts";
 import type { FetchedResponse, Fetcher } from "./types.ts";
 import { type FailureClass, providerFailure, responseFailure } from "./classify.ts";
 
-/** What a call needs from its caller: the guarded fetcher and the caller's cancel signal. */
+/**
+ * What a call needs from its caller: the guarded fetcher, the caller's cancel
+ * signal, and the pacing of the service's requests.
+ */
 export interface JsonCallEnv {
   /** The guarded fetcher every upstream call goes through. */
   fetcher: Fetcher;
   /** Cancels the call. */
   signal?: AbortSignal;
+  /**
+   * Waits until the service's rate allows one more request (at most the
+   * request's own `timeoutMs`), or throws the local `rate_limited` failure;
+   * called before every request. Absent: requests are not paced here.
+   */
+  pace?: (timeoutMs: number) => Promise<void>;
 }
 
 /** One upstream call. */
@@ -43,13 +52,15 @@ export interface ProviderCall {
 }
 
 /**
- * Sends one call and returns the 2xx response; every other outcome throws the
- * classified failure (`providerFailure`). A cancelled caller gets `timeout`.
+ * Sends one call (after `env.pace`, when the caller paces the service) and
+ * returns the 2xx response; every other outcome throws the classified failure
+ * (`providerFailure`). A cancelled caller gets `timeout`.
  */
 export async function callProvider(
   env: JsonCallEnv,
   call: ProviderCall,
 ): Promise<FetchedResponse> {
+  await env.pace?.(call.timeoutMs);
   let res: FetchedResponse;
   try {
     res = await env.fetcher.fetch(call.url, {

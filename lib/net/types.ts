@@ -53,4 +53,11 @@ export interface FetchedResponse {
 export interface Fetcher {
   /** Fetches one URL; throws `GleanerError` (`blocked_url`, `robots_disallowed`, `timeout`, `too_large`, …). */
   fetch(url: string | URL, options?: FetchOptions): Promise<FetchedResponse>;
+  /**
+   * True when `url` points into the operator's private network (see
+   * `isPrivateTarget` in `address.ts`), names resolved with the resolver this
+   * fetcher connects with. A fetcher without it leaves every host name unknown:
+   * callers treat it as private.
+   */
+  privateTarget?(url: URL): Promise<boolean>;
 }

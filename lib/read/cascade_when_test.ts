@@ -22,6 +22,7 @@ function answering(name: TierName, declared: Partial<Tier> = {}) {
   const reads: string[] = [];
   const tier: Tier = {
     name,
+    scope: "shared",
     ...declared,
     canHandle: () => true,
     read: (url) => {
@@ -46,6 +47,7 @@ function answering(name: TierName, declared: Partial<Tier> = {}) {
 function failing(name: TierName, code: ErrorCode, declared: Partial<Tier> = {}): Tier {
   return {
     name,
+    scope: "shared",
     ...declared,
     canHandle: () => true,
     read: (url) => Promise.reject(new GleanerError(code, `${name} could not read ${url.href}`)),

@@ -8,7 +8,7 @@ import type { Env } from "../config/env.ts";
 import type { GuardedFetcher } from "../net/fetch.ts";
 import type { DomainStats } from "../store/types.ts";
 import { createBrowserReadTier } from "./tiers/browser.ts";
-import { githubTier } from "./tiers/github.ts";
+import { createGithubTier } from "./tiers/github.ts";
 import { httpTier, inlineOptions } from "./tiers/http.ts";
 import { type BodyExtractor, createExtractPool, type HtmlExtractor } from "../extract/pool.ts";
 import { createLlmsTxtTier } from "./tiers/llms_txt.ts";
@@ -22,10 +22,33 @@ import { createKiwixTier } from "./tiers/kiwix.ts";
 import type { Tier } from "./types.ts";
 import type { BrowserTierStats } from "./browser/browser.ts";
 
+/**
+ * What of the operator's own tiers (scope `operator`) one reader may use: in
+ * hosted mode a tenant's reader gets neither unless the operator maps the
+ * user (`read.hister_users`, `read.github_token_users`); the operator gets both.
+ */
+export interface OperatorTierGrants {
+  /** The Hister tier: the operator's browsing history (when `read.hister_url` is set). */
+  hister: boolean;
+  /** The GitHub tier with `read.github_token` (else it reads anonymously). */
+  githubToken: boolean;
+}
+
+/** Every operator tier granted: what the operator's own reader uses. */
+export const ALL_OPERATOR_TIERS: Readonly<OperatorTierGrants> = { hister: true, githubToken: true };
+
 /** The tiers after the cache, and a close function for the ones that hold resources. */
 export interface TierSet {
-  /** Tiers in cascade order. */
+  /** Tiers in cascade order: every configured tier, the operator's included. */
   tiers: Tier[];
+  /**
+   * The same cascade for a reader with `grants`: an operator tier not granted
+   * is left out (Hister) or replaced by its anonymous form (GitHub without the
+   * token), so no tier of scope `operator` is in it unless granted. The same
+   * tier objects as {@link TierSet.tiers} (the browser and the extraction
+   * threads are shared).
+   */
+  tiersFor(grants: OperatorTierGrants): Tier[];
   /** HTML extraction in worker threads under `read.extract_timeout_ms` (give it to the reader). */
   extract: HtmlExtractor;
   /** The same threads for fetched HTML bodies, decoded there too (give it to the reader). */
@@ -39,9 +62,9 @@ export interface TierSet {
 }
 
 /**
- * Builds the default cascade: kiwix (when configured), github, youtube,
- * reddit (fast paths for their own URLs), hister (when `read.hister_url` is
- * set), firecrawl and crawl4ai (each only when its URL is set:
+ * Builds the default cascade: kiwix (when configured), github (with
+ * `read.github_token` when set), youtube, reddit (fast paths for their own
+ * URLs), hister (when `read.hister_url` is set), firecrawl and crawl4ai (each only when its URL is set:
  * `read.firecrawl_url`, `read.crawl4ai_url`), llms.txt, http (with structured
  * and PDF bodies), browser, wayback (opt-in), and the extraction threads they
  * share.
@@ -75,19 +98,25 @@ export function defaultTiers(
     ...(config.read.crawl4ai_url ? [createCrawl4aiTier({ robots: deps.fetcher.robots })] : []),
   ];
   const kiwix = createKiwixTier(config);
-  const tiers: Tier[] = [
+  const anonymousGithub = createGithubTier();
+  const ownGithub = config.read.github_token
+    ? createGithubTier({ token: config.read.github_token })
+    : anonymousGithub;
+  const hister = config.read.hister_url ? histerTier : undefined;
+  const cascade = (grants: OperatorTierGrants): Tier[] => [
     ...(kiwix ? [kiwix] : []),
-    githubTier,
+    grants.githubToken ? ownGithub : anonymousGithub,
     youtubeTier,
     redditTier,
     // The browsing history only when configured (absent from the cascade otherwise).
-    ...(config.read.hister_url ? [histerTier] : []),
+    ...(hister && grants.hister ? [hister] : []),
     ...services,
     llmsTxt,
     httpTier,
     browser,
     waybackTier,
   ];
+  const tiers = cascade(ALL_OPERATOR_TIERS);
   const pool = createExtractPool({
     workers: config.read.extract_workers,
     timeoutMs: config.read.extract_timeout_ms,
@@ -95,6 +124,7 @@ export function defaultTiers(
   });
   return {
     tiers,
+    tiersFor: cascade,
     extract: pool.extract,
     extractBody: pool.extractBody,
     warm: pool.warm,

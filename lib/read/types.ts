@@ -9,6 +9,7 @@ import type { ErrorCode } from "../errors.ts";
 import type { Config } from "../config/config.ts";
 import type { Fetcher } from "../net/types.ts";
 import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
+import type { TenancyScope } from "../config/tenancy.ts";
 
 /** Names of the reading tiers, in cascade order. */
 export const TIER_NAMES = [
@@ -115,6 +116,16 @@ export interface ReadContext {
 export interface Tier {
   /** The tier's name. */
   readonly name: TierName;
+  /**
+   * Who the tier belongs to when several users share one server (hosted mode):
+   * `operator` for a tier that reads the operator's private data or spends the
+   * operator's private credential (the Hister history, GitHub with
+   * `read.github_token`), which a tenant's reader leaves out unless the
+   * operator maps it to that user; `shared` for a tier that reads the public
+   * web the same for everyone (a keyed service spends the operator's quota but
+   * reveals nothing private); `tenant` for one whose results are kept per tenant.
+   */
+  readonly scope: TenancyScope;
   /** Whether this tier applies to the URL and request. */
   canHandle(url: URL, request: ReadRequest): boolean;
   /**

@@ -2,22 +2,29 @@
  * The role router: answers `search`, `answer` and `contents` from the
  * configured providers in order. The first usable provider answers; when it
  * fails because of its own state (credentials, credit, plan, rate limit,
- * outage, a page or model it does not have) the next is tried; a request the
- * provider calls invalid, one a provider refuses before sending (its
- * documented limits), or an unclassified failure, stops the call, so Gleaner
- * never silently switches when the request itself is wrong. A `provider`
- * argument pins the call to that provider alone. A keyless search provider
- * (DuckDuckGo, SearXNG) that answers zero results hands over to the keyed
- * providers after it (`search.fallback_on_empty`, on by default); its empty
- * answer stands when none of them answers.
+ * outage, a page or model it does not have, a page or domain it refuses) or
+ * one of its own documented limits (`too_large`: a question longer than it
+ * takes) the next is tried; a request the provider calls invalid, one a
+ * provider refuses before sending as the caller's (`invalid_arguments`), or
+ * an unclassified failure, stops the call, so Gleaner never silently switches
+ * when the request itself is wrong. A `provider` argument pins the call to
+ * that provider alone. A provider serves a role only when the configuration
+ * lets it (`Provider.missingSetting`: keyless Jina reads but does not
+ * search). A keyless search provider (DuckDuckGo, SearXNG) that answers zero
+ * results hands over to the keyed providers after it
+ * (`search.fallback_on_empty`, on by default); its empty answer stands when
+ * none of them answers.
  *
  * Every failure of a provider counts in its breaker (only the caller's own
- * mistakes, refused before sending, and Gleaner's own pacing do not); a
+ * mistakes, refused before sending, Gleaner's own pacing, and the provider's
+ * documented refusals of one request or page, `details.refusal`, do not); a
  * provider that keeps failing is skipped for a cool-down ({@link Breaker});
- * a provider's requests-per-second limit is respected before sending
- * (the rate gate of `lib/async/rate_gate.ts`). Every answer names its `role`, the `provider` that served
- * it and `fallback_from` (the providers that failed first, with their codes).
- * Search answers are cached (1 hour by default) unless `no_cache` is set.
+ * a provider's rate (`requests_per_second`, else its documented
+ * `Provider.rateLimit`) is respected before every upstream request (the rate
+ * gate of `lib/async/rate_gate.ts`). Every answer names its `role`, the
+ * `provider` that served it and `fallback_from` (the providers that failed
+ * first, with their codes). Search answers are cached (1 hour by default)
+ * unless `no_cache` is set.
  *
  * @module
  */
@@ -27,13 +34,18 @@ import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
 import type { Cache } from "../store/types.ts";
 import { type Breaker, createBreaker, type ProviderHealth } from "./breaker.ts";
-import { createRateGate, type RateGate } from "../async/rate_gate.ts";
+import { createRateGate, type RateGate, type RateLimit } from "../async/rate_gate.ts";
 import { normalizeDomain, resultKey, siteHint, urlInDomains } from "./domains.ts";
 import { mergeHits, poolOrder, poolRuns } from "./keyless_pool.ts";
 import { FALLBACK_CODES, providerFailure } from "../net/classify.ts";
 import { providerSettings } from "./providers/http.ts";
 import { createReaderProvider, GLEANER_READER, type ReadPage } from "./providers/reader.ts";
-import { configuredProviders, providerByName, roleOrder } from "./providers/registry.ts";
+import {
+  configuredProviders,
+  providerByName,
+  roleOrder,
+  servesRole,
+} from "./providers/registry.ts";
 import type {
   Provider,
   ProviderAnswer,
@@ -301,7 +313,7 @@ function routerOver(
     const list: Provider[] = [];
     for (const name of orders[role]) {
       const provider = providerByName(name, extra);
-      if (provider?.roles.includes(role) && provider.isConfigured(config)) list.push(provider);
+      if (provider && servesRole(provider, role, config)) list.push(provider);
     }
     // The user always has a way to read a URL.
     const reader = extra[0];
@@ -318,15 +330,27 @@ function routerOver(
     if (!provider.isConfigured(config)) {
       throw invalid("provider", `${name} is not configured (set ${provider.configHint})`);
     }
+    const needs = provider.missingSetting?.(role, config);
+    if (needs !== undefined) throw invalid("provider", `${name} serves ${role} only with ${needs}`);
     return provider;
   };
 
-  /** A provider's pace: its `requests_per_second`, else its default. */
-  const rateOf = (provider: Provider): number | undefined =>
+  /** The provider's rate: its setting, else its documented limit under this configuration. */
+  const rateOf = (provider: Provider): number | RateLimit | undefined =>
     config.search.providers[provider.name]?.requests_per_second ??
-      provider.defaultRequestsPerSecond;
+      provider.rateLimit?.(config) ?? provider.defaultRequestsPerSecond;
 
-  /** One provider call under pacing and breaker bookkeeping. */
+  const localLimit = (provider: Provider) =>
+    new SearchFailure("rate_limited", `${provider.name}: local rate limit reached`, {
+      backend: provider.name,
+      details: { provider: provider.name, local: true },
+    });
+
+  /**
+   * One provider call under pacing and breaker bookkeeping. The call's slot
+   * is its first upstream request; every further request it makes through
+   * `callJson` (a page each, a poll) waits for its own slot (`env.pace`).
+   */
   const callOne = async <T>(
     provider: Provider,
     call: (env: ProviderEnv) => Promise<T>,
@@ -334,23 +358,32 @@ function routerOver(
     notices?: string[],
   ): Promise<T> => {
     const settings = providerSettings(config, provider.name, { baseUrl: "", maxResults: 0 });
-    const admitted = await gate.wait(provider.name, rateOf(provider), settings.timeoutMs, signal);
-    if (!admitted) {
-      throw new SearchFailure("rate_limited", `${provider.name}: local rate limit reached`, {
-        backend: provider.name,
-        details: { provider: provider.name, local: true },
-      });
+    const rate = rateOf(provider);
+    if (!await gate.wait(provider.name, rate, settings.timeoutMs, signal)) {
+      throw localLimit(provider);
     }
+    let slotTaken = false;
+    const pace = async (timeoutMs: number) => {
+      if (!slotTaken) {
+        slotTaken = true;
+        return;
+      }
+      if (!await gate.wait(provider.name, rate, timeoutMs, signal)) throw localLimit(provider);
+    };
     const notice = notices ? (text: string) => void notices.push(text) : undefined;
-    return await call({ config, fetcher, signal, ...(notice ? { notice } : {}) });
+    return await call({ config, fetcher, signal, pace, ...(notice ? { notice } : {}) });
   };
 
   /**
    * Books a failure in the breaker unless the provider was never asked (our
-   * own pacing) or refused the caller's request before sending it.
+   * own pacing), refused the caller's request before sending it, or refused
+   * this request or page as its documentation says (`details.refusal`: a
+   * query over its length, a domain it will not read), which says nothing
+   * of its health.
    */
   const record = (name: string, failure: SearchFailure) => {
-    if (failure.details?.local === true || failure.details?.request === true) return;
+    const d = failure.details;
+    if (d?.local === true || d?.request === true || d?.refusal === true) return;
     const retry = failure.details?.retry_after_s;
     breaker.failure(
       name,

@@ -58,6 +58,26 @@ export function webTenant(secret: string, user: string): string {
     .slice(0, 32);
 }
 
+/**
+ * The web-side tenant of the operator in hosted mode (a request with the
+ * admin key): an HMAC under the hosted HMAC secret with a label of its own,
+ * so no user id maps to it. What the operator reads with the operator's own
+ * tiers (browsing history, the GitHub token) is cached there, never in the
+ * cache of the user whose request carried the key.
+ *
+ * @example
+ * ```ts
+ * import { operatorWebTenant, webTenant } from "./tenant.ts";
+ * const secret = "k".repeat(32);
+ * console.assert(operatorWebTenant(secret) !== webTenant(secret, "operator"));
+ * console.assert(operatorWebTenant(secret).length === 32);
+ * ```
+ */
+export function operatorWebTenant(secret: string): string {
+  return createHmac("sha256", secret).update("gleaner-web-operator", "utf8").digest("hex")
+    .slice(0, 32);
+}
+
 /** One tenant's part of the store. */
 export interface TenantStore {
   /** The tenant's cache: its own keys only; `clear` and `stats` are the operator's. */

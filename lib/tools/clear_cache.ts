@@ -28,6 +28,8 @@ export const clearCacheTool: ToolSpec<
   }, z.core.$strip>
 > = defineTool({
   name: "clear_cache",
+  // It empties every tenant's cache: the operator's alone in hosted mode.
+  scope: "operator",
   title: "Clear cache",
   description:
     "Removes cached search answers, pages or crawl manifests so the next call reads fresh from the web, or (target domains) forgets the per-site reading memory, so tiers skipped on a site are tried again at once. all clears every one of them. In hosted mode only the operator (admin key) may clear.",

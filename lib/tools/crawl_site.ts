@@ -51,6 +51,7 @@ export const crawlSiteTool: ToolSpec<
   typeof CrawlOutput
 > = defineTool({
   name: "crawl_site",
+  scope: "tenant",
   title: "Crawl a site",
   description:
     "Maps a website from a starting URL: uses its sitemap when there is one, otherwise follows same-site links breadth-first, obeying robots.txt. Returns a manifest of pages (URL, title, snippet). Pages are cached, so reading them next with scrape_urls is instant.",

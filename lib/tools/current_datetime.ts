@@ -45,6 +45,7 @@ export const currentDatetimeTool: ToolSpec<
   typeof CurrentDatetimeOutput
 > = defineTool({
   name: "current_datetime",
+  scope: "shared",
   title: "Current date and time",
   description:
     "Returns the current date and time in UTC. Use it before searching for recent events or when a question depends on today's date.",

@@ -105,6 +105,7 @@ function compact(value: unknown): string {
 /** The Deep Research `search` tool. */
 export const deepResearchSearchTool = defineTool({
   name: CONTRACT_TOOL_NAMES[0],
+  scope: "tenant",
   title: "Search",
   description:
     "Searches the web for the query and returns up to 10 results, each with an id to pass to fetch, a title and the URL to cite.",
@@ -150,6 +151,7 @@ export const deepResearchSearchTool = defineTool({
 /** The Deep Research `fetch` tool. */
 export const deepResearchFetchTool = defineTool({
   name: CONTRACT_TOOL_NAMES[1],
+  scope: "tenant",
   title: "Fetch",
   description:
     "Reads the document an id from search names (a URL) and returns its whole readable text as Markdown, with its title and the URL to cite.",

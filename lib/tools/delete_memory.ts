@@ -24,6 +24,7 @@ export const DeleteMemoryOutput: z.ZodObject<{
 export const deleteMemoryTool: ToolSpec<typeof MemoryKeyInput, typeof DeleteMemoryOutput> =
   defineTool({
     name: "delete_memory",
+    scope: "tenant",
     title: "Delete memory",
     description:
       "Deletes a stored memory (by memory_id: a ref or a numeric id; or ref, or id) and its older versions, for good.",

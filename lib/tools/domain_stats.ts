@@ -100,6 +100,7 @@ export const domainStatsTool: ToolSpec<
   typeof DomainStatsOutput
 > = defineTool({
   name: "domain_stats",
+  scope: "tenant",
   title: "Domain reading memory",
   description:
     "Shows what Gleaner remembers about reading a site, per origin (scheme, host and port): attempts and successes per reading tier over the last 30 days, tiers currently skipped and when they are retried (skipped_until), last failure, robots.txt, llms.txt. Give a host (all its origins) or an origin; omit for a summary of the most-read origins. clear_cache with target domains forgets it all.",

@@ -26,6 +26,7 @@ export const GetMemoryOutput: z.ZodObject<{
 /** The tool definition. */
 export const getMemoryTool: ToolSpec<typeof MemoryKeyInput, typeof GetMemoryOutput> = defineTool({
   name: "get_memory",
+  scope: "tenant",
   title: "Get memory",
   description:
     "Returns one stored memory in full (by memory_id: a ref or a numeric id; or ref, or id), with its older versions.",

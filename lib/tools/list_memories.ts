@@ -101,6 +101,7 @@ export const ListMemoriesOutput: z.ZodObject<{
 export const listMemoriesTool: ToolSpec<typeof ListMemoriesInput, typeof ListMemoriesOutput> =
   defineTool({
     name: "list_memories",
+    scope: "tenant",
     title: "List memories",
     description:
       "Lists stored memories as short previews with filters (kind, time, session, words: every word must appear, the last may be a prefix), sorting (by relevance while searching) and paging; for reviewing or cleaning up memories, not for answering (use recall_memories).",

@@ -82,7 +82,7 @@ export function toolsFor(config: Config): AnyToolSpec[] {
       return [routerSearchTool(search)];
     }
     case "all_tools":
-      return providerToolSpecs(configuredProviders(config));
+      return providerToolSpecs(configuredProviders(config), config);
     case "one_provider": {
       const name = config.search.presentation_provider;
       const provider = name ? providerByName(name) : undefined;
@@ -95,7 +95,7 @@ export function toolsFor(config: Config): AnyToolSpec[] {
           { details: { field: "search.presentation_provider" } },
         );
       }
-      return providerToolSpecs([provider]);
+      return providerToolSpecs([provider], config);
     }
     default:
       return defaultTools(config);

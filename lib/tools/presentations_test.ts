@@ -30,3 +30,20 @@ Deno.test("router presentation: one search tool, memory tools or not, with the u
     assert.ok(!tools[0].input.safeParse({ query: "x", provider: "tavily" }).success);
   }
 });
+
+Deno.test("provider tools: keyless Jina offers its reader, not the search it would be refused", () => {
+  const names = (search: Record<string, unknown>) =>
+    toolsFor(parseConfig({ search: { presentation: "all_tools", ...search } })).map((t) => t.name);
+  const keyless = names({ providers: { jina: { enabled: true } } });
+  assert.ok(keyless.includes("jina_read"));
+  assert.ok(!keyless.includes("jina_search"));
+  assert.ok(names({ jina_api_key: "k" }).includes("jina_search"), "a key brings search back");
+  const one = toolsFor(parseConfig({
+    search: {
+      presentation: "one_provider",
+      presentation_provider: "jina",
+      providers: { jina: { enabled: true } },
+    },
+  })).map((t) => t.name);
+  assert.deepEqual(one, ["jina_read"]);
+});

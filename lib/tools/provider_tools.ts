@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Config } from "../config/config.ts";
 import type { AnyProviderTool, Provider } from "../search/providers/types.ts";
 import {
   noteLines,
@@ -54,6 +55,8 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
   const base = {
     name: tool.name,
     title: tool.title,
+    // A provider's own tool is uncached: it is what its provider is (shared for every one of them).
+    scope: provider.scope,
     description: tool.description,
     input: tool.input,
     readOnly: tool.readOnly ?? true,
@@ -103,7 +106,20 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
   }
 }
 
-/** Every tool of the given providers, in order. */
-export function providerToolSpecs(providers: readonly Provider[]): AnyToolSpec[] {
-  return providers.flatMap((p) => p.tools.map((tool) => providerToolSpec(p, tool)));
+/**
+ * Every tool of the given providers, in order; with `config`, without the
+ * tools of a role the configuration does not let their provider serve
+ * (`Provider.missingSetting`: keyless Jina has `jina_read`, not `jina_search`).
+ */
+export function providerToolSpecs(
+  providers: readonly Provider[],
+  config?: Config,
+): AnyToolSpec[] {
+  return providers.flatMap((p) =>
+    p.tools
+      .filter((tool) =>
+        !config || tool.kind === "run" || p.missingSetting?.(tool.kind, config) === undefined
+      )
+      .map((tool) => providerToolSpec(p, tool))
+  );
 }

@@ -110,6 +110,7 @@ export const RecallMemoriesOutput: z.ZodObject<{
 export const recallMemoriesTool: ToolSpec<typeof RecallMemoriesInput, typeof RecallMemoriesOutput> =
   defineTool({
     name: "recall_memories",
+    scope: "tenant",
     title: "Recall memories",
     description:
       "Recalls stored memories relevant to a query (keyword and meaning match), best first, within a token budget; without a query, the most recent ones. The user's profile memories are always attached. Call it at the start of a task instead of asking the user again.",

@@ -34,6 +34,7 @@ export function researchToolFor(
 /** The tool definition. */
 export const researchTool: ToolSpec<typeof ResearchInput, typeof ResearchOutput> = defineTool({
   name: "research",
+  scope: "tenant",
   title: "Research a question",
   description:
     "Answers a question from the web in one call: searches, reads the best pages concurrently, and returns only the original passages that answer it (each with its URL), ranked across all pages within `max_tokens`. Prefer this over search + scrape_urls when you need facts, not links.",

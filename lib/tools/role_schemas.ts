@@ -42,7 +42,7 @@ export const RoleAttemptSchema = z.object({
 /** One page of a contents answer. */
 export const PageSchema = z.object({
   url: z.string(),
-  title: z.string(),
+  title: z.string().optional().describe("The page's title, when the provider gives one"),
   content: z.string(),
   published: z.string().optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),

@@ -62,6 +62,8 @@ export function webSearchTool(
 ): ToolSpec<ReturnType<typeof webSearchInput>, typeof RoleSearchOutput> {
   return defineTool({
     name: "web_search_tool",
+    // Search answers are cached per tenant.
+    scope: "tenant",
     title: "Web search",
     description: `Searches the web with the configured providers (${
       providers.join(", ")
@@ -106,6 +108,8 @@ export function webAnswerTool(
 ): ToolSpec<ReturnType<typeof webAnswerInput>, typeof RoleAnswerOutput> {
   return defineTool({
     name: "web_answer_tool",
+    // Answers are not cached: the same provider call for everyone.
+    scope: "shared",
     title: "Web answer",
     description: `Answers a question from a web search, with the sources it cites (providers: ${
       providers.join(", ")
@@ -144,6 +148,8 @@ export function webContentsTool(
 ): ToolSpec<ReturnType<typeof webContentsInput>, typeof RoleContentsOutput> {
   return defineTool({
     name: "web_contents_tool",
+    // Pages are read through the tenant's own reader and cache.
+    scope: "tenant",
     title: "Web contents",
     description: `Reads one to ten pages and returns their main content as text (providers: ${
       providers.join(", ")

@@ -54,6 +54,8 @@ export function routerSearchTool(
 ): ToolSpec<ReturnType<typeof routerSearchInput>, typeof RoleSearchOutput> {
   return defineTool({
     name: "search",
+    // Search answers are cached per tenant.
+    scope: "tenant",
     title: "Web search",
     description: `Searches the web with one provider: \`provider\` picks it (${
       providers.join(", ")

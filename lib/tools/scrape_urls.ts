@@ -15,6 +15,7 @@ export { ScrapeInput, ScrapeOutput } from "./scrape_urls_schemas.ts";
 /** The tool definition. */
 export const scrapeUrlsTool: ToolSpec<typeof ScrapeInput, typeof ScrapeOutput> = defineTool({
   name: "scrape_urls",
+  scope: "tenant",
   title: "Read pages",
   description:
     "Reads 1-5 web pages (HTML, JavaScript apps, PDFs, JSON, GitHub) and returns only the original passages that answer each item's `query`, with their URL, within `max_tokens`. Without a query it returns the page text in order. Also lists up to 10 related links per page.",

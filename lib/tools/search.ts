@@ -183,6 +183,7 @@ export function searchToolFor(
 /** The tool definition. */
 export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = defineTool({
   name: "search",
+  scope: "tenant",
   title: "Web search",
   description:
     "Searches the web and returns titles, URLs and snippets for up to 5 queries at once, using the configured search providers in order. Use `domains` to restrict results to sites you trust, or a `domain_profile` to prefer good sources. Read promising results with scrape_urls, or use research to search and read in one call.",

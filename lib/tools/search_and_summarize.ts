@@ -38,6 +38,7 @@ export function searchAndSummarizeTool(
 ): ToolSpec<typeof ResearchInput, typeof SearchAndSummarizeOutput> {
   return defineTool({
     name: "search_and_summarize",
+    scope: "tenant",
     title: "Research and summarize",
     description:
       "Runs research (search, read the best pages, keep the passages that answer) and adds a short summary written by the configured language model. The passages with their URLs are the evidence; the summary is generated text (marked `generated: true`), so check it against them and cite the passages.",

@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import type { Gleaner } from "../gleaner.ts";
+import type { TenancyScope } from "../config/tenancy.ts";
 
 /** Progress of a long call, forwarded to MCP clients that asked for it. */
 export interface Progress {
@@ -35,6 +36,16 @@ export interface ToolSpec<
   name: string;
   /** Short human title. */
   title: string;
+  /**
+   * Who the tool belongs to when several users share one server (hosted mode):
+   * `operator` for a tool only the operator may run (it acts on every user's
+   * data: `clear_cache`); `tenant` for one whose data or caches are kept per
+   * tenant (the memory tools, `search`, `scrape_urls`, `research`,
+   * `crawl_site`, `domain_stats`); `shared` for one that answers the same for
+   * everyone and keeps nothing of a tenant's (`current_datetime`, a provider's
+   * own tools).
+   */
+  scope: TenancyScope;
   /** What the tool does, written for a model deciding whether to call it. */
   description: string;
   /** Validated input. */
@@ -63,6 +74,7 @@ export interface ToolSpec<
  * const ping = defineTool({
  *   name: "ping",
  *   title: "Ping",
+ *   scope: "shared",
  *   description: "Answers pong.",
  *   input: z.strictObject({}),
  *   output: z.object({ reply: z.string() }),

@@ -43,6 +43,7 @@ export const UpdateMemoryOutput: z.ZodObject<{
 export const updateMemoryTool: ToolSpec<typeof UpdateMemoryInput, typeof UpdateMemoryOutput> =
   defineTool({
     name: "update_memory",
+    scope: "tenant",
     title: "Update memory",
     description:
       "Replaces the content of a stored memory (by memory_id, ref or id; it keeps its ref) when a fact changed; the old version is kept as history.",

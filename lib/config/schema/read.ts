@@ -37,6 +37,7 @@ export const ReadSchema: z.ZodObject<{
   browser_idle_ms: z.ZodDefault<z.ZodNumber>;
   concurrency: z.ZodDefault<z.ZodNumber>;
   github_token: z.ZodOptional<z.ZodString>;
+  github_token_users: z.ZodDefault<z.ZodArray<z.ZodString>>;
   github_api_url: z.ZodDefault<z.ZodString>;
   github_raw_url: z.ZodDefault<z.ZodString>;
   wayback: z.ZodDefault<z.ZodBoolean>;
@@ -47,6 +48,7 @@ export const ReadSchema: z.ZodObject<{
   reddit_url: z.ZodDefault<z.ZodString>;
   hister_url: z.ZodOptional<z.ZodString>;
   hister_token: z.ZodOptional<z.ZodString>;
+  hister_users: z.ZodDefault<z.ZodArray<z.ZodString>>;
   kiwix_url: z.ZodOptional<z.ZodString>;
   kiwix_books: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodString>>;
   llms_txt_domains: z.ZodDefault<z.ZodArray<z.ZodString>>;
@@ -79,8 +81,18 @@ export const ReadSchema: z.ZodObject<{
   browser_idle_ms: shared(z.number().int().positive().default(60_000)),
   /** Concurrent page reads per call. */
   concurrency: shared(z.number().int().positive().default(5), { writable: false }),
-  /** GitHub API token (optional). */
+  /**
+   * GitHub API token (optional). It reaches what the token reaches (private repositories with
+   * a `repo` scope): in hosted mode only the operator's reads send it, and those of the users
+   * listed in `read.github_token_users`; every other tenant reads GitHub anonymously.
+   */
   github_token: secret({ env: ["GITHUB_TOKEN"] }),
+  /**
+   * Hosted mode: the verified user ids (as the trusted proxy sends them) whose GitHub reads
+   * carry `read.github_token`. Everyone else reads GitHub anonymously; the operator (admin key,
+   * or a server that is not hosted) always sends it.
+   */
+  github_token_users: operatorOnly(z.array(z.string().min(1)).default([])),
   /** GitHub API base URL. */
   github_api_url: operatorOnly(z.string().url().default("https://api.github.com")),
   /** Raw GitHub content base URL. */
@@ -108,6 +120,13 @@ export const ReadSchema: z.ZodObject<{
   hister_url: operatorOnly(z.string().url().optional()),
   /** Hister access token (`app.access_token`), sent as `Authorization: Bearer`. */
   hister_token: secret(),
+  /**
+   * Hosted mode: the verified user ids (as the trusted proxy sends them) whose reads may use
+   * the Hister history; every other tenant's reader has no Hister tier, and their URLs never
+   * reach the Hister server. The operator (admin key, or a server that is not hosted) always
+   * has it.
+   */
+  hister_users: operatorOnly(z.array(z.string().min(1)).default([])),
   /**
    * A local `kiwix-serve` (`http://127.0.0.1:8080`): Wikipedia, Stack Overflow and ArchWiki
    * pages are read from its ZIM files first (see `read.kiwix_books`); off when unset.

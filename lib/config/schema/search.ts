@@ -34,11 +34,17 @@ export const ProviderSettingsSchema: z.ZodObject<{
   api_key: secret(),
   /** API base URL (tests point it at loopback). */
   base_url: z.string().url().optional(),
-  /** Timeout of one call (default `search.timeout_ms`). */
+  /**
+   * Timeout of one call (default: the longer of `search.timeout_ms` and the call's documented
+   * time, Jina's reader 30000, TinyFish's fetch 120000).
+   */
   timeout_ms: z.number().int().positive().optional(),
   /** Most results asked of the provider in one call. */
   max_results: z.number().int().positive().max(100).optional(),
-  /** Calls per second sent at most (queued before sending). */
+  /**
+   * Requests per second sent at most (queued before sending); replaces the provider's documented
+   * rate (Jina's reader 20 a minute keyless, Keenable 1,000 an hour keyless, TinyFish 30 a minute).
+   */
   requests_per_second: z.number().positive().optional(),
   /** Model of providers that run one (Gemini: the model of quick answers). */
   model: z.string().min(1).optional(),

@@ -38,6 +38,8 @@ export function createBrowserReadTier(
   let engine = deps.engine;
   return {
     name: "browser",
+    // The public web, rendered the same for everyone.
+    scope: "shared",
     renders: true,
     canHandle: (url) => url.protocol === "http:" || url.protocol === "https:",
     async read(url, request, context) {

@@ -138,6 +138,8 @@ export function createCrawl4aiTier(deps: { robots?: RobotsChecker } = {}): Servi
   const client = createServiceClient(CRAWL4AI);
   return {
     name: "crawl4ai",
+    // Spends the operator's Crawl4AI on public pages: nothing private comes back.
+    scope: "shared",
     client,
     // A read that names selectors is the browser's: the service tiers let it through.
     canHandle: serviceCanHandle,

@@ -228,6 +228,8 @@ export function createFirecrawlTier(
   const client = deps.client ?? createServiceClient(FIRECRAWL);
   return {
     name: "firecrawl",
+    // Spends the operator's Firecrawl quota on public pages: nothing private comes back.
+    scope: "shared",
     client,
     // A read that names selectors is the browser's: the service tiers let it through.
     canHandle: serviceCanHandle,

@@ -12,13 +12,17 @@
  * Markdown files pass through as Markdown (link targets and images moved to
  * `links`), other files are fenced with a language from their extension.
  * Requests go only to the configured bases, so a GitHub Enterprise or a test
- * double can answer for `github.com` URLs. `read.github_token`, when set, is
- * sent as `Authorization: Bearer …` to those bases and never logged.
+ * double can answer for `github.com` URLs. A tier made with a token
+ * ({@link createGithubTier}, `read.github_token` in the default cascade) sends
+ * it as `Authorization: Bearer …` to those bases and never logs it; it reads
+ * what that token reaches (private repositories too), so it belongs to the
+ * operator (scope `operator`). A tier made without one reads anonymously, as
+ * anyone could (scope `shared`): a hosted tenant's reader gets that one unless
+ * the operator lists the user in `read.github_token_users`.
  * Other github.com pages (issues, pulls, users) are left to the next tier.
  *
  * @module
  */
-import type { Config } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
 import type { FetchedResponse } from "../../net/types.ts";
@@ -153,19 +157,27 @@ export function githubTarget(url: URL): GithubTarget | undefined {
   return undefined;
 }
 
-function apiHeaders(settings: Config["read"]): Record<string, string> {
+function apiHeaders(token: string | undefined): Record<string, string> {
   const headers: Record<string, string> = {
     accept: "application/vnd.github+json",
     "x-github-api-version": "2022-11-28",
   };
-  if (settings.github_token) headers.authorization = `Bearer ${settings.github_token}`;
+  if (token) headers.authorization = `Bearer ${token}`;
   return headers;
 }
 
-function rawHeaders(settings: Config["read"]): Record<string, string> {
+function rawHeaders(token: string | undefined): Record<string, string> {
   const headers: Record<string, string> = { accept: "*/*" };
-  if (settings.github_token) headers.authorization = `Bearer ${settings.github_token}`;
+  if (token) headers.authorization = `Bearer ${token}`;
   return headers;
+}
+
+/** How one read reaches GitHub: the context, and the token of the tier (when it has one). */
+interface GithubCall {
+  /** The read's context. */
+  context: ReadContext;
+  /** The tier's token, sent to the configured bases only. */
+  token?: string;
 }
 
 /** One request to the configured GitHub API or raw host (token only ever sent there; robots.txt is not consulted for APIs). */
@@ -173,13 +185,12 @@ function fetchGithub(
   endpoint: string,
   kind: "api" | "raw",
   request: ReadRequest,
-  context: ReadContext,
+  call: GithubCall,
 ): Promise<FetchedResponse> {
-  const settings = context.config.read;
-  return context.fetcher.fetch(endpoint, {
+  return call.context.fetcher.fetch(endpoint, {
     signal: request.signal,
     robots: false,
-    headers: kind === "api" ? apiHeaders(settings) : rawHeaders(settings),
+    headers: kind === "api" ? apiHeaders(call.token) : rawHeaders(call.token),
   });
 }
 
@@ -270,15 +281,16 @@ async function readReadme(
   target: Extract<GithubTarget, { kind: "readme" }>,
   url: URL,
   request: ReadRequest,
-  context: ReadContext,
+  call: GithubCall,
 ): Promise<Page | undefined> {
+  const { context } = call;
   const settings = context.config.read;
   const { owner, repo, ref, dir } = target;
   const api = `${trimBase(settings.github_api_url)}/repos/${owner}/${repo}/readme${
     dir ? `/${dir}` : ""
   }${ref ? `?ref=${encodeURIComponent(safeDecode(ref))}` : ""}`;
   const where = safeEndpoint(url);
-  const response = await fetchGithub(api, "api", request, context);
+  const response = await fetchGithub(api, "api", request, call);
   if (response.status === 404) {
     // Not a repository (or no README): the HTML page may still be worth reading.
     log.debug("no README through the API for {url}", { url: where });
@@ -315,13 +327,14 @@ async function readRaw(
   target: Extract<GithubTarget, { kind: "raw" }>,
   url: URL,
   request: ReadRequest,
-  context: ReadContext,
+  call: GithubCall,
 ): Promise<Page> {
+  const { context } = call;
   const settings = context.config.read;
   const { owner, repo, ref, path } = target;
   const raw = `${trimBase(settings.github_raw_url)}/${owner}/${repo}/${ref}/${path}`;
   const where = safeEndpoint(url);
-  const response = await fetchGithub(raw, "raw", request, context);
+  const response = await fetchGithub(raw, "raw", request, call);
   assertGithubStatus(response, where);
   const human = blobUrl(owner, repo, ref, path);
   if (looksBinary(response.body)) {
@@ -354,12 +367,13 @@ async function readApi(
   target: Extract<GithubTarget, { kind: "api" }>,
   url: URL,
   request: ReadRequest,
-  context: ReadContext,
+  call: GithubCall,
 ): Promise<Page> {
+  const { context } = call;
   const settings = context.config.read;
   const api = `${trimBase(settings.github_api_url)}${target.path}`;
   const where = safeEndpoint(url);
-  const response = await fetchGithub(api, "api", request, context);
+  const response = await fetchGithub(api, "api", request, call);
   assertGithubStatus(response, where);
   let data: unknown;
   try {
@@ -404,27 +418,44 @@ async function readApi(
   });
 }
 
+/** Options of {@link createGithubTier}. */
+export interface GithubTierOptions {
+  /**
+   * A GitHub token (`read.github_token`) sent to the configured bases: the tier then
+   * reads what the token reaches and belongs to the operator (scope `operator`).
+   * Without one the tier reads anonymously (scope `shared`).
+   */
+  token?: string;
+}
+
 /**
- * The GitHub tier.
+ * The GitHub tier, anonymous or with the operator's token.
  *
  * @example
  * ```ts ignore
  * import { createReader } from "../cascade.ts";
- * import { githubTier } from "./github.ts";
+ * import { createGithubTier } from "./github.ts";
  * import { httpTier } from "./http.ts";
- * const reader = createReader({ config, fetcher, tiers: [githubTier, httpTier] });
+ * const github = createGithubTier({ token: config.read.github_token });
+ * const reader = createReader({ config, fetcher, tiers: [github, httpTier] });
  * const page = await reader.read({ url: "https://github.com/denoland/deno" });
  * console.log(page.tier, page.title); // "github" "denoland/deno"
  * ```
  */
-export const githubTier: Tier = {
-  name: "github",
-  canHandle: (url, request) => request.render !== "always" && githubTarget(url) !== undefined,
-  async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
-    const target = githubTarget(url);
-    if (!target) return undefined;
-    if (target.kind === "readme") return await readReadme(target, url, request, context);
-    if (target.kind === "raw") return await readRaw(target, url, request, context);
-    return await readApi(target, url, request, context);
-  },
-};
+export function createGithubTier(options: GithubTierOptions = {}): Tier {
+  const token = options.token || undefined;
+  return {
+    name: "github",
+    // With a token it reads what the token reaches: the operator's (private repositories).
+    scope: token ? "operator" : "shared",
+    canHandle: (url, request) => request.render !== "always" && githubTarget(url) !== undefined,
+    async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
+      const target = githubTarget(url);
+      if (!target) return undefined;
+      const call: GithubCall = { context, token };
+      if (target.kind === "readme") return await readReadme(target, url, request, call);
+      if (target.kind === "raw") return await readRaw(target, url, request, call);
+      return await readApi(target, url, request, call);
+    },
+  };
+}

@@ -8,7 +8,7 @@ import {
   startFakeGithub,
 } from "../../../testing/fixtures/fake_github.ts";
 import { createReader } from "../cascade.ts";
-import { githubTarget, githubTier } from "./github.ts";
+import { createGithubTier, githubTarget } from "./github.ts";
 import type { Page, ReadContext } from "../types.ts";
 
 const TOKEN = "ghp_fakeTokenValue0123456789";
@@ -30,10 +30,16 @@ async function withGithub(fn: (github: FakeGithub) => Promise<void>): Promise<vo
   }
 }
 
-async function read(url: string, context: ReadContext): Promise<Page | undefined> {
+const githubTier = createGithubTier();
+
+async function read(
+  url: string,
+  context: ReadContext,
+  tier = githubTier,
+): Promise<Page | undefined> {
   const parsed = new URL(url);
-  assert.ok(githubTier.canHandle(parsed, { url }), `canHandle ${url}`);
-  return await githubTier.read(parsed, { url }, context);
+  assert.ok(tier.canHandle(parsed, { url }), `canHandle ${url}`);
+  return await tier.read(parsed, { url }, context);
 }
 
 Deno.test("githubTarget maps github.com, raw and API URLs and leaves other pages alone", () => {
@@ -193,19 +199,35 @@ Deno.test("github tier: API URLs give pretty JSON, base64 content decoded", asyn
 Deno.test("github tier: the token is sent as a Bearer header; rate limits are named, secrets never echoed", async () => {
   await withGithub(async (github) => {
     const context = contextFor(github, TOKEN);
-    await read("https://github.com/acme/widget", context);
-    await read("https://github.com/acme/widget/blob/main/LICENSE", context);
+    const own = createGithubTier({ token: TOKEN });
+    await read("https://github.com/acme/widget", context, own);
+    await read("https://github.com/acme/widget/blob/main/LICENSE", context, own);
     assert.deepEqual(github.requests.map((r) => r.headers.authorization), [
       `Bearer ${TOKEN}`,
       `Bearer ${TOKEN}`,
     ]);
     github.setRateLimited(true);
-    await assert.rejects(read("https://github.com/acme/widget", context), (e) => {
+    await assert.rejects(read("https://github.com/acme/widget", context, own), (e) => {
       assert.ok(e instanceof GleanerError);
       assert.equal(e.code, "rate_limited");
       assert.doesNotMatch(e.message, new RegExp(`${TOKEN}|secret-upstream-detail`));
       return true;
     });
+  });
+});
+
+Deno.test("github tier: the token belongs to the tier made with it; the anonymous tier never sends read.github_token", async () => {
+  assert.equal(createGithubTier({ token: TOKEN }).scope, "operator");
+  assert.equal(createGithubTier().scope, "shared");
+  assert.equal(createGithubTier({ token: "" }).scope, "shared");
+  await withGithub(async (github) => {
+    // The configuration holds the token, but this tier was made without it (a tenant's reader).
+    const context = contextFor(github, TOKEN);
+    const page = await read("https://github.com/acme/widget/blob/main/LICENSE", context);
+    assert.equal(page?.tier, "github");
+    await read("https://github.com/acme/widget", context);
+    assert.equal(github.requests.length, 2);
+    assert.deepEqual(github.requests.map((r) => r.headers.authorization), [undefined, undefined]);
   });
 });
 

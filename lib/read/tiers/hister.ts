@@ -24,6 +24,10 @@
  * configured server only (robots.txt is not consulted: it is the user's own
  * service); the page's URL still has to pass the network policy first.
  *
+ * The history is the operator's own (scope `operator`): in hosted mode a
+ * tenant's reader has no Hister tier, so no tenant's URL reaches the Hister
+ * server, unless the operator lists the user in `read.hister_users`.
+ *
  * @module
  */
 import { GleanerError } from "../../errors.ts";
@@ -206,6 +210,9 @@ async function readFromHistory(
  */
 export const histerTier: Tier = {
   name: "hister",
+  // The operator's own browsing history: never a tenant's unless the operator maps it
+  // (`read.hister_users`).
+  scope: "operator",
   readsCopy: true,
   canHandle: (url, request) =>
     request.render !== "always" && (url.protocol === "https:" || url.protocol === "http:"),

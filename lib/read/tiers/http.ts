@@ -233,6 +233,7 @@ const RENDER_AFTER: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
  */
 export const httpTier: Tier = {
   name: "http",
+  scope: "shared",
   renderAfter: RENDER_AFTER,
   canHandle: (_url, request) => request.render !== "always",
   async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page> {

@@ -118,6 +118,8 @@ export function createKiwixTier(
   };
   return {
     name: "kiwix",
+    // The operator's offline copies of public sites: the same pages for everyone.
+    scope: "shared",
     // A read that asks for the browser wants the live page as it renders.
     canHandle: (url, request) =>
       request.render !== "always" && request.waitForSelector === undefined &&

@@ -261,6 +261,7 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
 
   return {
     name: "llms_txt",
+    scope: "shared",
     canHandle: (url, request) =>
       request.render !== "always" && (url.protocol === "https:" || url.protocol === "http:") &&
       url.pathname.replace(/\/+$/, "") !== "" &&

@@ -352,6 +352,7 @@ async function readThread(
  */
 export const redditTier: Tier = {
   name: "reddit",
+  scope: "shared",
   canHandle: (url, request) => request.render !== "always" && redditThread(url) !== undefined,
   async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
     const thread = redditThread(url);

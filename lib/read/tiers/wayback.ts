@@ -11,7 +11,14 @@
  * `[Archived snapshot – <time> – <original URL>]`. Archive
  * requests skip robots.txt (the operator opted in; the cascade never reaches
  * this tier after a `robots_disallowed`). The cascade calls it only after
- * `not_found`, `provider_unavailable` or `timeout`.
+ * `not_found`, `provider_unavailable`, `timeout` or `unauthorized`.
+ *
+ * The archive is a third party: a URL into the operator's private network is
+ * never sent to it (it passes instead). That is a URL whose origin is listed
+ * in `network.allow_private`, whose host is a loopback, private or link-local
+ * address literal or a local name, or a name that resolves to such an
+ * address (the guarded fetcher's `privateTarget`, the policy of
+ * `lib/net/address.ts` and the resolver the fetcher connects with).
  *
  * @module
  */
@@ -21,6 +28,7 @@ import { pageFromHtml, pageFromResponse } from "./http.ts";
 import { assertPageStatus } from "../status.ts";
 import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
 import { safeEndpoint } from "../../config/redact.ts";
+import { isPrivateTarget } from "../../net/address.ts";
 
 const log = getGleanerLogger("read", "wayback");
 
@@ -148,8 +156,8 @@ const FALLBACK_FOR: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 
 /**
  * The Wayback tier: a fallback, tried only when every other tier failed with
- * one of the failures an archived copy may stand in for. Passes (`undefined`) when `read.wayback` is off or the
- * archive has no snapshot.
+ * one of the failures an archived copy may stand in for. Passes (`undefined`) when `read.wayback` is off,
+ * the URL points into the operator's private network, or the archive has no snapshot.
  *
  * @example
  * ```ts ignore
@@ -163,6 +171,7 @@ const FALLBACK_FOR: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
  */
 export const waybackTier: Tier = {
   name: "wayback",
+  scope: "shared",
   fallbackFor: FALLBACK_FOR,
   readsCopy: true,
   canHandle: (url) =>
@@ -170,6 +179,14 @@ export const waybackTier: Tier = {
     !ARCHIVE_HOSTS.has(url.hostname.toLowerCase()),
   async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
     if (!context.config.read.wayback) return undefined;
+    // Never tell the public archive about a URL of the operator's private network.
+    const isPrivate = context.fetcher.privateTarget
+      ? await context.fetcher.privateTarget(url)
+      : await isPrivateTarget(url, context.config.network);
+    if (isPrivate) {
+      log.debug("not asking the archive about a private origin");
+      return undefined;
+    }
     const snapshot = await latestSnapshot(url, request, context);
     if (!snapshot) return undefined;
     const response = await context.fetcher.fetch(snapshot.rawUrl, {

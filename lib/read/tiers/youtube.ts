@@ -531,6 +531,7 @@ async function readVideo(
  */
 export const youtubeTier: Tier = {
   name: "youtube",
+  scope: "shared",
   canHandle: (url, request) => request.render !== "always" && youtubeVideoId(url) !== undefined,
   async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
     const id = youtubeVideoId(url);

@@ -19,7 +19,9 @@
  * ({@link braveLocale} maps a BCP 47 tag: `ja` → `jp`, `pt-BR` → `pt-br` and
  * country `BR`, `zh-TW` → `zh-hant` and `TW`, `no`/`nb` → `nb`, `en-GB` →
  * `en-gb` and `GB`; what Brave cannot express is dropped, and the answer says
- * so); `count` at most 20; `freshness` `pd|pw|pm|py`. Fields read from the
+ * so); `count` at most 20 for web search and 50 for news
+ * (https://api-dashboard.search.brave.com/api-reference/news/news_search/get: `count`
+ * default 20, maximum 50); `freshness` `pd|pw|pm|py`. Fields read from the
  * answers: web `web.results[]`, news `results[]`, each with `title`, `url`,
  * `description` (may hold `<strong>` tags), `page_age` (ISO date) or `age`,
  * and `extra_snippets`, `language`, `meta_url.hostname` kept in
@@ -54,6 +56,11 @@ const FRESHNESS: Readonly<Record<TimeRange, string>> = {
 /** Brave's `q` limits. */
 const BRAVE_MAX_CHARS = 400;
 const BRAVE_MAX_WORDS = 50;
+
+/** Brave's largest `count` of a web search. */
+export const BRAVE_MAX_WEB = 20;
+/** Brave's largest `count` of a news search. */
+export const BRAVE_MAX_NEWS = 50;
 
 /** Brave's `search_lang` vocabulary. */
 const SEARCH_LANGS: ReadonlySet<string> = new Set([
@@ -295,7 +302,9 @@ async function braveSearch(
   });
   if (fitted.notice) env.notice?.(fitted.notice);
   url.searchParams.set("q", fitted.query);
-  url.searchParams.set("count", String(Math.max(1, Math.min(req.max_results, s.maxResults, 20))));
+  const cap = news ? BRAVE_MAX_NEWS : BRAVE_MAX_WEB;
+  const most = env.config.search.providers[BRAVE]?.max_results ?? cap;
+  url.searchParams.set("count", String(Math.max(1, Math.min(req.max_results, most, cap))));
   if (req.time_range) url.searchParams.set("freshness", FRESHNESS[req.time_range]);
   setLocale(url, req.language, env);
   const body = await callJson(env, {
@@ -512,11 +521,15 @@ const BraveVideoInput = z.strictObject({
 
 const BraveInput = z.strictObject({
   query: z.string().min(1).max(400).describe("What to search for"),
-  max_results: z.number().int().min(1).max(20).default(10).describe("Results (1-20)"),
+  max_results: z.number().int().min(1).max(BRAVE_MAX_WEB).default(10).describe("Results (1-20)"),
   time_range: timeRangeSchema().optional().describe(
     "Only results this recent",
   ),
   language: z.string().min(2).max(10).optional().describe("Language code, e.g. en"),
+});
+
+const BraveNewsInput = BraveInput.extend({
+  max_results: z.number().int().min(1).max(BRAVE_MAX_NEWS).default(10).describe("Results (1-50)"),
 });
 
 /**
@@ -533,6 +546,7 @@ const BraveInput = z.strictObject({
  */
 export const braveProvider: Provider = {
   name: BRAVE,
+  scope: "shared",
   title: "Brave Search",
   roles: ["search"],
   configHint: "search.providers.brave.api_key",
@@ -554,10 +568,11 @@ export const braveProvider: Provider = {
     {
       name: "brave_news_search",
       title: "Brave news search",
-      description: "Searches recent news articles with Brave Search, newest first.",
+      description:
+        `Searches recent news articles with Brave Search, newest first, up to ${BRAVE_MAX_NEWS} results.`,
       kind: "search",
-      input: BraveInput,
-      run: async (input: z.output<typeof BraveInput>, env: ProviderEnv) => ({
+      input: BraveNewsInput,
+      run: async (input: z.output<typeof BraveNewsInput>, env: ProviderEnv) => ({
         results: await braveSearch(input, env, true),
       }),
     },

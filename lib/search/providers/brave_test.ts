@@ -3,6 +3,7 @@ import { parseConfig } from "../../config/config.ts";
 import { createFetcher } from "../../net/fetch.ts";
 import {
   BRAVE_IMAGES_DOC,
+  BRAVE_NEWS_DOC,
   BRAVE_VIDEOS_DOC,
   DOCUMENTED_FAILURES,
   withFakeProviders,
@@ -66,6 +67,33 @@ Deno.test("brave: news search uses the news endpoint", async () => {
     const out = await tool.run(tool.input.parse({ query: "n" }), env) as { results: unknown[] };
     assert.equal(out.results.length, 3);
     assert.equal(fakes.requestsOf("brave")[1].path, "/res/v1/news/search");
+  });
+});
+
+Deno.test("brave: news asks for up to Brave's 50 results (web stays at 20)", async () => {
+  await withFakeProviders(async (fakes) => {
+    // BRAVE_NEWS_DOC: news `count` at most 50.
+    assert.ok(BRAVE_NEWS_DOC.includes("news_search"));
+    fakes.setResults(
+      Array.from({ length: 60 }, (_, i) => ({
+        url: `https://news${i}.example/story`,
+        title: `Story ${i}`,
+        snippet: "News.",
+      })),
+    );
+    const config = parseConfig(fakes.config({ brave: KEY }, { search_order: ["brave"] }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const news = await roles.search({ query: "election", max_results: 45, topic: "news" });
+    assert.equal(fakes.requestsOf("brave")[0].query.count, "45");
+    assert.equal(news.results.length, 45);
+    const web = await roles.search({ query: "election", max_results: 45 });
+    assert.equal(fakes.requestsOf("brave")[1].query.count, "20");
+    assert.equal(web.results.length, 20);
+    const tool = braveProvider.tools.find((t) => t.name === "brave_news_search")!;
+    assert.ok(tool.input.safeParse({ query: "n", max_results: 50 }).success);
+    assert.ok(!tool.input.safeParse({ query: "n", max_results: 51 }).success);
+    const webTool = braveProvider.tools.find((t) => t.name === "brave_web_search")!;
+    assert.ok(!webTool.input.safeParse({ query: "n", max_results: 21 }).success);
   });
 });
 

@@ -251,6 +251,7 @@ const ExaAnswerInput = z.strictObject({
  */
 export const exaProvider: Provider = {
   name: EXA,
+  scope: "shared",
   title: "Exa",
   roles: ["search", "answer", "contents"],
   configHint: "search.providers.exa.api_key",

@@ -442,6 +442,7 @@ async function geminiProbe(env: ProviderEnv): Promise<string> {
  */
 export const geminiProvider: Provider = {
   name: GEMINI,
+  scope: "shared",
   title: "Gemini",
   roles: ["search", "answer"],
   configHint: "search.providers.gemini.api_key",

@@ -24,7 +24,10 @@ export interface ResolvedProviderSettings {
 }
 
 /**
- * The settings of `name`, with the provider's defaults.
+ * The settings of `name`, with the provider's defaults. The timeout is
+ * `search.providers.<name>.timeout_ms`, else the longer of the call's
+ * documented default (`defaults.timeoutMs`: Jina's reader, TinyFish's fetch)
+ * and `search.timeout_ms`.
  *
  * @example
  * ```ts
@@ -38,13 +41,19 @@ export interface ResolvedProviderSettings {
 export function providerSettings(
   config: Config,
   name: string,
-  defaults: { baseUrl: string; maxResults: number; requestsPerSecond?: number },
+  defaults: {
+    baseUrl: string;
+    maxResults: number;
+    requestsPerSecond?: number;
+    /** The call's own documented default timeout (ms), when longer than `search.timeout_ms`. */
+    timeoutMs?: number;
+  },
 ): ResolvedProviderSettings {
   const own = config.search.providers[name] ?? {};
   return {
     enabled: own.enabled,
     baseUrl: (own.base_url ?? defaults.baseUrl).replace(/\/+$/, ""),
-    timeoutMs: own.timeout_ms ?? config.search.timeout_ms,
+    timeoutMs: own.timeout_ms ?? Math.max(defaults.timeoutMs ?? 0, config.search.timeout_ms),
     maxResults: own.max_results ?? defaults.maxResults,
     requestsPerSecond: own.requests_per_second ?? defaults.requestsPerSecond,
   };

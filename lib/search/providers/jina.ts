@@ -2,14 +2,32 @@
  * Jina: the reader (`GET https://r.jina.ai/<url>`) for contents and search
  * (`GET https://s.jina.ai/?q=<query>`). The key is optional for the reader
  * (`Authorization: Bearer <key>` raises its limits); without a key the
- * provider is used only when enabled (`search.providers.jina.enabled`).
- * A `base_url` override serves both: `<base>/<url>` and `<base>/?q=`.
+ * provider is used only when enabled (`search.providers.jina.enabled`), and
+ * then as a reader only: Jina's search refuses requests without a key
+ * (https://jina.ai/api-dashboard/rate-limit lists `s.jina.ai` as blocked
+ * without a key; https://github.com/jina-ai/reader `src/api/searcher.ts`
+ * answers `AuthenticationRequiredError`), so keyless Jina is never asked to
+ * search ({@link Provider.missingSetting}). A `base_url` override serves both:
+ * `<base>/<url>` and `<base>/?q=`.
+ *
+ * Documented limits kept (https://jina.ai/api-dashboard/rate-limit, the "Rate
+ * limit" table of https://jina.ai/reader/): the reader takes 20 requests a
+ * minute without a key and 500 with one; search 100 a minute with a key. The
+ * router paces every request to them (`search.providers.jina.requests_per_second`
+ * replaces them, for a premium key's higher limits). The reader averages 7.9 s
+ * a page (same table) and waits up to 15 s for a page to load
+ * (`src/services/puppeteer.ts`), so a read may take 30 s unless
+ * `search.providers.jina.timeout_ms` says otherwise; a search takes
+ * `search.timeout_ms`.
  *
  * Requests send `Accept: application/json`; search also sends
  * `X-Respond-With: no-content` (titles, URLs and descriptions only).
  *
  * A reader 422 (the page could not be loaded) is that page's
- * `provider_unavailable`, so the router may ask the next contents provider.
+ * `provider_unavailable`, so the router may ask the next contents provider;
+ * so is a 451 (`SecurityCompromiseError`: a domain Jina blocks, for keyless
+ * reads, after abuse was found on it), which `lib/net/classify.ts` takes as a
+ * refusal of that page that leaves Jina's health untouched.
  *
  * Fields read: reader `data.title`, `data.url`, `data.content`,
  * `data.description`, `data.publishedTime`, `data.usage.tokens`; search
@@ -18,7 +36,9 @@
  * @module
  */
 import { z } from "zod";
+import type { RateLimit } from "../../async/rate_gate.ts";
 import { type Config, providerApiKey } from "../../config/config.ts";
+import { GleanerError } from "../../errors.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { toIsoDate } from "../upstream.ts";
 import { boundedData, isWebUrl, plainText, providerSettings } from "./http.ts";
@@ -37,8 +57,44 @@ import { loadPages } from "./pages_lazy.ts";
 /** The provider's name. */
 export const JINA = "jina";
 
+/** Default timeout of one reader request (ms): the reader's 15 s page load and its conversion. */
+export const JINA_READ_TIMEOUT_MS = 30_000;
+
+/** The setting Jina's search needs. */
+const KEY_SETTING = "search.providers.jina.api_key";
+
+/** Reader requests a minute without a key and with one (https://jina.ai/api-dashboard/rate-limit). */
+const READER_RPM = { keyless: 20, keyed: 500 } as const;
+
 function settings(config: Config) {
   return providerSettings(config, JINA, { baseUrl: "", maxResults: 10 });
+}
+
+/** The reader's settings: its own default timeout. */
+function readSettings(config: Config) {
+  return providerSettings(config, JINA, {
+    baseUrl: "",
+    maxResults: 10,
+    timeoutMs: JINA_READ_TIMEOUT_MS,
+  });
+}
+
+/**
+ * Jina's documented rate under a configuration: the reader's 20 requests a
+ * minute without a key, 500 with one (search, keyed only, allows 100: the
+ * router keeps one rate per provider, and a keyed search call is one request).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config/config.ts";
+ * import { jinaRateLimit } from "./jina.ts";
+ * console.assert(jinaRateLimit(parseConfig({}))?.budget?.count === 20);
+ * console.assert(jinaRateLimit(parseConfig({ search: { jina_api_key: "k" } }))?.budget?.count === 500);
+ * ```
+ */
+export function jinaRateLimit(config: Config): RateLimit {
+  const count = providerApiKey(config, JINA) ? READER_RPM.keyed : READER_RPM.keyless;
+  return { budget: { count, ms: 60_000 } };
 }
 
 function endpoints(config: Config): { reader: string; search: string } {
@@ -54,7 +110,7 @@ function auth(config: Config): Record<string, string> {
 }
 
 async function jinaRead(url: string, env: ProviderEnv): Promise<ProviderPage> {
-  const s = settings(env.config);
+  const s = readSettings(env.config);
   let body: Record<string, unknown>;
   try {
     body = await callJson(env, {
@@ -95,6 +151,14 @@ async function jinaContents(req: ContentsRequest, env: ProviderEnv): Promise<Pro
 }
 
 async function jinaSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
+  if (!providerApiKey(env.config, JINA)) {
+    // Jina's search refuses every request without a key: none is sent.
+    throw new GleanerError(
+      "invalid_arguments",
+      `${JINA}: search needs ${KEY_SETTING} (Jina's search refuses requests without a key)`,
+      { details: { field: KEY_SETTING, provider: JINA } },
+    );
+  }
   const s = settings(env.config);
   const url = new URL(`${endpoints(env.config).search}/`);
   url.searchParams.set("q", req.query);
@@ -129,19 +193,22 @@ const JinaSearchInput = z.strictObject({
 });
 
 /**
- * The Jina provider (`search.providers.jina.api_key`, env `JINA_API_KEY`; or keyless
- * with `search.providers.jina.enabled: true`).
+ * The Jina provider (`search.providers.jina.api_key`, env `JINA_API_KEY`; or keyless,
+ * reader only, with `search.providers.jina.enabled: true`).
  *
  * @example
  * ```ts
  * import { parseConfig } from "../../config/config.ts";
  * import { jinaProvider } from "./jina.ts";
  * console.assert(!jinaProvider.isConfigured(parseConfig({})));
- * console.assert(jinaProvider.isConfigured(parseConfig({ search: { providers: { jina: { enabled: true } } } })));
+ * const keyless = parseConfig({ search: { providers: { jina: { enabled: true } } } });
+ * console.assert(jinaProvider.isConfigured(keyless));
+ * console.assert(jinaProvider.missingSetting!("search", keyless) === "search.providers.jina.api_key");
  * ```
  */
 export const jinaProvider: Provider = {
   name: JINA,
+  scope: "shared",
   title: "Jina",
   roles: ["search", "contents"],
   configHint: "search.providers.jina.api_key or search.providers.jina.enabled",
@@ -151,6 +218,9 @@ export const jinaProvider: Provider = {
   },
   search: jinaSearch,
   contents: jinaContents,
+  missingSetting: (role, config) =>
+    role === "search" && !providerApiKey(config, JINA) ? KEY_SETTING : undefined,
+  rateLimit: jinaRateLimit,
   tools: [
     {
       name: "jina_read",

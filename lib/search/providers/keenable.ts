@@ -3,24 +3,38 @@
  * public endpoints are used (`POST <base>/v1/search/public`,
  * `GET <base>/v1/fetch/public?url=`, with the `X-Keenable-Title` header
  * naming the client); with one (`X-API-Key: <key>`) the keyed endpoints
- * `POST <base>/v1/search` and `GET <base>/v1/fetch?url=`. Keyless use is
- * limited per IP (10 requests/s), so the provider sends at most 10 calls a
- * second unless `search.providers.keenable.requests_per_second` says otherwise.
+ * `POST <base>/v1/search` and `GET <base>/v1/fetch?url=`.
+ *
+ * Keyless use is limited to 1,000 requests an hour and at most 10 a second;
+ * a key removes the hourly limit (https://docs.keenable.ai/authentication).
+ * The router holds every request to that: at most 10 a second, and keyless
+ * at most 1,000 in any hour — past it, Keenable is not asked (a local
+ * `rate_limited`) until the hour frees a slot, and the next provider answers.
+ * `search.providers.keenable.requests_per_second` replaces both.
  *
  * A page Keenable has not indexed answers 404 on fetch (422 when it could not
  * extract it); it is asked once more with `live=true` (fetched from the
  * origin), and a second miss is `not_found`, which lets the router ask the
  * next contents provider.
  *
- * Request body of search: `{ query }`. Fields read: search `results[]` with
- * `title`, `url`, `snippet` (else `description`), `published_at`; fetch
- * `url`, `title`, `content`, `description`, `author`, `published_at`.
+ * Search request body (Keenable's own SDK,
+ * https://github.com/keenableai/keenable-sdk `typescript/src/filters.ts`):
+ * `query`; `site` (one domain) for a single `domains` entry; `published_after`
+ * (`YYYY-MM-DD`, today minus 1, 7, 31 or 366 days) for `time_range`. What it
+ * has no parameter for is not sent and the answer's `notices` say so: more
+ * than one domain and `exclude_domains` (the router still keeps only the hits
+ * inside the domains, so fewer may come back), `language`, `topic: "news"`.
+ * Fields read: search `results[]` with `title`, `url`, `snippet` (else
+ * `description`), `published_at`; fetch `url`, `title`, `content`,
+ * `description`, `author`, `published_at`.
  *
  * @module
  */
 import { z } from "zod";
+import type { RateLimit } from "../../async/rate_gate.ts";
 import { type Config, providerApiKey } from "../../config/config.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
+import { timeRangeStart } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
 import { boundedData, isWebUrl, plainText, providerSettings } from "./http.ts";
 import { callJson, hasArray, isRecord, records, str } from "../../net/json_call.ts";
@@ -40,6 +54,24 @@ export const KEENABLE = "keenable";
 
 /** The client name sent to the keyless endpoints. */
 const CLIENT_TITLE = "Gleaner";
+
+/**
+ * Keenable's documented rate (https://docs.keenable.ai/authentication): at most
+ * 10 requests a second; keyless, also at most 1,000 an hour.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config/config.ts";
+ * import { keenableRateLimit } from "./keenable.ts";
+ * console.assert(keenableRateLimit(parseConfig({})).budget?.count === 1000);
+ * console.assert(keenableRateLimit(parseConfig({ search: { keenable_api_key: "k" } })).budget === undefined);
+ * ```
+ */
+export function keenableRateLimit(config: Config): RateLimit {
+  return providerApiKey(config, KEENABLE)
+    ? { perSecond: 10 }
+    : { perSecond: 10, budget: { count: 1_000, ms: 3_600_000 } };
+}
 
 function settings(config: Config) {
   return providerSettings(config, KEENABLE, {
@@ -61,12 +93,30 @@ async function keenableSearch(
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
   const { suffix, headers } = access(env.config);
+  const json: Record<string, unknown> = { query: req.query };
+  const unsent: string[] = [];
+  const domains = req.domains ?? [];
+  if (domains.length === 1) json.site = domains[0];
+  else if (domains.length > 1) unsent.push(`${domains.length} domains (it filters one site)`);
+  if (req.exclude_domains?.length) unsent.push("exclude_domains");
+  if (req.time_range) json.published_after = timeRangeStart(req.time_range);
+  if (req.language) unsent.push(`language ${JSON.stringify(req.language.slice(0, 20))}`);
+  if (req.topic === "news") unsent.push('topic "news"');
+  if (unsent.length > 0) {
+    env.notice?.(
+      `${KEENABLE}: ${unsent.join(", ")} not sent: Keenable's search has no such parameter${
+        domains.length > 1 || req.exclude_domains?.length
+          ? " (hits outside the domains are dropped, so fewer may come back)"
+          : ""
+      }`,
+    );
+  }
   const body = await callJson(env, {
     provider: KEENABLE,
     url: `${s.baseUrl}/v1/search${suffix}`,
     method: "POST",
     headers,
-    json: { query: req.query },
+    json,
     timeoutMs: s.timeoutMs,
   }, hasArray("results"));
   const hits: ProviderHit[] = [];
@@ -166,9 +216,10 @@ const KeenableFetchInput = z.strictObject({
  */
 export const keenableProvider: Provider = {
   name: KEENABLE,
+  scope: "shared",
   title: "Keenable",
   roles: ["search", "contents"],
-  defaultRequestsPerSecond: 10,
+  nativeDomains: true,
   configHint: "search.providers.keenable.api_key or search.providers.keenable.enabled",
   isConfigured: (config) => {
     const enabled = settings(config).enabled;
@@ -176,6 +227,7 @@ export const keenableProvider: Provider = {
   },
   search: keenableSearch,
   contents: keenableContents,
+  rateLimit: keenableRateLimit,
   tools: [
     {
       name: "keenable_search",

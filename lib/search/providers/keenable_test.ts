@@ -3,6 +3,7 @@ import { parseConfig } from "../../config/config.ts";
 import { createFetcher } from "../../net/fetch.ts";
 import { withFakeProviders } from "../../../testing/fixtures/fake_providers.ts";
 import { assertFailureClasses } from "../../../testing/fixtures/provider_checks.ts";
+import { timeRangeStart } from "../time_range.ts";
 import { keenableProvider } from "./keenable.ts";
 
 const KEY = "keen_test_654";
@@ -77,4 +78,60 @@ Deno.test("keenable: every failure class is produced and classified", async () =
       () => keenableProvider.contents!({ urls: ["https://a.example/"] }, env),
     );
   });
+});
+
+Deno.test("keenable: one domain is sent as `site`, a time range as `published_after`; what it cannot filter is named", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({}, { providers: { keenable: { enabled: true } } }));
+    const notices: string[] = [];
+    const env = {
+      config,
+      fetcher: createFetcher(config.network),
+      notice: (t: string) => void notices.push(t),
+    };
+    const today = new Date().toISOString();
+    fakes.setResults([
+      { url: "https://sqlite.org/wal.html", title: "WAL", snippet: "s", published: today },
+      { url: "https://docs.deno.com/kv", title: "KV", snippet: "s", published: today },
+    ]);
+    const hits = await keenableProvider.search!({
+      query: "wal",
+      max_results: 5,
+      domains: ["sqlite.org"],
+      time_range: "month",
+    }, env);
+    assert.deepEqual(fakes.requestsOf("keenable")[0].body, {
+      query: "wal",
+      site: "sqlite.org",
+      published_after: timeRangeStart("month"),
+    });
+    assert.deepEqual(hits.map((h) => h.url), ["https://sqlite.org/wal.html"]);
+    assert.deepEqual(notices, [], "everything asked was sent");
+
+    await keenableProvider.search!({
+      query: "wal",
+      max_results: 5,
+      domains: ["sqlite.org", "deno.com"],
+      exclude_domains: ["spam.example"],
+      language: "fr",
+      topic: "news",
+    }, env);
+    assert.deepEqual(fakes.requestsOf("keenable")[1].body, { query: "wal" });
+    assert.equal(notices.length, 1);
+    assert.match(
+      notices[0],
+      /^keenable: 2 domains \(it filters one site\), exclude_domains, language "fr", topic "news" not sent/,
+    );
+    assert.ok(keenableProvider.nativeDomains, "the router adds no site: hint to Keenable's query");
+  });
+});
+
+Deno.test("keenable: keyless requests are held to Keenable's 1,000 an hour (and 10 a second); a key lifts the hourly limit", () => {
+  const keyless = parseConfig({ search: { providers: { keenable: { enabled: true } } } });
+  assert.deepEqual(keenableProvider.rateLimit?.(keyless), {
+    perSecond: 10,
+    budget: { count: 1_000, ms: 3_600_000 },
+  });
+  const keyed = parseConfig({ search: { keenable_api_key: KEY } });
+  assert.deepEqual(keenableProvider.rateLimit?.(keyed), { perSecond: 10 });
 });

@@ -120,6 +120,8 @@ export function keylessProvider(spec: KeylessSpec): Provider {
   return {
     name,
     title,
+    // A public search engine (or the operator's SearXNG over it): the same answers for everyone.
+    scope: "shared",
     roles: ["search"],
     keyless: true,
     ...(spec.engine ? { keylessEngine: true } : {}),

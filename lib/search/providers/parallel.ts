@@ -3,16 +3,25 @@
  * `POST <base>/v1/search`).
  *
  * Request fields sent: `objective` (the query as asked), `search_queries`
- * (the query, with a `site:` hint when domains are asked), `mode` (`basic`,
- * or `advanced` for deep searches), `advanced_settings.max_results`. The
- * documented modes are `turbo`, `basic` and `advanced`; the legacy `fast` is
- * gone (https://docs.parallel.ai/search/migrate-to-parallel).
+ * (the query), `mode` (`basic`, or `advanced` for deep searches),
+ * `advanced_settings.max_results` and `advanced_settings.source_policy`
+ * (`include_domains`, `exclude_domains`, and `after_date` — today minus 1, 7,
+ * 31 or 366 days — for `time_range`; Parallel's SDK,
+ * https://github.com/parallel-web/parallel-sdk-python `types/shared_params/source_policy.py`:
+ * at most 200 domains in both lists together). The documented modes are
+ * `turbo`, `basic` and `advanced`; the legacy `fast` is gone
+ * (https://docs.parallel.ai/search/migrate-to-parallel). Parallel's search has
+ * no language or topic parameter: a `language` or `topic: "news"` is not sent
+ * and the answer's `notices` say so.
  *
  * Parallel's documented limits are respected before sending
  * (https://docs.parallel.ai/api-reference/search-beta/search): at most 5
- * `search_queries` of at most 200 characters each; a longer routed query is
- * cut at a word boundary for `search_queries` (the `site:` hint kept; the
- * `objective` keeps it whole) and the answer says so.
+ * `search_queries` of at most 200 characters each, at least one of them
+ * (`search_queries` is required, `types/client_search_params.py`); a longer
+ * routed query is cut at a word boundary for `search_queries` (the
+ * `objective` keeps it whole) and the answer says so. `parallel_search`
+ * without `search_queries` sends its objective cut the same way as the one
+ * query, never the whole objective.
  *
  * Fields read: `search_id` (kept in `provider_data`), `results[]` with `url`,
  * `title`, `publish_date`, `excerpts[]` (joined into the snippet).
@@ -41,6 +50,7 @@
 import { z } from "zod";
 import { type Config, providerApiKey } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
+import { timeRangeStart } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
 import { providerFailure } from "../../net/classify.ts";
 import { boundedData, fitQuery, isWebUrl, plainText, providerSettings } from "./http.ts";
@@ -63,6 +73,9 @@ export const PARALLEL = "parallel";
 
 /** Longest entry of `search_queries`. */
 const QUERY_MAX_CHARS = 200;
+
+/** Most domains in `include_domains` and `exclude_domains` together. */
+const POLICY_MAX_DOMAINS = 200;
 
 function settings(config: Config) {
   return providerSettings(config, PARALLEL, { baseUrl: "https://api.parallel.ai", maxResults: 20 });
@@ -99,6 +112,16 @@ async function parallelSearch(
     keep: req.site_hint,
   });
   if (fitted.notice) env.notice?.(fitted.notice);
+  const unsent = [
+    ...(req.language ? [`language ${JSON.stringify(req.language.slice(0, 20))}`] : []),
+    ...(req.topic === "news" ? ['topic "news"'] : []),
+  ];
+  if (unsent.length > 0) {
+    env.notice?.(
+      `${PARALLEL}: ${unsent.join(", ")} not sent: Parallel's search has no such parameter`,
+    );
+  }
+  const policy = sourcePolicy(req);
   const body = await callJson(env, {
     provider: PARALLEL,
     url: `${s.baseUrl}/v1/search`,
@@ -108,11 +131,38 @@ async function parallelSearch(
       objective: req.query,
       search_queries: [fitted.query],
       mode: req.depth === "deep" ? "advanced" : "basic",
-      advanced_settings: { max_results: Math.min(req.max_results, s.maxResults) },
+      advanced_settings: {
+        max_results: Math.min(req.max_results, s.maxResults),
+        ...(policy ? { source_policy: policy } : {}),
+      },
     },
     timeoutMs: s.timeoutMs,
   }, hasArray("results"));
   return parallelHits(body.results, body.search_id);
+}
+
+/**
+ * Parallel's `source_policy` for a search's domains and time range, or
+ * `undefined` when there is nothing to filter.
+ *
+ * @throws {GleanerError} `invalid_arguments` (field `domains`) over Parallel's 200 domains.
+ */
+function sourcePolicy(req: ProviderSearchRequest): Record<string, unknown> | undefined {
+  const include = req.domains ?? [];
+  const exclude = req.exclude_domains ?? [];
+  if (include.length + exclude.length > POLICY_MAX_DOMAINS) {
+    throw new GleanerError(
+      "invalid_arguments",
+      `domains: Parallel filters at most ${POLICY_MAX_DOMAINS} domains (included and excluded together)`,
+      { details: { field: "domains", provider: PARALLEL } },
+    );
+  }
+  const policy: Record<string, unknown> = {
+    ...(include.length ? { include_domains: include } : {}),
+    ...(exclude.length ? { exclude_domains: exclude } : {}),
+    ...(req.time_range ? { after_date: timeRangeStart(req.time_range) } : {}),
+  };
+  return Object.keys(policy).length > 0 ? policy : undefined;
 }
 
 /** Parallel's low-latency chat model (the research models are tasks, not quick answers). */
@@ -220,7 +270,7 @@ async function parallelContents(
 const ParallelInput = z.strictObject({
   objective: z.string().min(1).max(2000).describe("What you are looking for, in plain words"),
   search_queries: z.array(z.string().min(1).max(200)).min(1).max(5).optional().describe(
-    "Keyword queries (default: the objective)",
+    "Keyword queries, 3-6 words each (default: the objective, cut to 200 characters)",
   ),
   mode: z.enum(["turbo", "basic", "advanced"]).default("basic").describe(
     "`turbo` is fastest, `advanced` searches more thoroughly",
@@ -230,6 +280,21 @@ const ParallelInput = z.strictObject({
 
 async function parallelTool(input: z.output<typeof ParallelInput>, env: ProviderEnv) {
   const s = settings(env.config);
+  let queries = input.search_queries;
+  if (!queries) {
+    // `search_queries` is required and each entry at most 200 characters: the objective
+    // stands in for them, cut to fit.
+    const fitted = fitQuery(input.objective.trim(), {
+      provider: PARALLEL,
+      maxChars: QUERY_MAX_CHARS,
+    });
+    if (fitted.notice) {
+      env.notice?.(
+        `${fitted.notice} (the objective as the search query; it is sent whole as the objective)`,
+      );
+    }
+    queries = [fitted.query];
+  }
   const body = await callJson(env, {
     provider: PARALLEL,
     url: `${s.baseUrl}/v1/search`,
@@ -237,7 +302,7 @@ async function parallelTool(input: z.output<typeof ParallelInput>, env: Provider
     headers: { "x-api-key": providerApiKey(env.config, PARALLEL) ?? "" },
     json: {
       objective: input.objective,
-      search_queries: input.search_queries ?? [input.objective],
+      search_queries: queries,
       mode: input.mode,
       advanced_settings: { max_results: Math.min(input.max_results, s.maxResults) },
     },
@@ -258,9 +323,11 @@ async function parallelTool(input: z.output<typeof ParallelInput>, env: Provider
  */
 export const parallelProvider: Provider = {
   name: PARALLEL,
+  scope: "shared",
   title: "Parallel",
   roles: ["search", "answer", "contents"],
   configHint: "search.providers.parallel.api_key",
+  nativeDomains: true,
   isConfigured: (config) =>
     Boolean(providerApiKey(config, PARALLEL)) && settings(config).enabled !== false,
   search: parallelSearch,

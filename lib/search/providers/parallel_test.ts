@@ -3,6 +3,8 @@ import { parseConfig } from "../../config/config.ts";
 import { createFetcher } from "../../net/fetch.ts";
 import { withFakeProviders } from "../../../testing/fixtures/fake_providers.ts";
 import { assertFailureClasses } from "../../../testing/fixtures/provider_checks.ts";
+import { createRoleRouter } from "../roles.ts";
+import { timeRangeStart } from "../time_range.ts";
 import { parallelProvider } from "./parallel.ts";
 
 const KEY = "parallel-test-key-987";
@@ -125,5 +127,59 @@ Deno.test("parallel: answers through the OpenAI-compatible chat with the speed m
     await parallelProvider.answer!({ query: "what is wal", depth: "deep" }, env);
     assert.equal((fakes.requestsOf("parallel")[1].body as { model: string }).model, "speed");
     assert.deepEqual(notices, ["parallel answers at quick depth (model speed)"]);
+  });
+});
+
+Deno.test("parallel_search without search_queries sends its objective cut to Parallel's 200 characters as the query", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ parallel: KEY }));
+    const notices: string[] = [];
+    const env = {
+      config,
+      fetcher: createFetcher(config.network),
+      notice: (t: string) => void notices.push(t),
+    };
+    const objective = Array.from({ length: 60 }, (_, i) => `objective-word-${i}`).join(" ");
+    assert.ok(objective.length > 1000);
+    const tool = parallelProvider.tools[0];
+    const out = await tool.run(tool.input.parse({ objective }), env) as { results: unknown[] };
+    assert.ok(out.results.length > 0);
+    const body = fakes.requestsOf("parallel")[0].body as Record<string, unknown>;
+    assert.equal(body.objective, objective, "the objective itself is sent whole");
+    const [query] = body.search_queries as string[];
+    assert.ok(query.length <= 200, `${query.length} characters`);
+    assert.ok(objective.startsWith(`${query} `), "a whole-word prefix of the objective");
+    assert.match(notices.join(" "), /parallel.*200 characters/);
+  });
+});
+
+Deno.test("parallel: domains and time range go to source_policy; language and topic it cannot send are named", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ parallel: KEY }, { search_order: ["parallel"] }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const today = new Date().toISOString();
+    fakes.setResults([
+      { url: "https://sqlite.org/wal.html", title: "WAL", snippet: "s", published: today },
+      { url: "https://sqlite.org/old.html", title: "Old", snippet: "s", published: "2020-01-01" },
+      { url: "https://spam.example/wal", title: "Spam", snippet: "s", published: today },
+    ]);
+    const out = await roles.search({
+      query: "sqlite wal",
+      max_results: 5,
+      domains: ["sqlite.org"],
+      exclude_domains: ["spam.example"],
+      time_range: "week",
+      language: "de",
+      topic: "news",
+    });
+    const body = fakes.requestsOf("parallel")[0].body as Record<string, unknown>;
+    assert.deepEqual(body.search_queries, ["sqlite wal"], "no site: hint in the query");
+    assert.deepEqual((body.advanced_settings as Record<string, unknown>).source_policy, {
+      include_domains: ["sqlite.org"],
+      exclude_domains: ["spam.example"],
+      after_date: timeRangeStart("week"),
+    });
+    assert.deepEqual(out.results.map((r) => r.url), ["https://sqlite.org/wal.html"]);
+    assert.match(out.notices?.join(" ") ?? "", /parallel: language "de", topic "news" not sent/);
   });
 });

@@ -11,7 +11,7 @@
 import { ERROR_CODES, type ErrorCode, GleanerError } from "../../errors.ts";
 import type { Fetcher } from "../../net/types.ts";
 import type { Config } from "../../config/config.ts";
-import { configuredProviders } from "./registry.ts";
+import { configuredProviders, servesRole } from "./registry.ts";
 import type { Provider, ProviderEnv, Role } from "./types.ts";
 
 /** What the probe found of one provider. */
@@ -41,7 +41,7 @@ const PROBE_PAGE = "https://example.com/";
 
 async function ask(provider: Provider, env: ProviderEnv): Promise<string> {
   if (provider.probe) return await provider.probe(env);
-  if (provider.search) {
+  if (provider.search && servesRole(provider, "search", env.config)) {
     const hits = await provider.search({ query: "gleaner", max_results: 1 }, env);
     return `key accepted (a one-result search: ${hits.length} result${
       hits.length === 1 ? "" : "s"
@@ -80,7 +80,7 @@ export async function probeProviders(config: Config, fetcher: Fetcher): Promise<
   const rows: ProviderProbe[] = [];
   for (const provider of configuredProviders(config)) {
     if (provider.keyless) continue;
-    const roles = [...provider.roles];
+    const roles = provider.roles.filter((role) => servesRole(provider, role, config));
     try {
       rows.push({
         name: provider.name,

@@ -259,6 +259,7 @@ const QueritSearchInput = z.strictObject({
  */
 export const queritProvider: Provider = {
   name: QUERIT,
+  scope: "shared",
   title: "Querit",
   roles: ["search"],
   configHint: "search.providers.querit.api_key",

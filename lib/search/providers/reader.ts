@@ -32,6 +32,8 @@ export function createReaderProvider(read: ReadPage): Provider {
   return {
     name: GLEANER_READER,
     title: "Gleaner reader",
+    // It reads through the caller's own reader: a tenant's cascade and page cache.
+    scope: "tenant",
     roles: ["contents"],
     configHint: "(always available)",
     isConfigured: () => true,

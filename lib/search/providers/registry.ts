@@ -149,6 +149,25 @@ export function roleOrder(config: Config, role: Role, extra: readonly Provider[]
 }
 
 /**
+ * True when `provider` serves `role` under `config`: the role is one of its
+ * roles, it is configured, and the configuration lets it serve that role
+ * (`Provider.missingSetting`: keyless Jina reads pages but does not search).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config/config.ts";
+ * import { jinaProvider } from "./jina.ts";
+ * import { servesRole } from "./registry.ts";
+ * const keyless = parseConfig({ search: { providers: { jina: { enabled: true } } } });
+ * console.assert(servesRole(jinaProvider, "contents", keyless) && !servesRole(jinaProvider, "search", keyless));
+ * ```
+ */
+export function servesRole(provider: Provider, role: Role, config: Config): boolean {
+  return provider.roles.includes(role) && provider.isConfigured(config) &&
+    provider.missingSetting?.(role, config) === undefined;
+}
+
+/**
  * The providers that can serve `role` now: in the role's order, configured.
  *
  * @example
@@ -168,9 +187,7 @@ export function usableProviders(
   const out: Provider[] = [];
   for (const name of roleOrder(config, role, extra)) {
     const provider = providerByName(name, extra);
-    if (provider && provider.roles.includes(role) && provider.isConfigured(config)) {
-      out.push(provider);
-    }
+    if (provider && servesRole(provider, role, config)) out.push(provider);
   }
   return out;
 }

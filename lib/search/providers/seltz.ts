@@ -38,7 +38,7 @@
  */
 import { z } from "zod";
 import { type Config, providerApiKey } from "../../config/config.ts";
-import { type TimeRange, timeRangeSchema } from "../time_range.ts";
+import { timeRangeSchema, timeRangeStart } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
 import { boundedData, isWebUrl, plainText, providerSettings } from "./http.ts";
 import { callJson, isRecord, records, str } from "../../net/json_call.ts";
@@ -49,8 +49,6 @@ export const SELTZ = "seltz";
 
 /** Longest snippet kept from a document's content (characters). */
 const SNIPPET_CHARS = 500;
-
-const RANGE_DAYS: Readonly<Record<TimeRange, number>> = { day: 1, week: 7, month: 31, year: 366 };
 
 function settings(config: Config) {
   return providerSettings(config, SELTZ, { baseUrl: "https://api.seltz.ai", maxResults: 20 });
@@ -111,10 +109,7 @@ async function seltzSearch(req: ProviderSearchRequest, env: ProviderEnv): Promis
   if (req.domains?.length) body.include_domains = req.domains;
   if (req.exclude_domains?.length) body.exclude_domains = req.exclude_domains;
   if (req.topic === "news") body.scope = "news";
-  if (req.time_range) {
-    body.from_date = new Date(Date.now() - RANGE_DAYS[req.time_range] * 86_400_000)
-      .toISOString().slice(0, 10);
-  }
+  if (req.time_range) body.from_date = timeRangeStart(req.time_range);
   if (req.language) {
     env.notice?.(
       `${SELTZ}: language ${
@@ -155,6 +150,7 @@ const SeltzSearchInput = z.strictObject({
  */
 export const seltzProvider: Provider = {
   name: SELTZ,
+  scope: "shared",
   title: "Seltz",
   roles: ["search"],
   configHint: "search.providers.seltz.api_key",

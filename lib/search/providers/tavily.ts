@@ -11,15 +11,26 @@
  *
  * Fields read: `/search` `answer`, `results[]` (`title`, `url`, `content`,
  * `score`, `published_date`), `response_time`; `/extract` `results[]`
- * (`url`, `raw_content`) and `failed_results[]` (`url`, `error`).
+ * (`url`, `raw_content`) and `failed_results[]` (`url`, `error`). Extract
+ * results carry no title (https://docs.tavily.com/documentation/api-reference/endpoint/extract:
+ * `url`, `raw_content`, `images`, `favicon`), so pages come back without one.
+ *
+ * Tavily's query is at most 400 characters
+ * (https://docs.tavily.com/documentation/best-practices/best-practices-search; a longer one
+ * answers 400 `{"detail":{"error":"Query is too long. Max query length is 400 characters."}}`,
+ * which the classifier takes as `too_large`, so the router asks the next provider). It is
+ * never exceeded: a longer search query is cut at a word boundary (the answer's `notices`
+ * say so); a longer question for an answer is not sent at all — a question cut short is
+ * another question — and fails with `too_large`, so the next answer provider takes it whole.
  *
  * @module
  */
 import { z } from "zod";
 import { type Config, providerApiKey } from "../../config/config.ts";
+import { SearchFailure } from "../../net/upstream_failure.ts";
 import { timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
-import { boundedData, isWebUrl, plainText, providerSettings } from "./http.ts";
+import { boundedData, fitQuery, isWebUrl, plainText, providerSettings } from "./http.ts";
 import { callJson, hasArray, records, str } from "../../net/json_call.ts";
 import type {
   ContentsRequest,
@@ -34,6 +45,9 @@ import { loadPages } from "./pages_lazy.ts";
 
 /** The provider's name. */
 export const TAVILY = "tavily";
+
+/** Longest query Tavily takes (characters). */
+export const TAVILY_MAX_QUERY_CHARS = 400;
 
 function settings(config: Config) {
   return providerSettings(config, TAVILY, { baseUrl: "https://api.tavily.com", maxResults: 20 });
@@ -86,13 +100,33 @@ async function tavilySearchCall(req: TavilySearchOptions, env: ProviderEnv) {
 }
 
 async function tavilySearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
-  return tavilyHits((await tavilySearchCall(req, env)).results);
+  const fitted = fitQuery(req.query.trim(), {
+    provider: TAVILY,
+    maxChars: TAVILY_MAX_QUERY_CHARS,
+    keep: req.site_hint,
+  });
+  if (fitted.notice) env.notice?.(fitted.notice);
+  return tavilyHits((await tavilySearchCall({ ...req, query: fitted.query }, env)).results);
 }
 
 async function tavilyAnswer(
   req: { query: string; depth: "quick" | "deep" },
   env: ProviderEnv,
 ): Promise<ProviderAnswer> {
+  const length = req.query.trim().length;
+  if (length > TAVILY_MAX_QUERY_CHARS) {
+    // Refused before sending, as Tavily would refuse it: over Tavily's limit, not the caller's
+    // mistake, so the next answer provider is asked and Tavily's health is not touched.
+    throw new SearchFailure(
+      "invalid",
+      `${TAVILY}: the question has ${length} characters; Tavily takes at most ${TAVILY_MAX_QUERY_CHARS}`,
+      {
+        backend: TAVILY,
+        code: "too_large",
+        details: { provider: TAVILY, field: "query", limit: TAVILY_MAX_QUERY_CHARS, refusal: true },
+      },
+    );
+  }
   const deep = req.depth === "deep";
   const body = await tavilySearchCall({
     query: req.query,
@@ -137,11 +171,11 @@ async function tavilyExtractBatch(
   return {
     pages: req.urls.map((url) => {
       const found = results.find((r) => r.url === url);
-      if (found) return { url, title: plainText(found.title), content: str(found.raw_content) };
+      // Tavily's extract results have no title field: the page has none rather than an empty one.
+      if (found) return { url, content: str(found.raw_content) };
       const miss = failed.find((r) => r.url === url);
       return {
         url,
-        title: "",
         content: "",
         error: {
           code: "provider_unavailable",
@@ -185,6 +219,7 @@ const TavilyExtractInput = z.strictObject({
  */
 export const tavilyProvider: Provider = {
   name: TAVILY,
+  scope: "shared",
   title: "Tavily",
   roles: ["search", "answer", "contents"],
   configHint: "search.providers.tavily.api_key",

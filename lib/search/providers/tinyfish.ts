@@ -24,6 +24,11 @@
  *   `text`, `description`, `author`, `published_date`, `language`) and
  *   `errors[]` (`url`, `error`, `status`): a URL in `errors` fails alone,
  *   `not_found` for a 404 or 410 of the page, else `provider_unavailable`.
+ *   A fetch renders pages in a browser and takes 1–20 s, for which TinyFish
+ *   suggests a 150 s timeout (https://docs.tinyfish.ai/for-coding-agents);
+ *   Gleaner waits 120 s for one fetch request unless
+ *   `search.providers.tinyfish.timeout_ms` says otherwise (search and the
+ *   agent's calls keep `search.timeout_ms`, TinyFish's suggested 10 s for search).
  * - agent run (the `tinyfish_run` tool): `POST https://agent.tinyfish.ai/v1/automation/run-async`
  *   with `{ url, goal, browser_profile? }` answers `{ run_id, error }`, then
  *   `GET https://agent.tinyfish.ai/v1/runs/<run_id>` every `run_poll_ms`
@@ -78,6 +83,9 @@ export const TINYFISH = "tinyfish";
 
 /** Most URLs one fetch request takes (https://docs.tinyfish.ai/fetch-api/reference). */
 export const TINYFISH_FETCH_MAX_URLS = 10;
+
+/** Default timeout of one fetch request (ms), within TinyFish's suggested 150 s. */
+export const TINYFISH_FETCH_TIMEOUT_MS = 120_000;
 
 /** Results on one search page (the documented response holds `total_results: 10`). */
 const SEARCH_PAGE_RESULTS = 10;
@@ -192,7 +200,11 @@ async function tinyfishContents(
 }
 
 async function fetchBatch(urls: string[], env: ProviderEnv): Promise<ProviderPage[]> {
-  const s = settings(env.config);
+  const s = providerSettings(env.config, TINYFISH, {
+    baseUrl: "",
+    maxResults: SEARCH_PAGE_RESULTS,
+    timeoutMs: TINYFISH_FETCH_TIMEOUT_MS,
+  });
   const { failedPage } = await loadPages();
   const body = await callJson(env, {
     provider: TINYFISH,
@@ -459,6 +471,7 @@ const TinyfishRunSchema = z.strictObject({
  */
 export const tinyfishProvider: Provider = {
   name: TINYFISH,
+  scope: "shared",
   title: "TinyFish",
   roles: ["search", "contents"],
   configHint: "search.providers.tinyfish.api_key",

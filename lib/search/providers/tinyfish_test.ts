@@ -263,3 +263,25 @@ Deno.test("tinyfish: INVALID_INPUT names the field TinyFish refused; the key nev
     assert.ok(!error.message.includes(KEY));
   });
 });
+
+Deno.test("tinyfish: a fetch may take the time TinyFish documents for it, longer than search.timeout_ms; its own setting wins", async () => {
+  await withFakeProviders(async (fakes) => {
+    // https://docs.tinyfish.ai/for-coding-agents: fetch 1-20 s, suggested timeout 150 s; search 10 s.
+    fakes.setDelay("tinyfish", 700);
+    const envOf = (providers: Record<string, unknown> = {}) => {
+      const config = parseConfig(fakes.config({ tinyfish: KEY }, { timeout_ms: 250, providers }));
+      return { config, fetcher: createFetcher(config.network) };
+    };
+    const out = await tinyfishProvider.contents!({ urls: ["https://a.example/slow"] }, envOf());
+    assert.equal(out.pages[0].error, undefined, out.pages[0].error?.message);
+    assert.match(out.pages[0].content, /read by tinyfish/, "the slow fetch was waited for");
+    const search = await tinyfishProvider.search!({ query: "slow", max_results: 1 }, envOf())
+      .then(() => assert.fail("expected a timeout"), (e) => e);
+    assert.equal(search.code, "timeout", "search keeps search.timeout_ms");
+    const own = await tinyfishProvider.contents!(
+      { urls: ["https://a.example/slow"] },
+      envOf({ tinyfish: { timeout_ms: 250 } }),
+    ).then(() => assert.fail("expected a timeout"), (e) => e);
+    assert.equal(own.code, "timeout", "search.providers.tinyfish.timeout_ms wins");
+  });
+});

@@ -5,10 +5,12 @@
  * @module
  */
 import type { z } from "zod";
+import type { RateLimit } from "../../async/rate_gate.ts";
 import type { Config } from "../../config/config.ts";
 import type { Fetcher } from "../../net/types.ts";
 import type { SearchHit } from "../types.ts";
 import type { TimeRange } from "../time_range.ts";
+import type { TenancyScope } from "../../config/tenancy.ts";
 
 /** A capability a provider can serve. */
 export type Role = "search" | "answer" | "contents";
@@ -29,6 +31,13 @@ export interface ProviderEnv {
    * documented limits (shown as the answer's `notices`); absent when nobody listens.
    */
   notice?: (text: string) => void;
+  /**
+   * Holds each upstream request to the provider's rate (`Provider.rateLimit`):
+   * the JSON call (`callJson`) waits on it before every request, so a call that
+   * reads ten pages one request each is paced per request. Absent when the
+   * provider is called outside the router.
+   */
+  pace?: (timeoutMs: number) => Promise<void>;
 }
 
 /** A search as a provider receives it (validated by the router). */
@@ -109,8 +118,8 @@ export interface ContentsRequest {
 export interface ProviderPage {
   /** The URL asked for. */
   url: string;
-  /** Page title when known. */
-  title: string;
+  /** Page title, when the provider gives one (left out rather than empty). */
+  title?: string;
   /** Main content (Markdown or plain text). */
   content: string;
   /** Publication date (ISO 8601) when known. */
@@ -255,6 +264,16 @@ export interface Provider {
   readonly name: string;
   /** Human name. */
   readonly title: string;
+  /**
+   * Who it belongs to when several users share one server (hosted mode):
+   * `shared` for a search engine of the public web, keyed or not (a keyed one
+   * spends the operator's quota, but what it answers is the same for everyone
+   * and reveals nothing private); `tenant` for one that answers from a
+   * tenant's own data (Gleaner's reader: that tenant's cascade and cache);
+   * `operator` for one that would read the operator's private data, never
+   * routed for a tenant.
+   */
+  readonly scope: TenancyScope;
   /** Roles it can serve. */
   readonly roles: readonly Role[];
   /** The setting that makes it usable, named in messages (`search.providers.exa.api_key`). */
@@ -281,6 +300,20 @@ export interface Provider {
   readonly timeRanges?: readonly TimeRange[];
   /** Calls per second sent at most unless `search.providers.<name>.requests_per_second` says otherwise. */
   readonly defaultRequestsPerSecond?: number;
+  /**
+   * The provider's documented rate under this configuration (keyless and
+   * keyed limits differ: Jina's reader 20 requests a minute without a key,
+   * Keenable 1,000 an hour), applied to every upstream request; wins over
+   * {@link Provider.defaultRequestsPerSecond}. `search.providers.<name>.requests_per_second`
+   * replaces it.
+   */
+  rateLimit?(config: Config): RateLimit | undefined;
+  /**
+   * For a role in `roles` that this configuration does not let the provider
+   * serve (Jina searches only with a key), the setting it needs; `undefined`
+   * when it serves the role. Absent: a configured provider serves all its roles.
+   */
+  missingSetting?(role: Role, config: Config): string | undefined;
   /** Serves the `search` role. */
   search?(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]>;
   /** True when its answers may come back `in_progress` and an `interaction_id` resumes them. */
