@@ -77,8 +77,8 @@ Deno.test("keyless engines: each parses its result page, in order, ads and redir
     assert.equal(wiki.hits[0].url, `${fakes.engineUrls.wikipedia}/wiki/Search_engine`);
     assert.equal(
       wiki.hits[3].url,
-      `${fakes.engineUrls.wikipedia}/wiki/denoland/deno%3A_A_modern_runtime_for_JavaScript_and_TypeScript.`
-        .replace("%3A", ":"),
+      `${fakes.engineUrls.wikipedia}/wiki/denoland/deno:_A_modern_runtime_for_JavaScript_and_TypeScript.`,
+      "MediaWiki's own spelling: '/' and ':' kept, spaces as underscores",
     );
     assert.match(wiki.hits[0].snippet, /matching web search\.$/, "searchmatch spans removed");
     assert.equal(wiki.hits[0].provider_data?.last_edited, "2024-03-02T00:00:00Z");
