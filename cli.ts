@@ -225,7 +225,7 @@ async function main(args: string[]): Promise<number> {
       ]);
       await initTelemetry(env);
       if (config.store.cache_url) {
-        await (await import("./lib/store/valkey.ts")).loadValkeyDriver();
+        await (await import("./lib/store/valkey_client.ts")).loadValkeyDriver();
       }
       return createGleanerFromConfig(config, { env });
     })();
@@ -250,12 +250,15 @@ async function main(args: string[]): Promise<number> {
         for (const signal of ["SIGINT", "SIGTERM"] as const) {
           Deno.addSignalListener(signal, () => controller.abort());
         }
-        const [{ toolsFor }, { configFilePath }] = await Promise.all([
+        const [{ toolsFor }, { loadedConfigFile }] = await Promise.all([
           import("./lib/tools/presentations.ts"),
           import("./lib/config/config.ts"),
         ]);
         const gleaner = await getGleaner();
-        const configFile = values.config ?? configFilePath(env);
+        // The file the configuration was loaded from (`--config`, else `$GLEANER_CONFIG`, else
+        // the XDG path): `PUT /config` writes there. Not from the host snapshot `env`, which
+        // holds no setting names (`GLEANER_CONFIG` among them) under the launcher's grants.
+        const configFile = loadedConfigFile({ file: values.config });
         let server;
         try {
           server = serveHttp(gleaner, {

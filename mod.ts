@@ -115,9 +115,10 @@ export {
   classifyFailure,
   type FailureClass,
   type FailureEvidence,
-} from "./lib/search/providers/classify.ts";
+} from "./lib/net/classify.ts";
 export { toolsFor } from "./lib/tools/presentations.ts";
-export type { Attempt, AttemptOutcome, SearchHit, SearchRequest } from "./lib/search/types.ts";
+export type { SearchHit, SearchRequest } from "./lib/search/types.ts";
+export type { Attempt, AttemptOutcome } from "./lib/net/upstream_failure.ts";
 export { TIME_RANGES, type TimeRange, type TimeRangeSchema } from "./lib/search/time_range.ts";
 export type { Reader } from "./lib/read/cascade.ts";
 export type { Cache, DomainStats, Store, TenantStore } from "./lib/store/mod.ts";

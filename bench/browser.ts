@@ -12,7 +12,7 @@
  */
 import { READABILITY_CORPUS } from "../testing/fixtures/corpora.ts";
 import { parseConfig } from "../lib/config/config.ts";
-import { createBrowserTier } from "../lib/read/browser.ts";
+import { createBrowserTier } from "../lib/read/browser/browser.ts";
 
 /** Where the real-world pages live (read in place, never copied). */
 export const PAGES_DIR: string = READABILITY_CORPUS;

@@ -21,7 +21,7 @@ import { handleMcpRequest } from "../mcp/http.ts";
 import { allowedOrigins, bearerGuard, bearerMatches, hostGuard, servedHostNames } from "./guard.ts";
 import { MAX_BODY_BYTES, readJsonBody } from "./body.ts";
 import { handleConfigWrite } from "./config_write.ts";
-import { hostedIdentity, requestGleaner } from "./hosted.ts";
+import { hostedIdentity, operatorRoute, requestGleaner } from "./hosted.ts";
 import { mountUi } from "./ui/mod.ts";
 
 const log = getGleanerLogger("http");
@@ -31,7 +31,8 @@ export interface AppOptions {
   /** Largest request body accepted on REST routes (default 4 MiB; `/mcp` has the same limit). */
   maxBodyBytes?: number;
   /**
-   * The config file `PUT /config` writes settings that need a restart to (when it is on:
+   * The config file the server loaded (`--config`, else `$GLEANER_CONFIG`, else the XDG path):
+   * `PUT /config` writes settings that need a restart to it (when it is on:
    * `GLEANER_ALLOW_CONFIG_WRITE=1` and `server.api_key`); without one they are refused.
    */
   configFile?: string;
@@ -77,9 +78,16 @@ export function createApp(
     if (detailed) return c.json(report);
     return c.json({ status: report.status, version: VERSION });
   });
-  app.get("/config", (c) => c.json(redactConfig(gleaner.config)));
+  // The configuration is the operator's: in hosted mode only a request with the admin key
+  // reads it (secrets redacted all the same) or changes it.
+  app.get(
+    "/config",
+    operatorRoute(gleaner, "GET /config"),
+    (c) => c.json(redactConfig(gleaner.config)),
+  );
   app.put(
     "/config",
+    operatorRoute(gleaner, "PUT /config"),
     (c) => handleConfigWrite(c, gleaner, { configFile: options.configFile, maxBytes }),
   );
   // Built on the first request, then served as it is: the tool list is fixed.

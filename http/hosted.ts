@@ -43,6 +43,46 @@ export function verifyAdminKey(settings: Config["memory"], request: Request): bo
 }
 
 /**
+ * Hono middleware for a route that is the operator's alone in hosted mode
+ * (`GET /config`, `PUT /config`): a request without the operator's admin key
+ * ({@link ADMIN_KEY_HEADER}) is refused with 403 `unauthorized`, whoever the
+ * verified user is; {@link hostedIdentity} has already refused a wrong key
+ * (401). Outside hosted mode it lets every request through (the bearer guard
+ * decides).
+ *
+ * @example
+ * ```ts ignore
+ * import { operatorRoute } from "./hosted.ts";
+ * app.get("/config", operatorRoute(gleaner, "GET /config"), (c) => c.json({}));
+ * ```
+ */
+export function operatorRoute(gleaner: Gleaner, route: string): MiddlewareHandler {
+  const settings = gleaner.config.memory;
+  return async (c, next) => {
+    if (settings.hosted && !verifyAdminKeySafely(settings, c.req.raw)) {
+      const failure = new GleanerError(
+        "unauthorized",
+        `${route}: in hosted mode only the operator may read or change the configuration; ` +
+          `the request must carry the operator's admin key (memory.hosted_admin_key) in the ` +
+          `${ADMIN_KEY_HEADER} header`,
+        { details: { reason: "operator_only" } },
+      );
+      return Response.json({ error: failure.toJSON() }, { status: 403 });
+    }
+    await next();
+  };
+}
+
+/** {@link verifyAdminKey}, with a wrong key (already refused by {@link hostedIdentity}) as `false`. */
+function verifyAdminKeySafely(settings: Config["memory"], request: Request): boolean {
+  try {
+    return verifyAdminKey(settings, request);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The Gleaner a request runs with: the verified user's view in hosted mode
  * (set by {@link hostedIdentity}), else `gleaner` itself.
  */

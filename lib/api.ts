@@ -204,8 +204,9 @@ export const research: ToolFunction<typeof researchTool.input, typeof researchTo
 
 /**
  * Saves memories in one transaction (all or none); a memory that says the same as a stored
- * one in its session scope (the same text up to case, whitespace and punctuation) is skipped
- * and reported, every other one is saved (near-duplicates with a `similar_to` notice).
+ * one in its session scope (the same text after trimming white space; case and punctuation
+ * count) is skipped and reported, every other one is saved (near-duplicates with a
+ * `similar_to` notice).
  *
  * @example
  * ```ts

@@ -3,9 +3,9 @@ import { networkError, permissionError, toGleanerError } from "./errors.ts";
 import { parseConfig } from "./config/config.ts";
 import { createFetcher } from "./net/fetch.ts";
 import { pgError } from "./memory/postgres/client.ts";
-import { providerFailure } from "./search/providers/classify.ts";
+import { providerFailure } from "./net/classify.ts";
 import { searxngProvider } from "./search/providers/searxng.ts";
-import { SearchFailure } from "./search/types.ts";
+import { SearchFailure } from "./net/upstream_failure.ts";
 
 const failing = (code: string) => () =>
   Promise.reject(Object.assign(new Error(`getaddrinfo ${code} example.com`), { code }));

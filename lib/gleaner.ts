@@ -28,7 +28,7 @@ import type { MemoryService } from "./memory/service.ts";
 import { MemoryStores } from "./memory/stores.ts";
 import { initTelemetry } from "./telemetry/mod.ts";
 import { createEvents, type Events } from "./telemetry/events.ts";
-import { traceSearch, traceTier } from "./telemetry/stages.ts";
+import { traceSearch, traceTier } from "./trace_stages.ts";
 
 const log = getGleanerLogger();
 

@@ -14,7 +14,7 @@
  * |                 | folders, the hosted mode's user folder, the models,                                       |
  * |                 | the extra CA files, Chromium's profile folder, Gleaner's own folder (workers' modules)   |
  * | `--allow-write` | the data directory, the store and memory files' folders, the hosted mode's user folder,   |
- * |                 | Chromium's profile folder                                                                 |
+ * |                 | Chromium's profile folder; the config file's folder with `server.allow_config_write`      |
  * | `--allow-run`   | the Chromium executable the browser tier would launch (none when there is none)           |
  * | `--allow-ffi`   | open: see {@link FFI_UNSCOPED} (it loads sqlite-vec's library only)                       |
  *
@@ -33,6 +33,11 @@ import { chromiumProfileRoot, findChromium } from "./read/browser/chromium.ts";
 export interface GleanerPaths {
   /** The config file looked for (it need not exist). */
   config_file?: string;
+  /**
+   * The config file's folder when `PUT /config` may write settings to it
+   * (`server.allow_config_write`): a temporary file there is renamed over it.
+   */
+  config_write_dir?: string;
   /** The per-user data directory (`$XDG_DATA_HOME/gleaner`). */
   data_dir?: string;
   /** The cache store's SQLite file (`undefined` when in memory or in the data dir by default). */
@@ -88,7 +93,7 @@ export interface PermissionGrants {
  * driver `iovalkey` depends on `debug@4`, which enumerates the environment
  * when it loads (`Object.keys(process.env)`, looking for `DEBUG_*`), and Deno
  * answers an enumeration only under the whole `--allow-env`. Without
- * `store.cache_url` the driver is never loaded (`lib/store/valkey.ts`).
+ * `store.cache_url` the driver is never loaded (`lib/store/valkey_client.ts`).
  */
 export const ENV_UNSCOPED: string =
   "store.cache_url: iovalkey's debug@4 enumerates the whole environment when it loads";
@@ -152,8 +157,12 @@ export async function resolvePaths(
   } catch {
     // An unsupported platform: memory runs without vectors.
   }
+  const configFile = options.configFile ?? configFilePath(env);
   return {
-    config_file: options.configFile ?? configFilePath(env),
+    config_file: configFile,
+    config_write_dir: config.server.allow_config_write && configFile
+      ? dirname(absolute(configFile, cwd, env))
+      : undefined,
     data_dir: gleanerDataDir(env),
     store_file: file(config.store.path),
     memory_file: config.memory.backend === "sqlite" ? file(config.memory.path) : undefined,
@@ -211,7 +220,13 @@ export async function permissionGrants(
 export function grantsFor(paths: GleanerPaths): PermissionGrants {
   const folders = [paths.store_file, paths.memory_file].filter((p) => p !== undefined)
     .map(dirname);
-  const write = unique([paths.data_dir, ...folders, paths.hosted_dir, paths.chromium_profiles]);
+  const write = unique([
+    paths.data_dir,
+    ...folders,
+    paths.hosted_dir,
+    paths.chromium_profiles,
+    paths.config_write_dir,
+  ]);
   return {
     net: true,
     sys: true,

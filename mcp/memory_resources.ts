@@ -37,7 +37,7 @@ import { getGleanerLogger } from "../lib/log.ts";
 import { sharesMemories } from "../lib/tools/deep_research.ts";
 import { getMemoryTool } from "../lib/tools/get_memory.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
-import type { ToolServer } from "./tool_server.ts";
+import { RpcError, type ToolServer } from "./tool_server.ts";
 
 const log = getGleanerLogger("mcp");
 
@@ -98,8 +98,8 @@ export function servesMemoryResources(
 }
 
 /** A `-32602` naming the URI, for every resource this client cannot read. */
-function notFound(uri: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Resource not found: ${uri.slice(0, 300)}`, {
+function notFound(uri: string): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, `Resource not found: ${uri.slice(0, 300)}`, {
     uri: uri.slice(0, 300),
   });
 }
@@ -108,7 +108,7 @@ function notFound(uri: string): McpError {
 function offsetOf(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const match = /^m(\d{1,9})$/.exec(cursor);
-  if (!match) throw new McpError(ErrorCode.InvalidParams, "invalid cursor");
+  if (!match) throw new RpcError(ErrorCode.InvalidParams, "invalid cursor");
   return Number(match[1]);
 }
 
@@ -117,7 +117,7 @@ function asMcpError(error: unknown, what: string): McpError {
   if (error instanceof McpError) return error;
   const failure = toGleanerError(error, what);
   if (failure.code === "internal") log.error("{what} failed: {error}", { what, error });
-  return new McpError(
+  return new RpcError(
     failure.code === "invalid_arguments" ? ErrorCode.InvalidParams : ErrorCode.InternalError,
     `${failure.code}: ${failure.message}`,
     { code: failure.code },

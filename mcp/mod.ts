@@ -25,6 +25,6 @@ export {
   registerMemoryResources,
   servesMemoryResources,
 } from "./memory_resources.ts";
-export { ToolServer, type ToolServerOptions } from "./tool_server.ts";
+export { RpcError, ToolServer, type ToolServerOptions } from "./tool_server.ts";
 export { LineTransport, MAX_LINE_BYTES, serveStdio, type StdioOptions } from "./stdio.ts";
 export { handleMcpRequest } from "./http.ts";

@@ -1,10 +1,12 @@
 /**
  * Builds Gleaner's MCP server from the tool specs in `lib/tools/`.
  *
- * The low-level SDK `Server` is used with our own `tools/list` and
- * `tools/call` handlers so that input validation goes through the same
- * {@link callTool} as the library and REST: a bad call is a tool error whose
- * text starts with `invalid_arguments:`, not a JSON-RPC `-32602`.
+ * A small tool server ({@link ToolServer}) with our own `tools/list` and
+ * `tools/call` handlers, so that input validation goes through the same
+ * `callTool` as the library and REST: arguments that do not fit the tool
+ * are a tool error whose text starts with `invalid_arguments:`. A request
+ * that does not fit MCP itself (`arguments` not a JSON object, an unknown
+ * tool) is a JSON-RPC `-32602`.
  *
  * @module
  */
@@ -16,7 +18,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type ServerNotification,
   type ServerRequest,
   type Tool,
@@ -29,7 +30,7 @@ import { type AnyToolSpec, preloadHandler, type Progress } from "../lib/tools/sp
 import { TOOLS } from "../lib/tools/mod.ts";
 import { VERSION } from "../lib/version.ts";
 import { registerMemoryResources, servesMemoryResources } from "./memory_resources.ts";
-import { ToolServer } from "./tool_server.ts";
+import { RpcError, ToolServer } from "./tool_server.ts";
 
 const log = getGleanerLogger("mcp");
 
@@ -156,7 +157,10 @@ export function createMcpServer(
   ): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"`);
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `unknown tool "${request.params.name.slice(0, 100)}"`,
+      );
     }
     const token = request.params._meta?.progressToken;
     const progress = token === undefined ? undefined : (update: Progress) => {

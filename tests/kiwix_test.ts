@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createGleaner } from "../mod.ts";
 import { parseConfig } from "../lib/config/config.ts";
-import { createKiwixTier } from "../lib/read/kiwix.ts";
+import { createKiwixTier } from "../lib/read/tiers/kiwix.ts";
 import { serveHttp } from "../http/serve.ts";
 import { kiwixRequirement, startKiwix } from "../testing/fixtures/kiwix.ts";
 

@@ -12,7 +12,11 @@
  *    every other module receives the environment it needs as an argument;
  * 4. every published module is reachable from a published entry point or
  *    from its folder's face (`mod.ts`): a module only tests reach is test
- *    code and must not ship.
+ *    code and must not ship;
+ * 5. no import between folders of one layer that {@link FORBIDDEN} rules out:
+ *    reading and crawling never reach into web search (what every
+ *    outside-service client needs lives in `lib/net/`), and telemetry knows
+ *    no domain folder (its decorators sit at the composition root).
  *
  * Each rule is also run on a planted fault, so the test shows it can fail.
  *
@@ -33,9 +37,31 @@ const LAYERS: readonly (readonly string[])[] = [
   ["lib/net/", "lib/embed/"],
   ["lib/store/", "lib/rank/"],
   ["lib/read/", "lib/search/", "lib/memory/", "lib/crawl/", "lib/telemetry/", "lib/deep_research/"],
-  ["lib/evidence/", "lib/gleaner.ts", "lib/health.ts"],
+  ["lib/evidence/", "lib/gleaner.ts", "lib/trace_stages.ts", "lib/health.ts"],
   ["lib/tools/"],
   ["lib/api.ts", "lib/doctor.ts", "lib/permissions.ts", "mcp/", "http/", "mod.ts", "cli.ts"],
+];
+
+/**
+ * Imports ruled out inside a layer: no file under `from` imports a file under
+ * any of `to`.
+ */
+const FORBIDDEN: readonly { from: string; to: readonly string[] }[] = [
+  { from: "lib/read/", to: ["lib/search/"] },
+  { from: "lib/crawl/", to: ["lib/search/"] },
+  {
+    from: "lib/telemetry/",
+    to: [
+      "lib/read/",
+      "lib/search/",
+      "lib/memory/",
+      "lib/crawl/",
+      "lib/evidence/",
+      "lib/tools/",
+      "lib/store/",
+      "lib/rank/",
+    ],
+  },
 ];
 
 /** Where production code lives (tests, fixtures and test helpers excluded). */
@@ -171,6 +197,21 @@ function layerFaults(graph: ReadonlyMap<string, ReadonlySet<string>>): string[] 
   return faults;
 }
 
+/** Every import that {@link FORBIDDEN} rules out. */
+function forbiddenImports(graph: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+  const faults: string[] = [];
+  for (const [from, targets] of graph) {
+    for (const rule of FORBIDDEN) {
+      if (!from.startsWith(rule.from)) continue;
+      for (const to of targets) {
+        const folder = rule.to.find((unit) => to.startsWith(unit));
+        if (folder) faults.push(`${from} imports ${to} (${rule.from} may not import ${folder})`);
+      }
+    }
+  }
+  return faults;
+}
+
 /** Source text without comments, so examples in JSDoc do not count as code. */
 function codeOf(source: string): string {
   return source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
@@ -261,6 +302,10 @@ Deno.test("layering: no import runs from a lower layer to a higher one", () => {
   assert.deepEqual(layerFaults(graph), []);
 });
 
+Deno.test("layering: reading and crawling never import web search; telemetry imports no domain folder", () => {
+  assert.deepEqual(forbiddenImports(graph), []);
+});
+
 Deno.test("layering: only lib/config/ reads the environment", async () => {
   const sources = new Map<string, string>();
   for (const file of files) sources.set(file, await Deno.readTextFile(new URL(file, ROOT)));
@@ -290,6 +335,14 @@ Deno.test("layering: each rule fails on a planted fault", () => {
   upward.get("lib/net/fetch.ts")!.add("lib/tools/spec.ts");
   assert.deepEqual(layerFaults(upward), [
     "lib/net/fetch.ts (layer 2) imports lib/tools/spec.ts (layer 6)",
+  ]);
+  // Reading reaching into web search, and telemetry into a domain folder.
+  const forbidden = new Map([...graph].map(([k, v]) => [k, new Set(v)]));
+  forbidden.get("lib/read/cascade.ts")!.add("lib/search/router.ts");
+  forbidden.get("lib/telemetry/mod.ts")!.add("lib/read/types.ts");
+  assert.deepEqual(forbiddenImports(forbidden).sort(), [
+    "lib/read/cascade.ts imports lib/search/router.ts (lib/read/ may not import lib/search/)",
+    "lib/telemetry/mod.ts imports lib/read/types.ts (lib/telemetry/ may not import lib/read/)",
   ]);
   // A file in a folder no layer names.
   const stray = new Map(graph);

@@ -29,7 +29,8 @@ async function rejectsNotFound(call: Promise<unknown>, uri: string): Promise<voi
   await assert.rejects(call, (error: unknown) => {
     assert.ok(error instanceof McpError, String(error));
     assert.equal(error.code, ErrorCode.InvalidParams);
-    assert.match(error.message, /Resource not found/);
+    // One "MCP error -32602: " prefix (the client's), then the server's own message.
+    assert.ok(error.message.startsWith("MCP error -32602: Resource not found: "), error.message);
     assert.ok(error.message.includes(uri));
     return true;
   });

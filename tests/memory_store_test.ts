@@ -5,12 +5,14 @@
  * write the same file.
  */
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { DatabaseSync } from "node:sqlite";
 import { createGleaner } from "../mod.ts";
 import { listMemories, recallMemories, saveMemories } from "../lib/api.ts";
 import { MEMORY_MIGRATIONS } from "../lib/memory/sqlite/migrations.ts";
 import { openSqliteMemoryBackend } from "../lib/memory/sqlite/backend.ts";
 import { MemoryService } from "../lib/memory/service.ts";
+import { memoryTextKey } from "../lib/memory/text.ts";
 import { openDatabase, userVersion } from "../lib/store/sqlite.ts";
 import { countTokens } from "../lib/text/tokens.ts";
 import { createStaticEmbedder } from "../lib/embed/static.ts";
@@ -87,12 +89,95 @@ Deno.test("a first-version memory file upgrades in place and its memories stay u
       // Old rows got their duplicate keys: the same text is found, another is saved.
       const again = await service.save({
         memories: [
-          { content: "backups are verified every sunday night" },
+          { content: "  Backups are verified every Sunday night.\n" },
           { content: "Backups are verified every Saturday night." },
+          { content: "backups are verified every sunday night" },
         ],
       });
-      assert.deepEqual(again.results.map((r) => r.status), ["duplicate", "saved"]);
+      assert.deepEqual(again.results.map((r) => r.status), ["duplicate", "saved", "saved"]);
       assert.equal(again.results[0].ref, "v1ref002");
+    } finally {
+      await service.close();
+    }
+    assert.equal(integrity(path), "ok");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+/**
+ * The duplicate key of a row as the version-4 rule wrote it: SHA-256 (32 hex
+ * characters) of the text lowercased, with edge punctuation dropped. Each
+ * `oldForm` below is that rule's output, written out by hand.
+ */
+function oldKey(oldForm: string): string {
+  return createHash("sha256").update(oldForm).digest("hex").slice(0, 32);
+}
+
+/** Rows of a version-4 file: [ref, content, session, the old rule's normal form]. */
+const V4_ROWS: readonly [string, string, string | null, string][] = [
+  ["v4ref000", "Wifi password is HuntEr2", null, "wifi password is hunter2"],
+  ["v4ref001", "The door is open.", null, "the door is open"],
+  ["v4ref002", "token suffix Xy7Q", "s1", "token suffix xy7q"],
+];
+
+Deno.test("a version-4 memory file (keys of the case- and punctuation-blind rule) migrates: case and punctuation variants save, exact repeats do not", async () => {
+  const root = await Deno.makeTempDir();
+  const path = `${root}/memory.db`;
+  const keys = (db: DatabaseSync) =>
+    (db.prepare("SELECT content_key FROM memories ORDER BY id").all() as {
+      content_key: string;
+    }[]).map((r) => r.content_key);
+  try {
+    // A version-4 file with its rows as that version wrote them.
+    const v4 = openDatabase(path, { migrations: MEMORY_MIGRATIONS.slice(0, 4) });
+    const add = v4.prepare(
+      "INSERT INTO memories (ref, content, kind, session_id, created_at, updated_at, tokens, " +
+        "content_key) VALUES (?, ?, 'episodic', ?, ?, ?, ?, ?)",
+    );
+    V4_ROWS.forEach(([ref, content, session, form], i) =>
+      add.run(ref, content, session, 1_700_000_000_000 + i, 1_700_000_000_000 + i, 5, oldKey(form))
+    );
+    const old = keys(v4);
+    assert.deepEqual(old, V4_ROWS.map(([, , , form]) => oldKey(form)));
+    // Cut the recomputation short at the last row: the migration fails as a whole.
+    v4.exec(`CREATE TRIGGER cut_short BEFORE UPDATE OF content_key ON memories
+      WHEN old.ref = 'v4ref002' BEGIN SELECT RAISE(ABORT, 'cut short'); END`);
+    v4.close();
+    assert.throws(() => openSqliteMemoryBackend(path), /store migration 5/);
+    const cut = new DatabaseSync(path);
+    assert.equal(userVersion(cut), 4, "still version 4");
+    assert.deepEqual(keys(cut), old, "no key half-recomputed");
+    cut.exec("DROP TRIGGER cut_short");
+    cut.close();
+
+    const service = new MemoryService(openSqliteMemoryBackend(path));
+    try {
+      const backend = service.backend as ReturnType<typeof openSqliteMemoryBackend>;
+      assert.equal(userVersion(backend.db), MEMORY_MIGRATIONS.length);
+      assert.deepEqual(keys(backend.db), V4_ROWS.map(([, content]) => memoryTextKey(content)));
+      const out = await service.save({
+        memories: [
+          { content: "Wifi password is hunter2" },
+          { content: "Wifi password is HuntEr2" },
+          { content: "The door is open?" },
+          { content: "  The door is open.\n" },
+          { content: "token suffix xy7q", session_id: "s1" },
+          { content: "token suffix Xy7Q", session_id: "s1" },
+        ],
+      });
+      assert.deepEqual(
+        out.results.map((r) => [r.status, r.status === "duplicate" ? r.ref : ""]),
+        [
+          ["saved", ""],
+          ["duplicate", "v4ref000"],
+          ["saved", ""],
+          ["duplicate", "v4ref001"],
+          ["saved", ""],
+          ["duplicate", "v4ref002"],
+        ],
+      );
+      assert.equal((await backend.counts()).live, 6);
     } finally {
       await service.close();
     }

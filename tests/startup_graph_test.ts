@@ -123,7 +123,9 @@ const HEAVY_AT_RUNTIME = [
   /\/lib\/api\.ts$/,
   /\/lib\/gleaner\.ts$/,
   /\/lib\/telemetry\//,
-  /\/lib\/net\/(?!robots_state\.ts$)/, // the robots.txt state names are shared constants
+  // The robots.txt state names are shared constants; every provider module brings the JSON call,
+  // its failure classifier and the failure type (errors and messages only, no address checks).
+  /\/lib\/net\/(?!(robots_state|json_call|classify|upstream_failure)\.ts$)/,
   /\/lib\/read\//,
   /\/lib\/extract\//,
   /\/lib\/store\/(mod|sqlite|cache)\.ts$/,

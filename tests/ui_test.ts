@@ -222,21 +222,34 @@ Deno.test({
       const first = await save("The deploy key of the staging cluster rotates every Monday.");
       assert.match(first.headline, /^Saved [a-z0-9]{8}\.$/);
       assert.equal(first.warn, false);
-      const again = await save("The deploy key of the staging cluster rotates every Monday.");
-      assert.match(again.headline, /^Not saved: it duplicates [a-z0-9]{8}\.$/);
+      assert.match(
+        await page.$eval("#duplicate-rule", (e) => e.textContent ?? ""),
+        /same text, after trimming white space, is a duplicate .*case and punctuation are content/,
+      );
+      const again = await save("  The deploy key of the staging cluster rotates every Monday.");
+      assert.match(
+        again.headline,
+        /^Not saved: it duplicates [a-z0-9]{8} \(the same text after trimming white space\)\.$/,
+      );
       assert.ok(again.notices.includes("notice duplicate"), again.notices.join());
       assert.equal(again.warn, true);
       const listed = await gleaner.memories().then((m) => m.list({}));
       assert.equal(listed.total_count, 1, "the duplicate was not stored");
+      // Case and punctuation are content: the variant is saved, and flagged as similar.
+      const variant = await save("the deploy key of the staging cluster rotates every monday");
+      assert.match(variant.headline, /^Saved [a-z0-9]{8}, but it is similar to another memory\.$/);
+      assert.ok(variant.notices.includes("notice similar_to"), variant.notices.join());
+      assert.equal(variant.warn, true);
+      assert.equal((await gleaner.memories().then((m) => m.list({}))).total_count, 2);
 
       const profileSave = await save("The user prefers answers in metric units.", "profile");
       assert.match(profileSave.headline, /^Saved [a-z0-9]{8}/);
       const kinds = (await gleaner.memories().then((m) => m.list({}))).memories.map((m) => m.kind);
-      assert.deepEqual(kinds.sort(), ["episodic", "profile"]);
+      assert.deepEqual(kinds.sort(), ["episodic", "episodic", "profile"]);
 
       // Delete asks first; Cancel keeps the memory, confirming deletes it.
       const count = () => page.$$eval("#output .memory", (m) => m.length);
-      assert.equal(await count(), 2);
+      assert.equal(await count(), 3);
       await page.click("#output .memory .delete");
       await page.waitForSelector("#output .memory .confirm-delete");
       assert.match(
@@ -245,13 +258,13 @@ Deno.test({
       );
       await page.click("#output .memory .cancel-delete");
       assert.equal(await page.$$eval("#output .memory .confirm-delete", (b) => b.length), 0);
-      assert.equal((await gleaner.memories().then((m) => m.list({}))).total_count, 2);
+      assert.equal((await gleaner.memories().then((m) => m.list({}))).total_count, 3);
       await page.click("#output .memory .delete");
       await page.waitForSelector("#output .memory .confirm-delete");
       await page.click("#output .memory .confirm-delete");
-      await page.waitForFunction(() => document.querySelectorAll("#output .memory").length === 1);
+      await page.waitForFunction(() => document.querySelectorAll("#output .memory").length === 2);
       assert.match(await page.$eval("#save-outcome", (e) => e.textContent ?? ""), /^Deleted /);
-      assert.equal((await gleaner.memories().then((m) => m.list({}))).total_count, 1);
+      assert.equal((await gleaner.memories().then((m) => m.list({}))).total_count, 2);
       assert.deepEqual(missing, [], "nothing the page loads is missing (favicon included)");
     } finally {
       await browser.close();

@@ -5,7 +5,9 @@
  *
  * @module
  */
-import { DefuddleClass } from "defuddle/node";
+// Named in full here, not in deno.json's `imports`: only this benchmark uses it.
+// deno-lint-ignore no-import-prefix
+import { DefuddleClass } from "npm:defuddle@0.19.4/node";
 import { parseDocument } from "../../lib/extract/dom.ts";
 import type { MainContent, MainContentExtractor } from "../../lib/extract/mod.ts";
 

@@ -63,6 +63,7 @@ export const UI_HTML: string = `<!doctype html>
         <option value="profile">profile (attached to every recall)</option>
       </select>
       <button>Save</button>
+      <p class="hint" id="duplicate-rule">Only the same text, after trimming white space, is a duplicate and not saved: case and punctuation are content, so a variant is saved (and flagged as similar).</p>
     </form>
   </section>
   <p id="status" role="status"></p>
@@ -96,6 +97,7 @@ button { padding: 6px 14px; font: inherit; cursor: pointer; }
 .outcome { background: #eef5f0; border: 1px solid #cfe3d6; border-radius: 6px; padding: 8px 12px; margin: 8px 0; }
 .outcome.warn { background: #fbf5e6; border-color: #ecdcae; }
 .outcome p { margin: 2px 0; }
+.hint { flex-basis: 100%; margin: 0; font-size: .85rem; color: #555; }
 `;
 
 /** The icon (`GET /ui/favicon.svg`, also answered at `/favicon.ico`). */
@@ -333,7 +335,7 @@ export const UI_JS: string = String.raw`"use strict";
       var result = out.results[0];
       var similar = out.notices.some(function (n) { return n.code === "similar_to"; });
       var headline = result.status === "duplicate"
-        ? "Not saved: it duplicates " + result.ref + "."
+        ? "Not saved: it duplicates " + result.ref + " (the same text after trimming white space)."
         : "Saved " + result.ref + (similar ? ", but it is similar to another memory." : ".");
       event.target.reset();
       await listMemories();

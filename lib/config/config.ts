@@ -10,13 +10,16 @@
  * `schema/<section>.ts` (one section schema each), `schema.ts` (the whole
  * schema and its types), `parse.ts` (validation), `env_settings.ts` (the
  * `GLEANER_*` names), `load.ts` (file, environment and flags), `suggest.ts`
- * (nearest setting to a typo) and `redact.ts` (secrets and URLs safe to show).
+ * (nearest setting to a typo), `redact.ts` and `redact_config.ts` (URLs and the
+ * configuration safe to show), `setting.ts` (what each setting declares on its
+ * field: tenancy scope, writable, secret, environment names) and
+ * `setting_index.ts` (the lists derived from those declarations).
  *
  * Permissions: env access to {@link envNames} (through `readEnv`); read access to the config file.
  *
  * @module
  */
-export { redactConfig, SECRET_KEYS } from "./redact.ts";
+export { redactConfig, SECRET_KEYS } from "./redact_config.ts";
 export { ServerSchema } from "./schema/server.ts";
 export { NetworkSchema, privateAllowed } from "./schema/network.ts";
 export { DomainProfileSchema, ProviderSettingsSchema, SearchSchema } from "./schema/search.ts";
@@ -38,7 +41,30 @@ export {
   envNames,
   settingPaths,
 } from "./env_settings.ts";
-export { configFilePath, ENV_ONLY_KEYS, loadConfig, mergeConfig, proxyFromEnv } from "./load.ts";
+export {
+  configFilePath,
+  ENV_ONLY_KEYS,
+  loadConfig,
+  loadedConfigFile,
+  mergeConfig,
+  proxyFromEnv,
+} from "./load.ts";
 export { nearestSetting, NON_SETTING_ENV, unknownEnvWarnings } from "./suggest.ts";
 export { providerApiKey } from "./provider_keys.ts";
 export { TENANCY_SCOPES, type TenancyScope } from "./tenancy.ts";
+export {
+  operatorOnly,
+  setting,
+  type SettingMeta,
+  type SettingOptions,
+  SETTINGS,
+  shared,
+} from "./setting.ts";
+export {
+  LIVE_SETTINGS,
+  settingMeta,
+  settingSchema,
+  settingsOfScope,
+  settingsWhere,
+  WRITABLE_SETTINGS,
+} from "./setting_index.ts";

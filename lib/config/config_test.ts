@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { GleanerError } from "../errors.ts";
+import { GleanerError } from "../errors.ts";
 import { configFromEnv, loadConfig, parseConfig, privateAllowed, redactConfig } from "./config.ts";
 
 Deno.test("config: embedded defaults are safe", () => {
@@ -253,4 +253,63 @@ Deno.test("config: a record setting (read.kiwix_books) reads a JSON object from 
     }),
     /read\.kiwix_books/,
   );
+});
+
+Deno.test("config: min/max pairs are checked across fields, from a file, the environment or code", async () => {
+  const refused = (error: unknown) =>
+    error instanceof GleanerError && error.code === "invalid_arguments" &&
+    error.details?.field === "rank.unit_min_words" &&
+    /rank\.unit_min_words: must not exceed rank\.unit_max_words/.test(error.message);
+  assert.throws(() => parseConfig({ rank: { unit_min_words: 500, unit_max_words: 10 } }), refused);
+  // One side alone is checked against the other's default (40).
+  assert.throws(() => parseConfig({ rank: { unit_min_words: 41 } }), refused);
+  assert.equal(parseConfig({ rank: { unit_min_words: 40 } }).rank.unit_min_words, 40);
+  await assert.rejects(
+    () =>
+      loadConfig({
+        env: { GLEANER_RANK_UNIT_MIN_WORDS: "500", GLEANER_RANK_UNIT_MAX_WORDS: "10" },
+      }),
+    refused,
+  );
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/config.json`;
+    await Deno.writeTextFile(file, JSON.stringify({ rank: { unit_max_words: 10 } }));
+    await assert.rejects(() => loadConfig({ env: {}, file }), refused);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  assert.throws(
+    () => parseConfig({ memory: { review_similarity: 0.9, duplicate_similarity: 0.8 } }),
+    /memory\.review_similarity: must not exceed memory\.duplicate_similarity/,
+  );
+});
+
+Deno.test("config: inherited names are unknown sections and settings, never a crash", async () => {
+  const bodies: [string, string][] = [
+    ['{"constructor":{"name":"x"}}', "constructor"],
+    ['{"__proto__":{"polluted":true}}', "__proto__"],
+    ['{"toString":{}}', "toString"],
+    ['{"rank":{"constructor":1}}', "rank.constructor"],
+    ['{"rank":{"__proto__":{"polluted":true}}}', "rank.__proto__"],
+    ['{"rank":{"hasOwnProperty":1}}', "rank.hasOwnProperty"],
+  ];
+  for (const [json, field] of bodies) {
+    assert.throws(
+      () => parseConfig(JSON.parse(json)),
+      (error: unknown) =>
+        error instanceof GleanerError && error.code === "invalid_arguments" &&
+        error.details?.field === field && error.message.includes(`"${field}"`),
+      json,
+    );
+  }
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/config.json`;
+    await Deno.writeTextFile(file, '{"constructor":{"prototype":{}}}');
+    await assert.rejects(() => loadConfig({ env: {}, file }), /unknown section "constructor"/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

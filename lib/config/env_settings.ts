@@ -6,61 +6,24 @@
  */
 import { z } from "zod";
 import { CHROMIUM_ENV_NAMES, DEPENDENCY_ENV_NAMES, PROCESS_ENV_NAMES } from "./env.ts";
-import { type ConfigInput, ConfigSchema } from "./schema.ts";
+import type { ConfigInput } from "./schema.ts";
+import { ENV_ALIASES, settingPaths, settingSchema, unwrap } from "./setting_index.ts";
 
-/** Short environment names accepted besides `GLEANER_<SECTION>_<KEY>`. */
-export const ENV_ALIASES: Readonly<Record<string, string>> = {
-  GLEANER_HOST: "server.host",
-  GLEANER_PORT: "server.port",
-  GLEANER_API_KEY: "server.api_key",
-  GLEANER_ALLOW_CONFIG_WRITE: "server.allow_config_write",
-  GLEANER_ALLOW_PRIVATE_NETWORK: "network.allow_private",
-  GLEANER_CHROME_PATH: "read.chrome_path",
-  GLEANER_SEARXNG_URL: "search.searxng_url",
-  GLEANER_LOG_LEVEL: "log.level",
-  GLEANER_DB: "store.path",
-  GITHUB_TOKEN: "read.github_token",
-  // A second name for the Brave key; listed before BRAVE_API_KEY so that BRAVE_API_KEY wins
-  // when both are set (later aliases overwrite earlier ones).
-  BRAVE_SEARCH_API_KEY: "search.brave_api_key",
-  BRAVE_API_KEY: "search.brave_api_key",
-  EXA_API_KEY: "search.exa_api_key",
-  TAVILY_API_KEY: "search.tavily_api_key",
-  JINA_API_KEY: "search.jina_api_key",
-  KEENABLE_API_KEY: "search.keenable_api_key",
-  PARALLEL_API_KEY: "search.parallel_api_key",
-  GEMINI_API_KEY: "search.gemini_api_key",
-  TINYFISH_API_KEY: "search.tinyfish_api_key",
-  QUERIT_API_KEY: "search.querit_api_key",
-  SELTZ_API_KEY: "search.seltz_api_key",
-  FIRECRAWL_API_KEY: "read.firecrawl_api_key",
-  CRAWL4AI_API_TOKEN: "read.crawl4ai_token",
-};
+export { ENV_ALIASES, settingPaths, unwrap };
 
 /** The kind of value a setting takes, read from the schema. */
 function fieldKind(
   section: string,
   key: string,
 ): "boolean" | "number" | "array" | "string" | "union" | "record" {
-  const sectionSchema = (ConfigSchema.shape as Record<string, z.ZodType>)[section];
-  // deno-lint-ignore no-explicit-any
-  let field: any = (unwrap(sectionSchema) as z.ZodObject).shape[key];
-  field = unwrap(field);
+  const schema = settingSchema(`${section}.${key}`);
+  const field = schema ? unwrap(schema) : undefined;
   if (field instanceof z.ZodBoolean) return "boolean";
   if (field instanceof z.ZodNumber) return "number";
   if (field instanceof z.ZodArray) return "array";
   if (field instanceof z.ZodUnion) return "union";
   if (field instanceof z.ZodRecord) return "record";
   return "string";
-}
-
-/** A field's schema without its `.default()` / `.optional()` wrappers. */
-export function unwrap(schema: z.ZodType): z.ZodType {
-  let current = schema;
-  while (current instanceof z.ZodDefault || current instanceof z.ZodOptional) {
-    current = current.unwrap() as z.ZodType;
-  }
-  return current;
 }
 
 /** Converts an environment/flag string into the setting's type (validated later by zod). */
@@ -102,17 +65,6 @@ function safeJson(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-/** Every `section.key` the schema knows. */
-export function settingPaths(): string[] {
-  const paths: string[] = [];
-  for (const [section, schema] of Object.entries(ConfigSchema.shape)) {
-    for (const key of Object.keys((unwrap(schema as z.ZodType) as z.ZodObject).shape)) {
-      paths.push(`${section}.${key}`);
-    }
-  }
-  return paths;
 }
 
 /** Reads `GLEANER_*` settings (and aliases) from an environment map. */

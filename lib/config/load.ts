@@ -13,7 +13,10 @@ import { coerceSetting, configFromEnv, envName, envNames } from "./env_settings.
 import { assertKnownSettings, parseConfig } from "./parse.ts";
 import { dropShadowedProviderKeys, oldProviderKeyWarnings } from "./provider_keys.ts";
 import type { Config, ConfigInput } from "./schema.ts";
+import { ENV_ONLY_KEYS } from "./setting_index.ts";
 import { unknownEnvWarnings } from "./suggest.ts";
+
+export { ENV_ONLY_KEYS };
 
 /**
  * Deep-merges partial configurations, later ones winning: setting by setting, and in
@@ -71,6 +74,24 @@ export function configFilePath(env: Record<string, string | undefined>): string 
 }
 
 /**
+ * The config file {@link loadConfig} reads with the same options: `file` (the `--config`
+ * flag), else `$GLEANER_CONFIG`, else `$XDG_CONFIG_HOME/gleaner/config.json`. A server
+ * writes `PUT /config` settings to this file, the one it loaded.
+ *
+ * @example
+ * ```ts
+ * import { loadedConfigFile } from "./load.ts";
+ * console.assert(loadedConfigFile({ env: { GLEANER_CONFIG: "/etc/g.json" } }) === "/etc/g.json");
+ * console.assert(loadedConfigFile({ file: "my.json", env: { GLEANER_CONFIG: "/etc/g.json" } }) === "my.json");
+ * ```
+ */
+export function loadedConfigFile(
+  options: { file?: string; env?: Record<string, string | undefined> } = {},
+): string | undefined {
+  return options.file ?? configFilePath(options.env ?? readEnv(envNames()));
+}
+
+/**
  * Loads the configuration the way every entry point does: defaults, then the
  * config file, then the environment, then CLI flags (`section.key` → string).
  *
@@ -95,7 +116,7 @@ export async function loadConfig(
   const env = options.env ?? readEnv(envNames());
   const warn = options.warn ?? ((message: string) => getGleanerLogger("config").warn(message));
   for (const message of unknownEnvWarnings(env)) warn(message);
-  const path = options.file ?? configFilePath(env);
+  const path = loadedConfigFile({ file: options.file, env });
   let fileLayer: ConfigInput | undefined;
   if (path) {
     try {
@@ -140,15 +161,6 @@ export async function loadConfig(
     ),
   );
 }
-
-/**
- * Settings taken from the environment only (never from the config file, `--set` or
- * `PUT /config`): the hosted-mode admin key and the opt-in to `PUT /config`.
- */
-export const ENV_ONLY_KEYS: ReadonlySet<string> = new Set([
-  "memory.hosted_admin_key",
-  "server.allow_config_write",
-]);
 
 function envOnly(where: string, key: string): GleanerError {
   return new GleanerError(

@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import { GleanerError } from "../errors.ts";
 import { type Config, ConfigSchema } from "./schema.ts";
-import { unwrap } from "./env_settings.ts";
+import { settingSchema } from "./setting_index.ts";
 import { nearest, nearestSetting } from "./suggest.ts";
 
 /**
@@ -48,8 +48,8 @@ export function assertKnownSettings(input: unknown, where: string): void {
   if (input === null || typeof input !== "object" || Array.isArray(input)) return;
   const sections = ConfigSchema.shape as Record<string, z.ZodType>;
   for (const [section, values] of Object.entries(input)) {
-    const schema = sections[section];
-    if (!schema) {
+    // Own names only: `constructor`, `__proto__` or `toString` are no section of the schema.
+    if (!Object.hasOwn(sections, section)) {
       const guess = nearest(section, Object.keys(sections));
       throw new GleanerError(
         "invalid_arguments",
@@ -58,9 +58,8 @@ export function assertKnownSettings(input: unknown, where: string): void {
       );
     }
     if (values === null || typeof values !== "object" || Array.isArray(values)) continue;
-    const shape = (unwrap(schema) as z.ZodObject).shape;
     for (const key of Object.keys(values)) {
-      if (key in shape) continue;
+      if (settingSchema(`${section}.${key}`) !== undefined) continue;
       const guess = nearestSetting(`${section}.${key}`);
       throw new GleanerError(
         "invalid_arguments",

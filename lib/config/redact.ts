@@ -1,5 +1,6 @@
 /**
- * URLs made safe to show. Two honest jobs, two functions:
+ * URLs made safe to show (the configuration's secrets are `redact_config.ts`'s). Two honest
+ * jobs, two functions:
  * {@link maskUrl} keeps a configured value recognisable while hiding its
  * credentials and query values (`gleaner config`, `/config`);
  * {@link safeEndpoint} reduces a URL to origin and path for an error
@@ -7,8 +8,6 @@
  *
  * @module
  */
-import type { Config } from "./schema.ts";
-
 /**
  * A URL safe to print: user and password replaced by `[redacted]`, and every
  * query-string value too (tokens often travel as `?key=…`). Strings that are
@@ -72,69 +71,4 @@ export function safeEndpoint(url: string | URL): string {
   } catch {
     return "(invalid URL)";
   }
-}
-
-/** The names of every setting that holds a secret (`section.key`). */
-export const SECRET_KEYS: ReadonlySet<string> = new Set([
-  "server.api_key",
-  "search.brave_api_key",
-  "search.exa_api_key",
-  "search.tavily_api_key",
-  "search.jina_api_key",
-  "search.keenable_api_key",
-  "search.parallel_api_key",
-  "search.gemini_api_key",
-  "search.tinyfish_api_key",
-  "search.querit_api_key",
-  "search.seltz_api_key",
-  "search.rerank_api_key",
-  "read.github_token",
-  "read.hister_token",
-  "read.firecrawl_api_key",
-  "read.crawl4ai_token",
-  "embed.api_key",
-  "llm.api_key",
-  "store.cache_url",
-  "memory.hosted_proxy_token",
-  "memory.hosted_hmac_secret",
-  "memory.hosted_admin_key",
-  "memory.postgres_url",
-  "events.nats_password",
-  "events.nats_token",
-]);
-
-/**
- * A copy of the configuration safe to print: every secret replaced by
- * `"[redacted]"` (the {@link SECRET_KEYS} and each `search.providers.<name>.api_key`), and
- * credentials in URLs masked.
- *
- * @example
- * ```ts
- * import { parseConfig } from "./parse.ts";
- * import { redactConfig } from "./redact.ts";
- * const shown = redactConfig(parseConfig({ server: { api_key: "s3cret" } }));
- * console.assert(shown.server.api_key === "[redacted]");
- * ```
- */
-export function redactConfig(config: Config): Config {
-  const copy = structuredClone(config) as unknown as Record<string, Record<string, unknown>>;
-  for (const path of SECRET_KEYS) {
-    const [section, key] = path.split(".");
-    if (copy[section]?.[key] !== undefined) copy[section][key] = "[redacted]";
-  }
-  const providers = (copy.search?.providers ?? {}) as Record<string, Record<string, unknown>>;
-  for (const settings of Object.values(providers)) {
-    if (settings.api_key !== undefined) settings.api_key = "[redacted]";
-  }
-  return maskUrls(copy) as unknown as Config;
-}
-
-/** Every string that is a URL, anywhere in `value`, passed through {@link maskUrl}. */
-function maskUrls(value: unknown): unknown {
-  if (typeof value === "string") return maskUrl(value);
-  if (Array.isArray(value)) return value.map(maskUrls);
-  if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskUrls(v)]));
-  }
-  return value;
 }

@@ -3,7 +3,7 @@ import { parseConfig } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import { createFetcher } from "../net/fetch.ts";
 import { createReader } from "../read/cascade.ts";
-import { httpTier } from "../read/http.ts";
+import { httpTier } from "../read/tiers/http.ts";
 import { openStore, type Store } from "../store/mod.ts";
 import { type FixtureWeb, SITEMAP_PAGES, startFixtureWeb } from "../../testing/fixtures/web.ts";
 import { type CrawlDeps, type CrawlProgress, crawlSite, snippetOf } from "./crawl.ts";

@@ -49,11 +49,11 @@ import {
   firecrawlClient,
   type FirecrawlDocument,
   pageFromFirecrawlDocument,
-} from "../read/firecrawl.ts";
+} from "../read/tiers/firecrawl.ts";
 import { createPageCache } from "../read/page_cache.ts";
 import { endpoint, screenTarget } from "../read/service.ts";
 import { safeEndpoint } from "../config/redact.ts";
-import { isRecord } from "../search/providers/http.ts";
+import { isRecord } from "../net/json_call.ts";
 import {
   type CrawlDeps,
   type CrawledPage,

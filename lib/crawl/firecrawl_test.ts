@@ -9,7 +9,7 @@ import { parseConfig } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import { createFetcher } from "../net/fetch.ts";
 import { createReader } from "../read/cascade.ts";
-import { httpTier } from "../read/http.ts";
+import { httpTier } from "../read/tiers/http.ts";
 import { defaultTiers } from "../read/tiers.ts";
 import { openStore } from "../store/mod.ts";
 import { startFakeFirecrawl } from "../../testing/fixtures/fake_firecrawl.ts";

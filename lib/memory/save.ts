@@ -42,9 +42,9 @@ export interface SaveOptions {
  * Saves memories in one transaction (all or none). A memory is skipped as
  * a duplicate only when it says the same thing as a live memory in the
  * same scope (same `session_id`, or both without), or as an earlier item
- * of the batch: the same text up to case, whitespace and punctuation
- * ({@link normalizeMemoryText}; word order, numbers, dates, times, codes,
- * versions and names all count). The backend decides that inside its
+ * of the batch: the same text after trimming white space
+ * ({@link normalizeMemoryText}; case, punctuation, word order, numbers,
+ * dates, times, codes, versions and names all count). The backend decides that inside its
  * write transaction, so concurrent saves of the same text store it once.
  * Every other memory is saved: with a `similar_to` notice naming the
  * nearest memory when the cosine is ≥ `reviewSimilarity` (0.80; from
@@ -244,7 +244,7 @@ export async function saveMemories(
       notices.push({
         code: "duplicate",
         message: `Memory ${i} was not saved: it duplicates ${result.ref} ` +
-          "(the same text up to case, spacing and punctuation).",
+          "(the same text after trimming white space).",
         index: i,
         ref: result.ref,
         ...(similarity !== undefined ? { similarity } : {}),

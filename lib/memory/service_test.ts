@@ -33,7 +33,7 @@ Deno.test("save: duplicates skipped, near-duplicates noticed with the ref, long 
     const long = Array.from({ length: 700 }, (_, i) => `word${i} fact`).join(" ");
     const out = await m.save({
       memories: [
-        { content: "the production database runs postgresql 16 on host db1" },
+        { content: "  The production database runs  PostgreSQL 16 on host db1.\n" },
         { content: "Production database: PostgreSQL 16, host db1." },
         { content: "The user likes to hike in the mountains on weekends." },
         { content: long },
@@ -367,7 +367,7 @@ Deno.test("save on an engine without insertDistinct: nothing is dropped, repeats
       memories: [
         { content: "The user's locker code is 4471." },
         { content: "The user's locker code is 9902." },
-        { content: "the user's locker code is 4471" },
+        { content: " The user's locker code is 4471.\t" },
       ],
     });
     assert.deepEqual(out.results.map((r) => r.status), ["saved", "saved", "duplicate"]);

@@ -2,7 +2,7 @@
  * Memory text helpers: turning user text into full-text queries that can
  * never be read as query syntax (words of letters and digits only, each
  * quoted, joined with OR), and the normal form and key the duplicate check
- * compares.
+ * compares (the text after trimming white space).
  *
  * @module
  */
@@ -138,45 +138,14 @@ export function ftsListQuery(text: string): string | undefined {
 }
 
 /**
- * A run of punctuation that may be dropped at the edge of a word: brackets,
- * quotes, dashes and sentence marks. Every other character (symbols such as
- * `%`, `#`, `$`, `+`, `°`, `@`, `/`) always counts, like a letter.
- */
-const EDGE_RUN = /[\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Pd}.,;:!?¡¿'"`…·]+/gu;
-/**
- * The end of a run kept right before a digit: a sign or a decimal point
- * (`-5`, `.5`). A scan from the end, linear in the run (a `/[.,-]*$/` search
- * is quadratic on a long run that ends in other punctuation).
- */
-function numberPrefix(run: string): string {
-  let start = run.length;
-  while (start > 0 && ".,-".includes(run[start - 1])) start--;
-  return run.slice(start);
-}
-const SPACE = /\s/;
-const DIGIT = /\p{N}/u;
-
-/** A punctuation run of `whole` at `offset`: kept where it joins two characters that count. */
-function edgeRun(run: string, offset: number, whole: string): string {
-  const before = whole[offset - 1];
-  const after = whole[offset + run.length];
-  const spaceBefore = before === undefined || SPACE.test(before);
-  const spaceAfter = after === undefined || SPACE.test(after);
-  // Between two characters that count, it joins them (3.5, 07:40, don't, e-mail).
-  if (!spaceBefore && !spaceAfter) return run;
-  // A sign or a decimal point starting a number stays.
-  if (!spaceAfter && DIGIT.test(after)) return ` ${numberPrefix(run)}`;
-  return " ";
-}
-
-/**
- * The text of a memory as the duplicate check compares it: NFKC, lowercase,
- * whitespace collapsed, and punctuation dropped only where it does not join
- * letters or digits. A trailing period, quotes, brackets, a comma before a
- * space go; `3.5` stays apart from `35`, `07:40` from `0740`, `v1.2.3` from
- * `v1.23`, `-5` from `5`; symbols (`%`, `#`, `$`, `°`) always count. Word
- * order is kept. Text made of punctuation alone is compared as it is
- * (lowercase, whitespace collapsed).
+ * The text of a memory as the duplicate check compares it: the same text
+ * after trimming white space. Leading and trailing white space goes, each
+ * inner run of white space (spaces, tabs, line breaks) counts as one space,
+ * and the text is put in Unicode NFC, which only unifies canonically
+ * equivalent forms that look the same (`é` as one code point or as `e` and
+ * a combining accent). Case and punctuation are content: "HuntEr2" is not
+ * "hunter2", "open." is not "open?". (NFKC is not used: it folds `ﬁ` into
+ * `fi` and full-width digits into ASCII ones, texts that look different.)
  *
  * Changing this function changes which memories are duplicates: stores keep
  * {@link memoryTextKey} of every row, so a change needs a migration that
@@ -185,20 +154,18 @@ function edgeRun(run: string, offset: number, whole: string): string {
  * @example
  * ```ts
  * import { normalizeMemoryText } from "./text.ts";
- * console.assert(normalizeMemoryText("  The code is  4471. ") === "the code is 4471");
- * console.assert(normalizeMemoryText("Version 3.5") !== normalizeMemoryText("Version 35"));
- * console.assert(normalizeMemoryText("Bob pays Alice") !== normalizeMemoryText("Alice pays Bob"));
+ * console.assert(normalizeMemoryText("  The code is\n 4471. ") === "The code is 4471.");
+ * console.assert(normalizeMemoryText("Wifi HuntEr2") !== normalizeMemoryText("Wifi hunter2"));
+ * console.assert(normalizeMemoryText("The door is open.") !== normalizeMemoryText("The door is open?"));
+ * console.assert(normalizeMemoryText("caf\u00e9") === normalizeMemoryText("cafe\u0301"));
  * ```
  */
 export function normalizeMemoryText(text: string): string {
-  const folded = text.normalize("NFKC").toLowerCase().normalize("NFKC")
-    // One form for apostrophes, double quotes and dashes (a minus sign is a dash here).
-    .replace(/[\u2018\u2019\u02bc\u2032]/g, "'")
-    .replace(/[\u201c\u201d\u2033]/g, '"')
-    .replace(/[\p{Pd}\u2212]/gu, "-");
-  const normalized = folded.replace(EDGE_RUN, edgeRun).replace(/\s+/g, " ").trim();
-  return normalized !== "" ? normalized : folded.replace(/\s+/g, " ").trim();
+  return text.normalize("NFC").replace(WHITE_SPACE, " ").trim();
 }
+
+/** A run of white space (JavaScript's `\s`: Unicode spaces, tabs and line breaks). */
+const WHITE_SPACE = /\s+/g;
 
 /**
  * A memory's scope as the duplicate check names it: `-` without a session,
@@ -223,8 +190,8 @@ export function scopeKey(sessionId: string | null): string {
  * @example
  * ```ts
  * import { memoryTextKey } from "./text.ts";
- * console.assert(memoryTextKey("The code is 4471.") === memoryTextKey("the code is 4471"));
- * console.assert(memoryTextKey("The code is 4471.") !== memoryTextKey("The code is 9902."));
+ * console.assert(memoryTextKey(" The code is  4471.") === memoryTextKey("The code is 4471."));
+ * console.assert(memoryTextKey("The code is 4471.") !== memoryTextKey("the code is 4471"));
  * ```
  */
 export function memoryTextKey(text: string, normalized?: string): string {

@@ -15,9 +15,6 @@
 /** What a memory is about: an event or fact learned (`episodic`) or a standing fact about the user (`profile`). */
 export type MemoryKind = "episodic" | "profile";
 
-/** Both kinds, in a fixed order. */
-export const MEMORY_KINDS: readonly MemoryKind[] = ["episodic", "profile"] as const;
-
 /**
  * One stored memory, as returned by the backend and by `get_memory`.
  * Timestamps are ISO 8601 strings in UTC with milliseconds
@@ -61,7 +58,8 @@ export interface Memory {
 export type MemoryNoticeCode =
   /**
    * A new memory was skipped: it says the same as a live one in the same
-   * scope (the same text up to case, whitespace and punctuation).
+   * scope (the same text after trimming white space; case and punctuation
+   * count).
    */
   | "duplicate"
   /**
@@ -408,8 +406,8 @@ export interface InsertedMemory {
   /**
    * True when nothing was inserted for this row: a live memory of the same
    * scope (same `session_id`, or both without; any kind), or an earlier row
-   * of the same call, has the same normalised text (`normalizeMemoryText`
-   * in `text.ts`).
+   * of the same call, has the same text after trimming white space
+   * (`normalizeMemoryText` in `text.ts`).
    */
   duplicate: boolean;
 }
@@ -537,8 +535,8 @@ export interface MemoryBackend {
 
   /**
    * Inserts in ONE transaction (all or none) the rows that say something
-   * new: a row whose normalised text (`normalizeMemoryText` in `text.ts`)
-   * equals that of a live memory in its scope (same `session_id`, or both
+   * new: a row whose text after trimming white space (`normalizeMemoryText`
+   * in `text.ts`) equals that of a live memory in its scope (same `session_id`, or both
    * without; any kind), or of an earlier row of this call, is not inserted
    * and is answered with that memory. The check holds under concurrent
    * calls from any number of connections or processes: of N calls saving

@@ -39,8 +39,8 @@ import type { Config } from "../config/config.ts";
 import { type ErrorCode, GleanerError } from "../errors.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { safeEndpoint } from "../config/redact.ts";
-import { parseRetryAfter } from "../search/providers/classify.ts";
-import { screenUrl } from "../search/providers/pages.ts";
+import { parseRetryAfter } from "../net/classify.ts";
+import { screenUrl } from "../net/screen.ts";
 import type { RobotsChecker } from "../net/robots.ts";
 import type { ReadContext, ReadRequest } from "./types.ts";
 

@@ -13,9 +13,9 @@ import { startFakeFirecrawl } from "../../testing/fixtures/fake_firecrawl.ts";
 import { startFakeCrawl4ai } from "../../testing/fixtures/fake_crawl4ai.ts";
 import { openStore } from "../store/mod.ts";
 import { createReader, type Reader } from "./cascade.ts";
-import { createCrawl4aiTier } from "./crawl4ai.ts";
-import { createFirecrawlTier } from "./firecrawl.ts";
-import { httpTier } from "./http.ts";
+import { createCrawl4aiTier } from "./tiers/crawl4ai.ts";
+import { createFirecrawlTier } from "./tiers/firecrawl.ts";
+import { httpTier } from "./tiers/http.ts";
 import { defaultTiers } from "./tiers.ts";
 import type { Tier } from "./types.ts";
 

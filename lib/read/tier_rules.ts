@@ -105,29 +105,6 @@ export function parseTierRules(text: string, source = "tier rules"): TierRule[] 
   return parsed.data.rules as TierRule[];
 }
 
-/**
- * Decides one tier for one URL from compiled rules.
- *
- * @example
- * ```ts
- * import { decideTier } from "./tier_rules.ts";
- * const rules = [
- *   { match: "example.com", tiers: { http: true } },
- *   { match: "example.com/docs/", tiers: { http: false } },
- * ];
- * console.assert(decideTier(rules, new URL("https://www.example.com/docs/a"), "http") === false);
- * console.assert(decideTier(rules, new URL("https://example.com/blog"), "http") === true);
- * console.assert(decideTier(rules, new URL("https://example.com/blog"), "browser") === undefined);
- * ```
- */
-export function decideTier(
-  rules: readonly TierRule[],
-  url: URL,
-  tier: TierName,
-): boolean | undefined {
-  return decide(rules.map(compile), url, tier);
-}
-
 function decide(rules: readonly CompiledRule[], url: URL, tier: TierName): boolean | undefined {
   const host = normalizeHost(url.hostname);
   let best: CompiledRule | undefined;

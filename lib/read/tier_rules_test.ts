@@ -4,7 +4,7 @@ import { GleanerError } from "../errors.ts";
 import { createFetcher } from "../net/fetch.ts";
 import { startFixtureWeb } from "../../testing/fixtures/web.ts";
 import { createReader } from "./cascade.ts";
-import { httpTier } from "./http.ts";
+import { httpTier } from "./tiers/http.ts";
 import { createTierRules, parseTierRules } from "./tier_rules.ts";
 
 const RULES = {

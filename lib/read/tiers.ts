@@ -7,20 +7,20 @@ import type { Config } from "../config/config.ts";
 import type { Env } from "../config/env.ts";
 import type { GuardedFetcher } from "../net/fetch.ts";
 import type { DomainStats } from "../store/types.ts";
-import { createBrowserReadTier } from "./browser_tier.ts";
-import { githubTier } from "./github.ts";
-import { httpTier, inlineOptions } from "./http.ts";
+import { createBrowserReadTier } from "./tiers/browser.ts";
+import { githubTier } from "./tiers/github.ts";
+import { httpTier, inlineOptions } from "./tiers/http.ts";
 import { type BodyExtractor, createExtractPool, type HtmlExtractor } from "../extract/pool.ts";
-import { createLlmsTxtTier } from "./llms_txt.ts";
-import { createFirecrawlTier, firecrawlClient } from "./firecrawl.ts";
-import { createCrawl4aiTier } from "./crawl4ai.ts";
-import { waybackTier } from "./wayback.ts";
-import { youtubeTier } from "./youtube.ts";
-import { redditTier } from "./reddit.ts";
-import { histerTier } from "./hister.ts";
-import { createKiwixTier } from "./kiwix.ts";
+import { createLlmsTxtTier } from "./tiers/llms_txt.ts";
+import { createFirecrawlTier, firecrawlClient } from "./tiers/firecrawl.ts";
+import { createCrawl4aiTier } from "./tiers/crawl4ai.ts";
+import { waybackTier } from "./tiers/wayback.ts";
+import { youtubeTier } from "./tiers/youtube.ts";
+import { redditTier } from "./tiers/reddit.ts";
+import { histerTier } from "./tiers/hister.ts";
+import { createKiwixTier } from "./tiers/kiwix.ts";
 import type { Tier } from "./types.ts";
-import type { BrowserTierStats } from "./browser.ts";
+import type { BrowserTierStats } from "./browser/browser.ts";
 
 /** The tiers after the cache, and a close function for the ones that hold resources. */
 export interface TierSet {

@@ -1,14 +1,14 @@
 /**
  * One JSON `POST` to an operator-configured endpoint (the search reranker,
  * the language model) through the guarded fetcher, every failure classified
- * as a provider's is (`providers/classify.ts`). Messages name the endpoint
+ * as a provider's is (`../net/classify.ts`). Messages name the endpoint
  * (origin and path only) and the setting to check, never the key nor the
  * upstream's body.
  *
  * @module
  */
 import type { Fetcher } from "../net/types.ts";
-import { callJson } from "./providers/http.ts";
+import { callJson } from "../net/json_call.ts";
 
 /** One call. */
 export interface JsonPost {

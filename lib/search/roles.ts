@@ -29,7 +29,7 @@ import type { Cache } from "../store/types.ts";
 import { type Breaker, createBreaker, type ProviderHealth } from "./breaker.ts";
 import { createRateGate, type RateGate } from "../async/rate_gate.ts";
 import { normalizeDomain, resultKey, siteHint, urlInDomains } from "./domains.ts";
-import { FALLBACK_CODES, providerFailure } from "./providers/classify.ts";
+import { FALLBACK_CODES, providerFailure } from "../net/classify.ts";
 import { providerSettings } from "./providers/http.ts";
 import { createReaderProvider, GLEANER_READER, type ReadPage } from "./providers/reader.ts";
 import { configuredProviders, providerByName, roleOrder } from "./providers/registry.ts";
@@ -43,7 +43,7 @@ import type {
   ProviderSearchRequest,
   Role,
 } from "./providers/types.ts";
-import { type Attempt, type AttemptOutcome, SearchFailure } from "./types.ts";
+import { type Attempt, type AttemptOutcome, SearchFailure } from "../net/upstream_failure.ts";
 import { isTimeRange, TIME_RANGE_LIST, type TimeRange } from "./time_range.ts";
 
 const log = getGleanerLogger("search", "roles");

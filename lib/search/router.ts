@@ -18,7 +18,8 @@ import { resolveDomainProfile } from "./domain_profiles.ts";
 import { type Llm, llmFromConfig, rewriteQuery } from "./llm.ts";
 import { orderHits, rerankerFromConfig, type ResultReranker } from "./rerank.ts";
 import { createRoleRouter, type FallbackEntry, type RoleRouter } from "./roles.ts";
-import type { Attempt, SearchHit, SearchRequest } from "./types.ts";
+import type { SearchHit, SearchRequest } from "./types.ts";
+import type { Attempt } from "../net/upstream_failure.ts";
 
 const log = getGleanerLogger("search", "quality");
 

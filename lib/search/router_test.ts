@@ -9,7 +9,7 @@ import {
   withFakeUpstreams,
 } from "../../testing/fixtures/upstreams.ts";
 import { createSearchRouter } from "./router.ts";
-import { type Attempt, SearchFailure } from "./types.ts";
+import { type Attempt, SearchFailure } from "../net/upstream_failure.ts";
 
 const withFakes = withFakeUpstreams;
 

@@ -1,13 +1,13 @@
 /**
  * Shared plumbing of the keyless providers (DuckDuckGo, SearXNG): calling an
  * upstream through the guarded fetcher, whatever it threw classified by
- * `providers/classify.ts`; and the text and date normalizers every provider uses.
+ * `../net/classify.ts`; and the text and date normalizers every provider uses.
  *
  * @module
  */
 import type { FetchedResponse, Fetcher, FetchOptions } from "../net/types.ts";
 import { safeEndpoint } from "../config/redact.ts";
-import { providerFailure } from "./providers/classify.ts";
+import { providerFailure } from "../net/classify.ts";
 
 export { safeEndpoint };
 

@@ -14,7 +14,7 @@
  * ```
  *
  * Permissions: those of `sqlite.ts` for the store file (default: the data dir); with
- * `store.cache_url`, those of `valkey.ts` and net access to the server.
+ * `store.cache_url`, those of `valkey_client.ts` and net access to the server.
  *
  * @module
  */
@@ -28,7 +28,9 @@ import { SqliteDomainStats } from "./domain_stats.ts";
 import { SqliteEmbeddingCache } from "./embeddings.ts";
 import { defaultDatabasePath, MEMORY_PATH, openDatabase } from "./sqlite.ts";
 import { type Cache, type DomainStats, namespaceTtls } from "./types.ts";
-import { closeValkeyClient, createValkeyClient, ValkeyCache, ValkeyDomainStats } from "./valkey.ts";
+import { closeValkeyClient, createValkeyClient } from "./valkey_client.ts";
+import { ValkeyCache } from "./valkey_cache.ts";
+import { ValkeyDomainStats } from "./valkey_domain_stats.ts";
 import { tenantCache, type TenantStore } from "./tenant.ts";
 
 export * from "./types.ts";
@@ -54,14 +56,13 @@ export {
   transaction,
   userVersion,
 } from "./sqlite.ts";
+export { DEFAULT_KEY_PREFIX, loadValkeyDriver } from "./valkey_client.ts";
+export { type ValkeyCacheOptions } from "./valkey_cache.ts";
 export {
   DAY_KEY_TTL_S,
-  DEFAULT_KEY_PREFIX,
   INFO_KEY_TTL_S,
-  loadValkeyDriver,
-  type ValkeyCacheOptions,
   type ValkeyDomainStatsOptions,
-} from "./valkey.ts";
+} from "./valkey_domain_stats.ts";
 
 /** The `store` section of the configuration. */
 export type StoreSettings = Config["store"];

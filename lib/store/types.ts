@@ -43,7 +43,7 @@ export interface CacheStats {
 /**
  * A JSON cache split in namespaces with per-namespace freshness. Implemented
  * by {@link import("./cache.ts").SqliteCache} and
- * {@link import("./valkey.ts").ValkeyCache}.
+ * {@link import("./valkey_cache.ts").ValkeyCache}.
  *
  * @example
  * ```ts

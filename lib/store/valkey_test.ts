@@ -20,7 +20,9 @@ import {
   startRedis,
 } from "./testdata/helpers.ts";
 import type { Redis } from "iovalkey";
-import { connectValkey, ValkeyCache, ValkeyDomainStats } from "./valkey.ts";
+import { connectValkey } from "./valkey_client.ts";
+import { ValkeyCache } from "./valkey_cache.ts";
+import { ValkeyDomainStats } from "./valkey_domain_stats.ts";
 
 const HAVE_REDIS = redisRequirement.missing === undefined;
 const DAY = 86_400_000;

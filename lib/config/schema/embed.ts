@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from "zod";
+import { operatorOnly, shared } from "../setting.ts";
 import { secret } from "./secret.ts";
 
 /** Settings of embeddings. */
@@ -38,23 +39,25 @@ export const EmbedSchema: z.ZodObject<{
   batch_size: z.ZodDefault<z.ZodNumber>;
 }, z.core.$strip> = z.object({
   /** Embedder: none, the shipped static model, a transformers.js model, or an OpenAI-compatible API. */
-  provider: z.enum(["none", "static", "transformers", "openai"]).default("static"),
+  provider: shared(z.enum(["none", "static", "transformers", "openai"]).default("static")),
   /** transformers.js preset or local model directory. */
-  model: z.string().default("balanced"),
+  model: operatorOnly(z.string().default("balanced")),
   /** Directory of local models. */
-  models_dir: z.string().optional(),
+  models_dir: operatorOnly(z.string().optional()),
   /** Download a missing transformers.js model from the Hugging Face hub (into `models_dir`). */
-  allow_remote: z.boolean().default(false),
+  allow_remote: operatorOnly(z.boolean().default(false)),
   /** transformers.js weight variant (`onnx/model_quantized.onnx` for q8). */
-  dtype: z.enum(["fp32", "fp16", "q8", "int8", "uint8", "q4", "q4f16", "bnb4"]).default("q8"),
+  dtype: shared(
+    z.enum(["fp32", "fp16", "q8", "int8", "uint8", "q4", "q4f16", "bnb4"]).default("q8"),
+  ),
   /** OpenAI-compatible base URL (`…/v1`). */
-  api_url: z.string().url().optional(),
+  api_url: operatorOnly(z.string().url().optional()),
   /** OpenAI-compatible model name. */
-  api_model: z.string().optional(),
+  api_model: shared(z.string().optional()),
   /** OpenAI-compatible API key. */
   api_key: secret(),
   /** Vector length asked of the OpenAI-compatible API (`dimensions`); the model's own when unset. */
-  api_dimensions: z.number().int().positive().optional(),
+  api_dimensions: shared(z.number().int().positive().optional()),
   /** Texts per embedding batch. */
-  batch_size: z.number().int().positive().default(64),
+  batch_size: shared(z.number().int().positive().default(64)),
 });

@@ -5,11 +5,15 @@
  */
 import { z } from "zod";
 import { secret } from "./secret.ts";
+import { operatorOnly } from "../setting.ts";
 
 /** A NATS subject prefix: dot-separated tokens without wildcards or spaces. */
 const SUBJECT_PREFIX = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
-/** Settings of operational events (published to NATS; off until `nats_url` is set). */
+/**
+ * Settings of operational events (published to NATS; off until `nats_url` is set): the
+ * operator's, every one.
+ */
 export const EventsSchema: z.ZodObject<{
   nats_url: z.ZodOptional<z.ZodString>;
   subject_prefix: z.ZodDefault<z.ZodString>;
@@ -23,26 +27,30 @@ export const EventsSchema: z.ZodObject<{
    * NATS server the events go to, `nats://[user:password@]host[:port]`; unset: no events
    * (credentials in it are redacted wherever the configuration is shown).
    */
-  nats_url: z.string().refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === "nats:" && url.hostname !== "";
-    } catch {
-      return false;
-    }
-  }, { message: "must be a nats:// URL (nats://[user:password@]host[:port])" }).optional(),
+  nats_url: operatorOnly(
+    z.string().refine((value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === "nats:" && url.hostname !== "";
+      } catch {
+        return false;
+      }
+    }, { message: "must be a nats:// URL (nats://[user:password@]host[:port])" }).optional(),
+  ),
   /** Subjects are `<prefix>.tool` and `<prefix>.tier_skip`. */
-  subject_prefix: z.string().regex(SUBJECT_PREFIX, {
-    message: "must be dot-separated tokens of letters, digits, _ and - (no wildcards)",
-  }).default("gleaner"),
+  subject_prefix: operatorOnly(
+    z.string().regex(SUBJECT_PREFIX, {
+      message: "must be dot-separated tokens of letters, digits, _ and - (no wildcards)",
+    }).default("gleaner"),
+  ),
   /** NATS user (when the URL names none). */
-  nats_user: z.string().min(1).optional(),
+  nats_user: operatorOnly(z.string().min(1).optional()),
   /** Password of `nats_user` (a secret). */
   nats_password: secret(),
   /** NATS token (`auth_token`; a secret). */
   nats_token: secret(),
   /** Put the query text of `search`, `research` and `scrape_urls` calls into tool events. */
-  include_query: z.boolean().default(false),
+  include_query: operatorOnly(z.boolean().default(false)),
   /** Events queued at most while NATS is slow or away; more are dropped (and counted). */
-  queue_max: z.number().int().positive().max(1_000_000).default(1_000),
+  queue_max: operatorOnly(z.number().int().positive().max(1_000_000).default(1_000)),
 });

@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from "zod";
+import { operatorOnly, shared } from "../setting.ts";
 import { secret } from "./secret.ts";
 
 /** Settings of the optional language model (Ollama-compatible `/api/generate` or `/api/chat`). */
@@ -20,15 +21,15 @@ export const LlmSchema: z.ZodObject<{
    * search tools accept `expand` (the model rewrites the query) and `search_and_summarize` is
    * listed. Evidence text (page passages) is sent to it: point it only at a server you trust.
    */
-  url: z.string().url().optional(),
+  url: operatorOnly(z.string().url().optional()),
   /** Model name sent in each request (`llama3.2`, `qwen2.5:7b`, …). */
-  model: z.string().min(1).optional(),
+  model: shared(z.string().min(1).optional()),
   /** `chat` (`POST /api/chat`, `messages`) or `generate` (`POST /api/generate`, `prompt`). */
-  api: z.enum(["generate", "chat"]).default("chat"),
+  api: shared(z.enum(["generate", "chat"]).default("chat")),
   /** Bearer token, for a server behind an authenticating proxy. */
   api_key: secret(),
   /** Time one request may take. */
-  timeout_ms: z.number().int().positive().default(60_000),
+  timeout_ms: shared(z.number().int().positive().default(60_000)),
   /** Most tokens of a summary (`options.num_predict`). */
-  summary_max_tokens: z.number().int().min(16).max(4_096).default(512),
+  summary_max_tokens: shared(z.number().int().min(16).max(4_096).default(512)),
 });

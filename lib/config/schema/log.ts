@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from "zod";
+import { operatorOnly } from "../setting.ts";
 
 /** Settings of logging. */
 export const LogSchema: z.ZodObject<{
@@ -19,5 +20,8 @@ export const LogSchema: z.ZodObject<{
   >;
 }, z.core.$strip> = z.object({
   /** Lowest level written to stderr. */
-  level: z.enum(["trace", "debug", "info", "warning", "error", "fatal"]).default("info"),
+  level: operatorOnly(
+    z.enum(["trace", "debug", "info", "warning", "error", "fatal"]).default("info"),
+    { env: ["GLEANER_LOG_LEVEL"] },
+  ),
 });

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { longSecret } from "./secret.ts";
+import { operatorOnly, shared } from "../setting.ts";
 
 /** Settings of the memory store (`save_memories`, `recall_memories`, …). */
 export const MemorySchema: z.ZodObject<{
@@ -39,79 +40,80 @@ export const MemorySchema: z.ZodObject<{
   deep_research: z.ZodDefault<z.ZodBoolean>;
 }, z.core.$strip> = z.object({
   /** Serve the six memory tools. */
-  enabled: z.boolean().default(true),
+  enabled: shared(z.boolean().default(true)),
   /** Engine of the memory store: embedded SQLite, or PostgreSQL + pgvector shared by many instances. */
-  backend: z.enum(["sqlite", "postgres"]).default("sqlite"),
+  backend: operatorOnly(z.enum(["sqlite", "postgres"]).default("sqlite")),
   /** `postgres://user:password@host:5432/db` of the shared store (a secret; `backend: "postgres"`). */
-  postgres_url: z.string().min(1).optional(),
+  postgres_url: operatorOnly(z.string().min(1).optional(), { secret: true }),
   /** SQLite file; default `$XDG_DATA_HOME/gleaner/memory.db`. `:memory:` keeps nothing. */
-  path: z.string().optional(),
+  path: operatorOnly(z.string().optional()),
   /** Token budget of the profile pool attached to every recall. */
-  profile_max_tokens: z.number().int().min(0).default(500),
+  profile_max_tokens: shared(z.number().int().min(0).default(500)),
   /** Weight of the dense (vector) ranking in reciprocal rank fusion; BM25 gets the rest. */
-  dense_weight: z.number().min(0).max(1).default(0.5),
+  dense_weight: shared(z.number().min(0).max(1).default(0.5)),
   /**
    * Vector candidates below this cosine similarity are not candidates. Unset: 0.4 for the static
    * model (chosen on the tune half of the confusable set of `bench/memory.ts`), 0.2 for other
    * embedders.
    */
-  dense_min_similarity: z.number().min(-1).max(1).optional(),
+  dense_min_similarity: shared(z.number().min(-1).max(1).optional()),
   /** Fused scores below this are dropped (0: keep every candidate). */
-  min_score: z.number().min(0).max(1).default(0),
+  min_score: shared(z.number().min(0).max(1).default(0)),
   /**
    * Cosine at or above which a saved memory's `similar_to` notice calls it a near-duplicate
    * (`near_duplicate: true`: very likely the same fact; update that one instead). It is still
    * saved: only the same text is ever skipped. At least `review_similarity`.
    */
-  duplicate_similarity: z.number().min(0).max(1).default(0.95),
+  duplicate_similarity: shared(z.number().min(0).max(1).default(0.95)),
   /**
    * Cosine at or above which a saved (or updated) memory gets a `similar_to` notice naming its
    * nearest memory, for review. At most `duplicate_similarity`.
    */
-  review_similarity: z.number().min(0).max(1).default(0.8),
+  review_similarity: shared(z.number().min(0).max(1).default(0.8)),
   /** Content over this many tokens is saved with a `consider_splitting` notice. */
-  split_tokens: z.number().int().positive().default(800),
+  split_tokens: shared(z.number().int().positive().default(800)),
   /** RRF constant of recall's fusion (larger: flatter credit down each ranking). */
-  rrf_k: z.number().int().positive().default(60),
+  rrf_k: shared(z.number().int().positive().default(60)),
   /** Token budget of a recall when the call gives no `max_tokens`. */
-  recall_budget: z.number().int().positive().max(100_000).default(2_000),
+  recall_budget: shared(z.number().int().positive().max(100_000).default(2_000)),
   /**
    * Share of recall frequency in recall's ranking: the matches of a query are ordered by
    * `(1 - access_weight) × fused score + access_weight × recall count / highest recall count
    * among them`. 0: by the query alone (scores and labels always stay the query's).
    */
-  access_weight: z.number().min(0).max(1).default(0),
+  access_weight: shared(z.number().min(0).max(1).default(0)),
   /**
    * Hosted mode: behind a trusted reverse proxy, each user gets their own memory file.
    * Requests must come from `hosted_trusted_proxies` with `hosted_proxy_token` and a user id.
    */
-  hosted: z.boolean().default(false),
+  hosted: operatorOnly(z.boolean().default(false)),
   /** Header carrying the proxy-verified user id. */
-  hosted_user_header: z.string().min(1).default("x-gleaner-user"),
+  hosted_user_header: operatorOnly(z.string().min(1).default("x-gleaner-user")),
   /** Header carrying the shared proxy token. */
-  hosted_token_header: z.string().min(1).default("x-gleaner-proxy-token"),
+  hosted_token_header: operatorOnly(z.string().min(1).default("x-gleaner-proxy-token")),
   /** Shared proxy token (at least 32 bytes), compared in constant time. */
   hosted_proxy_token: longSecret(),
   /** Source addresses (IPs or CIDR ranges) the proxy connects from. */
-  hosted_trusted_proxies: z.array(z.string()).default(["127.0.0.1", "::1"]),
+  hosted_trusted_proxies: operatorOnly(z.array(z.string()).default(["127.0.0.1", "::1"])),
   /** Key (at least 32 bytes) of the HMAC that names each user's file. */
   hosted_hmac_secret: longSecret(),
   /** Folder of the per-user files; default: `users/` beside `path`. */
-  hosted_dir: z.string().optional(),
+  hosted_dir: operatorOnly(z.string().optional()),
   /** Per-user stores kept open at once (least recently used ones are closed). */
-  hosted_max_open: z.number().int().positive().default(64),
+  hosted_max_open: operatorOnly(z.number().int().positive().default(64)),
   /**
    * The operator's key in hosted mode (at least 32 bytes, environment only:
    * `GLEANER_MEMORY_HOSTED_ADMIN_KEY`), sent in the `x-gleaner-admin-key` header: only a
-   * request carrying it may run `clear_cache`, which then clears every user's cache.
+   * request carrying it may run `clear_cache` (which then clears every user's cache) or read
+   * and change the configuration (`GET /config`, `PUT /config`).
    */
-  hosted_admin_key: longSecret(),
+  hosted_admin_key: longSecret({ envOnly: true }),
   /**
    * Let Deep Research clients (`/mcp/deep-research`, third parties such as ChatGPT connectors)
    * see stored memories: up to three lead `search` results and `fetch("memory:<ref>")` reads
    * one. Off by default; in hosted mode only the calling user's own memories.
    */
-  deep_research: z.boolean().default(false),
+  deep_research: shared(z.boolean().default(false), { writable: false }),
 }).refine((m) => m.review_similarity <= m.duplicate_similarity, {
   message: "must not exceed memory.duplicate_similarity",
   path: ["review_similarity"],

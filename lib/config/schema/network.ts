@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { USER_AGENT } from "../../version.ts";
+import { operatorOnly, shared } from "../setting.ts";
 
 /** Settings of the guarded network layer. */
 export const NetworkSchema: z.ZodObject<{
@@ -25,25 +26,31 @@ export const NetworkSchema: z.ZodObject<{
    * Reach private/loopback addresses: `false` (default), `true` (all), or a
    * list of origins (`http://127.0.0.1:8080`) that alone are allowed.
    */
-  allow_private: z.union([z.boolean(), z.array(z.string())]).default(false),
+  allow_private: operatorOnly(z.union([z.boolean(), z.array(z.string())]).default(false), {
+    env: ["GLEANER_ALLOW_PRIVATE_NETWORK"],
+  }),
   /** Ports a URL may name. */
-  allowed_ports: z.array(z.number().int().min(1).max(65535)).default([80, 443, 8080, 8443]),
+  allowed_ports: operatorOnly(
+    z.array(z.number().int().min(1).max(65535)).default([80, 443, 8080, 8443]),
+  ),
   /** Time to establish a connection. */
-  connect_timeout_ms: z.number().int().positive().default(10_000),
+  connect_timeout_ms: shared(z.number().int().positive().default(10_000)),
   /** Time for a whole request, redirects included. */
-  timeout_ms: z.number().int().positive().default(20_000),
+  timeout_ms: shared(z.number().int().positive().default(20_000)),
   /** Largest body read from the wire (bytes). */
-  max_bytes: z.number().int().positive().default(5_000_000),
+  max_bytes: shared(z.number().int().positive().default(5_000_000), { writable: false }),
   /** Largest body after decompression (bytes). */
-  max_decompressed_bytes: z.number().int().positive().default(20_000_000),
+  max_decompressed_bytes: shared(z.number().int().positive().default(20_000_000), {
+    writable: false,
+  }),
   /** Redirect hops followed (each checked again). */
-  max_redirects: z.number().int().min(0).max(20).default(5),
+  max_redirects: shared(z.number().int().min(0).max(20).default(5), { writable: false }),
   /** User-Agent sent with every request. */
-  user_agent: z.string().default(USER_AGENT),
+  user_agent: operatorOnly(z.string().default(USER_AGENT)),
   /** Obey robots.txt when reading pages. */
-  respect_robots: z.boolean().default(true),
+  respect_robots: shared(z.boolean().default(true), { writable: false }),
   /** Concurrent requests per host. */
-  per_host_concurrency: z.number().int().positive().default(2),
+  per_host_concurrency: shared(z.number().int().positive().default(2), { writable: false }),
   /**
    * Outbound HTTP proxy, `http://[user:password@]host:port` (default: `HTTPS_PROXY`, else
    * `HTTP_PROXY`, when set). `http:` URLs go to it in absolute form, `https:` URLs through a
@@ -51,16 +58,18 @@ export const NetworkSchema: z.ZodObject<{
    * address before anything is sent, but names are resolved by the proxy (DNS pinning is then
    * the proxy's job). Credentials are redacted wherever the configuration is shown.
    */
-  proxy_url: z.string().refine(isProxyUrl, {
-    message: "must be an http:// proxy URL (http://[user:password@]host[:port])",
-  }).optional(),
+  proxy_url: operatorOnly(
+    z.string().refine(isProxyUrl, {
+      message: "must be an http:// proxy URL (http://[user:password@]host[:port])",
+    }).optional(),
+  ),
   /**
    * Hosts that bypass the proxy (default: `NO_PROXY`): `*`, names (`example.com` also covers
    * its subdomains; `.example.com` only them), IP addresses or CIDR ranges, each optionally
    * `:port`. A bypassed host goes direct under the normal checks: this never opens an
    * address the policy refuses.
    */
-  no_proxy: z.array(z.string()).default([]),
+  no_proxy: operatorOnly(z.array(z.string()).default([])),
 });
 
 /** True for an `http://` URL with a host and nothing past the authority (a proxy address). */

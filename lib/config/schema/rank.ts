@@ -4,8 +4,12 @@
  * @module
  */
 import { z } from "zod";
+import { shared } from "../setting.ts";
 
-/** Settings of passage selection. */
+/**
+ * Settings of passage selection: shared by every tenant. `unit_min_words` may not exceed
+ * `unit_max_words`.
+ */
 export const RankSchema: z.ZodObject<{
   max_tokens: z.ZodDefault<z.ZodNumber>;
   per_source_share: z.ZodDefault<z.ZodNumber>;
@@ -31,25 +35,25 @@ export const RankSchema: z.ZodObject<{
   links_max_tokens: z.ZodDefault<z.ZodNumber>;
 }, z.core.$strip> = z.object({
   /** Default token budget of one call. */
-  max_tokens: z.number().int().positive().default(4_000),
+  max_tokens: shared(z.number().int().positive().default(4_000), { live: true }),
   /** Share of the budget one source may take while others are relevant. */
-  per_source_share: z.number().min(0.05).max(1).default(0.4),
+  per_source_share: shared(z.number().min(0.05).max(1).default(0.4), { live: true }),
   /**
    * The per-source cap holds only while another source offers a unit scoring at least this
    * fraction of the capped one (0: always holds). Fused scores are close together (rank 10 of
    * one ranking still scores about 0.87), so only a rival within about the top three ranks keeps
    * the cap; measured with `bench/containment.ts` (0.9 → 0.97: +4 points at 500 tokens).
    */
-  share_slack: z.number().min(0).max(1).default(0.97),
+  share_slack: shared(z.number().min(0).max(1).default(0.97), { live: true }),
   /** Weight of the dense ranking in reciprocal rank fusion. */
-  dense_weight: z.number().min(0).max(1).default(0.8),
+  dense_weight: shared(z.number().min(0).max(1).default(0.8), { live: true }),
   /**
    * A unit smaller than this many words takes in the next block of its section (doubled, with
    * `unit_max_words`, when ranking is BM25 alone: lexical matching needs more words).
    */
-  unit_min_words: z.number().int().positive().default(20),
+  unit_min_words: shared(z.number().int().positive().default(20), { live: true }),
   /** Units grow up to this many words (see `unit_min_words`). */
-  unit_max_words: z.number().int().positive().default(40),
+  unit_max_words: shared(z.number().int().positive().default(40), { live: true }),
   /**
    * Second stage of the ranking cascade: `use-lite` (Universal Sentence Encoder lite, shipped
    * in npm, TF.js) reorders the top units; better on reworded questions (report half at 1,000
@@ -59,32 +63,35 @@ export const RankSchema: z.ZodObject<{
    * USE-lite inference of the query (25–35 ms at load 5), started before the first stage runs
    * (and by `scrape_urls` and `research` before they read pages).
    */
-  rerank: z.enum(["none", "use-lite"]).default("none"),
+  rerank: shared(z.enum(["none", "use-lite"]).default("none")),
   /**
    * Units the reranker reorders. Measured on the tune half (`deno task bench rerank`): 10 or 20
    * change nothing at 1,000 tokens (they all fit the budget anyway), 40 and 80 do (0.84 → 0.90
    * → 0.93).
    */
-  rerank_top_k: z.number().int().positive().default(80),
+  rerank_top_k: shared(z.number().int().positive().default(80), { live: true }),
   /** Weight of the reranker's order against the first stage's. */
-  rerank_weight: z.number().min(0).max(1).default(0.8),
+  rerank_weight: shared(z.number().min(0).max(1).default(0.8), { live: true }),
   /** Words of a unit the reranker reads (its cost grows faster than linearly with length). */
-  rerank_max_words: z.number().int().positive().default(64),
+  rerank_max_words: shared(z.number().int().positive().default(64), { live: true }),
   /**
    * Words added to the BM25 query per query word: its nearest words in the static model's
    * vectors, so reworded questions still match the page's vocabulary (0 turns it off).
    */
-  expand_terms: z.number().int().min(0).max(64).default(8),
+  expand_terms: shared(z.number().int().min(0).max(64).default(8)),
   /** Least cosine similarity of an added word to the query word it comes from. */
-  expand_min_similarity: z.number().min(0).max(1).default(0.4),
+  expand_min_similarity: shared(z.number().min(0).max(1).default(0.4)),
   /** RRF constant. */
-  rrf_k: z.number().positive().default(60),
+  rrf_k: shared(z.number().positive().default(60), { live: true }),
   /** Token-set Jaccard at or above which a unit is a near-copy. */
-  dedupe_jaccard: z.number().min(0).max(1).default(0.92),
+  dedupe_jaccard: shared(z.number().min(0).max(1).default(0.92), { live: true }),
   /** Cosine at or above which a unit is a paraphrased repeat. */
-  dedupe_cosine: z.number().min(0).max(1).default(0.92),
+  dedupe_cosine: shared(z.number().min(0).max(1).default(0.92), { live: true }),
   /** Candidates considered per selected unit. */
-  oversample: z.number().min(1).default(3),
+  oversample: shared(z.number().min(1).default(3), { live: true }),
   /** Budget for related links. */
-  links_max_tokens: z.number().int().min(0).default(300),
+  links_max_tokens: shared(z.number().int().min(0).default(300), { live: true }),
+}).refine((r) => r.unit_min_words <= r.unit_max_words, {
+  message: "must not exceed rank.unit_max_words",
+  path: ["unit_min_words"],
 });

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { secret } from "./secret.ts";
+import { operatorOnly, shared } from "../setting.ts";
 
 /** Settings of one search provider (`search.providers.<name>`). */
 export const ProviderSettingsSchema: z.ZodObject<{
@@ -152,82 +153,86 @@ export const SearchSchema: z.ZodObject<{
   >;
 }, z.core.$strip> = z.object({
   /** Which backend answers: `auto` = SearXNG when configured, else DuckDuckGo, the other on failure. */
-  backend: z.enum(["auto", "duckduckgo", "searxng"]).default("auto"),
+  backend: shared(z.enum(["auto", "duckduckgo", "searxng"]).default("auto")),
   /**
    * Ask only `backend` (no fallback). Unpinned, `backend: "searxng"` falls back to DuckDuckGo
    * when SearXNG fails (down, 5xx, rate limited, blocked).
    */
-  pin_backend: z.boolean().default(false),
+  pin_backend: shared(z.boolean().default(false)),
   /** Base URL of a SearXNG instance (JSON format enabled). */
-  searxng_url: z.string().url().optional(),
+  searxng_url: operatorOnly(z.string().url().optional(), { env: ["GLEANER_SEARXNG_URL"] }),
   /** DuckDuckGo HTML endpoint. */
-  duckduckgo_html_url: z.string().url().default("https://html.duckduckgo.com/html/"),
+  duckduckgo_html_url: operatorOnly(z.string().url().default("https://html.duckduckgo.com/html/")),
   /** DuckDuckGo lite endpoint (fallback). */
-  duckduckgo_lite_url: z.string().url().default("https://lite.duckduckgo.com/lite/"),
+  duckduckgo_lite_url: operatorOnly(z.string().url().default("https://lite.duckduckgo.com/lite/")),
   /** Default region (`kl`) for DuckDuckGo. */
-  region: z.string().default("us-en"),
+  region: shared(z.string().default("us-en")),
   /** SearXNG categories asked for (comma-separated in the request). */
-  searxng_categories: z.array(z.string()).default(["general"]),
+  searxng_categories: shared(z.array(z.string()).default(["general"])),
   /** SearXNG engines asked for; empty = the instance's defaults. */
-  searxng_engines: z.array(z.string()).default([]),
+  searxng_engines: shared(z.array(z.string()).default([])),
   /** Safe search level sent to SearXNG: 0 off, 1 moderate, 2 strict. */
-  safesearch: z.number().int().min(0).max(2).default(1),
+  safesearch: shared(z.number().int().min(0).max(2).default(1)),
   /** Timeout for one upstream search call. */
-  timeout_ms: z.number().int().positive().default(10_000),
+  timeout_ms: shared(z.number().int().positive().default(10_000)),
   /** Brave Search API key (optional backend). */
-  brave_api_key: secret(),
+  brave_api_key: secret({ env: ["BRAVE_SEARCH_API_KEY", "BRAVE_API_KEY"] }),
   /** Exa API key (search, find-similar, contents, answer). */
-  exa_api_key: secret(),
+  exa_api_key: secret({ env: ["EXA_API_KEY"] }),
   /** Tavily API key (search, extract, answers). */
-  tavily_api_key: secret(),
+  tavily_api_key: secret({ env: ["TAVILY_API_KEY"] }),
   /** Jina API key (reader and search; optional for the reader). */
-  jina_api_key: secret(),
+  jina_api_key: secret({ env: ["JINA_API_KEY"] }),
   /** Keenable API key (optional: lifts the keyless limits). */
-  keenable_api_key: secret(),
+  keenable_api_key: secret({ env: ["KEENABLE_API_KEY"] }),
   /** Parallel API key (search). */
-  parallel_api_key: secret(),
+  parallel_api_key: secret({ env: ["PARALLEL_API_KEY"] }),
   /** Gemini API key (answers grounded in Google Search, with citations). */
-  gemini_api_key: secret(),
+  gemini_api_key: secret({ env: ["GEMINI_API_KEY"] }),
   /** TinyFish API key (search, fetch, and the `tinyfish_run` web agent). */
-  tinyfish_api_key: secret(),
+  tinyfish_api_key: secret({ env: ["TINYFISH_API_KEY"] }),
   /** Querit API key (web search). */
-  querit_api_key: secret(),
+  querit_api_key: secret({ env: ["QUERIT_API_KEY"] }),
   /** Seltz API key (web search). */
-  seltz_api_key: secret(),
+  seltz_api_key: secret({ env: ["SELTZ_API_KEY"] }),
   /**
    * Per-provider settings by provider name: `enabled` (keyless providers are off until
    * `true`; `false` turns any provider off), `base_url`, `timeout_ms`, `max_results`,
    * `requests_per_second`, `api_key` (a secret). A JSON object in `GLEANER_SEARCH_PROVIDERS`.
    */
-  providers: z.preprocess(
-    (value) => (typeof value === "string" ? safeJsonObject(value) : value),
-    z.record(z.string(), ProviderSettingsSchema),
-  ).default({}),
+  providers: operatorOnly(
+    z.preprocess(
+      (value) => (typeof value === "string" ? safeJsonObject(value) : value),
+      z.record(z.string(), ProviderSettingsSchema),
+    ).default({}),
+  ),
   /** Providers tried for `search`, in order; empty = the default order. */
-  search_order: z.array(z.string()).default([]),
+  search_order: shared(z.array(z.string()).default([])),
   /** Providers tried for `answer`, in order; empty = the default order. */
-  answer_order: z.array(z.string()).default([]),
+  answer_order: shared(z.array(z.string()).default([])),
   /** Providers tried for `contents`, in order; empty = the default order (then Gleaner's reader). */
-  contents_order: z.array(z.string()).default([]),
+  contents_order: shared(z.array(z.string()).default([])),
   /**
    * When a keyless provider (DuckDuckGo, SearXNG) answers zero results and a keyed provider
    * comes later in the search order, ask the next one (the answer names the keyless one in
    * `fallback_from` with code `empty`).
    */
-  fallback_on_empty: z.boolean().default(true),
+  fallback_on_empty: shared(z.boolean().default(true)),
   /** Consecutive failures after which a provider is skipped for `breaker_cooldown_ms`. */
-  breaker_failures: z.number().int().positive().default(3),
+  breaker_failures: shared(z.number().int().positive().default(3)),
   /** How long a failing provider is skipped. */
-  breaker_cooldown_ms: z.number().int().min(0).default(60_000),
+  breaker_cooldown_ms: shared(z.number().int().min(0).default(60_000)),
   /**
    * Which tools MCP and HTTP declare: Gleaner's own (`default`), one per role (`roles`),
    * every configured provider's own (`all_tools`), one provider's (`one_provider`), the Deep
    * Research pair (`deep_research`), or one `search` tool with a `provider` argument (`router`).
    */
-  presentation: z.enum(["default", "roles", "all_tools", "one_provider", "deep_research", "router"])
-    .default("default"),
+  presentation: shared(
+    z.enum(["default", "roles", "all_tools", "one_provider", "deep_research", "router"])
+      .default("default"),
+  ),
   /** The provider whose tools `presentation: one_provider` declares. */
-  presentation_provider: z.string().optional(),
+  presentation_provider: shared(z.string().optional()),
   /**
    * A reranker of search results in the Jina-compatible format: `POST <url>` (for example
    * `https://api.jina.ai/v1/rerank`) with `{ model, query, documents, top_n }`, answered with
@@ -235,19 +240,19 @@ export const SearchSchema: z.ZodObject<{
    * else. Unset: results keep the provider's order. Any failure keeps the provider's order too,
    * and the answer says why.
    */
-  rerank_url: z.string().url().optional(),
+  rerank_url: operatorOnly(z.string().url().optional()),
   /** Bearer token of the reranker, when it needs one. */
   rerank_api_key: secret(),
   /** Model named in each rerank request. */
-  rerank_model: z.string().min(1).default("jina-reranker-v2-base-multilingual"),
+  rerank_model: shared(z.string().min(1).default("jina-reranker-v2-base-multilingual")),
   /**
    * Weight (0..1) of recency against the reranker's relevance: each result scores
    * `(1 - w) · relevance + w · recency`, where recency halves every 365 days since its
    * published date (an undated result counts 0.5). `0` orders by relevance alone.
    */
-  rerank_recency_weight: z.number().min(0).max(1).default(0),
+  rerank_recency_weight: shared(z.number().min(0).max(1).default(0)),
   /** Time the reranker gets per search before the provider's order is kept. */
-  rerank_timeout_ms: z.number().int().positive().default(5_000),
+  rerank_timeout_ms: shared(z.number().int().positive().default(5_000)),
   /**
    * Named domain profiles the search tools offer as `domain_profile`, besides the built-in
    * `dev` and `homelab` (an entry of the same name replaces a built-in one): `prefer` (results
@@ -256,8 +261,10 @@ export const SearchSchema: z.ZodObject<{
    * first) and `exclude` (results there are dropped). A JSON object in
    * `GLEANER_SEARCH_DOMAIN_PROFILES`.
    */
-  domain_profiles: z.preprocess(
-    (value) => (typeof value === "string" ? safeJsonObject(value) : value),
-    z.record(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/), DomainProfileSchema),
-  ).default({}),
+  domain_profiles: shared(
+    z.preprocess(
+      (value) => (typeof value === "string" ? safeJsonObject(value) : value),
+      z.record(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/), DomainProfileSchema),
+    ).default({}),
+  ),
 });

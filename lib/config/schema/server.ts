@@ -5,8 +5,9 @@
  */
 import { z } from "zod";
 import { secret } from "./secret.ts";
+import { operatorOnly } from "../setting.ts";
 
-/** Settings of the HTTP/MCP server. */
+/** Settings of the HTTP/MCP server: every one is the operator's. */
 export const ServerSchema: z.ZodObject<{
   host: z.ZodDefault<z.ZodString>;
   port: z.ZodDefault<z.ZodNumber>;
@@ -16,25 +17,29 @@ export const ServerSchema: z.ZodObject<{
   allow_config_write: z.ZodDefault<z.ZodBoolean>;
 }, z.core.$strip> = z.object({
   /** Address to bind; loopback by default. */
-  host: z.string().default("127.0.0.1"),
+  host: operatorOnly(z.string().default("127.0.0.1"), { env: ["GLEANER_HOST"] }),
   /** Port to bind. */
-  port: z.number().int().min(0).max(65535).default(8787),
+  port: operatorOnly(z.number().int().min(0).max(65535).default(8787), { env: ["GLEANER_PORT"] }),
   /**
    * Extra host names (besides localhost, 127.0.0.1, [::1]) accepted in `Host`; entries written
    * as origins (`https://app.example:8443`) are the other origins accepted in `Origin` (besides
    * the server's own: the scheme, host and port it was reached on).
    */
-  allowed_hosts: z.array(z.string()).default([]),
+  allowed_hosts: operatorOnly(z.array(z.string()).default([])),
   /** Bearer token required on every request when set. */
-  api_key: secret(),
+  api_key: secret({ env: ["GLEANER_API_KEY"] }),
   /**
    * How long `/health` answers its last component checks before running them again (ms);
    * a stale report is answered while one refresh runs in the background.
    */
-  health_ttl_ms: z.number().int().min(0).max(600_000).default(5_000),
+  health_ttl_ms: operatorOnly(z.number().int().min(0).max(600_000).default(5_000)),
   /**
    * Serve `PUT /config` (environment only: `GLEANER_ALLOW_CONFIG_WRITE=1`), and only when
-   * `api_key` is set: requests must carry the key.
+   * `api_key` is set: requests must carry the key (in hosted mode the admin key too). The
+   * launcher grants write access to the config file's folder only with it.
    */
-  allow_config_write: z.boolean().default(false),
+  allow_config_write: operatorOnly(z.boolean().default(false), {
+    env: ["GLEANER_ALLOW_CONFIG_WRITE"],
+    envOnly: true,
+  }),
 });

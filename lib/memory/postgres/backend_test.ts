@@ -6,6 +6,7 @@
  * GLEANER_REQUIRE_POSTGRES=1 (CI).
  */
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { GleanerError } from "../../errors.ts";
 import {
   ignorePostgres,
@@ -22,6 +23,7 @@ import {
 import { openPostgresMemory, PostgresMemoryDatabase } from "./backend.ts";
 import { openPgPool } from "./client.ts";
 import { PG_MIGRATIONS } from "./schema.ts";
+import { memoryTextKey } from "../text.ts";
 import type { MemoryBackend, NewMemoryRow } from "../types.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -179,7 +181,7 @@ Deno.test({
             `CREATE TABLE gleaner_memory_migrations (
              version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
           );
-          await pool.query(PG_MIGRATIONS[0].sql);
+          await pool.query(PG_MIGRATIONS[0].sql!);
           await pool.query("INSERT INTO gleaner_memory_migrations (version) VALUES (1)");
           for (
             const [tenant, ref, content, session] of [
@@ -204,24 +206,31 @@ Deno.test({
           );
           assert.equal(Number(rows[0].n), 0, "every row back-filled");
           const alice = upgraded.backend("alice");
-          const [same, other, version] = await alice.insertDistinct([
-            row("the user's locker code is 4471"),
+          const [same, other, version, cased] = await alice.insertDistinct([
+            row("  The user's locker code is 4471.\n"),
             row("The user's locker code is 9902."),
             row("The staging server runs Postgres 15.", { session_id: "s1" }),
+            row("the user's locker code is 4471"),
           ]);
           assert.equal(same.duplicate, true);
           assert.equal(same.memory.ref, "v1ref000");
           assert.equal(other.duplicate, false);
+          assert.equal(cased.duplicate, false, "case and punctuation are content");
           assert.equal(version.duplicate, true);
           assert.equal(version.memory.ref, "v1ref001");
           const [bob] = await upgraded.backend("bob").insertDistinct([
-            row("The user's locker code is 4471"),
+            row("The user's locker code is 4471."),
           ]);
           assert.equal(bob.memory.ref, "v1ref002", "tenants stay apart");
         } finally {
           await upgraded.close();
         }
       },
+    );
+
+    await t.step(
+      "a version-2 schema (keys of the case- and punctuation-blind rule) migrates; cut short, it stays at version 2",
+      () => exactKeysMigration(server),
     );
 
     await t.step("instances migrating together: one schema, versions recorded once", async () => {
@@ -382,4 +391,120 @@ async function tenantIsolation(db: PostgresMemoryDatabase): Promise<void> {
     (await a.vectorCandidates(unit(1, 1, 0, 0), 1, {})).map((c) => c.id),
     [am.id],
   );
+}
+
+/**
+ * The duplicate key of a row as schema version 2 wrote it: SHA-256 (32 hex
+ * characters) of the text lowercased, with edge punctuation dropped. Each
+ * old form below is that rule's output, written out by hand.
+ */
+function oldKey(oldForm: string): string {
+  return createHash("sha256").update(oldForm).digest("hex").slice(0, 32);
+}
+
+/** Rows of a version-2 store: [tenant, ref, content, session, the old rule's normal form]. */
+const V2_ROWS: readonly [string, string, string, string | null, string][] = [
+  ["alice", "v2ref000", "Wifi password is HuntEr2", null, "wifi password is hunter2"],
+  ["alice", "v2ref001", "The door is open.", null, "the door is open"],
+  ["alice", "v2ref002", "token suffix Xy7Q", "s1", "token suffix xy7q"],
+  ["bob", "v2ref003", "Wifi password is HuntEr2", null, "wifi password is hunter2"],
+];
+
+/**
+ * A version-2 store with rows keyed by the old rule (and enough rows of a
+ * third tenant for the recomputation to take more than one batch): a
+ * migration cut short in its second batch leaves version 2 and every old
+ * key; run again, it recomputes every key, and case and punctuation
+ * variants are saved while exact repeats stay duplicates.
+ */
+async function exactKeysMigration(server: PostgresServer): Promise<void> {
+  const url = await freshDatabase(server, "exact_keys");
+  const pool = await openPgPool({ url });
+  const keys = async () =>
+    (await pool.query<{ ref: string; content_key: string }>(
+      "SELECT ref, content_key FROM gleaner_memory WHERE tenant <> 'zbulk' ORDER BY ref",
+    )).rows.map((r) => [r.ref, r.content_key]);
+  const version = async () =>
+    (await pool.query<{ v: number }>("SELECT max(version) AS v FROM gleaner_memory_migrations"))
+      .rows[0].v;
+  try {
+    await pool.query(
+      `CREATE TABLE gleaner_memory_migrations (
+         version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    await pool.query(PG_MIGRATIONS[0].sql!);
+    await pool.query(PG_MIGRATIONS[1].sql!);
+    await pool.query("INSERT INTO gleaner_memory_migrations (version) VALUES (1), (2)");
+    for (const [tenant, ref, content, session, form] of V2_ROWS) {
+      await pool.query(
+        `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
+         updated_at, tokens, content_key) VALUES ($1, $2, $3, 'episodic', $4, $5, $5, 5, $6)`,
+        [tenant, ref, content, session, T0, oldKey(form)],
+      );
+    }
+    // 1,500 rows of a tenant sorted last: the recomputation's second batch.
+    await pool.query(
+      `INSERT INTO gleaner_memory (tenant, ref, content, kind, created_at, updated_at, tokens,
+       content_key)
+       SELECT 'zbulk', 'bulk' || n, 'Bulk fact ' || n, 'episodic', $1, $1, 3, 'old'
+       FROM generate_series(1, 1500) AS n`,
+      [T0],
+    );
+    const old = V2_ROWS.map(([, ref, , , form]) => [ref, oldKey(form)]);
+    assert.deepEqual(await keys(), old);
+    await pool.query(`
+      CREATE FUNCTION cut_short() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.ref = 'bulk1400' THEN RAISE EXCEPTION 'cut short'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER cut_short BEFORE UPDATE OF content_key ON gleaner_memory
+        FOR EACH ROW EXECUTE FUNCTION cut_short();
+    `);
+    await assert.rejects(() => PostgresMemoryDatabase.open({ url }));
+    assert.equal(await version(), 2, "still version 2");
+    assert.deepEqual(await keys(), old, "no key half-recomputed");
+    await pool.query("DROP TRIGGER cut_short ON gleaner_memory; DROP FUNCTION cut_short()");
+
+    const upgraded = await PostgresMemoryDatabase.open({ url });
+    try {
+      assert.equal(await version(), PG_MIGRATIONS.length);
+      assert.deepEqual(
+        await keys(),
+        V2_ROWS.map(([, ref, content]) => [ref, memoryTextKey(content)]),
+      );
+      const { rows } = await pool.query<{ n: string }>(
+        "SELECT count(*) AS n FROM gleaner_memory WHERE tenant = 'zbulk' AND content_key = 'old'",
+      );
+      assert.equal(Number(rows[0].n), 0, "every batch recomputed");
+      const alice = upgraded.backend("alice");
+      const outcomes = await alice.insertDistinct([
+        row("Wifi password is hunter2"),
+        row("Wifi password is HuntEr2"),
+        row("The door is open?"),
+        row("  The door is open.\n"),
+        row("token suffix xy7q", { session_id: "s1" }),
+        row("token suffix Xy7Q", { session_id: "s1" }),
+      ]);
+      assert.deepEqual(
+        outcomes.map((o) => [o.duplicate, o.duplicate ? o.memory.ref : ""]),
+        [
+          [false, ""],
+          [true, "v2ref000"],
+          [false, ""],
+          [true, "v2ref001"],
+          [false, ""],
+          [true, "v2ref002"],
+        ],
+      );
+      const [bob] = await upgraded.backend("bob").insertDistinct([
+        row("Wifi password is HuntEr2"),
+      ]);
+      assert.equal(bob.memory.ref, "v2ref003", "tenants stay apart");
+    } finally {
+      await upgraded.close();
+    }
+  } finally {
+    await pool.end();
+  }
 }

@@ -44,8 +44,8 @@ export const HNSW_MAX_DIMENSIONS = 2000;
 export interface PgMigration {
   /** Version reached (1, 2, …). */
   version: number;
-  /** Statements, run in order in the migration transaction. */
-  sql: string;
+  /** Statements, run in order in the migration transaction (none when only `run` works). */
+  sql?: string;
   /** Run after `sql` in the same transaction (back-fills computed in TypeScript). */
   run?: (client: PgQueryable) => Promise<void>;
 }
@@ -64,6 +64,30 @@ async function backfillContentKeys(client: PgQueryable): Promise<void> {
        WHERE g.tenant = u.tenant AND g.id = u.id`,
       [rows.map((r) => r.tenant), rows.map((r) => r.id), rows.map((r) => memoryTextKey(r.content))],
     );
+  }
+}
+
+/**
+ * Recomputes `content_key` (see `memoryTextKey`) of every row, a batch at a
+ * time in (tenant, id) order, inside the migration's transaction.
+ */
+async function recomputeContentKeys(client: PgQueryable): Promise<void> {
+  let after: { tenant: string; id: string } | undefined;
+  for (;;) {
+    const { rows } = await client.query<{ tenant: string; id: string; content: string }>(
+      `SELECT tenant, id, content FROM gleaner_memory
+       ${after ? "WHERE (tenant, id) > ($1::text, $2::bigint)" : ""}
+       ORDER BY tenant, id LIMIT ${BACKFILL_BATCH}`,
+      after ? [after.tenant, after.id] : [],
+    );
+    if (rows.length === 0) return;
+    await client.query(
+      `UPDATE gleaner_memory g SET content_key = u.key
+       FROM unnest($1::text[], $2::bigint[], $3::text[]) AS u(tenant, id, key)
+       WHERE g.tenant = u.tenant AND g.id = u.id AND g.content_key IS DISTINCT FROM u.key`,
+      [rows.map((r) => r.tenant), rows.map((r) => r.id), rows.map((r) => memoryTextKey(r.content))],
+    );
+    after = rows[rows.length - 1];
   }
 }
 
@@ -131,6 +155,15 @@ CREATE INDEX gleaner_memory_content_key ON gleaner_memory (tenant, content_key)
 `,
     run: backfillContentKeys,
   },
+  {
+    // The duplicate check's key recomputed for every row: a duplicate is now
+    // the same text after trimming white space (case and punctuation are
+    // content); keys written before hashed a text lowercased and stripped of
+    // edge punctuation. Cut short, the transaction leaves version 2 and its
+    // keys, and the next start runs it again.
+    version: 3,
+    run: recomputeContentKeys,
+  },
 ];
 
 /**
@@ -152,7 +185,7 @@ export async function migratePostgres(pool: PgPool): Promise<number> {
     let current = rows[0]?.v ?? 0;
     for (const m of PG_MIGRATIONS) {
       if (m.version <= current) continue;
-      await c.query(m.sql);
+      if (m.sql) await c.query(m.sql);
       await m.run?.(c);
       await c.query("INSERT INTO gleaner_memory_migrations (version) VALUES ($1)", [m.version]);
       current = m.version;

@@ -94,6 +94,8 @@ const V3_VECTOR_LOG = `
  * Version 4: the duplicate check's key (`memoryTextKey`: a hash of the
  * normalised text), back-filled for every row and indexed over live rows, so
  * a save finds a memory that says the same thing by lookup, not by vectors.
+ * (It back-fills with today's `memoryTextKey`; version 5 recomputes every
+ * key all the same.)
  */
 function v4ContentKeys(db: DatabaseSync): void {
   db.exec("ALTER TABLE memories ADD COLUMN content_key TEXT");
@@ -110,6 +112,23 @@ function v4ContentKeys(db: DatabaseSync): void {
 }
 
 /**
+ * Version 5: the duplicate check's key recomputed for every row. A duplicate
+ * is now the same text after trimming white space (case and punctuation are
+ * content); keys written before were hashes of a text lowercased and
+ * stripped of edge punctuation, under which "HuntEr2" and "hunter2" shared a
+ * key. Runs in the migration's transaction: a run cut short leaves version 4
+ * and its keys, and the next open runs it again.
+ */
+function v5ExactContentKeys(db: DatabaseSync): void {
+  const rows = db.prepare("SELECT id, content FROM memories").all() as {
+    id: number;
+    content: string;
+  }[];
+  const set = db.prepare("UPDATE memories SET content_key = ? WHERE id = ?");
+  for (const row of rows) set.run(memoryTextKey(row.content), row.id);
+}
+
+/**
  * Every migration of the memory file, in order.
  *
  * @example
@@ -123,4 +142,9 @@ export const MEMORY_MIGRATIONS: readonly Migration[] = [
   { version: 2, name: "token counts and recall bookkeeping", up: v2TokensAndRecalls },
   { version: 3, name: "vector change log", up: V3_VECTOR_LOG },
   { version: 4, name: "duplicate check keys", up: v4ContentKeys },
+  {
+    version: 5,
+    name: "duplicate check keys: the text after trimming white space",
+    up: v5ExactContentKeys,
+  },
 ];

@@ -66,13 +66,33 @@ export const DISTINCT_PAIRS: readonly (readonly [string, string])[] = [
 /** How many of {@link DISTINCT_PAIRS} are issue 19's measured table (near-duplicates by cosine). */
 export const ISSUE_PAIRS = 5;
 
-/** Pairs that say the same thing: the same text up to case, whitespace and punctuation. */
-export const SAME_PAIRS: readonly (readonly [string, string])[] = [
+/**
+ * Pairs that differ only in letter case or punctuation: different texts,
+ * each saved (case and punctuation are content), the second flagged as
+ * similar to the first.
+ */
+export const CASE_PUNCTUATION_PAIRS: readonly (readonly [string, string])[] = [
+  ["Wifi password is HuntEr2", "Wifi password is hunter2"],
+  ["token suffix Xy7Q", "token suffix xy7q"],
+  ["The door is open.", "The door is open?"],
   ["The user's locker code is 4471.", "the user's locker code is 4471"],
-  ["The meeting with Bob is on Tuesday at 3pm.", "  The meeting  with Bob is on\tTuesday at 3pm  "],
   ["The staging server runs Postgres 15.", "THE STAGING SERVER RUNS POSTGRES 15!"],
   ["Deploys happen on Fridays.", "\u201cDeploys happen on Fridays.\u201d"],
   ["Flight: 07:40, gate B12.", "Flight 07:40 gate B12"],
+];
+
+/**
+ * Pairs that say the same thing: the same text after trimming white space
+ * (edges trimmed, inner runs as one space, Unicode NFC).
+ */
+export const SAME_PAIRS: readonly (readonly [string, string])[] = [
+  ["The user's locker code is 4471.", "  The user's locker code is 4471.\n"],
+  [
+    "The meeting with Bob is on Tuesday at 3pm.",
+    "  The meeting  with Bob is on\tTuesday at 3pm.  ",
+  ],
+  ["Wifi password is HuntEr2", "Wifi password\r\nis HuntEr2"],
+  ["The caf\u00e9 opens at 8.", "The cafe\u0301 opens at 8."],
 ];
 
 /** Both orders of each pair. */
@@ -213,11 +233,12 @@ export async function runMemoryBackendContract(
   });
 
   await step(
-    "insertDistinct: a difference in any number, date, time, code, version, name or word order is never a duplicate",
+    "insertDistinct: a difference in case, punctuation, any number, date, time, code, version, name or word order is never a duplicate",
     async (b) => {
       const same = vec(CONTRACT_MODEL, 1, 0, 0, 0); // identical vectors: vectors never decide
       let n = 0;
-      for (const [p, { name, first, second }] of bothWays(DISTINCT_PAIRS).entries()) {
+      const pairs = bothWays([...DISTINCT_PAIRS, ...CASE_PUNCTUATION_PAIRS]);
+      for (const [p, { name, first, second }] of pairs.entries()) {
         const [a] = await b.insertDistinct!([row(first, { session_id: `s${p}`, embedding: same })]);
         const [c] = await b.insertDistinct!([
           row(second, { session_id: `s${p}`, embedding: same }),
@@ -239,7 +260,7 @@ export async function runMemoryBackendContract(
   );
 
   await step(
-    "insertDistinct: the same text up to case, whitespace and punctuation is a duplicate in its scope",
+    "insertDistinct: the same text after trimming white space is a duplicate in its scope",
     async (b) => {
       for (const [p, { name, first, second }] of bothWays(SAME_PAIRS).entries()) {
         const [a] = await b.insertDistinct!([row(first, { session_id: `s${p}` })]);
@@ -269,7 +290,7 @@ export async function runMemoryBackendContract(
       const text = "The vault code is 7731.";
       const [none] = await b.insertDistinct!([row(text)]);
       const [other] = await b.insertDistinct!([row(text, { session_id: "other" })]);
-      const [again] = await b.insertDistinct!([row(text.toUpperCase())]);
+      const [again] = await b.insertDistinct!([row(`  ${text.replace(" ", "\t")}\n`)]);
       assert.deepEqual([none.duplicate, other.duplicate, again.duplicate], [false, false, true]);
       assert.equal(again.memory.id, none.memory.id);
 
@@ -282,9 +303,12 @@ export async function runMemoryBackendContract(
       assert.equal(previous.content, text);
       const [old] = await b.insertDistinct!([row(text)]);
       assert.equal(old.duplicate, false, "an old version is history, not a live memory");
-      const [updated] = await b.insertDistinct!([row("the vault code is 8842")]);
+      const [updated] = await b.insertDistinct!([row(" The vault code  is 8842. ")]);
       assert.equal(updated.duplicate, true, "the updated content is what the live memory says");
       assert.equal(updated.memory.id, memory.id);
+      const [cased] = await b.insertDistinct!([row("the vault code is 8842")]);
+      assert.equal(cased.duplicate, false, "case is content, after an update too");
+      assert.ok(await b.delete(cased.memory.id));
       assert.ok(await b.delete(old.memory.id));
       const [after] = await b.insertDistinct!([row(text)]);
       assert.equal(after.duplicate, false, "a deleted memory is gone");
@@ -334,7 +358,9 @@ export async function runMemoryBackendContract(
         Array.from(
           { length: 40 },
           (_, i) =>
-            b.insertDistinct!([row(i % 2 ? "The vault code is 7731." : "the vault code is 7731")]),
+            b.insertDistinct!([
+              row(i % 2 ? "The vault code is 7731." : "  The vault code is 7731.\n"),
+            ]),
         ),
       )).flat();
       assert.equal(
@@ -831,7 +857,52 @@ export async function runMemoryBackendContract(
   for (const embedder of [staticEmbedder, null]) {
     const how = embedder ? "with the static model" : "without an embedder";
     await serviceStep(
-      `save: the same text up to case, whitespace and punctuation is skipped, ${how}`,
+      `save: a case or punctuation variant is saved, and flagged similar_to the first, ${how}`,
+      async (m) => {
+        for (const [p, { name, first, second }] of bothWays(CASE_PUNCTUATION_PAIRS).entries()) {
+          const one = await m.save({ memories: [{ content: first, session_id: `s${p}` }] });
+          const two = await m.save({ memories: [{ content: second, session_id: `s${p}` }] });
+          const batch = await m.save({
+            memories: [
+              { content: first, session_id: `b${p}` },
+              { content: second, session_id: `b${p}` },
+            ],
+          });
+          assert.deepEqual(
+            [one, two, batch].flatMap((o) => o.results.map((r) => r.status)),
+            ["saved", "saved", "saved", "saved"],
+            `${name}: ${JSON.stringify([two, batch])}`,
+          );
+          assert.equal(two.duplicates + batch.duplicates, 0);
+          assert.notEqual(two.results[0].ref, one.results[0].ref);
+          assert.notEqual(batch.results[1].ref, batch.results[0].ref);
+          const checks = [
+            { out: two, firstRef: one.results[0].ref },
+            { out: batch, firstRef: batch.results[0].ref },
+          ];
+          for (const { out, firstRef } of checks) {
+            const similar = out.notices.filter((n) => n.code === "similar_to");
+            if (!embedder) {
+              assert.deepEqual(similar, [], name);
+              continue;
+            }
+            // The notice names the first, to update instead if the variant is a correction.
+            assert.equal(similar.length, 1, `${name}: ${JSON.stringify(out)}`);
+            assert.equal(similar[0].ref, firstRef);
+            assert.ok(similar[0].similarity! >= 0.8);
+            assert.equal(similar[0].near_duplicate, similar[0].similarity! >= 0.95);
+          }
+          // The variant itself, saved again as written, is a duplicate of it.
+          const three = await m.save({ memories: [{ content: second, session_id: `s${p}` }] });
+          assert.equal(three.results[0].status, "duplicate", name);
+          assert.equal(three.results[0].ref, two.results[0].ref);
+        }
+        assert.equal((await m.backend.counts()).live, CASE_PUNCTUATION_PAIRS.length * 2 * 4);
+      },
+      embedder,
+    );
+    await serviceStep(
+      `save: the same text after trimming white space is skipped, ${how}`,
       async (m) => {
         for (const [p, { name, first, second }] of bothWays(SAME_PAIRS).entries()) {
           const one = await m.save({ memories: [{ content: first, session_id: `s${p}` }] });

@@ -59,7 +59,7 @@ export const CHROMIUM_ARGS: readonly string[] = [
  *   in the benchmark; the egress proxy would refuse them anyway).
  *
  * The browser tier adds `--renderer-process-limit` (see `rendererLimit` in
- * `lib/read/browser.ts`).
+ * `lib/read/browser/browser.ts`).
  */
 export const CHROMIUM_MEMORY_ARGS: readonly string[] = [
   "--disable-features=BackForwardCache,SpareRendererForSitePerProcess,IsolateOrigins,site-per-process,AutofillServerCommunication",

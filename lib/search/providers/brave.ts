@@ -37,17 +37,8 @@ import { GleanerError } from "../../errors.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { parseLanguageTag } from "../language_tag.ts";
 import { toIsoDate } from "../upstream.ts";
-import {
-  boundedData,
-  callJson,
-  fitQuery,
-  isRecord,
-  isWebUrl,
-  plainText,
-  providerSettings,
-  records,
-  str,
-} from "./http.ts";
+import { boundedData, fitQuery, isWebUrl, plainText, providerSettings } from "./http.ts";
+import { callJson, isRecord, records, str } from "../../net/json_call.ts";
 import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
 
 /** The provider's name. */

@@ -1,13 +1,13 @@
 /**
  * DuckDuckGo as a provider: keyless, on unless
  * `search.providers.duckduckgo.enabled` is `false`. Its search call (the HTML
- * page, the lite page as fallback) is `searchDuckDuckGo` in `../duckduckgo.ts`,
- * its parsers `../duckduckgo_parse.ts`.
+ * page, the lite page as fallback) is `searchDuckDuckGo` in `duckduckgo_call.ts`,
+ * its parsers `duckduckgo_parse.ts`.
  *
  * @module
  */
-import { searchDuckDuckGo } from "../duckduckgo.ts";
-import { DUCKDUCKGO } from "../duckduckgo_page.ts";
+import { searchDuckDuckGo } from "./duckduckgo_call.ts";
+import { DUCKDUCKGO } from "./duckduckgo_page.ts";
 import { keylessProvider } from "./keyless.ts";
 import type { Provider } from "./types.ts";
 

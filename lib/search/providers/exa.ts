@@ -24,17 +24,8 @@ import { z } from "zod";
 import { type Config, providerApiKey } from "../../config/config.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
-import {
-  boundedData,
-  callJson,
-  hasArray,
-  isRecord,
-  isWebUrl,
-  plainText,
-  providerSettings,
-  records,
-  str,
-} from "./http.ts";
+import { boundedData, isWebUrl, plainText, providerSettings } from "./http.ts";
+import { callJson, hasArray, isRecord, records, str } from "../../net/json_call.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -44,7 +35,7 @@ import type {
   ProviderHit,
   ProviderSearchRequest,
 } from "./types.ts";
-import { loadPages } from "./pages_lazy.ts";
+import { loadPages, loadScreen } from "./pages_lazy.ts";
 
 /** The provider's name. */
 export const EXA = "exa";
@@ -134,7 +125,7 @@ async function exaFindSimilar(
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
   // The page is the caller's URL: it passes the network policy before Exa sees it.
-  const url = (await loadPages()).screenUrl(input.url, env.config.network);
+  const url = (await loadScreen()).screenUrl(input.url, env.config.network);
   const read = await post(env, "/contents", { urls: [url], text: { maxCharacters: 2000 } });
   const page = records(read.results)[0] ?? {};
   const described = `${plainText(page.title)} ${plainText(page.text)}`.replace(/\s+/g, " ").trim();

@@ -73,18 +73,10 @@ import { delay } from "../../async/delay.ts";
 import { z } from "zod";
 import { type Config, providerApiKey } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
-import { SearchFailure } from "../types.ts";
-import { providerFailure } from "./classify.ts";
-import {
-  boundedData,
-  callJson,
-  hasArray,
-  isRecord,
-  isWebUrl,
-  providerSettings,
-  records,
-  str,
-} from "./http.ts";
+import { SearchFailure } from "../../net/upstream_failure.ts";
+import { providerFailure } from "../../net/classify.ts";
+import { boundedData, isWebUrl, providerSettings } from "./http.ts";
+import { callJson, hasArray, isRecord, records, str } from "../../net/json_call.ts";
 import type {
   AnswerRequest,
   Provider,

@@ -20,19 +20,10 @@
  */
 import { z } from "zod";
 import { type Config, providerApiKey } from "../../config/config.ts";
-import { SearchFailure } from "../types.ts";
+import { SearchFailure } from "../../net/upstream_failure.ts";
 import { toIsoDate } from "../upstream.ts";
-import {
-  boundedData,
-  callJson,
-  hasArray,
-  isRecord,
-  isWebUrl,
-  plainText,
-  providerSettings,
-  records,
-  str,
-} from "./http.ts";
+import { boundedData, isWebUrl, plainText, providerSettings } from "./http.ts";
+import { callJson, hasArray, isRecord, records, str } from "../../net/json_call.ts";
 import type {
   ContentsRequest,
   Provider,

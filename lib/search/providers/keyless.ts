@@ -1,13 +1,13 @@
 /**
- * What the keyless providers (DuckDuckGo in `../duckduckgo.ts`, SearXNG in
- * `../searxng.ts`) share: their settings, their one tool's input, and the
+ * What the keyless providers (DuckDuckGo in `duckduckgo_call.ts`, SearXNG in
+ * `searxng_call.ts`) share: their settings, their one tool's input, and the
  * {@link Provider} built around their search call.
  *
  * @module
  */
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
-import { SearchFailure } from "../types.ts";
+import { SearchFailure } from "../../net/upstream_failure.ts";
 import { timeRangeSchema } from "../time_range.ts";
 import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
 

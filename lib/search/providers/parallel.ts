@@ -42,19 +42,9 @@ import { z } from "zod";
 import { type Config, providerApiKey } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { toIsoDate } from "../upstream.ts";
-import { providerFailure } from "./classify.ts";
-import {
-  boundedData,
-  callJson,
-  fitQuery,
-  hasArray,
-  isRecord,
-  isWebUrl,
-  plainText,
-  providerSettings,
-  records,
-  str,
-} from "./http.ts";
+import { providerFailure } from "../../net/classify.ts";
+import { boundedData, fitQuery, isWebUrl, plainText, providerSettings } from "./http.ts";
+import { callJson, hasArray, isRecord, records, str } from "../../net/json_call.ts";
 import { PARALLEL_RUN_TOOLS } from "./parallel_runs.ts";
 import type {
   ContentsRequest,

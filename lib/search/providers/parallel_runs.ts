@@ -11,7 +11,7 @@
  * tool takes (it polls the same way, never starting a new run). A finished run
  * answers `status: "completed"` with its output and basis. A run that ended
  * `failed`, `cancelled` or `action_required` is a provider error classified by
- * `classify.ts` from its error (a message about credit is
+ * `../../net/classify.ts` from its error (a message about credit is
  * `insufficient_balance`, else `provider_unavailable`); the upstream message
  * itself is never shown.
  *
@@ -83,18 +83,10 @@ import { z } from "zod";
 import { delay } from "../../async/delay.ts";
 import { type Config, providerApiKey } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
-import { SearchFailure } from "../types.ts";
-import { providerFailure } from "./classify.ts";
-import {
-  boundedData,
-  callJson,
-  callProvider,
-  isRecord,
-  isWebUrl,
-  providerSettings,
-  records,
-  str,
-} from "./http.ts";
+import { SearchFailure } from "../../net/upstream_failure.ts";
+import { providerFailure } from "../../net/classify.ts";
+import { boundedData, isWebUrl, providerSettings } from "./http.ts";
+import { callJson, callProvider, isRecord, records, str } from "../../net/json_call.ts";
 import type {
   AnyProviderTool,
   ProviderEnv,
@@ -226,7 +218,7 @@ async function settle<T>(
 }
 
 /**
- * A run that ended without output: classified by `classify.ts` from its error
+ * A run that ended without output: classified by `../../net/classify.ts` from its error
  * (read, never shown), `insufficient_balance` when `balance` says so, else
  * `provider_unavailable`.
  */

@@ -37,7 +37,7 @@
  * `search.providers.querit.requests_per_second` to pace calls to a plan's rate.
  *
  * An `error_code` other than 200 is classified as the status it names
- * (`classify.ts`): a spent quota ("quota exceeded") is `insufficient_balance`,
+ * (`../../net/classify.ts`): a spent quota ("quota exceeded") is `insufficient_balance`,
  * a rate limit `rate_limited`, a refused key `unauthorized`; each lets the
  * router ask the next provider.
  *
@@ -48,18 +48,9 @@ import { type Config, providerApiKey } from "../../config/config.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { parseLanguageTag } from "../language_tag.ts";
 import { toIsoDate } from "../upstream.ts";
-import { providerFailure } from "./classify.ts";
-import {
-  boundedData,
-  callProvider,
-  fitQuery,
-  isRecord,
-  isWebUrl,
-  plainText,
-  providerSettings,
-  records,
-  str,
-} from "./http.ts";
+import { providerFailure } from "../../net/classify.ts";
+import { boundedData, fitQuery, isWebUrl, plainText, providerSettings } from "./http.ts";
+import { callProvider, isRecord, records, str } from "../../net/json_call.ts";
 import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
 
 /** The provider's name. */

@@ -2,11 +2,11 @@
  * SearXNG as a provider, when `search.searxng_url` (or
  * `search.providers.searxng.base_url`) names an instance. Its search call
  * (`/search?format=json`: `results[]` with `url`, `title`, `content`,
- * `publishedDate`) is `searchSearxng` in `../searxng.ts`.
+ * `publishedDate`) is `searchSearxng` in `searxng_call.ts`.
  *
  * @module
  */
-import { searchSearxng, SEARXNG, searxngUrl } from "../searxng.ts";
+import { searchSearxng, SEARXNG, searxngUrl } from "./searxng_call.ts";
 import { keylessProvider } from "./keyless.ts";
 import type { Provider } from "./types.ts";
 

@@ -40,16 +40,8 @@ import { z } from "zod";
 import { type Config, providerApiKey } from "../../config/config.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
-import {
-  boundedData,
-  callJson,
-  isRecord,
-  isWebUrl,
-  plainText,
-  providerSettings,
-  records,
-  str,
-} from "./http.ts";
+import { boundedData, isWebUrl, plainText, providerSettings } from "./http.ts";
+import { callJson, isRecord, records, str } from "../../net/json_call.ts";
 import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
 
 /** The provider's name. */

@@ -19,16 +19,8 @@ import { z } from "zod";
 import { type Config, providerApiKey } from "../../config/config.ts";
 import { timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
-import {
-  boundedData,
-  callJson,
-  hasArray,
-  isWebUrl,
-  plainText,
-  providerSettings,
-  records,
-  str,
-} from "./http.ts";
+import { boundedData, isWebUrl, plainText, providerSettings } from "./http.ts";
+import { callJson, hasArray, records, str } from "../../net/json_call.ts";
 import type {
   ContentsRequest,
   Provider,

@@ -55,21 +55,12 @@ import { z } from "zod";
 import { delay } from "../../async/delay.ts";
 import { type Config, providerApiKey } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
-import { SearchFailure } from "../types.ts";
+import { SearchFailure } from "../../net/upstream_failure.ts";
 import type { TimeRange } from "../time_range.ts";
 import { parseLanguageTag } from "../language_tag.ts";
 import { toIsoDate } from "../upstream.ts";
-import {
-  boundedData,
-  callJson,
-  hasArray,
-  isRecord,
-  isWebUrl,
-  plainText,
-  providerSettings,
-  records,
-  str,
-} from "./http.ts";
+import { boundedData, isWebUrl, plainText, providerSettings } from "./http.ts";
+import { callJson, hasArray, isRecord, records, str } from "../../net/json_call.ts";
 import type {
   ContentsRequest,
   Provider,
@@ -80,7 +71,7 @@ import type {
   ProviderPage,
   ProviderSearchRequest,
 } from "./types.ts";
-import { loadPages } from "./pages_lazy.ts";
+import { loadPages, loadScreen } from "./pages_lazy.ts";
 
 /** The provider's name. */
 export const TINYFISH = "tinyfish";
@@ -309,7 +300,7 @@ async function tinyfishRun(input: TinyfishRunInput, env: ProviderEnv): Promise<P
     if (!input.goal?.trim()) throw refuse("goal", "say what the agent should do (or give run_id)");
     if (!input.url) throw refuse("url", "give the page the agent starts on (or give run_id)");
     // The start page is the caller's URL: it passes the network policy before TinyFish sees it.
-    const url = (await loadPages()).screenUrl(input.url, env.config.network);
+    const url = (await loadScreen()).screenUrl(input.url, env.config.network);
     const where = `${agent}/automation/run-async`;
     const started = await callJson(env, {
       provider: TINYFISH,

@@ -1,0 +1,68 @@
+/**
+ * The browser tier of the cascade: headless Chromium for pages that need
+ * JavaScript, with the same address checks and robots.txt as plain HTTP.
+ *
+ * @module
+ */
+import type { Config } from "../../config/config.ts";
+import type { RobotsChecker } from "../../net/robots.ts";
+import type { Env } from "../../config/env.ts";
+import type { BrowserTier as BrowserEngine, BrowserTierStats } from "../browser/browser.ts";
+import { pageFromHtml } from "./http.ts";
+import { assertPageStatus } from "../status.ts";
+import type { Tier } from "../types.ts";
+
+/** A browser {@link Tier} plus a way to close the browser it owns. */
+export interface ClosableTier extends Tier {
+  /** Closes the browser, if it was started. */
+  close(): Promise<void>;
+  /** The browser's counters, or `undefined` before the first browser read. */
+  stats(): BrowserTierStats | undefined;
+}
+
+/**
+ * Creates the browser tier; Chromium starts on first use.
+ *
+ * @example
+ * ```ts ignore
+ * import { createBrowserReadTier } from "./browser.ts";
+ * const tier = createBrowserReadTier(config, { robots: fetcher.robots });
+ * const page = await tier.read(new URL("https://example.com/app"), { url: "https://example.com/app", render: "always" }, context);
+ * await tier.close();
+ * ```
+ */
+export function createBrowserReadTier(
+  config: Config,
+  deps: { robots?: RobotsChecker; engine?: BrowserEngine; env?: Env } = {},
+): ClosableTier {
+  let engine = deps.engine;
+  return {
+    name: "browser",
+    renders: true,
+    canHandle: (url) => url.protocol === "http:" || url.protocol === "https:",
+    async read(url, request, context) {
+      if (config.network.respect_robots) await deps.robots?.assertAllowed(url.href, request.signal);
+      // Loaded on first use: puppeteer costs every process ~70 ms at start-up otherwise.
+      engine ??= (await import("../browser/browser.ts")).createBrowserTier(config, {
+        env: deps.env,
+      });
+      // The whole rendered page comes back and extraction keeps the target element, as
+      // in the HTTP tier: the page's title and metadata stay, and both tiers agree.
+      const result = await engine.read(url.href, {
+        waitForSelector: request.waitForSelector,
+        signal: request.signal,
+      });
+      assertPageStatus(result.status, url.href);
+      return await pageFromHtml(result.html, request.url, result.url, "browser", {
+        extract: context?.extract,
+        config: context?.config ?? config,
+        signal: request.signal,
+        targetSelector: request.targetSelector,
+      });
+    },
+    async close() {
+      await engine?.close();
+    },
+    stats: () => engine?.stats(),
+  };
+}
