@@ -32,7 +32,7 @@ import {
   type FakeProviders,
   startFakeProviders,
 } from "../testing/fixtures/fake_providers.ts";
-import { percentile } from "./lib/text_metrics.ts";
+import { percentile } from "../testing/text_metrics.ts";
 import {
   fakeUpstreamConfig,
   type FakeUpstreams,

@@ -58,6 +58,7 @@ import type {
 } from "./providers/types.ts";
 import { type Attempt, type AttemptOutcome, SearchFailure } from "../net/upstream_failure.ts";
 import { isTimeRange, TIME_RANGE_LIST, type TimeRange } from "./time_range.ts";
+import { OPEN_RUN_REFS, type RunRefs, sealAnswer, sealFailure } from "./run_refs.ts";
 
 const log = getGleanerLogger("search", "roles");
 
@@ -201,18 +202,42 @@ export interface RoleRouter {
    */
   invoke<T>(
     provider: string,
-    call: (env: ProviderEnv) => Promise<T>,
+    call: (env: ProviderEnv, runId?: string) => Promise<T>,
     signal?: AbortSignal,
     /** Receives what the provider changed in the request to fit its documented limits. */
     notices?: string[],
+    /** For a call that starts or resumes a long-running run: see {@link RunCall}. */
+    run?: RunCall,
   ): Promise<T>;
   /** What the breaker knows of each provider. */
   health(): ProviderHealth[];
   /**
-   * The same router (providers, breaker, pacing: upstream limits are shared)
-   * over another search cache and page reader: in hosted mode, a user's own.
+   * How this router's caller names long-running runs (see `run_refs.ts`):
+   * in hosted mode a tenant is handed references bound to it and may resume
+   * only those; `answer` applies it to `interaction_id`, a provider's own
+   * tool that starts or resumes a run applies it to its id.
    */
-  withStore(view: { cache?: Cache; readPage?: ReadPage }): RoleRouter;
+  readonly runs: RunRefs;
+  /**
+   * The same router (providers, breaker, pacing: upstream limits are shared)
+   * over another search cache and page reader, and another caller's run
+   * references: in hosted mode, a user's own.
+   */
+  withStore(view: { cache?: Cache; readPage?: ReadPage; runs?: RunRefs }): RoleRouter;
+}
+
+/**
+ * A provider call that starts or resumes a long-running run
+ * ({@link RoleRouter.invoke}): the run id its answer (or failure) carries is
+ * handed back as the caller's reference ({@link RoleRouter.runs}), and a
+ * reference the caller gives is opened first: `call` receives the upstream
+ * id, and a run the caller may not name is `not_found` before anything is sent.
+ */
+export interface RunCall {
+  /** The caller's reference to a run started earlier, when the call resumes one. */
+  ref?: string;
+  /** The input field that carried `ref`, named in a refusal (default `run_id`). */
+  field?: string;
 }
 
 /** Options of {@link createRoleRouter}. */
@@ -227,6 +252,8 @@ export interface RoleRouterOptions {
   readPage?: ReadPage;
   /** Clock of the breaker (benchmarks and tests). */
   now?: () => number;
+  /** How the caller names long-running runs; default: by their upstream ids ({@link OPEN_RUN_REFS}). */
+  runs?: RunRefs;
 }
 
 /** The outcome recorded for a failure code. */
@@ -301,6 +328,7 @@ function routerOver(
   turns: PoolTurns,
 ): RoleRouter {
   const { config, fetcher, cache } = options;
+  const runs = options.runs ?? OPEN_RUN_REFS;
   const extra: Provider[] = options.readPage ? [createReaderProvider(options.readPage)] : [];
   // Orders are validated once, up front: a misspelt provider is a config error.
   const orders: Record<Role, string[]> = {
@@ -737,6 +765,7 @@ function routerOver(
       // Only deep answers run long enough to be resumed.
       const depth = resume !== undefined ? "deep" : req.depth ?? "quick";
       let pin = req.provider;
+      let resumed: string | undefined;
       if (resume !== undefined) {
         if (typeof resume !== "string" || resume.trim() === "") {
           throw invalid("interaction_id", "must be a non-empty string");
@@ -754,20 +783,31 @@ function routerOver(
           );
         }
         pin = resumer.name;
+        // A run this caller was not handed is not found, its provider never asked.
+        resumed = runs.open(resumer.name, resume, "interaction_id");
       } else if (pin !== undefined && depth === "deep" && pinned("answer", pin).quickAnswersOnly) {
         throw invalid("depth", `${pin} answers at quick depth only: ask it with depth "quick"`);
       }
-      const routed = await route(
-        "answer",
-        pin,
-        req.signal,
-        (provider, env) =>
-          provider.answer!({
-            query: req.query.trim(),
-            depth,
-            ...(resume !== undefined ? { interaction_id: resume } : {}),
-          }, env),
-      );
+      let routed: Routed<ProviderAnswer>;
+      try {
+        routed = await route(
+          "answer",
+          pin,
+          req.signal,
+          (provider, env) =>
+            provider.answer!({
+              query: req.query.trim(),
+              depth,
+              ...(resumed !== undefined ? { interaction_id: resumed } : {}),
+            }, env),
+        );
+      } catch (error) {
+        // A run the failure names is named by the caller's reference.
+        const provider = pin ?? (error instanceof SearchFailure ? error.backend : undefined);
+        throw provider !== undefined
+          ? sealFailure(runs, provider, error, resumed !== undefined ? [resumed] : [])
+          : error;
+      }
       return {
         role: "answer",
         provider: routed.provider,
@@ -775,7 +815,7 @@ function routerOver(
         attempts: routed.attempts,
         ...noticesOf(routed.notices),
         depth,
-        ...routed.value,
+        ...sealAnswer(runs, routed.provider, routed.value),
       };
     },
     async contents(req) {
@@ -820,25 +860,35 @@ function routerOver(
         pages,
       };
     },
-    async invoke(name, call, signal, notices) {
+    async invoke(name, call, signal, notices, run) {
       const provider = providerByName(name, extra);
       if (!provider || !provider.isConfigured(config)) {
         throw invalid("provider", `${name} is not configured`);
       }
+      // A run this caller was not handed is not found, its provider never asked.
+      const id = run?.ref !== undefined
+        ? runs.open(name, run.ref, run.field ?? "run_id")
+        : undefined;
       try {
-        const value = await callOne(provider, call, signal, notices);
+        const value = await callOne(provider, (env) => call(env, id), signal, notices);
         breaker.success(name);
-        return value;
+        return run ? sealAnswer(runs, name, value) : value;
       } catch (error) {
         if (signal?.aborted) throw new GleanerError("timeout", `${name}: the call was cancelled`);
         const failure = asFailure(error, name);
         record(name, failure);
-        throw failure;
+        throw run ? sealFailure(runs, name, failure, id !== undefined ? [id] : []) : failure;
       }
     },
     health: () => breaker.health(),
+    runs,
     withStore: (view) =>
-      routerOver({ ...options, cache: view.cache, readPage: view.readPage }, breaker, gate, turns),
+      routerOver(
+        { ...options, cache: view.cache, readPage: view.readPage, runs: view.runs },
+        breaker,
+        gate,
+        turns,
+      ),
   };
 }
 

@@ -18,6 +18,14 @@ export type Role = "search" | "answer" | "contents";
 /** Every role, in the order tools are declared. */
 export const ROLES: readonly Role[] = ["search", "answer", "contents"];
 
+/**
+ * Longest run id a tool takes (`run_id`, `interaction_id`): an upstream id of
+ * up to 200 characters (every provider's own limit), plus, in hosted mode,
+ * the 23 characters that bind it to the tenant it was handed to
+ * (`../run_refs.ts`).
+ */
+export const RUN_REF_MAX_CHARS = 223;
+
 /** What a provider call receives besides its request. */
 export interface ProviderEnv {
   /** The whole configuration (keys, `search.providers.<name>` settings). */
