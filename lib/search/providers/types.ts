@@ -295,6 +295,17 @@ export interface Provider {
    * fall through to a keyed one (`search.fallback_on_empty`).
    */
   readonly keyless?: boolean;
+  /**
+   * True for a keyless web engine (DuckDuckGo, Mojeek, Brave's HTML page, Yahoo, Yandex,
+   * Wikipedia): neighbours in the search order are asked together, a few per search in a
+   * rotating order, and their results merged (`lib/search/keyless_pool.ts`).
+   */
+  readonly keylessEngine?: boolean;
+  /**
+   * The time ranges its search can honour; absent: every range. A keyless engine that cannot
+   * honour a search's `time_range` is left out of the keyless pool for that search.
+   */
+  readonly timeRanges?: readonly TimeRange[];
   /** Calls per second sent at most unless `search.providers.<name>.requests_per_second` says otherwise. */
   readonly defaultRequestsPerSecond?: number;
   /**
