@@ -87,7 +87,9 @@ export {
   type RoleRouter,
   type RoleSearchRequest,
   type RoleSearchResponse,
+  type RunCall,
 } from "./lib/search/roles.ts";
+export type { RunRefs } from "./lib/search/run_refs.ts";
 export type {
   AnswerRequest,
   AnyProviderTool,

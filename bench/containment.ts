@@ -25,7 +25,7 @@ import { withCache } from "../lib/embed/cached.ts";
 import { expanderOptions, loadQueryExpander } from "../lib/rank/expand.ts";
 import type { Embedder } from "../lib/embed/types.ts";
 import type { Page } from "../lib/read/types.ts";
-import { markdownToText, percentile, words } from "./lib/text_metrics.ts";
+import { markdownToText, percentile, words } from "../testing/text_metrics.ts";
 import { startTestWorld, type TestWorld } from "../testing/fixtures/world.ts";
 
 /** One question of the set. */

@@ -11,7 +11,7 @@
  */
 import { createGleaner } from "../mod.ts";
 import { startFixtureWeb } from "../testing/fixtures/web.ts";
-import { percentile } from "./lib/text_metrics.ts";
+import { percentile } from "../testing/text_metrics.ts";
 
 /** Timings of one store setting (ms). */
 export interface DegradeFigures {

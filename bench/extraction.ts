@@ -26,8 +26,8 @@ import {
 } from "../lib/extract/mod.ts";
 import { defuddleExtractor } from "./lib/defuddle.ts";
 import { gleanerExtractor } from "../lib/extract/gleaner_extractor.ts";
-import { parseDocument } from "../lib/extract/dom.ts";
-import { markdownToText, ngramF1, percentile } from "./lib/text_metrics.ts";
+import { corpusPages, type TestPage } from "../testing/fixtures/test_pages.ts";
+import { markdownToText, ngramF1, percentile } from "../testing/text_metrics.ts";
 import {
   type DevPage,
   EXTRACTION_DEV_DIR,
@@ -35,7 +35,7 @@ import {
   matchCounts,
   report,
   type ScoredPage,
-} from "./lib/extraction_dev.ts";
+} from "../testing/fixtures/extraction_dev.ts";
 
 /** Where the corpus lives: `shared/` beside the repository (override with GLEANER_READABILITY_PAGES). */
 export const PAGES_DIR: string = READABILITY_CORPUS;
@@ -44,30 +44,11 @@ export const PAGES_DIR: string = READABILITY_CORPUS;
 const PAGE_URL = "http://fakehost/test/page.html";
 
 /** One page of the corpus. */
-export interface Page {
-  name: string;
-  html: string;
-  expected: string;
-}
+export type Page = TestPage;
 
 /** Loads the corpus: page name, source HTML, expected article text. */
-export async function loadPages(dir = PAGES_DIR): Promise<Page[]> {
-  const pages: Page[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    if (!entry.isDirectory) continue;
-    try {
-      const html = await Deno.readTextFile(`${dir}/${entry.name}/source.html`);
-      const expectedHtml = await Deno.readTextFile(`${dir}/${entry.name}/expected.html`);
-      pages.push({
-        name: entry.name,
-        html,
-        expected: parseDocument(expectedHtml).body.textContent ?? "",
-      });
-    } catch {
-      // not a page folder
-    }
-  }
-  return pages.sort((a, b) => a.name.localeCompare(b.name));
+export function loadPages(dir: string = PAGES_DIR): Promise<Page[]> {
+  return corpusPages(dir);
 }
 
 function round(n: number, digits = 4): number {

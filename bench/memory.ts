@@ -20,7 +20,7 @@ import { MemoryService } from "../lib/memory/service.ts";
 import { openSqliteMemoryBackend, type SqliteMemoryBackend } from "../lib/memory/sqlite/backend.ts";
 import type { NewMemoryRow } from "../lib/memory/types.ts";
 import { confusableSet, syntheticMemories, syntheticQueries } from "./lib/memory_data.ts";
-import { percentile } from "./lib/text_metrics.ts";
+import { percentile } from "../testing/text_metrics.ts";
 
 /** Options of {@link runMemoryBench}. */
 export interface MemoryBenchOptions {

@@ -14,7 +14,7 @@ import { extractHtml } from "../lib/extract/mod.ts";
 import { chunkMarkdown } from "../lib/text/chunk.ts";
 import { rankUnits } from "../lib/rank/mod.ts";
 import { selectEvidence } from "../lib/rank/select.ts";
-import { percentile } from "./lib/text_metrics.ts";
+import { percentile } from "../testing/text_metrics.ts";
 import { startFixtureWeb } from "../testing/fixtures/web.ts";
 import { READABILITY_CORPUS } from "../testing/fixtures/corpora.ts";
 

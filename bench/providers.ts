@@ -11,6 +11,13 @@
  *   documented 422 for a wrong key: every request must be answered by the
  *   second, each answer naming it, and a second wave of 200 must not ask the
  *   first again (its breaker is open).
+ * - `keyless`: searches with no key over the six keyless engines of the fake
+ *   upstreams (two asked per search, rotating): calls and results per search,
+ *   each engine's share of the calls, p50/p90; the same while DuckDuckGo
+ *   answers its bot challenge (answered searches, calls that still reached
+ *   DuckDuckGo); and sequential searches at the engines' own pace (one call a
+ *   second each) to show what the rotation and the free-engine-first order
+ *   save in waiting.
  *
  * Run alone: `deno run -A bench/providers.ts` (prints JSON).
  *
@@ -25,7 +32,12 @@ import {
   type FakeProviders,
   startFakeProviders,
 } from "../testing/fixtures/fake_providers.ts";
-import { percentile } from "./lib/text_metrics.ts";
+import { percentile } from "../testing/text_metrics.ts";
+import {
+  fakeUpstreamConfig,
+  type FakeUpstreams,
+  startFakeUpstreams,
+} from "../testing/fixtures/upstreams.ts";
 
 const ROUNDS = 300;
 const CONCURRENT = 200;
@@ -114,6 +126,75 @@ async function concurrentFallback(
   };
 }
 
+/** `rounds` sequential keyless searches: calls, results, per-engine shares and times. */
+async function keylessRounds(
+  fakes: FakeUpstreams,
+  rounds: number,
+  settings: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const config = parseConfig(fakeUpstreamConfig(fakes, settings));
+  const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+  const before = fakes.requests.length;
+  const ms: number[] = [];
+  let answered = 0;
+  let results = 0;
+  let calls = 0;
+  const outcomes: Record<string, number> = {};
+  const started = performance.now();
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    try {
+      const out = await roles.search({ query: `keyless ${i}`, max_results: 10 });
+      answered++;
+      results += out.results.length;
+      calls += out.attempts.length;
+      for (const a of out.attempts) {
+        outcomes[`${a.backend}:${a.outcome}`] = (outcomes[`${a.backend}:${a.outcome}`] ?? 0) + 1;
+      }
+    } catch {
+      // Counted as not answered.
+    }
+    ms.push(performance.now() - t);
+  }
+  const upstream = fakes.requests.slice(before);
+  const share: Record<string, number> = {};
+  for (const r of upstream) {
+    const engine = r.backend.startsWith("duckduckgo") ? "duckduckgo" : r.backend;
+    share[engine] = (share[engine] ?? 0) + 1;
+  }
+  return {
+    searches: rounds,
+    answered,
+    results_per_search: Math.round((results / Math.max(1, answered)) * 10) / 10,
+    engine_calls_per_search: Math.round((calls / rounds) * 100) / 100,
+    upstream_requests: share,
+    outcomes,
+    ...stats(ms),
+    wall_ms: Math.round(performance.now() - started),
+  };
+}
+
+/** The keyless pool's measurements (see the module doc). */
+async function keylessBench(): Promise<Record<string, unknown>> {
+  const fakes = await startFakeUpstreams();
+  try {
+    const normal = await keylessRounds(fakes, 120);
+    fakes.setMode("duckduckgo", "captcha");
+    const walled = await keylessRounds(fakes, 120);
+    fakes.setMode("duckduckgo", "ok");
+    const paced = await keylessRounds(fakes, 12, { defaultPace: true });
+    return {
+      normal,
+      duckduckgo_bot_wall: walled,
+      own_pace_12_sequential: paced,
+      note:
+        "fake engines on loopback answer at once; the first two groups pace the engines at 1000 calls/s, the last at their own pace (1/s, Wikipedia 2/s). With DuckDuckGo walled, its first 202 opens its breaker for the cool-down (60 s), so later searches do not ask it.",
+    };
+  } finally {
+    await fakes.close();
+  }
+}
+
 /** Runs the measurements. */
 export async function runProvidersBench(): Promise<unknown> {
   const fakes = startFakeProviders();
@@ -191,7 +272,12 @@ export async function runProvidersBench(): Promise<unknown> {
     const concurrentBadKey = await concurrentFallback(fakes, "brave_422_bad_key", () => {
       fakes.reply("brave", { status: badKey.status, body: badKey.body, headers: badKey.headers });
     });
-    return { overhead, concurrent_429: concurrent429, concurrent_422_bad_key: concurrentBadKey };
+    return {
+      overhead,
+      concurrent_429: concurrent429,
+      concurrent_422_bad_key: concurrentBadKey,
+      keyless: await keylessBench(),
+    };
   } finally {
     await fakes.close();
   }

@@ -38,7 +38,7 @@ import { SqliteEmbeddingCache } from "../lib/store/embeddings.ts";
 import { LruCache } from "../lib/cache/lru_cache.ts";
 import { RERANKER_MEMORY_VECTORS } from "../lib/embed/reranker.ts";
 import { contains, loadQuestions, pagesFor, type Question } from "./containment.ts";
-import { percentile } from "./lib/text_metrics.ts";
+import { percentile } from "../testing/text_metrics.ts";
 import { startTestWorld } from "../testing/fixtures/world.ts";
 
 /** Options of {@link runRerankBench}. */

@@ -1,11 +1,17 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "./config/config.ts";
+import { PROVIDERS } from "./search/providers/registry.ts";
 import { type DoctorCheck, type DoctorReport, runDoctor } from "./doctor.ts";
 import { freePort } from "../testing/fixtures/serve.ts";
 import { ignorePostgres, postgresSuffix, startPostgres } from "../testing/fixtures/postgres.ts";
 import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
+
+/** Every keyless search engine turned off. */
+const NO_KEYLESS: Record<string, { enabled: false }> = Object.fromEntries(
+  PROVIDERS.filter((p) => p.keyless).map((p) => [p.name, { enabled: false }]),
+);
 
 Deno.test("doctor names the outbound proxy without its credentials", async () => {
   const proxied = await runDoctor(parseConfig({
@@ -31,12 +37,12 @@ Deno.test("doctor names the outbound proxy without its credentials", async () =>
 Deno.test("doctor --online: each keyed provider is asked once; a refused key or retired model fails with what to do", async () => {
   const { withFakeProviders } = await import("../testing/fixtures/fake_providers.ts");
   await withFakeProviders(async (fakes) => {
-    // DuckDuckGo off: `--online` also sends it a search, and these tests reach only loopback.
+    // The keyless engines off: `--online` also sends each a search; these tests reach loopback only.
     const options = (search: { providers?: Record<string, unknown> } = {}) =>
       parseConfig({
         ...fakes.config({ brave: "brave-key-1", gemini: "AIza-key-2" }, {
           ...search,
-          providers: { duckduckgo: { enabled: false }, ...search.providers },
+          providers: { ...NO_KEYLESS, ...search.providers },
         }),
         store: { path: ":memory:" },
         embed: { provider: "none" },
@@ -79,7 +85,7 @@ Deno.test("doctor --online: Seltz and Querit are asked a one-result search; Quer
   await withFakeProviders(async (fakes) => {
     const config = parseConfig({
       ...fakes.config({ seltz: "seltz-key-1", querit: "querit-key-2" }, {
-        providers: { duckduckgo: { enabled: false } },
+        providers: NO_KEYLESS,
       }),
       store: { path: ":memory:" },
       embed: { provider: "none" },
@@ -374,7 +380,21 @@ Deno.test("doctor --online: an engine or a provider it could not reach is not ch
               Number(new URL(closed).port),
             ],
           },
-          search: { ...base.search, ...keyed.search, ...search },
+          search: {
+            ...base.search,
+            ...keyed.search,
+            ...search,
+            // DuckDuckGo (and SearXNG when set) on the fakes; the other keyless engines off.
+            providers: {
+              ...(keyed.search.providers as Record<string, unknown>),
+              ...Object.fromEntries(
+                Object.keys(NO_KEYLESS).filter((name) =>
+                  name !== "duckduckgo" && name !== "searxng"
+                )
+                  .map((name) => [name, { enabled: false }]),
+              ),
+            },
+          },
           store: { path: ":memory:" },
           memory: { enabled: false },
           embed: { provider: "none" },
@@ -387,6 +407,11 @@ Deno.test("doctor --online: an engine or a provider it could not reach is not ch
 
       // DuckDuckGo answers; Brave cannot be reached: not checked, and not a failure.
       const online = await runDoctor(config({}), { online: true });
+      assert.deepEqual(
+        online.checks.filter((c) => c.name.startsWith("web search")).map((c) => c.name),
+        ["web search duckduckgo"],
+        "one search per keyless engine in use, here only DuckDuckGo (on loopback)",
+      );
       const ddg = online.checks.find((c) => c.name === "web search duckduckgo")!;
       assert.equal(ddg.status, "ok", ddg.detail);
       const brave = online.checks.find((c) => c.name.startsWith("provider brave"))!;

@@ -11,6 +11,7 @@ import { createFetcher } from "./net/fetch.ts";
 import type { Fetcher } from "./net/types.ts";
 import { createSearchRouter, type SearchRouter } from "./search/router.ts";
 import { createRoleRouter, type RoleRouter } from "./search/roles.ts";
+import { OPERATOR_RUN_REFS, type RunRefs, tenantRunRefs } from "./search/run_refs.ts";
 import type { ReadPage } from "./search/providers/reader.ts";
 import { type ComponentHealth, createHealth, type HealthReport } from "./health.ts";
 import { createReader, type Reader } from "./read/cascade.ts";
@@ -66,7 +67,10 @@ export interface Gleaner {
    * is the user's own too: `store.cache` (searches, pages, crawls) and
    * `store.domains` (domain memory) hold that user's entries only, and
    * `search`, `roles` and `reader` use them, so nothing one user reads
-   * changes or reveals what another gets. The user's reader has none of the
+   * changes or reveals what another gets. A provider's long-running run
+   * (Parallel, TinyFish, Gemini Deep Research) started through the view is
+   * handed back under an id bound to the user, and only such ids resume a
+   * run (`search/run_refs.ts`). The user's reader has none of the
    * operator's own tiers (scope `operator`: the Hister history, GitHub with
    * `read.github_token`) unless the operator lists the user
    * (`read.hister_users`, `read.github_token_users`): GitHub is read
@@ -87,7 +91,8 @@ export interface Gleaner {
    * for a user's view ({@link Gleaner.forUser}), reads with every tier, the
    * operator's own included (Hister, the GitHub token), under a web-side
    * tenant of the operator's own (what they bring back never lands in the
-   * user's cache). The HTTP server hands it out only to requests that carry
+   * user's cache), and may resume any user's provider run. The HTTP server
+   * hands it out only to requests that carry
    * the operator's admin key (`memory.hosted_admin_key`).
    */
   asOperator(): Gleaner;
@@ -255,14 +260,16 @@ export function createGleanerFromConfig(
     fetcher,
     cache: store.cache,
     readPage: readPageWith(reader),
+    // In hosted mode the Gleaner itself is the operator's: it may name any tenant's run.
+    ...(hosted ? { runs: OPERATOR_RUN_REFS } : {}),
   });
   /**
    * The web side of one hosted tenant: their tenant of the store, and what reads through it,
-   * with the operator's own tiers they were granted.
+   * with the operator's own tiers they were granted, and the provider runs they may name.
    */
   type WebView = Pick<Gleaner, "store" | "reader" | "roles" | "search">;
   const webViews = new LruCache<string, WebView>(MAX_WEB_VIEWS);
-  const webView = (tenant: string, grants: OperatorTierGrants): WebView => {
+  const webView = (tenant: string, grants: OperatorTierGrants, runs: RunRefs): WebView => {
     const cached = webViews.get(tenant);
     if (cached) return cached;
     const own = store.forTenant(tenant);
@@ -270,7 +277,11 @@ export function createGleanerFromConfig(
       robots: fetcher.robots,
       domains: own.domains,
     });
-    const userRoles = roles.withStore({ cache: own.cache, readPage: readPageWith(userReader) });
+    const userRoles = roles.withStore({
+      cache: own.cache,
+      readPage: readPageWith(userReader),
+      runs,
+    });
     const view: WebView = {
       store: { ...store, cache: own.cache, domains: own.domains },
       reader: userReader,
@@ -281,10 +292,16 @@ export function createGleanerFromConfig(
     return view;
   };
   const hmacSecret = config.memory.hosted_hmac_secret ?? "";
-  const webFor = (user: string): WebView => webView(webTenant(hmacSecret, user), grantsOf(user));
+  // A tenant is handed its provider runs' ids bound to it, and may resume only those.
+  const webFor = (user: string): WebView => {
+    const tenant = webTenant(hmacSecret, user);
+    return webView(tenant, grantsOf(user), tenantRunRefs(hmacSecret, tenant));
+  };
   // The operator's requests (admin key) read with every tier under a tenant of their own, so
-  // what the operator's history or token brings back never lands in a user's cache.
-  const operatorWeb = (): WebView => webView(operatorWebTenant(hmacSecret), ALL_OPERATOR_TIERS);
+  // what the operator's history or token brings back never lands in a user's cache; they may
+  // name any tenant's provider run.
+  const operatorWeb = (): WebView =>
+    webView(operatorWebTenant(hmacSecret), ALL_OPERATOR_TIERS, OPERATOR_RUN_REFS);
   const clear = async (target: ClearTarget, operator: boolean): Promise<ClearCacheResult> => {
     if (hosted && !operator) {
       throw new GleanerError(

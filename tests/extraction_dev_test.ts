@@ -16,8 +16,8 @@ import {
   fnv1a,
   loadDevPages,
   matchCounts,
-} from "../bench/lib/extraction_dev.ts";
-import { markdownToText } from "../bench/lib/text_metrics.ts";
+} from "../testing/fixtures/extraction_dev.ts";
+import { markdownToText } from "../testing/text_metrics.ts";
 import { corpora } from "../testing/fixtures/corpora.ts";
 
 // About one page in twelve, picked by a hash of the id (no page chosen by hand).

@@ -27,6 +27,11 @@ import {
 } from "../testing/fixtures/fake_providers.ts";
 import { startFixtureWeb } from "../testing/fixtures/web.ts";
 import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
+import { fakeUpstreamConfig, withFakeUpstreams } from "../testing/fixtures/upstreams.ts";
+
+/** The keyless web engines, in the default order, and their own tools. */
+const KEYLESS_ENGINES = ["duckduckgo", "mojeek", "brave_html", "yahoo", "yandex", "wikipedia"];
+const KEYLESS_TOOLS = KEYLESS_ENGINES.map((name) => `${name}_search`);
 
 type ListedTool = {
   name: string;
@@ -102,7 +107,7 @@ Deno.test("MCP lists the tools of each presentation", async () => {
         ]);
         const search = tools.find((t) => t.name === "web_search_tool")!;
         const props = search.inputSchema.properties as Record<string, { enum?: string[] }>;
-        assert.deepEqual(props.provider.enum, ["exa", "tavily", "duckduckgo"]);
+        assert.deepEqual(props.provider.enum, ["exa", "tavily", ...KEYLESS_ENGINES]);
         const contents = tools.find((t) => t.name === "web_contents_tool")!;
         const cprops = contents.inputSchema.properties as Record<string, { enum?: string[] }>;
         assert.deepEqual(cprops.provider.enum, ["exa", "tavily", "gleaner"]);
@@ -132,7 +137,7 @@ Deno.test("MCP lists the tools of each presentation", async () => {
           "exa_answer",
           "tavily_search",
           "tavily_extract",
-          "duckduckgo_search",
+          ...KEYLESS_TOOLS,
         ]);
       },
     );
@@ -143,6 +148,53 @@ Deno.test("MCP lists the tools of each presentation", async () => {
         assert.deepEqual(await listed(gleaner), ["tavily_search", "tavily_extract"]);
       },
     );
+  });
+});
+
+Deno.test("MCP: with no key, web_search_tool offers the keyless engines and gets past DuckDuckGo's bot wall", async () => {
+  await withFakeUpstreams(async (fakes) => {
+    const input = fakeUpstreamConfig(fakes, { presentation: "roles" });
+    await withGleaner({ ...input, store: { path: ":memory:" } }, async (gleaner) => {
+      await withClient(gleaner, async (client) => {
+        const tools = (await client.listTools()).tools as ListedTool[];
+        const search = tools.find((t) => t.name === "web_search_tool")!;
+        const props = search.inputSchema.properties as Record<string, { enum?: string[] }>;
+        assert.deepEqual(props.provider.enum, KEYLESS_ENGINES);
+        assert.ok(props.provider.enum!.length >= 5, "DuckDuckGo and at least four more");
+
+        // DuckDuckGo answers its real bot challenge (202, the anomaly page) on both pages.
+        fakes.setMode("duckduckgo", "captcha");
+        const out = await client.callTool({
+          name: "web_search_tool",
+          arguments: { query: "sqlite wal", max_results: 4 },
+        }) as ToolResult;
+        assert.ok(!out.isError, out.content[0]?.text);
+        const answer = out.structuredContent as {
+          provider: string;
+          results: { url: string; source: string }[];
+          attempts: { backend: string; outcome: string }[];
+        };
+        assert.equal(answer.results.length, 4);
+        assert.deepEqual(answer.attempts.map((a) => [a.backend, a.outcome]), [
+          ["duckduckgo", "blocked"],
+          ["mojeek", "ok"],
+          ["brave_html", "ok"],
+        ]);
+        assert.equal(answer.provider, "mojeek+brave_html");
+        assert.match(out.content[0].text, /via mojeek\+brave_html; fell back from duckduckgo/);
+
+        // Each engine answers when asked by name, through its own result page.
+        for (const provider of KEYLESS_ENGINES.slice(1)) {
+          const one = await client.callTool({
+            name: "web_search_tool",
+            arguments: { query: "sqlite wal", max_results: 2, provider },
+          }) as ToolResult;
+          assert.ok(!one.isError, `${provider}: ${one.content[0]?.text}`);
+          const hits = (one.structuredContent as { results: { source: string }[] }).results;
+          assert.ok(hits.length > 0 && hits.every((h) => h.source === provider), provider);
+        }
+      });
+    });
   });
 });
 
@@ -953,7 +1005,7 @@ Deno.test("seltz and querit: their own tools over MCP, and the roles tool answer
       async (gleaner) => {
         await withClient(gleaner, async (client) => {
           const names = ((await client.listTools()).tools as ListedTool[]).map((t) => t.name);
-          assert.deepEqual(names, ["seltz_search", "querit_search", "duckduckgo_search"]);
+          assert.deepEqual(names, ["seltz_search", "querit_search", ...KEYLESS_TOOLS]);
           for (const name of ["seltz_search", "querit_search"]) {
             const out = await client.callTool({
               name,

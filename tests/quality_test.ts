@@ -261,7 +261,7 @@ Deno.test("expand rewrites the query; search_and_summarize adds a generated summ
     assert.equal(item.rewritten_query, "sqlite wal checkpoint");
     assert.match(out.content[0].text, /searched as: sqlite wal checkpoint/);
     const asked = world.fakes.requests.at(-1)!;
-    assert.match(asked.params.q, /^sqlite wal checkpoint/, "the providers got the rewrite");
+    assert.match(asked.query!, /^sqlite wal checkpoint/, "the providers got the rewrite");
 
     ollama.setMode("error");
     const failed = itemOf(
@@ -271,7 +271,7 @@ Deno.test("expand rewrites the query; search_and_summarize adds a generated summ
     );
     assert.equal(failed.rewritten_query, undefined);
     assert.ok(failed.notices?.some((n) => /rewrite failed \(provider_unavailable\)/.test(n)));
-    assert.match(world.fakes.requests.at(-1)!.params.q, /^why is the sky blue/);
+    assert.match(world.fakes.requests.at(-1)!.query!, /^why is the sky blue/);
 
     // search_and_summarize over the fixture web: evidence unchanged, summary marked generated.
     world.fakes.setResults(

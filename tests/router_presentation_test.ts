@@ -16,6 +16,7 @@ import { toolsFor } from "../lib/tools/presentations.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { createApp } from "../http/app.ts";
 import { type FakeProviders, withFakeProviders } from "../testing/fixtures/fake_providers.ts";
+import { KEYLESS_ENGINES } from "../lib/search/providers/registry.ts";
 
 type ListedTool = {
   name: string;
@@ -64,7 +65,7 @@ Deno.test("router: MCP lists one search tool whose provider enum is the usable s
       const tools = (await client.listTools()).tools as ListedTool[];
       assert.deepEqual(tools.map((t) => t.name), ["search"]);
       const props = tools[0].inputSchema.properties!;
-      assert.deepEqual(props.provider.enum, ["brave", "exa", "duckduckgo"]);
+      assert.deepEqual(props.provider.enum, ["brave", "exa", ...KEYLESS_ENGINES]);
       for (const field of ["query", "max_results", "domains", "time_range", "language", "depth"]) {
         assert.ok(props[field], `the search role's ${field}`);
       }
@@ -143,7 +144,9 @@ Deno.test("router: no fallback; an unknown or unusable provider is refused namin
         assert.ok(refused.isError, provider);
         assert.equal(
           refused.content[0].text,
-          `invalid_arguments: search: provider: "${provider}" is not a usable search provider; usable: brave, exa, duckduckgo`,
+          `invalid_arguments: search: provider: "${provider}" is not a usable search provider; usable: brave, exa, ${
+            KEYLESS_ENGINES.join(", ")
+          }`,
         );
       }
       assert.equal(fakes.requestsOf("brave").length, 1, "nothing sent for a refused provider");
@@ -157,7 +160,7 @@ Deno.test("router: no fallback; an unknown or unusable provider is refused namin
       }).catch((e: unknown) => e);
       assert.ok(error instanceof GleanerError && error.code === "invalid_arguments");
       assert.equal(error.details?.field, "provider");
-      assert.deepEqual(error.details?.usable, ["brave", "exa", "duckduckgo"]);
+      assert.deepEqual(error.details?.usable, ["brave", "exa", ...KEYLESS_ENGINES]);
     });
   });
 });

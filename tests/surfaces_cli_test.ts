@@ -188,6 +188,14 @@ Deno.test("cli: exit codes as the README documents them (2 usage, 1 failed, JSON
         ]),
         GLEANER_SEARCH_DUCKDUCKGO_HTML_URL: closed,
         GLEANER_SEARCH_DUCKDUCKGO_LITE_URL: closed,
+        // And every other keyless engine.
+        GLEANER_SEARCH_PROVIDERS: JSON.stringify(
+          Object.fromEntries(
+            Object.entries(JSON.parse(world.env.GLEANER_SEARCH_PROVIDERS) as object).map((
+              [name, own],
+            ) => [name, own.base_url ? { ...own, base_url: closed } : own]),
+          ),
+        ),
       };
       const run = await gleaner(["research", "sqlite wal mode", "--json"], env, TASK_FLAGS);
       assert.equal(run.code, 1, run.err);

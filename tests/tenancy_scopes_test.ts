@@ -17,7 +17,7 @@ import { createReaderProvider } from "../lib/search/providers/reader.ts";
 import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
 import { MEMORY_TOOLS, TOOLS } from "../lib/tools/mod.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
-import { providerToolSpecs } from "../lib/tools/provider_tools.ts";
+import { providerToolRun, providerToolSpecs } from "../lib/tools/provider_tools.ts";
 import { webAnswerTool, webContentsTool, webSearchTool } from "../lib/tools/role_tools.ts";
 import { routerSearchTool } from "../lib/tools/router_tool.ts";
 import { searchAndSummarizeTool } from "../lib/tools/search_and_summarize.ts";
@@ -137,6 +137,33 @@ async function exportedTools(): Promise<AnyToolSpec[]> {
   return found;
 }
 
+/** Every provider tool that starts or resumes a long-running run. */
+const RUN_TOOLS = [
+  "parallel_research",
+  "parallel_research_status",
+  "parallel_enrich",
+  "parallel_enrich_status",
+  "parallel_dataset",
+  "parallel_dataset_status",
+  "tinyfish_run",
+  "gemini_grounded_answer",
+];
+
+Deno.test("scopes: a provider tool that takes a run's id is a run tool, the id its run field (per tenant in hosted mode)", () => {
+  const runTools: string[] = [];
+  for (const provider of PROVIDERS) {
+    for (const tool of provider.tools) {
+      const run = providerToolRun(tool);
+      if (run) runTools.push(tool.name);
+      for (const field of Object.keys(tool.input.shape)) {
+        if (!/_id$/.test(field)) continue;
+        assert.equal(run?.field, field, `${tool.name}.${field} names a run no tenant check sees`);
+      }
+    }
+  }
+  assert.deepEqual(runTools.sort(), [...RUN_TOOLS].sort());
+});
+
 Deno.test("scopes: every tool declares one; clear_cache is the operator's, memory and web tools are per tenant", async () => {
   const config = parseConfig(EVERYTHING);
   const tools: AnyToolSpec[] = [
@@ -172,9 +199,12 @@ Deno.test("scopes: every tool declares one; clear_cache is the operator's, memor
     fetch: "tenant",
     web_search_tool: "tenant",
     web_contents_tool: "tenant",
-    web_answer_tool: "shared",
+    // A long-running answer's interaction_id is the tenant's own.
+    web_answer_tool: "tenant",
     current_datetime: "shared",
   };
+  // Provider tools that start or resume a long-running run: the run is the tenant's own.
+  for (const name of RUN_TOOLS) expected[name] = "tenant";
   for (const tool of MEMORY_TOOLS) expected[tool.name] = "tenant";
   const providerTools = new Set(providerToolSpecs(PROVIDERS).map((t) => t.name));
   for (const tool of tools) {

@@ -18,6 +18,7 @@
  * const budget = { budget: { count: 1, ms: 60_000 } };
  * console.assert(await gate.wait("jina", budget, 100));
  * console.assert(!(await gate.wait("jina", budget, 100)), "the budget is spent for a minute");
+ * console.assert(gate.delayOf("jina", budget) > 0 && gate.delayOf("other", budget) === 0);
  * ```
  *
  * @module
@@ -46,6 +47,12 @@ export interface RateGate {
     maxWaitMs: number,
     signal?: AbortSignal,
   ): Promise<boolean>;
+  /**
+   * How long (ms) a call under `key` at `limit` would wait if asked now (0
+   * without a limit, or when its slot is free); reserves nothing. Lets a
+   * caller that may choose among keys prefer one that is free.
+   */
+  delayOf(key: string, limit: number | RateLimit | undefined): number;
 }
 
 /** What the gate keeps of one key. */
@@ -56,25 +63,40 @@ interface KeyState {
   sent: number[];
 }
 
+/** A limit's parts: calls per second, and the budget when it is usable. */
+function partsOf(limit: number | RateLimit | undefined) {
+  const { perSecond, budget } = typeof limit === "number" ? { perSecond: limit } : limit ?? {};
+  const count = budget && budget.count >= 1 && budget.ms > 0 ? Math.floor(budget.count) : undefined;
+  return { perSecond, budget, count };
+}
+
+/** The earliest time a call under `state` may be sent at `now`. */
+function slotOf(
+  state: KeyState,
+  parts: ReturnType<typeof partsOf>,
+  now: number,
+): number {
+  let slot = Math.max(now, state.next);
+  // The window may hold `count` calls: the next one waits until the
+  // `count`-th latest leaves it.
+  if (parts.count !== undefined && state.sent.length >= parts.count) {
+    slot = Math.max(slot, state.sent[state.sent.length - parts.count] + parts.budget!.ms);
+  }
+  return slot;
+}
+
 /** Creates a rate gate with no call reserved yet. */
 export function createRateGate(): RateGate {
   const keys = new Map<string, KeyState>();
   return {
     async wait(key, limit, maxWaitMs, signal) {
-      const { perSecond, budget } = typeof limit === "number" ? { perSecond: limit } : limit ?? {};
-      const count = budget && budget.count >= 1 && budget.ms > 0
-        ? Math.floor(budget.count)
-        : undefined;
+      const parts = partsOf(limit);
+      const { perSecond, count } = parts;
       if (!perSecond && count === undefined) return true;
       signal?.throwIfAborted();
       const state = keys.get(key) ?? { next: 0, sent: [] };
       const now = performance.now();
-      let slot = Math.max(now, state.next);
-      // The window may hold `count` calls: the next one waits until the
-      // `count`-th latest leaves it.
-      if (count !== undefined && state.sent.length >= count) {
-        slot = Math.max(slot, state.sent[state.sent.length - count] + budget!.ms);
-      }
+      const slot = slotOf(state, parts, now);
       const wait = slot - now;
       if (wait > maxWaitMs) return false;
       if (perSecond) state.next = slot + 1000 / perSecond;
@@ -86,6 +108,13 @@ export function createRateGate(): RateGate {
       if (wait > 0) await delay(wait, signal);
       signal?.throwIfAborted();
       return true;
+    },
+    delayOf(key, limit) {
+      const parts = partsOf(limit);
+      const state = keys.get(key);
+      if (!state || (!parts.perSecond && parts.count === undefined)) return 0;
+      const now = performance.now();
+      return slotOf(state, parts, now) - now;
     },
   };
 }

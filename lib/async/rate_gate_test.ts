@@ -38,3 +38,17 @@ Deno.test("rate gate: a budget and a per-second spacing hold together", async ()
   assert.ok(await gate.wait("both", limit, 0));
   assert.ok(!(await gate.wait("both", limit, 100)), "spacing still applies within the budget");
 });
+
+Deno.test("rate gate: delayOf says how long a key would wait, reserving nothing", async () => {
+  const gate = createRateGate();
+  assert.equal(gate.delayOf("a", 1), 0, "never asked: free");
+  assert.ok(await gate.wait("a", 1, 10_000));
+  const wait = gate.delayOf("a", 1);
+  assert.ok(wait > 0 && wait <= 1000, `the next slot is within the second: ${wait}`);
+  assert.equal(gate.delayOf("a", undefined), 0, "no rate: no wait");
+  assert.equal(gate.delayOf("b", 1), 0, "other keys are free");
+  assert.ok(gate.delayOf("a", 1) > 0, "asking reserved nothing");
+  const hourly = { budget: { count: 1, ms: 3_600_000 } };
+  assert.ok(await gate.wait("h", hourly, 0));
+  assert.ok(gate.delayOf("h", hourly) > 3_500_000, "a spent budget: the window's length");
+});

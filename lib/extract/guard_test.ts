@@ -1,17 +1,32 @@
 import assert from "node:assert/strict";
 import { boundHtml, HTML_LIMITS, looksBinary } from "./guard.ts";
 import { stripScripts } from "./dom.ts";
-import { loadPages } from "../../bench/extraction.ts";
+import { corpusPages, fixturePages, type TestPage } from "../../testing/fixtures/test_pages.ts";
+import { corpora } from "../../testing/fixtures/corpora.ts";
 import { binaryBytes, nestedDivs } from "../../testing/fixtures/hostile.ts";
 
-Deno.test("boundHtml: real pages pass unchanged; looksBinary is false on them", async () => {
-  for (const page of await loadPages()) {
+/** Real pages pass `boundHtml` unchanged and are not taken for binary. */
+function assertPagesPass(pages: TestPage[]): void {
+  assert.ok(pages.length > 0);
+  for (const page of pages) {
     const cleaned = stripScripts(page.html);
     const bounded = boundHtml(cleaned);
     assert.equal(bounded.html, cleaned, page.name);
     assert.equal(bounded.truncated, false, page.name);
     assert.equal(looksBinary(page.html), false, page.name);
   }
+}
+
+Deno.test("boundHtml: real pages pass unchanged; looksBinary is false on them", async () => {
+  assertPagesPass(await fixturePages());
+});
+
+Deno.test({
+  name: `boundHtml: the Readability corpus passes unchanged${corpora.suffix}`,
+  ignore: corpora.ignore,
+}, async () => {
+  corpora.assertPresent();
+  assertPagesPass(await corpusPages());
 });
 
 Deno.test("boundHtml: deep nesting is flattened, text and shallow structure kept", () => {

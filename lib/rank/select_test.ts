@@ -5,7 +5,7 @@ import { type Candidate, type EvidenceSource, pageInOrder, selectEvidence } from
 import { renderEvidence } from "./render.ts";
 import { countTokens } from "../text/tokens.ts";
 import { extractHtml } from "../extract/mod.ts";
-import { loadPages } from "../../bench/extraction.ts";
+import { fixturePages } from "../../testing/fixtures/test_pages.ts";
 
 function sourceOf(name: string, paragraphs: string[]): EvidenceSource {
   return {
@@ -26,7 +26,7 @@ const words = (tag: string, i: number) =>
   } extra words.`;
 
 Deno.test("selectEvidence: budget never exceeded on real pages, items are original text", async () => {
-  const pages = (await loadPages()).filter((_, i) => i % 9 === 0);
+  const pages = await fixturePages();
   const groups = [];
   const sources: EvidenceSource[] = [];
   for (const page of pages) {
@@ -184,7 +184,7 @@ Deno.test("selectEvidence: query groups share the budget; unused share goes to t
 });
 
 Deno.test("pageInOrder: prefix of the page cut at a unit boundary within the budget", async () => {
-  const pages = (await loadPages()).filter((_, i) => i % 13 === 0);
+  const pages = await fixturePages();
   for (const page of pages) {
     const md = extractHtml(page.html, "http://fakehost/test/page.html").markdown;
     const ends = new Set(chunkMarkdown(md).map((u) => u.end));

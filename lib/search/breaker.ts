@@ -43,9 +43,11 @@ export interface Breaker {
    * Records a failure. Out of credit or refused credentials open at once
    * (for the cool-down: neither mends itself between two calls); a rate
    * limit with `Retry-After` opens for that long; other failures open after
-   * `failures` in a row, and a failure on trial re-opens at once.
+   * `failures` in a row, and a failure on trial re-opens at once. A bot wall
+   * (`blocked`: a keyless engine's challenge page) opens at once for the
+   * cool-down: asking again at once only hardens it.
    */
-  failure(provider: string, code: ErrorCode, retryAfterS?: number): void;
+  failure(provider: string, code: ErrorCode, retryAfterS?: number, blocked?: boolean): void;
   /** The state of every provider seen. */
   health(): ProviderHealth[];
 }
@@ -71,8 +73,8 @@ export function createBreaker(options: BreakerOptions): Breaker {
   return {
     isOpen: (provider) => circuits.isOpen(provider),
     success: (provider) => circuits.success(provider),
-    failure(provider, code, retryAfterS) {
-      if (code === "insufficient_balance" || code === "unauthorized") {
+    failure(provider, code, retryAfterS, blocked) {
+      if (code === "insufficient_balance" || code === "unauthorized" || blocked) {
         circuits.failure(provider, code, options.cooldownMs);
       } else if (code === "rate_limited" && retryAfterS !== undefined) {
         circuits.failure(provider, code, retryAfterS * 1000);

@@ -33,3 +33,14 @@ Deno.test("breaker: credit opens at once, failures in a row open, a failed trial
   now += 1001;
   assert.ok(!breaker.isOpen("c"));
 });
+
+Deno.test("breaker: a bot wall opens at once for the cool-down", () => {
+  let now = 0;
+  const breaker = createBreaker({ failures: 3, cooldownMs: 1000, now: () => now });
+  breaker.failure("duckduckgo", "provider_unavailable", undefined, true);
+  assert.ok(breaker.isOpen("duckduckgo"), "blocked: open after one failure");
+  breaker.failure("mojeek", "provider_unavailable");
+  assert.ok(!breaker.isOpen("mojeek"), "an outage still needs three in a row");
+  now = 1001;
+  assert.ok(!breaker.isOpen("duckduckgo"), "on trial after the cool-down");
+});

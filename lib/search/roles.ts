@@ -36,6 +36,7 @@ import type { Cache } from "../store/types.ts";
 import { type Breaker, createBreaker, type ProviderHealth } from "./breaker.ts";
 import { createRateGate, type RateGate, type RateLimit } from "../async/rate_gate.ts";
 import { normalizeDomain, resultKey, siteHint, urlInDomains } from "./domains.ts";
+import { mergeHits, poolOrder, poolRuns } from "./keyless_pool.ts";
 import { FALLBACK_CODES, providerFailure } from "../net/classify.ts";
 import { providerSettings } from "./providers/http.ts";
 import { createReaderProvider, GLEANER_READER, type ReadPage } from "./providers/reader.ts";
@@ -57,6 +58,7 @@ import type {
 } from "./providers/types.ts";
 import { type Attempt, type AttemptOutcome, SearchFailure } from "../net/upstream_failure.ts";
 import { isTimeRange, TIME_RANGE_LIST, type TimeRange } from "./time_range.ts";
+import { OPEN_RUN_REFS, type RunRefs, sealAnswer, sealFailure } from "./run_refs.ts";
 
 const log = getGleanerLogger("search", "roles");
 
@@ -91,7 +93,7 @@ export interface FallbackEntry {
 export interface RoleMeta {
   /** The role served. */
   role: Role;
-  /** The provider that answered. */
+  /** The provider that answered (keyless engines asked together: their names joined by `+`). */
   provider: string;
   /** Providers that failed first, in order, with their codes. */
   fallback_from: FallbackEntry[];
@@ -200,18 +202,42 @@ export interface RoleRouter {
    */
   invoke<T>(
     provider: string,
-    call: (env: ProviderEnv) => Promise<T>,
+    call: (env: ProviderEnv, runId?: string) => Promise<T>,
     signal?: AbortSignal,
     /** Receives what the provider changed in the request to fit its documented limits. */
     notices?: string[],
+    /** For a call that starts or resumes a long-running run: see {@link RunCall}. */
+    run?: RunCall,
   ): Promise<T>;
   /** What the breaker knows of each provider. */
   health(): ProviderHealth[];
   /**
-   * The same router (providers, breaker, pacing: upstream limits are shared)
-   * over another search cache and page reader: in hosted mode, a user's own.
+   * How this router's caller names long-running runs (see `run_refs.ts`):
+   * in hosted mode a tenant is handed references bound to it and may resume
+   * only those; `answer` applies it to `interaction_id`, a provider's own
+   * tool that starts or resumes a run applies it to its id.
    */
-  withStore(view: { cache?: Cache; readPage?: ReadPage }): RoleRouter;
+  readonly runs: RunRefs;
+  /**
+   * The same router (providers, breaker, pacing: upstream limits are shared)
+   * over another search cache and page reader, and another caller's run
+   * references: in hosted mode, a user's own.
+   */
+  withStore(view: { cache?: Cache; readPage?: ReadPage; runs?: RunRefs }): RoleRouter;
+}
+
+/**
+ * A provider call that starts or resumes a long-running run
+ * ({@link RoleRouter.invoke}): the run id its answer (or failure) carries is
+ * handed back as the caller's reference ({@link RoleRouter.runs}), and a
+ * reference the caller gives is opened first: `call` receives the upstream
+ * id, and a run the caller may not name is `not_found` before anything is sent.
+ */
+export interface RunCall {
+  /** The caller's reference to a run started earlier, when the call resumes one. */
+  ref?: string;
+  /** The input field that carried `ref`, named in a refusal (default `run_id`). */
+  field?: string;
 }
 
 /** Options of {@link createRoleRouter}. */
@@ -226,6 +252,8 @@ export interface RoleRouterOptions {
   readPage?: ReadPage;
   /** Clock of the breaker (benchmarks and tests). */
   now?: () => number;
+  /** How the caller names long-running runs; default: by their upstream ids ({@link OPEN_RUN_REFS}). */
+  runs?: RunRefs;
 }
 
 /** The outcome recorded for a failure code. */
@@ -271,7 +299,25 @@ export function createRoleRouter(options: RoleRouterOptions): RoleRouter {
     cooldownMs: options.config.search.breaker_cooldown_ms,
     now: options.now,
   });
-  return routerOver(options, breaker, createRateGate());
+  return routerOver(options, breaker, createRateGate(), { turn: 0 });
+}
+
+/** Where the keyless pool's rotation stands (shared by a router and its `withStore` views). */
+interface PoolTurns {
+  /** The turn of the next search (see `keyless_pool.ts`). */
+  turn: number;
+}
+
+/** How a role call spreads over a run of keyless engines (search only). */
+interface PoolSpec<T> {
+  /** Engines asked at once (`search.keyless_engines_per_query`). */
+  perQuery: number;
+  /** True when the engine can honour this request (its time ranges). */
+  serves(engine: Provider): boolean;
+  /** True for an answer without results. */
+  isEmpty(value: T): boolean;
+  /** One answer from the answers with results, in the order the engines were asked. */
+  merge(values: T[]): T;
 }
 
 /** A role router over `options`' cache and reader, with a breaker and rate gate it may share. */
@@ -279,8 +325,10 @@ function routerOver(
   options: RoleRouterOptions,
   breaker: Breaker,
   gate: RateGate,
+  turns: PoolTurns,
 ): RoleRouter {
   const { config, fetcher, cache } = options;
+  const runs = options.runs ?? OPEN_RUN_REFS;
   const extra: Provider[] = options.readPage ? [createReaderProvider(options.readPage)] : [];
   // Orders are validated once, up front: a misspelt provider is a config error.
   const orders: Record<Role, string[]> = {
@@ -365,7 +413,12 @@ function routerOver(
     const d = failure.details;
     if (d?.local === true || d?.request === true || d?.refusal === true) return;
     const retry = failure.details?.retry_after_s;
-    breaker.failure(name, failure.code, typeof retry === "number" ? retry : undefined);
+    breaker.failure(
+      name,
+      failure.code,
+      typeof retry === "number" ? retry : undefined,
+      failure.outcome === "blocked",
+    );
   };
 
   /** Tries providers in order; see the module description. */
@@ -375,6 +428,7 @@ function routerOver(
     signal: AbortSignal | undefined,
     call: (provider: Provider, env: ProviderEnv) => Promise<T>,
     isEmpty?: (value: T) => boolean,
+    pool?: PoolSpec<T>,
   ): Promise<Routed<T>> => {
     const candidates = pin ? [pinned(role, pin)] : usable(role);
     if (candidates.length === 0) {
@@ -404,7 +458,120 @@ function routerOver(
         attempts,
         notices: empty.notices,
       };
-    for (const [index, provider] of candidates.entries()) {
+    /** Books a failed call: attempt, fallback entry, breaker, log; true when the route goes on. */
+    const failed = (provider: Provider, error: unknown, ms: number): boolean => {
+      if (signal?.aborted) {
+        throw new GleanerError("timeout", `${role}: the call was cancelled`, { cause: error });
+      }
+      const failure = asFailure(error, provider.name);
+      last = failure;
+      // A configured address that cannot be used (its name does not resolve, the network
+      // policy refuses it) is the operator's to fix: its message, with the setting, is kept.
+      if (
+        failure.cause instanceof GleanerError &&
+        (typeof failure.cause.details?.host === "string" ||
+          failure.cause.details?.setting === "network.allow_private")
+      ) {
+        unresolved.add(failure.message);
+      }
+      attempts.push({ backend: provider.name, outcome: outcomeOf(failure), ms });
+      fallback_from.push({ provider: provider.name, code: failure.code });
+      const fallsBack = failure.details?.request !== true && FALLBACK_CODES.has(failure.code);
+      record(provider.name, failure);
+      log.warn("{role}: {provider} failed ({code}): {message}", {
+        role,
+        provider: provider.name,
+        code: failure.code,
+        message: failure.message,
+      });
+      if (pin || !fallsBack) {
+        // A keyless provider already answered (with nothing): that answer stands.
+        if (emptyAnswer()) return false;
+        throw withRecord(failure, failure.message, failure.code, attempts, fallback_from);
+      }
+      return true;
+    };
+    /** One call, settled: the value and what the provider changed, or what it threw. */
+    type Settled =
+      | { ok: true; provider: Provider; value: T; notices: string[]; ms: number }
+      | { ok: false; provider: Provider; error: unknown; ms: number };
+    const settle = async (provider: Provider): Promise<Settled> => {
+      const started = performance.now();
+      const notices: string[] = [];
+      try {
+        const value = await callOne(provider, (env) => call(provider, env), signal, notices);
+        return { ok: true, provider, value, notices, ms: Math.round(performance.now() - started) };
+      } catch (error) {
+        return { ok: false, provider, error, ms: Math.round(performance.now() - started) };
+      }
+    };
+    const steps = pin || !pool ? candidates.map((p) => [p]) : poolRuns(candidates);
+    for (const [index, step] of steps.entries()) {
+      const later = steps.slice(index + 1).flat();
+      if (step.length > 1 && pool) {
+        // A run of keyless engines: a few at once, each failure replaced by the next. The
+        // rotation runs over the engines not cooling down, so their load stays even.
+        const fit = step.filter((engine) => pool.serves(engine));
+        const cooling = (engine: Provider) => skipping && open.includes(engine);
+        for (const engine of (fit.length > 0 ? fit : step).filter(cooling)) {
+          fallback_from.push({
+            provider: engine.name,
+            code: "provider_unavailable",
+            skipped: true,
+          });
+        }
+        const queue = poolOrder(
+          (fit.length > 0 ? fit : step).filter((engine) => !cooling(engine)),
+          turns.turn,
+          (engine) => gate.delayOf(engine.name, rateOf(engine)),
+        );
+        turns.turn += pool.perQuery;
+        const answers: { provider: string; value: T; notices: string[] }[] = [];
+        const empties: { provider: string; value: T; notices: string[] }[] = [];
+        while (answers.length < pool.perQuery && queue.length > 0) {
+          const batch = queue.splice(0, pool.perQuery - answers.length);
+          for (const got of await Promise.all(batch.map(settle))) {
+            const name = got.provider.name;
+            if (!got.ok) {
+              if (!failed(got.provider, got.error, got.ms)) return emptyAnswer()!;
+              continue;
+            }
+            breaker.success(name);
+            const value = got.value;
+            const outcome = pool.isEmpty(value) ? "empty" : "ok";
+            attempts.push({ backend: name, outcome, ms: got.ms });
+            (outcome === "ok" ? answers : empties).push({
+              provider: name,
+              value,
+              notices: got.notices,
+            });
+          }
+        }
+        if (answers.length > 0) {
+          for (const none of empties) {
+            fallback_from.push({ provider: none.provider, code: "empty" });
+          }
+          return {
+            value: pool.merge(answers.map((a) => a.value)),
+            provider: answers.map((a) => a.provider).join("+"),
+            fallback_from,
+            attempts,
+            notices: answers.flatMap((a) => a.notices),
+          };
+        }
+        if (empties.length > 0) {
+          if (isEmpty !== undefined && later.some((next) => !next.keyless)) {
+            for (const none of empties) {
+              fallback_from.push({ provider: none.provider, code: "empty" });
+            }
+            empty ??= empties[0];
+            continue;
+          }
+          return { ...empties[0], fallback_from, attempts };
+        }
+        continue;
+      }
+      const provider = step[0];
       if (skipping && open.includes(provider)) {
         fallback_from.push({
           provider: provider.name,
@@ -413,59 +580,31 @@ function routerOver(
         });
         continue;
       }
-      const started = performance.now();
-      const notices: string[] = [];
-      try {
-        const value = await callOne(provider, (env) => call(provider, env), signal, notices);
-        breaker.success(provider.name);
-        const ms = Math.round(performance.now() - started);
-        const fallsThrough = isEmpty !== undefined && isEmpty(value) &&
-          provider.keyless === true &&
-          candidates.slice(index + 1).some((next) => !next.keyless);
-        if (fallsThrough) {
-          attempts.push({ backend: provider.name, outcome: "empty", ms });
-          fallback_from.push({ provider: provider.name, code: "empty" });
-          empty ??= { value, provider: provider.name, notices };
-          continue;
-        }
-        attempts.push({ backend: provider.name, outcome: "ok", ms });
-        // A provider skipped for a configured address the operator must fix is said even when
-        // the next one answered: otherwise the configured one is silently never used.
-        notices.unshift(...unresolved);
-        return { value, provider: provider.name, fallback_from, attempts, notices };
-      } catch (error) {
-        const ms = Math.round(performance.now() - started);
-        if (signal?.aborted) {
-          throw new GleanerError("timeout", `${role}: the call was cancelled`, { cause: error });
-        }
-        const failure = asFailure(error, provider.name);
-        last = failure;
-        // A configured address that cannot be used (its name does not resolve, the network
-        // policy refuses it) is the operator's to fix: its message, with the setting, is kept.
-        if (
-          failure.cause instanceof GleanerError &&
-          (typeof failure.cause.details?.host === "string" ||
-            failure.cause.details?.setting === "network.allow_private")
-        ) {
-          unresolved.add(failure.message);
-        }
-        attempts.push({ backend: provider.name, outcome: outcomeOf(failure), ms });
-        fallback_from.push({ provider: provider.name, code: failure.code });
-        const fallsBack = failure.details?.request !== true && FALLBACK_CODES.has(failure.code);
-        record(provider.name, failure);
-        log.warn("{role}: {provider} failed ({code}): {message}", {
-          role,
-          provider: provider.name,
-          code: failure.code,
-          message: failure.message,
-        });
-        if (pin || !fallsBack) {
-          // A keyless provider already answered (with nothing): that answer stands.
-          const answered = emptyAnswer();
-          if (answered) return answered;
-          throw withRecord(failure, failure.message, failure.code, attempts, fallback_from);
-        }
+      const got = await settle(provider);
+      if (!got.ok) {
+        if (!failed(provider, got.error, got.ms)) return emptyAnswer()!;
+        continue;
       }
+      const { value, notices, ms } = got;
+      breaker.success(provider.name);
+      const fallsThrough = isEmpty !== undefined && isEmpty(value) &&
+        provider.keyless === true && later.some((next) => !next.keyless);
+      if (fallsThrough) {
+        attempts.push({ backend: provider.name, outcome: "empty", ms });
+        fallback_from.push({ provider: provider.name, code: "empty" });
+        empty ??= { value, provider: provider.name, notices };
+        continue;
+      }
+      attempts.push({ backend: provider.name, outcome: "ok", ms });
+      // A provider skipped for a configured address the operator must fix is said even when
+      // the next one answered: otherwise the configured one is silently never used.
+      return {
+        value,
+        provider: provider.name,
+        fallback_from,
+        attempts,
+        notices: [...unresolved, ...notices],
+      };
     }
     const answered = emptyAnswer();
     if (answered) return answered;
@@ -549,22 +688,35 @@ function routerOver(
       ...new Set((req.exclude_domains ?? []).map((d) => normalizeDomain(d, "exclude_domains"))),
     ];
     const hint = siteHint(domains);
-    const routed = await route("search", req.provider, req.signal, async (provider, env) => {
-      const hinted = !provider.nativeDomains && hint !== "";
-      const upstream: ProviderSearchRequest = {
-        query: hinted ? `${req.query.trim()} ${hint}` : req.query.trim(),
-        ...(hinted ? { site_hint: hint } : {}),
-        max_results: req.max_results,
-        time_range: req.time_range,
-        language: req.language,
-        domains,
-        exclude_domains: exclude,
-        topic: req.topic,
-        depth: req.depth,
-      };
-      const hits = await provider.search!(upstream, env);
-      return refine(hits, domains, exclude, req.max_results);
-    }, config.search.fallback_on_empty ? (hits) => hits.length === 0 : undefined);
+    const routed = await route(
+      "search",
+      req.provider,
+      req.signal,
+      async (provider, env) => {
+        const hinted = !provider.nativeDomains && hint !== "";
+        const upstream: ProviderSearchRequest = {
+          query: hinted ? `${req.query.trim()} ${hint}` : req.query.trim(),
+          ...(hinted ? { site_hint: hint } : {}),
+          max_results: req.max_results,
+          time_range: req.time_range,
+          language: req.language,
+          domains,
+          exclude_domains: exclude,
+          topic: req.topic,
+          depth: req.depth,
+        };
+        const hits = await provider.search!(upstream, env);
+        return refine(hits, domains, exclude, req.max_results);
+      },
+      config.search.fallback_on_empty ? (hits) => hits.length === 0 : undefined,
+      {
+        perQuery: config.search.keyless_engines_per_query,
+        serves: (engine) =>
+          !req.time_range || !engine.timeRanges || engine.timeRanges.includes(req.time_range),
+        isEmpty: (hits) => hits.length === 0,
+        merge: (lists) => mergeHits(lists, req.max_results),
+      },
+    );
     const last = routed.attempts[routed.attempts.length - 1];
     if (routed.value.length === 0 && last.backend === routed.provider && last.outcome === "ok") {
       last.outcome = "empty";
@@ -625,6 +777,7 @@ function routerOver(
       // Only deep answers run long enough to be resumed.
       const depth = resume !== undefined ? "deep" : req.depth ?? "quick";
       let pin = req.provider;
+      let resumed: string | undefined;
       if (resume !== undefined) {
         if (typeof resume !== "string" || resume.trim() === "") {
           throw invalid("interaction_id", "must be a non-empty string");
@@ -642,20 +795,31 @@ function routerOver(
           );
         }
         pin = resumer.name;
+        // A run this caller was not handed is not found, its provider never asked.
+        resumed = runs.open(resumer.name, resume, "interaction_id");
       } else if (pin !== undefined && depth === "deep" && pinned("answer", pin).quickAnswersOnly) {
         throw invalid("depth", `${pin} answers at quick depth only: ask it with depth "quick"`);
       }
-      const routed = await route(
-        "answer",
-        pin,
-        req.signal,
-        (provider, env) =>
-          provider.answer!({
-            query: req.query.trim(),
-            depth,
-            ...(resume !== undefined ? { interaction_id: resume } : {}),
-          }, env),
-      );
+      let routed: Routed<ProviderAnswer>;
+      try {
+        routed = await route(
+          "answer",
+          pin,
+          req.signal,
+          (provider, env) =>
+            provider.answer!({
+              query: req.query.trim(),
+              depth,
+              ...(resumed !== undefined ? { interaction_id: resumed } : {}),
+            }, env),
+        );
+      } catch (error) {
+        // A run the failure names is named by the caller's reference.
+        const provider = pin ?? (error instanceof SearchFailure ? error.backend : undefined);
+        throw provider !== undefined
+          ? sealFailure(runs, provider, error, resumed !== undefined ? [resumed] : [])
+          : error;
+      }
       return {
         role: "answer",
         provider: routed.provider,
@@ -663,7 +827,7 @@ function routerOver(
         attempts: routed.attempts,
         ...noticesOf(routed.notices),
         depth,
-        ...routed.value,
+        ...sealAnswer(runs, routed.provider, routed.value),
       };
     },
     async contents(req) {
@@ -708,25 +872,35 @@ function routerOver(
         pages,
       };
     },
-    async invoke(name, call, signal, notices) {
+    async invoke(name, call, signal, notices, run) {
       const provider = providerByName(name, extra);
       if (!provider || !provider.isConfigured(config)) {
         throw invalid("provider", `${name} is not configured`);
       }
+      // A run this caller was not handed is not found, its provider never asked.
+      const id = run?.ref !== undefined
+        ? runs.open(name, run.ref, run.field ?? "run_id")
+        : undefined;
       try {
-        const value = await callOne(provider, call, signal, notices);
+        const value = await callOne(provider, (env) => call(env, id), signal, notices);
         breaker.success(name);
-        return value;
+        return run ? sealAnswer(runs, name, value) : value;
       } catch (error) {
         if (signal?.aborted) throw new GleanerError("timeout", `${name}: the call was cancelled`);
         const failure = asFailure(error, name);
         record(name, failure);
-        throw failure;
+        throw run ? sealFailure(runs, name, failure, id !== undefined ? [id] : []) : failure;
       }
     },
     health: () => breaker.health(),
+    runs,
     withStore: (view) =>
-      routerOver({ ...options, cache: view.cache, readPage: view.readPage }, breaker, gate),
+      routerOver(
+        { ...options, cache: view.cache, readPage: view.readPage, runs: view.runs },
+        breaker,
+        gate,
+        turns,
+      ),
   };
 }
 

@@ -32,7 +32,7 @@ export interface SearchResponse {
   results: SearchHit[];
   /** Every backend call, in order, with its outcome and duration. */
   attempts: Attempt[];
-  /** The provider that answered. */
+  /** The provider that answered (keyless engines asked together: their names joined by `+`). */
   provider?: string;
   /** Providers that failed first, with their codes. */
   fallback_from?: FallbackEntry[];

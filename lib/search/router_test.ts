@@ -25,21 +25,24 @@ function assertAttempts(attempts: Attempt[], expected: [string, string][]) {
   }
 }
 
-Deno.test("router: auto without SearXNG asks DuckDuckGo and caps results", async () => {
+const ENGINES = ["duckduckgo", "mojeek", "brave_html", "yahoo", "yandex", "wikipedia"];
+
+Deno.test("router: auto without SearXNG asks two keyless engines and caps results", async () => {
   await withFakes(async (fakes) => {
     const search = router(fakes);
-    assert.deepEqual(search.backends, ["duckduckgo"]);
-    const { results, attempts } = await search.search({ query: "caps", max_results: 3 });
+    assert.deepEqual(search.backends, ENGINES);
+    const { results, attempts, provider } = await search.search({ query: "caps", max_results: 3 });
     assert.equal(results.length, 3);
-    assertAttempts(attempts, [["duckduckgo", "ok"]]);
-    assert.deepEqual(fakes.requests.map((r) => r.backend), ["duckduckgo_html"]);
+    assert.equal(provider, "duckduckgo+mojeek");
+    assertAttempts(attempts, [["duckduckgo", "ok"], ["mojeek", "ok"]]);
+    assert.deepEqual(fakes.requests.map((r) => r.backend).sort(), ["duckduckgo_html", "mojeek"]);
   });
 });
 
 Deno.test("router: auto prefers SearXNG when configured", async () => {
   await withFakes(async (fakes) => {
     const search = router(fakes, { searxng: true });
-    assert.deepEqual(search.backends, ["searxng", "duckduckgo"]);
+    assert.deepEqual(search.backends, ["searxng", ...ENGINES]);
     const { results, attempts } = await search.search({ query: "pref", max_results: 4 });
     assert.equal(results.length, 4);
     assert.ok(results.every((hit) => hit.source === "searxng"));
@@ -47,16 +50,20 @@ Deno.test("router: auto prefers SearXNG when configured", async () => {
   });
 });
 
-Deno.test("router: auto falls back from SearXNG to DuckDuckGo, recording both", async () => {
+Deno.test("router: auto falls back from SearXNG to the keyless engines, recording each", async () => {
   await withFakes(async (fakes) => {
     fakes.setMode("searxng", "forbidden");
     const search = router(fakes, { searxng: true });
     const { results, attempts } = await search.search({ query: "fallback", max_results: 5 });
     assert.equal(results.length, 5);
-    assert.ok(results.every((hit) => hit.source === "duckduckgo"));
+    assert.ok(results.every((hit) => hit.source === "duckduckgo" || hit.source === "mojeek"));
     assert.match(results[0].snippet, /fallback/);
-    assertAttempts(attempts, [["searxng", "invalid"], ["duckduckgo", "ok"]]);
-    assert.deepEqual(fakes.requests.map((r) => r.backend), ["searxng", "duckduckgo_html"]);
+    assertAttempts(attempts, [["searxng", "invalid"], ["duckduckgo", "ok"], ["mojeek", "ok"]]);
+    assert.deepEqual(fakes.requests.map((r) => r.backend).sort(), [
+      "duckduckgo_html",
+      "mojeek",
+      "searxng",
+    ]);
   });
 });
 
@@ -64,18 +71,25 @@ Deno.test("router: when every backend fails the error carries all attempts", asy
   await withFakes(async (fakes) => {
     fakes.setMode("searxng", "ratelimit");
     fakes.setMode("duckduckgo", "captcha");
+    for (const engine of ENGINES.slice(1)) fakes.setMode(engine as "mojeek", "captcha");
     const search = router(fakes, { searxng: true });
     const error = await search.search({ query: "x", max_results: 5 }).then(
       () => assert.fail("expected a failure"),
       (e) => e,
     );
     assert.ok(error instanceof SearchFailure);
-    assert.equal(error.outcome, "blocked", "the last failure is thrown");
-    assertAttempts(error.attempts, [["searxng", "rate_limited"], ["duckduckgo", "blocked"]]);
+    // Wikipedia's refusal (its `ratelimited` API error) is the last failure, and is thrown.
+    assert.equal(error.outcome, "rate_limited", "the last failure is thrown");
+    const expected: [string, string][] = [
+      ["searxng", "rate_limited"],
+      ...ENGINES.slice(0, 5).map((name): [string, string] => [name, "blocked"]),
+      ["wikipedia", "rate_limited"],
+    ];
+    assertAttempts(error.attempts, expected);
     const json = error.toJSON();
     assert.deepEqual(
       (json.details?.attempts as Attempt[]).map((a) => a.outcome),
-      ["rate_limited", "blocked"],
+      expected.map(([, outcome]) => outcome),
     );
   });
 });
@@ -163,7 +177,8 @@ Deno.test("router: domains restrict results (subdomains, case, www) and hint sit
     const search = router(fakes);
     const one = await search.search({ query: "q", max_results: 10, domains: ["www.example.com"] });
     assert.deepEqual(one.results.map((hit) => hit.title), ["A", "C"]);
-    assert.equal(fakes.requests[0].params.q, "q site:example.com");
+    const asked = () => fakes.requests.splice(0).map((r) => r.query);
+    assert.deepEqual(asked(), ["q site:example.com", "q site:example.com"]);
 
     const two = await search.search({
       query: "q",
@@ -171,11 +186,16 @@ Deno.test("router: domains restrict results (subdomains, case, www) and hint sit
       domains: ["Example.com", "https://www.rfc-editor.org/"],
     });
     assert.deepEqual(two.results.map((hit) => hit.title), ["A", "C", "F"]);
-    assert.equal(fakes.requests[1].params.q, "q (site:example.com OR site:rfc-editor.org)");
+    assert.deepEqual(asked(), [
+      "q (site:example.com OR site:rfc-editor.org)",
+      "q (site:example.com OR site:rfc-editor.org)",
+    ]);
 
+    // Nothing in the domain anywhere: every engine was asked, each once, and answered nothing.
     const none = await search.search({ query: "q", max_results: 10, domains: ["nowhere.test"] });
     assert.deepEqual(none.results, []);
-    assertAttempts(none.attempts, [["duckduckgo", "empty"]]);
+    assert.deepEqual(none.attempts.map((a) => a.backend).sort(), [...ENGINES].sort());
+    assert.ok(none.attempts.every((a) => a.outcome === "empty"));
   });
 });
 

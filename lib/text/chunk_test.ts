@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { chunkMarkdown, wordCount } from "./chunk.ts";
 import { extractHtml } from "../extract/mod.ts";
-import { loadPages } from "../../bench/extraction.ts";
+import { corpusPages, fixturePages, type TestPage } from "../../testing/fixtures/test_pages.ts";
+import { corpora } from "../../testing/fixtures/corpora.ts";
 
 /** Fenced blocks and table runs of a Markdown text, found by a plain line scan. */
 function structures(md: string) {
@@ -34,9 +35,10 @@ function structures(md: string) {
   return { code, tables };
 }
 
-Deno.test("chunkMarkdown: on every test page, units are exact slices, in order, covering the text", async () => {
-  const pages = await loadPages();
-  assert.ok(pages.length >= 130, `expected the 130 test pages, found ${pages.length}`);
+/** On every page, units are exact slices, in order, covering the text; counts what was seen. */
+function assertUnitsCover(
+  pages: TestPage[],
+): { units: number; codeBlocks: number; tableRows: number } {
   let units = 0, codeBlocks = 0, tableRows = 0;
   for (const page of pages) {
     const md = extractHtml(page.html, "http://fakehost/test/page.html").markdown;
@@ -81,6 +83,25 @@ Deno.test("chunkMarkdown: on every test page, units are exact slices, in order, 
       }
     }
   }
+  return { units, codeBlocks, tableRows };
+}
+
+Deno.test("chunkMarkdown: on every test page, units are exact slices, in order, covering the text", async () => {
+  const pages = await fixturePages();
+  assert.ok(pages.length >= 12, `expected the 12 fixture pages, found ${pages.length}`);
+  const seen = assertUnitsCover(pages);
+  assert.ok(seen.units > 300, `only ${seen.units} units`);
+});
+
+Deno.test({
+  name:
+    `chunkMarkdown: units cover the Readability corpus, code and tables kept whole${corpora.suffix}`,
+  ignore: corpora.ignore,
+}, async () => {
+  corpora.assertPresent();
+  const pages = await corpusPages();
+  assert.ok(pages.length >= 130, `expected the 130 test pages, found ${pages.length}`);
+  const { units, codeBlocks, tableRows } = assertUnitsCover(pages);
   assert.ok(
     units > 3000 && codeBlocks > 10 && tableRows > 10,
     "the corpus exercises code and tables",

@@ -9,7 +9,8 @@ import {
 } from "./tokens.ts";
 import { countTokens as countWhole, encode } from "gpt-tokenizer/encoding/o200k_base";
 import { extractHtml } from "../extract/mod.ts";
-import { loadPages } from "../../bench/extraction.ts";
+import { corpusPages, fixturePages, type TestPage } from "../../testing/fixtures/test_pages.ts";
+import { corpora } from "../../testing/fixtures/corpora.ts";
 import { evalInChild } from "../../testing/fixtures/eval.ts";
 
 const WHOLE = { disallowedSpecial: new Set<string>() };
@@ -22,17 +23,29 @@ Deno.test("countTokens: o200k_base counts, special-token text counted as text", 
   assert.ok(countTokens("数据".repeat(50)) > 10);
 });
 
-Deno.test("countTokens: counting in pieces gives exactly the whole count on real pages", async () => {
-  const pages = (await loadPages()).filter((_, i) => i % 3 === 0);
+/** Counting in pieces equals counting whole, page by page and on all the pages joined. */
+function assertPiecesExact(pages: TestPage[], longPages: number): void {
   const texts = pages.map((page) =>
     extractHtml(page.html, "http://fakehost/test/page.html").markdown
   );
   for (const [i, text] of texts.entries()) {
     assert.equal(countTokens(text), countWhole(text, WHOLE), pages[i].name);
   }
-  assert.ok(texts.filter((t) => t.length > TOKEN_PIECE_CHARS).length > 20);
+  assert.ok(texts.filter((t) => t.length > TOKEN_PIECE_CHARS).length >= longPages);
   const all = texts.join("\n\n");
   assert.equal(countTokens(all), countWhole(all, WHOLE));
+}
+
+Deno.test("countTokens: counting in pieces gives exactly the whole count on real pages", async () => {
+  assertPiecesExact(await fixturePages(), 5);
+});
+
+Deno.test({
+  name: `countTokens: counting in pieces is exact on the Readability corpus${corpora.suffix}`,
+  ignore: corpora.ignore,
+}, async () => {
+  corpora.assertPresent();
+  assertPiecesExact((await corpusPages()).filter((_, i) => i % 3 === 0), 20);
 });
 
 Deno.test("tokenPieces: cuts only where o200k cuts pre-tokens, so the sum is exact", () => {

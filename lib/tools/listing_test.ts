@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { toolListCost } from "../../bench/tool_tokens.ts";
+import { toolListCost } from "../../testing/tool_list_cost.ts";
 import { parseConfig } from "../config/config.ts";
 import { ALIAS_OF, type JsonSchema, listedInputSchema } from "./listing.ts";
 import { toolsFor } from "./presentations.ts";

@@ -22,6 +22,34 @@ import {
 import type { AnyToolSpec, ToolContext } from "./spec.ts";
 
 /**
+ * Whether `tool` starts or resumes a provider's long-running run, and the
+ * input field that names a run started earlier: a run tool's `run_id` (its
+ * status tools), an answer tool's `resumeWith` (default `interaction_id`)
+ * when its input has it. `undefined` for a tool that has nothing to do with
+ * runs. In hosted mode such a tool's runs are the tenant's own (see
+ * `lib/search/run_refs.ts`).
+ *
+ * @example
+ * ```ts
+ * import { tinyfishProvider } from "../search/providers/tinyfish.ts";
+ * import { providerToolRun } from "./provider_tools.ts";
+ * const agent = tinyfishProvider.tools.find((t) => t.name === "tinyfish_run")!;
+ * console.assert(providerToolRun(agent)?.field === "run_id");
+ * console.assert(providerToolRun(tinyfishProvider.tools[0]) === undefined);
+ * ```
+ */
+export function providerToolRun(tool: AnyProviderTool): { field?: string } | undefined {
+  const field = tool.kind === "run"
+    ? "run_id"
+    : tool.kind === "answer"
+    ? tool.resumeWith ?? "interaction_id"
+    : undefined;
+  const takes = field !== undefined && Object.hasOwn(tool.input.shape, field);
+  if (tool.kind === "run") return takes ? { field } : {};
+  return takes ? { field } : undefined;
+}
+
+/**
  * The ToolSpec of one provider tool.
  *
  * @example
@@ -34,14 +62,21 @@ import type { AnyToolSpec, ToolContext } from "./spec.ts";
  */
 export function providerToolSpec(provider: Provider, tool: AnyProviderTool): AnyToolSpec {
   // Every provider tool runs through the role router (breaker, limits, attempts); what the
-  // provider changed to fit its documented limits comes back as the answer's `notices`.
+  // provider changed to fit its documented limits comes back as the answer's `notices`. A tool
+  // that starts or resumes a run hands its id to the router, which opens the caller's reference
+  // first (hosted mode: only the tenant's own runs) and hands the answer's id back as one.
+  const runs = providerToolRun(tool);
   const run = async (input: unknown, { gleaner, signal }: ToolContext) => {
     const notices: string[] = [];
+    const args = input as Record<string, unknown>;
+    const ref = runs?.field !== undefined ? args[runs.field] : undefined;
     const value = await gleaner.roles.invoke(
       provider.name,
-      (env) => tool.run(input, env),
+      (env, runId) =>
+        tool.run(runId !== undefined ? { ...args, [runs!.field!]: runId } : input, env),
       signal,
       notices,
+      runs && { field: runs.field, ...(typeof ref === "string" ? { ref } : {}) },
     ) as Record<string, unknown>;
     return { value, notices: notices.length > 0 ? { notices } : {} };
   };
@@ -55,8 +90,9 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
   const base = {
     name: tool.name,
     title: tool.title,
-    // A provider's own tool is uncached: it is what its provider is (shared for every one of them).
-    scope: provider.scope,
+    // A provider's own tool is uncached: it is what its provider is (shared for every one of
+    // them), except that a run it starts or resumes is the tenant's own.
+    scope: runs ? "tenant" as const : provider.scope,
     description: tool.description,
     input: tool.input,
     readOnly: tool.readOnly ?? true,

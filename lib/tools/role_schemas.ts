@@ -60,7 +60,9 @@ const NoticesSchema = z.array(z.string()).optional().describe(
 /** What every routed answer says about how it was obtained. */
 const RoleMetaShape = {
   role: z.enum(["search", "answer", "contents"]),
-  provider: z.string().describe("The provider that answered"),
+  provider: z.string().describe(
+    "The provider that answered (keyless engines asked together: their names joined by +)",
+  ),
   fallback_from: z.array(FallbackSchema).describe("Providers that failed first, with codes"),
   attempts: z.array(RoleAttemptSchema),
   notices: NoticesSchema,

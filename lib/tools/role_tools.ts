@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { timeRangeSchema } from "../search/time_range.ts";
+import { RUN_REF_MAX_CHARS } from "../search/providers/types.ts";
 import {
   renderAnswer,
   renderHits,
@@ -88,7 +89,7 @@ export function webAnswerInput(providers: readonly string[]) {
       "`quick`: one fast answer; `deep`: more sources, slower",
     ),
     provider: providerArg(providers),
-    interaction_id: z.string().min(1).max(200).optional().describe(
+    interaction_id: z.string().min(1).max(RUN_REF_MAX_CHARS).optional().describe(
       "Resumes a deep answer an earlier call returned `in_progress` (with its interaction_id)",
     ),
   });
@@ -108,8 +109,8 @@ export function webAnswerTool(
 ): ToolSpec<ReturnType<typeof webAnswerInput>, typeof RoleAnswerOutput> {
   return defineTool({
     name: "web_answer_tool",
-    // Answers are not cached: the same provider call for everyone.
-    scope: "shared",
+    // Answers are not cached, but a long-running answer's interaction_id is the tenant's own.
+    scope: "tenant",
     title: "Web answer",
     description: `Answers a question from a web search, with the sources it cites (providers: ${
       providers.join(", ")

@@ -131,7 +131,9 @@ export const SearchOutput: z.ZodObject<{
     query: z.string(),
     results: z.array(SearchResultSchema),
     attempts: z.array(AttemptSchema),
-    provider: z.string().optional().describe("The provider that answered"),
+    provider: z.string().optional().describe(
+      "The provider that answered (keyless engines asked together: their names joined by +)",
+    ),
     fallback_from: z.array(FallbackSchema).optional().describe(
       "Providers that failed first, with their codes",
     ),

@@ -136,6 +136,7 @@ export const SearchSchema: z.ZodObject<{
   answer_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
   contents_order: z.ZodDefault<z.ZodArray<z.ZodString>>;
   fallback_on_empty: z.ZodDefault<z.ZodBoolean>;
+  keyless_engines_per_query: z.ZodDefault<z.ZodNumber>;
   breaker_failures: z.ZodDefault<z.ZodNumber>;
   breaker_cooldown_ms: z.ZodDefault<z.ZodNumber>;
   presentation: z.ZodDefault<
@@ -171,13 +172,13 @@ export const SearchSchema: z.ZodObject<{
   duckduckgo_html_url: operatorOnly(z.string().url().default("https://html.duckduckgo.com/html/")),
   /** DuckDuckGo lite endpoint (fallback). */
   duckduckgo_lite_url: operatorOnly(z.string().url().default("https://lite.duckduckgo.com/lite/")),
-  /** Default region (`kl`) for DuckDuckGo. */
+  /** Default region (`kl`) for DuckDuckGo; the other keyless engines read its country and language. */
   region: shared(z.string().default("us-en")),
   /** SearXNG categories asked for (comma-separated in the request). */
   searxng_categories: shared(z.array(z.string()).default(["general"])),
   /** SearXNG engines asked for; empty = the instance's defaults. */
   searxng_engines: shared(z.array(z.string()).default([])),
-  /** Safe search level sent to SearXNG: 0 off, 1 moderate, 2 strict. */
+  /** Safe search level sent to SearXNG, Mojeek, Brave's HTML page and Yahoo: 0 off, 1 moderate, 2 strict. */
   safesearch: shared(z.number().int().min(0).max(2).default(1)),
   /** Timeout for one upstream search call. */
   timeout_ms: shared(z.number().int().positive().default(10_000)),
@@ -224,6 +225,14 @@ export const SearchSchema: z.ZodObject<{
    * `fallback_from` with code `empty`).
    */
   fallback_on_empty: shared(z.boolean().default(true)),
+  /**
+   * How many keyless web engines (DuckDuckGo, Mojeek, Brave's HTML page, Yahoo, Yandex,
+   * Wikipedia: neighbours in the search order) one search asks at once, in a rotating order
+   * that prefers engines whose pace lets them answer now; an engine that fails, answers
+   * nothing or is cooling down is replaced by the next, and the answers are merged. `1` asks
+   * them one after another.
+   */
+  keyless_engines_per_query: shared(z.number().int().min(1).max(6).default(2)),
   /** Consecutive failures after which a provider is skipped for `breaker_cooldown_ms`. */
   breaker_failures: shared(z.number().int().positive().default(3)),
   /** How long a failing provider is skipped. */

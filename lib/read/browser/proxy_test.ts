@@ -50,13 +50,26 @@ interface RawResponse {
   body: string;
 }
 
-/** Sends raw bytes to the proxy and reads one response (the socket is closed after `waitMs`). */
-function send(port: number, text: string, waitMs = 300): Promise<RawResponse> {
+/**
+ * Sends raw bytes to the proxy and reads one response: the socket is closed once `quietMs` pass
+ * without data after the answer began (or when the proxy closes it); an answer that has not begun
+ * is waited for up to `firstByteMs`, so a loaded machine slows the test instead of failing it.
+ */
+function send(
+  port: number,
+  text: string,
+  quietMs = 300,
+  firstByteMs = 10_000,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, "127.0.0.1", () => socket.write(text));
     let out = "";
-    const timer = setTimeout(() => socket.end(), waitMs);
-    socket.on("data", (d: Uint8Array) => out += new TextDecoder().decode(d));
+    let timer = setTimeout(() => socket.end(), firstByteMs);
+    socket.on("data", (d: Uint8Array) => {
+      out += new TextDecoder().decode(d);
+      clearTimeout(timer);
+      timer = setTimeout(() => socket.end(), quietMs);
+    });
     socket.on("error", reject);
     socket.on("close", () => {
       clearTimeout(timer);

@@ -1,8 +1,11 @@
 /**
  * DuckDuckGo as a provider: keyless, on unless
- * `search.providers.duckduckgo.enabled` is `false`. Its search call (the HTML
- * page, the lite page as fallback) is `searchDuckDuckGo` in `duckduckgo_call.ts`,
- * its parsers `duckduckgo_parse.ts`.
+ * `search.providers.duckduckgo.enabled` is `false`, one of the keyless web
+ * engines the router spreads searches over (`../keyless_pool.ts`). Its search
+ * call (the HTML page, the lite page as fallback) is `searchDuckDuckGo` in
+ * `duckduckgo_call.ts`, its parsers `duckduckgo_parse.ts`. Pace: one call a
+ * second (the `duckduckgo_search` library, `ddgs`' predecessor, slept 0.75 s
+ * between its requests).
  *
  * @module
  */
@@ -27,4 +30,6 @@ export const duckduckgoProvider: Provider = keylessProvider({
   configHint: "search.providers.duckduckgo.enabled",
   configured: () => true,
   search: searchDuckDuckGo,
+  engine: true,
+  defaultRequestsPerSecond: 1,
 });

@@ -85,6 +85,7 @@ import type {
   ProviderHit,
   ProviderSearchRequest,
 } from "./types.ts";
+import { RUN_REF_MAX_CHARS } from "./types.ts";
 
 /** The provider's name. */
 export const GEMINI = "gemini";
@@ -402,7 +403,7 @@ const GeminiInput = z.strictObject({
   depth: z.enum(["quick", "deep"]).default("quick").describe(
     "`quick`: the fast model; `deep`: the stronger model, or the Deep Research agent when enabled",
   ),
-  interaction_id: z.string().min(1).max(200).optional().describe(
+  interaction_id: z.string().min(1).max(RUN_REF_MAX_CHARS).optional().describe(
     "Resumes a Deep Research run an earlier answer left `in_progress`",
   ),
 });

@@ -1,6 +1,7 @@
 /**
  * What the keyless providers (DuckDuckGo in `duckduckgo_call.ts`, SearXNG in
- * `searxng_call.ts`) share: their settings, their one tool's input, and the
+ * `searxng_call.ts`, and the keyless web engines of `scraped.ts` and
+ * `wikipedia.ts`) share: their settings, their one tool's input, and the
  * {@link Provider} built around their search call.
  *
  * @module
@@ -8,7 +9,7 @@
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
-import { timeRangeSchema } from "../time_range.ts";
+import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
 
 /** The settings one keyless search call reads. */
@@ -57,6 +58,12 @@ export interface KeylessSpec {
    * Zero results resolve to `[]`; every failure throws a {@link SearchFailure}.
    */
   search(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]>;
+  /** A keyless web engine the router spreads searches over ({@link Provider.keylessEngine}). */
+  engine?: boolean;
+  /** The time ranges it can honour; absent: every range ({@link Provider.timeRanges}). */
+  timeRanges?: readonly TimeRange[];
+  /** Its polite pace: calls per second unless `search.providers.<name>.requests_per_second`. */
+  defaultRequestsPerSecond?: number;
 }
 
 const KeylessInput = z.strictObject({
@@ -89,8 +96,15 @@ export function keylessProvider(spec: KeylessSpec): Provider {
   const { name, title } = spec;
   async function search(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
     const max = keylessSettings(env.config, name).maxResults;
+    let ask: ProviderSearchRequest = { ...req, max_results: Math.min(req.max_results, max) };
+    if (ask.time_range && spec.timeRanges && !spec.timeRanges.includes(ask.time_range)) {
+      env.notice?.(
+        `${name}: cannot limit results to the past ${ask.time_range}; time_range was not applied`,
+      );
+      ask = { ...ask, time_range: undefined };
+    }
     try {
-      return await spec.search({ ...req, max_results: Math.min(req.max_results, max) }, env);
+      return await spec.search(ask, env);
     } catch (error) {
       if (error instanceof SearchFailure && error.code === "timeout" && !env.signal?.aborted) {
         throw new SearchFailure(error.outcome, error.message, {
@@ -110,6 +124,11 @@ export function keylessProvider(spec: KeylessSpec): Provider {
     scope: "shared",
     roles: ["search"],
     keyless: true,
+    ...(spec.engine ? { keylessEngine: true } : {}),
+    ...(spec.timeRanges ? { timeRanges: spec.timeRanges } : {}),
+    ...(spec.defaultRequestsPerSecond
+      ? { defaultRequestsPerSecond: spec.defaultRequestsPerSecond }
+      : {}),
     configHint: spec.configHint,
     isConfigured: (config) =>
       spec.configured(config) && config.search.providers[name]?.enabled !== false,

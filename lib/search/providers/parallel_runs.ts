@@ -96,6 +96,7 @@ import type {
   RunBasis,
   RunItem,
 } from "./types.ts";
+import { RUN_REF_MAX_CHARS } from "./types.ts";
 
 /** The provider's name (as in `parallel.ts`). */
 const PARALLEL = "parallel";
@@ -348,7 +349,7 @@ const ResearchInput = z.strictObject({
 });
 
 const RunIdInput = z.strictObject({
-  run_id: z.string().min(1).max(200).describe("The run_id an earlier call returned"),
+  run_id: z.string().min(1).max(RUN_REF_MAX_CHARS).describe("The run_id an earlier call returned"),
 });
 
 function researchSpec(input: z.output<typeof ResearchInput>): Record<string, unknown> {

@@ -5,7 +5,9 @@
  * Default orders (keyed providers first, since a user who holds a key wants it
  * used; then a self-hosted SearXNG; then keyless public services):
  * - search: brave, exa, tavily, parallel, seltz, querit, tinyfish, searxng, keenable, jina,
- *   duckduckgo (gemini serves search too, but each search is a model call: only an explicit
+ *   then the keyless web engines duckduckgo, mojeek, brave_html, yahoo, yandex, wikipedia
+ *   (asked a few at a time in a rotating order, results merged: `../keyless_pool.ts`)
+ *   (gemini serves search too, but each search is a model call: only an explicit
  *   `search.search_order` asks it). Seltz and Querit document a general web search over their
  *   own index, keyed and paid per call like the four before them, so they join the paid ones;
  *   they come after those because their answers say less (Seltz's documents have no title,
@@ -32,6 +34,11 @@ import { seltzProvider } from "./seltz.ts";
 import { jinaProvider } from "./jina.ts";
 import { keenableProvider } from "./keenable.ts";
 import { duckduckgoProvider } from "./duckduckgo.ts";
+import { braveHtmlProvider } from "./brave_html.ts";
+import { mojeekProvider } from "./mojeek.ts";
+import { wikipediaProvider } from "./wikipedia.ts";
+import { yahooProvider } from "./yahoo.ts";
+import { yandexProvider } from "./yandex.ts";
 import { searxngProvider } from "./searxng.ts";
 import { GLEANER_READER } from "./reader.ts";
 import { tavilyProvider } from "./tavily.ts";
@@ -52,6 +59,21 @@ export const PROVIDERS: readonly Provider[] = [
   tinyfishProvider,
   searxngProvider,
   duckduckgoProvider,
+  mojeekProvider,
+  braveHtmlProvider,
+  yahooProvider,
+  yandexProvider,
+  wikipediaProvider,
+];
+
+/** The keyless web engines, in their default order. */
+export const KEYLESS_ENGINES: readonly string[] = [
+  "duckduckgo",
+  "mojeek",
+  "brave_html",
+  "yahoo",
+  "yandex",
+  "wikipedia",
 ];
 
 /** The order each role tries providers in when its `search.<role>_order` is empty. */
@@ -67,7 +89,7 @@ export const DEFAULT_ORDER: Readonly<Record<Role, readonly string[]>> = {
     "searxng",
     "keenable",
     "jina",
-    "duckduckgo",
+    ...KEYLESS_ENGINES,
   ],
   answer: ["exa", "tavily", "gemini", "parallel"],
   contents: ["exa", "tavily", "parallel", "tinyfish", "jina", "keenable", GLEANER_READER],
@@ -153,7 +175,8 @@ export function servesRole(provider: Provider, role: Role, config: Config): bool
  * import { parseConfig } from "../../config/config.ts";
  * import { usableProviders } from "./registry.ts";
  * const config = parseConfig({ search: { exa_api_key: "k" } });
- * console.assert(usableProviders(config, "search").map((p) => p.name).join() === "exa,duckduckgo");
+ * const names = usableProviders(config, "search").map((p) => p.name);
+ * console.assert(names.join() === "exa,duckduckgo,mojeek,brave_html,yahoo,yandex,wikipedia");
  * ```
  */
 export function usableProviders(
@@ -176,7 +199,8 @@ export function usableProviders(
  * ```ts
  * import { parseConfig } from "../../config/config.ts";
  * import { configuredProviders } from "./registry.ts";
- * console.assert(configuredProviders(parseConfig({})).map((p) => p.name).join() === "duckduckgo");
+ * const names = configuredProviders(parseConfig({})).map((p) => p.name);
+ * console.assert(names.join() === "duckduckgo,mojeek,brave_html,yahoo,yandex,wikipedia");
  * ```
  */
 export function configuredProviders(config: Config): Provider[] {

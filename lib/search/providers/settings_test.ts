@@ -12,7 +12,7 @@ import {
   type FakeProviderName,
   withFakeProviders,
 } from "../../../testing/fixtures/fake_providers.ts";
-import { configuredProviders, PROVIDERS, usableProviders } from "./registry.ts";
+import { configuredProviders, KEYLESS_ENGINES, PROVIDERS, usableProviders } from "./registry.ts";
 
 /** The providers that take an API key. */
 const KEYED: readonly FakeProviderName[] = [
@@ -62,7 +62,7 @@ Deno.test("provider settings: keys from their usual environment names, orders as
       "jina",
       "keenable",
       "tinyfish",
-      "duckduckgo",
+      ...KEYLESS_ENGINES,
     ],
   );
   assert.equal(config.search.seltz_api_key, "s");
@@ -73,7 +73,7 @@ Deno.test("provider settings: keys from their usual environment names, orders as
   assert.deepEqual(usableProviders(unordered, "search").map((p) => p.name), [
     "exa",
     "tinyfish",
-    "duckduckgo",
+    ...KEYLESS_ENGINES,
   ]);
   assert.deepEqual(usableProviders(unordered, "contents").map((p) => p.name), ["exa", "tinyfish"]);
   assert.deepEqual(usableProviders(config, "answer").map((p) => p.name), [
@@ -104,7 +104,7 @@ Deno.test("provider settings: unknown per-provider keys and bad presentations ar
     (e) => e instanceof GleanerError && e.code === "invalid_arguments",
   );
   const off = parseConfig({ search: { exa_api_key: "e", providers: { exa: { enabled: false } } } });
-  assert.deepEqual(configuredProviders(off).map((p) => p.name), ["duckduckgo"]);
+  assert.deepEqual(configuredProviders(off).map((p) => p.name), [...KEYLESS_ENGINES]);
 });
 
 Deno.test("provider settings: every keyed provider sends the key of search.providers.<name>.api_key", async () => {

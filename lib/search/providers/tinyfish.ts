@@ -76,6 +76,7 @@ import type {
   ProviderPage,
   ProviderSearchRequest,
 } from "./types.ts";
+import { RUN_REF_MAX_CHARS } from "./types.ts";
 import { loadPages, loadScreen } from "./pages_lazy.ts";
 
 /** The provider's name. */
@@ -451,7 +452,7 @@ const TinyfishRunSchema = z.strictObject({
   browser_profile: z.enum(["lite", "stealth"]).optional().describe(
     "`lite` (default) or `stealth` (anti-detection browser)",
   ),
-  run_id: z.string().min(1).max(200).optional().describe(
+  run_id: z.string().min(1).max(RUN_REF_MAX_CHARS).optional().describe(
     "Resumes a run an earlier call left in_progress (goal and url are then not needed)",
   ),
 });

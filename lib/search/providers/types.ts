@@ -18,6 +18,14 @@ export type Role = "search" | "answer" | "contents";
 /** Every role, in the order tools are declared. */
 export const ROLES: readonly Role[] = ["search", "answer", "contents"];
 
+/**
+ * Longest run id a tool takes (`run_id`, `interaction_id`): an upstream id of
+ * up to 200 characters (every provider's own limit), plus, in hosted mode,
+ * the 23 characters that bind it to the tenant it was handed to
+ * (`../run_refs.ts`).
+ */
+export const RUN_REF_MAX_CHARS = 223;
+
 /** What a provider call receives besides its request. */
 export interface ProviderEnv {
   /** The whole configuration (keys, `search.providers.<name>` settings). */
@@ -287,6 +295,17 @@ export interface Provider {
    * fall through to a keyed one (`search.fallback_on_empty`).
    */
   readonly keyless?: boolean;
+  /**
+   * True for a keyless web engine (DuckDuckGo, Mojeek, Brave's HTML page, Yahoo, Yandex,
+   * Wikipedia): neighbours in the search order are asked together, a few per search in a
+   * rotating order, and their results merged (`lib/search/keyless_pool.ts`).
+   */
+  readonly keylessEngine?: boolean;
+  /**
+   * The time ranges its search can honour; absent: every range. A keyless engine that cannot
+   * honour a search's `time_range` is left out of the keyless pool for that search.
+   */
+  readonly timeRanges?: readonly TimeRange[];
   /** Calls per second sent at most unless `search.providers.<name>.requests_per_second` says otherwise. */
   readonly defaultRequestsPerSecond?: number;
   /**
