@@ -262,6 +262,8 @@ Deno.test("a search or read that cannot work says why: the missing --allow-sys, 
       ...base,
       GLEANER_SEARCH_DUCKDUCKGO_HTML_URL: `${origin}/html/`,
       GLEANER_SEARCH_DUCKDUCKGO_LITE_URL: `${origin}/lite/`,
+      // DuckDuckGo alone: the other keyless engines would be public hosts.
+      GLEANER_SEARCH_SEARCH_ORDER: JSON.stringify(["duckduckgo"]),
     };
 
     const noSys = flags.filter((f) => f !== "--allow-sys");

@@ -358,7 +358,15 @@ function mixedConfig(
       allow_private: [...keyless.network.allow_private, providers.origin],
       allowed_ports: [...keyless.network.allowed_ports, Number(new URL(providers.origin).port)],
     },
-    search: { ...keyless.search, ...keyed.search },
+    // The keyed fakes' config points the keyless engines at a dead end; the keyless fakes win.
+    search: {
+      ...keyless.search,
+      ...keyed.search,
+      providers: {
+        ...keyed.search?.providers,
+        ...(keyless.search.providers as Record<string, unknown>),
+      },
+    },
   });
 }
 
