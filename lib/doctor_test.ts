@@ -387,6 +387,8 @@ Deno.test("doctor --online: an engine or a provider it could not reach is not ch
             // DuckDuckGo (and SearXNG when set) on the fakes; the other keyless engines off.
             providers: {
               ...(keyed.search.providers as Record<string, unknown>),
+              // The keyed fakes point the keyless engines at a dead end: DuckDuckGo's own fake.
+              duckduckgo: {},
               ...Object.fromEntries(
                 Object.keys(NO_KEYLESS).filter((name) =>
                   name !== "duckduckgo" && name !== "searxng"
