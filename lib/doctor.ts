@@ -813,22 +813,25 @@ const CONFIG_CODES = new Set(["blocked_url", "invalid_arguments", "unauthorized"
  * not checked, and says why.
  */
 async function keylessSearchChecks(config: Config, fetcher: Fetcher): Promise<Draft[]> {
-  const checks: Draft[] = [];
-  for (const provider of usableProviders(config, "search")) {
-    if (!provider.keyless || !provider.search) continue;
+  const engines = usableProviders(config, "search").filter((p) => p.keyless && p.search);
+  // Side by side: each engine is its own host, paced on its own.
+  return await Promise.all(engines.map(async (provider): Promise<Draft> => {
     try {
-      const hits = await provider.search({ query: "gleaner", max_results: 1 }, { config, fetcher });
-      checks.push({
+      const hits = await provider.search!({ query: "gleaner", max_results: 1 }, {
+        config,
+        fetcher,
+      });
+      return {
         name: `web search ${provider.name}`,
         ok: true,
         detail: `answered a one-result search (${hits.length} result${
           hits.length === 1 ? "" : "s"
         })`,
-      });
+      };
     } catch (error) {
       const failure = toGleanerError(error, provider.name);
       const configured = CONFIG_CODES.has(failure.code);
-      checks.push({
+      return {
         name: `web search ${provider.name}`,
         ok: !configured,
         status: configured ? "fail" : "skip",
@@ -836,10 +839,9 @@ async function keylessSearchChecks(config: Config, fetcher: Fetcher): Promise<Dr
         fix: configured
           ? "change the setting the message names"
           : "check the network (offline? a proxy: network.proxy_url), then run again",
-      });
+      };
     }
-  }
-  return checks;
+  }));
 }
 
 /** Labels of the text report, one width. */
