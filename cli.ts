@@ -12,7 +12,7 @@
  * gleaner domains export <file>      write the domain memory as a versioned JSON snapshot
  * gleaner domains import <file>      read a snapshot back (bad entries reported, others kept)
  * gleaner doctor                     check browser, store, embedder, config
- * gleaner setup                      fetch the configured embedding model
+ * gleaner setup                      get the stores, model and browser ready
  * gleaner config                     print the effective config (secrets redacted)
  * ```
  *
@@ -40,7 +40,7 @@ import { GleanerError, toGleanerError } from "./lib/errors.ts";
 import type { Config } from "./lib/config/config.ts";
 import type { Gleaner } from "./lib/gleaner.ts";
 import type { DomainStats } from "./lib/store/mod.ts";
-import type { AnyToolSpec } from "./lib/tools/spec.ts";
+import { type AnyToolSpec, everyItemFailed } from "./lib/tools/spec.ts";
 import { VERSION } from "./lib/version.ts";
 
 const USAGE = `gleaner ${VERSION} — web research and memory for AI agents
@@ -49,16 +49,18 @@ usage: gleaner [command] [options]
 
 commands:
   mcp                      MCP server over stdio (default)
-  serve                    HTTP API (REST /v1/*, MCP /mcp) on --host/--port
+  serve                    HTTP: web page /ui (also at /), MCP /mcp, REST /v1/* on --host/--port
   search <query>           web search
   scrape <url> [--query Q] read a page; evidence for Q or the page in order
   research <question>      search, read and rank in one call
   domains [domain]         per-domain reading memory
   domains export <file>    write the domain memory to a JSON snapshot ("-": stdout)
   domains import <file>    restore a snapshot (bad entries are reported, the others imported)
-  doctor [--online]        check browser, store, embedder and config (--online: ask each
-                           keyed provider one cheap question: is its key accepted)
-  setup                    download the configured embedding model ahead of time
+  doctor [--online]        check config, permissions, stores, browser, embedder, keys: one
+                           line per check with its fix (--json: the report as JSON; --online:
+                           one search per engine, and ask each keyed provider about its key)
+  setup                    get ready ahead of the first call, step by step: stores created
+                           and migrated, the ranking model in place, the browser started
   config                   print the effective configuration (secrets redacted)
 
 options:
@@ -130,18 +132,6 @@ async function settingFlags(entries: readonly string[]): Promise<Record<string, 
   return flags;
 }
 
-/** True when a batch command produced nothing: every item failed. */
-function everyItemFailed(tool: string, output: unknown): boolean {
-  const out = output as {
-    items?: { ok?: boolean; error?: unknown }[];
-    sources?: unknown[];
-    failed?: unknown[];
-  };
-  if (tool === "research") return (out.sources?.length ?? 0) === 0 && (out.failed?.length ?? 0) > 0;
-  if (!out.items?.length) return false;
-  return out.items.every((item) => item.ok === false || item.error !== undefined);
-}
-
 async function main(args: string[]): Promise<number> {
   const { values, positionals } = parse(args);
   if (values.help) return print(USAGE), 0;
@@ -173,13 +163,22 @@ async function main(args: string[]): Promise<number> {
   }
   const warnings: string[] = [];
   const { loadConfig, redactConfig } = await import("./lib/config/config.ts");
+  const [command = "mcp", ...rest] = positionals;
   let config;
+  // The doctor reports every problem of the configuration and runs its checks on the rest.
+  let diagnosis: import("./lib/config/diagnose.ts").DiagnosedConfig | undefined;
   try {
-    config = await loadConfig({
-      flags,
-      file: values.config,
-      warn: (message) => warnings.push(message),
-    });
+    if (command === "doctor") {
+      const { diagnoseConfig } = await import("./lib/config/diagnose.ts");
+      diagnosis = await diagnoseConfig({ flags, file: values.config });
+      config = diagnosis.config;
+    } else {
+      config = await loadConfig({
+        flags,
+        file: values.config,
+        warn: (message) => warnings.push(message),
+      });
+    }
   } catch (error) {
     // A value given on the command line that the schema refuses is a usage error
     // (flags win over the file and the environment, so the flag is the culprit).
@@ -200,7 +199,6 @@ async function main(args: string[]): Promise<number> {
   // Written synchronously: a short command may exit before the log sink flushes.
   for (const warning of warnings) printError(`gleaner: warning: ${warning}`);
 
-  const [command = "mcp", ...rest] = positionals;
   if (command === "mcp" || command === "serve") {
     // A server keeps serving when some path leaves a rejection unhandled: logged, not fatal.
     const { keepServingOnUncaught } = await import("./lib/log.ts");
@@ -208,9 +206,13 @@ async function main(args: string[]): Promise<number> {
   }
   if (command === "config") return print(JSON.stringify(redactConfig(config), null, 2)), 0;
   if (command === "doctor") {
-    const { runDoctor } = await import("./lib/doctor.ts");
-    const report = await runDoctor(config, { online: values.online === true, env });
-    print(JSON.stringify(report, null, 2));
+    const { formatDoctorReport, runDoctor } = await import("./lib/doctor.ts");
+    const report = await runDoctor(config, {
+      online: values.online === true,
+      env,
+      ...(diagnosis ? { configDiagnosis: diagnosis } : {}),
+    });
+    print(values.json ? JSON.stringify(report, null, 2) : formatDoctorReport(report));
     return report.ok ? 0 : 1;
   }
 
@@ -298,18 +300,31 @@ async function main(args: string[]): Promise<number> {
         }
         return await runTool("domain_stats", rest[0] ? { domain: rest[0] } : {}, values.json);
       case "setup": {
-        const gleaner = await getGleaner();
-        const embedder = await gleaner.embedder();
-        const expander = await gleaner.expander();
-        print(
-          embedder
-            ? `embedder ready: ${embedder.id}`
-            : "no embedder could be loaded (see the log above)",
-        );
-        if (gleaner.config.rank.expand_terms > 0) {
-          print(expander ? "query expansion ready" : "no query expansion (see the log above)");
+        const [{ runSetup, formatSetupStep }, { loadedConfigFile }] = await Promise.all([
+          import("./lib/setup.ts"),
+          import("./lib/config/config.ts"),
+        ]);
+        const configFile = loadedConfigFile({ file: values.config });
+        let file: string | undefined;
+        if (configFile) file = await Deno.stat(configFile).then(() => configFile, () => undefined);
+        if (!values.json) print("gleaner setup: getting this machine ready");
+        const report = await runSetup(config, {
+          env,
+          ...(file ? { configFile: file } : {}),
+          onStep: (step) => values.json || print(formatSetupStep(step)),
+        });
+        if (values.json) print(JSON.stringify(report, null, 2));
+        else {
+          const failed = report.steps.filter((s) => s.status === "fail").length;
+          print(
+            failed === 0
+              ? `ready in ${(report.ms / 1000).toFixed(1)} s`
+              : `${failed} step${failed === 1 ? "" : "s"} failed (${
+                (report.ms / 1000).toFixed(1)
+              } s): see the fix on each`,
+          );
         }
-        return embedder ? 0 : 1;
+        return report.ok ? 0 : 1;
       }
       default:
         throw new UsageError(`unknown command: ${command}`);
@@ -410,7 +425,7 @@ async function main(args: string[]): Promise<number> {
       throw new UsageError(error.message);
     }
     print(json ? JSON.stringify(output, null, 2) : tool.render(output));
-    return everyItemFailed(name, output) ? 1 : 0;
+    return everyItemFailed(output) ? 1 : 0;
   }
 }
 

@@ -19,6 +19,7 @@ import { runMemoryBackendBench } from "./memory_backends.ts";
 import { runPipelineBench } from "./pipeline.ts";
 import { runProvidersBench } from "./providers.ts";
 import { runStartupBench } from "./startup.ts";
+import { runToolTokensBench } from "./tool_tokens.ts";
 import { runHealthBench, runTokensBench } from "./health.ts";
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
@@ -32,6 +33,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   conversation: () => runConversationBench(),
   rerank: () => runRerankBench(rerankBenchOptions()),
   startup: () => runStartupBench(),
+  tool_tokens: () => runToolTokensBench(),
   health: () => runHealthBench(),
   tokens: () => runTokensBench(),
   providers: () => runProvidersBench(),

@@ -5,7 +5,6 @@
  * @module
  */
 import { Hono } from "hono";
-import { z } from "zod";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { redactConfig } from "../lib/config/config.ts";
 import { callTool } from "../lib/api.ts";
@@ -14,6 +13,7 @@ import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
 import { requestIdFrom } from "../lib/telemetry/events.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
+import { listedInputSchema } from "../lib/tools/listing.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
 import { VERSION } from "../lib/version.ts";
@@ -100,7 +100,7 @@ export function createApp(
           title: tool.title,
           description: tool.description,
           path: tool.http?.path ?? `/v1/tools/${tool.name}`,
-          input_schema: z.toJSONSchema(tool.input, { io: "input" }),
+          input_schema: listedInputSchema(tool),
         })),
       },
     ));

@@ -101,7 +101,11 @@ export function serveHttp(gleaner: Gleaner, options: ServeOptions = {}): Running
     onListen: ({ hostname, port }) => {
       const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
       resolveUrl = `http://${shown}:${port}`;
-      log.info("Gleaner listening on {url} (REST /v1/*, MCP /mcp)", { url: resolveUrl });
+      log.info("Gleaner listening on {url}: open {ui} in a browser; MCP at {mcp}, REST /v1/*", {
+        url: resolveUrl,
+        ui: `${resolveUrl}/ui`,
+        mcp: `${resolveUrl}/mcp`,
+      });
     },
   }, app.fetch);
   const addr = server.addr as Deno.NetAddr;

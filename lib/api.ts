@@ -5,10 +5,11 @@
  * @module
  */
 import type { z } from "zod";
-import { GleanerError, toGleanerError } from "./errors.ts";
+import { toGleanerError } from "./errors.ts";
 import type { Gleaner } from "./gleaner.ts";
 import { withRequestId } from "./telemetry/events.ts";
 import { telemetry } from "./telemetry/mod.ts";
+import { inputError } from "./tools/input_error.ts";
 import { researchTool } from "./tools/research.ts";
 import { saveMemoriesTool } from "./tools/save_memories.ts";
 import { recallMemoriesTool } from "./tools/recall_memories.ts";
@@ -52,7 +53,10 @@ function queriesOf(input: unknown): string[] {
 /**
  * Validates input with the tool's strict schema; a bad input is an
  * `invalid_arguments` error naming the tool and the field (an unknown key is
- * named as such: `clear_cache: unknown key "namespace"`).
+ * named as such: `clear_cache: unknown key "namespace"`), with the expected
+ * shape for the usual wrong ones (see `lib/tools/input_error.ts`:
+ * `scrape_urls takes \`items\`: [{"url": "https://…"}, …] (got \`urls\`)`,
+ * `unknown key "maxTokens" (did you mean "max_tokens"?)`).
  *
  * @example
  * ```ts
@@ -71,22 +75,7 @@ export function parseToolInput<I extends z.ZodObject, O extends z.ZodObject>(
 ): z.output<I> {
   const parsed = tool.input.safeParse(input ?? {});
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue.path.join(".");
-  const prefix = where ? `${tool.name}: ${where}` : tool.name;
-  if (issue.code === "unrecognized_keys") {
-    const keys = issue.keys.map((key) => JSON.stringify(key)).join(", ");
-    throw new GleanerError(
-      "invalid_arguments",
-      `${prefix}: unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}`,
-      {
-        details: where ? { field: where, unknown_keys: issue.keys } : { unknown_keys: issue.keys },
-      },
-    );
-  }
-  throw new GleanerError("invalid_arguments", `${prefix}: ${issue.message}`, {
-    details: { field: where || "input" },
-  });
+  throw inputError(tool.name, tool.input, input, parsed.error);
 }
 
 /**

@@ -19,12 +19,15 @@ import { inspectExtraCa } from "./net/ca.ts";
 import { type Env, readHostEnv } from "./config/env.ts";
 import { assertUrlAllowed } from "./net/address.ts";
 import { maskUrl, safeEndpoint } from "./config/redact.ts";
-import { permissionError } from "./errors.ts";
+import { permissionError, toGleanerError } from "./errors.ts";
 import { memoryFilePath } from "./memory/stores.ts";
 import { openSqliteMemoryBackend, type SqliteMemoryBackend } from "./memory/sqlite/backend.ts";
 import { MEMORY_PATH, type MigrationResult } from "./store/sqlite.ts";
 import { octalMode, storeFolder, type StoreMode, storeModes } from "./store/file_mode.ts";
 import { lookup } from "node:dns/promises";
+import type { ConfigProblem } from "./config/diagnose.ts";
+import { SECRET_KEYS } from "./config/setting_index.ts";
+import type { Fetcher } from "./net/types.ts";
 import {
   ENV_UNSCOPED,
   FFI_UNSCOPED,
@@ -34,8 +37,11 @@ import {
   resolvePaths,
 } from "./permissions.ts";
 
-/** How a check came out: usable, usable but worth a look, or not usable. */
-export type DoctorStatus = "ok" | "warn" | "fail";
+/**
+ * How a check came out: usable, usable but worth a look, not usable, or not checked (a network
+ * check without `--online`, or one that could not reach the network).
+ */
+export type DoctorStatus = "ok" | "warn" | "fail" | "skip";
 
 /** One check of the doctor report. */
 export interface DoctorCheck {
@@ -66,6 +72,11 @@ export interface DoctorReport {
 
 /** What {@link runDoctor} may do beyond local checks. */
 export interface DoctorOptions {
+  /**
+   * What loading the configuration found (`diagnoseConfig` in `lib/config/diagnose.ts`): the
+   * file looked at and every problem, each reported as its own check.
+   */
+  configDiagnosis?: { file?: string; problems: readonly ConfigProblem[] };
   /**
    * Asks each configured keyed provider one cheap documented question
    * (`gleaner doctor --online`): whether its key is accepted, and what it
@@ -100,7 +111,12 @@ export async function runDoctor(
   options: DoctorOptions = {},
 ): Promise<DoctorReport> {
   const env = options.env ?? readHostEnv();
-  const checks: Draft[] = [...await permissionChecks(config), caCheck(env), await dnsCheck()];
+  const checks: Draft[] = [
+    ...(options.configDiagnosis ? configChecks(options.configDiagnosis) : []),
+    ...await permissionChecks(config),
+    caCheck(env),
+    await dnsCheck(),
+  ];
   try {
     if (config.store.cache_url) await loadValkeyDriver();
     const store = openStore(config.store, { env });
@@ -155,18 +171,33 @@ export async function runDoctor(
   } catch (error) {
     checks.push({ name: "search providers", ok: false, detail: (error as Error).message });
   }
+  checks.push(...keyChecks(config));
   if (options.online) {
     const [{ probeProviders }, { createFetcher }] = await Promise.all([
       import("./search/providers/probe.ts"),
       import("./net/fetch.ts"),
     ]);
-    for (const row of await probeProviders(config, createFetcher(config.network, { env }))) {
+    const fetcher = createFetcher(config.network, { env });
+    checks.push(...await keylessSearchChecks(config, fetcher));
+    for (const row of await probeProviders(config, fetcher)) {
+      // A call that failed for a reason that is not the key's (unreachable, busy) checked
+      // nothing: it is not an ok.
+      const unchecked = row.ok && row.code !== undefined;
       checks.push({
         name: `provider ${row.name} (${row.roles.join(", ")})`,
         ok: row.ok,
-        detail: row.detail,
+        ...(unchecked ? { status: "skip" as const } : {}),
+        detail: unchecked ? `not checked: ${row.detail}` : row.detail,
       });
     }
+  } else {
+    checks.push({
+      name: "web search",
+      ok: true,
+      status: "skip",
+      detail: "not checked: that sends a search (and asks each keyed provider about its key)",
+      fix: "run gleaner doctor --online",
+    });
   }
   const privateNet = config.network.allow_private;
   checks.push({
@@ -486,7 +517,9 @@ async function sqliteChecks(config: Config, env: Env): Promise<Draft[]> {
     checks.push({
       name: "memory store",
       ok: true,
-      detail: `sqlite ${path} (${counts.live} memories, ${counts.pending} waiting for vectors)`,
+      detail: `sqlite ${path} (${counts.live} ${
+        counts.live === 1 ? "memory" : "memories"
+      }, ${counts.pending} waiting for vectors)`,
     });
     if (migrated) checks.push(migrationCheck(migrated.from, migrated.to, migrated.applied));
     try {
@@ -668,4 +701,191 @@ async function postgresChecks(config: Config): Promise<Draft[]> {
     await pool.end().catch(() => {});
   }
   return checks;
+}
+
+/** The configuration's problems, one check each; an ok line when there is none. */
+function configChecks(diagnosis: { file?: string; problems: readonly ConfigProblem[] }): Draft[] {
+  const source = diagnosis.file ? `file ${diagnosis.file}` : "no file";
+  if (diagnosis.problems.length === 0) {
+    return [{ name: "config", ok: true, detail: `${source}; every setting is valid` }];
+  }
+  return diagnosis.problems.map((problem) => ({
+    name: `config ${problem.setting}`,
+    ok: problem.status !== "fail",
+    status: problem.status,
+    detail: problem.message,
+    fix: problem.fix,
+  }));
+}
+
+/**
+ * The settings that hold a key or token (not URLs, passwords or HMAC secrets): one word each,
+ * never white space.
+ */
+function keyValues(config: Config): { setting: string; value: string }[] {
+  const out: { setting: string; value: string }[] = [];
+  const sections = config as unknown as Record<string, Record<string, unknown>>;
+  for (const path of SECRET_KEYS) {
+    if (!/(api_key|token|admin_key)$/.test(path)) continue;
+    const [section, key] = path.split(".");
+    const value = sections[section]?.[key];
+    if (typeof value === "string") out.push({ setting: path, value });
+  }
+  for (const [name, settings] of Object.entries(config.search.providers ?? {})) {
+    const value = (settings as { api_key?: unknown } | undefined)?.api_key;
+    if (typeof value === "string") {
+      out.push({ setting: `search.providers.${name}.api_key`, value });
+    }
+  }
+  return out;
+}
+
+/** White space, a control character or an invisible one (zero-width, BOM, soft hyphen). */
+function oddCharacter(char: string): boolean {
+  const code = char.charCodeAt(0);
+  return /\s/.test(char) || code < 0x20 || code === 0x7f || code === 0xad ||
+    (code >= 0x200b && code <= 0x200f) || code === 0x2060 || code === 0xfeff;
+}
+
+/**
+ * What is wrong with a key's characters, in words (never the key), or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { keyFormatProblem } from "./doctor.ts";
+ * console.assert(keyFormatProblem("sk-abc123\n") === "contains a line break (at the end)");
+ * console.assert(keyFormatProblem("sk abc") === "contains a space (inside)");
+ * console.assert(keyFormatProblem("sk-abc123") === undefined);
+ * ```
+ */
+export function keyFormatProblem(value: string): string | undefined {
+  if (value === "") return "is empty";
+  const at = [...value].findIndex(oddCharacter);
+  if (at === -1) return undefined;
+  const chars = [...value];
+  const char = chars[at];
+  const what = char === "\n" || char === "\r" || char === "\u2028" || char === "\u2029"
+    ? "a line break"
+    : char === " " || char === "\u00a0"
+    ? "a space"
+    : char === "\t"
+    ? "a tab"
+    : "an invisible character";
+  const where = at === 0
+    ? "at the start"
+    : chars.slice(at).every(oddCharacter)
+    ? "at the end"
+    : "inside";
+  return `contains ${what} (${where})`;
+}
+
+/**
+ * Every key and token set has the form of one: no white space, no line break, no invisible
+ * character (a copy-paste that took the line's end along). The value is never shown.
+ */
+function keyChecks(config: Config): Draft[] {
+  const keys = keyValues(config);
+  const bad = keys.flatMap(({ setting, value }) => {
+    const problem = keyFormatProblem(value);
+    return problem ? [{ setting, problem }] : [];
+  });
+  if (bad.length === 0) {
+    return keys.length === 0 ? [] : [{
+      name: "keys",
+      ok: true,
+      detail: `${keys.length} set, each one word: ${keys.map((k) => k.setting).join(", ")}`,
+    }];
+  }
+  return bad.map(({ setting, problem }) => ({
+    name: `key ${setting}`,
+    ok: false,
+    detail: `${setting} ${problem}: a key or token never does`,
+    fix: `set ${setting} again without it`,
+  }));
+}
+
+/** Codes of a failed search that the configuration causes (the others: the network, the engine). */
+const CONFIG_CODES = new Set(["blocked_url", "invalid_arguments", "unauthorized"]);
+
+/**
+ * `--online`: one search through each keyless search engine the configuration uses (DuckDuckGo,
+ * SearXNG). A refusal the configuration causes fails; an engine that could not be reached is
+ * not checked, and says why.
+ */
+async function keylessSearchChecks(config: Config, fetcher: Fetcher): Promise<Draft[]> {
+  const engines = usableProviders(config, "search").filter((p) => p.keyless && p.search);
+  // Side by side: each engine is its own host, paced on its own.
+  return await Promise.all(engines.map(async (provider): Promise<Draft> => {
+    try {
+      const hits = await provider.search!({ query: "gleaner", max_results: 1 }, {
+        config,
+        fetcher,
+      });
+      return {
+        name: `web search ${provider.name}`,
+        ok: true,
+        detail: `answered a one-result search (${hits.length} result${
+          hits.length === 1 ? "" : "s"
+        })`,
+      };
+    } catch (error) {
+      const failure = toGleanerError(error, provider.name);
+      const configured = CONFIG_CODES.has(failure.code);
+      return {
+        name: `web search ${provider.name}`,
+        ok: !configured,
+        status: configured ? "fail" : "skip",
+        detail: `${configured ? "" : "not checked: "}${failure.code}: ${failure.message}`,
+        fix: configured
+          ? "change the setting the message names"
+          : "check the network (offline? a proxy: network.proxy_url), then run again",
+      };
+    }
+  }));
+}
+
+/** Labels of the text report, one width. */
+const LABELS: Record<DoctorStatus, string> = {
+  ok: "ok  ",
+  warn: "warn",
+  fail: "FAIL",
+  skip: "skip",
+};
+
+/**
+ * The report as text: a line per check (`ok`, `warn`, `FAIL`, `skip` for not checked), its
+ * fix on the same line, then a summary line.
+ *
+ * @example
+ * ```ts
+ * import { formatDoctorReport } from "./doctor.ts";
+ * const text = formatDoctorReport({
+ *   version: "1.0.0",
+ *   ok: false,
+ *   checks: [
+ *     { name: "store", ok: true, status: "ok", detail: "gleaner.db" },
+ *     { name: "key search.providers.brave.api_key", ok: false, status: "fail", detail: "contains a line break", fix: "set it again" },
+ *   ],
+ * });
+ * console.assert(text.includes("FAIL key search.providers.brave.api_key: contains a line break; fix: set it again"));
+ * console.assert(text.trimEnd().endsWith("1 failed, 0 warnings, 0 not checked"));
+ * ```
+ */
+export function formatDoctorReport(report: DoctorReport): string {
+  const lines = [`gleaner doctor ${report.version}`];
+  for (const check of report.checks) {
+    lines.push(
+      `${LABELS[check.status]} ${check.name}: ${check.detail}${
+        check.fix && check.status !== "ok" ? `; fix: ${check.fix}` : ""
+      }`,
+    );
+  }
+  const count = (status: DoctorStatus) => report.checks.filter((c) => c.status === status).length;
+  const warnings = count("warn");
+  lines.push(
+    `${count("fail")} failed, ${warnings} warning${warnings === 1 ? "" : "s"}, ${
+      count("skip")
+    } not checked`,
+  );
+  return lines.join("\n") + "\n";
 }

@@ -1,11 +1,17 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "./config/config.ts";
+import { PROVIDERS } from "./search/providers/registry.ts";
 import { type DoctorCheck, type DoctorReport, runDoctor } from "./doctor.ts";
 import { freePort } from "../testing/fixtures/serve.ts";
 import { ignorePostgres, postgresSuffix, startPostgres } from "../testing/fixtures/postgres.ts";
 import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
+
+/** Every keyless search engine turned off. */
+const NO_KEYLESS: Record<string, { enabled: false }> = Object.fromEntries(
+  PROVIDERS.filter((p) => p.keyless).map((p) => [p.name, { enabled: false }]),
+);
 
 Deno.test("doctor names the outbound proxy without its credentials", async () => {
   const proxied = await runDoctor(parseConfig({
@@ -31,9 +37,13 @@ Deno.test("doctor names the outbound proxy without its credentials", async () =>
 Deno.test("doctor --online: each keyed provider is asked once; a refused key or retired model fails with what to do", async () => {
   const { withFakeProviders } = await import("../testing/fixtures/fake_providers.ts");
   await withFakeProviders(async (fakes) => {
-    const options = (search: Record<string, unknown> = {}) =>
+    // The keyless engines off: `--online` also sends each a search; these tests reach loopback only.
+    const options = (search: { providers?: Record<string, unknown> } = {}) =>
       parseConfig({
-        ...fakes.config({ brave: "brave-key-1", gemini: "AIza-key-2" }, search),
+        ...fakes.config({ brave: "brave-key-1", gemini: "AIza-key-2" }, {
+          ...search,
+          providers: { ...NO_KEYLESS, ...search.providers },
+        }),
         store: { path: ":memory:" },
         embed: { provider: "none" },
       });
@@ -74,7 +84,9 @@ Deno.test("doctor --online: Seltz and Querit are asked a one-result search; Quer
   const { withFakeProviders } = await import("../testing/fixtures/fake_providers.ts");
   await withFakeProviders(async (fakes) => {
     const config = parseConfig({
-      ...fakes.config({ seltz: "seltz-key-1", querit: "querit-key-2" }),
+      ...fakes.config({ seltz: "seltz-key-1", querit: "querit-key-2" }, {
+        providers: NO_KEYLESS,
+      }),
       store: { path: ":memory:" },
       embed: { provider: "none" },
     });
@@ -195,7 +207,7 @@ Deno.test({
       Deno.mkdirSync(dir, { recursive: true });
       Deno.chmodSync(dir, 0o755);
       const out = await new Deno.Command(Deno.execPath(), {
-        args: ["run", ...DENO_RUN_FLAGS, CLI, "doctor"],
+        args: ["run", ...DENO_RUN_FLAGS, CLI, "doctor", "--json"],
         env: {
           ...Deno.env.toObject(),
           NO_COLOR: "1",
@@ -265,4 +277,175 @@ Deno.test({
     );
     assert.match(again.get("memory migrations")!.detail, /^schema \d+: current$/);
   },
+});
+
+Deno.test("gleaner doctor (the command): every config problem, a trailing comma with its line and column, and the other checks still run; one plain line per check; --json the same report", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${root}/config/gleaner`, { recursive: true });
+    await Deno.writeTextFile(
+      `${root}/config/gleaner/config.json`,
+      '{\n  "search": { "region": "de-de", },\n  "server": { "port": 9000 }\n}\n',
+    );
+    const run = async (json: boolean) => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", ...DENO_RUN_FLAGS, CLI, "doctor", ...(json ? ["--json"] : [])],
+        env: {
+          ...Deno.env.toObject(),
+          NO_COLOR: "1",
+          XDG_DATA_HOME: `${root}/data`,
+          XDG_CONFIG_HOME: `${root}/config`,
+          GLEANER_STORE_PATH: ":memory:",
+          GLEANER_MEMORY_PATH: ":memory:",
+          GLEANER_EMBED_PROVIDER: "none",
+          GLEANER_LOG_LEVEL: "warning",
+          GLEANER_SERVER_PORT: "eighty",
+          // A key pasted with the line's end, and one with a space in it.
+          GLEANER_SEARCH_BRAVE_API_KEY: "BSA-do-not-print-1\n",
+          GLEANER_SEARCH_EXA_API_KEY: "exa do-not-print-2",
+        },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      return { code: out.code, stdout: new TextDecoder().decode(out.stdout) };
+    };
+    const [text, json] = await Promise.all([run(false), run(true)]);
+    assert.equal(text.code, 1, text.stdout);
+    assert.ok(!text.stdout.includes("do-not-print"), "never a key");
+    const lines = text.stdout.trimEnd().split("\n");
+    assert.match(lines[0], /^gleaner doctor \d/);
+    const line = (prefix: string) => lines.find((l) => l.startsWith(prefix));
+    assert.match(
+      line("FAIL config config file:") ?? text.stdout,
+      /config\.json: line 2, column 32: a trailing comma \(JSON allows none\); fix: /,
+    );
+    assert.match(line("FAIL config server.port:") ?? text.stdout, /GLEANER_SERVER_PORT/);
+    assert.match(
+      line("FAIL key search.brave_api_key:") ?? text.stdout,
+      /contains a line break \(at the end\).*; fix: set search\.brave_api_key again/,
+    );
+    assert.match(line("FAIL key search.exa_api_key:") ?? text.stdout, /contains a space/);
+    // The other checks ran, on the rest of the configuration.
+    for (const name of ["permissions", "store", "memory store", "search providers"]) {
+      assert.ok(line(`ok   ${name}:`), `${name} checked:\n${text.stdout}`);
+    }
+    assert.match(
+      line("skip web search:") ?? text.stdout,
+      /not checked.*fix: run gleaner doctor --online/,
+    );
+    assert.equal(lines.at(-1), "4 failed, 0 warnings, 1 not checked");
+    // Each check one line, and the same checks in JSON.
+    const report = JSON.parse(json.stdout) as DoctorReport;
+    assert.equal(json.code, 1);
+    assert.equal(report.ok, false);
+    assert.equal(lines.length, report.checks.length + 2);
+    assert.deepEqual(
+      report.checks.filter((c) => c.status === "fail").map((c) => c.name),
+      [
+        "config config file",
+        "config server.port",
+        "key search.brave_api_key",
+        "key search.exa_api_key",
+      ],
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("doctor --online: an engine or a provider it could not reach is not checked, never ok; a SearXNG the network policy refuses fails naming the setting", async () => {
+  const [{ withFakeUpstreams, fakeUpstreamConfig }, { withFakeProviders }] = await Promise.all([
+    import("../testing/fixtures/upstreams.ts"),
+    import("../testing/fixtures/fake_providers.ts"),
+  ]);
+  await withFakeUpstreams(async (upstreams) => {
+    await withFakeProviders(async (fakes) => {
+      const closed = `http://127.0.0.1:${freePort()}`;
+      const base = fakeUpstreamConfig(upstreams);
+      const keyed = fakes.config({ brave: "brave-key-1" }, {
+        providers: { brave: { base_url: `${closed}/brave` } },
+      }) as {
+        network: { allow_private: string[]; allowed_ports: number[] };
+        search: Record<string, unknown>;
+      };
+      const config = (search: Record<string, unknown>) =>
+        parseConfig({
+          ...keyed,
+          network: {
+            allow_private: [...base.network.allow_private, ...keyed.network.allow_private, closed],
+            allowed_ports: [
+              ...base.network.allowed_ports,
+              ...keyed.network.allowed_ports,
+              Number(new URL(closed).port),
+            ],
+          },
+          search: {
+            ...base.search,
+            ...keyed.search,
+            ...search,
+            // DuckDuckGo (and SearXNG when set) on the fakes; the other keyless engines off.
+            providers: {
+              ...(keyed.search.providers as Record<string, unknown>),
+              // The keyed fakes point the keyless engines at a dead end: DuckDuckGo's own fake.
+              duckduckgo: {},
+              ...Object.fromEntries(
+                Object.keys(NO_KEYLESS).filter((name) =>
+                  name !== "duckduckgo" && name !== "searxng"
+                )
+                  .map((name) => [name, { enabled: false }]),
+              ),
+            },
+          },
+          store: { path: ":memory:" },
+          memory: { enabled: false },
+          embed: { provider: "none" },
+        });
+
+      // Without --online nothing is sent, and nothing is called ok for it.
+      const local = await runDoctor(config({}));
+      assert.equal(local.checks.find((c) => c.name === "web search")?.status, "skip");
+      assert.equal(fakes.requests.length + upstreams.requests.length, 0);
+
+      // DuckDuckGo answers; Brave cannot be reached: not checked, and not a failure.
+      const online = await runDoctor(config({}), { online: true });
+      assert.deepEqual(
+        online.checks.filter((c) => c.name.startsWith("web search")).map((c) => c.name),
+        ["web search duckduckgo"],
+        "one search per keyless engine in use, here only DuckDuckGo (on loopback)",
+      );
+      const ddg = online.checks.find((c) => c.name === "web search duckduckgo")!;
+      assert.equal(ddg.status, "ok", ddg.detail);
+      const brave = online.checks.find((c) => c.name.startsWith("provider brave"))!;
+      assert.equal(brave.status, "skip", brave.detail);
+      assert.match(brave.detail, /^not checked: /);
+
+      // DuckDuckGo unreachable too (offline): not checked, never ok.
+      const offline = await runDoctor(
+        config({ duckduckgo_html_url: `${closed}/html/`, duckduckgo_lite_url: `${closed}/lite/` }),
+        { online: true },
+      );
+      const down = offline.checks.find((c) => c.name === "web search duckduckgo")!;
+      assert.equal(down.status, "skip", down.detail);
+      assert.match(down.detail, /^not checked: /);
+      assert.ok(
+        !offline.checks.some((c) => c.status === "ok" && /web search|provider /.test(c.name)),
+        "no network check says ok",
+      );
+
+      // A SearXNG on localhost: the configuration's fault, named with the value to add.
+      const port = new URL(upstreams.origin).port;
+      const refused = await runDoctor(
+        config({ searxng_url: `http://localhost:${port}/searxng` }),
+        { online: true },
+      );
+      const searxng = refused.checks.find((c) => c.name === "web search searxng")!;
+      assert.equal(searxng.status, "fail", searxng.detail);
+      assert.match(
+        searxng.detail,
+        new RegExp(`add "http://localhost:${port}" to network\\.allow_private`),
+      );
+      assert.equal(refused.ok, false);
+    });
+  });
 });

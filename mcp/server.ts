@@ -26,7 +26,13 @@ import { z } from "zod";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { toGleanerError } from "../lib/errors.ts";
 import { getGleanerLogger } from "../lib/log.ts";
-import { type AnyToolSpec, preloadHandler, type Progress } from "../lib/tools/spec.ts";
+import {
+  type AnyToolSpec,
+  everyItemFailed,
+  preloadHandler,
+  type Progress,
+} from "../lib/tools/spec.ts";
+import { listedInputSchema } from "../lib/tools/listing.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { VERSION } from "../lib/version.ts";
 import { registerMemoryResources, servesMemoryResources } from "./memory_resources.ts";
@@ -55,7 +61,8 @@ function loadCallPath(): Promise<CallPath> {
 
 /**
  * How a tool is listed to MCP clients: JSON Schemas generated from its zod
- * schemas, once per tool (HTTP makes a server per request).
+ * schemas (the input as `listedInputSchema` gives it), once per tool (HTTP
+ * makes a server per request).
  */
 export function toolDefinition(tool: AnyToolSpec): Tool {
   const known = definitions.get(tool);
@@ -64,9 +71,7 @@ export function toolDefinition(tool: AnyToolSpec): Tool {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: z.toJSONSchema(tool.input, { io: "input", target: "draft-7" }) as Tool[
-      "inputSchema"
-    ],
+    inputSchema: listedInputSchema(tool) as Tool["inputSchema"],
     outputSchema: z.toJSONSchema(tool.output, { io: "output", target: "draft-7" }) as Tool[
       "outputSchema"
     ],
@@ -111,7 +116,10 @@ const WARM_UP_DELAY_MS = 25;
  * (`isError: true`) whose text is `<code>: <message>` and whose
  * `_meta["gleaner/error"]` is `{ code, message }`. They carry no
  * `structuredContent`: a client checks structured content against the tool's
- * output schema, and an error object does not match it.
+ * output schema, and an error object does not match it. A batch whose every
+ * item failed (`everyItemFailed`: every URL of a scrape, every query of a
+ * search) is `isError: true` too, and keeps its `structuredContent` with each
+ * item's error.
  *
  * @example
  * ```ts ignore
@@ -179,6 +187,8 @@ export function createMcpServer(
       return {
         content: [{ type: "text", text: tool.render(output) }],
         structuredContent: output as Record<string, unknown>,
+        // Answered, but nothing worked: a model must not read it as a result.
+        ...(everyItemFailed(output) ? { isError: true } : {}),
       } satisfies CallToolResult;
     } catch (error) {
       const failure = toGleanerError(error, tool.name);

@@ -9,13 +9,15 @@
  *    import `_shims/deno.ts` (`@deno/shim-deno` plus small adapters and the
  *    `Promise.try` polyfill, see `scripts/npm/deno_shim.ts`), `import.meta.main` becomes a check of
  *    `process.argv[1]`, `new URL("./x.ts", import.meta.url)` (workers) points at `x.js`, the
- *    Deno shebang becomes a Node one;
+ *    Deno shebang becomes a Node one; entry points load the Node version gate first, and
+ *    `node:sqlite` is imported through `_shims/sqlite.ts`, after it;
  * 3. compiles with TypeScript (`tsc`: ES2022 modules, `.d.ts`, relative
  *    `.ts` imports rewritten to `.js`), without a type check (`deno check`
  *    is the type check; the Node typings of the shims differ in details);
  * 4. writes `package.json` (exports `.`, `./mcp`, `./http`, `./cli`, `./deep-research`; bin
  *    `gleaner`; the npm dependencies the output imports, with the versions of
- *    `deno.json`), copies `models/static`, README, LICENSE and NOTICE.
+ *    `deno.json`; no `repository`: the project declares none), copies `models/static`, README,
+ *    LICENSE and NOTICE.
  *
  * The build tools (typescript, @types/node) come from the npm registry with
  * the npm client, into `dist/.npm_build/node_modules`, never into the
@@ -51,13 +53,15 @@ const OPTIONAL_PEERS: Record<string, string> = {
 };
 const SHIM_MODULE = "_shims/deno.ts";
 /**
- * Loaded before anything else: by the CLI (Node version gate, then the SQLite
- * warning filter) and by the library entry points (the filter only).
+ * Loaded before anything else, by the CLI and by the library entry points: the Node version
+ * gate (the CLI prints and exits 1, the library throws), then the SQLite warning filter.
  */
 const CLI_GATE_MODULE = "_shims/cli_entry.ts";
 const ENTRY_GATE_MODULE = "_shims/entry.ts";
+/** `node:sqlite`, loaded after the gate (see `scripts/npm/sqlite.ts`). */
+const SQLITE_MODULE = "_shims/sqlite.ts";
 /** Files of `scripts/npm/` copied into `_shims/` as they are. */
-const GATE_FILES = ["node_gate.ts", "entry.ts", "cli_entry.ts"];
+const GATE_FILES = ["node_gate.ts", "entry.ts", "cli_entry.ts", "sqlite.ts"];
 
 interface DenoJson {
   name: string;
@@ -161,6 +165,11 @@ export function transform(path: string, source: string): string {
     const shebang = out.match(/^#!.*\n/)?.[0] ?? "";
     out = shebang + gate + importLine + out.slice(shebang.length);
   }
+  // `node:sqlite` values come from the shim that loads it after the gate; type imports stay.
+  out = out.replace(
+    /^import (?!type\b)(\{[^}]*\}) from "node:sqlite";$/gm,
+    `import $1 from "${relativeTo(path, SQLITE_MODULE)}";`,
+  );
   // Modules loaded by URL (workers) are emitted as .js too.
   out = out.replace(
     /new URL\((["'])(\.{1,2}\/[^"']+)\.ts\1, import\.meta\.url\)/g,
@@ -324,7 +333,6 @@ export async function buildNpm(outDir = `${ROOT}dist/npm`): Promise<string> {
     peerDependenciesMeta: Object.fromEntries(
       Object.keys(OPTIONAL_PEERS).map((name) => [name, { optional: true }]),
     ),
-    repository: { type: "git", url: "https://jsr.io/@gleaner/gleaner" },
   };
   await Deno.writeTextFile(`${outDir}/package.json`, JSON.stringify(packageJson, null, 2) + "\n");
   await Deno.chmod(`${outDir}/cli.js`, 0o755);

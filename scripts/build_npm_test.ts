@@ -47,6 +47,16 @@ Deno.test("build_npm: transform adds the shim, rewrites import.meta.main, sheban
   assert.match(worker, /new URL\("\.\/use_lite_worker\.js", import\.meta\.url\)/);
 });
 
+Deno.test("build_npm: node:sqlite values come from the shim loaded after the gate; types stay", () => {
+  const store = transform(
+    "lib/store/sqlite.ts",
+    'import { DatabaseSync } from "node:sqlite";\nimport type { StatementSync } from "node:sqlite";\n',
+  );
+  assert.match(store, /^import \{ DatabaseSync \} from "\.\.\/\.\.\/_shims\/sqlite\.ts";$/m);
+  assert.match(store, /^import type \{ StatementSync \} from "node:sqlite";$/m, "erased at emit");
+  assert.ok(!/^import \{[^}]*\} from "node:sqlite"/m.test(store), "no static value import left");
+});
+
 Deno.test("build_npm: bare imports of compiled code, comments and node: builtins left out", () => {
   const js = [
     '/** import { x } from "@gleaner/gleaner"; */',

@@ -39,14 +39,44 @@ if [ -n "$sys_node" ] && [ "$("$sys_node" -p 'Number(process.versions.node.split
     exit 1
   fi
   echo "ok old Node refused: $old"
+  # The library too, on import, before Node trips over a builtin it lacks.
+  set +e
+  lib=$("$sys_node" --input-type=module -e 'await import("@gleaner/gleaner")' 2>&1)
+  code=$?
+  set -e
+  if [ "$code" = 0 ] || [[ "$lib" != *"Gleaner needs Node.js >= 22.16 (this is "* ]] ||
+    [[ "$lib" == *ERR_UNKNOWN_BUILTIN_MODULE* ]]; then
+    echo "FAIL old Node, library import: exit $code: $lib"
+    exit 1
+  fi
+  echo "ok old Node refused on library import: $(grep -o 'Gleaner needs Node.js[^)]*)' <<<"$lib" | head -1)"
 fi
+# The package names no repository it does not have (never the JSR page).
+repository=$(node -p 'JSON.stringify(require("./node_modules/@gleaner/gleaner/package.json").repository ?? null)')
+if [[ "$repository" == *jsr.io* ]]; then
+  echo "FAIL package.json repository points at JSR: $repository"
+  exit 1
+fi
+echo "ok package.json repository: $repository"
 # No SQLite ExperimentalWarning on Node 22 (domains opens the store), without --no-warnings.
 warned=$(GLEANER_STORE_PATH=:memory: npx --no-install gleaner domains 2>&1 >/dev/null || true)
 if grep -q "SQLite is an experimental feature" <<<"$warned"; then
   echo "FAIL: the SQLite ExperimentalWarning was printed: $warned"
   exit 1
 fi
-echo "ok no SQLite ExperimentalWarning on Node $(node --version)"
+# Nor when a program uses the library (the store opens SQLite).
+warned=$(node --input-type=module -e '
+const { createGleaner } = await import("@gleaner/gleaner");
+const gleaner = await createGleaner({
+  store: { path: ":memory:" }, memory: { path: ":memory:" }, embed: { provider: "none" },
+});
+await gleaner.close();
+' 2>&1 >/dev/null)
+if grep -q "SQLite is an experimental feature" <<<"$warned"; then
+  echo "FAIL: the library printed the SQLite ExperimentalWarning: $warned"
+  exit 1
+fi
+echo "ok no SQLite ExperimentalWarning on Node $(node --version) (CLI and library)"
 cp "$root/scripts/npm/smoke.mjs" smoke.mjs
 NO_COLOR=1 node --no-warnings smoke.mjs
 # The types: tsc on a consumer of the library entry points.

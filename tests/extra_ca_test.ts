@@ -197,7 +197,7 @@ async function runCli(flags: string[], args: string[], env: Record<string, strin
 
 /** `gleaner doctor` with the given flags and environment: exit code and report. */
 async function doctor(flags: string[], env: Record<string, string>) {
-  const out = await runCli(flags, ["doctor"], env);
+  const out = await runCli(flags, ["doctor", "--json"], env);
   const report = JSON.parse(out.stdout) as {
     ok: boolean;
     checks: { name: string; ok: boolean; detail: string }[];

@@ -39,7 +39,16 @@ const LAYERS: readonly (readonly string[])[] = [
   ["lib/read/", "lib/search/", "lib/memory/", "lib/crawl/", "lib/telemetry/", "lib/deep_research/"],
   ["lib/evidence/", "lib/gleaner.ts", "lib/trace_stages.ts", "lib/health.ts"],
   ["lib/tools/"],
-  ["lib/api.ts", "lib/doctor.ts", "lib/permissions.ts", "mcp/", "http/", "mod.ts", "cli.ts"],
+  [
+    "lib/api.ts",
+    "lib/doctor.ts",
+    "lib/permissions.ts",
+    "lib/setup.ts",
+    "mcp/",
+    "http/",
+    "mod.ts",
+    "cli.ts",
+  ],
 ];
 
 /**

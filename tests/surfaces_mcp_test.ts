@@ -48,7 +48,27 @@ const BAD_CALLS: { name: string; path: string; args: Record<string, unknown>; me
       name: "scrape_urls",
       path: "/v1/scrape",
       args: { items: [{ url: "https://example.com/", qurey: "x" }] },
-      message: /^scrape_urls: items\.0: unknown key "qurey"$/,
+      message: /^scrape_urls: items\.0: unknown key "qurey" \(did you mean "query"\?\)$/,
+    },
+    {
+      // The usual wrong shapes get the expected one: a list of URLs instead of items, …
+      name: "scrape_urls",
+      path: "/v1/scrape",
+      args: { urls: ["https://example.com/"] },
+      message: /^scrape_urls takes `items`: \[\{"url": "https:\/\/…"\}, …\] \(got `urls`\)$/,
+    },
+    {
+      name: "search",
+      path: "/v1/search",
+      args: { query: "sqlite wal" },
+      message: /^search takes `items`: \[\{"query": "…"\}, …\] \(got `query`\)$/,
+    },
+    {
+      // … and a camelCase key its snake_case name.
+      name: "scrape_urls",
+      path: "/v1/scrape",
+      args: { items: [{ url: "https://example.com/" }], maxTokens: 500 },
+      message: /^scrape_urls: unknown key "maxTokens" \(did you mean "max_tokens"\?\)$/,
     },
     { name: "search", path: "/v1/search", args: { items: [] }, message: /^search: items: / },
   ];

@@ -9,7 +9,8 @@ import { createGleaner } from "../mod.ts";
 import { serveHttp } from "../http/serve.ts";
 import { CHROMIUM_ARGS } from "../lib/read/browser/launch.ts";
 import { browserSuffix, chromium, ignoreBrowser } from "../testing/fixtures/browser.ts";
-import { startTestWorld } from "../testing/fixtures/world.ts";
+import { freePort } from "../testing/fixtures/serve.ts";
+import { DENO_RUN_FLAGS, startTestWorld } from "../testing/fixtures/world.ts";
 
 const KEY = "ui-test-key-0123456789abcdef0123456789";
 const ARTIFACTS = new URL("../dist/test-artifacts/", import.meta.url);
@@ -273,4 +274,46 @@ Deno.test({
       await Deno.remove(profile, { recursive: true }).catch(() => {});
     }
   },
+});
+
+Deno.test("/ui: the server's root redirects to the page, and `gleaner serve` logs its address", async () => {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...DENO_RUN_FLAGS, new URL("../cli.ts", import.meta.url).pathname, "serve"],
+    env: {
+      GLEANER_PORT: String(port),
+      GLEANER_API_KEY: KEY,
+      GLEANER_STORE_PATH: ":memory:",
+      GLEANER_MEMORY_ENABLED: "false",
+      GLEANER_EMBED_PROVIDER: "none",
+      XDG_CONFIG_HOME: "/nonexistent/gleaner-test-config",
+      NO_COLOR: "1",
+    },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let stderr = "";
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    const origin = `http://127.0.0.1:${port}`;
+    while (!stderr.includes("listening")) {
+      const chunk = await reader.read();
+      if (chunk.done) assert.fail(`the server exited:\n${stderr}`);
+      stderr += chunk.value;
+    }
+    assert.ok(stderr.includes(`${origin}/ui`), `the start log names the page:\n${stderr}`);
+    // Without a key, like the page itself: the root only points at it.
+    const root = await fetch(`${origin}/`, { redirect: "manual" });
+    await root.body?.cancel();
+    assert.equal(root.status, 302);
+    assert.equal(new URL(root.headers.get("location")!, origin).href, `${origin}/ui`);
+    const page = await fetch(`${origin}/`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
+    await page.body?.cancel();
+  } finally {
+    child.kill("SIGTERM");
+    await reader.cancel().catch(() => {});
+    await child.status;
+  }
 });

@@ -307,7 +307,7 @@ export const UI_JS: string = String.raw`"use strict";
     var search = String(new FormData($("#memories-form")).get("search") || "").trim();
     var out = await api("/v1/memories/list", search ? { search: search, limit: 50 } : { limit: 50 });
     clear();
-    output.append(el("p", "summary", out.total_count + " memories"));
+    output.append(el("p", "summary", out.total_count + (out.total_count === 1 ? " memory" : " memories")));
     out.memories.forEach(function (m) { output.append(memoryCard(m)); });
   }
 

@@ -25,7 +25,8 @@ function file(body: string, type: string): Response {
 
 /**
  * Adds `GET /ui`, `/ui/app.js`, `/ui/app.css` and the icon (`/ui/favicon.svg`,
- * and `/favicon.ico` that browsers ask for on their own) to an app. Register
+ * and `/favicon.ico` that browsers ask for on their own) to an app, and `GET /`
+ * as a redirect (302) to `/ui`. Register
  * it after the Host guard and before the bearer guard: the files are public,
  * the API they call is not.
  *
@@ -39,6 +40,8 @@ function file(body: string, type: string): Response {
  * ```
  */
 export function mountUi(app: Hono): Hono {
+  // The server's root is the page: a person who opens the address lands on it.
+  app.get("/", (c) => c.redirect("/ui", 302));
   app.get("/ui", () => file(UI_HTML, "text/html; charset=utf-8"));
   app.get("/ui/", () => file(UI_HTML, "text/html; charset=utf-8"));
   app.get("/ui/app.js", () => file(UI_JS, "text/javascript; charset=utf-8"));

@@ -147,8 +147,10 @@ export interface CrawlResult {
   pages: CrawledPage[];
   /** URLs that failed or were disallowed by robots.txt. */
   failed: CrawlFailure[];
-  /** True when the sitemap supplied pages. */
+  /** True when the site's sitemap listed pages to read (under the start URL's folder). */
   from_sitemap: boolean;
+  /** How many of `pages` the sitemap listed (the others came from links); with `from_sitemap`. */
+  sitemap_pages?: number;
   /**
    * True when the crawl stopped before it was done (a Firecrawl job that did not finish within
    * `crawl.max_wait_ms`, failed, or reached `crawl.max_bytes`): the pages are those done by then.
@@ -159,6 +161,8 @@ export interface CrawlResult {
 interface Item {
   url: string;
   depth: number;
+  /** Listed in the sitemap (not found as a link). */
+  sitemap?: boolean;
 }
 
 /** The part of the guarded fetcher's robots cache used to skip disallowed URLs before reading. */
@@ -332,7 +336,7 @@ export async function crawlSite(deps: CrawlDeps, input: CrawlInput): Promise<Cra
         const url = new URL(raw);
         if (!url.pathname.startsWith(folder) || !admissible(url)) continue;
         seen.add(url.href);
-        sitemapItems.push({ url: url.href, depth: 1 });
+        sitemapItems.push({ url: url.href, depth: 1, sitemap: true });
       }
     } catch (error) {
       cancelled();
@@ -341,6 +345,7 @@ export async function crawlSite(deps: CrawlDeps, input: CrawlInput): Promise<Cra
     }
   }
   const fromSitemap = sitemapItems.length > 0;
+  let sitemapPages = 0;
 
   const fail = (url: string, error: GleanerError) => {
     if (failed.length < MAX_FAILURES) {
@@ -369,6 +374,7 @@ export async function crawlSite(deps: CrawlDeps, input: CrawlInput): Promise<Cra
       depth: item.depth,
       order: index,
     });
+    if (item.sitemap) sitemapPages++;
     reads++;
     input.progress?.({ progress: reads, total: planned, message: `read ${item.url}` });
     if (page.finalUrl && page.finalUrl !== item.url) seen.add(page.finalUrl.replace(/#.*$/, ""));
@@ -432,6 +438,7 @@ export async function crawlSite(deps: CrawlDeps, input: CrawlInput): Promise<Cra
     pages: pages.map(({ order: _order, ...page }) => page),
     failed,
     from_sitemap: fromSitemap,
+    ...(fromSitemap ? { sitemap_pages: sitemapPages } : {}),
   };
   if (deps.cache) await deps.cache.set("crawl", key, result).catch(() => {});
   log.debug("crawled {origin}: {pages} pages, {failed} failed", {

@@ -6,6 +6,7 @@ import { createReader } from "../read/cascade.ts";
 import { httpTier } from "../read/tiers/http.ts";
 import { openStore, type Store } from "../store/mod.ts";
 import { type FixtureWeb, SITEMAP_PAGES, startFixtureWeb } from "../../testing/fixtures/web.ts";
+import { crawlSiteTool } from "../tools/crawl_site.ts";
 import { type CrawlDeps, type CrawlProgress, crawlSite, snippetOf } from "./crawl.ts";
 
 interface Setup {
@@ -43,6 +44,9 @@ Deno.test("crawl via a sitemap index: every listed page read once, cached, manif
       progress: (p) => updates.push(p),
     });
     assert.equal(result.from_sitemap, true);
+    // The start page is not one of the sitemap's: the count says what the sitemap gave.
+    assert.equal(result.sitemap_pages, SITEMAP_PAGES.length);
+    assert.equal(result.pages.length, SITEMAP_PAGES.length + 1);
     assert.deepEqual(result.failed, []);
     // The start page, then the sitemap's pages in sitemap order (both files of the index,
     // the gzip one included); the off-site URL and the image are skipped.
@@ -98,6 +102,12 @@ Deno.test("crawl via a sitemap stops at max_pages", async () => {
   await withSite(async ({ web, deps }) => {
     const result = await crawlSite(deps, { url: web.url("/pages/"), max_pages: 3 });
     assert.equal(result.from_sitemap, true);
+    assert.equal(result.sitemap_pages, 2);
+    assert.equal(
+      crawlSiteTool.render(result).split("\n")[0],
+      "3 pages (2 listed in the sitemap)",
+      "the head of the text counts the sitemap's pages, not all of them",
+    );
     assert.deepEqual(result.pages.map((p) => path(p.url)), [
       "/pages/",
       `/pages/${SITEMAP_PAGES[0]}`,
@@ -117,6 +127,8 @@ Deno.test("crawl of a link maze: BFS to max_depth, exclude, robots, traps skippe
     });
     // The sitemap lists nothing under /maze/: links alone.
     assert.equal(result.from_sitemap, false);
+    assert.equal(result.sitemap_pages, undefined);
+    assert.doesNotMatch(crawlSiteTool.render(result), /sitemap/);
     assert.deepEqual(result.pages.map((p) => [path(p.url), p.depth]), [
       ["/maze/", 0],
       ["/maze/a", 1],

@@ -247,7 +247,8 @@ export async function recallMemories(
   if (overBudget > 0) {
     notices.push({
       code: "budget",
-      message: `${matched} memories matched; ${memories.length} fit in max_tokens ${maxTokens}` +
+      message: `${matched} ${matched === 1 ? "memory" : "memories"} matched; ${memories.length} ` +
+        `fit in max_tokens ${maxTokens}` +
         " (raise max_tokens or narrow the query for more).",
     });
   }

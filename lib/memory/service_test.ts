@@ -195,6 +195,18 @@ Deno.test("recall: the budget is counted with the tokenizer on the rendered memo
   }
 });
 
+Deno.test("recall: the budget notice counts one memory in the singular", async () => {
+  const m = service({ embedder: false });
+  try {
+    await m.save({ memories: [{ content: `The rollout needs ${"careful ".repeat(40)}review.` }] });
+    const out = await m.recall({ query: "rollout review", max_tokens: 5 });
+    const notice = out.notices.find((n) => n.code === "budget");
+    assert.equal(notice?.message.startsWith("1 memory matched; 0 fit in max_tokens 5"), true);
+  } finally {
+    await m.close();
+  }
+});
+
 Deno.test("rendered recall: boundaries, escaped content, forged tags stay inert", async () => {
   const m = service({ embedder: false });
   try {

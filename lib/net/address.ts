@@ -203,9 +203,8 @@ export function assertUrlAllowed(url: URL, policy: AddressPolicy): void {
   if (url.username !== "" || url.password !== "") block("credentials in the URL");
   const listedOrigin = Array.isArray(policy.allow_private) &&
     privateAllowed({ allow_private: policy.allow_private }, url.origin);
-  if (url.port !== "" && !policy.allowed_ports.includes(Number(url.port)) && !listedOrigin) {
-    block(`port ${url.port} is not allowed`);
-  }
+  const portRefused = url.port !== "" && !policy.allowed_ports.includes(Number(url.port)) &&
+    !listedOrigin;
   const mayBePrivate = privateAllowed(policy, url.origin);
   let literal: string | null;
   try {
@@ -213,14 +212,63 @@ export function assertUrlAllowed(url: URL, policy: AddressPolicy): void {
   } catch {
     return block("invalid host");
   }
+  // A private host is refused first: its fix (the origin in allow_private) lets its port pass too.
   if (literal !== null) {
-    if (!isPublicAddress(literal) && !mayBePrivate) block("private or reserved address");
-    return;
+    if (!isPublicAddress(literal) && !mayBePrivate) {
+      throw privateBlocked(url.origin, "private or reserved address");
+    }
+  } else {
+    const name = url.hostname.toLowerCase().replace(/\.+$/, "");
+    if (name === "") block("empty host");
+    const local = name === "localhost" || LOCAL_SUFFIXES.some((s) => name.endsWith(s));
+    if (local && !mayBePrivate) throw privateBlocked(url.origin, "local host name");
   }
-  const name = url.hostname.toLowerCase().replace(/\.+$/, "");
-  if (name === "") block("empty host");
-  const local = name === "localhost" || LOCAL_SUFFIXES.some((s) => name.endsWith(s));
-  if (local && !mayBePrivate) block("local host name");
+  if (portRefused) {
+    throw blockedUrl(where, `port ${url.port} is not allowed`, {
+      setting: "network.allowed_ports",
+      value: Number(url.port),
+    });
+  }
+}
+
+/** The setting that would let a refused URL through, and the value to add to it. */
+export interface AllowFix {
+  /** `network.allow_private` (an origin) or `network.allowed_ports` (a port). */
+  setting: "network.allow_private" | "network.allowed_ports";
+  /** What to add to the setting's list. */
+  value: string | number;
+}
+
+/**
+ * A `blocked_url` error naming the origin, the reason and the setting that
+ * allows it, with the exact value to add:
+ * `http://localhost:8080 is blocked: local host name; to allow it, add
+ * "http://localhost:8080" to network.allow_private`. `details` carry
+ * `reason`, `setting` and `value`.
+ */
+function blockedUrl(origin: string, reason: string, fix: AllowFix): GleanerError {
+  return new GleanerError(
+    "blocked_url",
+    `${origin} is blocked: ${reason}; to allow it, add ${
+      JSON.stringify(fix.value)
+    } to ${fix.setting}`,
+    { details: { reason, setting: fix.setting, value: fix.value } },
+  );
+}
+
+/**
+ * The `blocked_url` error of an origin refused for a private address (or a local host name):
+ * the fix is the origin in `network.allow_private`.
+ *
+ * @example
+ * ```ts
+ * import { privateBlocked } from "./address.ts";
+ * const error = privateBlocked("http://localhost:8080", "local host name");
+ * console.assert(error.message.endsWith('add "http://localhost:8080" to network.allow_private'));
+ * ```
+ */
+export function privateBlocked(origin: string, reason: string): GleanerError {
+  return blockedUrl(origin, reason, { setting: "network.allow_private", value: origin });
 }
 
 /**
@@ -251,7 +299,7 @@ export async function assertResolvedPublic(
   const literal = parseHostLiteral(hostname);
   if (literal !== null) {
     if (!mayBePrivate && !isPublicAddress(literal)) {
-      throw new GleanerError("blocked_url", `${origin} is blocked: private or reserved address`);
+      throw privateBlocked(origin, "private or reserved address");
     }
     return [literal];
   }
@@ -287,11 +335,7 @@ export function assertAddressesAllowed(
   }
   if (mayBePrivate) return;
   if (addresses.some((a) => !isPublicAddress(a))) {
-    throw new GleanerError(
-      "blocked_url",
-      `${origin} is blocked: the host resolves to a private or reserved address`,
-      { details: { reason: "resolves to a private or reserved address" } },
-    );
+    throw privateBlocked(origin, "the host resolves to a private or reserved address");
   }
 }
 

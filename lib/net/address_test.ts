@@ -190,6 +190,48 @@ Deno.test("blocked_url messages name the origin, never the path or credentials",
   }
 });
 
+Deno.test("blocked_url messages name the setting that allows the URL and the value to add; adding it works", async () => {
+  const cases: [string, string, Record<string, unknown>][] = [
+    [
+      "http://localhost:8080/search",
+      'http://localhost:8080 is blocked: local host name; to allow it, add "http://localhost:8080" to network.allow_private',
+      { allow_private: ["http://localhost:8080"] },
+    ],
+    [
+      "http://10.1.2.3/",
+      'http://10.1.2.3 is blocked: private or reserved address; to allow it, add "http://10.1.2.3" to network.allow_private',
+      { allow_private: ["http://10.1.2.3"] },
+    ],
+    // A private host on another port: listing the origin allows both, so that is the fix named.
+    [
+      "http://127.0.0.1:8888/",
+      'http://127.0.0.1:8888 is blocked: private or reserved address; to allow it, add "http://127.0.0.1:8888" to network.allow_private',
+      { allow_private: ["http://127.0.0.1:8888"] },
+    ],
+    [
+      "https://example.com:9000/",
+      "https://example.com:9000 is blocked: port 9000 is not allowed; to allow it, add 9000 to network.allowed_ports",
+      { allowed_ports: [...policy.allowed_ports, 9000] },
+    ],
+  ];
+  for (const [url, message, fix] of cases) {
+    assert.throws(
+      () => assertUrlAllowed(new URL(url), policy),
+      (e: GleanerError) => e.message === message && e.details?.setting !== undefined,
+      url,
+    );
+    assertUrlAllowed(new URL(url), parseConfig({ network: fix }).network);
+  }
+  await assert.rejects(
+    assertResolvedPublic("127.0.0.1", policy, "http://127.0.0.1"),
+    (e: GleanerError) => e.message.endsWith('add "http://127.0.0.1" to network.allow_private'),
+  );
+  assert.throws(
+    () => assertAddressesAllowed(["192.168.1.10"], false, "http://nas.example"),
+    (e: GleanerError) => e.message.endsWith('add "http://nas.example" to network.allow_private'),
+  );
+});
+
 Deno.test("assertResolvedPublic resolves names and checks every address", async () => {
   await assert.rejects(
     assertResolvedPublic("localhost", policy, "http://localhost"),

@@ -515,11 +515,16 @@ export function providerFailure(
   const policy = verdict.kind === "blocked" && evidence.error instanceof GleanerError
     ? ` ${evidence.error.message}`
     : "";
+  // The configured address is private: say which setting holds it and which one allows it.
+  const privateEndpoint = verdict.kind === "blocked" && evidence.error instanceof GleanerError &&
+    evidence.error.details?.setting === "network.allow_private";
   return new SearchFailure(
     CLASS_OUTCOMES[verdict.kind],
     // A name that did not resolve says so, and which setting holds it, on its own.
     unresolved
       ? `${provider}: ${unresolved}`
+      : privateEndpoint
+      ? `${provider}: the address in ${setting} is private:${policy}`
       : `${provider}: ${where} ${what} (${why})${hint}${policy}`,
     {
       backend: provider,
@@ -533,7 +538,11 @@ export function providerFailure(
           : {}),
         ...(verdict.retry_after_s !== undefined ? { retry_after_s: verdict.retry_after_s } : {}),
         ...(verdict.upstream_code ? { upstream_code: verdict.upstream_code } : {}),
-        ...(verdict.field ? { field: verdict.field } : unresolved ? { field: setting } : {}),
+        ...(verdict.field
+          ? { field: verdict.field }
+          : unresolved || privateEndpoint
+          ? { field: setting }
+          : {}),
         ...(verdict.kind === "refused" || verdict.kind === "over_limit" ? { refusal: true } : {}),
       },
     },

@@ -465,8 +465,12 @@ function routerOver(
       }
       const failure = asFailure(error, provider.name);
       last = failure;
+      // A configured address that cannot be used (its name does not resolve, the network
+      // policy refuses it) is the operator's to fix: its message, with the setting, is kept.
       if (
-        failure.cause instanceof GleanerError && typeof failure.cause.details?.host === "string"
+        failure.cause instanceof GleanerError &&
+        (typeof failure.cause.details?.host === "string" ||
+          failure.cause.details?.setting === "network.allow_private")
       ) {
         unresolved.add(failure.message);
       }
@@ -592,7 +596,15 @@ function routerOver(
         continue;
       }
       attempts.push({ backend: provider.name, outcome: "ok", ms });
-      return { value, provider: provider.name, fallback_from, attempts, notices };
+      // A provider skipped for a configured address the operator must fix is said even when
+      // the next one answered: otherwise the configured one is silently never used.
+      return {
+        value,
+        provider: provider.name,
+        fallback_from,
+        attempts,
+        notices: [...unresolved, ...notices],
+      };
     }
     const answered = emptyAnswer();
     if (answered) return answered;

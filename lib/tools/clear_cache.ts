@@ -32,11 +32,9 @@ export const clearCacheTool: ToolSpec<
   scope: "operator",
   title: "Clear cache",
   description:
-    "Removes cached search answers, pages or crawl manifests so the next call reads fresh from the web, or (target domains) forgets the per-site reading memory, so tiers skipped on a site are tried again at once. all clears every one of them. In hosted mode only the operator (admin key) may clear.",
+    "Clears cached searches, pages or crawls so the next call reads fresh; domains forgets the per-site reading memory (skipped tiers are tried again). Hosted mode: the operator only.",
   input: z.strictObject({
-    target: z.enum(["search", "pages", "crawl", "domains", "all"]).default("all").describe(
-      "What to clear: a cache namespace, domains (reading memory per site), or all",
-    ),
+    target: z.enum(["search", "pages", "crawl", "domains", "all"]).default("all"),
   }),
   output: z.object({
     removed: z.number().int().describe("Cache entries removed"),

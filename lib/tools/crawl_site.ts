@@ -26,13 +26,17 @@ export const CrawlOutput: z.ZodObject<{
     }, z.core.$strip>
   >;
   from_sitemap: z.ZodBoolean;
+  sitemap_pages: z.ZodOptional<z.ZodNumber>;
   partial: z.ZodOptional<z.ZodBoolean>;
 }, z.core.$strip> = z.object({
   pages: z.array(
     z.object({ url: z.string(), title: z.string(), snippet: z.string(), depth: z.number().int() }),
   ),
   failed: z.array(z.object({ url: z.string() }).extend(ItemErrorSchema.shape)),
-  from_sitemap: z.boolean().describe("True when the pages came from the site's sitemap"),
+  from_sitemap: z.boolean().describe("True when the site's sitemap listed pages to read"),
+  sitemap_pages: z.number().int().optional().describe(
+    "How many of the pages the sitemap listed (the others came from links)",
+  ),
   partial: z.boolean().optional().describe(
     "True when the crawl stopped before it was done (time or size limit, or the crawl job failed): the pages are those done by then",
   ),
@@ -54,18 +58,16 @@ export const crawlSiteTool: ToolSpec<
   scope: "tenant",
   title: "Crawl a site",
   description:
-    "Maps a website from a starting URL: uses its sitemap when there is one, otherwise follows same-site links breadth-first, obeying robots.txt. Returns a manifest of pages (URL, title, snippet). Pages are cached, so reading them next with scrape_urls is instant.",
+    "Maps a site from a URL: its sitemap, else same-site links breadth-first, obeying robots.txt. Returns the pages (URL, title, snippet), cached so scrape_urls reads them at once.",
   input: z.strictObject({
-    url: z.string().min(1).max(4096).describe("Where to start (a site root or a docs folder)"),
-    max_pages: z.number().int().min(1).max(100).default(20).describe("Pages to read at most"),
+    url: z.string().min(1).max(4096).describe("A site root or a docs folder"),
+    max_pages: z.number().int().min(1).max(100).default(20),
     max_depth: z.number().int().min(0).max(10).default(2).describe("Link hops from the start"),
     include: z.array(z.string()).max(20).optional().describe(
       "Only paths matching these globs (or re:<regex>)",
     ),
-    exclude: z.array(z.string()).max(20).optional().describe(
-      "Skip paths matching these globs (or re:<regex>)",
-    ),
-    no_cache: z.boolean().optional().describe("Ignore a cached manifest"),
+    exclude: z.array(z.string()).max(20).optional().describe("Paths to skip, as include"),
+    no_cache: z.boolean().optional().describe("Skip a cached result"),
   }),
   output: CrawlOutput,
   http: { path: "/v1/crawl" },
@@ -91,7 +93,8 @@ export const crawlSiteTool: ToolSpec<
   render: (out) => {
     const lines = out.pages.map((p) => `- ${p.title || p.url}\n  ${p.url}\n  ${p.snippet}`);
     for (const f of out.failed) lines.push(`! ${f.url}: ${f.code}`);
-    const head = `${out.pages.length} pages${out.from_sitemap ? " (from the sitemap)" : ""}${
+    const listed = out.sitemap_pages ? ` (${out.sitemap_pages} listed in the sitemap)` : "";
+    const head = `${out.pages.length} ${out.pages.length === 1 ? "page" : "pages"}${listed}${
       out.partial ? " (partial: the crawl stopped before it was done)" : ""
     }`;
     return [head, ...lines].join("\n");

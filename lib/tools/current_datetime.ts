@@ -47,8 +47,7 @@ export const currentDatetimeTool: ToolSpec<
   name: "current_datetime",
   scope: "shared",
   title: "Current date and time",
-  description:
-    "Returns the current date and time in UTC. Use it before searching for recent events or when a question depends on today's date.",
+  description: "The current date and time (UTC), for questions that depend on today.",
   input: z.strictObject({}),
   output: CurrentDatetimeOutput,
   http: { path: "/v1/datetime" },

@@ -26,8 +26,7 @@ export const deleteMemoryTool: ToolSpec<typeof MemoryKeyInput, typeof DeleteMemo
     name: "delete_memory",
     scope: "tenant",
     title: "Delete memory",
-    description:
-      "Deletes a stored memory (by memory_id: a ref or a numeric id; or ref, or id) and its older versions, for good.",
+    description: "Deletes a memory and its older versions, for good.",
     input: MemoryKeyInput,
     output: DeleteMemoryOutput,
     http: { path: "/v1/memories/delete" },

@@ -103,12 +103,12 @@ export const domainStatsTool: ToolSpec<
   scope: "tenant",
   title: "Domain reading memory",
   description:
-    "Shows what Gleaner remembers about reading a site, per origin (scheme, host and port): attempts and successes per reading tier over the last 30 days, tiers currently skipped and when they are retried (skipped_until), last failure, robots.txt, llms.txt. Give a host (all its origins) or an origin; omit for a summary of the most-read origins. clear_cache with target domains forgets it all.",
+    "What Gleaner remembers about reading a site, per origin: successes per reading tier (30 days), tiers skipped and until when, last failure, robots.txt, llms.txt. clear_cache target domains forgets it.",
   input: z.strictObject({
     domain: z.string().min(1).max(300).optional().describe(
-      "A host such as example.com (shows each of its origins) or an origin such as https://example.com:8443; omit for a summary",
+      "A host (each of its origins) or an origin; omit for the most-read origins",
     ),
-    limit: z.number().int().min(1).max(200).default(20).describe("Origins in the summary"),
+    limit: z.number().int().min(1).max(200).default(20),
   }),
   output: DomainStatsOutput,
   http: { path: "/v1/domains" },

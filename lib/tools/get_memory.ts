@@ -28,8 +28,7 @@ export const getMemoryTool: ToolSpec<typeof MemoryKeyInput, typeof GetMemoryOutp
   name: "get_memory",
   scope: "tenant",
   title: "Get memory",
-  description:
-    "Returns one stored memory in full (by memory_id: a ref or a numeric id; or ref, or id), with its older versions.",
+  description: "One stored memory in full, with its older versions.",
   input: MemoryKeyInput,
   output: GetMemoryOutput,
   http: { path: "/v1/memories/get" },

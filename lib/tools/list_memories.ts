@@ -8,8 +8,7 @@ import { escapeMemoryText } from "../memory/render.ts";
 import { KindSchema, MemoryNoticeSchema, SessionIdSchema } from "./memory_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
-const TIME_HELP =
-  "ISO 8601 date or date-time (UTC when no offset), or a duration ago: 30m, 12h, 7d, 2w";
+const TIME_HELP = "ISO 8601 date or time, or a duration ago: 30m, 12h, 7d, 2w";
 
 /** Input of `list_memories`. */
 export const ListMemoriesInput: z.ZodObject<{
@@ -34,14 +33,12 @@ export const ListMemoriesInput: z.ZodObject<{
   offset: z.ZodDefault<z.ZodNumber>;
 }, z.core.$strict> = z.strictObject({
   kind: KindSchema.optional(),
-  since: z.string().max(64).optional().describe(`Created at or after: ${TIME_HELP}`),
-  until: z.string().max(64).optional().describe(`Created before: ${TIME_HELP}`),
-  search: z.string().max(1_000).optional().describe(
-    "Only memories containing every one of these words; the last word may be the start of a word (pyth finds python)",
-  ),
+  since: z.string().max(64).optional().describe(`Created since: ${TIME_HELP}`),
+  until: z.string().max(64).optional().describe("Created before; as since"),
+  search: z.string().max(1_000).optional().describe("Words all present; the last may be a prefix"),
   session_id: SessionIdSchema.optional(),
   sort: z.enum(["recent", "stale", "relevance"]).optional().describe(
-    "recent: newest first (default without search); stale: least recently recalled first; relevance: best text match (default with search)",
+    "Default recent, relevance with search; stale: least recalled first",
   ),
   limit: z.number().int().min(1).max(200).default(20),
   offset: z.number().int().min(0).default(0),
@@ -104,7 +101,7 @@ export const listMemoriesTool: ToolSpec<typeof ListMemoriesInput, typeof ListMem
     scope: "tenant",
     title: "List memories",
     description:
-      "Lists stored memories as short previews with filters (kind, time, session, words: every word must appear, the last may be a prefix), sorting (by relevance while searching) and paging; for reviewing or cleaning up memories, not for answering (use recall_memories).",
+      "Lists memory previews with filters and paging, to review or clean up; to answer, use recall_memories.",
     input: ListMemoriesInput,
     output: ListMemoriesOutput,
     http: { path: "/v1/memories/list" },

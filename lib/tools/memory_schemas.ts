@@ -6,19 +6,16 @@
  */
 import { z } from "zod";
 import { idTextRefinement } from "../text/id_text.ts";
+import { ALIAS_OF } from "./listing.ts";
 
 /** A session scope inside one user's store. */
 export const SessionIdSchema: z.ZodString = z.string().min(1).max(200).superRefine(
   idTextRefinement,
-).describe(
-  "Session scope inside your store (optional); omit to use the whole store",
-);
+).describe("A session's own scope; omit for the whole store");
 
 /** A memory ref (8 characters, as returned by save_memories). */
 export const RefSchema: z.ZodString = z.string().min(1).max(64).superRefine(idTextRefinement)
-  .describe(
-    "Short ref of a memory, as returned by save_memories / recall_memories",
-  );
+  .describe("A memory's ref");
 
 /** Memory kind. */
 export const KindSchema: z.ZodEnum<{
@@ -102,8 +99,8 @@ export const MemoryNoticeSchema: z.ZodObject<{
 /** A memory named as the specification does: its ref (a string) or its numeric id. */
 export const MemoryIdSchema: z.ZodUnion<readonly [z.ZodNumber, z.ZodString]> = z.union([
   z.number().int().positive(),
-  RefSchema,
-]).describe("The memory: its ref (string) or its numeric id (number); instead of ref or id");
+  z.string().min(1).max(64).superRefine(idTextRefinement),
+]).describe("Its ref or numeric id");
 
 /** The ways of naming one memory: `memory_id`, `ref`, `id`. */
 export interface KeyFields {
@@ -158,8 +155,9 @@ export const MemoryKeyInput: z.ZodObject<{
   id: z.ZodOptional<z.ZodNumber>;
 }, z.core.$strict> = z.strictObject({
   memory_id: MemoryIdSchema.optional(),
-  ref: RefSchema.optional(),
-  id: z.number().int().positive().optional().describe("Numeric id (instead of ref)"),
+  // Other names of memory_id: accepted, not listed to models (see listing.ts).
+  ref: RefSchema.meta({ [ALIAS_OF]: "memory_id" }).optional(),
+  id: z.number().int().positive().meta({ [ALIAS_OF]: "memory_id" }).optional(),
 }).superRefine(refineMemoryKey);
 
 /** The key object of a validated {@link MemoryKeyInput} (or `update_memory`'s input). */

@@ -13,10 +13,8 @@ import type { Config } from "../config/config.ts";
 import { domainProfileNames } from "../search/domain_profiles.ts";
 import { llmConfigured } from "../search/llm.ts";
 
-const PROFILE_HELP =
-  "Domain profile: raise results on its preferred domains, drop its excluded ones";
-const EXPAND_HELP =
-  "Rewrite the query with the configured language model before searching (the answer shows the rewritten query; on failure the original is searched)";
+const PROFILE_HELP = "Raise a profile's preferred domains, drop its excluded ones";
+const EXPAND_HELP = "Rewrite the query with the language model first";
 
 /** The quality arguments' shape, as the static (library) definitions type it. */
 export interface QualityShape {
@@ -48,9 +46,7 @@ export function qualityShape(config?: Config): QualityShape {
     };
   }
   const names = domainProfileNames(config);
-  const profile = z.enum(names as [string, ...string[]]).optional().describe(
-    `${PROFILE_HELP} (${names.join(", ")})`,
-  );
+  const profile = z.enum(names as [string, ...string[]]).optional().describe(PROFILE_HELP);
   // The enum's output is a string: the loose type holds for both.
   const shape = { domain_profile: profile as unknown as z.ZodOptional<z.ZodString> };
   return (llmConfigured(config)

@@ -15,12 +15,10 @@ export const RecallMemoriesInput: z.ZodObject<{
   max_tokens: z.ZodOptional<z.ZodNumber>;
   session_id: z.ZodOptional<z.ZodString>;
 }, z.core.$strict> = z.strictObject({
-  query: z.string().max(4_000).optional().describe(
-    "What you need to remember; omit for the most recent memories",
-  ),
-  top_k: z.number().int().min(1).max(100).default(10).describe("Most memories to return"),
+  query: z.string().max(4_000).optional().describe("Omit for the newest"),
+  top_k: z.number().int().min(1).max(100).default(10),
   max_tokens: z.number().int().min(1).max(100_000).optional().describe(
-    "Token budget of the recalled memories (the profile has its own); default: the server's memory.recall_budget (2000 unless set)",
+    "Budget of the memories; the profile has its own",
   ),
   session_id: SessionIdSchema.optional(),
 });
@@ -113,7 +111,7 @@ export const recallMemoriesTool: ToolSpec<typeof RecallMemoriesInput, typeof Rec
     scope: "tenant",
     title: "Recall memories",
     description:
-      "Recalls stored memories relevant to a query (keyword and meaning match), best first, within a token budget; without a query, the most recent ones. The user's profile memories are always attached. Call it at the start of a task instead of asking the user again.",
+      "Recalls the stored memories that match a query (words and meaning), best first, within a token budget, with the user's profile. Call it at the start of a task instead of asking again.",
     input: RecallMemoriesInput,
     output: RecallMemoriesOutput,
     http: { path: "/v1/memories/recall" },

@@ -99,7 +99,8 @@ Deno.test("tools: an unknown key is invalid_arguments naming the tool and the ke
   assert.throws(
     () => parseToolInput(scrape, { items: [{ url: "https://example.com/", qurey: "x" }] }),
     (e: GleanerError) =>
-      e.code === "invalid_arguments" && e.message === 'scrape_urls: items.0: unknown key "qurey"',
+      e.code === "invalid_arguments" &&
+      e.message === 'scrape_urls: items.0: unknown key "qurey" (did you mean "query"?)',
   );
   assert.deepEqual(parseToolInput(clear, {}), { target: "all" });
 });

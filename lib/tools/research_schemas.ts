@@ -34,16 +34,12 @@ export type ResearchShape = {
  */
 export function researchInputFor(config?: Config): z.ZodObject<ResearchShape, z.core.$strict> {
   return z.strictObject({
-    query: z.string().trim().min(1).max(500).describe("The question to research"),
-    max_results: z.number().int().min(1).max(20).default(10).describe(
-      "Search results to consider",
-    ),
-    max_pages: z.number().int().min(1).max(10).default(5).describe("Pages to read"),
-    max_tokens: z.number().int().min(100).max(50_000).optional().describe(
-      "Token budget of the evidence (default 4000)",
-    ),
+    query: z.string().trim().min(1).max(500).describe("The question"),
+    max_results: z.number().int().min(1).max(20).default(10).describe("Search results to weigh"),
+    max_pages: z.number().int().min(1).max(10).default(5),
+    max_tokens: z.number().int().min(100).max(50_000).optional().describe("Default 4000"),
     domains: z.array(z.string().min(1)).max(20).optional().describe(
-      "Only use these domains (subdomains included)",
+      "Only these sites (and subdomains)",
     ),
     time_range: timeRangeSchema().optional(),
     language: z.string().min(2).max(10).optional(),

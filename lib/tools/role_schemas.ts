@@ -54,7 +54,7 @@ export const PageSchema = z.object({
 
 /** What a provider changed in the request to fit its documented limits. */
 const NoticesSchema = z.array(z.string()).optional().describe(
-  "What the provider changed in the request to fit its documented limits",
+  "What the provider changed in the request to fit its documented limits; a configured provider that could not be used, and the setting to fix",
 );
 
 /** What every routed answer says about how it was obtained. */

@@ -25,12 +25,10 @@ export const SaveMemoriesInput: z.ZodObject<{
   memories: z.array(z.strictObject({
     content: z.string().max(100_000).refine((s) => s.trim() !== "", {
       message: "must not be empty",
-    }).describe("One concise fact or event, in your own words"),
-    kind: z.enum(["episodic", "profile"]).optional().describe(
-      "episodic (default): something learned or done; profile: a standing fact about the user, attached to every recall",
-    ),
+    }).describe("One fact, in your own words"),
+    kind: z.enum(["episodic", "profile"]).optional().describe("Default episodic"),
     session_id: SessionIdSchema.optional(),
-  })).min(1).max(1_000).describe("Memories to save together (all or none)"),
+  })).min(1).max(1_000),
 });
 
 /** Output of `save_memories`. */
@@ -72,7 +70,7 @@ export const saveMemoriesTool: ToolSpec<typeof SaveMemoriesInput, typeof SaveMem
     scope: "tenant",
     title: "Save memories",
     description:
-      "Saves concise memories for later sessions, in one transaction (all or none). Save short self-contained facts (one per memory); kind 'profile' for standing facts about the user. A memory is skipped as a duplicate only when it is the same text, after trimming white space, as one already stored in the same session scope; a memory that differs in case, punctuation or any number, date, time, code, version or name is saved, and one close to an existing memory carries a similar_to notice with the ref to update instead if it is a correction.",
+      "Saves short self-contained facts for later sessions, all or none; kind profile for standing facts about the user (in every recall). Only the same text in the same session is skipped; one close to a stored memory gets a similar_to notice with its ref (update that one if it is a correction).",
     input: SaveMemoriesInput,
     output: SaveMemoriesOutput,
     http: { path: "/v1/memories/save" },

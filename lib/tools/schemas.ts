@@ -62,12 +62,12 @@ export function selectorArg(description: string): z.ZodString {
 
 /** `target_selector`: keep only the element a CSS selector matches. */
 export const TargetSelectorSchema: z.ZodString = selectorArg(
-  "CSS selector (max 256 chars) of the one element to read instead of the main content, e.g. `main table`; a page without it fails with selector_not_found",
+  "CSS selector of the one element to read, e.g. `main table`",
 );
 
 /** `wait_for_selector`: render in the browser and wait for a CSS selector. */
 export const WaitForSelectorSchema: z.ZodString = selectorArg(
-  "CSS selector (max 256 chars) to wait for in the headless browser before reading (forces the browser; bounded by the read timeout; selector_not_found when it never shows)",
+  "CSS selector to wait for in the headless browser before reading",
 );
 
 /** A failure of one item, with its stable code. */

@@ -18,7 +18,7 @@ export const scrapeUrlsTool: ToolSpec<typeof ScrapeInput, typeof ScrapeOutput> =
   scope: "tenant",
   title: "Read pages",
   description:
-    "Reads 1-5 web pages (HTML, JavaScript apps, PDFs, JSON, GitHub) and returns only the original passages that answer each item's `query`, with their URL, within `max_tokens`. Without a query it returns the page text in order. Also lists up to 10 related links per page.",
+    "Reads pages (HTML, JavaScript apps, PDF, JSON, GitHub) and returns only the original passages that answer each item's query, with their URLs, within max_tokens; without a query, the page text in order. Lists related links.",
   input: ScrapeInput,
   output: ScrapeOutput,
   http: { path: "/v1/scrape" },
@@ -33,6 +33,7 @@ export const scrapeUrlsTool: ToolSpec<typeof ScrapeInput, typeof ScrapeOutput> =
 export function renderScrape(out: z.output<typeof ScrapeOutput>): string {
   const parts: string[] = [];
   if (out.evidence.length) parts.push(renderEvidenceText(out.evidence));
+  else if (out.items.every((item) => item.error)) parts.push("(no page could be read)");
   else parts.push("(no passage matched)");
   for (const item of out.items) {
     if (item.error) parts.push(`! ${item.url}: ${item.error.code}: ${item.error.message}`);

@@ -37,25 +37,19 @@ export const ScrapeInput: z.ZodObject<{
   no_cache: z.ZodOptional<z.ZodBoolean>;
 }, z.core.$strict> = z.strictObject({
   items: z.array(z.strictObject({
-    url: z.string().max(4096).describe(
-      "Absolute http(s) URL (a bad URL fails its item, not the call)",
-    ),
-    query: z.string().max(500).optional().describe(
-      "What you want from the page; omit or '*' for the page in order",
-    ),
+    url: z.string().max(4096),
+    query: z.string().max(500).optional().describe("What you want from the page"),
     target_selector: TargetSelectorSchema.optional(),
     wait_for_selector: WaitForSelectorSchema.optional(),
-  })).min(1).max(5).describe("One to five pages"),
+  })).min(1).max(5),
   max_tokens: z.number().int().min(50).max(50_000).optional().describe(
-    "Token budget shared by all items (default 4000)",
+    "Shared by all items (default 4000)",
   ),
   render: z.enum(["never", "auto", "always"]).optional().describe(
-    "Headless browser: never, auto (when the page needs JavaScript), always",
+    "Headless browser; auto: when the page needs JavaScript",
   ),
-  max_age: z.number().int().min(0).optional().describe(
-    "Accept a cached page up to this many seconds old",
-  ),
-  no_cache: z.boolean().optional().describe("Read fresh, ignoring the cache"),
+  max_age: z.number().int().min(0).optional().describe("Seconds a cached page may be old"),
+  no_cache: z.boolean().optional().describe("Read fresh"),
 });
 
 /** Output of `scrape_urls`. */

@@ -36,27 +36,17 @@ function searchItemInput(config?: Config): z.ZodObject<SearchItemShape, z.core.$
 /** The input of `search` for a configuration: its profiles, `expand` only with a model. */
 export function searchInputFor(config?: Config): typeof SearchInput {
   return z.strictObject({
-    items: z.array(searchItemInput(config)).min(1).max(5).describe(
-      "One to five independent queries",
-    ),
-    no_cache: z.boolean().optional().describe("Skip cached answers (up to 1 hour old)"),
+    items: z.array(searchItemInput(config)).min(1).max(5),
+    no_cache: z.boolean().optional().describe("Skip cached answers"),
   });
 }
 
 const searchItemBase = () => ({
-  query: z.string().max(2000).describe(
-    "What to search for (an empty or bad query fails its item, not the call)",
-  ),
-  domains: z.array(z.string()).max(20).optional().describe(
-    "Only return results from these domains (subdomains included)",
-  ),
-  time_range: timeRangeSchema().optional().describe(
-    "Only results from this recent period",
-  ),
-  language: z.string().min(2).max(10).optional().describe(
-    "Language or region code, e.g. en, de-de",
-  ),
-  max_results: z.number().int().min(1).max(20).default(10).describe("Results to return (1-20)"),
+  query: z.string().max(2000),
+  domains: z.array(z.string()).max(20).optional().describe("Only these sites (and subdomains)"),
+  time_range: timeRangeSchema().optional(),
+  language: z.string().min(2).max(10).optional().describe("e.g. en, de-de"),
+  max_results: z.number().int().min(1).max(20).default(10),
 });
 
 /** One query of a `search` call (any profile name and `expand` accepted, checked on the call). */
@@ -69,8 +59,8 @@ export const SearchInput: z.ZodObject<{
   >;
   no_cache: z.ZodOptional<z.ZodBoolean>;
 }, z.core.$strict> = z.strictObject({
-  items: z.array(SearchItemInput).min(1).max(5).describe("One to five independent queries"),
-  no_cache: z.boolean().optional().describe("Skip cached answers (up to 1 hour old)"),
+  items: z.array(SearchItemInput).min(1).max(5),
+  no_cache: z.boolean().optional().describe("Skip cached answers"),
 });
 
 /** One search result. */
@@ -150,7 +140,7 @@ export const SearchOutput: z.ZodObject<{
     cached: z.boolean().optional().describe("True when answered from the cache"),
     age_s: z.number().optional().describe("Age of a cached answer in seconds"),
     notices: z.array(z.string()).optional().describe(
-      "What changed on the way: the provider fitting the request to its limits, a failed reranker or query rewrite",
+      "What changed on the way: a configured provider that could not be used (and the setting to fix), the provider fitting the request to its limits, a failed reranker or query rewrite",
     ),
     rewritten_query: z.string().optional().describe(
       "The query the language model wrote and the providers were asked (`expand`)",
@@ -186,7 +176,7 @@ export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = def
   scope: "tenant",
   title: "Web search",
   description:
-    "Searches the web and returns titles, URLs and snippets for up to 5 queries at once, using the configured search providers in order. Use `domains` to restrict results to sites you trust, or a `domain_profile` to prefer good sources. Read promising results with scrape_urls, or use research to search and read in one call.",
+    "Web search, several queries at once: titles, URLs, snippets. Read results with scrape_urls; for facts rather than links, research searches and reads in one call.",
   input: SearchInput,
   output: SearchOutput,
   http: { path: "/v1/search" },

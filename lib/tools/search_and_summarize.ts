@@ -41,7 +41,7 @@ export function searchAndSummarizeTool(
     scope: "tenant",
     title: "Research and summarize",
     description:
-      "Runs research (search, read the best pages, keep the passages that answer) and adds a short summary written by the configured language model. The passages with their URLs are the evidence; the summary is generated text (marked `generated: true`), so check it against them and cite the passages.",
+      "research plus a short summary by a language model. The passages with their URLs are the evidence; the summary is generated: check it against them and cite the passages.",
     input: researchInputFor(config),
     output: SearchAndSummarizeOutput,
     http: { path: "/v1/summarize" },

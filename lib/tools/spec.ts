@@ -143,3 +143,34 @@ export async function preloadHandler(tool: AnyToolSpec): Promise<void> {
   const handler = tool.handler as Partial<LazyHandler<unknown, unknown>>;
   await handler.preload?.();
 }
+
+/**
+ * True when a call answered but every part of it failed: a batch (`items`) whose every item
+ * carries an error, or a research whose every page failed and gave no source. MCP marks such
+ * an answer `isError: true` (its structured content still carries each item's error) and the
+ * CLI exits 1; HTTP answers it with status 200 and the items' errors.
+ *
+ * @example
+ * ```ts
+ * import { everyItemFailed } from "./spec.ts";
+ * const failed = { url: "http://10.0.0.1/", ok: false, error: { code: "blocked_url", message: "…" } };
+ * console.assert(everyItemFailed({ items: [failed] }));
+ * console.assert(!everyItemFailed({ items: [failed, { url: "https://example.com/", ok: true }] }));
+ * console.assert(!everyItemFailed({ items: [] }));
+ * ```
+ */
+export function everyItemFailed(output: unknown): boolean {
+  if (typeof output !== "object" || output === null) return false;
+  const out = output as {
+    items?: unknown;
+    sources?: unknown;
+    failed?: unknown;
+  };
+  if (Array.isArray(out.sources) && Array.isArray(out.failed)) {
+    return out.sources.length === 0 && out.failed.length > 0;
+  }
+  if (!Array.isArray(out.items) || out.items.length === 0) return false;
+  return out.items.every((item: { ok?: unknown; error?: unknown } | null) =>
+    item !== null && typeof item === "object" && (item.ok === false || item.error !== undefined)
+  );
+}

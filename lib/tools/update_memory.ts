@@ -23,7 +23,7 @@ export const UpdateMemoryInput: z.ZodObject<{
   ...MemoryKeyInput.shape,
   content: z.string().max(100_000).refine((s) => s.trim() !== "", {
     message: "must not be empty",
-  }).describe("The corrected content, replacing the old one"),
+  }).describe("The corrected content"),
 }).superRefine(refineMemoryKey);
 
 /** Output of `update_memory`. */
@@ -46,7 +46,7 @@ export const updateMemoryTool: ToolSpec<typeof UpdateMemoryInput, typeof UpdateM
     scope: "tenant",
     title: "Update memory",
     description:
-      "Replaces the content of a stored memory (by memory_id, ref or id; it keeps its ref) when a fact changed; the old version is kept as history.",
+      "Replaces a memory's content when a fact changed; it keeps its ref, the old version stays as history.",
     input: UpdateMemoryInput,
     output: UpdateMemoryOutput,
     http: { path: "/v1/memories/update" },

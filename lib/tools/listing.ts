@@ -1,0 +1,84 @@
+/**
+ * A tool's input as a model reads it: the JSON Schema of its zod input, as
+ * the MCP `tools/list` answer and `GET /v1/tools` list it. A model pays for
+ * every token of it on every turn of every session, so what it never needs
+ * to form a call is left out:
+ *
+ * - the `$schema` URL, and the bound zod gives every integer
+ *   (`maximum: 9007199254740991`);
+ * - the length bounds of strings (`minLength`, `maxLength`): guard rails a
+ *   call never comes near (a 4096-character URL, a 100,000-character memory);
+ *   a value past one is still refused, with a message naming the field and
+ *   the bound;
+ * - the other names a field is accepted under ({@link ALIAS_OF}): `ref` and
+ *   `id` beside `memory_id`.
+ *
+ * Types, enums, required fields, defaults, numeric and array bounds and
+ * `additionalProperties: false` stay: those are what a call gets wrong.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { AnyToolSpec } from "./spec.ts";
+
+/** A JSON Schema object. */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * The metadata key (zod `.meta({ [ALIAS_OF]: "memory_id" })`) of a field that is another
+ * name of a listed one: accepted, not listed.
+ */
+export const ALIAS_OF = "x-alias-of";
+
+const DROPPED = new Set(["$schema", "minLength", "maxLength"]);
+
+/** True for a property schema that names an alias. */
+function isAlias(node: unknown): boolean {
+  return typeof node === "object" && node !== null && ALIAS_OF in node;
+}
+
+/** Removes what carries nothing for a model, at every level. */
+function compact(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compact);
+  if (typeof node !== "object" || node === null) return node;
+  const out: JsonSchema = {};
+  const properties = (node as JsonSchema).properties as JsonSchema | undefined;
+  const aliases = new Set(
+    Object.entries(properties ?? {}).filter(([, value]) => isAlias(value)).map(([key]) => key),
+  );
+  for (const [key, value] of Object.entries(node)) {
+    if (DROPPED.has(key)) continue;
+    // zod's bound of `.int()`: no call can pass it, so it says nothing.
+    if (
+      (key === "maximum" || key === "minimum") &&
+      Math.abs(value as number) >= Number.MAX_SAFE_INTEGER
+    ) continue;
+    if (key === "properties" && aliases.size > 0) {
+      out[key] = compact(
+        Object.fromEntries(Object.entries(value as JsonSchema).filter(([k]) => !aliases.has(k))),
+      );
+    } else if (key === "required" && Array.isArray(value)) {
+      out[key] = value.filter((k) => !aliases.has(k));
+    } else out[key] = compact(value);
+  }
+  return out;
+}
+
+/**
+ * The JSON Schema (draft-07) of a tool's input as models see it.
+ *
+ * @example
+ * ```ts
+ * import { listedInputSchema } from "./listing.ts";
+ * import { getMemoryTool } from "./get_memory.ts";
+ * import { scrapeUrlsTool } from "./scrape_urls.ts";
+ * const schema = listedInputSchema(scrapeUrlsTool);
+ * console.assert(schema.type === "object" && !("$schema" in schema));
+ * console.assert(!JSON.stringify(schema).includes(String(Number.MAX_SAFE_INTEGER)));
+ * const memory = listedInputSchema(getMemoryTool).properties as Record<string, unknown>;
+ * console.assert(Object.keys(memory).join() === "memory_id", "ref and id are its aliases");
+ * ```
+ */
+export function listedInputSchema(tool: AnyToolSpec): JsonSchema {
+  return compact(z.toJSONSchema(tool.input, { io: "input", target: "draft-7" })) as JsonSchema;
+}
