@@ -7,6 +7,12 @@
  *   client's own work on the answer (the SDK client compiles every output
  *   schema with Ajv).
  *
+ * - `mcp` through `deno task mcp` (the launcher and the server it becomes) and
+ *   the exact `deno run` the launcher starts (its argv from `childArgv`),
+ *   alternating run by run: wall time to the `tools/list` answer, the ratio,
+ *   and the resident set of every process of the task (`deno task` and the
+ *   server) against the server alone, read when the answer arrives.
+ *
  * The server runs with the permissions of `deno task mcp`. Peak RSS of the
  * short commands is read through `/usr/bin/time` when it exists (`null`
  * otherwise). Run alone: `deno run -A bench/startup.ts`.
@@ -14,10 +20,12 @@
  * @module
  */
 import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
+import { childArgv } from "../scripts/launch.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
+const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 /**
  * The flags of `deno task mcp`. `--node-modules-dir=manual` uses the
  * installed `node_modules` as it is: in `auto` mode Deno re-verifies every
@@ -107,24 +115,67 @@ async function denoDir(): Promise<string> {
   return (JSON.parse(new TextDecoder().decode(out.stdout)) as { denoDir: string }).denoDir;
 }
 
+/** The process `pid` and every process below it. */
+function processTree(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      const children = Deno.readTextFileSync(`/proc/${out[i]}/task/${out[i]}/children`).trim();
+      if (children) out.push(...children.split(/\s+/).map(Number));
+    } catch {
+      // Gone, or not Linux.
+    }
+  }
+  return out;
+}
+
+/** The resident set (kB) of `pid` and the processes below it, now; `null` where unreadable. */
+function treeRssKb(pid: number | null | undefined): { kb: number | null; processes: number } {
+  if (!pid) return { kb: null, processes: 0 };
+  let total = 0;
+  let processes = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const status = Deno.readTextFileSync(`/proc/${p}/status`);
+      total += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+      processes++;
+    } catch {
+      // Gone.
+    }
+  }
+  return { kb: processes > 0 ? total : null, processes };
+}
+
+/** One start to the `tools/list` answer; `argv` gets the run's environment (its fresh HOME). */
 async function toolsListOnce(
   cache: string,
-  flags: readonly string[],
-): Promise<[number, number, number | null, number]> {
+  argv: (env: Record<string, string>) => Promise<string[]> | string[],
+): Promise<
+  {
+    answered: number;
+    listed: number;
+    peak: number | null;
+    tree: ReturnType<typeof treeRssKb>;
+    tools: number;
+  }
+> {
   const dir = await Deno.makeTempDir({ prefix: "gleaner-startup-" });
+  const env = {
+    NO_COLOR: "1",
+    DENO_DIR: cache,
+    HOME: dir,
+    XDG_DATA_HOME: `${dir}/data`,
+    XDG_CONFIG_HOME: `${dir}/config`,
+    PATH: Deno.env.get("PATH") ?? "",
+  };
+  const args = await argv(env);
   const client = new Client({ name: "startup-bench", version: "1" });
   const started = performance.now();
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", ...flags, CLI, "mcp"],
-    env: {
-      NO_COLOR: "1",
-      DENO_DIR: cache,
-      HOME: dir,
-      XDG_DATA_HOME: `${dir}/data`,
-      XDG_CONFIG_HOME: `${dir}/config`,
-      PATH: Deno.env.get("PATH") ?? "",
-    },
+    args,
+    cwd: ROOT,
+    env,
     stderr: "ignore",
   });
   try {
@@ -132,15 +183,19 @@ async function toolsListOnce(
     // When the answer arrives, before the client checks it (the SDK client
     // compiles every tool's output schema, which is the client's cost).
     let answered = 0;
+    let tree: ReturnType<typeof treeRssKb> = { kb: null, processes: 0 };
     const deliver = transport.onmessage!;
     transport.onmessage = (message: { result?: { tools?: unknown } }, extra?: unknown) => {
-      if (message.result?.tools) answered ||= performance.now();
+      if (message.result?.tools && !answered) {
+        answered = performance.now();
+        tree = treeRssKb(transport.pid);
+      }
       deliver(message, extra);
     };
     const { tools } = await client.listTools();
-    const ms = performance.now() - started;
-    const rss = await peakRssKb(transport.pid);
-    return [answered - started, ms, rss, tools.length];
+    const listed = performance.now() - started;
+    const peak = await peakRssKb(transport.pid);
+    return { answered: answered - started, listed, peak, tree, tools: tools.length };
   } finally {
     await client.close();
     await Deno.remove(dir, { recursive: true }).catch(() => undefined);
@@ -182,11 +237,11 @@ export async function runStartupBench(runs = RUNS): Promise<Record<string, unkno
     const rss: (number | null)[] = [];
     let tools = 0;
     for (let i = 0; i < runs; i++) {
-      const [a, t, r, n] = await toolsListOnce(cache, flags);
-      answered.push(a);
-      listed.push(t);
-      rss.push(r);
-      tools = n;
+      const run = await toolsListOnce(cache, () => ["run", ...flags, CLI, "mcp"]);
+      answered.push(run.answered);
+      listed.push(run.listed);
+      rss.push(run.peak);
+      tools = run.tools;
     }
     result[key] = {
       ...summarise(answered, rss),
@@ -195,6 +250,44 @@ export async function runStartupBench(runs = RUNS): Promise<Record<string, unkno
       target_ms: 400,
     };
   }
+  // `deno task mcp` as an MCP client starts it, against the `deno run` the launcher starts,
+  // one after the other in turn (the order swapped every run), so both see the same load.
+  const variants = {
+    task: () => ["task", "mcp"],
+    child: (env: Record<string, string>) => childArgv(["--node-modules-dir=manual", "mcp"], env),
+  };
+  const seen: Record<string, { ms: number[]; rss: number[]; processes: number }> = {
+    task: { ms: [], rss: [], processes: 0 },
+    child: { ms: [], rss: [], processes: 0 },
+  };
+  for (let i = 0; i < Math.max(runs * 2, 10); i++) {
+    const order = i % 2 ? (["child", "task"] as const) : (["task", "child"] as const);
+    for (const name of order) {
+      const run = await toolsListOnce(cache, variants[name]);
+      seen[name].ms.push(run.answered);
+      if (run.tree.kb !== null) seen[name].rss.push(run.tree.kb / 1024);
+      seen[name].processes = run.tree.processes;
+    }
+  }
+  const p50 = (xs: number[]) => xs.length ? Math.round(median(xs)) : null;
+  const taskMs = p50(seen.task.ms)!;
+  const childMs = p50(seen.child.ms)!;
+  result.mcp_tools_list_task = {
+    command: "deno task mcp",
+    p50_ms: taskMs,
+    min_ms: Math.round(Math.min(...seen.task.ms)),
+    child_p50_ms: childMs,
+    child_min_ms: Math.round(Math.min(...seen.child.ms)),
+    task_over_child: Math.round((taskMs / childMs) * 100) / 100,
+    rss_mb: p50(seen.task.rss),
+    child_rss_mb: p50(seen.child.rss),
+    extra_rss_mb: seen.task.rss.length && seen.child.rss.length
+      ? Math.round(median(seen.task.rss) - median(seen.child.rss))
+      : null,
+    processes: seen.task.processes,
+    runs: seen.task.ms.length,
+    target: "task_over_child <= 1.2",
+  };
   return result;
 }
 

@@ -16,7 +16,7 @@ import { usableProviders } from "./search/providers/registry.ts";
 import { toolsFor } from "./tools/presentations.ts";
 import { VERSION } from "./version.ts";
 import { inspectExtraCa } from "./net/ca.ts";
-import { type Env, readHostEnv } from "./config/env.ts";
+import { type Env, POSTGRES_ENV_NAMES, readHostEnv } from "./config/env.ts";
 import { assertUrlAllowed } from "./net/address.ts";
 import { maskUrl, safeEndpoint } from "./config/redact.ts";
 import { permissionError, toGleanerError } from "./errors.ts";
@@ -276,7 +276,7 @@ function needed(grants: PermissionGrants): Needed[] {
     list.push({
       descriptor: { name: "env", variable },
       flag: `--allow-env=${variable}`,
-      why: "settings",
+      why: POSTGRES_ENV_NAMES.includes(variable) ? "the PostgreSQL driver" : "settings",
     });
   }
   for (const command of grants.run) {
@@ -650,12 +650,18 @@ async function postgresChecks(config: Config): Promise<Draft[]> {
         detail: `postgres ${shown} (PostgreSQL ${server.version})`,
       });
     } catch (error) {
+      const failure = pgError(error, "connect");
+      const flag = failure.details?.flag;
       return [{
         name: "memory store",
         ok: false,
-        detail: `postgres ${shown}: ${pgError(error, "connect").message}`,
-        fix: "check that the server runs and that memory.postgres_url names its host, port, " +
-          "database, user and password",
+        detail: `postgres ${shown}: ${failure.message}`,
+        fix: flag
+          ? `grant it (${flag}${
+            failure.details?.value ? `=${failure.details.value}` : ""
+          }): deno task start and deno task mcp do`
+          : "check that the server runs and that memory.postgres_url names its host, port, " +
+            "database, user and password",
       }];
     }
     try {

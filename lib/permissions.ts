@@ -8,25 +8,41 @@
  * | --------------- | ----------------------------------------------------------------------------------------- |
  * | `--allow-net`   | open: Gleaner reads the web; the SSRF guard (`lib/net/`) is the fence                     |
  * | `--allow-sys`   | open: `node:https` loads its trust store with sys access to `"ca"`, which cannot be named |
- * | `--allow-env`   | the names of {@link envNames} (generated from the config schema); whole with a Valkey     |
- * |                 | cache server (`store.cache_url`): see {@link ENV_UNSCOPED}                                |
+ * | `--allow-env`   | the names of `ENV_NAMES` (`lib/config/env_names.ts`, generated from the config schema),   |
+ * |                 | with the PostgreSQL driver's `POSTGRES_ENV_NAMES` when the memory store is on PostgreSQL; |
+ * |                 | whole with a Valkey cache server (`store.cache_url`): see {@link ENV_UNSCOPED}            |
  * | `--allow-read`  | the config file, the tier rules file, the data directory, the store and memory files'     |
  * |                 | folders, the hosted mode's user folder, the models,                                       |
- * |                 | the extra CA files, Chromium's profile folder, Gleaner's own folder (workers' modules)   |
+ * |                 | the extra CA files, Chromium's profile folder, Gleaner's own folder (workers' modules);   |
+ * |                 | on PostgreSQL the password file (`PGPASSFILE`, else `~/.pgpass`) when the URL has no      |
+ * |                 | password, the `sslcert`/`sslkey`/`sslrootcert` files the URL names and its Unix socket    |
+ * |                 | folder                                                                                    |
  * | `--allow-write` | the data directory, the store and memory files' folders, the hosted mode's user folder,   |
- * |                 | Chromium's profile folder; the config file's folder with `server.allow_config_write`      |
+ * |                 | Chromium's profile folder; the config file's folder with `server.allow_config_write`;     |
+ * |                 | on PostgreSQL over a Unix socket, the socket's folder                                     |
  * | `--allow-run`   | the Chromium executable the browser tier would launch (none when there is none)           |
  * | `--allow-ffi`   | open: see {@link FFI_UNSCOPED} (it loads sqlite-vec's library only)                       |
  *
- * Permissions: this module reads the environment names of {@link envNames}
+ * `--no-prompt` too: a grant that is missing fails with an error naming the flag instead of
+ * asking on the terminal.
+ *
+ * The module loads neither the config schema nor an npm package (sqlite-vec's library is
+ * looked up only when asked, for `gleaner doctor`): the launcher runs it before every start.
+ *
+ * Permissions: this module reads the environment names of `ENV_NAMES`
  * and stats the Chromium candidates (read access to them).
  *
  * @module
  */
-import { fileURLToPath } from "node:url";
-import { getLoadablePath } from "sqlite-vec";
-import { type Config, configFilePath, envNames } from "./config/config.ts";
-import { type Env, gleanerDataDir, readEnv } from "./config/env.ts";
+import {
+  configFilePath,
+  type Env,
+  gleanerDataDir,
+  POSTGRES_ENV_NAMES,
+  readEnv,
+} from "./config/env.ts";
+import { ENV_NAMES } from "./config/env_names.ts";
+import type { PathSettings } from "./config/path_settings.ts";
 import { chromiumProfileRoot, findChromium } from "./read/browser/chromium.ts";
 
 /** The directories and files Gleaner touches, resolved for this machine. */
@@ -66,8 +82,23 @@ export interface GleanerPaths {
   chromium?: string;
   /** True when a Valkey cache server is configured (`store.cache_url`). */
   valkey?: boolean;
-  /** sqlite-vec's loadable library, when it can be resolved. */
+  /** sqlite-vec's loadable library, when it can be resolved (and was asked for). */
   sqlite_vec?: string;
+  /** What the PostgreSQL driver touches, when the memory store is on PostgreSQL. */
+  postgres?: PostgresPaths;
+}
+
+/** The files and folders the PostgreSQL driver (`npm:pg`) touches for `memory.postgres_url`. */
+export interface PostgresPaths {
+  /**
+   * The password file the driver reads when the URL gives no password and the server asks for
+   * one (`PGPASSFILE`, else `~/.pgpass`).
+   */
+  pgpass?: string;
+  /** The `sslcert`, `sslkey` and `sslrootcert` files the URL names (read when it is parsed). */
+  ssl_files: string[];
+  /** The folder of the Unix socket the URL (or `PGHOST`) names (connecting needs read and write). */
+  socket_dir?: string;
 }
 
 /** Scoped grants: a list of values per permission; `true` where the grant stays open. */
@@ -76,7 +107,7 @@ export interface PermissionGrants {
   net: true;
   /** Always open (see the module doc). */
   sys: true;
-  /** The environment names Gleaner reads ({@link envNames}); `true`: the whole environment. */
+  /** The environment names Gleaner reads (`ENV_NAMES`, …); `true`: the whole environment. */
   env: string[] | true;
   /** Paths that may be read. */
   read: string[];
@@ -115,16 +146,22 @@ const CODE_ROOT: URL = new URL("../", import.meta.url);
 
 /** Options of {@link resolvePaths} and {@link permissionGrants}. */
 export interface PermissionOptions {
-  /** The environment (default: the process environment, {@link envNames} only). */
+  /** The environment (default: the process environment, `ENV_NAMES` only). */
   env?: Env;
   /** The config file given with `--config` (default: `$GLEANER_CONFIG` or the XDG path). */
   configFile?: string;
   /** Working directory that relative store paths resolve against (default: `Deno.cwd()`). */
   cwd?: string;
+  /**
+   * Look up sqlite-vec's library (loads the `sqlite-vec` package; default `true`). Its grant
+   * is the whole `--allow-ffi` either way: the launcher leaves it out.
+   */
+  libraries?: boolean;
 }
 
 /**
- * The paths Gleaner would touch with `config` on this machine.
+ * The paths Gleaner would touch with `config` (the whole configuration, or the
+ * {@link PathSettings} the launcher reads) on this machine.
  *
  * @example
  * ```ts ignore
@@ -135,16 +172,16 @@ export interface PermissionOptions {
  * ```
  */
 export async function resolvePaths(
-  config: Config,
+  config: PathSettings,
   options: PermissionOptions = {},
 ): Promise<GleanerPaths> {
-  const env = options.env ?? readEnv(envNames());
+  const env = options.env ?? readEnv([...ENV_NAMES, ...POSTGRES_ENV_NAMES]);
   const cwd = options.cwd ?? Deno.cwd();
   const file = (path: string | undefined) =>
     path === undefined || path === "" || path === ":memory:" ? undefined : absolute(path, cwd, env);
   const models: string[] = [];
   if (config.embed.provider === "static" && STATIC_MODEL_URL.protocol === "file:") {
-    models.push(fileURLToPath(STATIC_MODEL_URL));
+    models.push(filePath(STATIC_MODEL_URL));
   }
   if (config.embed.models_dir) models.push(absolute(config.embed.models_dir, cwd, env));
   let chromium: string | undefined;
@@ -152,10 +189,12 @@ export async function resolvePaths(
     chromium = await findChromium(config).catch(() => undefined);
   }
   let sqliteVec: string | undefined;
-  try {
-    sqliteVec = getLoadablePath();
-  } catch {
-    // An unsupported platform: memory runs without vectors.
+  if (options.libraries !== false) {
+    try {
+      sqliteVec = (await import("sqlite-vec")).getLoadablePath();
+    } catch {
+      // An unsupported platform: memory runs without vectors.
+    }
   }
   const configFile = options.configFile ?? configFilePath(env);
   return {
@@ -172,7 +211,7 @@ export async function resolvePaths(
     tier_rules: file(config.read.tier_rules_path),
     models,
     code: CODE_ROOT.protocol === "file:"
-      ? fileURLToPath(CODE_ROOT).replace(/\/$/, "")
+      ? filePath(CODE_ROOT).replace(/\/$/, "")
       : denoCacheDir(env),
     ca_files: ["NODE_EXTRA_CA_CERTS", "DENO_CERT"].map((name) => env[name] ?? "")
       .filter((path) => path !== "").map((path) => absolute(path, cwd, env)),
@@ -180,7 +219,74 @@ export async function resolvePaths(
     chromium,
     sqlite_vec: sqliteVec,
     valkey: config.store.cache_url !== undefined,
+    postgres: config.memory.enabled && config.memory.backend === "postgres"
+      ? postgresPaths(config.memory.postgres_url, env, cwd)
+      : undefined,
   };
+}
+
+/**
+ * What the PostgreSQL driver touches for `url`, read as `pg-connection-string` reads it: the
+ * host from `?host=`, the URL's host (`%2F…` for a socket folder), a `socket:` URL or a bare
+ * path, else `PGHOST`; a host that starts with `/` is a Unix socket folder.
+ *
+ * @example
+ * ```ts
+ * import { postgresPaths } from "./permissions.ts";
+ * const paths = postgresPaths("postgres://g@%2Frun%2Fpostgresql/g?sslrootcert=ca.pem", {
+ *   HOME: "/home/a",
+ * }, "/srv");
+ * console.assert(paths.socket_dir === "/run/postgresql" && paths.ssl_files[0] === "/srv/ca.pem");
+ * console.assert(paths.pgpass === "/home/a/.pgpass");
+ * ```
+ */
+export function postgresPaths(url: string | undefined, env: Env, cwd: string): PostgresPaths {
+  let host: string | undefined;
+  let password = "";
+  const ssl: string[] = [];
+  if (url?.startsWith("/")) {
+    host = url.split(" ")[0];
+  } else if (url) {
+    let parsed: URL | undefined;
+    let dummyHost = false;
+    try {
+      parsed = new URL(url, "postgres://base");
+    } catch {
+      try {
+        parsed = new URL(url.replace("@/", "@___DUMMY___/"), "postgres://base");
+        dummyHost = true;
+      } catch {
+        // The server refuses the URL and says why.
+      }
+    }
+    if (parsed) {
+      const query = parsed.searchParams;
+      password = query.get("password") || safeDecode(parsed.password);
+      for (const name of ["sslcert", "sslkey", "sslrootcert"]) {
+        const file = query.get(name);
+        if (file) ssl.push(absolute(file, cwd, env));
+      }
+      host = parsed.protocol === "socket:" ? safeDecode(parsed.pathname) : query.get("host") ||
+        safeDecode((dummyHost ? "" : parsed.hostname).replace(/^\[(.+)\]$/, "$1"));
+    }
+  }
+  host ||= env.PGHOST;
+  const pgpass = password || env.PGPASSWORD !== undefined
+    ? undefined
+    : env.PGPASSFILE || (env.HOME ? `${env.HOME.replace(/\/+$/, "")}/.pgpass` : undefined);
+  return {
+    pgpass: pgpass ? absolute(pgpass, cwd, env) : undefined,
+    ssl_files: ssl,
+    socket_dir: host?.startsWith("/") ? host.replace(/(.)\/+$/, "$1") : undefined,
+  };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -195,7 +301,7 @@ export async function resolvePaths(
  * ```
  */
 export async function permissionGrants(
-  config: Config,
+  config: PathSettings,
   options: PermissionOptions = {},
 ): Promise<PermissionGrants> {
   return grantsFor(await resolvePaths(config, options));
@@ -220,17 +326,19 @@ export async function permissionGrants(
 export function grantsFor(paths: GleanerPaths): PermissionGrants {
   const folders = [paths.store_file, paths.memory_file].filter((p) => p !== undefined)
     .map(dirname);
+  const pg = paths.postgres;
   const write = unique([
     paths.data_dir,
     ...folders,
     paths.hosted_dir,
     paths.chromium_profiles,
     paths.config_write_dir,
+    pg?.socket_dir,
   ]);
   return {
     net: true,
     sys: true,
-    env: paths.valkey ? true : envNames(),
+    env: paths.valkey ? true : unique([...ENV_NAMES, ...(pg ? POSTGRES_ENV_NAMES : [])]),
     read: unique([
       paths.config_file,
       paths.tier_rules,
@@ -240,6 +348,8 @@ export function grantsFor(paths: GleanerPaths): PermissionGrants {
       // The browser tier checks that the executable is a file before it runs it.
       paths.chromium,
       ...paths.ca_files,
+      pg?.pgpass,
+      ...pg?.ssl_files ?? [],
     ]),
     write,
     run: unique([paths.chromium]),
@@ -251,7 +361,8 @@ export function grantsFor(paths: GleanerPaths): PermissionGrants {
  * The `deno run` flags of `grants`: open flags bare (`--allow-net`,
  * `--allow-sys`, `--allow-ffi`: see {@link FFI_UNSCOPED}; `--allow-env`
  * when `env` is `true`, see {@link ENV_UNSCOPED}), scoped ones as
- * `--allow-x=a,b`; a permission with nothing to grant is left out.
+ * `--allow-x=a,b`; a permission with nothing to grant is left out. Then
+ * `--no-prompt`: what is not granted fails (naming the flag) instead of asking.
  *
  * @example
  * ```ts
@@ -260,7 +371,8 @@ export function grantsFor(paths: GleanerPaths): PermissionGrants {
  *   net: true, sys: true, env: ["HOME"], read: ["/d"], write: ["/d"], run: [], ffi: [],
  * });
  * console.assert(
- *   flags.join(" ") === "--allow-net --allow-sys --allow-ffi --allow-env=HOME --allow-read=/d --allow-write=/d",
+ *   flags.join(" ") ===
+ *     "--allow-net --allow-sys --allow-ffi --allow-env=HOME --allow-read=/d --allow-write=/d --no-prompt",
  * );
  * ```
  */
@@ -271,6 +383,7 @@ export function permissionFlags(grants: PermissionGrants): string[] {
     const values = grants[name];
     if (values !== true && values.length > 0) flags.push(`--allow-${name}=${values.join(",")}`);
   }
+  flags.push("--no-prompt");
   return flags;
 }
 
@@ -287,6 +400,12 @@ function unique(values: (string | undefined)[]): string[] {
 function dirname(path: string): string {
   const slash = path.lastIndexOf("/");
   return slash > 0 ? path.slice(0, slash) : "/";
+}
+
+/** The path of a `file:` URL (percent-decoded; a drive letter's leading `/` dropped). */
+function filePath(url: URL): string {
+  const path = decodeURIComponent(url.pathname);
+  return /^\/[A-Za-z]:\//.test(path) ? path.slice(1) : path;
 }
 
 function absolute(path: string, cwd: string, env: Env): string {

@@ -13,28 +13,36 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { envNames } from "../lib/config/config.ts";
+import { ENV_ALIASES, envNames } from "../lib/config/config.ts";
+import { POSTGRES_ENV_NAMES } from "../lib/config/env.ts";
+import { ENV_NAMES } from "../lib/config/env_names.ts";
+import { envNamesModule } from "../scripts/env_names.ts";
 import { startTestWorld, type TestWorld } from "../testing/fixtures/world.ts";
 import { childArgv } from "../scripts/launch.ts";
 import { browserSuffix, ignoreBrowser } from "../testing/fixtures/browser.ts";
+import { ignorePostgres, postgresSuffix, startPostgres } from "../testing/fixtures/postgres.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 
-Deno.test("the launcher's --allow-env list (deno.json permissions.launch.env) is the schema's list", async () => {
-  const json = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
-  const listed: string[] = json.permissions.launch.env;
+Deno.test("the launcher's --allow-env list (lib/config/env_names.ts) is the schema's list; the tasks use no permission set", async () => {
+  const listed = [...ENV_NAMES];
   const generated = envNames();
-  const missing = generated.filter((name) => !listed.includes(name));
-  const extra = listed.filter((name) => !generated.includes(name));
   assert.deepEqual(
-    { missing, extra },
-    { missing: [], extra: [] },
-    `deno.json permissions.launch.env must be envNames(): ${JSON.stringify(generated)}`,
+    listed,
+    generated,
+    "lib/config/env_names.ts must be envNames(): run " +
+      "deno run --allow-read --allow-write=lib/config/env_names.ts scripts/env_names.ts",
+  );
+  assert.equal(
+    await Deno.readTextFile(`${ROOT}lib/config/env_names.ts`),
+    envNamesModule(generated, ENV_ALIASES),
+    "lib/config/env_names.ts is what scripts/env_names.ts writes",
   );
   // What the launcher grants the server: scoped everywhere but net, sys and ffi (lib/permissions.ts).
   const argv = await childArgv(["serve"], { HOME: "/home/a" });
   const bare = argv.filter((a) => /^--allow-\w+$/.test(a));
   assert.deepEqual(bare, ["--allow-net", "--allow-sys", "--allow-ffi"], argv.join(" "));
+  assert.ok(argv.includes("--no-prompt"), argv.join(" "));
   const env = argv.find((a) => a.startsWith("--allow-env="));
   assert.equal(env, `--allow-env=${generated.join(",")}`);
   assert.ok(
@@ -49,11 +57,58 @@ Deno.test("the launcher's --allow-env list (deno.json permissions.launch.env) is
   });
   assert.ok(valkey.includes("--allow-env"), valkey.join(" "));
   assert.ok(!valkey.some((a) => a.startsWith("--allow-env=")), valkey.join(" "));
+  const json = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
   for (const task of ["start", "mcp"]) {
+    // Explicit flags: a permission set (-P) makes Deno print an "experimental" warning on
+    // every start.
     assert.match(
       json.tasks[task],
-      /^deno run (--node-modules-dir=manual )?-P=launch scripts\/launch\.ts /,
+      /^deno run (--node-modules-dir=manual )?--allow-read --allow-env --allow-ffi --allow-run=deno scripts\/launch\.ts /,
     );
+  }
+  assert.equal(json.permissions, undefined, "no permission set in deno.json");
+});
+
+Deno.test("the launcher grants the PostgreSQL driver's names and files only when the memory store is on PostgreSQL", async () => {
+  const sqlite = await childArgv(["serve"], { HOME: "/home/a" });
+  assert.ok(!sqlite.some((a) => /^--allow-env=.*\bPGPASSWORD\b/.test(a)), sqlite.join(" "));
+  const env = {
+    HOME: "/home/a",
+    GLEANER_MEMORY_BACKEND: "postgres",
+    GLEANER_MEMORY_POSTGRES_URL:
+      "postgres://g@%2Fvar%2Frun%2Fpostgresql/g?sslrootcert=/etc/pg/ca.pem",
+  };
+  const pg = await childArgv(["serve"], env);
+  const list = (flag: string) =>
+    pg.find((a) => a.startsWith(`--allow-${flag}=`))?.slice(`--allow-${flag}=`.length)
+      .split(",") ?? [];
+  for (const name of POSTGRES_ENV_NAMES) assert.ok(list("env").includes(name), name);
+  // No password in the URL: the driver may read ~/.pgpass; the CA file the URL names; the socket.
+  for (const path of ["/home/a/.pgpass", "/etc/pg/ca.pem", "/var/run/postgresql"]) {
+    assert.ok(list("read").includes(path), `${path} in ${list("read")}`);
+  }
+  assert.ok(list("write").includes("/var/run/postgresql"), list("write").join());
+  // With a password in the URL the password file is not read; a TCP host needs no socket.
+  const withPassword = await childArgv(["serve"], {
+    ...env,
+    GLEANER_MEMORY_POSTGRES_URL: "postgres://g:secret@127.0.0.1:5432/g",
+  });
+  assert.ok(!withPassword.some((a) => a.includes(".pgpass")), withPassword.join(" "));
+  assert.ok(!withPassword.some((a) => a.includes("postgresql")), withPassword.join(" "));
+  // The same from the config file given with --config.
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/config.json`,
+      JSON.stringify({ memory: { backend: "postgres", postgres_url: "postgres://g@db/g" } }),
+    );
+    const fromFile = await childArgv(["serve", "--config", `${dir}/config.json`], {
+      HOME: "/home/a",
+    });
+    assert.ok(fromFile.some((a) => /^--allow-env=.*\bPGPASSWORD\b/.test(a)), fromFile.join(" "));
+    assert.ok(fromFile.some((a) => a.startsWith(`--allow-read=${dir}/config.json,`)));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
 
@@ -273,4 +328,90 @@ Deno.test("without a grant it needs, the error names the flag and the value to a
     await world.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+/** The `start` task's launcher command line from deno.json, running `command` instead of `serve`. */
+async function launcherCommand(command: string[]): Promise<string[]> {
+  const json = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  const words = (json.tasks.start as string).split(" ");
+  assert.equal(words.pop(), "serve");
+  return [...words.slice(1), ...command];
+}
+
+Deno.test({
+  name:
+    `gleaner doctor under the launcher's grants, memory on PostgreSQL: the store answers; without the PGPASSWORD grant the flag is named${postgresSuffix}`,
+  ignore: ignorePostgres,
+  async fn() {
+    await using pg = await startPostgres();
+    const world = await startTestWorld({ embed: "static" });
+    const { env, dir } = await freshEnv(world);
+    // The fixture's URL gives no password (trust on loopback): the driver reads PGPASSWORD.
+    env.GLEANER_MEMORY_BACKEND = "postgres";
+    env.GLEANER_MEMORY_POSTGRES_URL = pg.url;
+    delete env.PGPASSWORD;
+    type Report = { checks: { name: string; status: string; detail: string; fix?: string }[] };
+    const doctor = async (args: string[]): Promise<Report> => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args,
+        cwd: ROOT,
+        env,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const text = new TextDecoder().decode(out.stdout);
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new Error(
+          `doctor printed no report:\n${text}\n${new TextDecoder().decode(out.stderr)}`,
+        );
+      }
+    };
+    const check = (report: Report, name: string) => {
+      const found = report.checks.find((c) => c.name === name);
+      assert.ok(found, `${name} in ${JSON.stringify(report.checks.map((c) => c.name))}`);
+      return found;
+    };
+    try {
+      // Through the launcher, as deno task start runs it.
+      const launched = await doctor(await launcherCommand(["doctor", "--json"]));
+      const store = check(launched, "memory store");
+      assert.equal(store.status, "ok", JSON.stringify(store));
+      assert.match(store.detail, /PostgreSQL \d+/);
+      assert.equal(check(launched, "memory vectors").status, "ok");
+      assert.equal(check(launched, "permissions").status, "ok");
+      // Over the server's Unix socket: the launcher grants its folder (connecting needs read
+      // and write access to the socket; without it the connection never settles).
+      const tcpUrl = env.GLEANER_MEMORY_POSTGRES_URL;
+      env.GLEANER_MEMORY_POSTGRES_URL = `postgres://postgres@${
+        encodeURIComponent(pg.socketDir)
+      }:${pg.port}/postgres`;
+      const socket = await doctor(await launcherCommand(["doctor", "--json"]));
+      assert.equal(check(socket, "memory store").status, "ok", JSON.stringify(socket.checks));
+      env.GLEANER_MEMORY_POSTGRES_URL = tcpUrl;
+      // The same grants less PGPASSWORD: both the permission check and the store name it.
+      const argv = await childArgv(["doctor", "--json"], env);
+      const without = argv.map((arg) =>
+        arg.startsWith("--allow-env=")
+          ? `--allow-env=${arg.slice(12).split(",").filter((n) => n !== "PGPASSWORD").join(",")}`
+          : arg
+      );
+      assert.notDeepEqual(without, argv, "PGPASSWORD was granted");
+      const denied = await doctor(without);
+      const missing = check(denied, "memory store");
+      assert.equal(missing.status, "fail");
+      assert.match(missing.detail, /the process lacks --allow-env=PGPASSWORD/);
+      assert.doesNotMatch(missing.detail, /connect failed/);
+      assert.match(missing.fix ?? "", /--allow-env=PGPASSWORD/);
+      assert.match(
+        check(denied, "permissions").detail,
+        /--allow-env=PGPASSWORD \(the PostgreSQL driver\)/,
+      );
+    } finally {
+      await world.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });

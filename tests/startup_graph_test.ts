@@ -196,3 +196,20 @@ Deno.test("gleaner mcp: by its first answer the running server has loaded no cal
   const heavy = loaded.filter((s) => HEAVY_AT_RUNTIME.some((pattern) => pattern.test(s)));
   assert.deepEqual(heavy, [], `loaded before the first answer: ${heavy.join(", ")}`);
 });
+
+Deno.test("the launcher (scripts/launch.ts) loads no npm package, no node: module and not the config schema", async () => {
+  const launcher = await staticClosure(new URL("scripts/launch.ts", ROOT).pathname);
+  const own = [...launcher].filter((s) => s.startsWith(ROOT.href)).map((s) =>
+    s.slice(ROOT.href.length)
+  ).sort();
+  const foreign = [...launcher].filter((s) => !s.startsWith(ROOT.href));
+  assert.deepEqual(foreign, [], "the launcher imports nothing beside Gleaner's own files");
+  for (const module of own) {
+    assert.doesNotMatch(module, /^lib\/config\/(schema|config|load|parse|env_settings)\b/, module);
+  }
+  assert.ok(own.includes("lib/permissions.ts") && own.includes("lib/config/path_settings.ts"));
+  // The check sees what it looks for: the doctor's graph has the schema and npm packages.
+  const doctor = await staticClosure(new URL("lib/doctor.ts", ROOT).pathname);
+  assert.ok([...doctor].some((s) => s.startsWith("npm:")));
+  assert.ok([...doctor].some((s) => s.endsWith("lib/config/schema.ts")));
+});

@@ -85,6 +85,41 @@ export const DEPENDENCY_ENV_NAMES: readonly string[] = [
 ];
 
 /**
+ * Environment names the PostgreSQL driver (`npm:pg` 8.23 with `pg-connection-string` and
+ * `pgpass`) reads for what `memory.postgres_url` leaves out, the libpq conventions: in
+ * `pg/lib/connection-parameters.js` `PGUSER`, `PGDATABASE`, `PGPORT`, `PGHOST`,
+ * `PGPASSWORD`, `PGBINARY`, `PGOPTIONS`, `PGCLIENT_ENCODING`, `PGREPLICATION`, `PGAPPNAME`,
+ * `PGSSLMODE`, `PGSSLNEGOTIATION` and `PGCONNECT_TIMEOUT`; the default user `USER`
+ * (`USERNAME` on Windows) in `pg/lib/defaults.js`; `NODE_PG_FORCE_NATIVE` in `pg/lib/index.js`;
+ * `PGPASSFILE` and `PGPASS_NO_DEESCAPE` (`APPDATA` on Windows) in `pgpass/lib/helper.js`.
+ * Granted (scoped `--allow-env=…`, `lib/permissions.ts`) only when the memory store is on
+ * PostgreSQL: the driver is loaded only then. Giving every connection parameter explicitly
+ * would not spare the reads: the driver consults the environment for every parameter given
+ * as a false value (`binary: false`, an empty password).
+ */
+export const POSTGRES_ENV_NAMES: readonly string[] = [
+  "PGUSER",
+  "PGDATABASE",
+  "PGPORT",
+  "PGHOST",
+  "PGPASSWORD",
+  "PGBINARY",
+  "PGOPTIONS",
+  "PGCLIENT_ENCODING",
+  "PGREPLICATION",
+  "PGAPPNAME",
+  "PGSSLMODE",
+  "PGSSLNEGOTIATION",
+  "PGCONNECT_TIMEOUT",
+  "PGPASSFILE",
+  "PGPASS_NO_DEESCAPE",
+  "NODE_PG_FORCE_NATIVE",
+  "USER",
+  "USERNAME",
+  "APPDATA",
+];
+
+/**
  * The variables a launched Chromium gets from Gleaner's environment (and no
  * others: keys and settings stay with Gleaner): where home, temporary space
  * and caches are, the program path, the locale, the time zone and the font
@@ -199,4 +234,22 @@ function granted(descriptor: Deno.EnvPermissionDescriptor): boolean {
 export function gleanerDataDir(env: Env): string | undefined {
   const base = env.XDG_DATA_HOME || (env.HOME ? `${env.HOME}/.local/share` : undefined);
   return base ? `${base.replace(/\/+$/, "")}/gleaner` : undefined;
+}
+
+/**
+ * Where the config file is looked for: `$GLEANER_CONFIG`, else
+ * `$XDG_CONFIG_HOME/gleaner/config.json`, else `$HOME/.config/gleaner/config.json`;
+ * `undefined` when none of them is known.
+ *
+ * @example
+ * ```ts
+ * import { configFilePath } from "./env.ts";
+ * console.assert(configFilePath({ HOME: "/home/a" }) === "/home/a/.config/gleaner/config.json");
+ * console.assert(configFilePath({ GLEANER_CONFIG: "/etc/g.json", HOME: "/home/a" }) === "/etc/g.json");
+ * ```
+ */
+export function configFilePath(env: Env): string | undefined {
+  if (env.GLEANER_CONFIG) return env.GLEANER_CONFIG;
+  const base = env.XDG_CONFIG_HOME ?? (env.HOME ? `${env.HOME}/.config` : undefined);
+  return base ? `${base}/gleaner/config.json` : undefined;
 }

@@ -8,7 +8,7 @@
  */
 import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
-import { readEnv } from "./env.ts";
+import { configFilePath, readEnv } from "./env.ts";
 import { coerceSetting, configFromEnv, envName, envNames } from "./env_settings.ts";
 import { assertKnownSettings, parseConfig } from "./parse.ts";
 import { dropShadowedProviderKeys, oldProviderKeyWarnings } from "./provider_keys.ts";
@@ -66,12 +66,7 @@ function withProvidersObject(layer: ConfigInput): ConfigInput {
   return { ...layer, search: { ...layer.search, providers: parsed } } as ConfigInput;
 }
 
-/** Where the config file is looked for. */
-export function configFilePath(env: Record<string, string | undefined>): string | undefined {
-  if (env.GLEANER_CONFIG) return env.GLEANER_CONFIG;
-  const base = env.XDG_CONFIG_HOME ?? (env.HOME ? `${env.HOME}/.config` : undefined);
-  return base ? `${base}/gleaner/config.json` : undefined;
-}
+export { configFilePath } from "./env.ts";
 
 /**
  * The config file {@link loadConfig} reads with the same options: `file` (the `--config`

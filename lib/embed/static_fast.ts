@@ -465,21 +465,27 @@ export async function createFastStaticEmbedder(
     }
     return embedPaced(texts, signal);
   };
-  /** One text at a time, pausing with the shared pacer: a server answers meanwhile. */
+  /**
+   * One text at a time, pausing with the shared pacer between two texts: a server answers
+   * meanwhile. Not after the last one: the work is done, and a pause there would only delay
+   * the answer (a recall's one query paused 2 ms whenever recalls came less than 50 ms apart).
+   */
   const embedPaced = async (texts: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
     const out: Float32Array[] = [];
-    for (const text of texts) {
-      if (typeof text !== "string" || text.trim() === "") out.push(new Float32Array(table.dims));
-      else out.push(poolIds(table, tokenizer.encode(text.slice(0, maxChars))));
-      const pause = pace();
-      if (pause) {
-        await pause;
-        if (signal?.aborted) {
-          throw new GleanerError("timeout", `embedder ${options.id} timed out`, {
-            cause: signal.reason,
-          });
+    for (const [i, text] of texts.entries()) {
+      if (i > 0) {
+        const pause = pace();
+        if (pause) {
+          await pause;
+          if (signal?.aborted) {
+            throw new GleanerError("timeout", `embedder ${options.id} timed out`, {
+              cause: signal.reason,
+            });
+          }
         }
       }
+      if (typeof text !== "string" || text.trim() === "") out.push(new Float32Array(table.dims));
+      else out.push(poolIds(table, tokenizer.encode(text.slice(0, maxChars))));
     }
     return out;
   };

@@ -7,6 +7,7 @@ import {
   readOnnxInitializers,
 } from "./static_fast.ts";
 import { staticModelDir } from "./static.ts";
+import { pace, PACE_BUSY_MS } from "../async/pace.ts";
 import { cosine, isZeroVector } from "./vector.ts";
 
 const dir = staticModelDir();
@@ -109,4 +110,36 @@ Deno.test("fast static embedder: missing files are not_found; closed refuses; ab
     e.embedDocuments(["x"]),
     (err: Error & { code?: string }) => err.code === "provider_unavailable",
   );
+});
+
+/** Brings the shared pacer to where its next call pauses: busy past PACE_BUSY_MS in one turn. */
+async function pacerDue(): Promise<void> {
+  await pace();
+  const start = performance.now();
+  while (performance.now() - start < PACE_BUSY_MS + 1) {
+    // Busy, as paced work is between two of its steps.
+  }
+}
+
+Deno.test("fast static embedder: one text never waits for the shared pacer; a batch pauses between texts", async () => {
+  const e = await createFastStaticEmbedder({ dir, id: "static:pace" });
+  try {
+    // A recall embeds its one query: no pause after the work is done (a timer set after the
+    // call fires after the answer).
+    await pacerDue();
+    const order: string[] = [];
+    const one = e.embedQueries(["ocean tides"]).then(() => order.push("embedded"));
+    const timer = new Promise((resolve) => setTimeout(resolve, 0)).then(() => order.push("timer"));
+    await Promise.all([one, timer]);
+    assert.deepEqual(order, ["embedded", "timer"]);
+    // Between two texts of a batch the pacer still pauses (the timer fires first).
+    await pacerDue();
+    order.length = 0;
+    const two = e.embedDocuments(["ocean tides", "moon phases"]).then(() => order.push("embedded"));
+    const later = new Promise((resolve) => setTimeout(resolve, 0)).then(() => order.push("timer"));
+    await Promise.all([two, later]);
+    assert.deepEqual(order, ["timer", "embedded"]);
+  } finally {
+    await e.close?.();
+  }
 });

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { GleanerError } from "../../errors.ts";
+import { GleanerError, permissionError } from "../../errors.ts";
 
 /** Result of one query (the subset of `pg`'s result this store uses). */
 export interface PgResult<R> {
@@ -59,17 +59,35 @@ const RESOLVE_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EAI_FAIL
 /**
  * Maps a driver error to a {@link GleanerError}: `provider_unavailable` when
  * the server cannot be reached, `internal` otherwise. The message names the
- * operation and the SQLSTATE only (no URL, no row data).
+ * operation and the SQLSTATE only (no URL, no row data); a Deno permission
+ * the process lacks (the driver reads `PG*` variables and the password file
+ * for what the URL leaves out) is named with its flag and value.
  *
  * @example
  * ```ts
  * import { pgError } from "./client.ts";
  * const e = pgError(Object.assign(new Error("x"), { code: "ECONNREFUSED" }), "recall");
  * console.assert(e.code === "provider_unavailable");
+ * const denied = new Deno.errors.NotCapable(
+ *   'Requires env access to "PGPASSWORD", run again with the --allow-env flag',
+ * );
+ * console.assert(pgError(denied, "connect").message.includes("lacks --allow-env=PGPASSWORD"));
  * ```
  */
 export function pgError(err: unknown, operation: string): GleanerError {
   if (err instanceof GleanerError) return err;
+  const permission = permissionError(err, operation);
+  if (permission) {
+    const { flag, value } = permission.details as { flag: string; value?: string };
+    const grant = value && !value.includes(",") ? `${flag}=${value}` : flag;
+    return new GleanerError(
+      "internal",
+      `memory store (postgres): ${operation}: the process lacks ${grant} ` +
+        "(the PostgreSQL driver reads it for what memory.postgres_url leaves out); " +
+        "deno task start and deno task mcp grant it, or add it to the scoped grant",
+      { cause: err, details: { ...permission.details, setting: "memory.postgres_url" } },
+    );
+  }
   const code = typeof (err as { code?: unknown })?.code === "string"
     ? (err as { code: string }).code
     : "";

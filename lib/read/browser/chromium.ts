@@ -62,7 +62,9 @@ async function isFile(path: string): Promise<boolean> {
  * console.log(path ?? "no Chromium here");
  * ```
  */
-export async function findChromium(config: Config): Promise<string> {
+export async function findChromium(
+  config: { read: Pick<Config["read"], "chrome_path"> },
+): Promise<string> {
   const explicit = config.read.chrome_path;
   if (explicit) {
     if (await isFile(explicit)) return explicit;
