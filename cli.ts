@@ -429,6 +429,12 @@ async function main(args: string[]): Promise<number> {
   }
 }
 
+/** The log lines written so far reach stderr before the process ends (LogTape writes them later). */
+async function flushLogsBeforeExit(): Promise<void> {
+  const { flushLogs } = await import("./lib/log.ts");
+  await flushLogs();
+}
+
 function print(text: string): void {
   Deno.stdout.writeSync(new TextEncoder().encode(text.endsWith("\n") ? text : `${text}\n`));
 }
@@ -445,6 +451,7 @@ if (import.meta.main) {
     const code = await main(Deno.args);
     const { shutdownTelemetry } = await import("./lib/telemetry/mod.ts");
     await shutdownTelemetry();
+    await flushLogsBeforeExit();
     Deno.exit(code);
   } catch (error) {
     const usage = error instanceof UsageError;
@@ -452,6 +459,7 @@ if (import.meta.main) {
       ? new GleanerError("invalid_arguments", (error as Error).message)
       : toGleanerError(error, "gleaner");
     if (json) print(JSON.stringify({ error: failure.toJSON() }, null, 2));
+    await flushLogsBeforeExit();
     if (usage) {
       printError(`gleaner: ${failure.message}\nrun "gleaner --help" for usage`);
       Deno.exit(2);

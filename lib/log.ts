@@ -7,6 +7,8 @@
  */
 import {
   configure,
+  drain,
+  type Drainable,
   getLogger,
   getStreamSink,
   type Logger,
@@ -104,7 +106,7 @@ const LOUD: ReadonlySet<LogLevel> = new Set<LogLevel>(["warning", "error", "fata
  * ```
  */
 export function withoutQueryStrings(sink: Sink): Sink {
-  return (record: LogRecord) => {
+  const wrapped: Sink = (record: LogRecord) => {
     if (!LOUD.has(record.level)) return sink(record);
     sink({
       ...record,
@@ -114,6 +116,33 @@ export function withoutQueryStrings(sink: Sink): Sink {
       ),
     });
   };
+  // What the wrapped sink can do beyond writing (wait for its writes, close) stays reachable,
+  // so LogTape's drain() and dispose() still reach a stream sink's pending records.
+  const own = sink as Sink & Partial<Drainable & AsyncDisposable>;
+  return Object.assign(
+    wrapped,
+    own.drain ? { drain: () => own.drain!() } : {},
+    own[Symbol.asyncDispose] ? { [Symbol.asyncDispose]: () => own[Symbol.asyncDispose]!() } : {},
+  );
+}
+
+/**
+ * Waits until every log record written so far has reached stderr: a command that exits right
+ * after its work (`Deno.exit`) calls it first, or its last lines may be lost. Never throws.
+ *
+ * @example
+ * ```ts
+ * import { flushLogs } from "./log.ts";
+ * await flushLogs();
+ * ```
+ */
+export async function flushLogs(): Promise<void> {
+  if (!configured) return;
+  try {
+    await drain();
+  } catch {
+    // Nothing more can be done for a sink that failed: the process is ending.
+  }
 }
 
 /**
