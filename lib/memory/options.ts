@@ -28,6 +28,8 @@ export const DEFAULT_PROFILE_MAX_TOKENS = 500;
 export const RRF_K = 60;
 /** Fewest vector candidates a recall fuses (else 2 × `top_k`). */
 export const DENSE_DEPTH = 20;
+/** Default {@link MemoryServiceOptions.authorWeight}. */
+export const AUTHOR_WEIGHT = 1;
 
 /** Options of `MemoryService`. */
 export interface MemoryServiceOptions {
@@ -69,6 +71,12 @@ export interface MemoryServiceOptions {
    * scores, relevance labels and `min_score` stay the query's.
    */
   accessWeight?: number;
+  /**
+   * How much a memory said by an author the query names gains (default
+   * {@link AUTHOR_WEIGHT}): its fused score is multiplied by `1 + authorWeight`
+   * for the ranking (scores stay the query's); 0 turns it off.
+   */
+  authorWeight?: number;
   /** Memories per re-embed batch (default 64). */
   reembedBatch?: number;
   /** Clock (ms since the epoch). */
@@ -98,6 +106,7 @@ export function resolveMemoryOptions(options: MemoryServiceOptions = {}): Resolv
     rrfK: options.rrfK ?? RRF_K,
     recallBudget: options.recallBudget ?? DEFAULT_MAX_TOKENS,
     accessWeight: options.accessWeight ?? 0,
+    authorWeight: options.authorWeight ?? AUTHOR_WEIGHT,
     reembedBatch: options.reembedBatch ?? 64,
     now: options.now ?? Date.now,
   };

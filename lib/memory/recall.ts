@@ -12,6 +12,7 @@ import { fuseRankings, relevanceOf } from "../rank/fusion.ts";
 import { checkIdText } from "../text/id_text.ts";
 import { countTokens } from "../text/tokens.ts";
 import { checkNoNul, round } from "./checks.ts";
+import { preferNamedAuthors } from "./conversation.ts";
 import type { MemoryContext } from "./context.ts";
 import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { renderedTokens } from "./rendered_tokens.ts";
@@ -175,12 +176,24 @@ export async function recallMemories(
     let fused = fuseRankings(rankings, ctx.options.rrfK)
       .filter((f) => f.score >= ctx.options.minScore);
     matched = fused.length;
-    // Recall frequency as one more signal, over the matches only (never a new candidate).
+    // The matches' rows: their authors and recall counts are signals too.
     let rows: Map<number, Memory> | undefined;
-    if (ctx.options.accessWeight > 0 && fused.length > 1) {
+    if (fused.length > 1 && (ctx.options.accessWeight > 0 || ctx.options.authorWeight > 0)) {
       rows = new Map(
         (await ctx.backend.getMany(fused.map((f) => f.key))).map((m) => [m.id, m] as const),
       );
+    }
+    if (rows && ctx.options.authorWeight > 0) {
+      const memoryRows = rows;
+      fused = preferNamedAuthors(
+        fused,
+        (key) => memoryRows.get(key)?.author,
+        query,
+        ctx.options.authorWeight,
+      );
+    }
+    // Recall frequency as one more signal, over the matches only (never a new candidate).
+    if (rows && ctx.options.accessWeight > 0) {
       fused = liftByAccess(fused, rows, ctx.options.accessWeight);
     }
     ranked = fused.slice(0, Math.max(topK * 3, 30)).map((f) => ({
@@ -234,6 +247,8 @@ export async function recallMemories(
       created_at: memory.created_at,
       updated_at: memory.updated_at,
       tokens: memory.tokens,
+      ...(memory.occurred_at ? { occurred_at: memory.occurred_at } : {}),
+      ...(memory.author ? { author: memory.author } : {}),
       ...(score !== undefined ? { score: round(score), relevance: relevanceOf(score) } : {}),
     };
     const cost = renderedTokens(renderRecalledMemory(entry));

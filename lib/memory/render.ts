@@ -26,10 +26,36 @@ export function escapeMemoryText(text: string): string {
   );
 }
 
-/** One recalled memory as the model reads it. */
+/**
+ * An ISO 8601 time as short as it reads the same: the date alone at
+ * midnight, minutes without zero seconds.
+ *
+ * @example
+ * ```ts
+ * import { shortIsoTime } from "./render.ts";
+ * console.assert(shortIsoTime("2023-05-08T00:00:00.000Z") === "2023-05-08");
+ * console.assert(shortIsoTime("2023-05-08T13:56:00.000Z") === "2023-05-08T13:56Z");
+ * console.assert(shortIsoTime("2023-05-08T13:56:07.250Z") === "2023-05-08T13:56:07.250Z");
+ * ```
+ */
+export function shortIsoTime(iso: string): string {
+  if (iso.endsWith("T00:00:00.000Z")) return iso.slice(0, 10);
+  if (iso.endsWith(":00.000Z")) return `${iso.slice(0, 16)}Z`;
+  return iso;
+}
+
+/**
+ * One recalled memory as the model reads it: when it happened
+ * (`occurred_at`, else when it was saved) and who said it (`author`) as
+ * attributes.
+ */
 export function renderRecalledMemory(m: RecalledMemory): string {
   const relevance = m.relevance ? ` relevance="${m.relevance}"` : "";
-  return `<memory index="${m.index}" ref="${m.ref}"${relevance} created_at="${m.created_at}">` +
+  const when = m.occurred_at !== undefined
+    ? ` occurred_at="${shortIsoTime(m.occurred_at)}"`
+    : ` created_at="${m.created_at}"`;
+  const author = m.author !== undefined ? ` author="${escapeMemoryText(m.author)}"` : "";
+  return `<memory index="${m.index}" ref="${m.ref}"${relevance}${when}${author}>` +
     `${escapeMemoryText(m.content)}</memory>`;
 }
 

@@ -48,6 +48,13 @@ export interface Memory {
   tokens: number;
   /** Embedder id whose vector is stored for it; `null` while it waits for (re-)embedding. */
   embedding_model: string | null;
+  /**
+   * When what it tells happened (a conversation turn: when it was said), as
+   * given on save; `null` when not given. Both built-in engines always set it.
+   */
+  occurred_at?: string | null;
+  /** Who said or wrote it (a conversation turn's speaker), as given on save; `null` when not given. */
+  author?: string | null;
 }
 
 // ---------------------------------------------------------------------------
@@ -114,6 +121,14 @@ export interface SaveMemoryInput {
   kind?: MemoryKind;
   /** Optional session scope inside the user's store. */
   session_id?: string;
+  /**
+   * When what it tells happened: an ISO 8601 date (`2023-05-08`, midnight
+   * UTC) or date-time (`2023-05-08T13:56`, UTC unless an offset is given).
+   * Recall reads the times a question names against it, and shows it.
+   */
+  occurred_at?: string;
+  /** Who said or wrote it (a conversation turn's speaker): recall prefers an author the question names. */
+  author?: string;
 }
 
 /** Input of `save_memories`. */
@@ -188,6 +203,10 @@ export interface RecalledMemory {
   updated_at: string;
   /** Tokens of the content. */
   tokens: number;
+  /** When what it tells happened (present when saved with one). */
+  occurred_at?: string;
+  /** Who said or wrote it (present when saved with one). */
+  author?: string;
   /** Fused 0..1 score ("search" mode only; absent in "recent" mode). */
   score?: number;
   /** Label of the score ("search" mode only). */
@@ -395,6 +414,10 @@ export interface NewMemoryRow {
   tokens: number;
   /** Creation time (ms since the epoch); also `updated_at`. */
   created_at: number;
+  /** When what it tells happened (ms since the epoch); absent or `null`: not given. */
+  occurred_at?: number | null;
+  /** Who said or wrote it; absent or `null`: not given. */
+  author?: string | null;
   /** Its vector; absent when no embedder was available (the row waits for re-embedding). */
   embedding?: MemoryEmbedding;
 }

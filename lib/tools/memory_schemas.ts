@@ -43,6 +43,8 @@ export const MemorySchema: z.ZodObject<{
   superseded_by: z.ZodNullable<z.ZodNumber>;
   tokens: z.ZodNumber;
   embedding_model: z.ZodNullable<z.ZodString>;
+  occurred_at: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  author: z.ZodOptional<z.ZodNullable<z.ZodString>>;
 }, z.core.$strip> = z.object({
   id: z.number().int(),
   ref: z.string(),
@@ -56,7 +58,23 @@ export const MemorySchema: z.ZodObject<{
   superseded_by: z.number().int().nullable().describe("Set on an old version: id of the live one"),
   tokens: z.number().int(),
   embedding_model: z.string().nullable(),
+  occurred_at: z.string().nullable().optional().describe("When what it tells happened"),
+  author: z.string().nullable().optional().describe("Who said or wrote it"),
 });
+
+/** When what a memory tells happened (ISO 8601 date or date-time). */
+export const OccurredAtSchema: z.ZodString = z.string().min(10).max(40).regex(
+  /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i,
+  "expected an ISO 8601 date (2023-05-08) or date-time (2023-05-08T13:56Z)",
+).describe(
+  "When what it tells happened (ISO 8601 date or date-time, UTC unless an offset is given), e.g. when a conversation turn was said; recall reads the times a question names against it",
+);
+
+/** Who said or wrote a memory. */
+export const AuthorSchema: z.ZodString = z.string().min(1).max(200).superRefine(idTextRefinement)
+  .describe(
+    "Who said or wrote it (e.g. a conversation turn's speaker); recall prefers memories by someone the query names",
+  );
 
 /** A notice attached to an answer. */
 export const MemoryNoticeSchema: z.ZodObject<{

@@ -59,6 +59,8 @@ export const RecallMemoriesOutput: z.ZodObject<{
       created_at: z.ZodString;
       updated_at: z.ZodString;
       tokens: z.ZodNumber;
+      occurred_at: z.ZodOptional<z.ZodString>;
+      author: z.ZodOptional<z.ZodString>;
       score: z.ZodOptional<z.ZodNumber>;
       relevance: z.ZodOptional<
         z.ZodEnum<{
@@ -97,6 +99,8 @@ export const RecallMemoriesOutput: z.ZodObject<{
     created_at: z.string(),
     updated_at: z.string(),
     tokens: z.number().int(),
+    occurred_at: z.string().optional(),
+    author: z.string().optional(),
     score: z.number().optional(),
     relevance: z.enum(["high", "medium", "low"]).optional(),
   })),

@@ -4,7 +4,12 @@
  * @module
  */
 import { z } from "zod";
-import { MemoryNoticeSchema, SessionIdSchema } from "./memory_schemas.ts";
+import {
+  AuthorSchema,
+  MemoryNoticeSchema,
+  OccurredAtSchema,
+  SessionIdSchema,
+} from "./memory_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** Input of `save_memories`. */
@@ -19,6 +24,8 @@ export const SaveMemoriesInput: z.ZodObject<{
         }>
       >;
       session_id: z.ZodOptional<z.ZodString>;
+      occurred_at: z.ZodOptional<z.ZodString>;
+      author: z.ZodOptional<z.ZodString>;
     }, z.core.$strict>
   >;
 }, z.core.$strict> = z.strictObject({
@@ -30,6 +37,8 @@ export const SaveMemoriesInput: z.ZodObject<{
       "episodic (default): something learned or done; profile: a standing fact about the user, attached to every recall",
     ),
     session_id: SessionIdSchema.optional(),
+    occurred_at: OccurredAtSchema.optional(),
+    author: AuthorSchema.optional(),
   })).min(1).max(1_000).describe("Memories to save together (all or none)"),
 });
 

@@ -78,7 +78,7 @@ const K1 = 1.2;
 const B = 0.75;
 
 const COLS = "id, ref, content, kind, session_id, created_at, updated_at, recall_count, " +
-  "last_recalled_at, superseded_by, tokens, embedding_model";
+  "last_recalled_at, superseded_by, tokens, embedding_model, occurred_at, author";
 
 interface Row {
   id: string | number;
@@ -93,6 +93,8 @@ interface Row {
   superseded_by: string | number | null;
   tokens: number;
   embedding_model: string | null;
+  occurred_at: string | number | null;
+  author: string | null;
 }
 
 function toMemory(r: Row): Memory {
@@ -109,6 +111,8 @@ function toMemory(r: Row): Memory {
     superseded_by: r.superseded_by === null ? null : Number(r.superseded_by),
     tokens: Number(r.tokens),
     embedding_model: r.embedding_model,
+    occurred_at: r.occurred_at === null ? null : isoTime(Number(r.occurred_at)),
+    author: r.author,
   };
 }
 
@@ -486,14 +490,16 @@ export class PostgresMemoryBackend implements MemoryBackend {
       const refList = [...refs];
       const { rows: made } = await c.query<Row>(
         `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
-           updated_at, tokens, embedding_model, embedding_dims, embedding, content_key)
+           updated_at, tokens, embedding_model, embedding_dims, embedding, content_key,
+           occurred_at, author)
          SELECT $1, u.ref, u.content, u.kind, u.session_id, u.created_at, u.created_at,
            u.tokens, CASE WHEN u.vec IS NULL THEN NULL ELSE $2 END,
            CASE WHEN NULLIF(u.vec, '') IS NULL THEN NULL ELSE $3::integer END, NULLIF(u.vec, '')::vector,
-           u.content_key
+           u.content_key, u.occurred_at, u.author
          FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
-                     $9::integer[], $10::text[], $11::text[])
-           WITH ORDINALITY AS u(ref, content, kind, session_id, created_at, tokens, vec, content_key, ord)
+                     $9::integer[], $10::text[], $11::text[], $12::bigint[], $13::text[])
+           WITH ORDINALITY AS u(ref, content, kind, session_id, created_at, tokens, vec, content_key,
+                                occurred_at, author, ord)
          ORDER BY u.ord
          ON CONFLICT (tenant, ref) DO NOTHING
          RETURNING ${COLS}`,
@@ -509,6 +515,11 @@ export class PostgresMemoryBackend implements MemoryBackend {
           todo.map((i) => Math.trunc(rows[i].tokens)),
           todo.map((i) => vecs[i]),
           todo.map((i) => keys[i]),
+          todo.map((i) => {
+            const at = rows[i].occurred_at;
+            return at == null ? null : Math.trunc(at);
+          }),
+          todo.map((i) => rows[i].author ?? null),
         ],
       );
       const byRef = new Map(made.map((r) => [r.ref, r]));
@@ -550,9 +561,10 @@ export class PostgresMemoryBackend implements MemoryBackend {
           }
           const { rows } = await c.query<Row>(
             `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
-               updated_at, recall_count, last_recalled_at, superseded_by, tokens, content_key)
+               updated_at, recall_count, last_recalled_at, superseded_by, tokens, content_key,
+               occurred_at, author)
              SELECT tenant, $3, content, kind, session_id, created_at, updated_at, recall_count,
-               last_recalled_at, id, tokens, content_key
+               last_recalled_at, id, tokens, content_key, occurred_at, author
              FROM gleaner_memory WHERE tenant = $1 AND id = $2
              ON CONFLICT (tenant, ref) DO NOTHING
              RETURNING ${COLS}`,

@@ -168,11 +168,13 @@ interface Row {
   superseded_by: number | null;
   tokens: number;
   embedding_model: string | null;
+  occurred_at: number | null;
+  author: string | null;
 }
 
 const COLUMNS =
   "m.id, m.ref, m.content, m.kind, m.session_id, m.created_at, m.updated_at, m.recall_count, " +
-  "m.last_recalled_at, m.superseded_by, m.tokens, m.embedding_model";
+  "m.last_recalled_at, m.superseded_by, m.tokens, m.embedding_model, m.occurred_at, m.author";
 
 /** Vector changes kept in the log; a process further behind reloads its index. */
 export { VECTOR_LOG_KEEP };
@@ -195,6 +197,8 @@ function toMemory(row: Row): Memory {
     superseded_by: row.superseded_by === null ? null : Number(row.superseded_by),
     tokens: Number(row.tokens),
     embedding_model: row.embedding_model,
+    occurred_at: row.occurred_at === null ? null : isoTime(Number(row.occurred_at)),
+    author: row.author,
   };
 }
 
@@ -362,10 +366,12 @@ export class SqliteMemoryBackend implements MemoryBackend {
       ? row.embedding
       : undefined;
     const created = Math.trunc(row.created_at);
+    const occurred = row.occurred_at == null ? null : Math.trunc(row.occurred_at);
+    const author = row.author ?? null;
     const { lastInsertRowid } = this.#stmt(
       "INSERT INTO memories (ref, content, kind, session_id, created_at, updated_at, " +
-        "superseded_by, tokens, embedding_model, recall_count, last_recalled_at, content_key) " +
-        "VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, 0, NULL, ?)",
+        "superseded_by, tokens, embedding_model, recall_count, last_recalled_at, content_key, " +
+        "occurred_at, author) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, 0, NULL, ?, ?, ?)",
     ).run(
       ref,
       row.content,
@@ -376,6 +382,8 @@ export class SqliteMemoryBackend implements MemoryBackend {
       row.tokens,
       embedded ? embedded.model : null,
       key,
+      occurred,
+      author,
     );
     const id = Number(lastInsertRowid);
     if (embedded) this.#vectors.putVector(id, row.kind, row.session_id, embedded.vector);
@@ -392,6 +400,8 @@ export class SqliteMemoryBackend implements MemoryBackend {
       superseded_by: null,
       tokens: row.tokens,
       embedding_model: embedded ? embedded.model : null,
+      occurred_at: occurred,
+      author,
     });
   }
 
@@ -452,9 +462,11 @@ export class SqliteMemoryBackend implements MemoryBackend {
         const ref = this.#freshRef(new Set());
         const { lastInsertRowid } = this.#stmt(
           "INSERT INTO memories (ref, content, kind, session_id, created_at, updated_at, " +
-            "superseded_by, tokens, embedding_model, recall_count, last_recalled_at, content_key) " +
+            "superseded_by, tokens, embedding_model, recall_count, last_recalled_at, content_key, " +
+            "occurred_at, author) " +
             "SELECT ?, content, kind, session_id, created_at, updated_at, id, tokens, NULL, " +
-            "recall_count, last_recalled_at, content_key FROM memories WHERE id = ?",
+            "recall_count, last_recalled_at, content_key, occurred_at, author " +
+            "FROM memories WHERE id = ?",
         ).run(ref, id);
         const embedded = change.embedding && current && change.embedding.model === current.model
           ? change.embedding

@@ -129,6 +129,18 @@ function v5ExactContentKeys(db: DatabaseSync): void {
 }
 
 /**
+ * Version 6: when what a memory tells happened (`occurred_at`, ms) and who
+ * said it (`author`), both optional, and an index of each session's live
+ * memories in saving order (a recalled turn's neighbours).
+ */
+const V6_OCCURRED_AT_AUTHOR = `
+  ALTER TABLE memories ADD COLUMN occurred_at INTEGER;
+  ALTER TABLE memories ADD COLUMN author TEXT;
+  CREATE INDEX memories_live_session_order ON memories (session_id, id)
+    WHERE superseded_by IS NULL;
+`;
+
+/**
  * Every migration of the memory file, in order.
  *
  * @example
@@ -147,4 +159,5 @@ export const MEMORY_MIGRATIONS: readonly Migration[] = [
     name: "duplicate check keys: the text after trimming white space",
     up: v5ExactContentKeys,
   },
+  { version: 6, name: "occurred_at, author, session order", up: V6_OCCURRED_AT_AUTHOR },
 ];

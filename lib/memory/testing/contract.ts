@@ -771,6 +771,41 @@ export async function runMemoryBackendContract(
     assert.equal((await b.counts()).pending, 0);
   });
 
+  await step("occurred_at and author are kept on insert, update, history and reads", async (b) => {
+    const said = Date.UTC(2023, 4, 8, 13, 56);
+    const [turn, plain] = await b.insert([
+      row("I went to a support group yesterday", {
+        session_id: "s",
+        occurred_at: said,
+        author: "Caroline",
+      }),
+      row("no time, no author"),
+    ]);
+    assert.equal(turn.occurred_at, new Date(said).toISOString());
+    assert.equal(turn.author, "Caroline");
+    assert.equal(plain.occurred_at, null);
+    assert.equal(plain.author, null);
+    assert.deepEqual(await b.get({ id: turn.id }), turn);
+    assert.deepEqual(await b.getMany([plain.id, turn.id]), [plain, turn]);
+    const [listed] = (await b.list({ session_id: "s", sort: "recent", limit: 5, offset: 0 })).items;
+    assert.equal(listed.author, "Caroline");
+    assert.equal(listed.occurred_at, turn.occurred_at);
+    const [distinct] = await b.insertDistinct!([
+      row("a second turn", { session_id: "s", occurred_at: said + MINUTE, author: "Melanie" }),
+    ]);
+    assert.equal(distinct.memory.author, "Melanie");
+    assert.equal(distinct.memory.occurred_at, new Date(said + MINUTE).toISOString());
+    const { memory, previous } = await b.update(turn.id, {
+      content: "I went to a support group on Sunday",
+      tokens: 8,
+      updated_at: T0 + MINUTE,
+    });
+    for (const m of [memory, previous]) {
+      assert.equal(m.author, "Caroline");
+      assert.equal(m.occurred_at, turn.occurred_at);
+    }
+  });
+
   await step("content round-trips byte for byte", async (b) => {
     const odd = [
       "quotes ' \" and backslash \\ and NUL-free unicode: café ☕ 𝄞",

@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { rejectsWith } from "../../testing/asserts.ts";
+import { createStaticEmbedder } from "../embed/static.ts";
+import type { Embedder } from "../embed/types.ts";
+import { renderRecall } from "./render.ts";
+import { MemoryService, type MemoryServiceOptions } from "./service.ts";
+import { openSqliteMemoryBackend } from "./sqlite/backend.ts";
+
+let shared: Promise<Embedder> | undefined;
+const staticEmbedder = () => (shared ??= createStaticEmbedder());
+
+function service(options: MemoryServiceOptions = {}) {
+  return new MemoryService(openSqliteMemoryBackend(":memory:"), {
+    embedder: staticEmbedder,
+    ...options,
+  });
+}
+
+Deno.test("save: occurred_at and author are kept, shown in recall, and checked", async () => {
+  const m = service();
+  try {
+    const out = await m.save({
+      memories: [
+        {
+          content: "I went to a support group yesterday.",
+          session_id: "session-1",
+          occurred_at: "2023-05-08T13:56",
+          author: " Caroline ",
+        },
+        { content: "No time, no author." },
+      ],
+    });
+    assert.equal(out.saved, 2);
+    const { memory } = await m.get({ ref: out.results[0].ref });
+    assert.equal(memory.occurred_at, "2023-05-08T13:56:00.000Z");
+    assert.equal(memory.author, "Caroline");
+    assert.equal((await m.get({ ref: out.results[1].ref })).memory.author, null);
+    const recall = await m.recall({ query: "support group" });
+    assert.equal(recall.memories[0].occurred_at, "2023-05-08T13:56:00.000Z");
+    assert.equal(recall.memories[0].author, "Caroline");
+    const text = renderRecall(recall);
+    assert.ok(text.includes('occurred_at="2023-05-08T13:56Z" author="Caroline">'), text);
+
+    for (
+      const [bad, field] of [
+        [{ content: "x", occurred_at: "last tuesday" }, "memories.0.occurred_at"],
+        [{ content: "x", occurred_at: "2023-13-45" }, "memories.0.occurred_at"],
+        [{ content: "x", occurred_at: "2024-02-30" }, "memories.0.occurred_at"],
+        [{ content: "x", occurred_at: "2023-05-08T25:00" }, "memories.0.occurred_at"],
+        [{ content: "x", author: "  " }, "memories.0.author"],
+        [{ content: "x", author: "a\u0000b" }, "memories.0.author"],
+        [{ content: "x", author: "x".repeat(201) }, "memories.0.author"],
+      ] as const
+    ) {
+      const error = await rejectsWith(m.save({ memories: [bad] }), "invalid_arguments", field);
+      assert.ok(error.message.startsWith(`${field}:`), error.message);
+    }
+    assert.equal((await m.backend.counts()).live, 2, "a refused batch writes nothing");
+  } finally {
+    await m.close();
+  }
+});
+
+Deno.test("recall: a memory said by the author the question names ranks before the same words said to them", async () => {
+  const turns = [
+    {
+      content: "Caroline, your hiking photos from the hiking trail look great! Hiking is the best.",
+      author: "Melanie",
+    },
+    { content: "I went hiking in the mountains yesterday.", author: "Caroline" },
+    { content: "The kids painted a sunset at school.", author: "Melanie" },
+  ];
+  const order = async (authorWeight: number) => {
+    const m = service({ authorWeight });
+    try {
+      await m.save({
+        memories: turns.map((t) => ({ ...t, session_id: "session-1", occurred_at: "2023-05-08" })),
+      });
+      const out = await m.recall({ query: "Where did Caroline go hiking?" });
+      return out.memories.map((r) => r.author);
+    } finally {
+      await m.close();
+    }
+  };
+  // Without the author, the other speaker's turn wins on the words alone.
+  assert.equal((await order(0))[0], "Melanie");
+  assert.equal((await order(1))[0], "Caroline");
+});
