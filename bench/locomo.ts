@@ -12,7 +12,8 @@
  * locomo-dev's README: `[<session date>] <speaker>: <text>` as the content).
  *
  * Reported: recall@5 and recall@10 (the share of a question's evidence turns
- * among the memories a recall returns, averaged over questions) overall, by
+ * among the memories a recall with `top_k` 5 / 10 returns, their attached
+ * context included, averaged over questions) overall, by
  * category (multi-hop, temporal, open-domain, single-hop) and by
  * conversation; the tokens of each recall as the model receives it
  * (`renderRecall`, o200k); recall latency p50/p95 in process (query
@@ -29,7 +30,7 @@ import { countTokens } from "../lib/text/tokens.ts";
 import { renderRecall } from "../lib/memory/render.ts";
 import { MemoryService, type MemoryServiceOptions } from "../lib/memory/service.ts";
 import { openSqliteMemoryBackend } from "../lib/memory/sqlite/backend.ts";
-import type { SaveMemoryInput } from "../lib/memory/types.ts";
+import type { RecallMemoriesResult, SaveMemoryInput } from "../lib/memory/types.ts";
 import {
   loadLocomo,
   LOCOMO_CATEGORIES,
@@ -49,6 +50,8 @@ export interface LocomoBenchOptions {
   conversations?: string[];
   /** Service settings to measure (default: the defaults). */
   service?: MemoryServiceOptions;
+  /** `max_tokens` of each recall (default: the service's budget). */
+  maxTokens?: number;
   /** How turns are saved (default both, `fields` first). */
   formats?: TurnFormat[];
 }
@@ -116,6 +119,11 @@ class Tallies {
     for (const [id, t] of [...this.byConversation].sort()) byConversation[id] = t.summary();
     return { ...this.all.summary(), by_category: byCategory, by_conversation: byConversation };
   }
+}
+
+/** Ids of the memories a recall returns: the recalled ones and their context. */
+function returnedIds(out: RecallMemoriesResult): number[] {
+  return out.memories.flatMap((m) => [m.id, ...(m.context ?? []).map((c) => c.id)]);
 }
 
 /** Share of `evidence` (turn indexes) among `got`. */
@@ -196,7 +204,9 @@ async function measure(
   conversations: readonly LocomoConversation[],
   format: TurnFormat,
   settings: MemoryServiceOptions | undefined,
+  maxTokens: number | undefined,
 ): Promise<Record<string, unknown>> {
+  const budget = maxTokens !== undefined ? { max_tokens: maxTokens } : {};
   const tallies = new Tallies();
   const latencies: number[] = [];
   let questions = 0;
@@ -212,9 +222,10 @@ async function measure(
     built.ids.forEach((id, i) => {
       if (!turnOf.has(id)) turnOf.set(id, i);
     });
-    // A turn saved as a duplicate of an earlier one counts as found with it.
-    const turnsOf = (out: { memories: { id: number }[] }) => {
-      const ids = new Set(out.memories.map((m) => m.id));
+    // A turn saved as a duplicate of an earlier one counts as found with it;
+    // a recalled memory's context counts as returned.
+    const turnsOf = (out: RecallMemoriesResult) => {
+      const ids = new Set(returnedIds(out));
       return new Set(built.ids.flatMap((id, i) => ids.has(id) ? [i] : []));
     };
     const service = new MemoryService(openSqliteMemoryBackend(path), {
@@ -227,12 +238,12 @@ async function measure(
       for (const q of conv.questions.slice(0, 5)) await service.recall({ query: q.question });
       for (const q of conv.questions) {
         const t = performance.now();
-        const out10 = await service.recall({ query: q.question, top_k: 10 });
+        const out10 = await service.recall({ query: q.question, top_k: 10, ...budget });
         latencies.push(performance.now() - t);
-        const out5 = await service.recall({ query: q.question, top_k: 5 });
+        const out5 = await service.recall({ query: q.question, top_k: 5, ...budget });
         tokens10 += countTokens(renderRecall(out10));
         tokens5 += countTokens(renderRecall(out5));
-        returned10 += out10.memories.length;
+        returned10 += returnedIds(out10).length;
         questions++;
         tallies.add(
           conv.id,
@@ -249,7 +260,7 @@ async function measure(
     ...tallies.summary(),
     tokens_per_recall_at_5: Math.round(tokens5 / questions),
     tokens_per_recall_at_10: Math.round(tokens10 / questions),
-    memories_per_recall_at_10: round(returned10 / questions, 1),
+    turns_per_recall_at_10: round(returned10 / questions, 1),
     recall_latency_ms: {
       p50: round(percentile(latencies, 50), 2),
       p95: round(percentile(latencies, 95), 2),
@@ -292,6 +303,7 @@ export async function runLocomoBench(
         conversations,
         format,
         options.service,
+        options.maxTokens,
       );
     }
 
@@ -320,7 +332,8 @@ export async function runLocomoBench(
 /**
  * The options of `deno task bench locomo` from its arguments:
  * `--conversations=conv-26,conv-30`, `--formats=fields`,
- * `--set=authorWeight:0.3,denseWeight:0.5` (numeric service settings).
+ * `--set=authorWeight:0.3,denseWeight:0.5` (numeric service settings),
+ * `--max-tokens=1000` (each recall's budget).
  */
 export function locomoBenchOptions(args: string[] = Deno.args): LocomoBenchOptions {
   const arg = (name: string) =>
@@ -340,6 +353,7 @@ export function locomoBenchOptions(args: string[] = Deno.args): LocomoBenchOptio
     ...(conversations?.length ? { conversations } : {}),
     ...(formats?.length ? { formats } : {}),
     ...(Object.keys(service).length ? { service } : {}),
+    ...(arg("max-tokens") ? { maxTokens: Number(arg("max-tokens")) } : {}),
   };
 }
 

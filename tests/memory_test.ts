@@ -121,6 +121,11 @@ async function exerciseMemoryTools(client: Client): Promise<void> {
       session_id: "chat-1",
       occurred_at: "2023-08-11T14:05Z",
       author: "Maria",
+    }, {
+      content: "What a cute name! Send me a photo.",
+      session_id: "chat-1",
+      occurred_at: "2023-08-11T14:05Z",
+      author: "John",
     }],
   });
   const turnRecall = await ok(client, "recall_memories", {
@@ -130,6 +135,9 @@ async function exerciseMemoryTools(client: Client): Promise<void> {
   assert.equal(turnRecall.json.memories[0].author, "Maria");
   assert.equal(turnRecall.json.memories[0].occurred_at, "2023-08-11T14:05:00.000Z");
   assert.match(turnRecall.text, /occurred_at="2023-08-11T14:05Z" author="Maria">I adopted/);
+  assert.equal(turnRecall.json.memories[0].context[0].author, "John");
+  assert.equal(turnRecall.json.memories[0].context[0].position, "after");
+  assert.match(turnRecall.text, /<context of="1" author="John">What a cute name!/);
   const turnGot = await ok(client, "get_memory", { ref: turn.json.results[0].ref });
   assert.equal(turnGot.json.memory.author, "Maria");
   const badTime = await call(client, "save_memories", {

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { rejectsWith } from "../../testing/asserts.ts";
 import { createStaticEmbedder } from "../embed/static.ts";
 import type { Embedder } from "../embed/types.ts";
-import { renderRecall } from "./render.ts";
+import { countTokens } from "../text/tokens.ts";
+import { renderRecall, renderRecalledMemory } from "./render.ts";
 import { MemoryService, type MemoryServiceOptions } from "./service.ts";
 import { openSqliteMemoryBackend } from "./sqlite/backend.ts";
 
@@ -85,4 +86,50 @@ Deno.test("recall: a memory said by the author the question names ranks before t
   // Without the author, the other speaker's turn wins on the words alone.
   assert.equal((await order(0))[0], "Melanie");
   assert.equal((await order(1))[0], "Caroline");
+});
+
+Deno.test("recall: a recalled turn brings the turns said around it in its session, within the budget", async () => {
+  const m = service({ contextBefore: 1, contextAfter: 1 });
+  try {
+    const session = [
+      { content: "Hey! How was your weekend?", author: "Caroline" },
+      { content: "What did you paint for the gallery show, Mel?", author: "Caroline" },
+      { content: "A sunset over the lake, with my kids.", author: "Melanie" },
+      { content: "That sounds lovely.", author: "Caroline" },
+    ];
+    await m.save({
+      memories: session.map((t) => ({ ...t, session_id: "s1", occurred_at: "2023-07-15T10:00Z" })),
+    });
+    await m.save({ memories: [{ content: "The gallery show opens on Friday." }] });
+    const out = await m.recall({ query: "painting for the gallery show", top_k: 1 });
+    assert.equal(out.memories.length, 1);
+    const [hit] = out.memories;
+    assert.equal(hit.content, session[1].content);
+    assert.deepEqual(
+      hit.context?.map((c) => [c.position, c.content, c.author]),
+      [["after", session[2].content, "Melanie"], ["before", session[0].content, "Caroline"]],
+    );
+    const text = renderRecall(out);
+    const before = text.indexOf(`<context of="1" author="Caroline">${session[0].content}`);
+    const self = text.indexOf(`<memory index="1"`);
+    const after = text.indexOf(`<context of="1" author="Melanie">${session[2].content}`);
+    assert.ok(before > 0 && self > before && after > self, text);
+    assert.ok(!text.slice(after).includes("occurred_at"), "the same time is not repeated");
+
+    // The budget holds the context too; a memory without a session has none.
+    const room = countTokens(renderRecalledMemory(hit)) + 5;
+    const tight = await m.recall({
+      query: "painting for the gallery show",
+      top_k: 1,
+      max_tokens: room,
+    });
+    assert.equal(tight.memories.length, 1);
+    assert.equal(tight.memories[0].context, undefined);
+    assert.ok(tight.tokens <= room);
+    const alone = await m.recall({ query: "when does the gallery show open", top_k: 1 });
+    assert.equal(alone.memories[0].session_id, null);
+    assert.equal(alone.memories[0].context, undefined);
+  } finally {
+    await m.close();
+  }
 });

@@ -28,6 +28,10 @@ export const DEFAULT_PROFILE_MAX_TOKENS = 500;
 export const RRF_K = 60;
 /** Fewest vector candidates a recall fuses (else 2 × `top_k`). */
 export const DENSE_DEPTH = 20;
+/** Default {@link MemoryServiceOptions.contextAfter}. */
+export const CONTEXT_AFTER = 2;
+/** Default {@link MemoryServiceOptions.contextBefore}. */
+export const CONTEXT_BEFORE = 1;
 /** Default {@link MemoryServiceOptions.authorWeight}. */
 export const AUTHOR_WEIGHT = 1;
 
@@ -77,6 +81,14 @@ export interface MemoryServiceOptions {
    * for the ranking (scores stay the query's); 0 turns it off.
    */
   authorWeight?: number;
+  /**
+   * Memories saved just after each recalled one in its session (a
+   * conversation's next turns) attached to it as context while the budget
+   * allows (default {@link CONTEXT_AFTER}); 0 attaches none.
+   */
+  contextAfter?: number;
+  /** Memories saved just before each recalled one attached as context (default {@link CONTEXT_BEFORE}). */
+  contextBefore?: number;
   /** Memories per re-embed batch (default 64). */
   reembedBatch?: number;
   /** Clock (ms since the epoch). */
@@ -107,6 +119,8 @@ export function resolveMemoryOptions(options: MemoryServiceOptions = {}): Resolv
     recallBudget: options.recallBudget ?? DEFAULT_MAX_TOKENS,
     accessWeight: options.accessWeight ?? 0,
     authorWeight: options.authorWeight ?? AUTHOR_WEIGHT,
+    contextAfter: options.contextAfter ?? CONTEXT_AFTER,
+    contextBefore: options.contextBefore ?? CONTEXT_BEFORE,
     reembedBatch: options.reembedBatch ?? 64,
     now: options.now ?? Date.now,
   };

@@ -14,12 +14,13 @@ import { countTokens } from "../text/tokens.ts";
 import { checkNoNul, round } from "./checks.ts";
 import { preferNamedAuthors } from "./conversation.ts";
 import type { MemoryContext } from "./context.ts";
-import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
+import { renderContextMemory, renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { renderedTokens } from "./rendered_tokens.ts";
 import { traceMemoryEmbed, traceMemorySearch } from "./spans.ts";
 import type {
   Memory,
   ProfileMemory,
+  RecalledContext,
   RecalledMemory,
   RecallMemoriesInput,
   RecallMemoriesResult,
@@ -42,6 +43,9 @@ const MAX_PROFILE_POOL = 2_000;
 const ENTRY_OVERHEAD_TOKENS = countTokens(
   '<memory index="10" ref="abcdefgh" relevance="medium" created_at="2026-01-01T00:00:00.000Z"></memory>',
 );
+
+/** Tokens of a rendered context element without its content. */
+const CONTEXT_OVERHEAD_TOKENS = countTokens('<context of="10"></context>');
 
 /** Tokens of a rendered profile element without its content. */
 const PROFILE_OVERHEAD_TOKENS = countTokens(
@@ -259,6 +263,9 @@ export async function recallMemories(
     tokens += cost;
     memories.push(entry);
   }
+  if (query && memories.length > 0) {
+    tokens += await attachContext(ctx, memories, maxTokens - tokens);
+  }
   if (overBudget > 0) {
     notices.push({
       code: "budget",
@@ -302,6 +309,57 @@ function liftByAccess(
   }));
   lifted.sort((a, b) => b.value - a.value || a.order - b.order);
   return lifted.map((l) => l.f);
+}
+
+/**
+ * Attaches to each recalled memory, best first, its neighbours in its
+ * session (`contextAfter` saved just after it, `contextBefore` just before,
+ * the after ones first) while `left` tokens allow; a memory already shown
+ * (recalled, or the context of a better one) is not repeated. Context never
+ * displaces a recalled memory. Returns the tokens it used.
+ */
+async function attachContext(
+  ctx: MemoryContext,
+  memories: RecalledMemory[],
+  left: number,
+): Promise<number> {
+  const { contextBefore, contextAfter } = ctx.options;
+  if (!ctx.backend.sessionNeighbours || (contextBefore <= 0 && contextAfter <= 0)) return 0;
+  const withSession = memories.filter((m) => m.session_id !== null);
+  if (withSession.length === 0) return 0;
+  const near = await ctx.backend.sessionNeighbours(
+    withSession.map((m) => m.id),
+    contextBefore,
+    contextAfter,
+  );
+  const shown = new Set(memories.map((m) => m.id));
+  let used = 0;
+  for (const m of withSession) {
+    const around = near.get(m.id);
+    if (!around) continue;
+    const order = [
+      ...around.after.map((n) => ({ n, position: "after" as const })),
+      ...around.before.map((n) => ({ n, position: "before" as const })),
+    ];
+    for (const { n, position } of order) {
+      if (shown.has(n.id) || n.tokens + CONTEXT_OVERHEAD_TOKENS / 2 > left - used) continue;
+      const entry: RecalledContext = {
+        ref: n.ref,
+        id: n.id,
+        content: n.content,
+        position,
+        ...(n.occurred_at ? { occurred_at: n.occurred_at } : {}),
+        ...(n.author ? { author: n.author } : {}),
+        tokens: n.tokens,
+      };
+      const cost = renderedTokens(renderContextMemory(entry, m));
+      if (cost > left - used) continue;
+      used += cost;
+      shown.add(n.id);
+      (m.context ??= []).push(entry);
+    }
+  }
+  return used;
 }
 
 /** The dense candidate floor when none is configured (see `MemoryServiceOptions`). */

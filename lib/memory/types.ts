@@ -211,6 +211,30 @@ export interface RecalledMemory {
   score?: number;
   /** Label of the score ("search" mode only). */
   relevance?: MemoryRelevance;
+  /**
+   * The memories saved just before and after it in its session (a
+   * conversation's neighbouring turns), when the budget left room: before
+   * ones nearest last, after ones nearest first ("search" mode only).
+   */
+  context?: RecalledContext[];
+}
+
+/** A neighbour of a recalled memory in its session, attached as context. */
+export interface RecalledContext {
+  /** Short ref. */
+  ref: string;
+  /** Numeric id. */
+  id: number;
+  /** The text. */
+  content: string;
+  /** Saved just `before` or just `after` the recalled memory. */
+  position: "before" | "after";
+  /** When what it tells happened (present when saved with one). */
+  occurred_at?: string;
+  /** Who said or wrote it (present when saved with one). */
+  author?: string;
+  /** Tokens of the content. */
+  tokens: number;
 }
 
 /** One profile memory attached to a recall. */
@@ -497,6 +521,14 @@ export interface MemoryCandidate {
   score: number;
 }
 
+/** What {@link MemoryBackend.sessionNeighbours} answers for one memory. */
+export interface SessionNeighbours {
+  /** Memories saved just before it, nearest first. */
+  before: Memory[];
+  /** Memories saved just after it, nearest first. */
+  after: Memory[];
+}
+
 /** A row waiting for (re-)embedding. */
 export interface PendingEmbedding {
   /** Memory id. */
@@ -635,6 +667,19 @@ export interface MemoryBackend {
 
   /** Live profile memories, newest first (`created_at` desc, id desc), at most `limit`. */
   profilePool(limit: number): Promise<Memory[]>;
+
+  /**
+   * The neighbours of each of `ids` in its session: up to `before` live
+   * memories saved just before it and up to `after` saved just after it
+   * (saving order: id), of the same kind and the same session. A memory
+   * saved without a session, or not live, has none. Optional: without it,
+   * recall attaches no conversation context.
+   */
+  sessionNeighbours?(
+    ids: readonly number[],
+    before: number,
+    after: number,
+  ): Promise<Map<number, SessionNeighbours>>;
 
   /** Adds one to `recall_count` and sets `last_recalled_at` (ms since the epoch) of these ids. */
   markRecalled(ids: readonly number[], at: number): Promise<void>;

@@ -69,6 +69,19 @@ export const RecallMemoriesOutput: z.ZodObject<{
           low: "low";
         }>
       >;
+      context: z.ZodOptional<
+        z.ZodArray<
+          z.ZodObject<{
+            ref: z.ZodString;
+            id: z.ZodNumber;
+            content: z.ZodString;
+            position: z.ZodEnum<{ before: "before"; after: "after" }>;
+            occurred_at: z.ZodOptional<z.ZodString>;
+            author: z.ZodOptional<z.ZodString>;
+            tokens: z.ZodNumber;
+          }, z.core.$strip>
+        >
+      >;
     }, z.core.$strip>
   >;
   matched: z.ZodNumber;
@@ -103,6 +116,15 @@ export const RecallMemoriesOutput: z.ZodObject<{
     author: z.string().optional(),
     score: z.number().optional(),
     relevance: z.enum(["high", "medium", "low"]).optional(),
+    context: z.array(z.object({
+      ref: z.string(),
+      id: z.number().int(),
+      content: z.string(),
+      position: z.enum(["before", "after"]),
+      occurred_at: z.string().optional(),
+      author: z.string().optional(),
+      tokens: z.number().int(),
+    })).optional().describe("What was said just before and after it in its session"),
   })),
   matched: z.number().int(),
   truncated: z.boolean(),

@@ -49,6 +49,7 @@ import {
   type NewMemoryRow,
   newRef,
   type PendingEmbedding,
+  type SessionNeighbours,
 } from "../types.ts";
 
 /** Options of {@link openPostgresMemory} and {@link PostgresMemoryDatabase.open}. */
@@ -932,6 +933,53 @@ export class PostgresMemoryBackend implements MemoryBackend {
         [this.tenant, n],
       );
       return rows.map(toMemory);
+    });
+  }
+
+  /** The neighbours of each live id in its session (see {@link MemoryBackend.sessionNeighbours}). */
+  async sessionNeighbours(
+    ids: readonly number[],
+    before: number,
+    after: number,
+  ): Promise<Map<number, SessionNeighbours>> {
+    const keys = [...new Set(ids.map(rowId).filter((x): x is number => x !== undefined))];
+    const out = new Map<number, SessionNeighbours>();
+    const nb = Math.max(0, Math.trunc(before));
+    const na = Math.max(0, Math.trunc(after));
+    if (keys.length === 0) return out;
+    return await this.run("neighbours", async () => {
+      const { rows } = await this.pool.query<Row & { hit: string; side: string }>(
+        `SELECT h.id AS hit, n.*
+         FROM unnest($2::bigint[]) AS h(id)
+         JOIN gleaner_memory s ON s.tenant = $1 AND s.id = h.id AND s.superseded_by IS NULL
+           AND s.session_id IS NOT NULL
+         CROSS JOIN LATERAL (
+           (SELECT 'before' AS side, ${COLS} FROM gleaner_memory g
+            WHERE g.tenant = $1 AND g.session_id = s.session_id AND g.kind = s.kind
+              AND g.superseded_by IS NULL AND g.id < h.id ORDER BY g.id DESC LIMIT $3)
+           UNION ALL
+           (SELECT 'after' AS side, ${COLS} FROM gleaner_memory g
+            WHERE g.tenant = $1 AND g.session_id = s.session_id AND g.kind = s.kind
+              AND g.superseded_by IS NULL AND g.id > h.id ORDER BY g.id ASC LIMIT $4)
+         ) n`,
+        [this.tenant, keys, nb, na],
+      );
+      const { rows: live } = await this.pool.query<{ id: string }>(
+        `SELECT id FROM gleaner_memory WHERE tenant = $1 AND id = ANY($2::bigint[])
+           AND superseded_by IS NULL AND session_id IS NOT NULL`,
+        [this.tenant, keys],
+      );
+      for (const r of live) out.set(Number(r.id), { before: [], after: [] });
+      for (const r of rows) {
+        const entry = out.get(Number(r.hit));
+        if (!entry) continue;
+        (r.side === "before" ? entry.before : entry.after).push(toMemory(r));
+      }
+      for (const entry of out.values()) {
+        entry.before.sort((a, b) => b.id - a.id);
+        entry.after.sort((a, b) => a.id - b.id);
+      }
+      return out;
     });
   }
 

@@ -64,6 +64,7 @@ import {
   type NewMemoryRow,
   newRef,
   type PendingEmbedding,
+  type SessionNeighbours,
 } from "../types.ts";
 
 /** Options of {@link openSqliteMemoryBackend}. */
@@ -725,6 +726,32 @@ export class SqliteMemoryBackend implements MemoryBackend {
     ).all(limit) as unknown as Row[]).map(toMemory);
     this.#profileCache = { generation, limit, rows };
     return Promise.resolve(rows.map((m) => ({ ...m })));
+  }
+
+  sessionNeighbours(
+    ids: readonly number[],
+    before: number,
+    after: number,
+  ): Promise<Map<number, SessionNeighbours>> {
+    const out = new Map<number, SessionNeighbours>();
+    const take = (n: number) => Math.max(0, Math.trunc(n));
+    const near = (op: "<" | ">") =>
+      this.#stmt(
+        `SELECT ${COLUMNS} FROM memories m WHERE m.session_id = ? AND m.kind = ? ` +
+          `AND m.superseded_by IS NULL AND m.id ${op} ? ORDER BY m.id ${
+            op === "<" ? "DESC" : "ASC"
+          } LIMIT ?`,
+      );
+    for (const id of new Set(ids)) {
+      const self = this.#live(id);
+      if (!self || self.session_id === null) continue;
+      const read = (op: "<" | ">", n: number) =>
+        n > 0
+          ? (near(op).all(self.session_id, self.kind, id, n) as unknown as Row[]).map(toMemory)
+          : [];
+      out.set(id, { before: read("<", take(before)), after: read(">", take(after)) });
+    }
+    return Promise.resolve(out);
   }
 
   markRecalled(ids: readonly number[], at: number): Promise<void> {

@@ -806,6 +806,44 @@ export async function runMemoryBackendContract(
     }
   });
 
+  await step(
+    "session neighbours: saving order within the session, kind and live rows only",
+    async (b) => {
+      if (!b.sessionNeighbours) return;
+      const [a1, b1, a2, none, a3, p, a4, a5] = await b.insert([
+        row("a1", { session_id: "a" }),
+        row("b1", { session_id: "b" }),
+        row("a2", { session_id: "a" }),
+        row("no session"),
+        row("a3", { session_id: "a" }),
+        row("a profile fact", { session_id: "a", kind: "profile" }),
+        row("a4", { session_id: "a" }),
+        row("a5", { session_id: "a" }),
+      ]);
+      await b.delete(a4.id);
+      const near = await b.sessionNeighbours([a3.id, a1.id, none.id, b1.id, a4.id, 999_999], 2, 1);
+      const contents = (ms: Memory[]) => ms.map((m) => m.content);
+      assert.deepEqual(contents(near.get(a3.id)!.before), ["a2", "a1"]);
+      assert.deepEqual(
+        contents(near.get(a3.id)!.after),
+        ["a5"],
+        "deleted and profile rows skipped",
+      );
+      assert.deepEqual(near.get(a1.id), { before: [], after: [a2] });
+      assert.deepEqual(near.get(b1.id), { before: [], after: [] });
+      assert.equal(near.has(none.id), false, "no session, no neighbours");
+      assert.equal(near.has(a4.id), false, "a deleted memory has none");
+      assert.equal(near.has(999_999), false);
+      assert.deepEqual(near.get(a3.id)!.before[0], a2);
+      assert.equal(p.kind, "profile");
+      assert.deepEqual((await b.sessionNeighbours([a5.id], 0, 0)).get(a5.id), {
+        before: [],
+        after: [],
+      });
+      assert.equal((await b.sessionNeighbours([], 1, 1)).size, 0);
+    },
+  );
+
   await step("content round-trips byte for byte", async (b) => {
     const odd = [
       "quotes ' \" and backslash \\ and NUL-free unicode: café ☕ 𝄞",
