@@ -6,6 +6,7 @@ import { countTokens } from "../text/tokens.ts";
 import { renderRecall, renderRecalledMemory } from "./render.ts";
 import { MemoryService, type MemoryServiceOptions } from "./service.ts";
 import { openSqliteMemoryBackend } from "./sqlite/backend.ts";
+import { questionTimeRange, TELL_LAG_MS } from "./time_query.ts";
 
 let shared: Promise<Embedder> | undefined;
 const staticEmbedder = () => (shared ??= createStaticEmbedder());
@@ -101,6 +102,12 @@ Deno.test("recall: a recalled turn brings the turns said around it in its sessio
       memories: session.map((t) => ({ ...t, session_id: "s1", occurred_at: "2023-07-15T10:00Z" })),
     });
     await m.save({ memories: [{ content: "The gallery show opens on Friday." }] });
+    await m.save({
+      memories: [
+        { content: "Facts saved in one session: the gallery is on Main Street.", session_id: "f" },
+        { content: "Facts saved in one session: parking is free.", session_id: "f" },
+      ],
+    });
     const out = await m.recall({ query: "painting for the gallery show", top_k: 1 });
     assert.equal(out.memories.length, 1);
     const [hit] = out.memories;
@@ -129,7 +136,74 @@ Deno.test("recall: a recalled turn brings the turns said around it in its sessio
     const alone = await m.recall({ query: "when does the gallery show open", top_k: 1 });
     assert.equal(alone.memories[0].session_id, null);
     assert.equal(alone.memories[0].context, undefined);
+    // Facts saved without an author are not conversation turns: no context.
+    const fact = await m.recall({ query: "where is the gallery street", top_k: 1 });
+    assert.equal(fact.memories[0].session_id, "f");
+    assert.equal(fact.memories[0].context, undefined);
   } finally {
     await m.close();
   }
+});
+
+Deno.test("questionTimeRange: days, months, years and relative times, with the telling lag", () => {
+  const day = 86_400_000;
+  const cases: [string, number, number][] = [
+    ["What movie did Joanna watch on 1 May, 2022?", Date.UTC(2022, 4, 1), Date.UTC(2022, 4, 2)],
+    ["Who did Maria have dinner with on May 3, 2023?", Date.UTC(2023, 4, 3), Date.UTC(2023, 4, 4)],
+    ["What happened on 2023-05-03?", Date.UTC(2023, 4, 3), Date.UTC(2023, 4, 4)],
+    ["What setback did Melanie face in October 2023?", Date.UTC(2023, 9, 1), Date.UTC(2023, 10, 1)],
+    ["What did Tim do in December, 2022?", Date.UTC(2022, 11, 1), Date.UTC(2023, 0, 1)],
+    [
+      "How many times has Melanie gone to the beach in 2023?",
+      Date.UTC(2023, 0, 1),
+      Date.UTC(2024, 0, 1),
+    ],
+  ];
+  for (const [q, start, end] of cases) {
+    assert.deepEqual(questionTimeRange(q, 0), { start, end: end + TELL_LAG_MS }, q);
+  }
+  const now = Date.UTC(2026, 0, 10, 15);
+  assert.deepEqual(questionTimeRange("what did we decide yesterday", now), {
+    start: Date.UTC(2026, 0, 9),
+    end: Date.UTC(2026, 0, 10) + TELL_LAG_MS,
+  });
+  assert.equal(questionTimeRange("what happened last week?", now)!.start, Date.UTC(2026, 0, 3));
+  // No 31 February: the month is what the question names.
+  assert.equal(questionTimeRange("on 31 February, 2023", now)!.start, Date.UTC(2023, 1, 1));
+  for (const q of ["What may Caroline paint next?", "What is 2023 in binary"]) {
+    assert.equal(questionTimeRange(q, now), undefined, q);
+  }
+  assert.ok(TELL_LAG_MS >= day);
+});
+
+Deno.test("recall: a question that names a time prefers what happened then", async () => {
+  const order = async (timeWeight: number) => {
+    const m = service({ timeWeight, contextAfter: 0, contextBefore: 0 });
+    try {
+      await m.save({
+        memories: [
+          {
+            content: "Family dinner again! A big family dinner with the whole family.",
+            session_id: "s3",
+            occurred_at: "2023-08-20T18:00Z",
+            author: "Maria",
+          },
+          {
+            content: "Dinner at home yesterday with my parents.",
+            session_id: "s1",
+            occurred_at: "2023-05-04T09:00Z",
+            author: "Maria",
+          },
+        ],
+      });
+      const out = await m.recall({
+        query: "Who did Maria have a family dinner with on May 3, 2023?",
+      });
+      return out.memories.map((r) => r.session_id);
+    } finally {
+      await m.close();
+    }
+  };
+  assert.equal((await order(0))[0], "s3", "on the words alone the longer turn wins");
+  assert.equal((await order(1))[0], "s1");
 });

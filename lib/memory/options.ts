@@ -32,6 +32,10 @@ export const DENSE_DEPTH = 20;
 export const CONTEXT_AFTER = 2;
 /** Default {@link MemoryServiceOptions.contextBefore}. */
 export const CONTEXT_BEFORE = 1;
+/** Default {@link MemoryServiceOptions.timeWeight}. */
+export const TIME_WEIGHT = 1;
+/** Default {@link MemoryServiceOptions.recencyWeight}. */
+export const RECENCY_WEIGHT = 0;
 /** Default {@link MemoryServiceOptions.authorWeight}. */
 export const AUTHOR_WEIGHT = 1;
 
@@ -82,12 +86,27 @@ export interface MemoryServiceOptions {
    */
   authorWeight?: number;
   /**
-   * Memories saved just after each recalled one in its session (a
-   * conversation's next turns) attached to it as context while the budget
-   * allows (default {@link CONTEXT_AFTER}); 0 attaches none.
+   * How much a memory whose `occurred_at` falls in the time the query names
+   * ("in May 2023", "on 3 May, 2023", "last week") gains (default
+   * {@link TIME_WEIGHT}): its fused score is multiplied by `1 + timeWeight`
+   * for the ranking; 0 turns it off.
+   */
+  timeWeight?: number;
+  /**
+   * How much the newest matches gain when the query asks for the current
+   * state ("currently", "now", "latest", "recently") and names no time
+   * (default {@link RECENCY_WEIGHT}): the newest match's fused score
+   * (`occurred_at`) is multiplied by `1 + recencyWeight`, the oldest's by 1;
+   * 0 turns it off.
+   */
+  recencyWeight?: number;
+  /**
+   * Memories saved just after each recalled conversation turn (a memory
+   * saved with an `author` and a session) in its session attached to it as
+   * context while the budget allows (default {@link CONTEXT_AFTER}); 0 attaches none.
    */
   contextAfter?: number;
-  /** Memories saved just before each recalled one attached as context (default {@link CONTEXT_BEFORE}). */
+  /** Memories saved just before each recalled conversation turn attached as context (default {@link CONTEXT_BEFORE}). */
   contextBefore?: number;
   /** Memories per re-embed batch (default 64). */
   reembedBatch?: number;
@@ -119,6 +138,8 @@ export function resolveMemoryOptions(options: MemoryServiceOptions = {}): Resolv
     recallBudget: options.recallBudget ?? DEFAULT_MAX_TOKENS,
     accessWeight: options.accessWeight ?? 0,
     authorWeight: options.authorWeight ?? AUTHOR_WEIGHT,
+    timeWeight: options.timeWeight ?? TIME_WEIGHT,
+    recencyWeight: options.recencyWeight ?? RECENCY_WEIGHT,
     contextAfter: options.contextAfter ?? CONTEXT_AFTER,
     contextBefore: options.contextBefore ?? CONTEXT_BEFORE,
     reembedBatch: options.reembedBatch ?? 64,

@@ -13,6 +13,12 @@ import { checkIdText } from "../text/id_text.ts";
 import { countTokens } from "../text/tokens.ts";
 import { checkNoNul, round } from "./checks.ts";
 import { preferNamedAuthors } from "./conversation.ts";
+import {
+  asksCurrentState,
+  preferRecent,
+  preferTimeRange,
+  questionTimeRange,
+} from "./time_query.ts";
 import type { MemoryContext } from "./context.ts";
 import { renderContextMemory, renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { renderedTokens } from "./rendered_tokens.ts";
@@ -182,7 +188,12 @@ export async function recallMemories(
     matched = fused.length;
     // The matches' rows: their authors and recall counts are signals too.
     let rows: Map<number, Memory> | undefined;
-    if (fused.length > 1 && (ctx.options.accessWeight > 0 || ctx.options.authorWeight > 0)) {
+    const range = ctx.options.timeWeight > 0 ? questionTimeRange(query, now) : undefined;
+    const recent = !range && ctx.options.recencyWeight > 0 && asksCurrentState(query);
+    if (
+      fused.length > 1 &&
+      (ctx.options.accessWeight > 0 || ctx.options.authorWeight > 0 || range || recent)
+    ) {
       rows = new Map(
         (await ctx.backend.getMany(fused.map((f) => f.key))).map((m) => [m.id, m] as const),
       );
@@ -195,6 +206,25 @@ export async function recallMemories(
         query,
         ctx.options.authorWeight,
       );
+    }
+    if (rows && range) {
+      const memoryRows = rows;
+      fused = preferTimeRange(
+        fused,
+        (key) => {
+          const at = memoryRows.get(key)?.occurred_at;
+          return at ? Date.parse(at) : undefined;
+        },
+        range,
+        ctx.options.timeWeight,
+      );
+    }
+    if (rows && recent) {
+      const memoryRows = rows;
+      fused = preferRecent(fused, (key) => {
+        const at = memoryRows.get(key)?.occurred_at;
+        return at ? Date.parse(at) : undefined;
+      }, ctx.options.recencyWeight);
     }
     // Recall frequency as one more signal, over the matches only (never a new candidate).
     if (rows && ctx.options.accessWeight > 0) {
@@ -312,9 +342,10 @@ function liftByAccess(
 }
 
 /**
- * Attaches to each recalled memory, best first, its neighbours in its
- * session (`contextAfter` saved just after it, `contextBefore` just before,
- * the after ones first) while `left` tokens allow; a memory already shown
+ * Attaches to each recalled conversation turn (a memory saved with an
+ * `author` and a session), best first, its neighbours in its session
+ * (`contextAfter` saved just after it, `contextBefore` just before, nearest
+ * first, the next before the previous) while `left` tokens allow; a memory already shown
  * (recalled, or the context of a better one) is not repeated. Context never
  * displaces a recalled memory. Returns the tokens it used.
  */
@@ -325,7 +356,8 @@ async function attachContext(
 ): Promise<number> {
   const { contextBefore, contextAfter } = ctx.options;
   if (!ctx.backend.sessionNeighbours || (contextBefore <= 0 && contextAfter <= 0)) return 0;
-  const withSession = memories.filter((m) => m.session_id !== null);
+  // Conversation turns only: a memory saved with an author, in a session.
+  const withSession = memories.filter((m) => m.session_id !== null && m.author !== undefined);
   if (withSession.length === 0) return 0;
   const near = await ctx.backend.sessionNeighbours(
     withSession.map((m) => m.id),
@@ -337,10 +369,12 @@ async function attachContext(
   for (const m of withSession) {
     const around = near.get(m.id);
     if (!around) continue;
-    const order = [
-      ...around.after.map((n) => ({ n, position: "after" as const })),
-      ...around.before.map((n) => ({ n, position: "before" as const })),
-    ];
+    // Nearest first, the next one before the previous one at each distance.
+    const order: { n: Memory; position: "before" | "after" }[] = [];
+    for (let d = 0; d < Math.max(around.after.length, around.before.length); d++) {
+      if (around.after[d]) order.push({ n: around.after[d], position: "after" });
+      if (around.before[d]) order.push({ n: around.before[d], position: "before" });
+    }
     for (const { n, position } of order) {
       if (shown.has(n.id) || n.tokens + CONTEXT_OVERHEAD_TOKENS / 2 > left - used) continue;
       const entry: RecalledContext = {
