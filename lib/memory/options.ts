@@ -27,15 +27,13 @@ export const DEFAULT_PROFILE_MAX_TOKENS = 500;
 /** Default RRF constant (`memory.rrf_k`). */
 export const RRF_K = 60;
 /** Fewest vector candidates a recall fuses (else 2 × `top_k`). */
-export const DENSE_DEPTH = 20;
+export const DENSE_DEPTH = 40;
 /** Default {@link MemoryServiceOptions.contextAfter}. */
 export const CONTEXT_AFTER = 2;
 /** Default {@link MemoryServiceOptions.contextBefore}. */
-export const CONTEXT_BEFORE = 1;
+export const CONTEXT_BEFORE = 2;
 /** Default {@link MemoryServiceOptions.timeWeight}. */
-export const TIME_WEIGHT = 1;
-/** Default {@link MemoryServiceOptions.recencyWeight}. */
-export const RECENCY_WEIGHT = 0;
+export const TIME_WEIGHT = 3;
 /** Default {@link MemoryServiceOptions.authorWeight}. */
 export const AUTHOR_WEIGHT = 1;
 
@@ -93,14 +91,6 @@ export interface MemoryServiceOptions {
    */
   timeWeight?: number;
   /**
-   * How much the newest matches gain when the query asks for the current
-   * state ("currently", "now", "latest", "recently") and names no time
-   * (default {@link RECENCY_WEIGHT}): the newest match's fused score
-   * (`occurred_at`) is multiplied by `1 + recencyWeight`, the oldest's by 1;
-   * 0 turns it off.
-   */
-  recencyWeight?: number;
-  /**
    * Memories saved just after each recalled conversation turn (a memory
    * saved with an `author` and a session) in its session attached to it as
    * context while the budget allows (default {@link CONTEXT_AFTER}); 0 attaches none.
@@ -139,7 +129,6 @@ export function resolveMemoryOptions(options: MemoryServiceOptions = {}): Resolv
     accessWeight: options.accessWeight ?? 0,
     authorWeight: options.authorWeight ?? AUTHOR_WEIGHT,
     timeWeight: options.timeWeight ?? TIME_WEIGHT,
-    recencyWeight: options.recencyWeight ?? RECENCY_WEIGHT,
     contextAfter: options.contextAfter ?? CONTEXT_AFTER,
     contextBefore: options.contextBefore ?? CONTEXT_BEFORE,
     reembedBatch: options.reembedBatch ?? 64,

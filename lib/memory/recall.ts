@@ -13,12 +13,7 @@ import { checkIdText } from "../text/id_text.ts";
 import { countTokens } from "../text/tokens.ts";
 import { checkNoNul, round } from "./checks.ts";
 import { preferNamedAuthors } from "./conversation.ts";
-import {
-  asksCurrentState,
-  preferRecent,
-  preferTimeRange,
-  questionTimeRange,
-} from "./time_query.ts";
+import { preferTimeRange, questionTimeRange } from "./time_query.ts";
 import type { MemoryContext } from "./context.ts";
 import { renderContextMemory, renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { renderedTokens } from "./rendered_tokens.ts";
@@ -136,9 +131,11 @@ export async function recallMemories(
   if (query) {
     // Candidate depth. BM25's list ends where matching ends; the dense
     // retriever ranks every memory (there is always a nearest), so its list
-    // is cut at twice what the answer can show: deeper, its weak matches
-    // pile up RRF credit on look-alikes (chosen on half of the benchmark's
-    // confusable queries, checked on the other half; see bench/memory.ts).
+    // is cut at DENSE_DEPTH (40) or twice what the answer can show: on
+    // the confusable queries of bench/memory.ts depths 20 and 50 tie, and on
+    // locomo-dev 40 recalls more than 20 in every held-out conversation
+    // (bench/locomo.ts); much deeper, weak matches pile up RRF credit on
+    // look-alikes.
     const k = Math.max(LEXICAL_DEPTH, topK * 4);
     const denseK = Math.max(ctx.options.denseDepth, topK * 2);
     const lexical = await traceMemorySearch(
@@ -189,10 +186,9 @@ export async function recallMemories(
     // The matches' rows: their authors and recall counts are signals too.
     let rows: Map<number, Memory> | undefined;
     const range = ctx.options.timeWeight > 0 ? questionTimeRange(query, now) : undefined;
-    const recent = !range && ctx.options.recencyWeight > 0 && asksCurrentState(query);
     if (
       fused.length > 1 &&
-      (ctx.options.accessWeight > 0 || ctx.options.authorWeight > 0 || range || recent)
+      (ctx.options.accessWeight > 0 || ctx.options.authorWeight > 0 || range)
     ) {
       rows = new Map(
         (await ctx.backend.getMany(fused.map((f) => f.key))).map((m) => [m.id, m] as const),
@@ -218,13 +214,6 @@ export async function recallMemories(
         range,
         ctx.options.timeWeight,
       );
-    }
-    if (rows && recent) {
-      const memoryRows = rows;
-      fused = preferRecent(fused, (key) => {
-        const at = memoryRows.get(key)?.occurred_at;
-        return at ? Date.parse(at) : undefined;
-      }, ctx.options.recencyWeight);
     }
     // Recall frequency as one more signal, over the matches only (never a new candidate).
     if (rows && ctx.options.accessWeight > 0) {

@@ -81,7 +81,7 @@ export const saveMemoriesTool: ToolSpec<typeof SaveMemoriesInput, typeof SaveMem
     scope: "tenant",
     title: "Save memories",
     description:
-      "Saves concise memories for later sessions, in one transaction (all or none). Save short self-contained facts (one per memory); kind 'profile' for standing facts about the user. A memory is skipped as a duplicate only when it is the same text, after trimming white space, as one already stored in the same session scope; a memory that differs in case, punctuation or any number, date, time, code, version or name is saved, and one close to an existing memory carries a similar_to notice with the ref to update instead if it is a correction.",
+      "Saves concise memories for later sessions, in one transaction (all or none). Save short self-contained facts (one per memory); kind 'profile' for standing facts about the user. A memory is skipped as a duplicate only when it is the same text, after trimming white space, as one already stored in the same session scope; a memory that differs in case, punctuation or any number, date, time, code, version or name is saved, and one close to an existing memory carries a similar_to notice with the ref to update instead if it is a correction. For a conversation, save each turn as one memory with its session_id, occurred_at and author: recall then brings the turns around a recalled one and prefers the speaker and the time a question names.",
     input: SaveMemoriesInput,
     output: SaveMemoriesOutput,
     http: { path: "/v1/memories/save" },
