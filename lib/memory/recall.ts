@@ -12,7 +12,7 @@ import { fuseRankings, relevanceOf } from "../rank/fusion.ts";
 import { checkIdText } from "../text/id_text.ts";
 import { countTokens } from "../text/tokens.ts";
 import { checkNoNul, round } from "./checks.ts";
-import { preferNamedAuthors } from "./conversation.ts";
+import { namedAuthors, preferNamedAuthors } from "./conversation.ts";
 import { preferTimeRange, questionTimeRange } from "./time_query.ts";
 import type { MemoryContext } from "./context.ts";
 import { renderContextMemory, renderProfileMemory, renderRecalledMemory } from "./render.ts";
@@ -35,6 +35,8 @@ export const DEFAULT_TOP_K = 10;
 export const LEXICAL_DEPTH = 50;
 /** Profile memories read per recall before checking whether more could fit. */
 const PROFILE_PAGE = 64;
+/** Most distinct authors a recall reads to see whether its query names one. */
+const MAX_AUTHORS = 1_000;
 /** Most profile memories a recall considers. */
 const MAX_PROFILE_POOL = 2_000;
 /**
@@ -186,15 +188,18 @@ export async function recallMemories(
     // The matches' rows: their authors and recall counts are signals too.
     let rows: Map<number, Memory> | undefined;
     const range = ctx.options.timeWeight > 0 ? questionTimeRange(query, now) : undefined;
-    if (
-      fused.length > 1 &&
-      (ctx.options.accessWeight > 0 || ctx.options.authorWeight > 0 || range)
-    ) {
+    // Whether the query may name an author: the store's authors when the
+    // engine lists them (most stores have none, and most queries name none),
+    // else the candidates' own.
+    const byAuthor = ctx.options.authorWeight > 0 && fused.length > 1 &&
+      (!ctx.backend.authors ||
+        namedAuthors(query, await ctx.backend.authors(MAX_AUTHORS)).length > 0);
+    if (fused.length > 1 && (ctx.options.accessWeight > 0 || byAuthor || range)) {
       rows = new Map(
         (await ctx.backend.getMany(fused.map((f) => f.key))).map((m) => [m.id, m] as const),
       );
     }
-    if (rows && ctx.options.authorWeight > 0) {
+    if (rows && byAuthor) {
       const memoryRows = rows;
       fused = preferNamedAuthors(
         fused,

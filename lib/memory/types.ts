@@ -669,6 +669,13 @@ export interface MemoryBackend {
   profilePool(limit: number): Promise<Memory[]>;
 
   /**
+   * The distinct authors of live memories, at most `limit`, in text order
+   * (byte order on SQLite, the database's collation on PostgreSQL). Optional:
+   * without it, recall reads the authors of its candidates instead.
+   */
+  authors?(limit: number): Promise<string[]>;
+
+  /**
    * The neighbours of each of `ids` in its session: up to `before` live
    * memories saved just before it and up to `after` saved just after it
    * (saving order: id), of the same kind and the same session. A memory

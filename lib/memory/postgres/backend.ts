@@ -936,6 +936,29 @@ export class PostgresMemoryBackend implements MemoryBackend {
     });
   }
 
+  /** This tenant's distinct authors of live memories, at most `limit`, in text order. */
+  async authors(limit: number): Promise<string[]> {
+    const n = Math.max(0, Math.trunc(limit));
+    if (n === 0) return [];
+    return await this.run("authors", async () => {
+      // One index probe per distinct author (a skip scan), not one per memory.
+      const { rows } = await this.pool.query<{ author: string }>(
+        `WITH RECURSIVE a(author) AS (
+           (SELECT author FROM gleaner_memory
+            WHERE tenant = $1 AND superseded_by IS NULL AND author IS NOT NULL
+            ORDER BY author LIMIT 1)
+           UNION ALL
+           SELECT (SELECT g.author FROM gleaner_memory g
+                   WHERE g.tenant = $1 AND g.superseded_by IS NULL AND g.author IS NOT NULL
+                     AND g.author > a.author ORDER BY g.author LIMIT 1)
+           FROM a WHERE a.author IS NOT NULL
+         ) SELECT author FROM a WHERE author IS NOT NULL LIMIT $2`,
+        [this.tenant, n],
+      );
+      return rows.map((r) => r.author);
+    });
+  }
+
   /** The neighbours of each live id in its session (see {@link MemoryBackend.sessionNeighbours}). */
   async sessionNeighbours(
     ids: readonly number[],

@@ -235,6 +235,8 @@ export class SqliteMemoryBackend implements MemoryBackend {
   #profileCache: { generation: string; limit: number; rows: Memory[] } | undefined;
   /** Totals of list filters, while nothing changed. */
   #totals = { generation: "", counts: new Map<string, number>() };
+  /** The distinct authors as last read, while nothing changed. */
+  #authors: { generation: string; limit: number; authors: string[] } | undefined;
   /** Bounded matching-row counts of recall words, while nothing changed. */
   #wordCounts = { generation: "", counts: new Map<string, number>() };
 
@@ -726,6 +728,29 @@ export class SqliteMemoryBackend implements MemoryBackend {
     ).all(limit) as unknown as Row[]).map(toMemory);
     this.#profileCache = { generation, limit, rows };
     return Promise.resolve(rows.map((m) => ({ ...m })));
+  }
+
+  authors(limit: number): Promise<string[]> {
+    const n = Math.max(0, Math.trunc(limit));
+    // Kept until a write changes the memories (every recall asks).
+    const generation = this.#generation();
+    const cached = this.#authors;
+    if (cached && cached.generation === generation && cached.limit >= n) {
+      return Promise.resolve(cached.authors.slice(0, n));
+    }
+    // One index probe per distinct author (a skip scan), not one per memory.
+    const rows = n === 0 ? [] : this.#stmt(
+      `WITH RECURSIVE a(author) AS (
+         SELECT min(author) FROM memories WHERE superseded_by IS NULL AND author IS NOT NULL
+         UNION ALL
+         SELECT (SELECT min(m.author) FROM memories m
+                 WHERE m.superseded_by IS NULL AND m.author IS NOT NULL AND m.author > a.author)
+         FROM a WHERE a.author IS NOT NULL
+       ) SELECT author FROM a WHERE author IS NOT NULL LIMIT ?`,
+    ).all(n) as { author: string }[];
+    const authors = rows.map((r) => r.author);
+    this.#authors = { generation, limit: n, authors };
+    return Promise.resolve([...authors]);
   }
 
   sessionNeighbours(

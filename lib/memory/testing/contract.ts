@@ -806,6 +806,24 @@ export async function runMemoryBackendContract(
     }
   });
 
+  await step("authors: distinct, live rows only, in text order, limited", async (b) => {
+    if (!b.authors) return;
+    assert.deepEqual(await b.authors(10), []);
+    const [one, mel] = await b.insert([
+      row("one", { author: "Melanie", session_id: "s" }),
+      row("two", { author: "Melanie" }),
+      row("three", { author: "Caroline" }),
+      row("four"),
+    ]);
+    assert.deepEqual(await b.authors(10), ["Caroline", "Melanie"]);
+    assert.deepEqual(await b.authors(1), ["Caroline"]);
+    assert.deepEqual(await b.authors(0), []);
+    await b.delete(one.id);
+    assert.deepEqual(await b.authors(10), ["Caroline", "Melanie"], "one of Melanie's is left");
+    await b.delete(mel.id);
+    assert.deepEqual(await b.authors(10), ["Caroline"]);
+  });
+
   await step(
     "session neighbours: saving order within the session, kind and live rows only",
     async (b) => {
