@@ -168,6 +168,7 @@ export type {
   NewMemoryRow,
   PendingEmbedding,
   ProfileMemory,
+  RecalledContext,
   RecalledMemory,
   RecallMemoriesInput,
   RecallMemoriesResult,
@@ -175,6 +176,7 @@ export type {
   SaveMemoriesResult,
   SaveMemoryInput,
   SaveMemoryItemResult,
+  SessionNeighbours,
   UpdateMemoryInput,
   UpdateMemoryResult,
 } from "./lib/memory/types.ts";
