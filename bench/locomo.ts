@@ -42,6 +42,12 @@ import { percentile, words } from "./lib/text_metrics.ts";
 
 const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 
+/**
+ * The recall budget of the cross-validation: with it a rendered recall of
+ * locomo-dev stays within 1,000 tokens (the wrapper and notes take ~70).
+ */
+export const CV_MAX_TOKENS = 930;
+
 /** Options of {@link runLocomoBench}. */
 export interface LocomoBenchOptions {
   /** The locomo-dev folder (default `LOCOMO_DEV_DIR`). */
@@ -50,6 +56,12 @@ export interface LocomoBenchOptions {
   conversations?: string[];
   /** Service settings to measure (default: the defaults). */
   service?: MemoryServiceOptions;
+  /**
+   * Also choose settings by leave-one-conversation-out cross-validation over
+   * {@link CV_GRID} (on the `fields` stores, at `maxTokens` or
+   * {@link CV_MAX_TOKENS}); a few minutes more.
+   */
+  crossValidate?: boolean;
   /** `max_tokens` of each recall (default: the service's budget). */
   maxTokens?: number;
   /** How turns are saved (default both, `fields` first). */
@@ -76,6 +88,13 @@ export function turnMemory(turn: LocomoTurn, format: TurnFormat): SaveMemoryInpu
     : { content: `[${turn.date_text}] ${turn.speaker}: ${turn.text}`, session_id };
 }
 
+/** Recall of one group of questions. */
+interface Summary {
+  questions: number;
+  recall_at_5: number;
+  recall_at_10: number;
+}
+
 /** Sums of one group of questions. */
 class Tally {
   questions = 0;
@@ -86,7 +105,7 @@ class Tally {
     this.r5 += r5;
     this.r10 += r10;
   }
-  summary() {
+  summary(): Summary {
     return {
       questions: this.questions,
       recall_at_5: round(this.r5 / Math.max(1, this.questions)),
@@ -115,7 +134,7 @@ class Tallies {
       const t = this.byCategory.get(Number(n));
       if (t) byCategory[name] = t.summary();
     }
-    const byConversation: Record<string, unknown> = {};
+    const byConversation: Record<string, Summary> = {};
     for (const [id, t] of [...this.byConversation].sort()) byConversation[id] = t.summary();
     return { ...this.all.summary(), by_category: byCategory, by_conversation: byConversation };
   }
@@ -197,15 +216,35 @@ async function build(
   return { ids, duplicates };
 }
 
-/** Gleaner's recall on every conversation saved as `format`. */
-async function measure(
+/** The stores of every conversation saved as one format: each file and its turns' memory ids. */
+type Stores = Map<string, { path: string; ids: number[] }>;
+
+/** Builds a store per conversation, its turns saved as `format`. */
+async function buildAll(
   root: string,
   embedder: Embedder,
   conversations: readonly LocomoConversation[],
   format: TurnFormat,
+): Promise<{ stores: Stores; duplicates: number }> {
+  const stores: Stores = new Map();
+  let duplicates = 0;
+  for (const conv of conversations) {
+    const path = `${root}/${conv.id}-${format}.db`;
+    const built = await build(path, embedder, conv, format);
+    duplicates += built.duplicates;
+    stores.set(conv.id, { path, ids: built.ids });
+  }
+  return { stores, duplicates };
+}
+
+/** Gleaner's recall of every question on the built stores, with `settings`. */
+async function recallAll(
+  stores: Stores,
+  embedder: Embedder,
+  conversations: readonly LocomoConversation[],
   settings: MemoryServiceOptions | undefined,
   maxTokens: number | undefined,
-): Promise<Record<string, unknown>> {
+): Promise<Record<string, unknown> & { by_conversation: Record<string, Summary> }> {
   const budget = maxTokens !== undefined ? { max_tokens: maxTokens } : {};
   const tallies = new Tallies();
   const latencies: number[] = [];
@@ -213,20 +252,13 @@ async function measure(
   let tokens5 = 0;
   let tokens10 = 0;
   let returned10 = 0;
-  let duplicates = 0;
   for (const conv of conversations) {
-    const path = `${root}/${conv.id}-${format}.db`;
-    const built = await build(path, embedder, conv, format);
-    duplicates += built.duplicates;
-    const turnOf = new Map<number, number>();
-    built.ids.forEach((id, i) => {
-      if (!turnOf.has(id)) turnOf.set(id, i);
-    });
+    const { path, ids } = stores.get(conv.id)!;
     // A turn saved as a duplicate of an earlier one counts as found with it;
     // a recalled memory's context counts as returned.
     const turnsOf = (out: RecallMemoriesResult) => {
-      const ids = new Set(returnedIds(out));
-      return new Set(built.ids.flatMap((id, i) => ids.has(id) ? [i] : []));
+      const got = new Set(returnedIds(out));
+      return new Set(ids.flatMap((id, i) => got.has(id) ? [i] : []));
     };
     const service = new MemoryService(openSqliteMemoryBackend(path), {
       ...settings,
@@ -265,7 +297,63 @@ async function measure(
       p50: round(percentile(latencies, 50), 2),
       p95: round(percentile(latencies, 95), 2),
     },
-    duplicate_turns: duplicates,
+  };
+}
+
+/** The settings the cross-validation chooses among (numeric `MemoryServiceOptions`). */
+export const CV_GRID: readonly MemoryServiceOptions[] = [1, 3].flatMap((timeWeight) =>
+  [[1, 2], [2, 2], [2, 3]].flatMap(([contextBefore, contextAfter]) =>
+    [20, 40].map((denseDepth) => ({ timeWeight, contextBefore, contextAfter, denseDepth }))
+  )
+);
+
+/**
+ * Leave one conversation out: for each conversation, the settings of
+ * {@link CV_GRID} with the best recall@10 on the other four, measured on
+ * it; the held-out figures pooled over all questions.
+ */
+async function crossValidate(
+  stores: Stores,
+  embedder: Embedder,
+  conversations: readonly LocomoConversation[],
+  maxTokens: number,
+): Promise<Record<string, unknown>> {
+  const runs: { settings: MemoryServiceOptions; byConversation: Record<string, Summary> }[] = [];
+  for (const settings of CV_GRID) {
+    const out = await recallAll(stores, embedder, conversations, settings, maxTokens);
+    runs.push({ settings, byConversation: out.by_conversation });
+  }
+  const pooled = (
+    r: Record<string, Summary>,
+    ids: string[],
+    key: "recall_at_5" | "recall_at_10",
+  ) => {
+    const n = ids.reduce((sum, id) => sum + r[id].questions, 0);
+    return ids.reduce((sum, id) => sum + r[id][key] * r[id].questions, 0) / n;
+  };
+  const folds: Record<string, unknown> = {};
+  let r5 = 0;
+  let r10 = 0;
+  let n = 0;
+  for (const held of conversations.map((c) => c.id)) {
+    const others = conversations.map((c) => c.id).filter((id) => id !== held);
+    const best = runs.reduce((a, b) =>
+      pooled(b.byConversation, others, "recall_at_10") >
+          pooled(a.byConversation, others, "recall_at_10")
+        ? b
+        : a
+    );
+    const figure = best.byConversation[held];
+    folds[held] = { chosen: best.settings, ...figure };
+    r5 += figure.recall_at_5 * figure.questions;
+    r10 += figure.recall_at_10 * figure.questions;
+    n += figure.questions;
+  }
+  return {
+    max_tokens: maxTokens,
+    grid: CV_GRID,
+    held_out: { questions: n, recall_at_5: round(r5 / n), recall_at_10: round(r10 / n) },
+    folds,
   };
 }
 
@@ -297,14 +385,19 @@ export async function runLocomoBench(
       questions: conversations.reduce((n, c) => n + c.questions.length, 0),
     };
     for (const format of formats) {
-      result[`gleaner_${format}`] = await measure(
-        root,
-        embedder,
-        conversations,
-        format,
-        options.service,
-        options.maxTokens,
-      );
+      const { stores, duplicates } = await buildAll(root, embedder, conversations, format);
+      result[`gleaner_${format}`] = {
+        ...await recallAll(stores, embedder, conversations, options.service, options.maxTokens),
+        duplicate_turns: duplicates,
+      };
+      if (options.crossValidate && format === "fields") {
+        result.cross_validation = await crossValidate(
+          stores,
+          embedder,
+          conversations,
+          options.maxTokens ?? CV_MAX_TOKENS,
+        );
+      }
     }
 
     // Plain BM25 over the turns as text.
@@ -333,7 +426,7 @@ export async function runLocomoBench(
  * The options of `deno task bench locomo` from its arguments:
  * `--conversations=conv-26,conv-30`, `--formats=fields`,
  * `--set=authorWeight:0.3,denseWeight:0.5` (numeric service settings),
- * `--max-tokens=1000` (each recall's budget).
+ * `--max-tokens=930` (each recall's budget), `--cv` (cross-validation).
  */
 export function locomoBenchOptions(args: string[] = Deno.args): LocomoBenchOptions {
   const arg = (name: string) =>
@@ -354,6 +447,7 @@ export function locomoBenchOptions(args: string[] = Deno.args): LocomoBenchOptio
     ...(formats?.length ? { formats } : {}),
     ...(Object.keys(service).length ? { service } : {}),
     ...(arg("max-tokens") ? { maxTokens: Number(arg("max-tokens")) } : {}),
+    ...(args.includes("--cv") ? { crossValidate: true } : {}),
   };
 }
 
