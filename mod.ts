@@ -170,6 +170,7 @@ export type {
   NewMemoryRow,
   PendingEmbedding,
   ProfileMemory,
+  RecalledContext,
   RecalledMemory,
   RecallMemoriesInput,
   RecallMemoriesResult,
@@ -177,6 +178,7 @@ export type {
   SaveMemoriesResult,
   SaveMemoryInput,
   SaveMemoryItemResult,
+  SessionNeighbours,
   UpdateMemoryInput,
   UpdateMemoryResult,
 } from "./lib/memory/types.ts";

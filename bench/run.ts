@@ -14,6 +14,7 @@ import { rerankBenchOptions, runRerankBench } from "./rerank.ts";
 import { runDeepResearchBench } from "./deep_research.ts";
 import { runDegradeBench } from "./degrade.ts";
 import { runExtractionBench } from "./extraction.ts";
+import { locomoBenchOptions, runLocomoBench } from "./locomo.ts";
 import { memoryBenchOptions, runMemoryBench } from "./memory.ts";
 import { runMemoryBackendBench } from "./memory_backends.ts";
 import { runPipelineBench } from "./pipeline.ts";
@@ -31,6 +32,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   memory: () => runMemoryBench(memoryBenchOptions()),
   memory_backends: () => runMemoryBackendBench(),
   conversation: () => runConversationBench(),
+  locomo: () => runLocomoBench(locomoBenchOptions()),
   rerank: () => runRerankBench(rerankBenchOptions()),
   startup: () => runStartupBench(),
   tool_tokens: () => runToolTokensBench(),

@@ -114,6 +114,38 @@ async function exerciseMemoryTools(client: Client): Promise<void> {
   assert.ok(!inert.text.includes('ref="forgedxx"'));
   assert.ok(inert.text.includes("&lt;/memory&gt;&lt;/recalled_memories&gt;"));
 
+  // A conversation turn: when it was said and who said it, as fields.
+  const turn = await ok(client, "save_memories", {
+    memories: [{
+      content: "I adopted a puppy named Coco last weekend.",
+      session_id: "chat-1",
+      occurred_at: "2023-08-11T14:05Z",
+      author: "Maria",
+    }, {
+      content: "What a cute name! Send me a photo.",
+      session_id: "chat-1",
+      occurred_at: "2023-08-11T14:05Z",
+      author: "John",
+    }],
+  });
+  const turnRecall = await ok(client, "recall_memories", {
+    query: "What is Maria's puppy called?",
+  });
+  assert.equal(turnRecall.json.memories[0].ref, turn.json.results[0].ref);
+  assert.equal(turnRecall.json.memories[0].author, "Maria");
+  assert.equal(turnRecall.json.memories[0].occurred_at, "2023-08-11T14:05:00.000Z");
+  assert.match(turnRecall.text, /occurred_at="2023-08-11T14:05Z" author="Maria">I adopted/);
+  assert.equal(turnRecall.json.memories[0].context[0].author, "John");
+  assert.equal(turnRecall.json.memories[0].context[0].position, "after");
+  assert.match(turnRecall.text, /<context of="1" author="John">What a cute name!/);
+  const turnGot = await ok(client, "get_memory", { ref: turn.json.results[0].ref });
+  assert.equal(turnGot.json.memory.author, "Maria");
+  const badTime = await call(client, "save_memories", {
+    memories: [{ content: "x", occurred_at: "last week" }],
+  });
+  assert.equal(badTime.isError, true);
+  assert.match(badTime.content[0].text, /occurred_at/);
+
   const empty = await call(client, "save_memories", { memories: [{ content: "  " }] });
   assert.equal(empty.isError, true);
   assert.match(empty.content[0].text, /invalid_arguments:|Input validation error/);
@@ -185,6 +217,13 @@ Deno.test("MCP over Streamable HTTP and REST: memory tools round trip", async ()
     res = await post("get", { ref, id: 3 });
     assert.equal(res.status, 400);
     await res.body?.cancel();
+    res = await post("save", {
+      memories: [{ content: "We met at the harbour.", occurred_at: "2024-02-30", author: "Jon" }],
+    });
+    assert.equal(res.status, 400);
+    const badDate = await res.json();
+    assert.equal(badDate.error.code, "invalid_arguments");
+    assert.match(badDate.error.message, /memories\.0\.occurred_at/);
     res = await post("save", { memories: [] });
     assert.equal(res.status, 400);
     assert.equal((await res.json()).error.code, "invalid_arguments");

@@ -5,6 +5,31 @@
  * @module
  */
 import { GleanerError } from "../errors.ts";
+import { idTextProblem } from "../text/id_text.ts";
+
+/** Longest `author` of a memory (characters). */
+export const MAX_AUTHOR_CHARS = 200;
+
+/**
+ * The `author` of a memory, trimmed, or `undefined` when absent; throws
+ * `invalid_arguments` naming `field` when it is not a string, is blank,
+ * longer than {@link MAX_AUTHOR_CHARS} or holds control characters.
+ */
+export function checkAuthor(author: unknown, field: string): string | undefined {
+  if (author === undefined) return undefined;
+  const text = typeof author === "string" ? author.trim() : "";
+  const problem = typeof author !== "string"
+    ? "must be a string"
+    : text === ""
+    ? "must not be empty"
+    : text.length > MAX_AUTHOR_CHARS
+    ? `must be at most ${MAX_AUTHOR_CHARS} characters`
+    : idTextProblem(text);
+  if (problem) {
+    throw new GleanerError("invalid_arguments", `${field}: ${problem}`, { details: { field } });
+  }
+  return text;
+}
 
 /**
  * Throws `invalid_arguments` naming `field` when free text holds U+0000, which

@@ -27,7 +27,15 @@ export const DEFAULT_PROFILE_MAX_TOKENS = 500;
 /** Default RRF constant (`memory.rrf_k`). */
 export const RRF_K = 60;
 /** Fewest vector candidates a recall fuses (else 2 × `top_k`). */
-export const DENSE_DEPTH = 20;
+export const DENSE_DEPTH = 40;
+/** Default {@link MemoryServiceOptions.contextAfter}. */
+export const CONTEXT_AFTER = 2;
+/** Default {@link MemoryServiceOptions.contextBefore}. */
+export const CONTEXT_BEFORE = 2;
+/** Default {@link MemoryServiceOptions.timeWeight}. */
+export const TIME_WEIGHT = 3;
+/** Default {@link MemoryServiceOptions.authorWeight}. */
+export const AUTHOR_WEIGHT = 1;
 
 /** Options of `MemoryService`. */
 export interface MemoryServiceOptions {
@@ -69,6 +77,27 @@ export interface MemoryServiceOptions {
    * scores, relevance labels and `min_score` stay the query's.
    */
   accessWeight?: number;
+  /**
+   * How much a memory said by an author the query names gains (default
+   * {@link AUTHOR_WEIGHT}): its fused score is multiplied by `1 + authorWeight`
+   * for the ranking (scores stay the query's); 0 turns it off.
+   */
+  authorWeight?: number;
+  /**
+   * How much a memory whose `occurred_at` falls in the time the query names
+   * ("in May 2023", "on 3 May, 2023", "last week") gains (default
+   * {@link TIME_WEIGHT}): its fused score is multiplied by `1 + timeWeight`
+   * for the ranking; 0 turns it off.
+   */
+  timeWeight?: number;
+  /**
+   * Memories saved just after each recalled conversation turn (a memory
+   * saved with an `author` and a session) in its session attached to it as
+   * context while the budget allows (default {@link CONTEXT_AFTER}); 0 attaches none.
+   */
+  contextAfter?: number;
+  /** Memories saved just before each recalled conversation turn attached as context (default {@link CONTEXT_BEFORE}). */
+  contextBefore?: number;
   /** Memories per re-embed batch (default 64). */
   reembedBatch?: number;
   /** Clock (ms since the epoch). */
@@ -98,6 +127,10 @@ export function resolveMemoryOptions(options: MemoryServiceOptions = {}): Resolv
     rrfK: options.rrfK ?? RRF_K,
     recallBudget: options.recallBudget ?? DEFAULT_MAX_TOKENS,
     accessWeight: options.accessWeight ?? 0,
+    authorWeight: options.authorWeight ?? AUTHOR_WEIGHT,
+    timeWeight: options.timeWeight ?? TIME_WEIGHT,
+    contextAfter: options.contextAfter ?? CONTEXT_AFTER,
+    contextBefore: options.contextBefore ?? CONTEXT_BEFORE,
     reembedBatch: options.reembedBatch ?? 64,
     now: options.now ?? Date.now,
   };

@@ -12,13 +12,16 @@ import { fuseRankings, relevanceOf } from "../rank/fusion.ts";
 import { checkIdText } from "../text/id_text.ts";
 import { countTokens } from "../text/tokens.ts";
 import { checkNoNul, round } from "./checks.ts";
+import { namedAuthors, preferNamedAuthors } from "./conversation.ts";
+import { preferTimeRange, questionTimeRange } from "./time_query.ts";
 import type { MemoryContext } from "./context.ts";
-import { renderProfileMemory, renderRecalledMemory } from "./render.ts";
+import { renderContextMemory, renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { renderedTokens } from "./rendered_tokens.ts";
 import { traceMemoryEmbed, traceMemorySearch } from "./spans.ts";
 import type {
   Memory,
   ProfileMemory,
+  RecalledContext,
   RecalledMemory,
   RecallMemoriesInput,
   RecallMemoriesResult,
@@ -32,6 +35,8 @@ export const DEFAULT_TOP_K = 10;
 export const LEXICAL_DEPTH = 50;
 /** Profile memories read per recall before checking whether more could fit. */
 const PROFILE_PAGE = 64;
+/** Most distinct authors a recall reads to see whether its query names one. */
+const MAX_AUTHORS = 1_000;
 /** Most profile memories a recall considers. */
 const MAX_PROFILE_POOL = 2_000;
 /**
@@ -41,6 +46,9 @@ const MAX_PROFILE_POOL = 2_000;
 const ENTRY_OVERHEAD_TOKENS = countTokens(
   '<memory index="10" ref="abcdefgh" relevance="medium" created_at="2026-01-01T00:00:00.000Z"></memory>',
 );
+
+/** Tokens of a rendered context element without its content. */
+const CONTEXT_OVERHEAD_TOKENS = countTokens('<context of="10"></context>');
 
 /** Tokens of a rendered profile element without its content. */
 const PROFILE_OVERHEAD_TOKENS = countTokens(
@@ -125,9 +133,11 @@ export async function recallMemories(
   if (query) {
     // Candidate depth. BM25's list ends where matching ends; the dense
     // retriever ranks every memory (there is always a nearest), so its list
-    // is cut at twice what the answer can show: deeper, its weak matches
-    // pile up RRF credit on look-alikes (chosen on half of the benchmark's
-    // confusable queries, checked on the other half; see bench/memory.ts).
+    // is cut at DENSE_DEPTH (40) or twice what the answer can show: on
+    // the confusable queries of bench/memory.ts depths 20 and 50 tie, and on
+    // locomo-dev 40 recalls more than 20 in every held-out conversation
+    // (bench/locomo.ts); much deeper, weak matches pile up RRF credit on
+    // look-alikes.
     const k = Math.max(LEXICAL_DEPTH, topK * 4);
     const denseK = Math.max(ctx.options.denseDepth, topK * 2);
     const lexical = await traceMemorySearch(
@@ -175,12 +185,43 @@ export async function recallMemories(
     let fused = fuseRankings(rankings, ctx.options.rrfK)
       .filter((f) => f.score >= ctx.options.minScore);
     matched = fused.length;
-    // Recall frequency as one more signal, over the matches only (never a new candidate).
+    // The matches' rows: their authors and recall counts are signals too.
     let rows: Map<number, Memory> | undefined;
-    if (ctx.options.accessWeight > 0 && fused.length > 1) {
+    const range = ctx.options.timeWeight > 0 ? questionTimeRange(query, now) : undefined;
+    // Whether the query may name an author: the store's authors when the
+    // engine lists them (most stores have none, and most queries name none),
+    // else the candidates' own.
+    const byAuthor = ctx.options.authorWeight > 0 && fused.length > 1 &&
+      (!ctx.backend.authors ||
+        namedAuthors(query, await ctx.backend.authors(MAX_AUTHORS)).length > 0);
+    if (fused.length > 1 && (ctx.options.accessWeight > 0 || byAuthor || range)) {
       rows = new Map(
         (await ctx.backend.getMany(fused.map((f) => f.key))).map((m) => [m.id, m] as const),
       );
+    }
+    if (rows && byAuthor) {
+      const memoryRows = rows;
+      fused = preferNamedAuthors(
+        fused,
+        (key) => memoryRows.get(key)?.author,
+        query,
+        ctx.options.authorWeight,
+      );
+    }
+    if (rows && range) {
+      const memoryRows = rows;
+      fused = preferTimeRange(
+        fused,
+        (key) => {
+          const at = memoryRows.get(key)?.occurred_at;
+          return at ? Date.parse(at) : undefined;
+        },
+        range,
+        ctx.options.timeWeight,
+      );
+    }
+    // Recall frequency as one more signal, over the matches only (never a new candidate).
+    if (rows && ctx.options.accessWeight > 0) {
       fused = liftByAccess(fused, rows, ctx.options.accessWeight);
     }
     ranked = fused.slice(0, Math.max(topK * 3, 30)).map((f) => ({
@@ -234,6 +275,8 @@ export async function recallMemories(
       created_at: memory.created_at,
       updated_at: memory.updated_at,
       tokens: memory.tokens,
+      ...(memory.occurred_at ? { occurred_at: memory.occurred_at } : {}),
+      ...(memory.author ? { author: memory.author } : {}),
       ...(score !== undefined ? { score: round(score), relevance: relevanceOf(score) } : {}),
     };
     const cost = renderedTokens(renderRecalledMemory(entry));
@@ -243,6 +286,9 @@ export async function recallMemories(
     }
     tokens += cost;
     memories.push(entry);
+  }
+  if (query && memories.length > 0) {
+    tokens += await attachContext(ctx, memories, maxTokens - tokens);
   }
   if (overBudget > 0) {
     notices.push({
@@ -288,6 +334,61 @@ function liftByAccess(
   }));
   lifted.sort((a, b) => b.value - a.value || a.order - b.order);
   return lifted.map((l) => l.f);
+}
+
+/**
+ * Attaches to each recalled conversation turn (a memory saved with an
+ * `author` and a session), best first, its neighbours in its session
+ * (`contextAfter` saved just after it, `contextBefore` just before, nearest
+ * first, the next before the previous) while `left` tokens allow; a memory already shown
+ * (recalled, or the context of a better one) is not repeated. Context never
+ * displaces a recalled memory. Returns the tokens it used.
+ */
+async function attachContext(
+  ctx: MemoryContext,
+  memories: RecalledMemory[],
+  left: number,
+): Promise<number> {
+  const { contextBefore, contextAfter } = ctx.options;
+  if (!ctx.backend.sessionNeighbours || (contextBefore <= 0 && contextAfter <= 0)) return 0;
+  // Conversation turns only: a memory saved with an author, in a session.
+  const withSession = memories.filter((m) => m.session_id !== null && m.author !== undefined);
+  if (withSession.length === 0) return 0;
+  const near = await ctx.backend.sessionNeighbours(
+    withSession.map((m) => m.id),
+    contextBefore,
+    contextAfter,
+  );
+  const shown = new Set(memories.map((m) => m.id));
+  let used = 0;
+  for (const m of withSession) {
+    const around = near.get(m.id);
+    if (!around) continue;
+    // Nearest first, the next one before the previous one at each distance.
+    const order: { n: Memory; position: "before" | "after" }[] = [];
+    for (let d = 0; d < Math.max(around.after.length, around.before.length); d++) {
+      if (around.after[d]) order.push({ n: around.after[d], position: "after" });
+      if (around.before[d]) order.push({ n: around.before[d], position: "before" });
+    }
+    for (const { n, position } of order) {
+      if (shown.has(n.id) || n.tokens + CONTEXT_OVERHEAD_TOKENS / 2 > left - used) continue;
+      const entry: RecalledContext = {
+        ref: n.ref,
+        id: n.id,
+        content: n.content,
+        position,
+        ...(n.occurred_at ? { occurred_at: n.occurred_at } : {}),
+        ...(n.author ? { author: n.author } : {}),
+        tokens: n.tokens,
+      };
+      const cost = renderedTokens(renderContextMemory(entry, m));
+      if (cost > left - used) continue;
+      used += cost;
+      shown.add(n.id);
+      (m.context ??= []).push(entry);
+    }
+  }
+  return used;
 }
 
 /** The dense candidate floor when none is configured (see `MemoryServiceOptions`). */

@@ -11,7 +11,8 @@ import { getGleanerLogger } from "../log.ts";
 import { cosine, isZeroVector } from "../embed/vector.ts";
 import { checkIdText } from "../text/id_text.ts";
 import { countTokens } from "../text/tokens.ts";
-import { checkKind, checkNoNul, round } from "./checks.ts";
+import { checkAuthor, checkKind, checkNoNul, round } from "./checks.ts";
+import { parseOccurredAt } from "./time.ts";
 import type { MemoryContext } from "./context.ts";
 import { normalizeMemoryText, scopeKey } from "./text.ts";
 import { traceMemoryEmbed, traceMemorySearch, traceMemoryStore } from "./spans.ts";
@@ -71,12 +72,18 @@ export async function saveMemories(
         },
       );
     }
+    const author = checkAuthor(m.author, `memories.${index}.author`);
+    const occurredAt = m.occurred_at === undefined
+      ? undefined
+      : parseOccurredAt(m.occurred_at, `memories.${index}.occurred_at`);
     return {
       index,
       content: m.content,
       kind: m.kind ?? "episodic",
       session_id: m.session_id ?? null,
       tokens: countTokens(m.content),
+      occurred_at: occurredAt ?? null,
+      author: author ?? null,
     };
   });
   const ready = await ctx.embedding.prepare();
@@ -178,6 +185,8 @@ export async function saveMemories(
       session_id: item.session_id,
       tokens: item.tokens,
       created_at: now,
+      occurred_at: item.occurred_at,
+      author: item.author,
       ...(vector && ready.model ? { embedding: { model: ready.model, vector } } : {}),
     };
   });

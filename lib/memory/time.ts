@@ -1,5 +1,6 @@
 /**
- * Parsing the `since` / `until` filters of `list_memories`.
+ * Parsing the `since` / `until` filters of `list_memories` and the
+ * `occurred_at` of a saved memory.
  *
  * @module
  */
@@ -30,6 +31,45 @@ export function parseTimeFilter(value: string, field: string, now: number = Date
   const text = value.trim();
   const ago = /^(\d{1,6})\s*([mhdw])$/i.exec(text);
   if (ago) return now - Number(ago[1]) * UNITS[ago[2].toLowerCase()];
+  const ms = parseIsoTime(text);
+  if (ms !== undefined) return ms;
+  throw new GleanerError(
+    "invalid_arguments",
+    `${field}: expected an ISO 8601 date or date-time, or a duration ago like 7d, 12h, 30m, 2w`,
+    { details: { field } },
+  );
+}
+
+/**
+ * The `occurred_at` of a memory (ms since the epoch) from an ISO 8601 date
+ * (`2023-05-08`, midnight UTC) or date-time (`2023-05-08T13:56`, UTC when no
+ * offset is given); anything else is `invalid_arguments` naming `field`.
+ *
+ * @example
+ * ```ts
+ * import { parseOccurredAt } from "./time.ts";
+ * console.assert(parseOccurredAt("2023-05-08T13:56", "occurred_at") === Date.UTC(2023, 4, 8, 13, 56));
+ * ```
+ */
+export function parseOccurredAt(value: unknown, field: string): number {
+  const ms = typeof value === "string" ? parseIsoTime(value.trim()) : undefined;
+  if (ms !== undefined) return ms;
+  throw new GleanerError(
+    "invalid_arguments",
+    `${field}: expected an ISO 8601 date (2023-05-08) or date-time (2023-05-08T13:56Z)`,
+    { details: { field } },
+  );
+}
+
+/** An ISO 8601 date or date-time (UTC unless an offset is given) as ms, or `undefined`. */
+function parseIsoTime(text: string): number | undefined {
+  // Date.parse rolls a day past the month's end over (2024-02-30 → 1 March).
+  const ymd = /^(\d{4})-(\d{2})-(\d{2})/.exec(text);
+  if (!ymd) return undefined;
+  const [year, month, day] = [Number(ymd[1]), Number(ymd[2]), Number(ymd[3])];
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) {
+    return undefined;
+  }
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
     const ms = Date.parse(`${text}T00:00:00Z`);
     if (Number.isFinite(ms)) return ms;
@@ -41,9 +81,5 @@ export function parseTimeFilter(value: string, field: string, now: number = Date
     const ms = Date.parse(dateTime[3] ? iso : `${iso}Z`);
     if (Number.isFinite(ms)) return ms;
   }
-  throw new GleanerError(
-    "invalid_arguments",
-    `${field}: expected an ISO 8601 date or date-time, or a duration ago like 7d, 12h, 30m, 2w`,
-    { details: { field } },
-  );
+  return undefined;
 }

@@ -48,6 +48,13 @@ export interface Memory {
   tokens: number;
   /** Embedder id whose vector is stored for it; `null` while it waits for (re-)embedding. */
   embedding_model: string | null;
+  /**
+   * When what it tells happened (a conversation turn: when it was said), as
+   * given on save; `null` when not given. Both built-in engines always set it.
+   */
+  occurred_at?: string | null;
+  /** Who said or wrote it (a conversation turn's speaker), as given on save; `null` when not given. */
+  author?: string | null;
 }
 
 // ---------------------------------------------------------------------------
@@ -114,6 +121,14 @@ export interface SaveMemoryInput {
   kind?: MemoryKind;
   /** Optional session scope inside the user's store. */
   session_id?: string;
+  /**
+   * When what it tells happened: an ISO 8601 date (`2023-05-08`, midnight
+   * UTC) or date-time (`2023-05-08T13:56`, UTC unless an offset is given).
+   * Recall reads the times a question names against it, and shows it.
+   */
+  occurred_at?: string;
+  /** Who said or wrote it (a conversation turn's speaker): recall prefers an author the question names. */
+  author?: string;
 }
 
 /** Input of `save_memories`. */
@@ -188,10 +203,38 @@ export interface RecalledMemory {
   updated_at: string;
   /** Tokens of the content. */
   tokens: number;
+  /** When what it tells happened (present when saved with one). */
+  occurred_at?: string;
+  /** Who said or wrote it (present when saved with one). */
+  author?: string;
   /** Fused 0..1 score ("search" mode only; absent in "recent" mode). */
   score?: number;
   /** Label of the score ("search" mode only). */
   relevance?: MemoryRelevance;
+  /**
+   * The memories saved just before and after it in its session (a
+   * conversation's neighbouring turns), when the budget left room: before
+   * ones nearest last, after ones nearest first ("search" mode only).
+   */
+  context?: RecalledContext[];
+}
+
+/** A neighbour of a recalled memory in its session, attached as context. */
+export interface RecalledContext {
+  /** Short ref. */
+  ref: string;
+  /** Numeric id. */
+  id: number;
+  /** The text. */
+  content: string;
+  /** Saved just `before` or just `after` the recalled memory. */
+  position: "before" | "after";
+  /** When what it tells happened (present when saved with one). */
+  occurred_at?: string;
+  /** Who said or wrote it (present when saved with one). */
+  author?: string;
+  /** Tokens of the content. */
+  tokens: number;
 }
 
 /** One profile memory attached to a recall. */
@@ -395,6 +438,10 @@ export interface NewMemoryRow {
   tokens: number;
   /** Creation time (ms since the epoch); also `updated_at`. */
   created_at: number;
+  /** When what it tells happened (ms since the epoch); absent or `null`: not given. */
+  occurred_at?: number | null;
+  /** Who said or wrote it; absent or `null`: not given. */
+  author?: string | null;
   /** Its vector; absent when no embedder was available (the row waits for re-embedding). */
   embedding?: MemoryEmbedding;
 }
@@ -472,6 +519,14 @@ export interface MemoryCandidate {
    * `-bm25()` in SQLite) for lexical, cosine similarity (−1..1) for vector.
    */
   score: number;
+}
+
+/** What {@link MemoryBackend.sessionNeighbours} answers for one memory. */
+export interface SessionNeighbours {
+  /** Memories saved just before it, nearest first. */
+  before: Memory[];
+  /** Memories saved just after it, nearest first. */
+  after: Memory[];
 }
 
 /** A row waiting for (re-)embedding. */
@@ -612,6 +667,26 @@ export interface MemoryBackend {
 
   /** Live profile memories, newest first (`created_at` desc, id desc), at most `limit`. */
   profilePool(limit: number): Promise<Memory[]>;
+
+  /**
+   * The distinct authors of live memories, at most `limit`, in text order
+   * (byte order on SQLite, the database's collation on PostgreSQL). Optional:
+   * without it, recall reads the authors of its candidates instead.
+   */
+  authors?(limit: number): Promise<string[]>;
+
+  /**
+   * The neighbours of each of `ids` in its session: up to `before` live
+   * memories saved just before it and up to `after` saved just after it
+   * (saving order: id), of the same kind and the same session. A memory
+   * saved without a session, or not live, has none. Optional: without it,
+   * recall attaches no conversation context.
+   */
+  sessionNeighbours?(
+    ids: readonly number[],
+    before: number,
+    after: number,
+  ): Promise<Map<number, SessionNeighbours>>;
 
   /** Adds one to `recall_count` and sets `last_recalled_at` (ms since the epoch) of these ids. */
   markRecalled(ids: readonly number[], at: number): Promise<void>;

@@ -58,7 +58,7 @@ export const crawlSiteTool: ToolSpec<
   scope: "tenant",
   title: "Crawl a site",
   description:
-    "Maps a site from a URL: its sitemap, else same-site links breadth-first, obeying robots.txt. Returns the pages (URL, title, snippet), cached so scrape_urls reads them at once.",
+    "Maps a site: its sitemap, else same-site links breadth-first (robots.txt obeyed). Returns the pages (URL, title, snippet), cached for scrape_urls.",
   input: z.strictObject({
     url: z.string().min(1).max(4096).describe("A site root or a docs folder"),
     max_pages: z.number().int().min(1).max(100).default(20),

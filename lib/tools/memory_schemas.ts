@@ -40,6 +40,8 @@ export const MemorySchema: z.ZodObject<{
   superseded_by: z.ZodNullable<z.ZodNumber>;
   tokens: z.ZodNumber;
   embedding_model: z.ZodNullable<z.ZodString>;
+  occurred_at: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  author: z.ZodOptional<z.ZodNullable<z.ZodString>>;
 }, z.core.$strip> = z.object({
   id: z.number().int(),
   ref: z.string(),
@@ -53,7 +55,22 @@ export const MemorySchema: z.ZodObject<{
   superseded_by: z.number().int().nullable().describe("Set on an old version: id of the live one"),
   tokens: z.number().int(),
   embedding_model: z.string().nullable(),
+  occurred_at: z.string().nullable().optional().describe("When what it tells happened"),
+  author: z.string().nullable().optional().describe("Who said or wrote it"),
 });
+
+/** When what a memory tells happened (ISO 8601 date or date-time). */
+export const OccurredAtSchema: z.ZodString = z.string().min(10).max(40).refine(
+  // A check, not a `pattern`: the listed schema stays short, the description says the format.
+  (s) => /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.test(s),
+  "expected an ISO 8601 date (2023-05-08) or date-time (2023-05-08T13:56Z)",
+).describe("When it happened (ISO 8601 date or date-time)");
+
+/** Who said or wrote a memory. */
+export const AuthorSchema: z.ZodString = z.string().min(1).max(200).superRefine(idTextRefinement)
+  .describe(
+    "Who said it; recall prefers the one a query names",
+  );
 
 /** A notice attached to an answer. */
 export const MemoryNoticeSchema: z.ZodObject<{

@@ -57,6 +57,8 @@ export const RecallMemoriesOutput: z.ZodObject<{
       created_at: z.ZodString;
       updated_at: z.ZodString;
       tokens: z.ZodNumber;
+      occurred_at: z.ZodOptional<z.ZodString>;
+      author: z.ZodOptional<z.ZodString>;
       score: z.ZodOptional<z.ZodNumber>;
       relevance: z.ZodOptional<
         z.ZodEnum<{
@@ -64,6 +66,19 @@ export const RecallMemoriesOutput: z.ZodObject<{
           medium: "medium";
           low: "low";
         }>
+      >;
+      context: z.ZodOptional<
+        z.ZodArray<
+          z.ZodObject<{
+            ref: z.ZodString;
+            id: z.ZodNumber;
+            content: z.ZodString;
+            position: z.ZodEnum<{ before: "before"; after: "after" }>;
+            occurred_at: z.ZodOptional<z.ZodString>;
+            author: z.ZodOptional<z.ZodString>;
+            tokens: z.ZodNumber;
+          }, z.core.$strip>
+        >
       >;
     }, z.core.$strip>
   >;
@@ -95,8 +110,19 @@ export const RecallMemoriesOutput: z.ZodObject<{
     created_at: z.string(),
     updated_at: z.string(),
     tokens: z.number().int(),
+    occurred_at: z.string().optional(),
+    author: z.string().optional(),
     score: z.number().optional(),
     relevance: z.enum(["high", "medium", "low"]).optional(),
+    context: z.array(z.object({
+      ref: z.string(),
+      id: z.number().int(),
+      content: z.string(),
+      position: z.enum(["before", "after"]),
+      occurred_at: z.string().optional(),
+      author: z.string().optional(),
+      tokens: z.number().int(),
+    })).optional().describe("What was said just before and after it in its session"),
   })),
   matched: z.number().int(),
   truncated: z.boolean(),

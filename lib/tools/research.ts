@@ -37,7 +37,7 @@ export const researchTool: ToolSpec<typeof ResearchInput, typeof ResearchOutput>
   scope: "tenant",
   title: "Research a question",
   description:
-    "Answers a question from the web in one call: searches, reads the best pages and returns only the original passages that answer it, with URLs, ranked across pages within max_tokens. For facts, prefer it to search + scrape_urls.",
+    "Answers a question from the web in one call: searches, reads the best pages, returns only the original passages that answer it, with URLs, within max_tokens. For facts, prefer it to search + scrape_urls.",
   input: ResearchInput,
   output: ResearchOutput,
   http: { path: "/v1/research" },

@@ -4,7 +4,12 @@
  * @module
  */
 import { z } from "zod";
-import { MemoryNoticeSchema, SessionIdSchema } from "./memory_schemas.ts";
+import {
+  AuthorSchema,
+  MemoryNoticeSchema,
+  OccurredAtSchema,
+  SessionIdSchema,
+} from "./memory_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
 /** Input of `save_memories`. */
@@ -19,6 +24,8 @@ export const SaveMemoriesInput: z.ZodObject<{
         }>
       >;
       session_id: z.ZodOptional<z.ZodString>;
+      occurred_at: z.ZodOptional<z.ZodString>;
+      author: z.ZodOptional<z.ZodString>;
     }, z.core.$strict>
   >;
 }, z.core.$strict> = z.strictObject({
@@ -28,6 +35,8 @@ export const SaveMemoriesInput: z.ZodObject<{
     }).describe("One fact, in your own words"),
     kind: z.enum(["episodic", "profile"]).optional().describe("Default episodic"),
     session_id: SessionIdSchema.optional(),
+    occurred_at: OccurredAtSchema.optional(),
+    author: AuthorSchema.optional(),
   })).min(1).max(1_000),
 });
 
@@ -70,7 +79,7 @@ export const saveMemoriesTool: ToolSpec<typeof SaveMemoriesInput, typeof SaveMem
     scope: "tenant",
     title: "Save memories",
     description:
-      "Saves short self-contained facts for later sessions, all or none; kind profile for standing facts about the user (in every recall). Only the same text in the same session is skipped; one close to a stored memory gets a similar_to notice with its ref (update that one if it is a correction).",
+      "Saves short self-contained facts for later sessions, all or none; kind profile: standing facts about the user, in every recall. Only the same text in the same session is skipped; a close one gets a similar_to notice with its ref (update that one for a correction).",
     input: SaveMemoriesInput,
     output: SaveMemoriesOutput,
     http: { path: "/v1/memories/save" },

@@ -176,7 +176,7 @@ export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = def
   scope: "tenant",
   title: "Web search",
   description:
-    "Web search, several queries at once: titles, URLs, snippets. Read results with scrape_urls; for facts rather than links, research searches and reads in one call.",
+    "Web search, several queries at once: titles, URLs, snippets. For facts rather than links, research searches and reads in one call.",
   input: SearchInput,
   output: SearchOutput,
   http: { path: "/v1/search" },

@@ -49,6 +49,7 @@ import {
   type NewMemoryRow,
   newRef,
   type PendingEmbedding,
+  type SessionNeighbours,
 } from "../types.ts";
 
 /** Options of {@link openPostgresMemory} and {@link PostgresMemoryDatabase.open}. */
@@ -78,7 +79,7 @@ const K1 = 1.2;
 const B = 0.75;
 
 const COLS = "id, ref, content, kind, session_id, created_at, updated_at, recall_count, " +
-  "last_recalled_at, superseded_by, tokens, embedding_model";
+  "last_recalled_at, superseded_by, tokens, embedding_model, occurred_at, author";
 
 interface Row {
   id: string | number;
@@ -93,6 +94,8 @@ interface Row {
   superseded_by: string | number | null;
   tokens: number;
   embedding_model: string | null;
+  occurred_at: string | number | null;
+  author: string | null;
 }
 
 function toMemory(r: Row): Memory {
@@ -109,6 +112,8 @@ function toMemory(r: Row): Memory {
     superseded_by: r.superseded_by === null ? null : Number(r.superseded_by),
     tokens: Number(r.tokens),
     embedding_model: r.embedding_model,
+    occurred_at: r.occurred_at === null ? null : isoTime(Number(r.occurred_at)),
+    author: r.author,
   };
 }
 
@@ -486,14 +491,16 @@ export class PostgresMemoryBackend implements MemoryBackend {
       const refList = [...refs];
       const { rows: made } = await c.query<Row>(
         `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
-           updated_at, tokens, embedding_model, embedding_dims, embedding, content_key)
+           updated_at, tokens, embedding_model, embedding_dims, embedding, content_key,
+           occurred_at, author)
          SELECT $1, u.ref, u.content, u.kind, u.session_id, u.created_at, u.created_at,
            u.tokens, CASE WHEN u.vec IS NULL THEN NULL ELSE $2 END,
            CASE WHEN NULLIF(u.vec, '') IS NULL THEN NULL ELSE $3::integer END, NULLIF(u.vec, '')::vector,
-           u.content_key
+           u.content_key, u.occurred_at, u.author
          FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
-                     $9::integer[], $10::text[], $11::text[])
-           WITH ORDINALITY AS u(ref, content, kind, session_id, created_at, tokens, vec, content_key, ord)
+                     $9::integer[], $10::text[], $11::text[], $12::bigint[], $13::text[])
+           WITH ORDINALITY AS u(ref, content, kind, session_id, created_at, tokens, vec, content_key,
+                                occurred_at, author, ord)
          ORDER BY u.ord
          ON CONFLICT (tenant, ref) DO NOTHING
          RETURNING ${COLS}`,
@@ -509,6 +516,11 @@ export class PostgresMemoryBackend implements MemoryBackend {
           todo.map((i) => Math.trunc(rows[i].tokens)),
           todo.map((i) => vecs[i]),
           todo.map((i) => keys[i]),
+          todo.map((i) => {
+            const at = rows[i].occurred_at;
+            return at == null ? null : Math.trunc(at);
+          }),
+          todo.map((i) => rows[i].author ?? null),
         ],
       );
       const byRef = new Map(made.map((r) => [r.ref, r]));
@@ -550,9 +562,10 @@ export class PostgresMemoryBackend implements MemoryBackend {
           }
           const { rows } = await c.query<Row>(
             `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
-               updated_at, recall_count, last_recalled_at, superseded_by, tokens, content_key)
+               updated_at, recall_count, last_recalled_at, superseded_by, tokens, content_key,
+               occurred_at, author)
              SELECT tenant, $3, content, kind, session_id, created_at, updated_at, recall_count,
-               last_recalled_at, id, tokens, content_key
+               last_recalled_at, id, tokens, content_key, occurred_at, author
              FROM gleaner_memory WHERE tenant = $1 AND id = $2
              ON CONFLICT (tenant, ref) DO NOTHING
              RETURNING ${COLS}`,
@@ -920,6 +933,76 @@ export class PostgresMemoryBackend implements MemoryBackend {
         [this.tenant, n],
       );
       return rows.map(toMemory);
+    });
+  }
+
+  /** This tenant's distinct authors of live memories, at most `limit`, in text order. */
+  async authors(limit: number): Promise<string[]> {
+    const n = Math.max(0, Math.trunc(limit));
+    if (n === 0) return [];
+    return await this.run("authors", async () => {
+      // One index probe per distinct author (a skip scan), not one per memory.
+      const { rows } = await this.pool.query<{ author: string }>(
+        `WITH RECURSIVE a(author) AS (
+           (SELECT author FROM gleaner_memory
+            WHERE tenant = $1 AND superseded_by IS NULL AND author IS NOT NULL
+            ORDER BY author LIMIT 1)
+           UNION ALL
+           SELECT (SELECT g.author FROM gleaner_memory g
+                   WHERE g.tenant = $1 AND g.superseded_by IS NULL AND g.author IS NOT NULL
+                     AND g.author > a.author ORDER BY g.author LIMIT 1)
+           FROM a WHERE a.author IS NOT NULL
+         ) SELECT author FROM a WHERE author IS NOT NULL LIMIT $2`,
+        [this.tenant, n],
+      );
+      return rows.map((r) => r.author);
+    });
+  }
+
+  /** The neighbours of each live id in its session (see {@link MemoryBackend.sessionNeighbours}). */
+  async sessionNeighbours(
+    ids: readonly number[],
+    before: number,
+    after: number,
+  ): Promise<Map<number, SessionNeighbours>> {
+    const keys = [...new Set(ids.map(rowId).filter((x): x is number => x !== undefined))];
+    const out = new Map<number, SessionNeighbours>();
+    const nb = Math.max(0, Math.trunc(before));
+    const na = Math.max(0, Math.trunc(after));
+    if (keys.length === 0) return out;
+    return await this.run("neighbours", async () => {
+      const { rows } = await this.pool.query<Row & { hit: string; side: string }>(
+        `SELECT h.id AS hit, n.*
+         FROM unnest($2::bigint[]) AS h(id)
+         JOIN gleaner_memory s ON s.tenant = $1 AND s.id = h.id AND s.superseded_by IS NULL
+           AND s.session_id IS NOT NULL
+         CROSS JOIN LATERAL (
+           (SELECT 'before' AS side, ${COLS} FROM gleaner_memory g
+            WHERE g.tenant = $1 AND g.session_id = s.session_id AND g.kind = s.kind
+              AND g.superseded_by IS NULL AND g.id < h.id ORDER BY g.id DESC LIMIT $3)
+           UNION ALL
+           (SELECT 'after' AS side, ${COLS} FROM gleaner_memory g
+            WHERE g.tenant = $1 AND g.session_id = s.session_id AND g.kind = s.kind
+              AND g.superseded_by IS NULL AND g.id > h.id ORDER BY g.id ASC LIMIT $4)
+         ) n`,
+        [this.tenant, keys, nb, na],
+      );
+      const { rows: live } = await this.pool.query<{ id: string }>(
+        `SELECT id FROM gleaner_memory WHERE tenant = $1 AND id = ANY($2::bigint[])
+           AND superseded_by IS NULL AND session_id IS NOT NULL`,
+        [this.tenant, keys],
+      );
+      for (const r of live) out.set(Number(r.id), { before: [], after: [] });
+      for (const r of rows) {
+        const entry = out.get(Number(r.hit));
+        if (!entry) continue;
+        (r.side === "before" ? entry.before : entry.after).push(toMemory(r));
+      }
+      for (const entry of out.values()) {
+        entry.before.sort((a, b) => b.id - a.id);
+        entry.after.sort((a, b) => a.id - b.id);
+      }
+      return out;
     });
   }
 

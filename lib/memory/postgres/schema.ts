@@ -164,6 +164,20 @@ CREATE INDEX gleaner_memory_content_key ON gleaner_memory (tenant, content_key)
     version: 3,
     run: recomputeContentKeys,
   },
+  {
+    // When what a memory tells happened and who said it (both optional), and
+    // each session's live memories in saving order (a recalled turn's
+    // neighbours), and the authors (the ones a question may name).
+    version: 4,
+    sql: `
+ALTER TABLE gleaner_memory ADD COLUMN occurred_at bigint;
+ALTER TABLE gleaner_memory ADD COLUMN author text;
+CREATE INDEX gleaner_memory_session_order ON gleaner_memory (tenant, session_id, id)
+  WHERE superseded_by IS NULL;
+CREATE INDEX gleaner_memory_author ON gleaner_memory (tenant, author)
+  WHERE superseded_by IS NULL AND author IS NOT NULL;
+`,
+  },
 ];
 
 /**

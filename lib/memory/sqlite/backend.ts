@@ -64,6 +64,7 @@ import {
   type NewMemoryRow,
   newRef,
   type PendingEmbedding,
+  type SessionNeighbours,
 } from "../types.ts";
 
 /** Options of {@link openSqliteMemoryBackend}. */
@@ -168,11 +169,13 @@ interface Row {
   superseded_by: number | null;
   tokens: number;
   embedding_model: string | null;
+  occurred_at: number | null;
+  author: string | null;
 }
 
 const COLUMNS =
   "m.id, m.ref, m.content, m.kind, m.session_id, m.created_at, m.updated_at, m.recall_count, " +
-  "m.last_recalled_at, m.superseded_by, m.tokens, m.embedding_model";
+  "m.last_recalled_at, m.superseded_by, m.tokens, m.embedding_model, m.occurred_at, m.author";
 
 /** Vector changes kept in the log; a process further behind reloads its index. */
 export { VECTOR_LOG_KEEP };
@@ -195,6 +198,8 @@ function toMemory(row: Row): Memory {
     superseded_by: row.superseded_by === null ? null : Number(row.superseded_by),
     tokens: Number(row.tokens),
     embedding_model: row.embedding_model,
+    occurred_at: row.occurred_at === null ? null : isoTime(Number(row.occurred_at)),
+    author: row.author,
   };
 }
 
@@ -230,6 +235,8 @@ export class SqliteMemoryBackend implements MemoryBackend {
   #profileCache: { generation: string; limit: number; rows: Memory[] } | undefined;
   /** Totals of list filters, while nothing changed. */
   #totals = { generation: "", counts: new Map<string, number>() };
+  /** The distinct authors as last read, while nothing changed. */
+  #authors: { generation: string; limit: number; authors: string[] } | undefined;
   /** Bounded matching-row counts of recall words, while nothing changed. */
   #wordCounts = { generation: "", counts: new Map<string, number>() };
 
@@ -362,10 +369,12 @@ export class SqliteMemoryBackend implements MemoryBackend {
       ? row.embedding
       : undefined;
     const created = Math.trunc(row.created_at);
+    const occurred = row.occurred_at == null ? null : Math.trunc(row.occurred_at);
+    const author = row.author ?? null;
     const { lastInsertRowid } = this.#stmt(
       "INSERT INTO memories (ref, content, kind, session_id, created_at, updated_at, " +
-        "superseded_by, tokens, embedding_model, recall_count, last_recalled_at, content_key) " +
-        "VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, 0, NULL, ?)",
+        "superseded_by, tokens, embedding_model, recall_count, last_recalled_at, content_key, " +
+        "occurred_at, author) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, 0, NULL, ?, ?, ?)",
     ).run(
       ref,
       row.content,
@@ -376,6 +385,8 @@ export class SqliteMemoryBackend implements MemoryBackend {
       row.tokens,
       embedded ? embedded.model : null,
       key,
+      occurred,
+      author,
     );
     const id = Number(lastInsertRowid);
     if (embedded) this.#vectors.putVector(id, row.kind, row.session_id, embedded.vector);
@@ -392,6 +403,8 @@ export class SqliteMemoryBackend implements MemoryBackend {
       superseded_by: null,
       tokens: row.tokens,
       embedding_model: embedded ? embedded.model : null,
+      occurred_at: occurred,
+      author,
     });
   }
 
@@ -452,9 +465,11 @@ export class SqliteMemoryBackend implements MemoryBackend {
         const ref = this.#freshRef(new Set());
         const { lastInsertRowid } = this.#stmt(
           "INSERT INTO memories (ref, content, kind, session_id, created_at, updated_at, " +
-            "superseded_by, tokens, embedding_model, recall_count, last_recalled_at, content_key) " +
+            "superseded_by, tokens, embedding_model, recall_count, last_recalled_at, content_key, " +
+            "occurred_at, author) " +
             "SELECT ?, content, kind, session_id, created_at, updated_at, id, tokens, NULL, " +
-            "recall_count, last_recalled_at, content_key FROM memories WHERE id = ?",
+            "recall_count, last_recalled_at, content_key, occurred_at, author " +
+            "FROM memories WHERE id = ?",
         ).run(ref, id);
         const embedded = change.embedding && current && change.embedding.model === current.model
           ? change.embedding
@@ -713,6 +728,55 @@ export class SqliteMemoryBackend implements MemoryBackend {
     ).all(limit) as unknown as Row[]).map(toMemory);
     this.#profileCache = { generation, limit, rows };
     return Promise.resolve(rows.map((m) => ({ ...m })));
+  }
+
+  authors(limit: number): Promise<string[]> {
+    const n = Math.max(0, Math.trunc(limit));
+    // Kept until a write changes the memories (every recall asks).
+    const generation = this.#generation();
+    const cached = this.#authors;
+    if (cached && cached.generation === generation && cached.limit >= n) {
+      return Promise.resolve(cached.authors.slice(0, n));
+    }
+    // One index probe per distinct author (a skip scan), not one per memory.
+    const rows = n === 0 ? [] : this.#stmt(
+      `WITH RECURSIVE a(author) AS (
+         SELECT min(author) FROM memories WHERE superseded_by IS NULL AND author IS NOT NULL
+         UNION ALL
+         SELECT (SELECT min(m.author) FROM memories m
+                 WHERE m.superseded_by IS NULL AND m.author IS NOT NULL AND m.author > a.author)
+         FROM a WHERE a.author IS NOT NULL
+       ) SELECT author FROM a WHERE author IS NOT NULL LIMIT ?`,
+    ).all(n) as { author: string }[];
+    const authors = rows.map((r) => r.author);
+    this.#authors = { generation, limit: n, authors };
+    return Promise.resolve([...authors]);
+  }
+
+  sessionNeighbours(
+    ids: readonly number[],
+    before: number,
+    after: number,
+  ): Promise<Map<number, SessionNeighbours>> {
+    const out = new Map<number, SessionNeighbours>();
+    const take = (n: number) => Math.max(0, Math.trunc(n));
+    const near = (op: "<" | ">") =>
+      this.#stmt(
+        `SELECT ${COLUMNS} FROM memories m WHERE m.session_id = ? AND m.kind = ? ` +
+          `AND m.superseded_by IS NULL AND m.id ${op} ? ORDER BY m.id ${
+            op === "<" ? "DESC" : "ASC"
+          } LIMIT ?`,
+      );
+    for (const id of new Set(ids)) {
+      const self = this.#live(id);
+      if (!self || self.session_id === null) continue;
+      const read = (op: "<" | ">", n: number) =>
+        n > 0
+          ? (near(op).all(self.session_id, self.kind, id, n) as unknown as Row[]).map(toMemory)
+          : [];
+      out.set(id, { before: read("<", take(before)), after: read(">", take(after)) });
+    }
+    return Promise.resolve(out);
   }
 
   markRecalled(ids: readonly number[], at: number): Promise<void> {

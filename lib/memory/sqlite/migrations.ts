@@ -129,6 +129,21 @@ function v5ExactContentKeys(db: DatabaseSync): void {
 }
 
 /**
+ * Version 6: when what a memory tells happened (`occurred_at`, ms) and who
+ * said it (`author`), both optional, an index of each session's live
+ * memories in saving order (a recalled turn's neighbours) and one of the
+ * authors (the ones a question may name).
+ */
+const V6_OCCURRED_AT_AUTHOR = `
+  ALTER TABLE memories ADD COLUMN occurred_at INTEGER;
+  ALTER TABLE memories ADD COLUMN author TEXT;
+  CREATE INDEX memories_live_session_order ON memories (session_id, id)
+    WHERE superseded_by IS NULL;
+  CREATE INDEX memories_live_author ON memories (author)
+    WHERE superseded_by IS NULL AND author IS NOT NULL;
+`;
+
+/**
  * Every migration of the memory file, in order.
  *
  * @example
@@ -147,4 +162,5 @@ export const MEMORY_MIGRATIONS: readonly Migration[] = [
     name: "duplicate check keys: the text after trimming white space",
     up: v5ExactContentKeys,
   },
+  { version: 6, name: "occurred_at, author, session order", up: V6_OCCURRED_AT_AUTHOR },
 ];

@@ -771,6 +771,97 @@ export async function runMemoryBackendContract(
     assert.equal((await b.counts()).pending, 0);
   });
 
+  await step("occurred_at and author are kept on insert, update, history and reads", async (b) => {
+    const said = Date.UTC(2023, 4, 8, 13, 56);
+    const [turn, plain] = await b.insert([
+      row("I went to a support group yesterday", {
+        session_id: "s",
+        occurred_at: said,
+        author: "Caroline",
+      }),
+      row("no time, no author"),
+    ]);
+    assert.equal(turn.occurred_at, new Date(said).toISOString());
+    assert.equal(turn.author, "Caroline");
+    assert.equal(plain.occurred_at, null);
+    assert.equal(plain.author, null);
+    assert.deepEqual(await b.get({ id: turn.id }), turn);
+    assert.deepEqual(await b.getMany([plain.id, turn.id]), [plain, turn]);
+    const [listed] = (await b.list({ session_id: "s", sort: "recent", limit: 5, offset: 0 })).items;
+    assert.equal(listed.author, "Caroline");
+    assert.equal(listed.occurred_at, turn.occurred_at);
+    const [distinct] = await b.insertDistinct!([
+      row("a second turn", { session_id: "s", occurred_at: said + MINUTE, author: "Melanie" }),
+    ]);
+    assert.equal(distinct.memory.author, "Melanie");
+    assert.equal(distinct.memory.occurred_at, new Date(said + MINUTE).toISOString());
+    const { memory, previous } = await b.update(turn.id, {
+      content: "I went to a support group on Sunday",
+      tokens: 8,
+      updated_at: T0 + MINUTE,
+    });
+    for (const m of [memory, previous]) {
+      assert.equal(m.author, "Caroline");
+      assert.equal(m.occurred_at, turn.occurred_at);
+    }
+  });
+
+  await step("authors: distinct, live rows only, in text order, limited", async (b) => {
+    if (!b.authors) return;
+    assert.deepEqual(await b.authors(10), []);
+    const [one, mel] = await b.insert([
+      row("one", { author: "Melanie", session_id: "s" }),
+      row("two", { author: "Melanie" }),
+      row("three", { author: "Caroline" }),
+      row("four"),
+    ]);
+    assert.deepEqual(await b.authors(10), ["Caroline", "Melanie"]);
+    assert.deepEqual(await b.authors(1), ["Caroline"]);
+    assert.deepEqual(await b.authors(0), []);
+    await b.delete(one.id);
+    assert.deepEqual(await b.authors(10), ["Caroline", "Melanie"], "one of Melanie's is left");
+    await b.delete(mel.id);
+    assert.deepEqual(await b.authors(10), ["Caroline"]);
+  });
+
+  await step(
+    "session neighbours: saving order within the session, kind and live rows only",
+    async (b) => {
+      if (!b.sessionNeighbours) return;
+      const [a1, b1, a2, none, a3, p, a4, a5] = await b.insert([
+        row("a1", { session_id: "a" }),
+        row("b1", { session_id: "b" }),
+        row("a2", { session_id: "a" }),
+        row("no session"),
+        row("a3", { session_id: "a" }),
+        row("a profile fact", { session_id: "a", kind: "profile" }),
+        row("a4", { session_id: "a" }),
+        row("a5", { session_id: "a" }),
+      ]);
+      await b.delete(a4.id);
+      const near = await b.sessionNeighbours([a3.id, a1.id, none.id, b1.id, a4.id, 999_999], 2, 1);
+      const contents = (ms: Memory[]) => ms.map((m) => m.content);
+      assert.deepEqual(contents(near.get(a3.id)!.before), ["a2", "a1"]);
+      assert.deepEqual(
+        contents(near.get(a3.id)!.after),
+        ["a5"],
+        "deleted and profile rows skipped",
+      );
+      assert.deepEqual(near.get(a1.id), { before: [], after: [a2] });
+      assert.deepEqual(near.get(b1.id), { before: [], after: [] });
+      assert.equal(near.has(none.id), false, "no session, no neighbours");
+      assert.equal(near.has(a4.id), false, "a deleted memory has none");
+      assert.equal(near.has(999_999), false);
+      assert.deepEqual(near.get(a3.id)!.before[0], a2);
+      assert.equal(p.kind, "profile");
+      assert.deepEqual((await b.sessionNeighbours([a5.id], 0, 0)).get(a5.id), {
+        before: [],
+        after: [],
+      });
+      assert.equal((await b.sessionNeighbours([], 1, 1)).size, 0);
+    },
+  );
+
   await step("content round-trips byte for byte", async (b) => {
     const odd = [
       "quotes ' \" and backslash \\ and NUL-free unicode: café ☕ 𝄞",
