@@ -13,7 +13,8 @@
  * which is a launched Chromium's only way out and checks the address the
  * connection really uses (no DNS-rebinding window). Images, fonts, media and
  * stylesheets are never fetched. The main navigation to a blocked URL fails
- * with `blocked_url`.
+ * with `blocked_url`. Downloads are refused: a page writes no file anywhere
+ * (`launch.ts`).
  *
  * With `read.browser_cdp_url` (an external browser) the proxy cannot be
  * imposed: only request interception guards that browser, so a rebinding
@@ -218,8 +219,8 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
   };
 
   const newPage = async (s: Session): Promise<PooledPage> => {
-    const context = s.handle.browser.defaultBrowserContext();
-    const page = await context.newPage();
+    // The handle's context denies downloads: a page cannot write a file anywhere.
+    const page = await s.handle.context.newPage();
     const entry: PooledPage = { page, proxy: s.handle.proxy };
     page.setDefaultTimeout(config.read.browser_timeout_ms);
     await page.setUserAgent({ userAgent: config.network.user_agent });
