@@ -39,7 +39,8 @@ import {
 } from "./guard.ts";
 import { type BrowserHandle, openBrowser } from "./launch.ts";
 import type { EgressProxy, EgressProxyStats } from "./proxy.ts";
-import { createSlotPool, type SlotPool } from "./pool.ts";
+import { createSlotPool, type SlotLease, type SlotPool } from "./pool.ts";
+import { BROWSER_CALL_FACTOR, ReadCall } from "../call.ts";
 
 export type { RequestFilter } from "./guard.ts";
 
@@ -58,6 +59,13 @@ export interface BrowserReadOptions {
   timeoutMs?: number;
   /** Cancels the read (also while it waits for a page). */
   signal?: AbortSignal;
+  /**
+   * The call this read is one of: its reads take one turn in the page pool, and all their
+   * browser work (waiting for a page included) ends {@link BROWSER_CALL_FACTOR} times the
+   * read's timeout after the call's first read got a page. Default: the read alone, its turn
+   * shared with the other reads of the same `signal`.
+   */
+  call?: ReadCall;
 }
 
 /** What a browser read returns. Non-2xx statuses are returned, not thrown. */
@@ -88,6 +96,10 @@ export interface BrowserTierStats {
   idle: number;
   /** Reads waiting for a page. */
   waiting: number;
+  /** Callers (calls) holding or waiting for a page. */
+  callers: number;
+  /** Pages taken back from a caller so that a waiting one got its share, since the browser started. */
+  revoked: number;
 }
 
 /** The browser tier; see {@link createBrowserTier}. */
@@ -336,21 +348,41 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
     await assertHostAllowed(url.hostname, config.network, url.origin, options.resolver);
     readOptions.signal?.throwIfAborted();
 
+    const itemMs = readOptions.timeoutMs ?? config.read.browser_timeout_ms;
+    const callMs = BROWSER_CALL_FACTOR * itemMs;
+    // A read without a call is a call of its own; its turn is shared with the reads of the
+    // same signal (one tool call's).
+    const call = readOptions.call ?? new ReadCall();
+    const caller: object = readOptions.call ?? readOptions.signal ?? call;
+    const callTimeout = () =>
+      new GleanerError(
+        "timeout",
+        `browser read of ${url.href} stopped: the call's browser work reached its deadline of ` +
+          `${callMs} ms (${BROWSER_CALL_FACTOR} × read.browser_timeout_ms)`,
+        { details: { field: "read.browser_timeout_ms", deadline_ms: callMs } },
+      );
+
     active++;
     clearIdle();
     try {
       const s = await start();
-      const entry = await s.pool.acquire(readOptions.signal);
-      let healthy = false;
-      try {
-        const result = await renderWithDeadline(entry, url, readOptions);
-        healthy = true;
-        return result;
-      } finally {
-        entry.guard = undefined;
-        entry.blockedNavigation = undefined;
-        if (healthy) healthy = await resetPage(entry.page);
-        await s.pool.release(entry, healthy);
+      // A read whose page was taken back for another caller starts again when its turn comes.
+      for (let resumed = false;; resumed = true) {
+        const lease = await acquireBefore(s.pool, {
+          caller,
+          first: resumed,
+          signal: readOptions.signal,
+          call,
+          callMs,
+          timeout: callTimeout,
+        });
+        const left = call.startBrowser() + callMs - performance.now();
+        const result = await renderOnLease(s.pool, lease, url, readOptions, {
+          timeoutMs: Math.max(1, Math.min(itemMs, left)),
+          // The call's deadline comes first: running out is reported as the call's.
+          timeoutError: left < itemMs ? callTimeout : undefined,
+        });
+        if (result) return result;
       }
     } catch (error) {
       throw toGleanerError(error, `browser read of ${url.href}`);
@@ -360,36 +392,132 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
     }
   };
 
+  /**
+   * Waits for a page of the pool as `caller`: until `signal` aborts (then
+   * rejects with its reason), or until the call's deadline (`callMs` after
+   * its browser clock started, once it has) passes (then rejects with
+   * `timeout()`).
+   */
+  const acquireBefore = async (
+    pool: SlotPool<PooledPage>,
+    wait: {
+      caller: object;
+      first: boolean;
+      signal?: AbortSignal;
+      call: ReadCall;
+      callMs: number;
+      timeout: () => GleanerError;
+    },
+  ): Promise<SlotLease<PooledPage>> => {
+    const ended = () => {
+      const started = wait.call.browserStarted();
+      return started !== undefined && started + wait.callMs <= performance.now();
+    };
+    if (ended()) throw wait.timeout();
+    const giveUp = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const forget = wait.call.whenBrowserStarts((at) => {
+      timer = setTimeout(
+        () => giveUp.abort(wait.timeout()),
+        Math.max(0, at + wait.callMs - performance.now()),
+      );
+    });
+    const onCancel = () => giveUp.abort(wait.signal!.reason);
+    if (wait.signal?.aborted) onCancel();
+    wait.signal?.addEventListener("abort", onCancel, { once: true });
+    try {
+      const lease = await pool.acquire({
+        caller: wait.caller,
+        first: wait.first,
+        signal: giveUp.signal,
+      });
+      if (giveUp.signal.aborted || ended()) {
+        // The page came as the wait ended (a page being made): it goes back unused.
+        await pool.release(lease, true);
+        throw giveUp.signal.aborted ? giveUp.signal.reason : wait.timeout();
+      }
+      return lease;
+    } finally {
+      forget();
+      clearTimeout(timer);
+      wait.signal?.removeEventListener("abort", onCancel);
+    }
+  };
+
+  /**
+   * Renders on a leased page and gives the page back (blank, or closed when it
+   * cannot be made blank). `undefined` when the pool took the page back for
+   * another caller before the render finished: the read asks again.
+   */
+  const renderOnLease = async (
+    pool: SlotPool<PooledPage>,
+    lease: SlotLease<PooledPage>,
+    url: URL,
+    readOptions: BrowserReadOptions,
+    limits: { timeoutMs: number; timeoutError?: () => GleanerError },
+  ): Promise<BrowserReadResult | undefined> => {
+    const entry = lease.item;
+    let healthy = false;
+    try {
+      const result = await renderWithDeadline(entry, url, readOptions, lease.revoked, limits);
+      healthy = true;
+      return result;
+    } catch (error) {
+      if (lease.revoked.aborted && error === lease.revoked.reason) {
+        healthy = true;
+        log.debug("gave a page back to another caller; {url} waits for its turn again", {
+          url: safeOrigin(url.href),
+        });
+        return undefined;
+      }
+      throw error;
+    } finally {
+      entry.guard = undefined;
+      entry.blockedNavigation = undefined;
+      if (healthy) healthy = await resetPage(entry.page);
+      await pool.release(lease, healthy);
+    }
+  };
+
   const renderWithDeadline = async (
     entry: PooledPage,
     url: URL,
     readOptions: BrowserReadOptions,
+    revoked: AbortSignal,
+    limits: { timeoutMs: number; timeoutError?: () => GleanerError },
   ): Promise<BrowserReadResult> => {
-    const timeoutMs = readOptions.timeoutMs ?? config.read.browser_timeout_ms;
+    const { timeoutMs } = limits;
+    const timedOut = limits.timeoutError ??
+      (() =>
+        new GleanerError(
+          "timeout",
+          `browser read of ${url.href} timed out after ${timeoutMs} ms`,
+        ));
     const deadline = new AbortController();
-    const timer = setTimeout(
-      () =>
-        deadline.abort(
-          new GleanerError(
-            "timeout",
-            `browser read of ${url.href} timed out after ${timeoutMs} ms`,
-          ),
-        ),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => deadline.abort(timedOut()), timeoutMs);
     const onCancel = () =>
       deadline.abort(new GleanerError("timeout", `browser read of ${url.href} was cancelled`));
+    const onRevoked = () => deadline.abort(revoked.reason);
     readOptions.signal?.addEventListener("abort", onCancel, { once: true });
+    revoked.addEventListener("abort", onRevoked, { once: true });
     const signal = deadline.signal;
     const aborted = new Promise<never>((_, reject) => {
       signal.addEventListener("abort", () => reject(signal.reason), { once: true });
     });
     aborted.catch(() => {});
+    // Revoked (or cancelled) before it began: nothing to start.
+    if (revoked.aborted) onRevoked();
+    else if (readOptions.signal?.aborted) onCancel();
     try {
-      return await Promise.race([render(entry, url, readOptions, signal, timeoutMs), aborted]);
+      if (signal.aborted) throw signal.reason;
+      return await Promise.race([
+        render(entry, url, readOptions, signal, timeoutMs, limits.timeoutError),
+        aborted,
+      ]);
     } finally {
       clearTimeout(timer);
       readOptions.signal?.removeEventListener("abort", onCancel);
+      revoked.removeEventListener("abort", onRevoked);
     }
   };
 
@@ -399,6 +527,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
     readOptions: BrowserReadOptions,
     signal: AbortSignal,
     timeoutMs: number,
+    callTimeout?: () => GleanerError,
   ): Promise<BrowserReadResult> => {
     const started = performance.now();
     const remaining = () => Math.max(1, timeoutMs - (performance.now() - started));
@@ -411,6 +540,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       response = await page.goto(url.href, { waitUntil: "load", timeout: remaining(), signal });
     } catch (error) {
       if (entry.blockedNavigation) throw entry.blockedNavigation;
+      if (callTimeout && isTimeout(error)) throw callTimeout();
       throw proxyRefusal(entry, error) ?? navigationError(error, url, signal);
     }
     if (entry.blockedNavigation) throw entry.blockedNavigation;
@@ -436,6 +566,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       try {
         await page.waitForSelector(readOptions.waitForSelector, { timeout: waitMs, signal });
       } catch (error) {
+        if (callTimeout && isTimeout(error)) throw callTimeout();
         throw selectorError(error, "wait_for_selector", readOptions.waitForSelector, url, signal, {
           waitedMs: Math.round(performance.now() - waitStarted),
         });
@@ -502,7 +633,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
     },
     stats() {
       const s = current;
-      const pool = s?.pool.stats() ?? { busy: 0, idle: 0, waiting: 0 };
+      const pool = s?.pool.stats() ?? { busy: 0, idle: 0, waiting: 0, callers: 0, revoked: 0 };
       return {
         running: s !== undefined,
         pid: s?.handle.pid,
@@ -512,6 +643,11 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       };
     },
   };
+}
+
+/** True for puppeteer's own timeout (a wait or a navigation that ran out of time). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === "TimeoutError";
 }
 
 function defaultPort(url: URL): number {

@@ -57,6 +57,7 @@ export function createBrowserReadTier(
       const result = await browser.read(url.href, {
         waitForSelector: request.waitForSelector,
         signal: request.signal,
+        call: request.call,
       });
       assertPageStatus(result.status, url.href);
       return await pageFromHtml(result.html, request.url, result.url, "browser", {
