@@ -4,7 +4,13 @@
  *
  * One browser is launched lazily and shared; reads borrow pages from a
  * bounded pool (`read.browser_pages`; extra reads wait), each with its own
- * deadline (`read.browser_timeout_ms`). The browser closes itself after
+ * deadline (`read.browser_timeout_ms`). The pages are shared by call
+ * (`pool.ts`, `../call.ts`): waiting calls take turns, and a call holding two
+ * or more pages beyond a waiting call gives its newest back (that read starts
+ * again on its next turn). All browser work of one call, waiting for pages
+ * included, ends twice `read.browser_timeout_ms` after the call first got a
+ * page; a read still waiting or rendering then fails alone with `timeout`,
+ * its page closed and its slot given back. The browser closes itself after
  * `read.browser_idle_ms` without reads and starts again on the next one.
  *
  * Every request a page makes passes the same address checks as the guarded
@@ -445,9 +451,11 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
   };
 
   /**
-   * Renders on a leased page and gives the page back (blank, or closed when it
-   * cannot be made blank). `undefined` when the pool took the page back for
-   * another caller before the render finished: the read asks again.
+   * Renders on a leased page and gives the page back: made blank after a
+   * render that finished, closed after one that failed or was cut short (a
+   * deadline, a cancel, the page taken back). `undefined` when the pool took
+   * the page back for another caller before the render finished: the read
+   * asks again.
    */
   const renderOnLease = async (
     pool: SlotPool<PooledPage>,
@@ -464,7 +472,9 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       return result;
     } catch (error) {
       if (lease.revoked.aborted && error === lease.revoked.reason) {
-        healthy = true;
+        // Like any render cut short, the page is closed rather than reused: a navigation or
+        // request stopped midway can leave it never idle again (every later read would wait
+        // out the settle time).
         log.debug("gave a page back to another caller; {url} waits for its turn again", {
           url: safeOrigin(url.href),
         });
