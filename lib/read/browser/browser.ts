@@ -35,6 +35,7 @@ import type { Config } from "../../config/config.ts";
 import type { Env } from "../../config/env.ts";
 import { GleanerError, toGleanerError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
+import { withDeadline } from "../../async/deadline.ts";
 import { assertUrlAllowed } from "../../net/address.ts";
 import type { Resolver } from "../../net/fetch.ts";
 import {
@@ -51,6 +52,9 @@ import { BROWSER_CALL_FACTOR, ReadCall } from "../call.ts";
 export type { RequestFilter } from "./guard.ts";
 
 const log = getGleanerLogger("read", "browser");
+
+/** How long closing a page may take before the read goes on without waiting for it (ms). */
+const PAGE_CLOSE_MS = 5_000;
 
 /** Resource types never fetched by the browser tier. */
 export const BLOCKED_RESOURCE_TYPES: readonly string[] = ["image", "font", "media", "stylesheet"];
@@ -317,7 +321,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       s.pool = createSlotPool<PooledPage>({
         max: config.read.browser_pages,
         create: () => newPage(s),
-        destroy: (entry) => entry.page.close(),
+        destroy: (entry) => closePage(entry.page),
       });
       handle.browser.on("disconnected", () => {
         if (current === s && !s.closing) {
@@ -622,6 +626,21 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       status: response?.status() ?? 0,
       title: await page.title(),
     };
+  };
+
+  /**
+   * Closes a page, waiting at most {@link PAGE_CLOSE_MS}: puppeteer waits for
+   * Chromium to report the target gone, and a page closed while a navigation
+   * or an intercepted request was being cut short can wait for that forever,
+   * which held its read (and its call) with it. A page that does not close in
+   * time is left to the browser, which closes with it.
+   */
+  const closePage = async (page: Page): Promise<void> => {
+    await withDeadline(page.close(), PAGE_CLOSE_MS, () => {
+      log.debug("a page did not close within {ms} ms; it is left to the browser", {
+        ms: PAGE_CLOSE_MS,
+      });
+    });
   };
 
   /** Leaves a page blank for the next read; false when it should be discarded. */
