@@ -191,6 +191,7 @@ export {
 export type { FetchedResponse, Fetcher, FetchOptions } from "./lib/net/types.ts";
 export type { Page, PageLink, ReadRequest, TierName } from "./lib/read/types.ts";
 export { TIER_NAMES } from "./lib/read/types.ts";
+export { BROWSER_CALL_FACTOR, ReadCall } from "./lib/read/call.ts";
 export type { QueryExpander } from "./lib/rank/expand.ts";
 export type { ArchiveProvenance, EvidenceItem } from "./lib/rank/evidence_item.ts";
 export type { Embedder, EmbeddingCache, EmbeddingUsage } from "./lib/embed/types.ts";

@@ -4,7 +4,9 @@
  * concurrent pages. Reports pages/s, latency percentiles, the peak
  * resident memory of the Chromium process tree (summed from /proc), the peak
  * RSS of this Deno process (where the egress proxy runs) and the proxy's
- * counters.
+ * counters. Then {@link runBrowserContentionBench}: a plain render alone and
+ * while two other calls wait on selectors that never appear (the fairness
+ * target: within 2× of its time alone).
  *
  * Run alone: `deno run -A bench/browser.ts` (prints JSON).
  *
@@ -13,6 +15,8 @@
 import { READABILITY_CORPUS } from "../testing/fixtures/corpora.ts";
 import { parseConfig } from "../lib/config/config.ts";
 import { createBrowserTier } from "../lib/read/browser/browser.ts";
+import { BROWSER_CALL_FACTOR } from "../lib/read/call.ts";
+import { createGleaner, scrapeUrls } from "../mod.ts";
 
 /** Where the real-world pages live (read in place, never copied). */
 export const PAGES_DIR: string = READABILITY_CORPUS;
@@ -231,6 +235,162 @@ export async function runBrowserBench(
 if (import.meta.main) {
   const extraArgs = Deno.args.filter((a) => a.startsWith("--"));
   const result = await runBrowserBench({ extraArgs });
+  const contention = await runBrowserContentionBench();
   // deno-lint-ignore no-console
-  console.log(JSON.stringify(result, null, 2));
+  console.log(JSON.stringify({ ...result, contention }, null, 2));
+}
+
+/** Options of {@link runBrowserContentionBench}. */
+export interface BrowserContentionOptions {
+  /** `read.browser_timeout_ms` (default 20,000, the shipped default). */
+  timeoutMs?: number;
+  /** `read.browser_pages` (default 4, the shipped default). */
+  pages?: number;
+  /** Plain renders measured alone and under contention (default 5 each). */
+  renders?: number;
+}
+
+/** The figures {@link runBrowserContentionBench} measures. */
+export interface BrowserContentionResult {
+  browser_pages: number;
+  browser_timeout_ms: number;
+  /** The per-call deadline of browser work (2 × `read.browser_timeout_ms`). */
+  call_deadline_ms: number;
+  /** One `scrape_urls` call of five `wait_for_selector: "#never"` items, alone (ms). */
+  never_call_alone_ms: number;
+  /** Its five items' error codes. */
+  never_call_codes: Record<string, number>;
+  /** A plain render (`scrape_urls`, `render: "always"`) alone: median and slowest (ms). */
+  plain_alone_p50_ms: number;
+  plain_alone_max_ms: number;
+  /**
+   * The same render while two other calls each wait on five never-appearing selectors (only
+   * renders that start while both still wait are counted).
+   */
+  plain_contended_p50_ms: number;
+  plain_contended_max_ms: number;
+  /** Renders measured under contention (fewer than asked when the waiting calls ended first). */
+  plain_contended_renders: number;
+  /** `plain_contended_p50_ms / plain_alone_p50_ms`. */
+  ratio_p50: number;
+  /** `plain_contended_max_ms / plain_alone_max_ms`. */
+  ratio_max: number;
+  /** The two waiting calls' durations (ms). */
+  never_calls_contended_ms: number[];
+  /**
+   * The target: every render asked for ran under contention, and their median is within 2× of
+   * the median alone.
+   */
+  within_2x: boolean;
+}
+
+/**
+ * Fairness of the browser between calls, through the `scrape_urls` tool of a
+ * real Gleaner on a loopback site: a plain render alone, one call of five
+ * `wait_for_selector: "#never"` items alone, then plain renders while two
+ * such calls hold the pages. Reports medians, the ratios and whether the
+ * plain render stays within 2× of its time alone.
+ *
+ * @example
+ * ```ts ignore
+ * import { runBrowserContentionBench } from "./browser.ts";
+ * console.log(JSON.stringify(await runBrowserContentionBench({ timeoutMs: 5_000 })));
+ * ```
+ */
+export async function runBrowserContentionBench(
+  options: BrowserContentionOptions = {},
+): Promise<BrowserContentionResult> {
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const pages = options.pages ?? 4;
+  const renders = options.renders ?? 5;
+  const neverHits: string[] = [];
+  const article = Array.from(
+    { length: 12 },
+    (_, i) => `<p>Paragraph ${i} of an article that a script finishes after load.</p>`,
+  ).join("");
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const url = new URL(req.url);
+    if (url.pathname === "/never") neverHits.push(url.search);
+    const body = url.pathname === "/plain"
+      ? `<main><h1>Plain</h1>${article}<p id="out"></p></main>
+         <script>document.getElementById("out").textContent = "Rendered " + "by script";</script>`
+      : `<main><h1>Waiting</h1><p>Nothing more will come.</p></main>`;
+    return new Response(
+      `<!DOCTYPE html><html><head><title>${url.pathname}</title></head><body>${body}</body></html>`,
+      { headers: { "content-type": "text/html; charset=utf-8" } },
+    );
+  });
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const gleaner = await createGleaner({
+    network: { allow_private: [origin], allowed_ports: [server.addr.port] },
+    store: { path: ":memory:" },
+    embed: { provider: "none" },
+    read: { browser_pages: pages, browser_timeout_ms: timeoutMs },
+  });
+  let run = 0;
+  const plain = async () => {
+    const started = performance.now();
+    const out = await scrapeUrls(gleaner, {
+      items: [{ url: `${origin}/plain?run=${++run}` }],
+      render: "always",
+      no_cache: true,
+    });
+    if (!out.items[0].ok) throw new Error(`plain render failed: ${out.items[0].error?.message}`);
+    return performance.now() - started;
+  };
+  const neverCall = async (tag: string) => {
+    const started = performance.now();
+    const out = await scrapeUrls(gleaner, {
+      items: [1, 2, 3, 4, 5].map((n) => ({
+        url: `${origin}/never?call=${tag}&n=${n}`,
+        wait_for_selector: "#never",
+      })),
+      no_cache: true,
+    });
+    return { ms: performance.now() - started, items: out.items };
+  };
+  const series = async (while_: () => boolean = () => true) => {
+    const times: number[] = [];
+    for (let i = 0; i < renders && while_(); i++) times.push(await plain());
+    return times.sort((a, b) => a - b);
+  };
+  try {
+    await plain(); // the browser starts: not measured
+    const alone = await series();
+    const single = await neverCall("alone");
+    const codes: Record<string, number> = {};
+    for (const item of single.items) {
+      const code = item.error?.code ?? "ok";
+      codes[code] = (codes[code] ?? 0) + 1;
+    }
+    // Two calls that hold the pages, then the plain renders while they wait.
+    let waiting = 2;
+    const holders = [neverCall("a"), neverCall("b")].map((call) => call.finally(() => waiting--));
+    while (neverHits.filter((h) => !h.includes("call=alone")).length < Math.min(pages, 10)) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const contended = await series(() => waiting === 2);
+    const held = await Promise.all(holders);
+    const p50 = (sorted: number[]) => percentile(sorted, 50);
+    const ratioP50 = p50(contended) / p50(alone);
+    return {
+      browser_pages: pages,
+      browser_timeout_ms: timeoutMs,
+      call_deadline_ms: BROWSER_CALL_FACTOR * timeoutMs,
+      never_call_alone_ms: Math.round(single.ms),
+      never_call_codes: codes,
+      plain_alone_p50_ms: Math.round(p50(alone)),
+      plain_alone_max_ms: Math.round(alone.at(-1)!),
+      plain_contended_p50_ms: Math.round(p50(contended)),
+      plain_contended_max_ms: Math.round(contended.at(-1)!),
+      plain_contended_renders: contended.length,
+      ratio_p50: round(ratioP50),
+      ratio_max: round(contended.at(-1)! / alone.at(-1)!),
+      never_calls_contended_ms: held.map((h) => Math.round(h.ms)),
+      within_2x: contended.length === renders && ratioP50 <= 2,
+    };
+  } finally {
+    await gleaner.close();
+    await server.shutdown();
+  }
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { runBodyLimitBench } from "./body_limit.ts";
-import { runBrowserBench } from "./browser.ts";
+import { runBrowserBench, runBrowserContentionBench } from "./browser.ts";
 import { runContainmentBench } from "./containment.ts";
 import { runConversationBench } from "./conversation.ts";
 import { rerankBenchOptions, runRerankBench } from "./rerank.ts";
@@ -27,7 +27,10 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   extraction: () => runExtractionBench(),
   pipeline: () => runPipelineBench(),
   containment: () => runContainmentBench(),
-  browser: () => runBrowserBench(),
+  browser: async () => ({
+    ...(await runBrowserBench()),
+    contention: await runBrowserContentionBench(),
+  }),
   degrade: () => runDegradeBench(),
   memory: () => runMemoryBench(memoryBenchOptions()),
   memory_backends: () => runMemoryBackendBench(),

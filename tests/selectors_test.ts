@@ -249,3 +249,140 @@ Deno.test({
     }
   },
 });
+
+/** A loopback site like {@link fixtureSite} that records the path and query of every request. */
+function recordingSite() {
+  const hits: string[] = [];
+  const site = fixtureSite();
+  const server = serveLoopback(async (request) => {
+    const url = new URL(request.url);
+    hits.push(url.pathname + url.search);
+    const upstream = await fetch(`${site.origin}${url.pathname}${url.search}`);
+    return new Response(upstream.body, { status: upstream.status, headers: upstream.headers });
+  });
+  return {
+    origin: server.origin,
+    hits,
+    close: async () => {
+      await server.close();
+      await site.close();
+    },
+  };
+}
+
+type ToolResult = { isError?: boolean; structuredContent?: ScrapeOut; content: { text: string }[] };
+
+Deno.test({
+  name:
+    `one scrape_urls call has one browser deadline: queued items fail alone with timeout${browserSuffix}`,
+  ignore: ignoreBrowser,
+  async fn() {
+    const site = recordingSite();
+    // One page, 1.5 s per item: the call's browser work ends 3 s after its first item got the
+    // page, where four items that wait for "#never" would hold it 4 × 1.5 s one after the other.
+    // Each holds it at least 1.35 s (the wait ends a tenth before the item's deadline), so at
+    // most three can have it before the call's deadline.
+    const gleaner = await createGleaner(
+      configFor(site.origin, { read: { browser_pages: 1, browser_timeout_ms: 1_500 } }),
+    );
+    const server = serveHttp(gleaner);
+    const client = await connect(server.url);
+    try {
+      const never = [1, 2, 3, 4].map((n) => ({
+        url: `${site.origin}/late?n=${n}`,
+        wait_for_selector: "#never",
+      }));
+      const items = [{ url: `${site.origin}/static`, target_selector: "#prices" }, ...never];
+      const result = await client.callTool({
+        name: "scrape_urls",
+        arguments: { items },
+      }) as ToolResult;
+      assert.ok(!result.isError, result.content[0]?.text);
+      const [table, ...waited] = result.structuredContent!.items;
+      assert.equal(table.ok, true, "the item that needs no browser keeps its result");
+      assert.ok(waited.every((item) => !item.ok), JSON.stringify(waited));
+      const codes = waited.map((item) => item.error!.code);
+      assert.ok(
+        codes.every((code) => code === "selector_not_found" || code === "timeout"),
+        codes.join(),
+      );
+      const timedOut = waited.filter((item) => item.error!.code === "timeout");
+      assert.ok(timedOut.length >= 1, `the items left when the deadline came: ${codes}`);
+      for (const item of timedOut) {
+        assert.match(
+          item.error!.message,
+          /the call's browser work reached its deadline of 3000 ms \(2 × read\.browser_timeout_ms\)/,
+        );
+      }
+      // The deadline stopped the work: items still waiting for the page never loaded it.
+      const loaded = new Set(site.hits.filter((h) => h.startsWith("/late?n=")));
+      assert.ok(loaded.size <= 3, `pages loaded: ${[...loaded]}`);
+    } finally {
+      await client.close();
+      await server.shutdown();
+      await gleaner.close();
+      await site.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    `a second call's render is served before the first call's queued browser items${browserSuffix}`,
+  ignore: ignoreBrowser,
+  async fn() {
+    const site = recordingSite();
+    // Long enough that the first call's items hold their pages for the whole test.
+    const gleaner = await createGleaner(
+      configFor(site.origin, { read: { browser_pages: 2, browser_timeout_ms: 30_000 } }),
+    );
+    const server = serveHttp(gleaner);
+    const first = await connect(server.url);
+    const second = await connect(server.url);
+    try {
+      // The first call: five items that wait for a selector that never shows, on two pages.
+      const slow = first.callTool({
+        name: "scrape_urls",
+        arguments: {
+          items: [1, 2, 3, 4, 5].map((n) => ({
+            url: `${site.origin}/late?a=${n}`,
+            wait_for_selector: "#never",
+          })),
+        },
+      }) as Promise<ToolResult>;
+      let slowDone = false;
+      void slow.then(() => slowDone = true, () => slowDone = true);
+      // Once it holds both pages and its three other items wait for one, the second call asks
+      // for one plain render.
+      const firstItems = () => new Set(site.hits.filter((h) => h.startsWith("/late?a=")));
+      const browser = async () => (await gleaner.health()).components.browser?.detail ?? "";
+      for (let i = 0; i < 600; i++) {
+        if (firstItems().size === 2 && /2 pages busy, 0 idle, 3 waiting/.test(await browser())) {
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(firstItems().size, 2, "the first call holds both pages");
+      assert.match(await browser(), /3 waiting/, "and its other three items wait");
+      const plain = await second.callTool({
+        name: "scrape_urls",
+        arguments: { items: [{ url: `${site.origin}/static?b=1` }], render: "always" },
+      }) as ToolResult;
+      assert.ok(!plain.isError, plain.content[0]?.text);
+      assert.equal(plain.structuredContent!.items[0].ok, true);
+      assert.equal(plain.structuredContent!.items[0].tier, "browser");
+      assert.equal(slowDone, false, "the second call answered while the first still waits");
+      // Order of the pages the server saw: the second call's before the first call's third item.
+      const seen = site.hits.filter((h) => h.startsWith("/late?a=") || h === "/static?b=1");
+      const plainAt = seen.indexOf("/static?b=1");
+      const items = seen.slice(0, plainAt);
+      assert.equal(new Set(items).size, 2, `only the first two items loaded before: ${seen}`);
+    } finally {
+      await first.close();
+      await second.close();
+      await server.shutdown();
+      await gleaner.close();
+      await site.close();
+    }
+  },
+});

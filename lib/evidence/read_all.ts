@@ -8,6 +8,7 @@ import { mapConcurrent } from "../async/concurrency.ts";
 import { type GleanerError, toGleanerError } from "../errors.ts";
 import type { Reader } from "../read/cascade.ts";
 import type { Page, ReadRequest } from "../read/types.ts";
+import type { ReadCall } from "../read/call.ts";
 
 /** The outcome of one read: the page, or the error that stopped it. */
 export type ReadOutcome<T> = { item: T; page: Page; error?: undefined } | {
@@ -15,6 +16,21 @@ export type ReadOutcome<T> = { item: T; page: Page; error?: undefined } | {
   page?: undefined;
   error: GleanerError;
 };
+
+/** Options of {@link readAll}. */
+export interface ReadAllOptions<T> {
+  /** Reads at once. */
+  concurrency: number;
+  /** Cancels the batch. */
+  signal?: AbortSignal;
+  /**
+   * The call the batch belongs to: its reads share one turn in the browser's page pool and
+   * one deadline for their browser work (`lib/read/call.ts`). Default: each read alone.
+   */
+  call?: ReadCall;
+  /** Told when an item's read ended (page or failure). */
+  onRead?: (item: T) => void;
+}
 
 /**
  * Reads every item through the reader, at most `concurrency` at once;
@@ -31,12 +47,15 @@ export async function readAll<T>(
   reader: Reader,
   items: readonly T[],
   toRequest: (item: T) => ReadRequest,
-  options: { concurrency: number; signal?: AbortSignal; onRead?: (item: T) => void },
+  options: ReadAllOptions<T>,
 ): Promise<ReadOutcome<T>[]> {
   return await mapConcurrent(items, options.concurrency, async (item): Promise<ReadOutcome<T>> => {
     const request = toRequest(item);
     try {
-      return { item, page: await reader.read({ ...request, signal: options.signal }) };
+      return {
+        item,
+        page: await reader.read({ ...request, signal: options.signal, call: options.call }),
+      };
     } catch (error) {
       options.signal?.throwIfAborted();
       return { item, error: toGleanerError(error, `reading ${request.url}`) };

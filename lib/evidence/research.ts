@@ -11,6 +11,7 @@ import type { EvidenceContext, ResearchRequest, ResearchResult } from "./types.t
 import { gatherEvidence, startRerankQueries } from "./gather.ts";
 import { canonicalKey, pickPages } from "./pick.ts";
 import { readAll } from "./read_all.ts";
+import { ReadCall } from "../read/call.ts";
 
 /**
  * Researches a question: searches, reads the best pages (at most two per
@@ -60,6 +61,8 @@ export async function research(
   const pages: Page[] = [];
   const failed: { url: string; code: string; message: string }[] = [];
   const seen = new Set<string>();
+  // Every round is one call: one turn in the browser and one browser deadline for all of them.
+  const call = new ReadCall();
   let next = 0;
   let done = 0;
   // Read in rounds: a page that fails is replaced by the next candidate.
@@ -69,6 +72,7 @@ export async function research(
     const reads = await readAll(gleaner.reader, batch, (url) => ({ url }), {
       concurrency: config.read.concurrency,
       signal,
+      call,
       onRead: (url) =>
         progress?.({
           progress: 1 + Math.min(++done, input.max_pages),

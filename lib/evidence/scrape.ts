@@ -11,6 +11,7 @@ import type { EvidenceContext, ScrapeRequest, ScrapeResult } from "./types.ts";
 import { archiveOf, gatherEvidence, isWholePageQuery, startRerankQueries } from "./gather.ts";
 import { relatedLinks } from "./links.ts";
 import { readAll } from "./read_all.ts";
+import { ReadCall } from "../read/call.ts";
 
 /**
  * Scrapes pages: reads every item (one failure never sinks the others),
@@ -49,6 +50,8 @@ export async function scrape(
     {
       concurrency: config.read.concurrency,
       signal,
+      // One call: the items take one turn in the browser and share one browser deadline.
+      call: new ReadCall(),
       onRead: (item) =>
         progress?.({ progress: ++done, total: input.items.length, message: `read ${item.url}` }),
     },

@@ -10,6 +10,7 @@ import type { Config } from "../config/config.ts";
 import type { Fetcher } from "../net/types.ts";
 import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
 import type { TenancyScope } from "../config/tenancy.ts";
+import type { ReadCall } from "./call.ts";
 
 /** Names of the reading tiers, in cascade order. */
 export const TIER_NAMES = [
@@ -58,6 +59,11 @@ export interface ReadRequest {
   noCache?: boolean;
   /** Cancels the read. */
   signal?: AbortSignal;
+  /**
+   * The call this read is one of: the reads of one call take one turn in the browser's page
+   * pool and share one deadline for their browser work (`call.ts`). Default: the read alone.
+   */
+  call?: ReadCall;
 }
 
 /** A page as Gleaner read it: clean Markdown plus metadata. */

@@ -4,7 +4,13 @@
  *
  * One browser is launched lazily and shared; reads borrow pages from a
  * bounded pool (`read.browser_pages`; extra reads wait), each with its own
- * deadline (`read.browser_timeout_ms`). The browser closes itself after
+ * deadline (`read.browser_timeout_ms`). The pages are shared by call
+ * (`pool.ts`, `../call.ts`): waiting calls take turns, and a call holding two
+ * or more pages beyond a waiting call gives its newest back (that read starts
+ * again on its next turn). All browser work of one call, waiting for pages
+ * included, ends twice `read.browser_timeout_ms` after the call first got a
+ * page; a read still waiting or rendering then fails alone with `timeout`,
+ * its page closed and its slot given back. The browser closes itself after
  * `read.browser_idle_ms` without reads and starts again on the next one.
  *
  * Every request a page makes passes the same address checks as the guarded
@@ -13,7 +19,8 @@
  * which is a launched Chromium's only way out and checks the address the
  * connection really uses (no DNS-rebinding window). Images, fonts, media and
  * stylesheets are never fetched. The main navigation to a blocked URL fails
- * with `blocked_url`.
+ * with `blocked_url`. Downloads are refused: a page writes no file anywhere
+ * (`launch.ts`).
  *
  * With `read.browser_cdp_url` (an external browser) the proxy cannot be
  * imposed: only request interception guards that browser, so a rebinding
@@ -28,6 +35,7 @@ import type { Config } from "../../config/config.ts";
 import type { Env } from "../../config/env.ts";
 import { GleanerError, toGleanerError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
+import { withDeadline } from "../../async/deadline.ts";
 import { assertUrlAllowed } from "../../net/address.ts";
 import type { Resolver } from "../../net/fetch.ts";
 import {
@@ -38,11 +46,15 @@ import {
 } from "./guard.ts";
 import { type BrowserHandle, openBrowser } from "./launch.ts";
 import type { EgressProxy, EgressProxyStats } from "./proxy.ts";
-import { createSlotPool, type SlotPool } from "./pool.ts";
+import { createSlotPool, type SlotLease, type SlotPool } from "./pool.ts";
+import { BROWSER_CALL_FACTOR, ReadCall } from "../call.ts";
 
 export type { RequestFilter } from "./guard.ts";
 
 const log = getGleanerLogger("read", "browser");
+
+/** How long closing a page may take before the read goes on without waiting for it (ms). */
+const PAGE_CLOSE_MS = 5_000;
 
 /** Resource types never fetched by the browser tier. */
 export const BLOCKED_RESOURCE_TYPES: readonly string[] = ["image", "font", "media", "stylesheet"];
@@ -57,6 +69,13 @@ export interface BrowserReadOptions {
   timeoutMs?: number;
   /** Cancels the read (also while it waits for a page). */
   signal?: AbortSignal;
+  /**
+   * The call this read is one of: its reads take one turn in the page pool, and all their
+   * browser work (waiting for a page included) ends {@link BROWSER_CALL_FACTOR} times the
+   * read's timeout after the call's first read got a page. Default: the read alone, its turn
+   * shared with the other reads of the same `signal`.
+   */
+  call?: ReadCall;
 }
 
 /** What a browser read returns. Non-2xx statuses are returned, not thrown. */
@@ -87,6 +106,10 @@ export interface BrowserTierStats {
   idle: number;
   /** Reads waiting for a page. */
   waiting: number;
+  /** Callers (calls) holding or waiting for a page. */
+  callers: number;
+  /** Pages taken back from a caller so that a waiting one got its share, since the browser started. */
+  revoked: number;
 }
 
 /** The browser tier; see {@link createBrowserTier}. */
@@ -218,8 +241,8 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
   };
 
   const newPage = async (s: Session): Promise<PooledPage> => {
-    const context = s.handle.browser.defaultBrowserContext();
-    const page = await context.newPage();
+    // The handle's context denies downloads: a page cannot write a file anywhere.
+    const page = await s.handle.context.newPage();
     const entry: PooledPage = { page, proxy: s.handle.proxy };
     page.setDefaultTimeout(config.read.browser_timeout_ms);
     await page.setUserAgent({ userAgent: config.network.user_agent });
@@ -298,7 +321,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       s.pool = createSlotPool<PooledPage>({
         max: config.read.browser_pages,
         create: () => newPage(s),
-        destroy: (entry) => entry.page.close(),
+        destroy: (entry) => closePage(entry.page),
       });
       handle.browser.on("disconnected", () => {
         if (current === s && !s.closing) {
@@ -335,21 +358,41 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
     await assertHostAllowed(url.hostname, config.network, url.origin, options.resolver);
     readOptions.signal?.throwIfAborted();
 
+    const itemMs = readOptions.timeoutMs ?? config.read.browser_timeout_ms;
+    const callMs = BROWSER_CALL_FACTOR * itemMs;
+    // A read without a call is a call of its own; its turn is shared with the reads of the
+    // same signal (one tool call's).
+    const call = readOptions.call ?? new ReadCall();
+    const caller: object = readOptions.call ?? readOptions.signal ?? call;
+    const callTimeout = () =>
+      new GleanerError(
+        "timeout",
+        `browser read of ${url.href} stopped: the call's browser work reached its deadline of ` +
+          `${callMs} ms (${BROWSER_CALL_FACTOR} × read.browser_timeout_ms)`,
+        { details: { field: "read.browser_timeout_ms", deadline_ms: callMs } },
+      );
+
     active++;
     clearIdle();
     try {
       const s = await start();
-      const entry = await s.pool.acquire(readOptions.signal);
-      let healthy = false;
-      try {
-        const result = await renderWithDeadline(entry, url, readOptions);
-        healthy = true;
-        return result;
-      } finally {
-        entry.guard = undefined;
-        entry.blockedNavigation = undefined;
-        if (healthy) healthy = await resetPage(entry.page);
-        await s.pool.release(entry, healthy);
+      // A read whose page was taken back for another caller starts again when its turn comes.
+      for (let resumed = false;; resumed = true) {
+        const lease = await acquireBefore(s.pool, {
+          caller,
+          first: resumed,
+          signal: readOptions.signal,
+          call,
+          callMs,
+          timeout: callTimeout,
+        });
+        const left = call.startBrowser() + callMs - performance.now();
+        const result = await renderOnLease(s.pool, lease, url, readOptions, {
+          timeoutMs: Math.max(1, Math.min(itemMs, left)),
+          // The call's deadline comes first: running out is reported as the call's.
+          timeoutError: left < itemMs ? callTimeout : undefined,
+        });
+        if (result) return result;
       }
     } catch (error) {
       throw toGleanerError(error, `browser read of ${url.href}`);
@@ -359,36 +402,136 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
     }
   };
 
+  /**
+   * Waits for a page of the pool as `caller`: until `signal` aborts (then
+   * rejects with its reason), or until the call's deadline (`callMs` after
+   * its browser clock started, once it has) passes (then rejects with
+   * `timeout()`).
+   */
+  const acquireBefore = async (
+    pool: SlotPool<PooledPage>,
+    wait: {
+      caller: object;
+      first: boolean;
+      signal?: AbortSignal;
+      call: ReadCall;
+      callMs: number;
+      timeout: () => GleanerError;
+    },
+  ): Promise<SlotLease<PooledPage>> => {
+    const ended = () => {
+      const started = wait.call.browserStarted();
+      return started !== undefined && started + wait.callMs <= performance.now();
+    };
+    if (ended()) throw wait.timeout();
+    const giveUp = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const forget = wait.call.whenBrowserStarts((at) => {
+      timer = setTimeout(
+        () => giveUp.abort(wait.timeout()),
+        Math.max(0, at + wait.callMs - performance.now()),
+      );
+    });
+    const onCancel = () => giveUp.abort(wait.signal!.reason);
+    if (wait.signal?.aborted) onCancel();
+    wait.signal?.addEventListener("abort", onCancel, { once: true });
+    try {
+      const lease = await pool.acquire({
+        caller: wait.caller,
+        first: wait.first,
+        signal: giveUp.signal,
+      });
+      if (giveUp.signal.aborted || ended()) {
+        // The page came as the wait ended (a page being made): it goes back unused.
+        await pool.release(lease, true);
+        throw giveUp.signal.aborted ? giveUp.signal.reason : wait.timeout();
+      }
+      return lease;
+    } finally {
+      forget();
+      clearTimeout(timer);
+      wait.signal?.removeEventListener("abort", onCancel);
+    }
+  };
+
+  /**
+   * Renders on a leased page and gives the page back: made blank after a
+   * render that finished, closed after one that failed or was cut short (a
+   * deadline, a cancel, the page taken back). `undefined` when the pool took
+   * the page back for another caller before the render finished: the read
+   * asks again.
+   */
+  const renderOnLease = async (
+    pool: SlotPool<PooledPage>,
+    lease: SlotLease<PooledPage>,
+    url: URL,
+    readOptions: BrowserReadOptions,
+    limits: { timeoutMs: number; timeoutError?: () => GleanerError },
+  ): Promise<BrowserReadResult | undefined> => {
+    const entry = lease.item;
+    let healthy = false;
+    try {
+      const result = await renderWithDeadline(entry, url, readOptions, lease.revoked, limits);
+      healthy = true;
+      return result;
+    } catch (error) {
+      if (lease.revoked.aborted && error === lease.revoked.reason) {
+        // Like any render cut short, the page is closed rather than reused: a navigation or
+        // request stopped midway can leave it never idle again (every later read would wait
+        // out the settle time).
+        log.debug("gave a page back to another caller; {url} waits for its turn again", {
+          url: safeOrigin(url.href),
+        });
+        return undefined;
+      }
+      throw error;
+    } finally {
+      entry.guard = undefined;
+      entry.blockedNavigation = undefined;
+      if (healthy) healthy = await resetPage(entry.page);
+      await pool.release(lease, healthy);
+    }
+  };
+
   const renderWithDeadline = async (
     entry: PooledPage,
     url: URL,
     readOptions: BrowserReadOptions,
+    revoked: AbortSignal,
+    limits: { timeoutMs: number; timeoutError?: () => GleanerError },
   ): Promise<BrowserReadResult> => {
-    const timeoutMs = readOptions.timeoutMs ?? config.read.browser_timeout_ms;
+    const { timeoutMs } = limits;
+    const timedOut = limits.timeoutError ??
+      (() =>
+        new GleanerError(
+          "timeout",
+          `browser read of ${url.href} timed out after ${timeoutMs} ms`,
+        ));
     const deadline = new AbortController();
-    const timer = setTimeout(
-      () =>
-        deadline.abort(
-          new GleanerError(
-            "timeout",
-            `browser read of ${url.href} timed out after ${timeoutMs} ms`,
-          ),
-        ),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => deadline.abort(timedOut()), timeoutMs);
     const onCancel = () =>
       deadline.abort(new GleanerError("timeout", `browser read of ${url.href} was cancelled`));
+    const onRevoked = () => deadline.abort(revoked.reason);
     readOptions.signal?.addEventListener("abort", onCancel, { once: true });
+    revoked.addEventListener("abort", onRevoked, { once: true });
     const signal = deadline.signal;
     const aborted = new Promise<never>((_, reject) => {
       signal.addEventListener("abort", () => reject(signal.reason), { once: true });
     });
     aborted.catch(() => {});
+    // Revoked (or cancelled) before it began: nothing to start.
+    if (revoked.aborted) onRevoked();
+    else if (readOptions.signal?.aborted) onCancel();
     try {
-      return await Promise.race([render(entry, url, readOptions, signal, timeoutMs), aborted]);
+      if (signal.aborted) throw signal.reason;
+      return await Promise.race([
+        render(entry, url, readOptions, signal, timeoutMs, limits.timeoutError),
+        aborted,
+      ]);
     } finally {
       clearTimeout(timer);
       readOptions.signal?.removeEventListener("abort", onCancel);
+      revoked.removeEventListener("abort", onRevoked);
     }
   };
 
@@ -398,6 +541,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
     readOptions: BrowserReadOptions,
     signal: AbortSignal,
     timeoutMs: number,
+    callTimeout?: () => GleanerError,
   ): Promise<BrowserReadResult> => {
     const started = performance.now();
     const remaining = () => Math.max(1, timeoutMs - (performance.now() - started));
@@ -410,6 +554,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       response = await page.goto(url.href, { waitUntil: "load", timeout: remaining(), signal });
     } catch (error) {
       if (entry.blockedNavigation) throw entry.blockedNavigation;
+      if (callTimeout && isTimeout(error)) throw callTimeout();
       throw proxyRefusal(entry, error) ?? navigationError(error, url, signal);
     }
     if (entry.blockedNavigation) throw entry.blockedNavigation;
@@ -435,6 +580,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       try {
         await page.waitForSelector(readOptions.waitForSelector, { timeout: waitMs, signal });
       } catch (error) {
+        if (callTimeout && isTimeout(error)) throw callTimeout();
         throw selectorError(error, "wait_for_selector", readOptions.waitForSelector, url, signal, {
           waitedMs: Math.round(performance.now() - waitStarted),
         });
@@ -482,6 +628,21 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
     };
   };
 
+  /**
+   * Closes a page, waiting at most {@link PAGE_CLOSE_MS}: puppeteer waits for
+   * Chromium to report the target gone, and a page closed while a navigation
+   * or an intercepted request was being cut short can wait for that forever,
+   * which held its read (and its call) with it. A page that does not close in
+   * time is left to the browser, which closes with it.
+   */
+  const closePage = async (page: Page): Promise<void> => {
+    await withDeadline(page.close(), PAGE_CLOSE_MS, () => {
+      log.debug("a page did not close within {ms} ms; it is left to the browser", {
+        ms: PAGE_CLOSE_MS,
+      });
+    });
+  };
+
   /** Leaves a page blank for the next read; false when it should be discarded. */
   const resetPage = async (page: Page): Promise<boolean> => {
     try {
@@ -501,7 +662,7 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
     },
     stats() {
       const s = current;
-      const pool = s?.pool.stats() ?? { busy: 0, idle: 0, waiting: 0 };
+      const pool = s?.pool.stats() ?? { busy: 0, idle: 0, waiting: 0, callers: 0, revoked: 0 };
       return {
         running: s !== undefined,
         pid: s?.handle.pid,
@@ -511,6 +672,11 @@ export function createBrowserTier(config: Config, options: BrowserTierOptions = 
       };
     },
   };
+}
+
+/** True for puppeteer's own timeout (a wait or a navigation that ran out of time). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === "TimeoutError";
 }
 
 function defaultPort(url: URL): number {

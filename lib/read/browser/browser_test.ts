@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { rejectsWith } from "../../../testing/asserts.ts";
 import { parseConfig } from "../../config/config.ts";
 import { createBrowserTier } from "./browser.ts";
+import { ReadCall } from "../call.ts";
 import {
   browserSuffix as suffix,
   ignoreBrowser as ignore,
@@ -308,6 +309,106 @@ Deno.test({
       const stats = tier.stats();
       assert.equal(stats.busy, 0);
       assert.ok(stats.idle <= 2);
+    } finally {
+      await tier.close();
+      await fixture.server.shutdown();
+    }
+  },
+});
+
+Deno.test({
+  name: `browser tier shares pages by call: a page taken back resumes its read later${suffix}`,
+  ignore,
+  async fn() {
+    const order: string[] = [];
+    const fixture = serve("127.0.0.1", (_request, url) => {
+      if (url.pathname !== "/slow") return html(`<p id="plain">plain page</p>`);
+      // "#ready" shows 4 s after load: the first call's reads hold their pages that long.
+      return html(`<p>slow</p><script>
+        setTimeout(() => { const p = document.createElement("p"); p.id = "ready";
+          p.textContent = "ready ${
+        url.searchParams.get("n")
+      }"; document.body.appendChild(p); }, 1500);
+      </script>`);
+    });
+    const config = parseConfig({
+      network: { allow_private: [fixture.origin] },
+      read: { browser_pages: 2, browser_timeout_ms: 20_000 },
+    });
+    const tier = createBrowserTier(config, { settleMs: 0 });
+    try {
+      await tier.read(`${fixture.origin}/warm`); // the browser is up before the calls
+      const first = new ReadCall();
+      const slow = [1, 2].map((n) =>
+        tier.read(`${fixture.origin}/slow?n=${n}`, { waitForSelector: "#ready", call: first })
+          .then((page) => (order.push(`slow ${n}`), page))
+      );
+      while (fixture.hits.filter((h) => h.path.startsWith("/slow")).length < 2) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(tier.stats().busy, 2, "the first call holds both pages");
+      // A second call: the first call gives one page back at once (it holds two, this one none).
+      const plain = await tier.read(`${fixture.origin}/plain`, { call: new ReadCall() });
+      order.push("plain");
+      assert.match(plain.html, /plain page/);
+      assert.equal(tier.stats().revoked, 1, "one page was taken back");
+      const pages = await Promise.all(slow);
+      pages.forEach((page, i) => assert.match(page.html, new RegExp(`ready ${i + 1}`)));
+      assert.equal(order[0], "plain", `the second call first: ${order}`);
+      // The read that gave its page back loaded its page again when its turn came, after the
+      // second call's page.
+      const loads = fixture.hits.map((h) => h.path).filter((p) => /^\/(slow|plain)/.test(p));
+      assert.equal(loads.length, 4, loads.join());
+      assert.equal(loads[2], "/plain", loads.join());
+      assert.deepEqual(
+        { busy: tier.stats().busy, waiting: tier.stats().waiting, callers: tier.stats().callers },
+        { busy: 0, waiting: 0, callers: 0 },
+      );
+    } finally {
+      await tier.close();
+      await fixture.server.shutdown();
+    }
+  },
+});
+
+Deno.test({
+  name: `browser tier: a call's reads share one deadline; one that runs out fails alone${suffix}`,
+  ignore,
+  async fn() {
+    const fixture = serve(
+      "127.0.0.1",
+      (_request, url) =>
+        url.pathname === "/ok" ? html(`<p id="ok">fine</p>`) : html(`<p>waiting</p>`),
+    );
+    const config = parseConfig({
+      network: { allow_private: [fixture.origin] },
+      read: { browser_pages: 1, browser_timeout_ms: 1_500 },
+    });
+    const tier = createBrowserTier(config, { settleMs: 0 });
+    try {
+      await tier.read(`${fixture.origin}/ok`); // the browser is up before the call
+      const call = new ReadCall();
+      // On one page, one after the other: the first holds it ~1.5 s, the call ends at 3 s.
+      const outcomes = await Promise.all(
+        [1, 2, 3, 4].map((n) =>
+          tier.read(`${fixture.origin}/never?n=${n}`, { waitForSelector: "#never", call })
+            .then(() => "ok", (error) => error)
+        ),
+      );
+      const codes = outcomes.map((e) => e.code);
+      assert.equal(codes[0], "selector_not_found", codes.join());
+      assert.equal(codes[3], "timeout", codes.join());
+      assert.match(outcomes[3].message, /reached its deadline of 3000 ms/);
+      assert.equal(outcomes[3].details.deadline_ms, 3_000);
+      // The last one never had the page; the deadline let go of everything.
+      assert.ok(!fixture.hits.some((h) => h.path === "/never?n=4"));
+      assert.deepEqual(
+        { busy: tier.stats().busy, waiting: tier.stats().waiting, callers: tier.stats().callers },
+        { busy: 0, waiting: 0, callers: 0 },
+      );
+      // Another call starts with a deadline of its own.
+      const again = await tier.read(`${fixture.origin}/ok`, { call: new ReadCall() });
+      assert.match(again.html, /fine/);
     } finally {
       await tier.close();
       await fixture.server.shutdown();

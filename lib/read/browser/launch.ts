@@ -11,13 +11,22 @@
  * preconnects and workers' WebSockets stay unguarded. The tier logs a warning
  * once when it connects to one.
  *
+ * Nothing a page does is written outside the throwaway profile: downloads are
+ * denied ({@link DOWNLOADS_DENIED}; in an external browser, in a context of the
+ * tier's own), and a launched Chromium's home, caches and crash reports are
+ * made inside the profile ({@link CHROMIUM_ROOM}).
+ *
  * Permissions: run access to the Chromium executable (`--allow-run=<path>`) and read access to it;
  * read and write access to `chromiumProfileRoot()`; env access to `CHROMIUM_ENV_NAMES` (what
  * Chromium is given) and to the names puppeteer-core and ws read (`DEPENDENCY_ENV_NAMES`).
  *
  * @module
  */
-import puppeteer, { type Browser } from "puppeteer-core";
+import puppeteer, {
+  type Browser,
+  type BrowserContext,
+  type DownloadBehavior,
+} from "puppeteer-core";
 import type { Config } from "../../config/config.ts";
 import { GleanerError, permissionError } from "../../errors.ts";
 import type { Resolver } from "../../net/fetch.ts";
@@ -41,7 +50,16 @@ export const CHROMIUM_ARGS: readonly string[] = [
   "--disable-component-update",
   "--disable-sync",
   "--dns-prefetch-disable",
+  "--disable-crash-reporter",
+  "--disable-breakpad",
 ];
+
+/**
+ * What every page the tier opens does with a download (a link with `download`, a response
+ * sent as `Content-Disposition: attachment`): refused, nothing is written
+ * (https://chromedevtools.github.io/devtools-protocol/tot/Browser/#method-setDownloadBehavior).
+ */
+export const DOWNLOADS_DENIED: DownloadBehavior = { policy: "deny" };
 
 /**
  * Flags that keep the process tree small (measured with `bench/browser.ts`;
@@ -118,6 +136,11 @@ export async function assertRunAllowed(executable: string): Promise<void> {
 export interface BrowserHandle {
   /** The puppeteer browser. */
   browser: Browser;
+  /**
+   * The context the tier opens its pages in, downloads denied ({@link DOWNLOADS_DENIED}):
+   * the default one of a launched browser, a context of its own in an external one.
+   */
+  context: BrowserContext;
   /** True when Gleaner launched it (false for `read.browser_cdp_url`). */
   launched: boolean;
   /** Process id of the launched browser, when known. */
@@ -181,10 +204,29 @@ export async function openBrowser(
         { cause: error, details: { field: "read.browser_cdp_url" } },
       );
     }
+    // A context of the tier's own: downloads denied there without changing the operator's
+    // default context, and the tier's pages and cookies apart from the browser's others.
+    let context: BrowserContext;
+    try {
+      context = await browser.createBrowserContext({ downloadBehavior: DOWNLOADS_DENIED });
+    } catch (error) {
+      await browser.disconnect().catch(() => {});
+      throw new GleanerError(
+        "provider_unavailable",
+        "the DevTools endpoint in read.browser_cdp_url refused a browser context with downloads denied",
+        { cause: error, details: { field: "read.browser_cdp_url" } },
+      );
+    }
     return {
       browser,
+      context,
       launched: false,
       dispose: async () => {
+        try {
+          await context.close();
+        } catch {
+          // Already gone.
+        }
         try {
           await browser.disconnect();
         } catch {
@@ -200,9 +242,9 @@ export async function openBrowser(
     resolver: options.resolver,
     approvedOnly: options.approvedOnly ?? true,
   });
+  const root = chromiumProfileRoot(options.env ?? {});
   let profile: string;
   try {
-    const root = chromiumProfileRoot(options.env ?? {});
     await Deno.mkdir(root, { recursive: true, mode: 0o700 });
     profile = await Deno.makeTempDir({ dir: root, prefix: "profile-" });
   } catch (error) {
@@ -228,9 +270,11 @@ export async function openBrowser(
       headless: true,
       pipe: true,
       userDataDir: profile,
+      downloadBehavior: DOWNLOADS_DENIED,
       // Chromium's environment: only what it needs (puppeteer would pass the whole process
-      // environment, which a scoped --allow-env cannot enumerate, and which holds the keys).
-      env: chromiumEnv(options.env ?? {}),
+      // environment, which a scoped --allow-env cannot enumerate, and which holds the keys),
+      // its home and caches inside the profile, its temporary files beside the profiles.
+      env: await chromiumEnv(options.env ?? {}, root, profile),
       // The egress flags come last so that extraArgs cannot replace them.
       args: [...CHROMIUM_ARGS, ...CHROMIUM_MEMORY_ARGS, ...extraArgs, ...egressArgs(proxy.url)],
       // Keep Chromium's popup blocker on: a popup would be a page without interception.
@@ -255,6 +299,7 @@ export async function openBrowser(
   for (const page of await browser.pages().catch(() => [])) await page.close().catch(() => {});
   return {
     browser,
+    context: browser.defaultBrowserContext(),
     launched: true,
     pid: browser.process()?.pid,
     proxy,
@@ -274,12 +319,50 @@ export async function openBrowser(
   };
 }
 
-/** The variables of `env` a launched Chromium is given: {@link CHROMIUM_ENV_NAMES} that are set. */
-function chromiumEnv(env: Env): Record<string, string> {
+/**
+ * Where a launched Chromium's own files go, inside its throwaway profile: what
+ * it would otherwise write under the host's `HOME` (`.config/chromium/Crash
+ * Reports`, `.cache/dconf`, `.pki/nssdb`, `Downloads`) and its runtime
+ * directory. Removed with the profile.
+ */
+export const CHROMIUM_ROOM: Readonly<Record<string, string>> = {
+  HOME: ".home",
+  XDG_CONFIG_HOME: ".home/.config",
+  XDG_CACHE_HOME: ".home/.cache",
+  XDG_DATA_HOME: ".home/.local/share",
+  XDG_RUNTIME_DIR: ".run",
+};
+
+/**
+ * The longest `TMPDIR` Chromium is given: it keeps its singleton socket at
+ * `$TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket`, and a Unix socket's
+ * path holds at most 108 bytes on Linux (104 on macOS).
+ */
+const MAX_CHROMIUM_TMPDIR = 104 - "/org.chromium.Chromium.XXXXXX/SingletonSocket".length - 4;
+
+/**
+ * The environment of a launched Chromium: the {@link CHROMIUM_ENV_NAMES} of
+ * `env` that are set, with its home and XDG directories made inside `profile`
+ * ({@link CHROMIUM_ROOM}) and its temporary directory the profiles' root
+ * `root` (where its singleton socket lives while it runs; the host's
+ * `TMPDIR` when `root` is too long for a socket path), so that nothing it
+ * writes lands in the host's home or outlives the browser.
+ */
+async function chromiumEnv(
+  env: Env,
+  root: string,
+  profile: string,
+): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const name of CHROMIUM_ENV_NAMES) {
     const value = env[name];
     if (value !== undefined) out[name] = value;
   }
+  for (const [name, relative] of Object.entries(CHROMIUM_ROOM)) {
+    const path = `${profile}/${relative}`;
+    await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+    out[name] = path;
+  }
+  if (new TextEncoder().encode(root).length <= MAX_CHROMIUM_TMPDIR) out.TMPDIR = root;
   return out;
 }

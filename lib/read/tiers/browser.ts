@@ -36,6 +36,14 @@ export function createBrowserReadTier(
   deps: { robots?: RobotsChecker; engine?: BrowserEngine; env?: Env } = {},
 ): ClosableTier {
   let engine = deps.engine;
+  // One engine however many reads start before it is loaded: each would launch its own
+  // Chromium otherwise, past read.browser_pages, and only the last would be closed.
+  let loading: Promise<BrowserEngine> | undefined;
+  const load = () =>
+    loading ??= import("../browser/browser.ts").then((m) => {
+      engine ??= m.createBrowserTier(config, { env: deps.env });
+      return engine;
+    });
   return {
     name: "browser",
     // The public web, rendered the same for everyone.
@@ -45,14 +53,13 @@ export function createBrowserReadTier(
     async read(url, request, context) {
       if (config.network.respect_robots) await deps.robots?.assertAllowed(url.href, request.signal);
       // Loaded on first use: puppeteer costs every process ~70 ms at start-up otherwise.
-      engine ??= (await import("../browser/browser.ts")).createBrowserTier(config, {
-        env: deps.env,
-      });
+      const browser = engine ?? await load();
       // The whole rendered page comes back and extraction keeps the target element, as
       // in the HTTP tier: the page's title and metadata stay, and both tiers agree.
-      const result = await engine.read(url.href, {
+      const result = await browser.read(url.href, {
         waitForSelector: request.waitForSelector,
         signal: request.signal,
+        call: request.call,
       });
       assertPageStatus(result.status, url.href);
       return await pageFromHtml(result.html, request.url, result.url, "browser", {
@@ -63,7 +70,8 @@ export function createBrowserReadTier(
       });
     },
     async close() {
-      await engine?.close();
+      // An engine still loading is closed too (its reads then fail).
+      await (engine ?? await loading?.catch(() => undefined))?.close();
     },
     stats: () => engine?.stats(),
   };
