@@ -233,6 +233,11 @@ Deno.test({
       () => exactKeysMigration(server),
     );
 
+    await t.step(
+      "a version-4 schema moves the recall bookkeeping to its side table, keeping every row",
+      () => recallSideTableMigration(server),
+    );
+
     await t.step("instances migrating together: one schema, versions recorded once", async () => {
       const url = await freshDatabase(server, "race");
       const dbs = await Promise.all(
@@ -501,6 +506,121 @@ async function exactKeysMigration(server: PostgresServer): Promise<void> {
         row("Wifi password is HuntEr2"),
       ]);
       assert.equal(bob.memory.ref, "v2ref003", "tenants stay apart");
+    } finally {
+      await upgraded.close();
+    }
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * A version-4 store whose rows carry their recall counts (one memory
+ * recalled three times, one with history, one never): the migration moves
+ * the counts to `gleaner_memory_recall`, keeps every row, and after it a
+ * recall writes the side table only (the memory rows keep their tuple),
+ * an update keeps the counts on both versions and a delete takes its
+ * bookkeeping with it.
+ */
+async function recallSideTableMigration(server: PostgresServer): Promise<void> {
+  const url = await freshDatabase(server, "recall_side");
+  const pool = await openPgPool({ url });
+  try {
+    await pool.query(
+      `CREATE TABLE gleaner_memory_migrations (
+         version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (const m of PG_MIGRATIONS.filter((m) => m.version <= 4)) {
+      if (m.sql) await pool.query(m.sql);
+      await pool.query("INSERT INTO gleaner_memory_migrations (version) VALUES ($1)", [m.version]);
+    }
+    await pool.query(
+      `INSERT INTO gleaner_memory (tenant, ref, content, kind, created_at, updated_at, tokens,
+         content_key, recall_count, last_recalled_at)
+       VALUES ('alice', 'v4ref000', 'The user prefers tea.', 'episodic', $1, $1, 5, 'k0', 3, $2),
+              ('alice', 'v4ref001', 'The office is in Lyon.', 'episodic', $1, $1, 6, 'k1', 0, NULL),
+              ('bob', 'v4ref002', 'The user prefers tea.', 'profile', $1, $1, 5, 'k0', 1, $3)`,
+      [T0, T0 + 60_000, T0 + 120_000],
+    );
+    // A history version of alice's first memory, as update() wrote it.
+    await pool.query(
+      `INSERT INTO gleaner_memory (tenant, ref, content, kind, created_at, updated_at, tokens,
+         content_key, recall_count, last_recalled_at, superseded_by)
+       SELECT tenant, 'v4ref003', 'The user prefers coffee.', kind, created_at, updated_at,
+         tokens, 'k3', 2, $1, id FROM gleaner_memory WHERE ref = 'v4ref000'`,
+      [T0 + 30_000],
+    );
+    const before = (await pool.query<{ n: string }>("SELECT count(*) AS n FROM gleaner_memory"))
+      .rows[0].n;
+
+    const upgraded = await PostgresMemoryDatabase.open({ url });
+    try {
+      const version = await pool.query<{ v: number }>(
+        "SELECT max(version) AS v FROM gleaner_memory_migrations",
+      );
+      assert.equal(version.rows[0].v, PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version);
+      const after = (await pool.query<{ n: string }>("SELECT count(*) AS n FROM gleaner_memory"))
+        .rows[0].n;
+      assert.equal(after, before, "every memory row kept");
+      const columns = await pool.query<{ c: string }>(
+        `SELECT column_name AS c FROM information_schema.columns
+         WHERE table_name = 'gleaner_memory' AND column_name LIKE '%recall%'`,
+      );
+      assert.deepEqual(columns.rows, [], "the bookkeeping left the memory rows");
+      const alice = upgraded.backend("alice");
+      const bob = upgraded.backend("bob");
+      const tea = (await alice.get({ ref: "v4ref000" }))!;
+      assert.equal(tea.recall_count, 3);
+      assert.equal(tea.last_recalled_at, new Date(T0 + 60_000).toISOString());
+      const lyon = (await alice.get({ ref: "v4ref001" }))!;
+      assert.equal(lyon.recall_count, 0);
+      assert.equal(lyon.last_recalled_at, null);
+      assert.equal((await bob.get({ ref: "v4ref002" }))!.recall_count, 1);
+      const [old] = await alice.history(tea.id);
+      assert.equal(old.ref, "v4ref003");
+      assert.equal(old.recall_count, 2);
+      assert.equal(old.last_recalled_at, new Date(T0 + 30_000).toISOString());
+
+      // A recall writes the side table only: the memory rows keep their tuples.
+      const tuple = async (ref: string) =>
+        (await pool.query<{ ctid: string; xmin: string }>(
+          "SELECT ctid::text, xmin::text FROM gleaner_memory WHERE ref = $1",
+          [ref],
+        )).rows[0];
+      const [teaBefore, lyonBefore] = [await tuple("v4ref000"), await tuple("v4ref001")];
+      await alice.markRecalled([tea.id, lyon.id, lyon.id], T0 + 180_000);
+      assert.deepEqual(await tuple("v4ref000"), teaBefore);
+      assert.deepEqual(await tuple("v4ref001"), lyonBefore);
+      assert.equal((await alice.get({ id: tea.id }))!.recall_count, 4);
+      assert.equal((await alice.get({ id: lyon.id }))!.recall_count, 1);
+      // Another tenant's id is not counted.
+      await bob.markRecalled([tea.id], T0 + 180_000);
+      assert.equal((await alice.get({ id: tea.id }))!.recall_count, 4);
+      // The stale order reads the side table: never recalled first, then oldest recall.
+      await alice.insert([row("The printer is on floor two.")]);
+      const stale = await alice.list({ sort: "stale", limit: 10, offset: 0 });
+      assert.deepEqual(
+        stale.items.map((m) => m.content),
+        ["The printer is on floor two.", "The user prefers tea.", "The office is in Lyon."],
+      );
+
+      // An update keeps the counts on the live memory and on the version it keeps.
+      const changed = await alice.update(tea.id, {
+        content: "The user prefers green tea.",
+        tokens: 6,
+        updated_at: T0 + 240_000,
+      });
+      assert.equal(changed.memory.recall_count, 4);
+      assert.equal(changed.previous.recall_count, 4);
+      assert.equal((await alice.get({ id: changed.previous.id }))!.recall_count, 4);
+
+      // A delete takes the memory's bookkeeping and its history's with it.
+      assert.equal(await alice.delete(tea.id), true);
+      const left = await pool.query<{ id: string }>(
+        "SELECT id FROM gleaner_memory_recall WHERE tenant = 'alice' ORDER BY id",
+      );
+      assert.deepEqual(left.rows.map((r) => Number(r.id)), [lyon.id]);
+      assert.equal(await alice.delete(tea.id), false);
     } finally {
       await upgraded.close();
     }
