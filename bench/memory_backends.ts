@@ -25,6 +25,12 @@
  * (`--backend=sqlite|postgres|both`, default both; `--queries=200`; `--k=50`;
  * `--clients=20`; `--seconds=20`, 0 skips the mixed load).
  *
+ * Tenant mode (PostgreSQL): `--tenants=1000 --tenant-memories=2000` loads the
+ * `--memories` rows into one table shared by that many tenants (written
+ * interleaved, as tenants write at once), one of them holding
+ * `--tenant-memories`, and times that tenant's recall there and in a
+ * database holding it alone (hosted mode's promise: within ×1.5).
+ *
  * @module
  */
 import { parseArgs } from "node:util";
@@ -58,9 +64,16 @@ export interface MemoryBackendBenchOptions {
   clients: number;
   /** Seconds the mixed load runs (0: skipped). */
   seconds: number;
+  /** Tenants sharing the PostgreSQL table (tenant mode when above 1). */
+  tenants: number;
+  /** Memories of the measured tenant in tenant mode. */
+  tenantMemories: number;
 }
 
-/** Reads `--backend=`, `--memories=`, `--queries=`, `--k=`, `--clients=`, `--seconds=` from `args`. */
+/**
+ * Reads `--backend=`, `--memories=`, `--queries=`, `--k=`, `--clients=`,
+ * `--seconds=`, `--tenants=`, `--tenant-memories=` from `args`.
+ */
 export function benchOptions(args: string[] = Deno.args): MemoryBackendBenchOptions {
   const { values } = parseArgs({
     args: args.filter((a) => a.startsWith("--")),
@@ -71,6 +84,8 @@ export function benchOptions(args: string[] = Deno.args): MemoryBackendBenchOpti
       k: { type: "string", default: "50" },
       clients: { type: "string", default: "20" },
       seconds: { type: "string", default: "20" },
+      tenants: { type: "string", default: "1" },
+      "tenant-memories": { type: "string", default: "2000" },
     },
     strict: false,
   });
@@ -82,6 +97,8 @@ export function benchOptions(args: string[] = Deno.args): MemoryBackendBenchOpti
     k: Number(values.k),
     clients: Number(values.clients),
     seconds: Number(values.seconds),
+    tenants: Number(values.tenants),
+    tenantMemories: Number(values["tenant-memories"]),
   };
 }
 
@@ -525,6 +542,8 @@ export async function runMemoryBackendBench(
         await backend.close();
         await Deno.remove(dir, { recursive: true });
       }
+    } else if (opts.tenants > 1) {
+      out.postgres_tenants = await measureTenants(embedder, corpus, vectors, queryVectors, opts);
     } else {
       out.postgres = await measurePostgres(embedder, corpus, vectors, queryVectors, opts);
     }
@@ -612,4 +631,109 @@ async function measurePostgres(
     await db.close();
   }
   return result;
+}
+
+/** Recall latency of `backend` (query vector given), after 20 warm-up recalls. */
+async function recallLatency(
+  backend: MemoryBackend,
+  embedder: Embedder,
+  corpus: Corpus,
+  queryVectors: Float32Array[],
+) {
+  const service = new MemoryService(backend, { embedder: () => Promise.resolve(embedder) });
+  await service.ready();
+  const ms: number[] = [];
+  let empty = 0;
+  for (let i = 0; i < corpus.queries.length; i++) {
+    const s = performance.now();
+    const r = await service.recall({ query: corpus.queries[i], top_k: 10 }, {
+      queryVector: queryVectors[i],
+    });
+    if (i >= 20) {
+      ms.push(performance.now() - s);
+      if (r.memories.length === 0) empty++;
+    }
+  }
+  return { ...summary(ms), queries_without_results: empty };
+}
+
+/**
+ * Tenant mode: the measured tenant `t0` holds rows 0, s, 2s, … of the corpus
+ * (`--tenant-memories` of them), the other tenants the rest, written in
+ * rounds of up to 20 rows per tenant so every tenant's rows are spread over
+ * the table; then t0's recall in the shared table and in a database with t0 alone.
+ */
+async function measureTenants(
+  embedder: Embedder,
+  corpus: Corpus,
+  vectors: Float32Array[],
+  queryVectors: Float32Array[],
+  opts: MemoryBackendBenchOptions,
+): Promise<Record<string, unknown>> {
+  await using server = await startPostgres({
+    settings: { shared_buffers: "512MB", maintenance_work_mem: "512MB" },
+  });
+  const n = corpus.rows.length;
+  const own = Math.min(opts.tenantMemories, n);
+  const stride = Math.max(1, Math.floor(n / own));
+  const rowsOf = new Map<string, NewMemoryRow[]>();
+  let mine = 0;
+  corpus.rows.forEach((r, i) => {
+    const tenant = i % stride === 0 && mine < own
+      ? (mine++, "t0")
+      : `t${1 + (i % (opts.tenants - 1))}`;
+    const list = rowsOf.get(tenant) ?? [];
+    list.push({ ...r, embedding: { model: embedder.id, vector: vectors[i] } });
+    rowsOf.set(tenant, list);
+  });
+  const load = async (db: PostgresMemoryDatabase, tenants: string[]) => {
+    for (const t of tenants) {
+      await db.backend(t).useEmbeddingModel(embedder.id, embedder.dimensions);
+    }
+    await db.pool.query(`DROP INDEX IF EXISTS ${vectorIndexName(embedder.dimensions)}`);
+    const start = performance.now();
+    for (let round = 0;; round++) {
+      const work = tenants
+        .map((t) => ({ t, rows: rowsOf.get(t)!.slice(round * 20, round * 20 + 20) }))
+        .filter((w) => w.rows.length > 0);
+      if (work.length === 0) break;
+      for (let i = 0; i < work.length; i += 8) {
+        await Promise.all(work.slice(i, i + 8).map((w) => db.backend(w.t).insert(w.rows)));
+      }
+    }
+    await inTransaction(db.pool, (c) => ensureVectorIndex(c, embedder.dimensions));
+    await db.pool.query("ANALYZE gleaner_memory");
+    return Math.round((performance.now() - start) / 100) / 10;
+  };
+  const shared = await PostgresMemoryDatabase.open({ url: server.url });
+  let inShared;
+  let sharedLoad;
+  try {
+    sharedLoad = await load(shared, [...rowsOf.keys()]);
+    inShared = await recallLatency(shared.backend("t0"), embedder, corpus, queryVectors);
+  } finally {
+    await shared.close();
+  }
+  const admin = await PostgresMemoryDatabase.open({ url: server.url });
+  await admin.pool.query("CREATE DATABASE alone");
+  await admin.close();
+  const alone = await PostgresMemoryDatabase.open({
+    url: server.url.replace(/\/postgres$/, "/alone"),
+  });
+  let byItself;
+  try {
+    await load(alone, ["t0"]);
+    byItself = await recallLatency(alone.backend("t0"), embedder, corpus, queryVectors);
+  } finally {
+    await alone.close();
+  }
+  return {
+    tenants: rowsOf.size,
+    memories: n,
+    tenant_memories: own,
+    load_s: sharedLoad,
+    recall_in_shared_table: inShared,
+    recall_alone: byItself,
+    p95_ratio: Math.round((inShared.p95_ms / byItself.p95_ms) * 100) / 100,
+  };
 }
