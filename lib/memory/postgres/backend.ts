@@ -15,7 +15,9 @@
  *   max(1,000, 20·k) rows are expected; more common terms only score those
  *   rows, and the newest rows matching any term fill in below k.
  * - Dense: `vector` + one partial HNSW index (cosine) per dimension count;
- *   iterative scans keep filtered searches from coming back short.
+ *   iterative scans keep filtered searches from coming back short. A tenant
+ *   with few memories among many tenants' is scanned exactly through its own
+ *   rows instead (the shared graph would walk mostly other tenants' entries).
  * - Candidates are top-k per retriever (LIMIT in SQL), never the whole table.
  *
  * Permissions: net access to the PostgreSQL server; nothing on disk.
@@ -72,6 +74,15 @@ const WIDEN_ROWS = 1_000;
 const MAX_MATCH = 5_000;
 /** When the rarest terms find fewer than k rows, this many newest rows matching any term are ranked too. */
 const FALLBACK_ROWS = 2_000;
+/**
+ * A tenant with at most this many live memories, holding under
+ * {@link EXACT_SCAN_SHARE} of the table, is searched exactly (its rows read
+ * through its own index) instead of through the table-wide HNSW graph, which
+ * would walk about k / share entries of other tenants to find k of its own.
+ */
+const EXACT_SCAN_ROWS = 20_000;
+/** See {@link EXACT_SCAN_ROWS}. */
+const EXACT_SCAN_SHARE = 0.1;
 /** How long the planner's lexeme frequencies are reused (ms). */
 const STATS_TTL = 300_000;
 /** BM25 parameters. */
@@ -223,6 +234,8 @@ function addScope(scope: MemoryScope, where: string[], params: unknown[]): void 
 interface LexemeStats {
   freq: Map<string, number>;
   floor: number;
+  /** Rows of the whole table (every tenant), as the planner last counted them. */
+  rows: number;
 }
 
 const statsCache = new WeakMap<PgPool, { at: number; stats: Promise<LexemeStats> }>();
@@ -237,18 +250,24 @@ function lexemeStats(pool: PgPool): Promise<LexemeStats> {
   const hit = statsCache.get(pool);
   if (hit && now - hit.at < STATS_TTL) return hit.stats;
   statsCache.delete(pool);
-  const stats = pool.query<{ elems: string[] | null; freqs: number[] | null }>(
-    `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
-     FROM pg_stats
-     WHERE schemaname = current_schema() AND tablename = 'gleaner_memory' AND attname = 'tsv'`,
+  const stats = pool.query<
+    { elems: string[] | null; freqs: number[] | null; reltuples: number | null }
+  >(
+    `SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs,
+       c.reltuples::float8 AS reltuples
+     FROM pg_class c
+     LEFT JOIN pg_stats s ON s.schemaname = current_schema() AND s.tablename = 'gleaner_memory'
+       AND s.attname = 'tsv'
+     WHERE c.oid = 'gleaner_memory'::regclass`,
   ).then(({ rows }) => {
     const freq = new Map<string, number>();
     const r = rows[0];
-    if (!r?.elems || !r.freqs) return { freq, floor: 0 };
+    const tableRows = Math.max(0, Number(r?.reltuples ?? 0));
+    if (!r?.elems || !r.freqs) return { freq, floor: 0, rows: tableRows };
     r.elems.forEach((e, i) => freq.set(e, Number(r.freqs![i])));
     // After the per-lexeme frequencies come their minimum and maximum.
-    return { freq, floor: Number(r.freqs[r.elems.length] ?? 1) };
-  }, () => ({ freq: new Map<string, number>(), floor: 0 }));
+    return { freq, floor: Number(r.freqs[r.elems.length] ?? 1), rows: tableRows };
+  }, () => ({ freq: new Map<string, number>(), floor: 0, rows: 0 }));
   statsCache.set(pool, { at: now, stats });
   // Until ANALYZE has run there is nothing to keep: ask again next time.
   stats.then((st) => {
@@ -962,11 +981,15 @@ export class PostgresMemoryBackend implements MemoryBackend {
       addScope(scope, where, params);
       const lim = params.push(limit);
       const dist = `embedding::vector(${d}) <=> $2::vector(${d})`;
+      // A small tenant among many is scanned exactly: `+ 0` keeps the
+      // planner off the HNSW index (its order is the same).
+      const [live, stats] = await Promise.all([this.liveCount(), lexemeStats(this.pool)]);
+      const exact = live <= EXACT_SCAN_ROWS && live < EXACT_SCAN_SHARE * stats.rows;
       const { rows } = await this.pool.query<{ id: string; dist: number }>(
         `WITH c AS MATERIALIZED (
            SELECT id, ${dist} AS dist FROM gleaner_memory
            WHERE ${where.join(" AND ")}
-           ORDER BY ${dist} LIMIT $${lim}
+           ORDER BY ${exact ? `(${dist}) + 0` : dist} LIMIT $${lim}
          )
          SELECT id, dist FROM c ORDER BY dist, id`,
         params,

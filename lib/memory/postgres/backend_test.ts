@@ -24,6 +24,7 @@ import { openPostgresMemory, PostgresMemoryDatabase } from "./backend.ts";
 import { openPgPool } from "./client.ts";
 import { PG_MIGRATIONS } from "./schema.ts";
 import { memoryTextKey } from "../text.ts";
+import { rng } from "../testdata/rng.ts";
 import type { MemoryBackend, NewMemoryRow } from "../types.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -236,6 +237,11 @@ Deno.test({
     await t.step(
       "a version-4 schema moves the recall bookkeeping to its side table, keeping every row",
       () => recallSideTableMigration(server),
+    );
+
+    await t.step(
+      "a small tenant among many is searched exactly, without the shared HNSW graph",
+      () => smallTenantExactSearch(server),
     );
 
     await t.step("instances migrating together: one schema, versions recorded once", async () => {
@@ -626,5 +632,79 @@ async function recallSideTableMigration(server: PostgresServer): Promise<void> {
     }
   } finally {
     await pool.end();
+  }
+}
+
+/** Scans of the HNSW index for `dims` so far, once the server's statistics have caught up with `after`. */
+async function hnswScans(
+  pool: Awaited<ReturnType<typeof openPgPool>>,
+  dims: number,
+  after = -1,
+): Promise<number> {
+  // Sessions publish their counts when idle (at most once a second): poll briefly.
+  for (let i = 0; i < 50; i++) {
+    const { rows } = await pool.query<{ n: string }>(
+      `SELECT idx_scan AS n FROM pg_stat_user_indexes WHERE indexrelname = $1`,
+      [`gleaner_memory_hnsw_${dims}`],
+    );
+    const n = Number(rows[0]?.n ?? 0);
+    if (n > after) return n;
+    await new Promise((r) => setTimeout(r, 200));
+    await pool.query("SELECT pg_stat_clear_snapshot()");
+  }
+  return after;
+}
+
+/**
+ * 4 tenants of 500 memories and one of 12 (8-d random vectors): after
+ * ANALYZE, the small tenant's nearest are exactly the cosine order computed
+ * here and the HNSW index is not scanned for it; a large tenant's search
+ * still scans it.
+ */
+async function smallTenantExactSearch(server: PostgresServer): Promise<void> {
+  const url = await freshDatabase(server, "small_tenant");
+  // A table this small would be read and sorted either way: with sorts
+  // priced out, a search the planner may answer from the HNSW index does.
+  const admin = await openPgPool({ url });
+  await admin.query("ALTER DATABASE small_tenant SET enable_sort = off");
+  await admin.end();
+  const db = await PostgresMemoryDatabase.open({ url });
+  const pool = await openPgPool({ url });
+  const dims = 8;
+  const rand = rng(7);
+  const vec = () => {
+    const v = Float32Array.from({ length: dims }, () => rand() * 2 - 1);
+    const n = Math.hypot(...v);
+    return v.map((x) => x / n);
+  };
+  try {
+    const insertMany = async (tenant: string, count: number) => {
+      const store = db.backend(tenant);
+      await store.useEmbeddingModel("m8", dims);
+      const rows = Array.from(
+        { length: count },
+        (_, i) => row(`memory ${i} of ${tenant}`, { embedding: { model: "m8", vector: vec() } }),
+      );
+      const made = await store.insert(rows);
+      return made.map((m, i) => ({ id: m.id, vector: rows[i].embedding!.vector }));
+    };
+    for (let t = 0; t < 4; t++) await insertMany(`big${t}`, 500);
+    const small = await insertMany("small", 12);
+    await pool.query("ANALYZE gleaner_memory");
+    const q = vec();
+    const dot = (v: Float32Array) => v.reduce((a, x, i) => a + x * q[i], 0);
+    const expected = [...small].sort((a, b) => dot(b.vector) - dot(a.vector)).slice(0, 5);
+    const before = await hnswScans(pool, dims);
+    // A fresh backend: the tenant's live count is read now, after the inserts.
+    const got = await db.backend("small").vectorCandidates(q, 5, {});
+    assert.deepEqual(got.map((c) => c.id), expected.map((e) => e.id));
+    got.forEach((c, i) => assert.ok(Math.abs(c.score - dot(expected[i].vector)) < 1e-5));
+    // The large tenant's search scans the index; the small one's did not.
+    await db.backend("big2").vectorCandidates(q, 5, {});
+    const afterBig = await hnswScans(pool, dims, before);
+    assert.equal(afterBig, before + 1, "one HNSW scan: the large tenant's only");
+  } finally {
+    await pool.end();
+    await db.close();
   }
 }
