@@ -33,6 +33,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { parseArgs } from "node:util";
 import { createFastStaticEmbedder } from "../lib/embed/static_fast.ts";
 import type { Embedder } from "../lib/embed/types.ts";
@@ -367,16 +368,20 @@ async function measure(
   };
   for (let i = 0; i < 20; i++) await recall(i);
   const total: number[] = [];
+  const cpu: number[] = [];
   const byStage = new Map<string, number[]>([...STAGES, "in_process"].map((s) => [s, []]));
   const lexical: number[] = [];
   const dense: number[] = [];
   let empty = 0;
   for (let i = 20; i < corpus.queries.length; i++) {
     stages.clear();
+    const cpuStart = process.cpuUsage();
     let s = performance.now();
     if ((await recall(i)) === 0) empty++;
     const took = performance.now() - s;
+    const used = process.cpuUsage(cpuStart);
     total.push(took);
+    cpu.push((used.user + used.system) / 1000);
     let inStore = 0;
     for (const [name, ms] of stages) {
       inStore += ms;
@@ -412,6 +417,10 @@ async function measure(
     load_inserts_per_s: Math.round(ids.length / loadS),
     steady_inserts_per_s: Math.round(extra.length / steadyS),
     recall: summary(total),
+    // CPU time of this process per recall: on a shared machine, the part of
+    // the wall time that is work rather than waiting for a core (for SQLite,
+    // all of it; for PostgreSQL, the client's share only).
+    recall_process_cpu: summary(cpu),
     recall_stages: Object.fromEntries(
       [...byStage].filter(([, ms]) => ms.some((x) => x > 0)).map(([name, ms]) => [
         name,
