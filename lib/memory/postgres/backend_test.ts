@@ -154,6 +154,15 @@ Deno.test({
         },
       );
 
+      await t.step("sessions search with iterative HNSW scans and never JIT-compile", async () => {
+        const { rows } = await db.pool.query<{ jit: string; scan: string; ef: string }>(
+          `SELECT current_setting('jit') AS jit,
+             current_setting('hnsw.iterative_scan') AS scan,
+             current_setting('hnsw.ef_search') AS ef`,
+        );
+        assert.deepEqual(rows[0], { jit: "off", scan: "relaxed_order", ef: "100" });
+      });
+
       await t.step("single-user store owns its pool; the schema is shared", async () => {
         const solo = await openPostgresMemory({ url: server.url });
         try {
