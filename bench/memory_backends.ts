@@ -1,19 +1,39 @@
 /**
- * Recall latency of the memory backends at scale: the same synthetic store
- * (default 100,000 memories, embedded with the shipped static model) loaded
- * into SQLite and into PostgreSQL (a throwaway cluster with pgvector), then
- * `MemoryService.recall` timed per query (profile pool, BM25 and vector
- * candidates, weighted RRF, `getMany`, budget, `markRecalled`), with the
- * query vector computed before the clock starts; the two retrievers' own
- * candidate queries are timed too. PostgreSQL is bulk-loaded without its HNSW index,
- * which is built afterwards (load time includes the build); steady-state
- * inserts (batches of 100 into the full store) are measured separately.
+ * Memory backends at scale: the same synthetic store (default 100,000
+ * memories, embedded with the shipped static model) loaded into SQLite and
+ * into PostgreSQL (a throwaway cluster with pgvector), then:
+ *
+ * - `MemoryService.recall` timed per query with the query vector computed
+ *   before the clock starts, and each stage of it timed apart (every call the
+ *   service makes to the store: profile pool, BM25 and vector candidates,
+ *   authors, `getMany`, neighbours, `markRecalled`; `in_process` is the rest:
+ *   fusion, token counting, rendering); the two retrievers are also timed alone.
+ * - Steady-state inserts into the full store (batches of 100): one instance,
+ *   and two instances at once; on PostgreSQL with fsync off and, after a
+ *   restart of the server, on (`fsync`, `synchronous_commit`, `full_page_writes`).
+ * - A mixed load: `--clients` clients (default 20) saving one memory or
+ *   recalling (half each) through two store instances for `--seconds`
+ *   (default 20): throughput, p50/p95/p99 per operation, errors, and every
+ *   acknowledged save read back from a fresh instance (lost must be 0). On
+ *   PostgreSQL it runs with fsync on.
+ * - The server's settings printed.
+ *
+ * PostgreSQL is bulk-loaded without its HNSW index, which is built afterwards
+ * (load time includes the build).
  *
  * `deno task bench memory_backends --backend=postgres --memories=100000`
- * (`--backend=sqlite|postgres|both`, default both; `--queries=200`; `--k=50`).
+ * (`--backend=sqlite|postgres|both`, default both; `--queries=200`; `--k=50`;
+ * `--clients=20`; `--seconds=20`, 0 skips the mixed load).
+ *
+ * Tenant mode (PostgreSQL): `--tenants=1000 --tenant-memories=2000` loads the
+ * `--memories` rows into one table shared by that many tenants (written
+ * interleaved, as tenants write at once), one of them holding
+ * `--tenant-memories`, and times that tenant's recall there and in a
+ * database holding it alone (hosted mode's promise: within ×1.5).
  *
  * @module
  */
+import process from "node:process";
 import { parseArgs } from "node:util";
 import { createFastStaticEmbedder } from "../lib/embed/static_fast.ts";
 import type { Embedder } from "../lib/embed/types.ts";
@@ -41,9 +61,20 @@ export interface MemoryBackendBenchOptions {
   queries: number;
   /** Candidates per retriever. */
   k: number;
+  /** Clients of the mixed load. */
+  clients: number;
+  /** Seconds the mixed load runs (0: skipped). */
+  seconds: number;
+  /** Tenants sharing the PostgreSQL table (tenant mode when above 1). */
+  tenants: number;
+  /** Memories of the measured tenant in tenant mode. */
+  tenantMemories: number;
 }
 
-/** Reads `--backend=`, `--memories=`, `--queries=`, `--k=` from `args`. */
+/**
+ * Reads `--backend=`, `--memories=`, `--queries=`, `--k=`, `--clients=`,
+ * `--seconds=`, `--tenants=`, `--tenant-memories=` from `args`.
+ */
 export function benchOptions(args: string[] = Deno.args): MemoryBackendBenchOptions {
   const { values } = parseArgs({
     args: args.filter((a) => a.startsWith("--")),
@@ -52,6 +83,10 @@ export function benchOptions(args: string[] = Deno.args): MemoryBackendBenchOpti
       memories: { type: "string", default: "100000" },
       queries: { type: "string", default: "200" },
       k: { type: "string", default: "50" },
+      clients: { type: "string", default: "20" },
+      seconds: { type: "string", default: "20" },
+      tenants: { type: "string", default: "1" },
+      "tenant-memories": { type: "string", default: "2000" },
     },
     strict: false,
   });
@@ -61,6 +96,10 @@ export function benchOptions(args: string[] = Deno.args): MemoryBackendBenchOpti
     memories: Number(values.memories),
     queries: Number(values.queries),
     k: Number(values.k),
+    clients: Number(values.clients),
+    seconds: Number(values.seconds),
+    tenants: Number(values.tenants),
+    tenantMemories: Number(values["tenant-memories"]),
   };
 }
 
@@ -141,6 +180,155 @@ function exactTop(vectors: Float32Array[], ids: number[], q: Float32Array, k: nu
   return scored.slice(0, k).map((s) => s.id);
 }
 
+/**
+ * `backend` with every method call timed into `stages` (by method name). Each
+ * call goes to the real backend unchanged: this only reads the clock.
+ */
+function timedBackend(backend: MemoryBackend, stages: Map<string, number>): MemoryBackend {
+  return new Proxy(backend, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function" || typeof prop !== "string" || prop === "close") {
+        return value;
+      }
+      return async (...args: unknown[]) => {
+        const start = performance.now();
+        try {
+          return await value.apply(target, args);
+        } finally {
+          stages.set(prop, (stages.get(prop) ?? 0) + performance.now() - start);
+        }
+      };
+    },
+  });
+}
+
+/** Rows `from` … `from + n` of the corpus, with their vectors, created a day earlier. */
+function extraRows(
+  corpus: Corpus,
+  vectors: Float32Array[],
+  embedder: Embedder,
+  from: number,
+  n: number,
+  tag: string,
+): NewMemoryRow[] {
+  return Array.from({ length: n }, (_, j) => {
+    const i = (from + j) % corpus.rows.length;
+    const r = corpus.rows[i];
+    return {
+      ...r,
+      content: `${r.content} ${tag}${j}`,
+      kind: "episodic" as const,
+      created_at: r.created_at - 86_400_000,
+      embedding: { model: embedder.id, vector: vectors[i] },
+    };
+  });
+}
+
+/**
+ * Inserts `perInstance` rows into each of `instances` at once, in batches of
+ * 100 (each batch one acknowledged transaction); memories per second overall.
+ */
+async function steadyInserts(
+  instances: MemoryBackend[],
+  corpus: Corpus,
+  vectors: Float32Array[],
+  embedder: Embedder,
+  perInstance: number,
+  tag: string,
+): Promise<number> {
+  const start = performance.now();
+  await Promise.all(instances.map(async (backend, n) => {
+    const rows = extraRows(corpus, vectors, embedder, n * perInstance, perInstance, `${tag}${n}x`);
+    for (let i = 0; i < rows.length; i += 100) await backend.insert(rows.slice(i, i + 100));
+  }));
+  return Math.round((instances.length * perInstance) / ((performance.now() - start) / 1000));
+}
+
+/**
+ * The mixed load: `clients` clients, client i on instance i mod 2, each
+ * saving one memory or recalling (half each) until `seconds` have passed.
+ * Every acknowledged save is then read back through `check` (a fresh instance).
+ */
+async function mixedLoad(
+  instances: MemoryBackend[],
+  check: MemoryBackend,
+  embedder: Embedder,
+  corpus: Corpus,
+  vectors: Float32Array[],
+  queryVectors: Float32Array[],
+  opts: MemoryBackendBenchOptions,
+) {
+  const services = instances.map((b) =>
+    new MemoryService(b, { embedder: () => Promise.resolve(embedder) })
+  );
+  for (const s of services) await s.ready();
+  const saves: number[] = [];
+  const recalls: number[] = [];
+  const errors: Record<string, number> = {};
+  const acked: number[] = [];
+  const deadline = performance.now() + opts.seconds * 1000;
+  const start = performance.now();
+  await Promise.all(Array.from({ length: opts.clients }, async (_, c) => {
+    const service = services[c % services.length];
+    const rand = rng(1000 + c);
+    for (let n = 0; performance.now() < deadline; n++) {
+      const t = performance.now();
+      try {
+        if (rand() < 0.5) {
+          const i = Math.floor(rand() * corpus.rows.length);
+          const out = await service.save(
+            { memories: [{ content: `${corpus.rows[i].content} mixed${c}x${n}` }] },
+            { vectors: [vectors[i]] },
+          );
+          for (const r of out.results) if (r.status === "saved") acked.push(r.id);
+          saves.push(performance.now() - t);
+        } else {
+          const i = Math.floor(rand() * corpus.queries.length);
+          await service.recall({ query: corpus.queries[i], top_k: 10 }, {
+            queryVector: queryVectors[i],
+          });
+          recalls.push(performance.now() - t);
+        }
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? String(error).slice(0, 80);
+        errors[code] = (errors[code] ?? 0) + 1;
+      }
+    }
+  }));
+  const seconds = (performance.now() - start) / 1000;
+  let found = 0;
+  for (let i = 0; i < acked.length; i += 1000) {
+    found += (await check.getMany(acked.slice(i, i + 1000))).length;
+  }
+  return {
+    clients: opts.clients,
+    instances: instances.length,
+    seconds: Math.round(seconds * 10) / 10,
+    operations_per_s: Math.round((saves.length + recalls.length) / seconds),
+    saves_per_s: Math.round(saves.length / seconds),
+    recalls_per_s: Math.round(recalls.length / seconds),
+    save: summary(saves),
+    recall: summary(recalls),
+    errors: Object.values(errors).reduce((a, b) => a + b, 0),
+    error_codes: errors,
+    acknowledged_saves: acked.length,
+    lost_acknowledged_saves: acked.length - found,
+  };
+}
+
+/** Recall stages as timed by {@link timedBackend}, in the order recall calls them. */
+const STAGES = [
+  "profilePool",
+  "lexicalCandidates",
+  "vectorCandidates",
+  "authors",
+  "getMany",
+  "sessionNeighbours",
+  "markRecalled",
+  "list",
+];
+
 async function measure(
   backend: MemoryBackend,
   embedder: Embedder,
@@ -164,8 +352,11 @@ async function measure(
   await bulk?.after();
   const loadS = (performance.now() - loadStart) / 1000;
   // Recall through the shared memory service, with the query vector given
-  // (query embedding excluded from the clock).
-  const service = new MemoryService(backend, { embedder: () => Promise.resolve(embedder) });
+  // (query embedding excluded from the clock), each store call timed apart.
+  const stages = new Map<string, number>();
+  const service = new MemoryService(timedBackend(backend, stages), {
+    embedder: () => Promise.resolve(embedder),
+  });
   await service.ready();
   const scope = { kind: "episodic" as const };
   const recall = async (i: number) => {
@@ -176,14 +367,36 @@ async function measure(
     return r.memories.length;
   };
   for (let i = 0; i < 20; i++) await recall(i);
+  // SQLite's in-memory vector index loads in the background once searches
+  // ask for it (searches read sqlite-vec meanwhile): recall is timed on the
+  // loaded index, as a long-running server serves it; the wait is reported.
+  const indexStart = performance.now();
+  const loaded = await (backend as { vectorIndexLoaded?: () => Promise<unknown> })
+    .vectorIndexLoaded?.();
+  const indexWaitS = (performance.now() - indexStart) / 1000;
   const total: number[] = [];
+  const cpu: number[] = [];
+  const byStage = new Map<string, number[]>([...STAGES, "in_process"].map((s) => [s, []]));
   const lexical: number[] = [];
   const dense: number[] = [];
   let empty = 0;
   for (let i = 20; i < corpus.queries.length; i++) {
+    stages.clear();
+    const cpuStart = process.cpuUsage();
     let s = performance.now();
     if ((await recall(i)) === 0) empty++;
-    total.push(performance.now() - s);
+    const took = performance.now() - s;
+    const used = process.cpuUsage(cpuStart);
+    total.push(took);
+    cpu.push((used.user + used.system) / 1000);
+    let inStore = 0;
+    for (const [name, ms] of stages) {
+      inStore += ms;
+      if (!byStage.has(name)) byStage.set(name, []);
+    }
+    for (const [name, list] of byStage) {
+      list.push(name === "in_process" ? took - inStore : stages.get(name) ?? 0);
+    }
     s = performance.now();
     await backend.lexicalCandidates(corpus.queries[i], opts.k, scope);
     lexical.push(performance.now() - s);
@@ -200,11 +413,7 @@ async function measure(
     hit += got.filter((c) => exact.has(c.id)).length;
   }
   // Steady-state inserts into the full store (index maintained row by row).
-  const extra = corpus.rows.slice(0, BATCH).map((r, j) => ({
-    ...r,
-    created_at: r.created_at - 86_400_000,
-    embedding: { model: embedder.id, vector: vectors[j] },
-  }));
+  const extra = extraRows(corpus, vectors, embedder, 0, BATCH, "steady");
   const steadyStart = performance.now();
   for (let i = 0; i < extra.length; i += 100) await backend.insert(extra.slice(i, i + 100));
   const steadyS = (performance.now() - steadyStart) / 1000;
@@ -214,7 +423,20 @@ async function measure(
     load_s: Math.round(loadS * 10) / 10,
     load_inserts_per_s: Math.round(ids.length / loadS),
     steady_inserts_per_s: Math.round(extra.length / steadyS),
+    ...(loaded !== undefined
+      ? { vector_index_wait_after_warm_up_s: Math.round(indexWaitS * 10) / 10 }
+      : {}),
     recall: summary(total),
+    // CPU time of this process per recall: on a shared machine, the part of
+    // the wall time that is work rather than waiting for a core (for SQLite,
+    // all of it; for PostgreSQL, the client's share only).
+    recall_process_cpu: summary(cpu),
+    recall_stages: Object.fromEntries(
+      [...byStage].filter(([, ms]) => ms.some((x) => x > 0)).map(([name, ms]) => [
+        name,
+        summary(ms),
+      ]),
+    ),
     lexical_candidates: summary(lexical),
     vector_candidates: summary(dense),
     vector_recall_at_10: Math.round((hit / (sample * 10)) * 1000) / 1000,
@@ -230,6 +452,37 @@ async function loadAverage(): Promise<number | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** Server settings that decide the figures. */
+const PG_SETTINGS = [
+  "server_version",
+  "shared_buffers",
+  "work_mem",
+  "maintenance_work_mem",
+  "effective_cache_size",
+  "max_connections",
+  "fsync",
+  "synchronous_commit",
+  "full_page_writes",
+  "wal_level",
+  "max_wal_size",
+  "checkpoint_timeout",
+  "autovacuum",
+  "jit",
+];
+
+async function pgSettings(db: PostgresMemoryDatabase): Promise<Record<string, string>> {
+  const { rows } = await db.pool.query<{ name: string; setting: string; unit: string | null }>(
+    `SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1::text[])
+     UNION ALL SELECT 'pgvector', extversion, NULL FROM pg_extension WHERE extname = 'vector'
+     UNION ALL SELECT 'hnsw.ef_search', current_setting('hnsw.ef_search', true), NULL
+     UNION ALL SELECT 'hnsw.iterative_scan', current_setting('hnsw.iterative_scan', true), NULL`,
+    [PG_SETTINGS],
+  );
+  const out: Record<string, string> = {};
+  for (const r of rows) out[r.name] = r.unit ? `${r.setting} (${r.unit})` : r.setting;
+  return out;
 }
 
 /** Runs the benchmark; one JSON-able result per engine. */
@@ -253,54 +506,253 @@ export async function runMemoryBackendBench(
       dimensions: embedder.dimensions,
       note: "recall = MemoryService.recall({ query, top_k: 10 }) with the query vector given " +
         "(query embedding excluded): profile pool, BM25 + vector candidates (k 50), RRF, " +
-        "getMany, budget, markRecalled",
+        "getMany, budget, markRecalled; recall_stages = each store call of it, in_process = the rest",
     },
   };
   for (const engine of opts.backends) {
     if (engine === "sqlite") {
       const dir = await Deno.makeTempDir({ prefix: "gleaner-bench-mem-" });
-      const backend = openSqliteMemoryBackend(`${dir}/memory.db`);
+      const path = `${dir}/memory.db`;
+      const backend = openSqliteMemoryBackend(path);
       try {
-        out.sqlite = await measure(backend, embedder, corpus, vectors, queryVectors, opts);
+        const result: Record<string, unknown> = await measure(
+          backend,
+          embedder,
+          corpus,
+          vectors,
+          queryVectors,
+          opts,
+        );
+        const second = openSqliteMemoryBackend(path);
+        try {
+          result.steady_inserts_two_instances_per_s = await steadyInserts(
+            [backend, second],
+            corpus,
+            vectors,
+            embedder,
+            500,
+            "pair",
+          );
+          if (opts.seconds > 0) {
+            const check = openSqliteMemoryBackend(path);
+            try {
+              result.mixed_load = await mixedLoad(
+                [backend, second],
+                check,
+                embedder,
+                corpus,
+                vectors,
+                queryVectors,
+                opts,
+              );
+            } finally {
+              await check.close();
+            }
+          }
+        } finally {
+          await second.close();
+        }
+        result.settings = {
+          journal_mode: "wal",
+          synchronous: "normal (durable at each commit against a crash of the process)",
+        };
+        out.sqlite = result;
       } finally {
         await backend.close();
         await Deno.remove(dir, { recursive: true });
       }
+    } else if (opts.tenants > 1) {
+      out.postgres_tenants = await measureTenants(embedder, corpus, vectors, queryVectors, opts);
     } else {
-      await using server = await startPostgres({
-        settings: { shared_buffers: "512MB", maintenance_work_mem: "512MB" },
-      });
-      const db = await PostgresMemoryDatabase.open({ url: server.url });
-      try {
-        // Bulk load as one would import: without the HNSW index, built afterwards.
-        const bulk = {
-          before: async () => {
-            await db.pool.query(`DROP INDEX IF EXISTS ${vectorIndexName(embedder.dimensions)}`);
-          },
-          after: async () => {
-            await inTransaction(db.pool, (c) => ensureVectorIndex(c, embedder.dimensions));
-            await db.pool.query("ANALYZE gleaner_memory");
-          },
-        };
-        out.postgres = {
-          ...await measure(
-            db.backend("bench"),
-            embedder,
-            corpus,
-            vectors,
-            queryVectors,
-            opts,
-            bulk,
-          ),
-          server: "PostgreSQL 15 + pgvector 0.8.1 on loopback, shared_buffers 512MB, " +
-            "fsync off, hnsw m=16 ef_construction=64 ef_search=100",
-        };
-      } finally {
-        await db.close();
-      }
+      out.postgres = await measurePostgres(embedder, corpus, vectors, queryVectors, opts);
     }
   }
   await embedder.close?.();
   out.load_average_at_end = await loadAverage();
   return out;
+}
+
+async function measurePostgres(
+  embedder: Embedder,
+  corpus: Corpus,
+  vectors: Float32Array[],
+  queryVectors: Float32Array[],
+  opts: MemoryBackendBenchOptions,
+): Promise<Record<string, unknown>> {
+  await using server = await startPostgres({
+    settings: { shared_buffers: "512MB", maintenance_work_mem: "512MB" },
+  });
+  const result: Record<string, unknown> = {};
+  let db = await PostgresMemoryDatabase.open({ url: server.url });
+  try {
+    // Bulk load as one would import: without the HNSW index, built afterwards.
+    const bulk = {
+      before: async () => {
+        await db.pool.query(`DROP INDEX IF EXISTS ${vectorIndexName(embedder.dimensions)}`);
+      },
+      after: async () => {
+        await inTransaction(db.pool, (c) => ensureVectorIndex(c, embedder.dimensions));
+        await db.pool.query("ANALYZE gleaner_memory");
+      },
+    };
+    result.settings_fsync_off = await pgSettings(db);
+    Object.assign(
+      result,
+      await measure(db.backend("bench"), embedder, corpus, vectors, queryVectors, opts, bulk),
+    );
+    const second = await PostgresMemoryDatabase.open({ url: server.url });
+    try {
+      result.steady_inserts_two_instances_per_s = {
+        fsync_off: await steadyInserts(
+          [db.backend("bench"), second.backend("bench")],
+          corpus,
+          vectors,
+          embedder,
+          500,
+          "pairoff",
+        ),
+      };
+    } finally {
+      await second.close();
+    }
+    // Durable writes: the same server restarted with fsync on.
+    await db.close();
+    await server.restart({ fsync: "on", synchronous_commit: "on", full_page_writes: "on" });
+    db = await PostgresMemoryDatabase.open({ url: server.url });
+    result.settings_fsync_on = await pgSettings(db);
+    const other = await PostgresMemoryDatabase.open({ url: server.url });
+    try {
+      const pair = [db.backend("bench"), other.backend("bench")];
+      (result.steady_inserts_two_instances_per_s as Record<string, number>).fsync_on =
+        await steadyInserts(pair, corpus, vectors, embedder, 500, "pairon");
+      if (opts.seconds > 0) {
+        const check = await PostgresMemoryDatabase.open({ url: server.url });
+        try {
+          result.mixed_load_fsync_on = await mixedLoad(
+            pair,
+            check.backend("bench"),
+            embedder,
+            corpus,
+            vectors,
+            queryVectors,
+            opts,
+          );
+        } finally {
+          await check.close();
+        }
+      }
+    } finally {
+      await other.close();
+    }
+    result.server = "PostgreSQL on loopback (throwaway cluster), hnsw m=16 ef_construction=64; " +
+      "recall and bulk load with fsync off, then restarted with fsync on for the durable writes";
+  } finally {
+    await db.close();
+  }
+  return result;
+}
+
+/** Recall latency of `backend` (query vector given), after 20 warm-up recalls. */
+async function recallLatency(
+  backend: MemoryBackend,
+  embedder: Embedder,
+  corpus: Corpus,
+  queryVectors: Float32Array[],
+) {
+  const service = new MemoryService(backend, { embedder: () => Promise.resolve(embedder) });
+  await service.ready();
+  const ms: number[] = [];
+  let empty = 0;
+  for (let i = 0; i < corpus.queries.length; i++) {
+    const s = performance.now();
+    const r = await service.recall({ query: corpus.queries[i], top_k: 10 }, {
+      queryVector: queryVectors[i],
+    });
+    if (i >= 20) {
+      ms.push(performance.now() - s);
+      if (r.memories.length === 0) empty++;
+    }
+  }
+  return { ...summary(ms), queries_without_results: empty };
+}
+
+/**
+ * Tenant mode: the measured tenant `t0` holds rows 0, s, 2s, … of the corpus
+ * (`--tenant-memories` of them), the other tenants the rest, written in
+ * rounds of up to 20 rows per tenant so every tenant's rows are spread over
+ * the table; then t0's recall in the shared table and in a database with t0 alone.
+ */
+async function measureTenants(
+  embedder: Embedder,
+  corpus: Corpus,
+  vectors: Float32Array[],
+  queryVectors: Float32Array[],
+  opts: MemoryBackendBenchOptions,
+): Promise<Record<string, unknown>> {
+  await using server = await startPostgres({
+    settings: { shared_buffers: "512MB", maintenance_work_mem: "512MB" },
+  });
+  const n = corpus.rows.length;
+  const own = Math.min(opts.tenantMemories, n);
+  const stride = Math.max(1, Math.floor(n / own));
+  const rowsOf = new Map<string, NewMemoryRow[]>();
+  let mine = 0;
+  corpus.rows.forEach((r, i) => {
+    const tenant = i % stride === 0 && mine < own
+      ? (mine++, "t0")
+      : `t${1 + (i % (opts.tenants - 1))}`;
+    const list = rowsOf.get(tenant) ?? [];
+    list.push({ ...r, embedding: { model: embedder.id, vector: vectors[i] } });
+    rowsOf.set(tenant, list);
+  });
+  const load = async (db: PostgresMemoryDatabase, tenants: string[]) => {
+    for (const t of tenants) {
+      await db.backend(t).useEmbeddingModel(embedder.id, embedder.dimensions);
+    }
+    await db.pool.query(`DROP INDEX IF EXISTS ${vectorIndexName(embedder.dimensions)}`);
+    const start = performance.now();
+    for (let round = 0;; round++) {
+      const work = tenants
+        .map((t) => ({ t, rows: rowsOf.get(t)!.slice(round * 20, round * 20 + 20) }))
+        .filter((w) => w.rows.length > 0);
+      if (work.length === 0) break;
+      for (let i = 0; i < work.length; i += 8) {
+        await Promise.all(work.slice(i, i + 8).map((w) => db.backend(w.t).insert(w.rows)));
+      }
+    }
+    await inTransaction(db.pool, (c) => ensureVectorIndex(c, embedder.dimensions));
+    await db.pool.query("ANALYZE gleaner_memory");
+    return Math.round((performance.now() - start) / 100) / 10;
+  };
+  const shared = await PostgresMemoryDatabase.open({ url: server.url });
+  let inShared;
+  let sharedLoad;
+  try {
+    sharedLoad = await load(shared, [...rowsOf.keys()]);
+    inShared = await recallLatency(shared.backend("t0"), embedder, corpus, queryVectors);
+  } finally {
+    await shared.close();
+  }
+  const admin = await PostgresMemoryDatabase.open({ url: server.url });
+  await admin.pool.query("CREATE DATABASE alone");
+  await admin.close();
+  const alone = await PostgresMemoryDatabase.open({
+    url: server.url.replace(/\/postgres$/, "/alone"),
+  });
+  let byItself;
+  try {
+    await load(alone, ["t0"]);
+    byItself = await recallLatency(alone.backend("t0"), embedder, corpus, queryVectors);
+  } finally {
+    await alone.close();
+  }
+  return {
+    tenants: rowsOf.size,
+    memories: n,
+    tenant_memories: own,
+    load_s: sharedLoad,
+    recall_in_shared_table: inShared,
+    recall_alone: byItself,
+    p95_ratio: Math.round((inShared.p95_ms / byItself.p95_ms) * 100) / 100,
+  };
 }

@@ -15,6 +15,7 @@ import { checkNoNul, round } from "./checks.ts";
 import { namedAuthors, preferNamedAuthors } from "./conversation.ts";
 import { preferTimeRange, questionTimeRange } from "./time_query.ts";
 import type { MemoryContext } from "./context.ts";
+import type { EmbedderReady } from "./reembed.ts";
 import { renderContextMemory, renderProfileMemory, renderRecalledMemory } from "./render.ts";
 import { renderedTokens } from "./rendered_tokens.ts";
 import { traceMemoryEmbed, traceMemorySearch } from "./spans.ts";
@@ -86,51 +87,35 @@ export async function recallMemories(
   };
   const notices = ctx.embedding.notices(ready);
 
-  // Profile pool, newest first, inside its own budget. Most pools fit in
-  // one small page; a larger one is read whole only if budget is left.
-  const budget = ctx.options.profileMaxTokens;
-  let pool = await ctx.backend.profilePool(PROFILE_PAGE);
-  let profileTotal = pool.length;
-  const profile: ProfileMemory[] = [];
-  let profileTokens = 0;
-  const takeProfile = (m: Memory) => {
-    const left = budget - profileTokens;
-    if (left < PROFILE_OVERHEAD_TOKENS || m.tokens + PROFILE_OVERHEAD_TOKENS / 2 > left) return;
-    const entry = {
-      ref: m.ref,
-      id: m.id,
-      content: m.content,
-      created_at: m.created_at,
-      updated_at: m.updated_at,
-      tokens: m.tokens,
-    };
-    const cost = renderedTokens(renderProfileMemory(entry));
-    if (cost > left) return;
-    profileTokens += cost;
-    profile.push(entry);
-  };
-  pool.forEach(takeProfile);
-  if (pool.length === PROFILE_PAGE) {
-    let whole = false;
-    if (budget - profileTokens >= PROFILE_OVERHEAD_TOKENS) {
-      pool = await ctx.backend.profilePool(MAX_PROFILE_POOL);
-      pool.slice(PROFILE_PAGE).forEach(takeProfile);
-      whole = pool.length < MAX_PROFILE_POOL;
-    }
-    profileTotal = whole ? pool.length : (await ctx.backend.list({
-      kind: "profile",
-      sort: "recent",
-      limit: 1,
-      offset: 0,
-    })).total;
-  }
-
   const query = input.query?.trim() ?? "";
+  // The reads that do not depend on each other run at once (on a networked
+  // store each is a round trip): the profile pool, each retriever's
+  // candidates (the query embedded meanwhile) and the store's authors.
+  const k = Math.max(LEXICAL_DEPTH, topK * 4);
+  const denseK = Math.max(ctx.options.denseDepth, topK * 2);
+  const useDense = query !== "" && ready.embedder !== undefined && !ctx.embedding.running &&
+    ctx.options.denseWeight > 0;
+  const [profileRead, lexical, dense, storeAuthors] = await Promise.all([
+    readProfile(ctx),
+    query
+      ? traceMemorySearch(
+        ctx.backend.engine,
+        "bm25",
+        () => ctx.backend.lexicalCandidates(query, k, scope),
+      )
+      : undefined,
+    useDense ? denseCandidates(ctx, ready, query, denseK, scope, options) : undefined,
+    query && ctx.options.authorWeight > 0 && ctx.backend.authors
+      ? ctx.backend.authors(MAX_AUTHORS)
+      : undefined,
+  ]);
+  const { profile, profileTokens, profileTotal } = profileRead;
+
   // Best first; search mode reads the memories a page at a time, as the budget takes them.
   let ranked: { id: number; score?: number; memory?: Memory | null }[];
   let matched: number;
   const retrievers: ("bm25" | "dense")[] = [];
-  if (query) {
+  if (query && lexical) {
     // Candidate depth. BM25's list ends where matching ends; the dense
     // retriever ranks every memory (there is always a nearest), so its list
     // is cut at DENSE_DEPTH (40) or twice what the answer can show: on
@@ -138,45 +123,8 @@ export async function recallMemories(
     // locomo-dev 40 recalls more than 20 in every held-out conversation
     // (bench/locomo.ts); much deeper, weak matches pile up RRF credit on
     // look-alikes.
-    const k = Math.max(LEXICAL_DEPTH, topK * 4);
-    const denseK = Math.max(ctx.options.denseDepth, topK * 2);
-    const lexical = await traceMemorySearch(
-      ctx.backend.engine,
-      "bm25",
-      () => ctx.backend.lexicalCandidates(query, k, scope),
-    );
     retrievers.push("bm25");
-    let dense: number[] | undefined;
-    if (ready.embedder && !ctx.embedding.running && ctx.options.denseWeight > 0) {
-      let vector = options.queryVector;
-      if (!vector) {
-        try {
-          const embedder = ready.embedder;
-          [vector] = await traceMemoryEmbed(
-            embedder,
-            "query",
-            1,
-            (usage) => embedder.embedQueries([query], options.signal, usage),
-          );
-        } catch (error) {
-          if (options.signal?.aborted) throw error;
-          log.warn("memory: query embedding failed, BM25 alone: {error}", {
-            error: String(error),
-          });
-        }
-      }
-      if (vector && !isZeroVector(vector)) {
-        const queryVector = vector;
-        const near = await traceMemorySearch(
-          ctx.backend.engine,
-          "dense",
-          () => ctx.backend.vectorCandidates(queryVector, denseK, scope),
-        );
-        const floor = ctx.options.denseMinSimilarity ?? defaultDenseFloor(ready.model);
-        dense = near.filter((c) => c.score >= floor).map((c) => c.id);
-        retrievers.push("dense");
-      }
-    }
+    if (dense) retrievers.push("dense");
     const rankings = [{
       order: lexical.map((c) => c.id),
       weight: dense ? 1 - ctx.options.denseWeight : 1,
@@ -192,8 +140,7 @@ export async function recallMemories(
     // engine lists them (most stores have none, and most queries name none),
     // else the candidates' own.
     const byAuthor = ctx.options.authorWeight > 0 && fused.length > 1 &&
-      (!ctx.backend.authors ||
-        namedAuthors(query, await ctx.backend.authors(MAX_AUTHORS)).length > 0);
+      (!storeAuthors || namedAuthors(query, storeAuthors).length > 0);
     if (fused.length > 1 && (ctx.options.accessWeight > 0 || byAuthor || range)) {
       rows = new Map(
         (await ctx.backend.getMany(fused.map((f) => f.key))).map((m) => [m.id, m] as const),
@@ -311,6 +258,91 @@ export async function recallMemories(
     tokens: tokens + profileTokens,
     notices,
   };
+}
+
+/** The profile pool, newest first, inside its own budget, and the pool's size. */
+async function readProfile(
+  ctx: MemoryContext,
+): Promise<{ profile: ProfileMemory[]; profileTokens: number; profileTotal: number }> {
+  // Most pools fit in one small page; a larger one is read whole only if budget is left.
+  const budget = ctx.options.profileMaxTokens;
+  let pool = await ctx.backend.profilePool(PROFILE_PAGE);
+  let profileTotal = pool.length;
+  const profile: ProfileMemory[] = [];
+  let profileTokens = 0;
+  const takeProfile = (m: Memory) => {
+    const left = budget - profileTokens;
+    if (left < PROFILE_OVERHEAD_TOKENS || m.tokens + PROFILE_OVERHEAD_TOKENS / 2 > left) return;
+    const entry = {
+      ref: m.ref,
+      id: m.id,
+      content: m.content,
+      created_at: m.created_at,
+      updated_at: m.updated_at,
+      tokens: m.tokens,
+    };
+    const cost = renderedTokens(renderProfileMemory(entry));
+    if (cost > left) return;
+    profileTokens += cost;
+    profile.push(entry);
+  };
+  pool.forEach(takeProfile);
+  if (pool.length === PROFILE_PAGE) {
+    let whole = false;
+    if (budget - profileTokens >= PROFILE_OVERHEAD_TOKENS) {
+      pool = await ctx.backend.profilePool(MAX_PROFILE_POOL);
+      pool.slice(PROFILE_PAGE).forEach(takeProfile);
+      whole = pool.length < MAX_PROFILE_POOL;
+    }
+    profileTotal = whole ? pool.length : (await ctx.backend.list({
+      kind: "profile",
+      sort: "recent",
+      limit: 1,
+      offset: 0,
+    })).total;
+  }
+  return { profile, profileTokens, profileTotal };
+}
+
+/**
+ * The dense retriever's ids above the similarity floor, best first: the
+ * query embedded (unless its vector is given), then the nearest `k`; undefined
+ * when the query could not be embedded or embeds to the zero vector.
+ */
+async function denseCandidates(
+  ctx: MemoryContext,
+  ready: EmbedderReady,
+  query: string,
+  k: number,
+  scope: { kind: "episodic"; session_id?: string | null },
+  options: RecallOptions,
+): Promise<number[] | undefined> {
+  let vector = options.queryVector;
+  if (!vector && ready.embedder) {
+    try {
+      const embedder = ready.embedder;
+      [vector] = await traceMemoryEmbed(
+        embedder,
+        "query",
+        1,
+        (usage) => embedder.embedQueries([query], options.signal, usage),
+      );
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      log.warn("memory: query embedding failed, BM25 alone: {error}", {
+        error: String(error),
+      });
+    }
+  }
+  if (!vector || isZeroVector(vector)) return undefined;
+  const queryVector = vector;
+  const near = await traceMemorySearch(
+    ctx.backend.engine,
+    "dense",
+    () => ctx.backend.vectorCandidates(queryVector, k, scope),
+  );
+  const floor = ctx.options.denseMinSimilarity ?? defaultDenseFloor(ready.model);
+  return near.filter((c) => c.score >= floor).map((c) => c.id);
 }
 
 /**

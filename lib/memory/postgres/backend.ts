@@ -15,7 +15,9 @@
  *   max(1,000, 20·k) rows are expected; more common terms only score those
  *   rows, and the newest rows matching any term fill in below k.
  * - Dense: `vector` + one partial HNSW index (cosine) per dimension count;
- *   iterative scans keep filtered searches from coming back short.
+ *   iterative scans keep filtered searches from coming back short. A tenant
+ *   with few memories among many tenants' is scanned exactly through its own
+ *   rows instead (the shared graph would walk mostly other tenants' entries).
  * - Candidates are top-k per retriever (LIMIT in SQL), never the whole table.
  *
  * Permissions: net access to the PostgreSQL server; nothing on disk.
@@ -72,14 +74,53 @@ const WIDEN_ROWS = 1_000;
 const MAX_MATCH = 5_000;
 /** When the rarest terms find fewer than k rows, this many newest rows matching any term are ranked too. */
 const FALLBACK_ROWS = 2_000;
+/**
+ * A tenant with at most this many live memories, holding under
+ * {@link EXACT_SCAN_SHARE} of the table, is searched exactly (its rows read
+ * through its own index) instead of through the table-wide HNSW graph, which
+ * would walk about k / share entries of other tenants to find k of its own.
+ */
+const EXACT_SCAN_ROWS = 20_000;
+/** See {@link EXACT_SCAN_ROWS}. */
+const EXACT_SCAN_SHARE = 0.1;
 /** How long the planner's lexeme frequencies are reused (ms). */
 const STATS_TTL = 300_000;
 /** BM25 parameters. */
 const K1 = 1.2;
 const B = 0.75;
 
-const COLS = "id, ref, content, kind, session_id, created_at, updated_at, recall_count, " +
-  "last_recalled_at, superseded_by, tokens, embedding_model, occurred_at, author";
+/** Columns of a memory row in `gleaner_memory` (the recall bookkeeping is in `gleaner_memory_recall`). */
+const BASE_COLS = [
+  "id",
+  "ref",
+  "content",
+  "kind",
+  "session_id",
+  "created_at",
+  "updated_at",
+  "superseded_by",
+  "tokens",
+  "embedding_model",
+  "occurred_at",
+  "author",
+];
+
+/**
+ * The select list of a memory read from `gleaner_memory` as `t`: its columns
+ * and its recall bookkeeping from the side table (two primary-key probes).
+ */
+function cols(t = "gleaner_memory"): string {
+  const side = `FROM gleaner_memory_recall r WHERE r.tenant = ${t}.tenant AND r.id = ${t}.id`;
+  return `${BASE_COLS.map((c) => `${t}.${c}`).join(", ")}, ` +
+    `coalesce((SELECT r.recall_count ${side}), 0) AS recall_count, ` +
+    `(SELECT r.last_recalled_at ${side}) AS last_recalled_at`;
+}
+
+/** The select list of a row just written, without its bookkeeping (filled in by the caller). */
+const WRITTEN_COLS = `${BASE_COLS.join(", ")}, 0 AS recall_count, NULL::bigint AS last_recalled_at`;
+
+/** The select list of a memory read from `gleaner_memory` without an alias. */
+const COLS = cols();
 
 interface Row {
   id: string | number;
@@ -193,6 +234,8 @@ function addScope(scope: MemoryScope, where: string[], params: unknown[]): void 
 interface LexemeStats {
   freq: Map<string, number>;
   floor: number;
+  /** Rows of the whole table (every tenant), as the planner last counted them. */
+  rows: number;
 }
 
 const statsCache = new WeakMap<PgPool, { at: number; stats: Promise<LexemeStats> }>();
@@ -207,18 +250,24 @@ function lexemeStats(pool: PgPool): Promise<LexemeStats> {
   const hit = statsCache.get(pool);
   if (hit && now - hit.at < STATS_TTL) return hit.stats;
   statsCache.delete(pool);
-  const stats = pool.query<{ elems: string[] | null; freqs: number[] | null }>(
-    `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
-     FROM pg_stats
-     WHERE schemaname = current_schema() AND tablename = 'gleaner_memory' AND attname = 'tsv'`,
+  const stats = pool.query<
+    { elems: string[] | null; freqs: number[] | null; reltuples: number | null }
+  >(
+    `SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs,
+       c.reltuples::float8 AS reltuples
+     FROM pg_class c
+     LEFT JOIN pg_stats s ON s.schemaname = current_schema() AND s.tablename = 'gleaner_memory'
+       AND s.attname = 'tsv'
+     WHERE c.oid = 'gleaner_memory'::regclass`,
   ).then(({ rows }) => {
     const freq = new Map<string, number>();
     const r = rows[0];
-    if (!r?.elems || !r.freqs) return { freq, floor: 0 };
+    const tableRows = Math.max(0, Number(r?.reltuples ?? 0));
+    if (!r?.elems || !r.freqs) return { freq, floor: 0, rows: tableRows };
     r.elems.forEach((e, i) => freq.set(e, Number(r.freqs![i])));
     // After the per-lexeme frequencies come their minimum and maximum.
-    return { freq, floor: Number(r.freqs[r.elems.length] ?? 1) };
-  }, () => ({ freq: new Map<string, number>(), floor: 0 }));
+    return { freq, floor: Number(r.freqs[r.elems.length] ?? 1), rows: tableRows };
+  }, () => ({ freq: new Map<string, number>(), floor: 0, rows: 0 }));
   statsCache.set(pool, { at: now, stats });
   // Until ANALYZE has run there is nothing to keep: ask again next time.
   stats.then((st) => {
@@ -503,7 +552,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
                                 occurred_at, author, ord)
          ORDER BY u.ord
          ON CONFLICT (tenant, ref) DO NOTHING
-         RETURNING ${COLS}`,
+         RETURNING ${WRITTEN_COLS}`,
         [
           this.tenant,
           model?.model ?? null,
@@ -562,23 +611,32 @@ export class PostgresMemoryBackend implements MemoryBackend {
           }
           const { rows } = await c.query<Row>(
             `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
-               updated_at, recall_count, last_recalled_at, superseded_by, tokens, content_key,
-               occurred_at, author)
-             SELECT tenant, $3, content, kind, session_id, created_at, updated_at, recall_count,
-               last_recalled_at, id, tokens, content_key, occurred_at, author
+               updated_at, superseded_by, tokens, content_key, occurred_at, author)
+             SELECT tenant, $3, content, kind, session_id, created_at, updated_at, id, tokens,
+               content_key, occurred_at, author
              FROM gleaner_memory WHERE tenant = $1 AND id = $2
              ON CONFLICT (tenant, ref) DO NOTHING
-             RETURNING ${COLS}`,
+             RETURNING ${WRITTEN_COLS}`,
             [this.tenant, key, newRef()],
           );
           previous = rows[0];
         }
+        // The old version keeps the bookkeeping it had (the live memory keeps it too).
+        const counted = live.rows[0];
+        previous.recall_count = counted.recall_count;
+        previous.last_recalled_at = counted.last_recalled_at;
+        await c.query(
+          `INSERT INTO gleaner_memory_recall (tenant, id, recall_count, last_recalled_at)
+           SELECT tenant, $3, recall_count, last_recalled_at FROM gleaner_memory_recall
+           WHERE tenant = $1 AND id = $2`,
+          [this.tenant, key, previous.id],
+        );
         const { rows } = await c.query<Row>(
           `UPDATE gleaner_memory SET content = $3, tokens = $4, updated_at = $5,
              embedding = NULLIF($6, '')::vector, embedding_model = $7, embedding_dims = $8,
              content_key = $9
            WHERE tenant = $1 AND id = $2
-           RETURNING ${COLS}`,
+           RETURNING ${WRITTEN_COLS}`,
           [
             this.tenant,
             key,
@@ -591,7 +649,12 @@ export class PostgresMemoryBackend implements MemoryBackend {
             memoryTextKey(change.content),
           ],
         );
-        return { memory: toMemory(rows[0]), previous: toMemory(previous) };
+        const memory = {
+          ...rows[0],
+          recall_count: counted.recall_count,
+          last_recalled_at: counted.last_recalled_at,
+        };
+        return { memory: toMemory(memory), previous: toMemory(previous) };
       }));
   }
 
@@ -600,11 +663,21 @@ export class PostgresMemoryBackend implements MemoryBackend {
     const key = rowId(id);
     if (key === undefined) return false;
     return await this.run("delete", async () => {
+      // The memory, its history (cascade) and their recall bookkeeping.
       const res = await this.pool.query(
-        "DELETE FROM gleaner_memory WHERE tenant = $1 AND id = $2 AND superseded_by IS NULL",
+        `WITH gone AS (
+           DELETE FROM gleaner_memory WHERE tenant = $1 AND id = $2 AND superseded_by IS NULL
+           RETURNING id
+         ), side AS (
+           DELETE FROM gleaner_memory_recall r
+           WHERE r.tenant = $1 AND EXISTS (SELECT 1 FROM gone)
+             AND (r.id = $2 OR r.id IN (SELECT h.id FROM gleaner_memory h
+                                         WHERE h.tenant = $1 AND h.superseded_by = $2))
+         )
+         SELECT count(*) AS n FROM gone`,
         [this.tenant, key],
       );
-      return (res.rowCount ?? 0) > 0;
+      return Number((res.rows[0] as { n: string }).n) > 0;
     });
   }
 
@@ -783,7 +856,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
         const off = params.push(offset);
         const { rows } = await this.pool.query<Row & { score: number; total: string }>(
           `WITH r AS (${sql}), c AS (SELECT count(*) AS total FROM r)
-           SELECT g.${COLS.split(", ").join(", g.")}, c.total
+           SELECT ${cols("g")}, c.total
            FROM c LEFT JOIN LATERAL (
              SELECT id, score FROM r ORDER BY score DESC, id DESC LIMIT $${lim} OFFSET $${off}
            ) p ON true
@@ -908,11 +981,15 @@ export class PostgresMemoryBackend implements MemoryBackend {
       addScope(scope, where, params);
       const lim = params.push(limit);
       const dist = `embedding::vector(${d}) <=> $2::vector(${d})`;
+      // A small tenant among many is scanned exactly: `+ 0` keeps the
+      // planner off the HNSW index (its order is the same).
+      const [live, stats] = await Promise.all([this.liveCount(), lexemeStats(this.pool)]);
+      const exact = live <= EXACT_SCAN_ROWS && live < EXACT_SCAN_SHARE * stats.rows;
       const { rows } = await this.pool.query<{ id: string; dist: number }>(
         `WITH c AS MATERIALIZED (
            SELECT id, ${dist} AS dist FROM gleaner_memory
            WHERE ${where.join(" AND ")}
-           ORDER BY ${dist} LIMIT $${lim}
+           ORDER BY ${exact ? `(${dist}) + 0` : dist} LIMIT $${lim}
          )
          SELECT id, dist FROM c ORDER BY dist, id`,
         params,
@@ -977,11 +1054,11 @@ export class PostgresMemoryBackend implements MemoryBackend {
          JOIN gleaner_memory s ON s.tenant = $1 AND s.id = h.id AND s.superseded_by IS NULL
            AND s.session_id IS NOT NULL
          CROSS JOIN LATERAL (
-           (SELECT 'before' AS side, ${COLS} FROM gleaner_memory g
+           (SELECT 'before' AS side, ${cols("g")} FROM gleaner_memory g
             WHERE g.tenant = $1 AND g.session_id = s.session_id AND g.kind = s.kind
               AND g.superseded_by IS NULL AND g.id < h.id ORDER BY g.id DESC LIMIT $3)
            UNION ALL
-           (SELECT 'after' AS side, ${COLS} FROM gleaner_memory g
+           (SELECT 'after' AS side, ${cols("g")} FROM gleaner_memory g
             WHERE g.tenant = $1 AND g.session_id = s.session_id AND g.kind = s.kind
               AND g.superseded_by IS NULL AND g.id > h.id ORDER BY g.id ASC LIMIT $4)
          ) n`,
@@ -1011,9 +1088,15 @@ export class PostgresMemoryBackend implements MemoryBackend {
     const keys = [...new Set(ids.map(rowId).filter((x): x is number => x !== undefined))];
     if (keys.length === 0) return;
     return await this.run("mark recalled", async () => {
+      // Only the side table is written (ids in ascending order: concurrent
+      // recalls of the same memories lock their rows in one order).
       await this.pool.query(
-        `UPDATE gleaner_memory SET recall_count = recall_count + 1, last_recalled_at = $3
-         WHERE tenant = $1 AND id = ANY($2::bigint[]) AND superseded_by IS NULL`,
+        `INSERT INTO gleaner_memory_recall AS r (tenant, id, recall_count, last_recalled_at)
+         SELECT tenant, id, 1, $3 FROM gleaner_memory
+         WHERE tenant = $1 AND id = ANY($2::bigint[]) AND superseded_by IS NULL
+         ORDER BY id
+         ON CONFLICT (tenant, id) DO UPDATE
+           SET recall_count = r.recall_count + 1, last_recalled_at = EXCLUDED.last_recalled_at`,
         [this.tenant, keys, Math.trunc(at)],
       );
     });

@@ -24,6 +24,7 @@ import { openPostgresMemory, PostgresMemoryDatabase } from "./backend.ts";
 import { openPgPool } from "./client.ts";
 import { PG_MIGRATIONS } from "./schema.ts";
 import { memoryTextKey } from "../text.ts";
+import { rng } from "../testdata/rng.ts";
 import type { MemoryBackend, NewMemoryRow } from "../types.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -153,6 +154,15 @@ Deno.test({
         },
       );
 
+      await t.step("sessions search with iterative HNSW scans and never JIT-compile", async () => {
+        const { rows } = await db.pool.query<{ jit: string; scan: string; ef: string }>(
+          `SELECT current_setting('jit') AS jit,
+             current_setting('hnsw.iterative_scan') AS scan,
+             current_setting('hnsw.ef_search') AS ef`,
+        );
+        assert.deepEqual(rows[0], { jit: "off", scan: "relaxed_order", ef: "100" });
+      });
+
       await t.step("single-user store owns its pool; the schema is shared", async () => {
         const solo = await openPostgresMemory({ url: server.url });
         try {
@@ -231,6 +241,16 @@ Deno.test({
     await t.step(
       "a version-2 schema (keys of the case- and punctuation-blind rule) migrates; cut short, it stays at version 2",
       () => exactKeysMigration(server),
+    );
+
+    await t.step(
+      "a version-4 schema moves the recall bookkeeping to its side table, keeping every row",
+      () => recallSideTableMigration(server),
+    );
+
+    await t.step(
+      "a small tenant among many is searched exactly, without the shared HNSW graph",
+      () => smallTenantExactSearch(server),
     );
 
     await t.step("instances migrating together: one schema, versions recorded once", async () => {
@@ -506,5 +526,199 @@ async function exactKeysMigration(server: PostgresServer): Promise<void> {
     }
   } finally {
     await pool.end();
+  }
+}
+
+/**
+ * A version-4 store whose rows carry their recall counts (one memory
+ * recalled three times, one with history, one never): the migration moves
+ * the counts to `gleaner_memory_recall`, keeps every row, and after it a
+ * recall writes the side table only (the memory rows keep their tuple),
+ * an update keeps the counts on both versions and a delete takes its
+ * bookkeeping with it.
+ */
+async function recallSideTableMigration(server: PostgresServer): Promise<void> {
+  const url = await freshDatabase(server, "recall_side");
+  const pool = await openPgPool({ url });
+  try {
+    await pool.query(
+      `CREATE TABLE gleaner_memory_migrations (
+         version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (const m of PG_MIGRATIONS.filter((m) => m.version <= 4)) {
+      if (m.sql) await pool.query(m.sql);
+      await pool.query("INSERT INTO gleaner_memory_migrations (version) VALUES ($1)", [m.version]);
+    }
+    await pool.query(
+      `INSERT INTO gleaner_memory (tenant, ref, content, kind, created_at, updated_at, tokens,
+         content_key, recall_count, last_recalled_at)
+       VALUES ('alice', 'v4ref000', 'The user prefers tea.', 'episodic', $1, $1, 5, 'k0', 3, $2),
+              ('alice', 'v4ref001', 'The office is in Lyon.', 'episodic', $1, $1, 6, 'k1', 0, NULL),
+              ('bob', 'v4ref002', 'The user prefers tea.', 'profile', $1, $1, 5, 'k0', 1, $3)`,
+      [T0, T0 + 60_000, T0 + 120_000],
+    );
+    // A history version of alice's first memory, as update() wrote it.
+    await pool.query(
+      `INSERT INTO gleaner_memory (tenant, ref, content, kind, created_at, updated_at, tokens,
+         content_key, recall_count, last_recalled_at, superseded_by)
+       SELECT tenant, 'v4ref003', 'The user prefers coffee.', kind, created_at, updated_at,
+         tokens, 'k3', 2, $1, id FROM gleaner_memory WHERE ref = 'v4ref000'`,
+      [T0 + 30_000],
+    );
+    const before = (await pool.query<{ n: string }>("SELECT count(*) AS n FROM gleaner_memory"))
+      .rows[0].n;
+
+    const upgraded = await PostgresMemoryDatabase.open({ url });
+    try {
+      const version = await pool.query<{ v: number }>(
+        "SELECT max(version) AS v FROM gleaner_memory_migrations",
+      );
+      assert.equal(version.rows[0].v, PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version);
+      const after = (await pool.query<{ n: string }>("SELECT count(*) AS n FROM gleaner_memory"))
+        .rows[0].n;
+      assert.equal(after, before, "every memory row kept");
+      const columns = await pool.query<{ c: string }>(
+        `SELECT column_name AS c FROM information_schema.columns
+         WHERE table_name = 'gleaner_memory' AND column_name LIKE '%recall%'`,
+      );
+      assert.deepEqual(columns.rows, [], "the bookkeeping left the memory rows");
+      const alice = upgraded.backend("alice");
+      const bob = upgraded.backend("bob");
+      const tea = (await alice.get({ ref: "v4ref000" }))!;
+      assert.equal(tea.recall_count, 3);
+      assert.equal(tea.last_recalled_at, new Date(T0 + 60_000).toISOString());
+      const lyon = (await alice.get({ ref: "v4ref001" }))!;
+      assert.equal(lyon.recall_count, 0);
+      assert.equal(lyon.last_recalled_at, null);
+      assert.equal((await bob.get({ ref: "v4ref002" }))!.recall_count, 1);
+      const [old] = await alice.history(tea.id);
+      assert.equal(old.ref, "v4ref003");
+      assert.equal(old.recall_count, 2);
+      assert.equal(old.last_recalled_at, new Date(T0 + 30_000).toISOString());
+
+      // A recall writes the side table only: the memory rows keep their tuples.
+      const tuple = async (ref: string) =>
+        (await pool.query<{ ctid: string; xmin: string }>(
+          "SELECT ctid::text, xmin::text FROM gleaner_memory WHERE ref = $1",
+          [ref],
+        )).rows[0];
+      const [teaBefore, lyonBefore] = [await tuple("v4ref000"), await tuple("v4ref001")];
+      await alice.markRecalled([tea.id, lyon.id, lyon.id], T0 + 180_000);
+      assert.deepEqual(await tuple("v4ref000"), teaBefore);
+      assert.deepEqual(await tuple("v4ref001"), lyonBefore);
+      assert.equal((await alice.get({ id: tea.id }))!.recall_count, 4);
+      assert.equal((await alice.get({ id: lyon.id }))!.recall_count, 1);
+      // Another tenant's id is not counted.
+      await bob.markRecalled([tea.id], T0 + 180_000);
+      assert.equal((await alice.get({ id: tea.id }))!.recall_count, 4);
+      // The stale order reads the side table: never recalled first, then oldest recall.
+      await alice.insert([row("The printer is on floor two.")]);
+      const stale = await alice.list({ sort: "stale", limit: 10, offset: 0 });
+      assert.deepEqual(
+        stale.items.map((m) => m.content),
+        ["The printer is on floor two.", "The user prefers tea.", "The office is in Lyon."],
+      );
+
+      // An update keeps the counts on the live memory and on the version it keeps.
+      const changed = await alice.update(tea.id, {
+        content: "The user prefers green tea.",
+        tokens: 6,
+        updated_at: T0 + 240_000,
+      });
+      assert.equal(changed.memory.recall_count, 4);
+      assert.equal(changed.previous.recall_count, 4);
+      assert.equal((await alice.get({ id: changed.previous.id }))!.recall_count, 4);
+
+      // A delete takes the memory's bookkeeping and its history's with it.
+      assert.equal(await alice.delete(tea.id), true);
+      const left = await pool.query<{ id: string }>(
+        "SELECT id FROM gleaner_memory_recall WHERE tenant = 'alice' ORDER BY id",
+      );
+      assert.deepEqual(left.rows.map((r) => Number(r.id)), [lyon.id]);
+      assert.equal(await alice.delete(tea.id), false);
+    } finally {
+      await upgraded.close();
+    }
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Scans of the HNSW index for `dims` so far, once the server's statistics have caught up with `after`. */
+async function hnswScans(
+  pool: Awaited<ReturnType<typeof openPgPool>>,
+  dims: number,
+  after = -1,
+): Promise<number> {
+  // Sessions publish their counts when idle (at most once a second): poll briefly.
+  for (let i = 0; i < 50; i++) {
+    const { rows } = await pool.query<{ n: string }>(
+      `SELECT idx_scan AS n FROM pg_stat_user_indexes WHERE indexrelname = $1`,
+      [`gleaner_memory_hnsw_${dims}`],
+    );
+    const n = Number(rows[0]?.n ?? 0);
+    if (n > after) return n;
+    await new Promise((r) => setTimeout(r, 200));
+    await pool.query("SELECT pg_stat_clear_snapshot()");
+  }
+  return after;
+}
+
+/**
+ * 4 tenants of 500 memories and one of 12 (8-d random vectors): after
+ * ANALYZE, the small tenant's nearest are exactly the cosine order computed
+ * here and the HNSW index is not scanned for it; a large tenant's search
+ * still scans it.
+ */
+async function smallTenantExactSearch(server: PostgresServer): Promise<void> {
+  const url = await freshDatabase(server, "small_tenant");
+  // A table this small would be read and sorted either way: with sorts
+  // priced out, a search the planner may answer from the HNSW index does.
+  const admin = await openPgPool({ url });
+  await admin.query("ALTER DATABASE small_tenant SET enable_sort = off");
+  await admin.end();
+  const db = await PostgresMemoryDatabase.open({ url });
+  const pool = await openPgPool({ url });
+  const dims = 8;
+  const rand = rng(7);
+  const vec = () => {
+    const v = Float32Array.from({ length: dims }, () => rand() * 2 - 1);
+    const n = Math.hypot(...v);
+    return v.map((x) => x / n);
+  };
+  try {
+    const insertMany = async (tenant: string, count: number) => {
+      const store = db.backend(tenant);
+      await store.useEmbeddingModel("m8", dims);
+      const rows = Array.from(
+        { length: count },
+        (_, i) => row(`memory ${i} of ${tenant}`, { embedding: { model: "m8", vector: vec() } }),
+      );
+      const made = await store.insert(rows);
+      return made.map((m, i) => ({ id: m.id, vector: rows[i].embedding!.vector }));
+    };
+    for (let t = 0; t < 4; t++) await insertMany(`big${t}`, 500);
+    const small = await insertMany("small", 12);
+    await pool.query("ANALYZE gleaner_memory");
+    const q = vec();
+    const dot = (v: Float32Array) => v.reduce((a, x, i) => a + x * q[i], 0);
+    const expected = [...small].sort((a, b) => dot(b.vector) - dot(a.vector)).slice(0, 5);
+    const before = await hnswScans(pool, dims);
+    // One session for both searches: it publishes its counts in order, so
+    // once the large tenant's scan shows, so has anything the small one's did.
+    const searcher = await PostgresMemoryDatabase.open({ url, maxConnections: 1 });
+    try {
+      const got = await searcher.backend("small").vectorCandidates(q, 5, {});
+      assert.deepEqual(got.map((c) => c.id), expected.map((e) => e.id));
+      got.forEach((c, i) => assert.ok(Math.abs(c.score - dot(expected[i].vector)) < 1e-5));
+      await searcher.backend("big2").vectorCandidates(q, 5, {});
+    } finally {
+      await searcher.close();
+    }
+    const afterBig = await hnswScans(pool, dims, before);
+    assert.equal(afterBig, before + 1, "one HNSW scan: the large tenant's only");
+  } finally {
+    await pool.end();
+    await db.close();
   }
 }

@@ -118,7 +118,8 @@ export function pgError(err: unknown, operation: string): GleanerError {
 /**
  * Opens a connection pool to `url`, loading `npm:pg` on first use. Each new
  * session sets `hnsw.iterative_scan = relaxed_order` (filtered vector
- * searches keep scanning until they have `k` rows) and `hnsw.ef_search`.
+ * searches keep scanning until they have `k` rows), `hnsw.ef_search` and
+ * `jit = off` (no query of this store is long enough to repay compiling it).
  * Connecting happens lazily; the first query reports an unreachable server.
  *
  * @example
@@ -148,7 +149,11 @@ export async function openPgPool(opts: PgPoolOptions): Promise<PgPool> {
     connectionTimeoutMillis: 10_000,
     application_name: "gleaner",
     // Applied by the server at session start: no extra round trip per query.
-    options: `-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=${ef}`,
+    // JIT off: the store's statements are short, but the planner prices some
+    // far above jit_above_cost (a recursive CTE, BM25 over a large table) and
+    // compiling them took 60 ms for 0.2 ms of work (EXPLAIN ANALYZE, 200,000
+    // memories), hundreds of ms on a busy machine: the tail of recall.
+    options: `-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=${ef} -c jit=off`,
   });
   // An idle client losing its connection must not crash the process; the
   // next query reports the failure.

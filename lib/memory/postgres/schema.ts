@@ -9,9 +9,12 @@
  *
  * - Full text: `tsv` is a generated `tsvector` (`english` configuration:
  *   stemming and stop words), indexed by GIN on `(tenant, tsv)` (btree_gin).
- * - Pages are kept 30% free (fillfactor 70) so the recall bookkeeping
- *   (`recall_count`, `last_recalled_at`, updated on every recall) is written
- *   as heap-only updates, without new entries in the GIN and HNSW indexes.
+ * - The recall bookkeeping (`recall_count`, `last_recalled_at`, written on
+ *   every recall) lives in its own small table `gleaner_memory_recall`
+ *   (version 5): a recall writes rows there only, never a new version of a
+ *   memory row (whose update would add entries to its GIN and HNSW indexes
+ *   whenever it cannot stay on its page), so recalls and saves do not
+ *   compete for the memory table's pages.
  * - Vectors: an untyped `vector` column plus `embedding_dims`; one partial
  *   HNSW index (cosine) per dimension count, created on first use
  *   ({@link ensureVectorIndex}), so tenants or models of other sizes coexist.
@@ -176,6 +179,28 @@ CREATE INDEX gleaner_memory_session_order ON gleaner_memory (tenant, session_id,
   WHERE superseded_by IS NULL;
 CREATE INDEX gleaner_memory_author ON gleaner_memory (tenant, author)
   WHERE superseded_by IS NULL AND author IS NOT NULL;
+`,
+  },
+  {
+    // Recall bookkeeping out of the memory rows: a side table keyed like
+    // them holds every count and time recorded so far (rows never recalled
+    // have none), and the memory table's columns go. Its new pages are
+    // filled (the 30% kept free for in-place counter updates is no longer
+    // needed). Rows of deleted memories are removed with them (delete).
+    version: 5,
+    sql: `
+CREATE TABLE gleaner_memory_recall (
+  tenant text NOT NULL,
+  id bigint NOT NULL,
+  recall_count integer NOT NULL DEFAULT 0,
+  last_recalled_at bigint,
+  PRIMARY KEY (tenant, id)
+);
+INSERT INTO gleaner_memory_recall (tenant, id, recall_count, last_recalled_at)
+  SELECT tenant, id, recall_count, last_recalled_at FROM gleaner_memory
+  WHERE recall_count <> 0 OR last_recalled_at IS NOT NULL;
+ALTER TABLE gleaner_memory DROP COLUMN recall_count, DROP COLUMN last_recalled_at;
+ALTER TABLE gleaner_memory SET (fillfactor = 100);
 `,
   },
 ];
