@@ -74,6 +74,20 @@ export {
   TENANCY_SCOPES,
   type TenancyScope,
 } from "./lib/config/config.ts";
+export type {
+  CrawlSection,
+  EmbedSection,
+  EventsSection,
+  LlmSection,
+  LogSection,
+  MemorySection,
+  NetworkSection,
+  RankSection,
+  ReadSection,
+  SearchSection,
+  ServerSection,
+  StoreSection,
+} from "./lib/config/sections.ts";
 export { ERROR_CODES, type ErrorCode, GleanerError } from "./lib/errors.ts";
 export * from "./lib/tools/mod.ts";
 export type { SearchResponse, SearchRouter } from "./lib/search/router.ts";
@@ -96,6 +110,7 @@ export type {
   ContentsRequest,
   Provider,
   ProviderAnswer,
+  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,

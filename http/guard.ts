@@ -5,12 +5,12 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
-import type { Config } from "../lib/config/config.ts";
+import type { ServerSection } from "../lib/config/sections.ts";
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]", "::1"];
 
 /** The host names the server answers to: loopback names, the bind address, configured names. */
-export function servedHostNames(server: Config["server"]): Set<string> {
+export function servedHostNames(server: ServerSection): Set<string> {
   const names = new Set(LOOPBACK_NAMES);
   if (server.host && server.host !== "0.0.0.0" && server.host !== "::") {
     names.add(server.host.toLowerCase());
@@ -95,7 +95,7 @@ export function hostGuard(
  * The origins (besides the server's own) allowed in `Origin`: the entries of
  * `server.allowed_hosts` written as origins (`https://app.example:8443`).
  */
-export function allowedOrigins(server: Config["server"]): Set<string> {
+export function allowedOrigins(server: ServerSection): Set<string> {
   const origins = new Set<string>();
   for (const entry of server.allowed_hosts) {
     if (!entry.includes("://")) continue;

@@ -15,7 +15,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import ipaddr from "ipaddr.js";
-import type { Config } from "../lib/config/config.ts";
+import type { MemorySection } from "../lib/config/sections.ts";
 import { GleanerError, HTTP_STATUS } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
@@ -33,7 +33,7 @@ export const ADMIN_KEY_HEADER = "x-gleaner-admin-key";
  * header, `true` when it matches `memory.hosted_admin_key` (constant time),
  * else a `GleanerError("unauthorized")` (also when no admin key is set).
  */
-export function verifyAdminKey(settings: Config["memory"], request: Request): boolean {
+export function verifyAdminKey(settings: MemorySection, request: Request): boolean {
   const given = request.headers.get(ADMIN_KEY_HEADER);
   if (given === null) return false;
   if (!settings.hosted_admin_key || !sameSecret(given, settings.hosted_admin_key)) {
@@ -74,7 +74,7 @@ export function operatorRoute(gleaner: Gleaner, route: string): MiddlewareHandle
 }
 
 /** {@link verifyAdminKey}, with a wrong key (already refused by {@link hostedIdentity}) as `false`. */
-function verifyAdminKeySafely(settings: Config["memory"], request: Request): boolean {
+function verifyAdminKeySafely(settings: MemorySection, request: Request): boolean {
   try {
     return verifyAdminKey(settings, request);
   } catch {
@@ -133,7 +133,7 @@ export function sameSecret(given: string, expected: string): boolean {
  * the verified user id, or a `GleanerError("unauthorized")`.
  */
 export function verifyProxyIdentity(
-  settings: Config["memory"],
+  settings: MemorySection,
   request: Request,
   remoteAddress: string | undefined,
 ): string {

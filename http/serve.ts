@@ -29,7 +29,7 @@ export interface RunningServer {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../lib/config/config.ts";
+ * import { parseConfig } from "../lib/config/parse.ts";
  * import { requiresAuthentication } from "./serve.ts";
  * console.assert(!requiresAuthentication(parseConfig({})));
  * console.assert(requiresAuthentication(parseConfig({ server: { api_key: "k" } })));

@@ -79,7 +79,7 @@ export function memoryUri(ref: string): string {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../lib/config/config.ts";
+ * import { parseConfig } from "../lib/config/parse.ts";
  * import { TOOLS } from "../lib/tools/mod.ts";
  * import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
  * import { servesMemoryResources } from "./memory_resources.ts";

@@ -16,7 +16,15 @@
  * 5. no import between folders of one layer that {@link FORBIDDEN} rules out:
  *    reading and crawling never reach into web search (what every
  *    outside-service client needs lives in `lib/net/`), and telemetry knows
- *    no domain folder (its decorators sit at the composition root).
+ *    no domain folder (its decorators sit at the composition root);
+ * 6. only the files of {@link CONFIG_IMPORTERS} (at most
+ *    {@link MAX_CONFIG_IMPORTERS}: the composition roots, the surfaces and
+ *    the tools) import the whole configuration (`lib/config/config.ts`);
+ *    every other module takes the sections it reads (`lib/config/sections.ts`,
+ *    `ProviderConfig`, `ReadConfig`);
+ * 7. no function is longer than {@link MAX_FUNCTION_LINES} lines, except those
+ *    of {@link LONG_FUNCTIONS}, each held to the length it has (a ratchet: the
+ *    list only shrinks).
  *
  * Each rule is also run on a planted fault, so the test shows it can fail.
  *
@@ -294,6 +302,216 @@ async function publishedEntries(): Promise<string[]> {
   return [...exports, ...workers];
 }
 
+/** The whole configuration's barrel: only {@link CONFIG_IMPORTERS} import it. */
+const CONFIG_BARREL = "lib/config/config.ts";
+
+/** Most production files (outside `lib/config/`) that may import {@link CONFIG_BARREL}. */
+const MAX_CONFIG_IMPORTERS = 30;
+
+/**
+ * The production files that see the whole configuration: the composition
+ * roots and surfaces, and the tools, whose specs are built from it. A file
+ * leaves this list when it stops importing the barrel; a file joins it only
+ * if it is a root (a plug-in takes its slice instead).
+ */
+const CONFIG_IMPORTERS: readonly string[] = [
+  "cli.ts",
+  "http/app.ts",
+  "http/config_write.ts",
+  "http/serve.ts",
+  "lib/doctor.ts",
+  "lib/embed/mod.ts",
+  "lib/evidence/types.ts",
+  "lib/gleaner.ts",
+  "lib/setup.ts",
+  "lib/tools/deep_research.ts",
+  "lib/tools/presentations.ts",
+  "lib/tools/provider_tools.ts",
+  "lib/tools/quality_schemas.ts",
+  "lib/tools/research.ts",
+  "lib/tools/research_schemas.ts",
+  "lib/tools/search.ts",
+  "lib/tools/search_and_summarize.ts",
+  "mcp/memory_resources.ts",
+  "mod.ts",
+];
+
+/** Files outside `lib/config/` that import {@link CONFIG_BARREL} (static, dynamic or type-only). */
+function configImporters(graph: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+  return [...graph].filter(([from, targets]) =>
+    !from.startsWith("lib/config/") && targets.has(CONFIG_BARREL)
+  ).map(([from]) => from).sort();
+}
+
+/** Longest function (in lines, first to last) outside {@link LONG_FUNCTIONS}. */
+const MAX_FUNCTION_LINES = 80;
+
+/**
+ * The functions longer than {@link MAX_FUNCTION_LINES} lines, each with the
+ * most lines it may have (`<file> <name>`, a nested function named after its
+ * enclosing ones: `createFetcher.fetchOnce`). A function that grows past its
+ * number is cut into named parts (or its number raised, saying why in the
+ * commit); one cut below the limit leaves the list.
+ */
+const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
+  "cli.ts main": 296,
+  "http/app.ts createApp": 91,
+  "lib/async/worker_client.ts createWorkerClient": 161,
+  "lib/config/diagnose.ts diagnoseConfig": 147,
+  "lib/crawl/crawl.ts crawlSite": 183,
+  "lib/crawl/firecrawl.ts crawlWithFirecrawl": 214,
+  "lib/deep_research/register.ts build": 122,
+  "lib/deep_research/vocabulary.ts createVocabulary": 90,
+  "lib/doctor.ts postgresChecks": 108,
+  "lib/doctor.ts runDoctor": 124,
+  "lib/doctor.ts sqliteChecks": 105,
+  "lib/embed/mod.ts embedderStatus": 82,
+  "lib/embed/openai.ts createOpenAIEmbedder": 120,
+  "lib/embed/static_fast.ts createStaticTokenizer": 87,
+  "lib/embed/transformers.ts createTransformersEmbedder": 134,
+  "lib/evidence/gather.ts gatherPacket": 164,
+  "lib/evidence/research.ts research": 88,
+  "lib/evidence/scrape.ts scrape": 82,
+  "lib/extract/markdown.ts createService": 95,
+  "lib/extract/pool.ts createExtractPool": 149,
+  "lib/gleaner.ts createGleanerFromConfig": 273,
+  "lib/memory/edit.ts updateMemory": 97,
+  "lib/memory/recall.ts recallMemories": 243,
+  "lib/memory/save.ts saveMemories": 263,
+  "lib/memory/vector/dot_kernel.ts dot1Body": 81,
+  "lib/memory/vector/dot_kernel.ts dot4Body": 85,
+  "lib/memory/vector/dot_kernel.ts selectBody": 127,
+  "lib/memory/vector/vector_index.ts nearest": 91,
+  "lib/net/fetch.ts createFetcher": 481,
+  "lib/net/fetch.ts createFetcher.fetchOnce": 123,
+  "lib/net/fetch.ts createFetcher.readBody": 96,
+  "lib/net/proxy.ts openTunnel": 102,
+  "lib/net/proxy.ts openTunnel.<anonymous>": 93,
+  "lib/net/robots.ts createRobotsChecker": 106,
+  "lib/rank/select.ts selectEvidence": 139,
+  "lib/read/browser/browser.ts createBrowserTier": 481,
+  "lib/read/browser/browser.ts createBrowserTier.render": 92,
+  "lib/read/browser/launch.ts openBrowser": 133,
+  "lib/read/browser/pool.ts createSlotPool": 233,
+  "lib/read/browser/proxy.ts startEgressProxy": 318,
+  "lib/read/browser/proxy.ts startEgressProxy.forward": 100,
+  "lib/read/cascade.ts createReader": 158,
+  "lib/read/cascade.ts createReader.read": 117,
+  "lib/read/page_cache.ts createPageCache": 81,
+  "lib/read/service.ts createServiceClient": 157,
+  "lib/read/service.ts createServiceClient.call": 125,
+  "lib/read/tiers/llms_txt.ts createLlmsTxtTier": 90,
+  "lib/read/tiers/youtube.ts readVideo": 89,
+  "lib/search/providers/wikipedia.ts searchWikipedia": 88,
+  "lib/search/roles.ts routerOver": 582,
+  "lib/search/roles.ts routerOver.route": 202,
+  "lib/search/router.ts createSearchRouter": 131,
+  "lib/search/router.ts createSearchRouter.search": 104,
+  "lib/store/mod.ts openStore": 90,
+  "lib/telemetry/otlp.ts createOtlpTelemetry": 191,
+  "lib/tools/provider_tools.ts providerToolSpec": 81,
+};
+
+/** A node of Deno's lint AST, as far as {@link functionName} reads it. */
+interface AstNode {
+  type: string;
+  range: [number, number];
+  parent?: AstNode;
+  id?: { type: string; name?: string } | null;
+  key?: { name?: string; value?: unknown };
+}
+
+const FUNCTION_TYPES = new Set([
+  "FunctionDeclaration",
+  "FunctionExpression",
+  "ArrowFunctionExpression",
+]);
+
+/** The own name of a function node: its declaration, variable, property or method; else `<anonymous>`. */
+function ownName(node: AstNode): string {
+  if (node.id?.name) return node.id.name;
+  const parent = node.parent;
+  if (parent?.type === "VariableDeclarator" && parent.id?.name) return parent.id.name;
+  if (
+    (parent?.type === "Property" || parent?.type === "MethodDefinition" ||
+      parent?.type === "PropertyDefinition") && parent.key
+  ) {
+    return parent.key.name ?? String(parent.key.value ?? "<computed>");
+  }
+  return "<anonymous>";
+}
+
+/** A function's name qualified by the functions around it (`createFetcher.fetchOnce`). */
+function functionName(node: AstNode): string {
+  const names = [ownName(node)];
+  for (let up = node.parent; up; up = up.parent) {
+    if (FUNCTION_TYPES.has(up.type)) names.unshift(ownName(up));
+  }
+  return names.join(".");
+}
+
+/** `<file> <name>` → lines of every function of `sources` longer than `limit` lines. */
+function longFunctions(sources: ReadonlyMap<string, string>, limit: number): Map<string, number> {
+  const found = new Map<string, number>();
+  let source = "";
+  const visit = (node: AstNode) => {
+    const lines = source.slice(node.range[0], node.range[1]).split("\n").length;
+    if (lines > limit) {
+      ctx?.report({ node: node as never, message: `${functionName(node)}\n${lines}` });
+    }
+  };
+  let ctx: Deno.lint.RuleContext | undefined;
+  const plugin: Deno.lint.Plugin = {
+    name: "size",
+    rules: {
+      functions: {
+        create(context) {
+          ctx = context;
+          return {
+            FunctionDeclaration: visit,
+            FunctionExpression: visit,
+            ArrowFunctionExpression: visit,
+          } as Deno.lint.LintVisitor;
+        },
+      },
+    },
+  };
+  for (const [path, text] of sources) {
+    source = text;
+    for (const report of Deno.lint.runPlugin(plugin, path, text)) {
+      const [name, lines] = report.message.split("\n");
+      let key = `${path} ${name}`;
+      for (let n = 2; found.has(key); n++) key = `${path} ${name}#${n}`;
+      found.set(key, Number(lines));
+    }
+  }
+  return found;
+}
+
+/** What breaks the function-size ratchet: new long functions, growth past a ceiling, stale entries. */
+function functionSizeFaults(
+  found: ReadonlyMap<string, number>,
+  allowed: Readonly<Record<string, number>>,
+): string[] {
+  const faults: string[] = [];
+  for (const [key, lines] of found) {
+    const ceiling = allowed[key];
+    if (ceiling === undefined) {
+      faults.push(`${key}: ${lines} lines (over ${MAX_FUNCTION_LINES}: cut it into named parts)`);
+    } else if (lines > ceiling) {
+      faults.push(`${key}: ${lines} lines, grew past its ${ceiling} in LONG_FUNCTIONS`);
+    }
+  }
+  for (const key of Object.keys(allowed)) {
+    if (!found.has(key)) {
+      faults.push(
+        `${key}: no longer over ${MAX_FUNCTION_LINES} lines (drop it from LONG_FUNCTIONS)`,
+      );
+    }
+  }
+  return faults.sort();
+}
+
 const files = await productionFiles();
 const graph = await importGraph(files);
 
@@ -331,6 +549,20 @@ Deno.test("layering: every published module is reachable from a published entry 
   // A folder's face (`<folder>/mod.ts`) is its documented entry point, reached or not.
   const faces = files.filter((file) => file.endsWith("/mod.ts"));
   assert.deepEqual(unreachable(graph, [...await publishedEntries(), ...faces]), []);
+});
+
+Deno.test("layering: only the roots import the whole configuration (ratchet)", () => {
+  assert.ok(CONFIG_IMPORTERS.length <= MAX_CONFIG_IMPORTERS);
+  assert.deepEqual(configImporters(graph), [...CONFIG_IMPORTERS].sort());
+});
+
+Deno.test("layering: no function grows past its ceiling (ratchet)", async () => {
+  const sources = new Map<string, string>();
+  for (const file of files) sources.set(file, await Deno.readTextFile(new URL(file, ROOT)));
+  assert.deepEqual(
+    functionSizeFaults(longFunctions(sources, MAX_FUNCTION_LINES), LONG_FUNCTIONS),
+    [],
+  );
 });
 
 Deno.test("layering: each rule fails on a planted fault", () => {
@@ -372,6 +604,28 @@ Deno.test("layering: each rule fails on a planted fault", () => {
     ["lib/config/z.ts", "readEnv(NAMES);"],
   ]);
   assert.deepEqual(environmentCallers(callers), ["lib/store/x.ts"]);
+  // A module below the roots importing the whole configuration.
+  const wide = new Map([...graph].map(([k, v]) => [k, new Set(v)]));
+  wide.get("lib/net/screen.ts")!.add(CONFIG_BARREL);
+  assert.deepEqual(
+    configImporters(wide).filter((f) => !CONFIG_IMPORTERS.includes(f)),
+    ["lib/net/screen.ts"],
+  );
+  // A long function, one grown past its ceiling, a stale entry; nested names.
+  const body = (n: number) => "\n".repeat(n - 1);
+  const long = longFunctions(
+    new Map([
+      ["lib/x.ts", `function outer() {${body(5)}const inner = () => {${body(4)}};\n}`],
+      ["lib/y.ts", `export const short = () => {${body(3)}};`],
+    ]),
+    3,
+  );
+  assert.deepEqual([...long], [["lib/x.ts outer", 9], ["lib/x.ts outer.inner", 4]]);
+  assert.deepEqual(functionSizeFaults(long, { "lib/x.ts outer": 8, "lib/z.ts gone": 90 }), [
+    "lib/x.ts outer.inner: 4 lines (over 80: cut it into named parts)",
+    "lib/x.ts outer: 9 lines, grew past its 8 in LONG_FUNCTIONS",
+    "lib/z.ts gone: no longer over 80 lines (drop it from LONG_FUNCTIONS)",
+  ]);
   // A published module nothing reaches.
   const orphan = new Map(graph);
   orphan.set("lib/memory/contract_copy.ts", new Set());

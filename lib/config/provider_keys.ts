@@ -32,7 +32,7 @@ function providerOfKey(key: string): string | undefined {
  * The API key of a search provider: `search.providers.<name>.api_key`, else
  * the older `search.<name>_api_key`; undefined when neither is set.
  */
-export function providerApiKey(config: Config, name: string): string | undefined {
+export function providerApiKey(config: Pick<Config, "search">, name: string): string | undefined {
   const own = config.search.providers[name]?.api_key;
   if (own !== undefined) return own;
   const old = (config.search as Record<string, unknown>)[`${name}_api_key`];

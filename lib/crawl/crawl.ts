@@ -23,13 +23,13 @@
  * @module
  */
 import { mapConcurrent } from "../async/concurrency.ts";
-import type { Config } from "../config/config.ts";
 import { type ErrorCode, GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
 import { assertUrlAllowed } from "../net/address.ts";
 import { parsePageUrl, type Reader } from "../read/cascade.ts";
-import type { Page } from "../read/types.ts";
+import type { Page, ReadConfig } from "../read/types.ts";
+import type { CrawlSection } from "../config/sections.ts";
 import type { Cache } from "../store/types.ts";
 import { discoverSitemapUrls } from "./sitemap.ts";
 import { createPathFilter, looksLikePage, sameSite } from "./urls.ts";
@@ -50,10 +50,16 @@ export const SNIPPET_CHARS = 200;
 /** Failures listed at most. */
 const MAX_FAILURES = 100;
 
+/** The settings a crawl reads: the reader's, and the `crawl` section (its engine's). */
+export interface CrawlConfig extends ReadConfig {
+  /** The crawl engine's settings (Firecrawl's limits). */
+  crawl: CrawlSection;
+}
+
 /** What a crawl needs. */
 export interface CrawlDeps {
-  /** Configuration (`read.concurrency`, `network.respect_robots`). */
-  config: Config;
+  /** Configuration (`read.concurrency`, `network.respect_robots`, `crawl.*`). */
+  config: CrawlConfig;
   /** The guarded fetcher (sitemaps, robots.txt; its robots cache is used when it has one). */
   fetcher: Fetcher;
   /** The reader every page goes through (and is cached by). */

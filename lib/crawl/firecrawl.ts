@@ -41,7 +41,6 @@
  * @module
  */
 import { delay } from "../async/delay.ts";
-import type { Config } from "../config/config.ts";
 import { type ErrorCode, GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { parsePageUrl } from "../read/cascade.ts";
@@ -124,7 +123,7 @@ export async function crawlWithFirecrawl(
   input: CrawlInput,
   plan: CrawlPlan,
 ): Promise<CrawlResult> {
-  const config: Config = deps.config;
+  const config = deps.config;
   const base = config.read.firecrawl_url;
   if (!base) {
     throw new GleanerError(

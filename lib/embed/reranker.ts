@@ -6,7 +6,7 @@
  * @module
  */
 import { LruCache } from "../cache/lru_cache.ts";
-import type { Config } from "../config/config.ts";
+import type { RankSection } from "../config/sections.ts";
 import { getGleanerLogger } from "../log.ts";
 import { withCache } from "./cached.ts";
 import type { Embedder, EmbeddingCache } from "./types.ts";
@@ -44,7 +44,7 @@ const memories = new Map<string, LruCache<string, Float32Array>>();
  * ```
  */
 export function sharedReranker(
-  rank: Pick<Config["rank"], "rerank" | "rerank_max_words">,
+  rank: Pick<RankSection, "rerank" | "rerank_max_words">,
   cache?: EmbeddingCache,
 ): Promise<RerankerResult | null> {
   if (rank.rerank === "none") return Promise.resolve(null);

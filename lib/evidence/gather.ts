@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
+import type { RankSection } from "../config/sections.ts";
 import type { Embedder, EmbeddingCache } from "../embed/types.ts";
 import { sharedReranker } from "../embed/reranker.ts";
 import { withCache } from "../embed/cached.ts";
@@ -43,7 +43,7 @@ export interface GatherOptions {
   /** Token budget of the rendered evidence text. */
   maxTokens: number;
   /** Ranking settings. */
-  rank: Config["rank"];
+  rank: RankSection;
   /** Embedder for hybrid ranking; BM25 alone without it. */
   embedder?: Embedder;
   /**
@@ -81,7 +81,7 @@ export interface GatherOptions {
  * ```
  */
 export function startRerankQueries(
-  rank: Config["rank"],
+  rank: RankSection,
   queries: Iterable<string | undefined>,
   signal?: AbortSignal,
 ): Map<string, Promise<Float32Array>> {

@@ -6,7 +6,7 @@
  * @module
  */
 import { createHmac } from "node:crypto";
-import type { Config } from "../config/config.ts";
+import type { MemorySection } from "../config/sections.ts";
 import type { Env } from "../config/env.ts";
 import { GleanerError } from "../errors.ts";
 import type { Embedder } from "../embed/types.ts";
@@ -17,7 +17,7 @@ import { defaultMemoryPath, openSqliteMemoryBackend } from "./sqlite/backend.ts"
 import type { MemoryBackend } from "./types.ts";
 
 /** The `memory` section of the configuration. */
-export type MemorySettings = Config["memory"];
+export type MemorySettings = MemorySection;
 
 /** Most bytes of a user id. */
 export const MAX_USER_ID_BYTES = 256;
@@ -58,7 +58,7 @@ export function openMemoryBackend(
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { memoryFilePath } from "./stores.ts";
  * const { memory } = parseConfig({ memory: {
  *   path: "/data/memory.db", hosted: true, hosted_hmac_secret: "k".repeat(32),

@@ -12,11 +12,12 @@
  */
 import ipaddr from "ipaddr.js";
 import { lookup } from "node:dns/promises";
-import { type Config, privateAllowed } from "../config/config.ts";
+import type { NetworkSection } from "../config/sections.ts";
+import { privateAllowed } from "../config/schema/network.ts";
 import { GleanerError, networkError } from "../errors.ts";
 
 /** The part of the network settings the address checks read. */
-export type AddressPolicy = Pick<Config["network"], "allow_private" | "allowed_ports">;
+export type AddressPolicy = Pick<NetworkSection, "allow_private" | "allowed_ports">;
 
 /** Host names that never point at the public internet (RFC 6761, 6762, 8375, ICANN `.internal`). */
 const LOCAL_SUFFIXES = [".localhost", ".local", ".internal", ".home.arpa"];

@@ -75,7 +75,8 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { pipeline, type Readable } from "node:stream";
 import zlib from "node:zlib";
 import type { Logger } from "@logtape/logtape";
-import { type Config, privateAllowed } from "../config/config.ts";
+import type { NetworkSection } from "../config/sections.ts";
+import { privateAllowed } from "../config/schema/network.ts";
 import { GleanerError, networkError } from "../errors.ts";
 import { extraCaOption } from "./ca.ts";
 import type { Env } from "../config/env.ts";
@@ -225,7 +226,7 @@ export function createCheckedLookup(
  * ```
  */
 export function createFetcher(
-  config: Config["network"],
+  config: NetworkSection,
   options: FetcherOptions = {},
 ): GuardedFetcher {
   const logger = options.logger ?? getGleanerLogger("net");
@@ -281,7 +282,7 @@ export function createFetcher(
     headers: Record<string, string>,
     body: Uint8Array | undefined,
     signal: AbortSignal,
-    policy: Config["network"],
+    policy: NetworkSection,
   ): Promise<http.IncomingMessage> => {
     const proxy = proxyFor(url);
     const hostname = url.hostname.replace(/^\[|\]$/g, "");
@@ -707,7 +708,7 @@ export function createFetcher(
 }
 
 /** `network` with `origin` listed in `allow_private` (unchanged when every origin is). */
-function withPrivateOrigin(network: Config["network"], origin: string): Config["network"] {
+function withPrivateOrigin(network: NetworkSection, origin: string): NetworkSection {
   const allow = network.allow_private;
   if (allow === true) return network;
   return { ...network, allow_private: [...(allow === false ? [] : allow), origin] };

@@ -25,12 +25,12 @@
  */
 import net from "node:net";
 import ipaddr from "ipaddr.js";
-import type { Config } from "../config/config.ts";
+import type { NetworkSection } from "../config/sections.ts";
 import { GleanerError, networkError } from "../errors.ts";
 import { parseHostLiteral } from "./address.ts";
 
 /** The network settings that choose a proxy. */
-export type ProxySettings = Partial<Pick<Config["network"], "proxy_url" | "no_proxy">>;
+export type ProxySettings = Partial<Pick<NetworkSection, "proxy_url" | "no_proxy">>;
 
 /** A configured upstream proxy, parsed once. */
 export interface UpstreamProxy {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
+import type { NetworkSection } from "../config/sections.ts";
 import { GleanerError } from "../errors.ts";
 import { assertUrlAllowed } from "./address.ts";
 
@@ -22,7 +22,7 @@ import { assertUrlAllowed } from "./address.ts";
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { screenUrl } from "./screen.ts";
  * const policy = parseConfig({}).network;
  * console.assert(screenUrl("https://x.example/a/../../admin#top", policy) === "https://x.example/admin");
@@ -31,7 +31,7 @@ import { assertUrlAllowed } from "./address.ts";
  * }
  * ```
  */
-export function screenUrl(raw: string, policy: Config["network"]): string {
+export function screenUrl(raw: string, policy: NetworkSection): string {
   let url: URL;
   try {
     url = new URL(raw);

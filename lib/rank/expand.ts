@@ -10,7 +10,7 @@
  * @module
  */
 import { LruCache } from "../cache/lru_cache.ts";
-import type { Config } from "../config/config.ts";
+import type { RankSection } from "../config/sections.ts";
 import type { Env } from "../config/env.ts";
 import { getGleanerLogger } from "../log.ts";
 import { tokenize } from "./bm25.ts";
@@ -151,7 +151,7 @@ export function createQueryExpander(
  * ```
  */
 export function expanderOptions(
-  rank: Pick<Config["rank"], "expand_terms" | "expand_min_similarity">,
+  rank: Pick<RankSection, "expand_terms" | "expand_min_similarity">,
 ): ExpanderOptions {
   return { neighbours: rank.expand_terms, minSimilarity: rank.expand_min_similarity };
 }

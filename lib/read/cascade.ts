@@ -13,7 +13,6 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
 import { GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
@@ -28,7 +27,7 @@ import {
   type TierFailure,
 } from "./outcomes.ts";
 import { createPageCache } from "./page_cache.ts";
-import type { Page, ReadContext, ReadRequest, Tier, TierName } from "./types.ts";
+import type { Page, ReadConfig, ReadContext, ReadRequest, Tier, TierName } from "./types.ts";
 import { safeEndpoint } from "../config/redact.ts";
 
 const log = getGleanerLogger("read");
@@ -42,7 +41,7 @@ const PERCENT_MALFORMED = /%(?![0-9a-fA-F]{2})/;
 /** What the cascade is built from. */
 export interface ReaderDeps {
   /** Configuration. */
-  config: Config;
+  config: ReadConfig;
   /** Guarded fetcher. */
   fetcher: Fetcher;
   /** Tiers after the cache, in order. */
@@ -299,7 +298,7 @@ export function createReader(deps: ReaderDeps): Reader {
  */
 async function renderFor(
   request: ReadRequest,
-  config: Config,
+  config: ReadConfig,
 ): Promise<"never" | "auto" | "always"> {
   const render = request.render ?? config.read.render;
   if (request.targetSelector === undefined && request.waitForSelector === undefined) return render;

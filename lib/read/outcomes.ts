@@ -6,9 +6,8 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { Config } from "../config/config.ts";
 import type { ErrorCode, GleanerError } from "../errors.ts";
-import type { TierName } from "./types.ts";
+import type { ReadConfig, TierName } from "./types.ts";
 
 /**
  * Failures that say something about a tier on an origin, and so are counted
@@ -136,14 +135,14 @@ export function mostSpecificFailure(failures: readonly TierFailure[]): GleanerEr
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { memoryPolicy } from "./outcomes.ts";
  * const a = memoryPolicy(parseConfig({}));
  * console.assert(a === memoryPolicy(parseConfig({ read: { concurrency: 9 } })));
  * console.assert(a !== memoryPolicy(parseConfig({ network: { user_agent: "other" } })));
  * ```
  */
-export function memoryPolicy(config: Config): string {
+export function memoryPolicy(config: ReadConfig): string {
   const n = config.network;
   const r = config.read;
   const settings = [

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { type Config, privateAllowed } from "../config/config.ts";
+import type { NetworkSection } from "../config/sections.ts";
+import { privateAllowed } from "../config/schema/network.ts";
 import { isErrorCode } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { assertUrlAllowed } from "../net/address.ts";
@@ -84,7 +85,7 @@ export interface PageCache {
  */
 export function createPageCache(
   cache: Cache | undefined,
-  config: Config,
+  config: { network: NetworkSection },
   now: () => number = Date.now,
 ): PageCache {
   const gate = createOutageGate({ now });

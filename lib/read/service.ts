@@ -35,14 +35,14 @@
  * @module
  */
 import { createCircuitBreaker } from "../async/breaker.ts";
-import type { Config } from "../config/config.ts";
+import type { NetworkSection } from "../config/sections.ts";
 import { type ErrorCode, GleanerError } from "../errors.ts";
 import type { FetchedResponse } from "../net/types.ts";
 import { safeEndpoint } from "../config/redact.ts";
 import { parseRetryAfter } from "../net/classify.ts";
 import { screenUrl } from "../net/screen.ts";
 import type { RobotsChecker } from "../net/robots.ts";
-import type { ReadContext, ReadRequest } from "./types.ts";
+import type { ReadConfig, ReadContext, ReadRequest } from "./types.ts";
 
 /**
  * What a service is asked to finish within: Gleaner's own deadline for the
@@ -109,7 +109,7 @@ export interface ServiceAnswer {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { screenTarget } from "./service.ts";
  * const policy = parseConfig({}).network;
  * console.assert(screenTarget(new URL("https://example.com/a#b"), policy) === "https://example.com/a");
@@ -118,7 +118,7 @@ export interface ServiceAnswer {
  * }
  * ```
  */
-export function screenTarget(url: URL, policy: Config["network"]): string {
+export function screenTarget(url: URL, policy: NetworkSection): string {
   try {
     return screenUrl(url.href, policy);
   } catch (error) {
@@ -155,7 +155,7 @@ export function serviceCanHandle(url: URL, request: ReadRequest): boolean {
 export async function serviceTarget(
   url: URL,
   request: ReadRequest,
-  config: Config,
+  config: ReadConfig,
   robots?: RobotsChecker,
 ): Promise<string> {
   const target = screenTarget(url, config.network);
@@ -172,7 +172,7 @@ export async function serviceTarget(
 export function assertFinalAllowed(
   spec: ServiceSpec,
   finalUrl: string,
-  policy: Config["network"],
+  policy: NetworkSection,
 ): void {
   let url: URL;
   try {

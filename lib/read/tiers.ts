@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
+import type { ReadConfig } from "./types.ts";
 import type { Env } from "../config/env.ts";
 import type { GuardedFetcher } from "../net/fetch.ts";
 import type { DomainStats } from "../store/types.ts";
@@ -78,7 +78,7 @@ export interface TierSet {
  * ```
  */
 export function defaultTiers(
-  config: Config,
+  config: ReadConfig,
   deps: {
     fetcher: GuardedFetcher;
     domains?: DomainStats;

@@ -6,7 +6,7 @@
  */
 import type { DomainStats } from "../store/types.ts";
 import type { ErrorCode } from "../errors.ts";
-import type { Config } from "../config/config.ts";
+import type { NetworkSection, ReadSection } from "../config/sections.ts";
 import type { Fetcher } from "../net/types.ts";
 import type { BodyExtractor, HtmlExtractor } from "../extract/pool.ts";
 import type { TenancyScope } from "../config/tenancy.ts";
@@ -104,10 +104,21 @@ export interface Page {
   markdownTokens?: number;
 }
 
+/**
+ * The settings a reader and its tiers read: the `read` and `network` sections,
+ * handed down by the composition root (a tier never sees the whole configuration).
+ */
+export interface ReadConfig {
+  /** The reading cascade's and the tiers' own settings. */
+  read: ReadSection;
+  /** The guarded network layer's settings (the SSRF policy, limits, robots). */
+  network: NetworkSection;
+}
+
 /** What tiers share. */
 export interface ReadContext {
-  /** Configuration. */
-  config: Config;
+  /** The reading settings. */
+  config: ReadConfig;
   /** The guarded fetcher. */
   fetcher: Fetcher;
   /** Extracts HTML off the main thread under a deadline; without it, extraction runs inline. */

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
+import type { SearchSection } from "../config/sections.ts";
 import { GleanerError } from "../errors.ts";
 import { normalizeDomain } from "./domains.ts";
 
@@ -113,13 +113,13 @@ export const DOMAIN_PROFILE_PRESETS: Readonly<Record<string, DomainProfileSettin
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { domainProfileNames } from "./domain_profiles.ts";
  * const config = parseConfig({ search: { domain_profiles: { news: { prefer: ["apnews.com"] } } } });
  * console.assert(domainProfileNames(config).join() === "dev,homelab,news");
  * ```
  */
-export function domainProfileNames(config: Pick<Config, "search">): string[] {
+export function domainProfileNames(config: { search: SearchSection }): string[] {
   return [
     ...new Set([
       ...Object.keys(DOMAIN_PROFILE_PRESETS),
@@ -135,13 +135,16 @@ export function domainProfileNames(config: Pick<Config, "search">): string[] {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { resolveDomainProfile } from "./domain_profiles.ts";
  * const dev = resolveDomainProfile(parseConfig({}), "dev");
  * console.assert(dev.prefer.includes("developer.mozilla.org") && dev.boost === 0.25);
  * ```
  */
-export function resolveDomainProfile(config: Pick<Config, "search">, name: string): DomainProfile {
+export function resolveDomainProfile(
+  config: { search: SearchSection },
+  name: string,
+): DomainProfile {
   const own = Object.hasOwn(config.search.domain_profiles, name)
     ? config.search.domain_profiles[name]
     : undefined;

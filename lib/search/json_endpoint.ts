@@ -48,7 +48,7 @@ const anyJson = (_: unknown): _ is unknown => true;
  *
  * @example
  * ```ts ignore
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { createFetcher } from "../net/fetch.ts";
  * import { postJson } from "./json_endpoint.ts";
  * const fetcher = createFetcher(parseConfig({}).network);

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
+import type { LlmSection } from "../config/sections.ts";
 import { GleanerError } from "../errors.ts";
 import type { Fetcher } from "../net/types.ts";
 import { postJson } from "./json_endpoint.ts";
@@ -46,7 +46,7 @@ export interface Llm {
 }
 
 /** True when `llm.url` and `llm.model` are both set. */
-export function llmConfigured(config: Pick<Config, "llm">): boolean {
+export function llmConfigured(config: { llm: LlmSection }): boolean {
   return Boolean(config.llm.url && config.llm.model);
 }
 
@@ -56,14 +56,14 @@ export function llmConfigured(config: Pick<Config, "llm">): boolean {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { createFetcher } from "../net/fetch.ts";
  * import { llmFromConfig } from "./llm.ts";
  * const config = parseConfig({});
  * console.assert(llmFromConfig(config, createFetcher(config.network)) === undefined);
  * ```
  */
-export function llmFromConfig(config: Pick<Config, "llm">, fetcher: Fetcher): Llm | undefined {
+export function llmFromConfig(config: { llm: LlmSection }, fetcher: Fetcher): Llm | undefined {
   const { url, model, api, api_key: apiKey, timeout_ms: timeoutMs } = config.llm;
   if (!url || !model) return undefined;
   const endpoint = `${url.replace(/\/+$/, "").replace(/\/api\/(generate|chat)$/, "")}/api/${api}`;

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
+import type { SearchSection } from "../config/sections.ts";
 import { GleanerError } from "../errors.ts";
 import type { Fetcher } from "../net/types.ts";
 import { urlInDomains } from "./domains.ts";
@@ -62,7 +62,7 @@ export interface ResultRerankerOptions {
  *
  * @example
  * ```ts ignore
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { createFetcher } from "../net/fetch.ts";
  * import { createResultReranker } from "./rerank.ts";
  * const reranker = createResultReranker({
@@ -108,7 +108,7 @@ export function createResultReranker(options: ResultRerankerOptions): ResultRera
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { createFetcher } from "../net/fetch.ts";
  * import { rerankerFromConfig } from "./rerank.ts";
  * const config = parseConfig({});
@@ -116,7 +116,7 @@ export function createResultReranker(options: ResultRerankerOptions): ResultRera
  * ```
  */
 export function rerankerFromConfig(
-  config: Pick<Config, "search">,
+  config: { search: SearchSection },
   fetcher: Fetcher,
 ): ResultReranker | undefined {
   const s = config.search;

@@ -28,7 +28,6 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
 import { type ErrorCode, GleanerError, permissionError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
@@ -49,6 +48,7 @@ import {
 import type {
   Provider,
   ProviderAnswer,
+  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
@@ -243,7 +243,7 @@ export interface RunCall {
 /** Options of {@link createRoleRouter}. */
 export interface RoleRouterOptions {
   /** The configuration. */
-  config: Config;
+  config: ProviderConfig;
   /** The guarded fetcher. */
   fetcher: Fetcher;
   /** Where search answers are cached (namespace `search`). */
@@ -285,7 +285,7 @@ function noticesOf(notices: string[]): { notices?: string[] } {
  *
  * @example
  * ```ts ignore
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { createFetcher } from "../net/fetch.ts";
  * import { createRoleRouter } from "./roles.ts";
  * const config = parseConfig({ search: { exa_api_key: Deno.env.get("EXA_API_KEY") } });

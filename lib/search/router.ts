@@ -9,7 +9,6 @@
  * @module
  */
 import { LruCache } from "../cache/lru_cache.ts";
-import type { Config } from "../config/config.ts";
 import { GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
@@ -20,6 +19,8 @@ import { orderHits, rerankerFromConfig, type ResultReranker } from "./rerank.ts"
 import { createRoleRouter, type FallbackEntry, type RoleRouter } from "./roles.ts";
 import type { SearchHit, SearchRequest } from "./types.ts";
 import type { Attempt } from "../net/upstream_failure.ts";
+import type { ProviderConfig } from "./providers/types.ts";
+import type { LlmSection } from "../config/sections.ts";
 
 const log = getGleanerLogger("search", "quality");
 
@@ -87,7 +88,7 @@ export interface SearchRouter {
  * ```
  */
 export function createSearchRouter(
-  config: Config,
+  config: ProviderConfig & { llm: LlmSection },
   fetcher: Fetcher,
   roles: RoleRouter = createRoleRouter({ config, fetcher }),
 ): SearchRouter {

@@ -19,7 +19,8 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import { type Config, StoreSchema } from "../config/config.ts";
+import type { StoreSection } from "../config/sections.ts";
+import { StoreSchema } from "../config/schema/store.ts";
 import type { Env } from "../config/env.ts";
 import { GleanerError } from "../errors.ts";
 import type { EmbeddingCache } from "../embed/types.ts";
@@ -65,7 +66,7 @@ export {
 } from "./valkey_domain_stats.ts";
 
 /** The `store` section of the configuration. */
-export type StoreSettings = Config["store"];
+export type StoreSettings = StoreSection;
 
 /** Everything persistent Gleaner uses, opened together. */
 export interface Store {

@@ -9,7 +9,7 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Config } from "../config/config.ts";
+import type { EventsSection } from "../config/sections.ts";
 import { NatsPublisher, type NatsStats } from "./nats.ts";
 
 /** One finished tool call. */
@@ -117,13 +117,13 @@ export const NOOP_EVENTS: Events = {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { createEvents } from "./events.ts";
  * const events = createEvents(parseConfig({}).events);
  * console.assert(events.enabled === false);
  * ```
  */
-export function createEvents(settings: Config["events"]): Events {
+export function createEvents(settings: EventsSection): Events {
   if (!settings.nats_url) return NOOP_EVENTS;
   const nats = new NatsPublisher({
     url: settings.nats_url,

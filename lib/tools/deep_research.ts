@@ -66,7 +66,7 @@ function memoryTitle(content: string): string {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { sharesMemories } from "./deep_research.ts";
  * console.assert(!sharesMemories(parseConfig({})));
  * console.assert(sharesMemories(parseConfig({ memory: { deep_research: true } })));

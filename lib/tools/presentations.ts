@@ -54,7 +54,7 @@ export function roleTools(config: Config): AnyToolSpec[] {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { toolsFor } from "./presentations.ts";
  * const roles = toolsFor(parseConfig({ search: { presentation: "roles" } }));
  * console.assert(roles.map((t) => t.name).join() === "web_search_tool,web_contents_tool");

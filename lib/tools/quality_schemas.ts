@@ -31,7 +31,7 @@ export interface QualityShape {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { qualityShape } from "./quality_schemas.ts";
  * const shape = qualityShape(parseConfig({}));
  * console.assert(shape.domain_profile.safeParse("dev").success);

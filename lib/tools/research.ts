@@ -19,7 +19,7 @@ export { ResearchInput, ResearchOutput } from "./research_schemas.ts";
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { researchToolFor } from "./research.ts";
  * const tool = researchToolFor(parseConfig({}));
  * console.assert(!tool.input.safeParse({ query: "x", domain_profile: "nope" }).success);

@@ -158,7 +158,7 @@ export const SearchOutput: z.ZodObject<{
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { searchToolFor } from "./search.ts";
  * const tool = searchToolFor(parseConfig({}));
  * console.assert(!tool.input.safeParse({ items: [{ query: "x", expand: true }] }).success);

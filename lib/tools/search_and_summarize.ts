@@ -26,7 +26,7 @@ export { SearchAndSummarizeOutput } from "./search_and_summarize_schemas.ts";
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { searchAndSummarizeTool } from "./search_and_summarize.ts";
  * const config = parseConfig({ llm: { url: "http://127.0.0.1:11434", model: "llama3.2" } });
  * const tool = searchAndSummarizeTool(config);

@@ -10,12 +10,12 @@
  * @module
  */
 import { createHmac } from "node:crypto";
-import type { Config } from "../../config/config.ts";
+import type { MemorySection } from "../../config/sections.ts";
 import { GleanerError } from "../../errors.ts";
 import { type PostgresMemoryBackend, PostgresMemoryDatabase } from "./backend.ts";
 
 /** The `memory` section of the configuration. */
-type MemorySettings = Config["memory"];
+type MemorySettings = MemorySection;
 
 interface Shared {
   db: Promise<PostgresMemoryDatabase>;

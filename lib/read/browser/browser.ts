@@ -31,7 +31,7 @@
  * @module
  */
 import type { HTTPRequest, Page } from "puppeteer-core";
-import type { Config } from "../../config/config.ts";
+import type { ReadConfig } from "../types.ts";
 import type { Env } from "../../config/env.ts";
 import { GleanerError, toGleanerError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
@@ -195,7 +195,10 @@ interface Session {
  * }
  * ```
  */
-export function createBrowserTier(config: Config, options: BrowserTierOptions = {}): BrowserTier {
+export function createBrowserTier(
+  config: ReadConfig,
+  options: BrowserTierOptions = {},
+): BrowserTier {
   const blockedTypes = new Set(options.blockedResourceTypes ?? BLOCKED_RESOURCE_TYPES);
   const settleMs = options.settleMs ?? 250;
   const maxHtml = config.network.max_decompressed_bytes;

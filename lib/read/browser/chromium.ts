@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Config } from "../../config/config.ts";
+import type { ReadSection } from "../../config/sections.ts";
 import type { Env } from "../../config/env.ts";
 import { GleanerError } from "../../errors.ts";
 
@@ -63,7 +63,7 @@ async function isFile(path: string): Promise<boolean> {
  * ```
  */
 export async function findChromium(
-  config: { read: Pick<Config["read"], "chrome_path"> },
+  config: { read: Pick<ReadSection, "chrome_path"> },
 ): Promise<string> {
   const explicit = config.read.chrome_path;
   if (explicit) {

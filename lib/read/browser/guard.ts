@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { privateAllowed } from "../../config/config.ts";
+import { privateAllowed } from "../../config/schema/network.ts";
 import { GleanerError, networkError } from "../../errors.ts";
 import {
   type AddressPolicy,

@@ -27,7 +27,7 @@ import puppeteer, {
   type BrowserContext,
   type DownloadBehavior,
 } from "puppeteer-core";
-import type { Config } from "../../config/config.ts";
+import type { ReadConfig } from "../types.ts";
 import { GleanerError, permissionError } from "../../errors.ts";
 import type { Resolver } from "../../net/fetch.ts";
 import { type EgressProxy, startEgressProxy } from "./proxy.ts";
@@ -186,7 +186,7 @@ export interface OpenBrowserOptions {
  * ```
  */
 export async function openBrowser(
-  config: Config,
+  config: ReadConfig,
   extraArgs: readonly string[] = [],
   options: OpenBrowserOptions = {},
 ): Promise<BrowserHandle> {

@@ -51,8 +51,8 @@ import { LruCache } from "../../cache/lru_cache.ts";
 import http from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
-import type { Config } from "../../config/config.ts";
-import { privateAllowed } from "../../config/config.ts";
+import type { NetworkSection } from "../../config/sections.ts";
+import { privateAllowed } from "../../config/schema/network.ts";
 import { GleanerError, networkError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { assertUrlAllowed } from "../../net/address.ts";
@@ -61,8 +61,8 @@ import { openTunnel, proxyRoute } from "../../net/proxy.ts";
 
 /** The network settings the proxy applies (`proxy_url`/`no_proxy`: the upstream proxy, if any). */
 export type EgressPolicy =
-  & Pick<Config["network"], "allow_private" | "allowed_ports" | "connect_timeout_ms">
-  & Partial<Pick<Config["network"], "proxy_url" | "no_proxy">>;
+  & Pick<NetworkSection, "allow_private" | "allowed_ports" | "connect_timeout_ms">
+  & Partial<Pick<NetworkSection, "proxy_url" | "no_proxy">>;
 
 /** Options of {@link startEgressProxy}. */
 export interface EgressProxyOptions {

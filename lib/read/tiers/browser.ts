@@ -4,13 +4,12 @@
  *
  * @module
  */
-import type { Config } from "../../config/config.ts";
 import type { RobotsChecker } from "../../net/robots.ts";
 import type { Env } from "../../config/env.ts";
 import type { BrowserTier as BrowserEngine, BrowserTierStats } from "../browser/browser.ts";
 import { pageFromHtml } from "./http.ts";
 import { assertPageStatus } from "../status.ts";
-import type { Tier } from "../types.ts";
+import type { ReadConfig, Tier } from "../types.ts";
 
 /** A browser {@link Tier} plus a way to close the browser it owns. */
 export interface ClosableTier extends Tier {
@@ -32,7 +31,7 @@ export interface ClosableTier extends Tier {
  * ```
  */
 export function createBrowserReadTier(
-  config: Config,
+  config: ReadConfig,
   deps: { robots?: RobotsChecker; engine?: BrowserEngine; env?: Env } = {},
 ): ClosableTier {
   let engine = deps.engine;

@@ -31,7 +31,6 @@
  *
  * @module
  */
-import type { Config } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import type { RobotsChecker } from "../../net/robots.ts";
 import { isRecord } from "../../net/json_call.ts";
@@ -48,7 +47,7 @@ import {
   serviceTarget,
 } from "../service.ts";
 import { assertPageStatus } from "../status.ts";
-import type { Page, PageLink, Tier } from "../types.ts";
+import type { Page, PageLink, ReadConfig, Tier } from "../types.ts";
 
 /** The Firecrawl service, as messages and settings name it. */
 export const FIRECRAWL: ServiceSpec = {
@@ -93,7 +92,7 @@ function text(value: unknown): string | undefined {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { pageFromFirecrawlDocument } from "./firecrawl.ts";
  * const page = pageFromFirecrawlDocument({
  *   markdown: "# Tides\n\nSee [the moon](https://example.com/moon).",
@@ -105,7 +104,7 @@ function text(value: unknown): string | undefined {
 export function pageFromFirecrawlDocument(
   doc: FirecrawlDocument,
   requestedUrl: string,
-  config: Config,
+  config: ReadConfig,
 ): Page {
   const meta = isRecord(doc.metadata) ? doc.metadata : {};
   const finalUrl = text(meta.url) ?? text(meta.sourceURL) ?? requestedUrl;
@@ -184,7 +183,7 @@ export interface ServiceTier extends Tier {
 }
 
 /** One client (and so one breaker) per configuration: per Gleaner, not per process. */
-const clients = new WeakMap<Config, ServiceClient>();
+const clients = new WeakMap<ReadConfig, ServiceClient>();
 
 /**
  * The Firecrawl client of a configuration: the reading tier and the crawl
@@ -193,13 +192,13 @@ const clients = new WeakMap<Config, ServiceClient>();
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { firecrawlClient } from "./firecrawl.ts";
  * const config = parseConfig({});
  * console.assert(firecrawlClient(config) === firecrawlClient(config));
  * ```
  */
-export function firecrawlClient(config: Config): ServiceClient {
+export function firecrawlClient(config: ReadConfig): ServiceClient {
   let client = clients.get(config);
   if (!client) clients.set(config, client = createServiceClient(FIRECRAWL));
   return client;

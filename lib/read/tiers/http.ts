@@ -7,7 +7,6 @@
  */
 import { type ErrorCode, GleanerError } from "../../errors.ts";
 import { pace } from "../../async/pace.ts";
-import type { Config } from "../../config/config.ts";
 import {
   type ExtractedPage,
   extractHtml,
@@ -21,7 +20,7 @@ import { pdfToMarkdown } from "../convert/pdf.ts";
 import { isStructuredType, looksLikeHtml, structuredToMarkdown } from "../convert/structured.ts";
 import { assertPageStatus } from "../status.ts";
 import { looksThin } from "../../extract/thin.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
+import type { Page, ReadConfig, ReadContext, ReadRequest, Tier } from "../types.ts";
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 
@@ -35,7 +34,7 @@ export interface HtmlReadOptions {
    */
   extractBody?: BodyExtractor;
   /** Settings (`read.max_html_chars`, `read.max_links`) for inline extraction. */
-  config?: Config;
+  config?: ReadConfig;
   /** Cancels the extraction. */
   signal?: AbortSignal;
   /** The body was already cut at the network size limit. */
@@ -107,7 +106,7 @@ function pageFromExtracted(
 }
 
 /** {@link extractHtml} options from the read settings. */
-export function inlineOptions(config?: Config): ExtractOptions {
+export function inlineOptions(config?: ReadConfig): ExtractOptions {
   return config
     ? { limits: { maxChars: config.read.max_html_chars }, maxLinks: config.read.max_links }
     : {};

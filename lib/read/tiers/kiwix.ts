@@ -22,12 +22,11 @@
  *
  * @module
  */
-import type { Config } from "../../config/config.ts";
 import { safeEndpoint } from "../../config/redact.ts";
 import type { Fetcher } from "../../net/types.ts";
 import { pageFromResponse } from "./http.ts";
 import { assertPageStatus } from "../status.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
+import type { Page, ReadConfig, ReadContext, ReadRequest, Tier } from "../types.ts";
 
 /** Where a page lives in a Kiwix book. */
 export interface KiwixArticle {
@@ -102,7 +101,7 @@ export function kiwixArticle(url: URL): KiwixArticle | undefined {
  * ```
  */
 export function createKiwixTier(
-  config: Config,
+  config: ReadConfig,
   deps: { fetcher?: Fetcher } = {},
 ): Tier | undefined {
   const base = config.read.kiwix_url;

@@ -34,14 +34,20 @@
  * @module
  */
 import { z } from "zod";
-import { type Config, providerApiKey } from "../../config/config.ts";
+import { providerApiKey } from "../../config/provider_keys.ts";
 import { GleanerError } from "../../errors.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { parseLanguageTag } from "../language_tag.ts";
 import { toIsoDate } from "../upstream.ts";
 import { boundedData, fitQuery, isWebUrl, plainText, providerSettings } from "./http.ts";
 import { callJson, isRecord, records, str } from "../../net/json_call.ts";
-import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
+import type {
+  Provider,
+  ProviderConfig,
+  ProviderEnv,
+  ProviderHit,
+  ProviderSearchRequest,
+} from "./types.ts";
 
 /** The provider's name. */
 export const BRAVE = "brave";
@@ -217,7 +223,7 @@ export function braveLocale(tag: string): BraveLocale {
   return { ...(lang ? { search_lang: lang } : {}), ...(country ? { country } : {}), dropped };
 }
 
-function settings(config: Config) {
+function settings(config: ProviderConfig) {
   return providerSettings(config, BRAVE, {
     baseUrl: "https://api.search.brave.com",
     maxResults: 20,
@@ -538,7 +544,7 @@ const BraveNewsInput = BraveInput.extend({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { braveProvider } from "./brave.ts";
  * console.assert(!braveProvider.isConfigured(parseConfig({})));
  * console.assert(braveProvider.isConfigured(parseConfig({ search: { brave_api_key: "k" } })));

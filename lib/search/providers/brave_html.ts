@@ -33,7 +33,7 @@ const BRAVE_SAFESEARCH = ["off", "moderate", "strict"] as const;
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { BRAVE_HTML_ENGINE } from "./brave_html.ts";
  * const { url, headers } = BRAVE_HTML_ENGINE.request("https://search.brave.com", { query: "deno", max_results: 5, time_range: "week" }, parseConfig({}));
  * console.assert(url.searchParams.get("tf") === "pw" && url.searchParams.get("source") === "web");
@@ -68,7 +68,7 @@ export const BRAVE_HTML_ENGINE: ScrapedEngine = {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { braveHtmlProvider } from "./brave_html.ts";
  * console.assert(braveHtmlProvider.isConfigured(parseConfig({})));
  * console.assert(braveHtmlProvider.tools[0].name === "brave_html_search");

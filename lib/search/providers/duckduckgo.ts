@@ -19,7 +19,7 @@ import type { Provider } from "./types.ts";
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { duckduckgoProvider } from "./duckduckgo.ts";
  * console.assert(duckduckgoProvider.isConfigured(parseConfig({})));
  * ```

@@ -9,11 +9,10 @@
  *
  * @module
  */
-import type { Config } from "../../config/config.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { responseFailure } from "../../net/classify.ts";
 import { keylessSettings } from "./keyless.ts";
-import type { ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
+import type { ProviderConfig, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import type { TimeRange } from "../time_range.ts";
 import { fetchUpstream, safeEndpoint } from "../upstream.ts";
@@ -106,13 +105,13 @@ interface DuckDuckGoPages {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { duckduckgoPages } from "./duckduckgo_call.ts";
  * const config = parseConfig({ search: { providers: { duckduckgo: { base_url: "http://127.0.0.1:9" } } } });
  * console.assert(duckduckgoPages(config).lite === "http://127.0.0.1:9/lite/");
  * ```
  */
-export function duckduckgoPages(config: Config): DuckDuckGoPages {
+export function duckduckgoPages(config: ProviderConfig): DuckDuckGoPages {
   const base = keylessSettings(config, DUCKDUCKGO).baseUrl;
   return base
     ? { html: `${base}/html/`, lite: `${base}/lite/` }

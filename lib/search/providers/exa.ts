@@ -21,7 +21,7 @@
  * @module
  */
 import { z } from "zod";
-import { type Config, providerApiKey } from "../../config/config.ts";
+import { providerApiKey } from "../../config/provider_keys.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
 import { boundedData, isWebUrl, plainText, providerSettings } from "./http.ts";
@@ -30,6 +30,7 @@ import type {
   ContentsRequest,
   Provider,
   ProviderAnswer,
+  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
@@ -45,11 +46,11 @@ const EXA_MAX_RESULTS = 100;
 
 const RANGE_DAYS: Readonly<Record<TimeRange, number>> = { day: 1, week: 7, month: 31, year: 366 };
 
-function settings(config: Config) {
+function settings(config: ProviderConfig) {
   return providerSettings(config, EXA, { baseUrl: "https://api.exa.ai", maxResults: 25 });
 }
 
-function headers(config: Config): Record<string, string> {
+function headers(config: ProviderConfig): Record<string, string> {
   return { "x-api-key": providerApiKey(config, EXA) ?? "" };
 }
 
@@ -243,7 +244,7 @@ const ExaAnswerInput = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { exaProvider } from "./exa.ts";
  * console.assert(exaProvider.roles.includes("answer"));
  * console.assert(!exaProvider.isConfigured(parseConfig({})));

@@ -71,7 +71,7 @@
  */
 import { delay } from "../../async/delay.ts";
 import { z } from "zod";
-import { type Config, providerApiKey } from "../../config/config.ts";
+import { providerApiKey } from "../../config/provider_keys.ts";
 import { GleanerError } from "../../errors.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { providerFailure } from "../../net/classify.ts";
@@ -81,6 +81,7 @@ import type {
   AnswerRequest,
   Provider,
   ProviderAnswer,
+  ProviderConfig,
   ProviderEnv,
   ProviderHit,
   ProviderSearchRequest,
@@ -90,7 +91,7 @@ import { RUN_REF_MAX_CHARS } from "./types.ts";
 /** The provider's name. */
 export const GEMINI = "gemini";
 
-function settings(config: Config) {
+function settings(config: ProviderConfig) {
   return providerSettings(config, GEMINI, {
     baseUrl: "https://generativelanguage.googleapis.com",
     maxResults: 20,
@@ -107,12 +108,12 @@ export const GEMINI_DEEP_MODEL = "gemini-3.8-flash";
  */
 export const GEMINI_DEEP_RESEARCH_AGENT = "deep-research-preview-04-2026";
 
-function modelFor(config: Config, depth: "quick" | "deep"): string {
+function modelFor(config: ProviderConfig, depth: "quick" | "deep"): string {
   const own = config.search.providers[GEMINI] ?? {};
   return depth === "deep" ? own.deep_model ?? GEMINI_DEEP_MODEL : own.model ?? GEMINI_MODEL;
 }
 
-function deepResearchSettings(config: Config) {
+function deepResearchSettings(config: ProviderConfig) {
   const own = config.search.providers[GEMINI] ?? {};
   return {
     enabled: own.deep_research === true,
@@ -435,7 +436,7 @@ async function geminiProbe(env: ProviderEnv): Promise<string> {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { geminiProvider } from "./gemini.ts";
  * console.assert(geminiProvider.roles.join() === "search,answer");
  * console.assert(geminiProvider.isConfigured(parseConfig({ search: { gemini_api_key: "k" } })));

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import type { Config } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { isRecord, str } from "../../net/json_call.ts";
 import { cleanText } from "../upstream.ts";
+import type { ProviderConfig } from "./types.ts";
 
 /** Settings of one provider, defaults filled in. */
 export interface ResolvedProviderSettings {
@@ -31,7 +31,7 @@ export interface ResolvedProviderSettings {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { providerSettings } from "./http.ts";
  * const config = parseConfig({ search: { providers: { exa: { base_url: "http://127.0.0.1:9/" } } } });
  * const settings = providerSettings(config, "exa", { baseUrl: "https://api.exa.ai", maxResults: 25 });
@@ -39,7 +39,7 @@ export interface ResolvedProviderSettings {
  * ```
  */
 export function providerSettings(
-  config: Config,
+  config: ProviderConfig,
   name: string,
   defaults: {
     baseUrl: string;

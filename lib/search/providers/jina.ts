@@ -37,7 +37,7 @@
  */
 import { z } from "zod";
 import type { RateLimit } from "../../async/rate_gate.ts";
-import { type Config, providerApiKey } from "../../config/config.ts";
+import { providerApiKey } from "../../config/provider_keys.ts";
 import { GleanerError } from "../../errors.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { toIsoDate } from "../upstream.ts";
@@ -46,6 +46,7 @@ import { callJson, isRecord, records, str } from "../../net/json_call.ts";
 import type {
   ContentsRequest,
   Provider,
+  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
@@ -66,12 +67,12 @@ const KEY_SETTING = "search.providers.jina.api_key";
 /** Reader requests a minute without a key and with one (https://jina.ai/api-dashboard/rate-limit). */
 const READER_RPM = { keyless: 20, keyed: 500 } as const;
 
-function settings(config: Config) {
+function settings(config: ProviderConfig) {
   return providerSettings(config, JINA, { baseUrl: "", maxResults: 10 });
 }
 
 /** The reader's settings: its own default timeout. */
-function readSettings(config: Config) {
+function readSettings(config: ProviderConfig) {
   return providerSettings(config, JINA, {
     baseUrl: "",
     maxResults: 10,
@@ -86,25 +87,25 @@ function readSettings(config: Config) {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { jinaRateLimit } from "./jina.ts";
  * console.assert(jinaRateLimit(parseConfig({}))?.budget?.count === 20);
  * console.assert(jinaRateLimit(parseConfig({ search: { jina_api_key: "k" } }))?.budget?.count === 500);
  * ```
  */
-export function jinaRateLimit(config: Config): RateLimit {
+export function jinaRateLimit(config: ProviderConfig): RateLimit {
   const count = providerApiKey(config, JINA) ? READER_RPM.keyed : READER_RPM.keyless;
   return { budget: { count, ms: 60_000 } };
 }
 
-function endpoints(config: Config): { reader: string; search: string } {
+function endpoints(config: ProviderConfig): { reader: string; search: string } {
   const base = settings(config).baseUrl;
   return base
     ? { reader: base, search: base }
     : { reader: "https://r.jina.ai", search: "https://s.jina.ai" };
 }
 
-function auth(config: Config): Record<string, string> {
+function auth(config: ProviderConfig): Record<string, string> {
   const key = providerApiKey(config, JINA);
   return key ? { Authorization: `Bearer ${key}` } : {};
 }
@@ -198,7 +199,7 @@ const JinaSearchInput = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { jinaProvider } from "./jina.ts";
  * console.assert(!jinaProvider.isConfigured(parseConfig({})));
  * const keyless = parseConfig({ search: { providers: { jina: { enabled: true } } } });

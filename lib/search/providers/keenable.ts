@@ -32,7 +32,7 @@
  */
 import { z } from "zod";
 import type { RateLimit } from "../../async/rate_gate.ts";
-import { type Config, providerApiKey } from "../../config/config.ts";
+import { providerApiKey } from "../../config/provider_keys.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { timeRangeStart } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
@@ -41,6 +41,7 @@ import { callJson, hasArray, isRecord, records, str } from "../../net/json_call.
 import type {
   ContentsRequest,
   Provider,
+  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
@@ -61,26 +62,26 @@ const CLIENT_TITLE = "Gleaner";
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { keenableRateLimit } from "./keenable.ts";
  * console.assert(keenableRateLimit(parseConfig({})).budget?.count === 1000);
  * console.assert(keenableRateLimit(parseConfig({ search: { keenable_api_key: "k" } })).budget === undefined);
  * ```
  */
-export function keenableRateLimit(config: Config): RateLimit {
+export function keenableRateLimit(config: ProviderConfig): RateLimit {
   return providerApiKey(config, KEENABLE)
     ? { perSecond: 10 }
     : { perSecond: 10, budget: { count: 1_000, ms: 3_600_000 } };
 }
 
-function settings(config: Config) {
+function settings(config: ProviderConfig) {
   return providerSettings(config, KEENABLE, {
     baseUrl: "https://api.keenable.ai",
     maxResults: 20,
   });
 }
 
-function access(config: Config): { suffix: string; headers: Record<string, string> } {
+function access(config: ProviderConfig): { suffix: string; headers: Record<string, string> } {
   const key = providerApiKey(config, KEENABLE);
   return key
     ? { suffix: "", headers: { "X-API-Key": key } }
@@ -208,7 +209,7 @@ const KeenableFetchInput = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { keenableProvider } from "./keenable.ts";
  * console.assert(!keenableProvider.isConfigured(parseConfig({})));
  * console.assert(keenableProvider.isConfigured(parseConfig({ search: { providers: { keenable: { enabled: true } } } })));

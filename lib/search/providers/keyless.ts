@@ -7,10 +7,15 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config/config.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
-import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
+import type {
+  Provider,
+  ProviderConfig,
+  ProviderEnv,
+  ProviderHit,
+  ProviderSearchRequest,
+} from "./types.ts";
 
 /** The settings one keyless search call reads. */
 export interface KeylessSettings {
@@ -28,13 +33,13 @@ export interface KeylessSettings {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { keylessSettings } from "./keyless.ts";
  * const config = parseConfig({ search: { providers: { duckduckgo: { base_url: "http://127.0.0.1:9/" } } } });
  * console.assert(keylessSettings(config, "duckduckgo").baseUrl === "http://127.0.0.1:9");
  * ```
  */
-export function keylessSettings(config: Config, name: string): KeylessSettings {
+export function keylessSettings(config: ProviderConfig, name: string): KeylessSettings {
   const own = config.search.providers[name];
   return {
     baseUrl: own?.base_url?.replace(/\/+$/, ""),
@@ -52,7 +57,7 @@ export interface KeylessSpec {
   /** The setting that makes it usable, named in messages. */
   configHint: string;
   /** True when the configuration makes it usable (before `enabled: false` is applied). */
-  configured(config: Config): boolean;
+  configured(config: ProviderConfig): boolean;
   /**
    * One search (`max_results` already capped by {@link keylessSettings}).
    * Zero results resolve to `[]`; every failure throws a {@link SearchFailure}.
@@ -82,7 +87,7 @@ const KeylessInput = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { keylessProvider } from "./keyless.ts";
  * const provider = keylessProvider({
  *   name: "example", title: "Example", configHint: "search.providers.example.enabled",

@@ -27,7 +27,7 @@ function compactDate(date: Date): string {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { MOJEEK } from "./mojeek.ts";
  * const { url, headers } = MOJEEK.request("https://www.mojeek.com", { query: "deno", max_results: 5, language: "de-AT" }, parseConfig({}));
  * console.assert(url.pathname === "/search" && url.searchParams.get("q") === "deno");
@@ -58,7 +58,7 @@ export const MOJEEK: ScrapedEngine = {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { mojeekProvider } from "./mojeek.ts";
  * console.assert(mojeekProvider.isConfigured(parseConfig({})) && mojeekProvider.keylessEngine);
  * ```

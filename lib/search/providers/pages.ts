@@ -5,10 +5,9 @@
  *
  * @module
  */
-import type { Config } from "../../config/config.ts";
 import { GleanerError, toGleanerError } from "../../errors.ts";
 import { screenUrl } from "../../net/screen.ts";
-import type { ProviderContents, ProviderPage } from "./types.ts";
+import type { ProviderConfig, ProviderContents, ProviderPage } from "./types.ts";
 
 /** A page that could not be read, in the contents shape. */
 export function failedPage(url: string, error: GleanerError): ProviderPage {
@@ -25,7 +24,7 @@ export function failedPage(url: string, error: GleanerError): ProviderPage {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { readScreened } from "./pages.ts";
  * const config = parseConfig({});
  * const sent: string[][] = [];
@@ -38,7 +37,7 @@ export function failedPage(url: string, error: GleanerError): ProviderPage {
  */
 export async function readScreened(
   urls: readonly string[],
-  config: Config,
+  config: ProviderConfig,
   read: (targets: string[]) => Promise<ProviderContents>,
 ): Promise<ProviderContents> {
   const screened = urls.map((raw): { raw: string; target?: string; error?: GleanerError } => {
@@ -77,7 +76,7 @@ export async function readScreened(
  */
 export function readEach(
   urls: readonly string[],
-  config: Config,
+  config: ProviderConfig,
   readOne: (url: string) => Promise<ProviderPage>,
 ): Promise<ProviderContents> {
   return readScreened(urls, config, (targets) => readAll(targets, readOne));

@@ -48,7 +48,7 @@
  * @module
  */
 import { z } from "zod";
-import { type Config, providerApiKey } from "../../config/config.ts";
+import { providerApiKey } from "../../config/provider_keys.ts";
 import { GleanerError } from "../../errors.ts";
 import { timeRangeStart } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
@@ -60,6 +60,7 @@ import type {
   ContentsRequest,
   Provider,
   ProviderAnswer,
+  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
@@ -77,7 +78,7 @@ const QUERY_MAX_CHARS = 200;
 /** Most domains in `include_domains` and `exclude_domains` together. */
 const POLICY_MAX_DOMAINS = 200;
 
-function settings(config: Config) {
+function settings(config: ProviderConfig) {
   return providerSettings(config, PARALLEL, { baseUrl: "https://api.parallel.ai", maxResults: 20 });
 }
 
@@ -316,7 +317,7 @@ async function parallelTool(input: z.output<typeof ParallelInput>, env: Provider
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { parallelProvider } from "./parallel.ts";
  * console.assert(parallelProvider.isConfigured(parseConfig({ search: { parallel_api_key: "k" } })));
  * ```

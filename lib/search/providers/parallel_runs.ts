@@ -81,7 +81,7 @@
  */
 import { z } from "zod";
 import { delay } from "../../async/delay.ts";
-import { type Config, providerApiKey } from "../../config/config.ts";
+import { providerApiKey } from "../../config/provider_keys.ts";
 import { GleanerError } from "../../errors.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { providerFailure } from "../../net/classify.ts";
@@ -89,6 +89,7 @@ import { boundedData, isWebUrl, providerSettings } from "./http.ts";
 import { callJson, callProvider, isRecord, records, str } from "../../net/json_call.ts";
 import type {
   AnyProviderTool,
+  ProviderConfig,
   ProviderEnv,
   ProviderHit,
   ProviderRun,
@@ -142,7 +143,7 @@ const CITATIONS_MAX = 100;
 /** Run ids are opaque tokens; anything else is refused before it reaches a URL. */
 const RUN_ID = /^[A-Za-z0-9_-]{1,200}$/;
 
-function settings(config: Config) {
+function settings(config: ProviderConfig) {
   const own = config.search.providers[PARALLEL] ?? {};
   return {
     ...providerSettings(config, PARALLEL, { baseUrl: "https://api.parallel.ai", maxResults: 20 }),

@@ -10,9 +10,8 @@
  */
 import { ERROR_CODES, type ErrorCode, GleanerError } from "../../errors.ts";
 import type { Fetcher } from "../../net/types.ts";
-import type { Config } from "../../config/config.ts";
 import { configuredProviders, servesRole } from "./registry.ts";
-import type { Provider, ProviderEnv, Role } from "./types.ts";
+import type { Provider, ProviderConfig, ProviderEnv, Role } from "./types.ts";
 
 /** What the probe found of one provider. */
 export interface ProviderProbe {
@@ -67,7 +66,7 @@ async function ask(provider: Provider, env: ProviderEnv): Promise<string> {
  *
  * @example
  * ```ts ignore
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { createFetcher } from "../../net/fetch.ts";
  * import { probeProviders } from "./probe.ts";
  * const config = parseConfig({ search: { brave_api_key: "..." } });
@@ -76,7 +75,10 @@ async function ask(provider: Provider, env: ProviderEnv): Promise<string> {
  * }
  * ```
  */
-export async function probeProviders(config: Config, fetcher: Fetcher): Promise<ProviderProbe[]> {
+export async function probeProviders(
+  config: ProviderConfig,
+  fetcher: Fetcher,
+): Promise<ProviderProbe[]> {
   const rows: ProviderProbe[] = [];
   for (const provider of configuredProviders(config)) {
     if (provider.keyless) continue;

@@ -44,14 +44,20 @@
  * @module
  */
 import { z } from "zod";
-import { type Config, providerApiKey } from "../../config/config.ts";
+import { providerApiKey } from "../../config/provider_keys.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { parseLanguageTag } from "../language_tag.ts";
 import { toIsoDate } from "../upstream.ts";
 import { providerFailure } from "../../net/classify.ts";
 import { boundedData, fitQuery, isWebUrl, plainText, providerSettings } from "./http.ts";
 import { callProvider, isRecord, records, str } from "../../net/json_call.ts";
-import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
+import type {
+  Provider,
+  ProviderConfig,
+  ProviderEnv,
+  ProviderHit,
+  ProviderSearchRequest,
+} from "./types.ts";
 
 /** The provider's name. */
 export const QUERIT = "querit";
@@ -134,7 +140,7 @@ export function queritLocale(tag: string): QueritLocale {
   return { ...(language ? { language } : {}), ...(country ? { country } : {}), dropped };
 }
 
-function settings(config: Config) {
+function settings(config: ProviderConfig) {
   return providerSettings(config, QUERIT, { baseUrl: "https://api.querit.ai", maxResults: 20 });
 }
 
@@ -251,7 +257,7 @@ const QueritSearchInput = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { queritProvider } from "./querit.ts";
  * console.assert(!queritProvider.isConfigured(parseConfig({})));
  * console.assert(queritProvider.isConfigured(parseConfig({ search: { querit_api_key: "k" } })));

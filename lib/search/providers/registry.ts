@@ -23,7 +23,6 @@
  *
  * @module
  */
-import type { Config } from "../../config/config.ts";
 import { GleanerError } from "../../errors.ts";
 import { braveProvider } from "./brave.ts";
 import { exaProvider } from "./exa.ts";
@@ -43,7 +42,7 @@ import { searxngProvider } from "./searxng.ts";
 import { GLEANER_READER } from "./reader.ts";
 import { tavilyProvider } from "./tavily.ts";
 import { tinyfishProvider } from "./tinyfish.ts";
-import type { Provider, Role } from "./types.ts";
+import type { Provider, ProviderConfig, Role } from "./types.ts";
 
 /** Every provider module, by name. */
 export const PROVIDERS: readonly Provider[] = [
@@ -111,7 +110,7 @@ export function providerByName(
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { roleOrder } from "./registry.ts";
  * console.assert(roleOrder(parseConfig({}), "answer").join() === "exa,tavily,gemini,parallel");
  * console.assert(roleOrder(parseConfig({ search: { backend: "searxng" } }), "search").join() === "searxng");
@@ -120,7 +119,11 @@ export function providerByName(
  * console.assert(roleOrder(parseConfig({ search: { ...searxng, pin_backend: true } }), "search").join() === "searxng");
  * ```
  */
-export function roleOrder(config: Config, role: Role, extra: readonly Provider[] = []): string[] {
+export function roleOrder(
+  config: ProviderConfig,
+  role: Role,
+  extra: readonly Provider[] = [],
+): string[] {
   const field = `${role}_order` as const;
   const explicit = config.search[field];
   if (explicit.length > 0) {
@@ -155,14 +158,14 @@ export function roleOrder(config: Config, role: Role, extra: readonly Provider[]
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { jinaProvider } from "./jina.ts";
  * import { servesRole } from "./registry.ts";
  * const keyless = parseConfig({ search: { providers: { jina: { enabled: true } } } });
  * console.assert(servesRole(jinaProvider, "contents", keyless) && !servesRole(jinaProvider, "search", keyless));
  * ```
  */
-export function servesRole(provider: Provider, role: Role, config: Config): boolean {
+export function servesRole(provider: Provider, role: Role, config: ProviderConfig): boolean {
   return provider.roles.includes(role) && provider.isConfigured(config) &&
     provider.missingSetting?.(role, config) === undefined;
 }
@@ -172,7 +175,7 @@ export function servesRole(provider: Provider, role: Role, config: Config): bool
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { usableProviders } from "./registry.ts";
  * const config = parseConfig({ search: { exa_api_key: "k" } });
  * const names = usableProviders(config, "search").map((p) => p.name);
@@ -180,7 +183,7 @@ export function servesRole(provider: Provider, role: Role, config: Config): bool
  * ```
  */
 export function usableProviders(
-  config: Config,
+  config: ProviderConfig,
   role: Role,
   extra: readonly Provider[] = [],
 ): Provider[] {
@@ -197,12 +200,12 @@ export function usableProviders(
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { configuredProviders } from "./registry.ts";
  * const names = configuredProviders(parseConfig({})).map((p) => p.name);
  * console.assert(names.join() === "duckduckgo,mojeek,brave_html,yahoo,yandex,wikipedia");
  * ```
  */
-export function configuredProviders(config: Config): Provider[] {
+export function configuredProviders(config: ProviderConfig): Provider[] {
   return PROVIDERS.filter((p) => p.isConfigured(config));
 }

@@ -21,7 +21,6 @@
  *
  * @module
  */
-import type { Config } from "../../config/config.ts";
 import { responseFailure } from "../../net/classify.ts";
 import type { FetchedResponse } from "../../net/types.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
@@ -30,7 +29,13 @@ import type { TimeRange } from "../time_range.ts";
 import type { SearchHit } from "../types.ts";
 import { fetchUpstream, safeEndpoint } from "../upstream.ts";
 import { keylessProvider, keylessSettings } from "./keyless.ts";
-import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
+import type {
+  Provider,
+  ProviderConfig,
+  ProviderEnv,
+  ProviderHit,
+  ProviderSearchRequest,
+} from "./types.ts";
 
 /** What one result page turned out to be. */
 export type EnginePage =
@@ -65,14 +70,14 @@ export interface SearchLocale {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { searchLocale } from "./scraped.ts";
  * const config = parseConfig({});
  * console.assert(searchLocale({ query: "q", max_results: 1, language: "pt-BR" }, config).country === "br");
  * console.assert(searchLocale({ query: "q", max_results: 1 }, config).language === "en");
  * ```
  */
-export function searchLocale(req: ProviderSearchRequest, config: Config): SearchLocale {
+export function searchLocale(req: ProviderSearchRequest, config: ProviderConfig): SearchLocale {
   if (req.language && req.language.trim()) {
     const tag = parseLanguageTag(req.language);
     return {
@@ -100,7 +105,7 @@ export interface ScrapedEngine {
   /** Its polite pace in calls per second (documented beside each engine). */
   requestsPerSecond: number;
   /** The request for one search, against `base` (no trailing slash). */
-  request(base: string, req: ProviderSearchRequest, config: Config): EngineRequest;
+  request(base: string, req: ProviderSearchRequest, config: ProviderConfig): EngineRequest;
   /**
    * The engine's own bot-wall signs in a response (a captcha header, a
    * redirect to its captcha page), named; `undefined` when there are none.
@@ -186,7 +191,7 @@ export async function searchScraped(
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { scrapedProvider } from "./scraped.ts";
  * const provider = scrapedProvider({
  *   name: "example", title: "Example", defaultBaseUrl: "https://search.example",

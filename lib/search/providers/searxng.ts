@@ -15,7 +15,7 @@ import type { Provider } from "./types.ts";
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { searxngProvider } from "./searxng.ts";
  * console.assert(!searxngProvider.isConfigured(parseConfig({})));
  * ```

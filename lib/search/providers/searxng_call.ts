@@ -9,11 +9,11 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../../config/config.ts";
+import type { SearchSection } from "../../config/sections.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { providerFailure, responseFailure } from "../../net/classify.ts";
 import { keylessSettings } from "./keyless.ts";
-import type { ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
+import type { ProviderConfig, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
 import type { SearchHit } from "../types.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { cleanText, fetchUpstream, safeEndpoint, toIsoDate } from "../upstream.ts";
@@ -94,7 +94,7 @@ export function parseSearxngJson(text: string): SearxngResponse {
 
 /** The settings of the SearXNG query string. */
 export type SearxngQuerySettings = Pick<
-  Config["search"],
+  SearchSection,
   "searxng_categories" | "searxng_engines" | "safesearch"
 >;
 
@@ -104,12 +104,12 @@ export type SearxngQuerySettings = Pick<
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { searxngUrl } from "./searxng_call.ts";
  * console.assert(searxngUrl(parseConfig({})) === undefined);
  * ```
  */
-export function searxngUrl(config: Config): string | undefined {
+export function searxngUrl(config: ProviderConfig): string | undefined {
   return config.search.providers[SEARXNG]?.base_url ?? config.search.searxng_url;
 }
 

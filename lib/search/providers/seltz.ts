@@ -37,12 +37,18 @@
  * @module
  */
 import { z } from "zod";
-import { type Config, providerApiKey } from "../../config/config.ts";
+import { providerApiKey } from "../../config/provider_keys.ts";
 import { timeRangeSchema, timeRangeStart } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
 import { boundedData, isWebUrl, plainText, providerSettings } from "./http.ts";
 import { callJson, isRecord, records, str } from "../../net/json_call.ts";
-import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
+import type {
+  Provider,
+  ProviderConfig,
+  ProviderEnv,
+  ProviderHit,
+  ProviderSearchRequest,
+} from "./types.ts";
 
 /** The provider's name. */
 export const SELTZ = "seltz";
@@ -50,7 +56,7 @@ export const SELTZ = "seltz";
 /** Longest snippet kept from a document's content (characters). */
 const SNIPPET_CHARS = 500;
 
-function settings(config: Config) {
+function settings(config: ProviderConfig) {
   return providerSettings(config, SELTZ, { baseUrl: "https://api.seltz.ai", maxResults: 20 });
 }
 
@@ -142,7 +148,7 @@ const SeltzSearchInput = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { seltzProvider } from "./seltz.ts";
  * console.assert(!seltzProvider.isConfigured(parseConfig({})));
  * console.assert(seltzProvider.isConfigured(parseConfig({ search: { seltz_api_key: "k" } })));

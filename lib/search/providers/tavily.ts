@@ -26,7 +26,7 @@
  * @module
  */
 import { z } from "zod";
-import { type Config, providerApiKey } from "../../config/config.ts";
+import { providerApiKey } from "../../config/provider_keys.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
@@ -36,6 +36,7 @@ import type {
   ContentsRequest,
   Provider,
   ProviderAnswer,
+  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
@@ -49,7 +50,7 @@ export const TAVILY = "tavily";
 /** Longest query Tavily takes (characters). */
 export const TAVILY_MAX_QUERY_CHARS = 400;
 
-function settings(config: Config) {
+function settings(config: ProviderConfig) {
   return providerSettings(config, TAVILY, { baseUrl: "https://api.tavily.com", maxResults: 20 });
 }
 
@@ -212,7 +213,7 @@ const TavilyExtractInput = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { tavilyProvider } from "./tavily.ts";
  * console.assert(tavilyProvider.isConfigured(parseConfig({ search: { tavily_api_key: "tvly-x" } })));
  * ```

@@ -58,7 +58,7 @@
  */
 import { z } from "zod";
 import { delay } from "../../async/delay.ts";
-import { type Config, providerApiKey } from "../../config/config.ts";
+import { providerApiKey } from "../../config/provider_keys.ts";
 import { GleanerError } from "../../errors.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import type { TimeRange } from "../time_range.ts";
@@ -70,6 +70,7 @@ import type {
   ContentsRequest,
   Provider,
   ProviderAnswer,
+  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
@@ -112,11 +113,11 @@ const RANGE_MINUTES: Readonly<Record<TimeRange, number>> = {
   year: 527_040,
 };
 
-function settings(config: Config) {
+function settings(config: ProviderConfig) {
   return providerSettings(config, TINYFISH, { baseUrl: "", maxResults: SEARCH_PAGE_RESULTS });
 }
 
-function endpoints(config: Config): { search: string; fetch: string; agent: string } {
+function endpoints(config: ProviderConfig): { search: string; fetch: string; agent: string } {
   const base = settings(config).baseUrl;
   return base ? { search: `${base}/v1/search`, fetch: `${base}/v1/fetch`, agent: `${base}/v1` } : {
     search: "https://api.search.tinyfish.ai",
@@ -125,7 +126,7 @@ function endpoints(config: Config): { search: string; fetch: string; agent: stri
   };
 }
 
-function headers(config: Config): Record<string, string> {
+function headers(config: ProviderConfig): Record<string, string> {
   return { "X-API-Key": providerApiKey(config, TINYFISH) ?? "" };
 }
 
@@ -463,7 +464,7 @@ const TinyfishRunSchema = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { tinyfishProvider } from "./tinyfish.ts";
  * console.assert(tinyfishProvider.roles.join() === "search,contents");
  * console.assert(!tinyfishProvider.isConfigured(parseConfig({})));

@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import type { RateLimit } from "../../async/rate_gate.ts";
-import type { Config } from "../../config/config.ts";
+import type { NetworkSection, SearchSection } from "../../config/sections.ts";
 import type { Fetcher } from "../../net/types.ts";
 import type { SearchHit } from "../types.ts";
 import type { TimeRange } from "../time_range.ts";
@@ -26,10 +26,24 @@ export const ROLES: readonly Role[] = ["search", "answer", "contents"];
  */
 export const RUN_REF_MAX_CHARS = 223;
 
+/**
+ * The settings a provider reads: the `search` section (its own
+ * `search.providers.<name>` entry, its key, the routing settings) and the
+ * `network` section (the policy its screened reads go through). The
+ * composition root hands this slice down; a provider never sees the whole
+ * configuration.
+ */
+export interface ProviderConfig {
+  /** Search settings (providers' entries and keys, routing). */
+  search: SearchSection;
+  /** The guarded network layer's settings. */
+  network: NetworkSection;
+}
+
 /** What a provider call receives besides its request. */
 export interface ProviderEnv {
-  /** The whole configuration (keys, `search.providers.<name>` settings). */
-  config: Config;
+  /** The provider's settings (keys, `search.providers.<name>` settings, the network policy). */
+  config: ProviderConfig;
   /** The guarded fetcher every upstream call goes through. */
   fetcher: Fetcher;
   /** Cancels the call. */
@@ -287,7 +301,7 @@ export interface Provider {
   /** The setting that makes it usable, named in messages (`search.providers.exa.api_key`). */
   readonly configHint: string;
   /** True when configured (key present, or keyless and enabled) and not turned off. */
-  isConfigured(config: Config): boolean;
+  isConfigured(config: ProviderConfig): boolean;
   /** True when the upstream filters domains itself (no `site:` hint needed). */
   readonly nativeDomains?: boolean;
   /**
@@ -315,13 +329,13 @@ export interface Provider {
    * {@link Provider.defaultRequestsPerSecond}. `search.providers.<name>.requests_per_second`
    * replaces it.
    */
-  rateLimit?(config: Config): RateLimit | undefined;
+  rateLimit?(config: ProviderConfig): RateLimit | undefined;
   /**
    * For a role in `roles` that this configuration does not let the provider
    * serve (Jina searches only with a key), the setting it needs; `undefined`
    * when it serves the role. Absent: a configured provider serves all its roles.
    */
-  missingSetting?(role: Role, config: Config): string | undefined;
+  missingSetting?(role: Role, config: ProviderConfig): string | undefined;
   /** Serves the `search` role. */
   search?(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]>;
   /** True when its answers may come back `in_progress` and an `interaction_id` resumes them. */

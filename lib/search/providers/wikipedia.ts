@@ -31,8 +31,13 @@ import { fetchUpstream, safeEndpoint } from "../upstream.ts";
 import { boundedData, fitQuery, plainText } from "./http.ts";
 import { keylessProvider, keylessSettings } from "./keyless.ts";
 import { searchLocale } from "./scraped.ts";
-import type { Provider, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
-import type { Config } from "../../config/config.ts";
+import type {
+  Provider,
+  ProviderConfig,
+  ProviderEnv,
+  ProviderHit,
+  ProviderSearchRequest,
+} from "./types.ts";
 
 /** The provider name. */
 export const WIKIPEDIA = "wikipedia";
@@ -49,12 +54,12 @@ const MAX_LIMIT = 50;
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { wikipediaBase } from "./wikipedia.ts";
  * console.assert(wikipediaBase({ query: "q", max_results: 3, language: "de-AT" }, parseConfig({})) === "https://de.wikipedia.org");
  * ```
  */
-export function wikipediaBase(req: ProviderSearchRequest, config: Config): string {
+export function wikipediaBase(req: ProviderSearchRequest, config: ProviderConfig): string {
   const configured = keylessSettings(config, WIKIPEDIA).baseUrl;
   if (configured) return configured;
   return `https://${searchLocale(req, config).language ?? "en"}.wikipedia.org`;
@@ -189,7 +194,7 @@ export async function searchWikipedia(
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { wikipediaProvider } from "./wikipedia.ts";
  * console.assert(wikipediaProvider.isConfigured(parseConfig({})) && wikipediaProvider.keylessEngine);
  * ```

@@ -30,7 +30,7 @@ const YAHOO_SAFESEARCH = ["p", "i", "r"] as const;
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { YAHOO } from "./yahoo.ts";
  * const { url, headers } = YAHOO.request("https://search.yahoo.com", { query: "deno", max_results: 5, time_range: "day" }, parseConfig({}));
  * console.assert(url.searchParams.get("p") === "deno" && url.searchParams.get("btf") === "d");
@@ -65,7 +65,7 @@ export const YAHOO: ScrapedEngine = {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { yahooProvider } from "./yahoo.ts";
  * console.assert(yahooProvider.isConfigured(parseConfig({})));
  * ```

@@ -34,7 +34,7 @@ const YANDEX_LANGUAGES: ReadonlySet<string> = new Set([
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { YANDEX } from "./yandex.ts";
  * const { url } = YANDEX.request("https://yandex.com", { query: "deno", max_results: 5, language: "de" }, parseConfig({}));
  * console.assert(url.pathname === "/search/site/" && url.searchParams.get("lang") === "de");
@@ -68,7 +68,7 @@ export const YANDEX: ScrapedEngine = {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { yandexProvider } from "./yandex.ts";
  * console.assert(yandexProvider.isConfigured(parseConfig({})));
  * ```
