@@ -58,6 +58,35 @@ export async function getMemory(ctx: MemoryContext, key: MemoryKey): Promise<Get
 }
 
 /**
+ * Checks what an update names and changes (`invalid_arguments` naming the
+ * field); answers the new `occurred_at` (ms since the epoch) and author,
+ * `null` to clear, `undefined` to keep.
+ */
+function checkUpdate(
+  input: UpdateMemoryInput,
+): { occurredAt: number | null | undefined; author: string | null | undefined } {
+  const invalid = (field: string, problem: string) =>
+    new GleanerError("invalid_arguments", `${field}: ${problem}`, { details: { field } });
+  if (input.ref !== undefined) checkIdText(input.ref, "ref");
+  else if (input.id === undefined) throw invalid("ref", "give the ref (or id) of the memory");
+  if (
+    input.content === undefined && input.occurred_at === undefined && input.author === undefined
+  ) throw invalid("content", "give the new content, occurred_at or author");
+  if (input.content !== undefined) {
+    checkNoNul(input.content, "content");
+    if (typeof input.content !== "string" || input.content.trim() === "") {
+      throw invalid("content", "must not be empty");
+    }
+  }
+  return {
+    author: input.author === null ? null : checkAuthor(input.author, "author"),
+    occurredAt: input.occurred_at === undefined || input.occurred_at === null
+      ? input.occurred_at
+      : parseOccurredAt(input.occurred_at, "occurred_at"),
+  };
+}
+
+/**
  * Changes a live memory's content (re-embedded), `occurred_at` or author; the
  * old version stays as history.
  */
@@ -66,33 +95,7 @@ export async function updateMemory(
   input: UpdateMemoryInput,
   signal?: AbortSignal,
 ): Promise<UpdateMemoryResult> {
-  if (input.ref !== undefined) checkIdText(input.ref, "ref");
-  else if (input.id === undefined) {
-    throw new GleanerError("invalid_arguments", "ref: give the ref (or id) of the memory", {
-      details: { field: "ref" },
-    });
-  }
-  if (
-    input.content === undefined && input.occurred_at === undefined && input.author === undefined
-  ) {
-    throw new GleanerError(
-      "invalid_arguments",
-      "content: give the new content, occurred_at or author",
-      { details: { field: "content" } },
-    );
-  }
-  if (input.content !== undefined) {
-    checkNoNul(input.content, "content");
-    if (typeof input.content !== "string" || input.content.trim() === "") {
-      throw new GleanerError("invalid_arguments", "content: must not be empty", {
-        details: { field: "content" },
-      });
-    }
-  }
-  const author = input.author === null ? null : checkAuthor(input.author, "author");
-  const occurredAt = input.occurred_at === undefined || input.occurred_at === null
-    ? input.occurred_at
-    : parseOccurredAt(input.occurred_at, "occurred_at");
+  const { occurredAt, author } = checkUpdate(input);
   const ready = await ctx.embedding.prepare();
   const current = await findMemory(
     ctx,
