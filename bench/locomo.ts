@@ -42,12 +42,6 @@ import { percentile, words } from "../testing/text_metrics.ts";
 
 const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 
-/**
- * The recall budget of the cross-validation: with it a rendered recall of
- * locomo-dev stays within 1,000 tokens (the wrapper and notes take ~70).
- */
-export const CV_MAX_TOKENS = 930;
-
 /** Options of {@link runLocomoBench}. */
 export interface LocomoBenchOptions {
   /** The locomo-dev folder (default `LOCOMO_DEV_DIR`). */
@@ -58,8 +52,8 @@ export interface LocomoBenchOptions {
   service?: MemoryServiceOptions;
   /**
    * Also choose settings by leave-one-conversation-out cross-validation over
-   * {@link CV_GRID} (on the `fields` stores, at `maxTokens` or
-   * {@link CV_MAX_TOKENS}); a few minutes more.
+   * {@link CV_GRID} (on the `fields` stores, at `maxTokens` or the default
+   * budget, within {@link CV_TOKEN_TARGET} tokens per recall); several minutes more.
    */
   crossValidate?: boolean;
   /** `max_tokens` of each recall (default: the service's budget). */
@@ -88,11 +82,12 @@ export function turnMemory(turn: LocomoTurn, format: TurnFormat): SaveMemoryInpu
     : { content: `[${turn.date_text}] ${turn.speaker}: ${turn.text}`, session_id };
 }
 
-/** Recall of one group of questions. */
+/** Recall of one group of questions (and the tokens of its recalls at 10, when measured). */
 interface Summary {
   questions: number;
   recall_at_5: number;
   recall_at_10: number;
+  tokens_per_recall_at_10?: number;
 }
 
 /** Sums of one group of questions. */
@@ -100,16 +95,20 @@ class Tally {
   questions = 0;
   r5 = 0;
   r10 = 0;
-  add(r5: number, r10: number) {
+  tokens10 = 0;
+  add(r5: number, r10: number, tokens10?: number) {
     this.questions++;
     this.r5 += r5;
     this.r10 += r10;
+    this.tokens10 += tokens10 ?? 0;
   }
   summary(): Summary {
+    const n = Math.max(1, this.questions);
     return {
       questions: this.questions,
-      recall_at_5: round(this.r5 / Math.max(1, this.questions)),
-      recall_at_10: round(this.r10 / Math.max(1, this.questions)),
+      recall_at_5: round(this.r5 / n),
+      recall_at_10: round(this.r10 / n),
+      ...(this.tokens10 > 0 ? { tokens_per_recall_at_10: Math.round(this.tokens10 / n) } : {}),
     };
   }
 }
@@ -119,13 +118,13 @@ class Tallies {
   all = new Tally();
   byCategory = new Map<number, Tally>();
   byConversation = new Map<string, Tally>();
-  add(conversation: string, q: LocomoQuestion, r5: number, r10: number) {
-    this.all.add(r5, r10);
+  add(conversation: string, q: LocomoQuestion, r5: number, r10: number, tokens10?: number) {
+    this.all.add(r5, r10, tokens10);
     const cat = this.byCategory.get(q.category) ?? new Tally();
-    cat.add(r5, r10);
+    cat.add(r5, r10, tokens10);
     this.byCategory.set(q.category, cat);
     const conv = this.byConversation.get(conversation) ?? new Tally();
-    conv.add(r5, r10);
+    conv.add(r5, r10, tokens10);
     this.byConversation.set(conversation, conv);
   }
   summary() {
@@ -217,10 +216,10 @@ async function build(
 }
 
 /** The stores of every conversation saved as one format: each file and its turns' memory ids. */
-type Stores = Map<string, { path: string; ids: number[] }>;
+export type Stores = Map<string, { path: string; ids: number[] }>;
 
 /** Builds a store per conversation, its turns saved as `format`. */
-async function buildAll(
+export async function buildAll(
   root: string,
   embedder: Embedder,
   conversations: readonly LocomoConversation[],
@@ -237,13 +236,18 @@ async function buildAll(
   return { stores, duplicates };
 }
 
-/** Gleaner's recall of every question on the built stores, with `settings`. */
-async function recallAll(
+/**
+ * Gleaner's recall of every question on the built stores, with `settings`;
+ * with `vectors` (each question's, embedded once) the recalls skip the
+ * query embedding (a grid of settings runs faster; latency then leaves it out).
+ */
+export async function recallAll(
   stores: Stores,
   embedder: Embedder,
   conversations: readonly LocomoConversation[],
   settings: MemoryServiceOptions | undefined,
   maxTokens: number | undefined,
+  vectors?: ReadonlyMap<string, Float32Array>,
 ): Promise<Record<string, unknown> & { by_conversation: Record<string, Summary> }> {
   const budget = maxTokens !== undefined ? { max_tokens: maxTokens } : {};
   const tallies = new Tallies();
@@ -270,10 +274,13 @@ async function recallAll(
       for (const q of conv.questions.slice(0, 5)) await service.recall({ query: q.question });
       for (const q of conv.questions) {
         const t = performance.now();
-        const out10 = await service.recall({ query: q.question, top_k: 10, ...budget });
+        const given = vectors?.get(q.question);
+        const options = given ? { queryVector: given } : {};
+        const out10 = await service.recall({ query: q.question, top_k: 10, ...budget }, options);
         latencies.push(performance.now() - t);
-        const out5 = await service.recall({ query: q.question, top_k: 5, ...budget });
-        tokens10 += countTokens(renderRecall(out10));
+        const out5 = await service.recall({ query: q.question, top_k: 5, ...budget }, options);
+        const rendered10 = countTokens(renderRecall(out10));
+        tokens10 += rendered10;
         tokens5 += countTokens(renderRecall(out5));
         returned10 += returnedIds(out10).length;
         questions++;
@@ -282,6 +289,7 @@ async function recallAll(
           q,
           share(q.evidence, turnsOf(out5)),
           share(q.evidence, turnsOf(out10)),
+          rendered10,
         );
       }
     } finally {
@@ -300,44 +308,68 @@ async function recallAll(
   };
 }
 
-/** The settings the cross-validation chooses among (numeric `MemoryServiceOptions`). */
-export const CV_GRID: readonly MemoryServiceOptions[] = [1, 3].flatMap((timeWeight) =>
-  [[1, 2], [2, 2], [2, 3]].flatMap(([contextBefore, contextAfter]) =>
-    [20, 40].map((denseDepth) => ({ timeWeight, contextBefore, contextAfter, denseDepth }))
-  )
+/**
+ * The settings the cross-validation chooses among (numeric
+ * `MemoryServiceOptions`): the context's allowance and reach; the other
+ * conversation settings stay at their defaults (chosen earlier the same way:
+ * time weight 3, dense depth 40).
+ */
+export const CV_GRID: readonly MemoryServiceOptions[] = [[2, 2], [3, 3]].flatMap((
+  [contextBefore, contextAfter],
+) =>
+  [0, 150, 200, 230, 260, 300].map((contextMaxTokens) => ({
+    contextMaxTokens,
+    contextBefore,
+    contextAfter,
+  }))
 );
+
+/** Tokens per recall (`top_k` 10, rendered) the cross-validation's choice may cost on the four. */
+export const CV_TOKEN_TARGET = 1_000;
 
 /**
  * Leave one conversation out: for each conversation, the settings of
- * {@link CV_GRID} with the best recall@10 on the other four, measured on
- * it; the held-out figures pooled over all questions.
+ * {@link CV_GRID} with the best recall@10 on the other four among those
+ * whose recalls there cost at most {@link CV_TOKEN_TARGET} tokens on average
+ * (at the default budget unless `maxTokens`), measured on it; the held-out
+ * figures pooled over all questions. Query vectors are embedded once.
  */
 async function crossValidate(
   stores: Stores,
   embedder: Embedder,
   conversations: readonly LocomoConversation[],
-  maxTokens: number,
+  maxTokens: number | undefined,
 ): Promise<Record<string, unknown>> {
+  const vectors = new Map<string, Float32Array>();
+  for (const q of conversations.flatMap((c) => c.questions)) {
+    if (!vectors.has(q.question)) {
+      vectors.set(q.question, (await embedder.embedQueries([q.question]))[0]);
+    }
+  }
   const runs: { settings: MemoryServiceOptions; byConversation: Record<string, Summary> }[] = [];
   for (const settings of CV_GRID) {
-    const out = await recallAll(stores, embedder, conversations, settings, maxTokens);
+    const out = await recallAll(stores, embedder, conversations, settings, maxTokens, vectors);
     runs.push({ settings, byConversation: out.by_conversation });
   }
   const pooled = (
     r: Record<string, Summary>,
     ids: string[],
-    key: "recall_at_5" | "recall_at_10",
+    key: "recall_at_5" | "recall_at_10" | "tokens_per_recall_at_10",
   ) => {
     const n = ids.reduce((sum, id) => sum + r[id].questions, 0);
-    return ids.reduce((sum, id) => sum + r[id][key] * r[id].questions, 0) / n;
+    return ids.reduce((sum, id) => sum + (r[id][key] ?? 0) * r[id].questions, 0) / n;
   };
   const folds: Record<string, unknown> = {};
   let r5 = 0;
   let r10 = 0;
+  let tokens = 0;
   let n = 0;
   for (const held of conversations.map((c) => c.id)) {
     const others = conversations.map((c) => c.id).filter((id) => id !== held);
-    const best = runs.reduce((a, b) =>
+    const within = runs.filter((r) =>
+      pooled(r.byConversation, others, "tokens_per_recall_at_10") <= CV_TOKEN_TARGET
+    );
+    const best = (within.length ? within : runs).reduce((a, b) =>
       pooled(b.byConversation, others, "recall_at_10") >
           pooled(a.byConversation, others, "recall_at_10")
         ? b
@@ -347,12 +379,25 @@ async function crossValidate(
     folds[held] = { chosen: best.settings, ...figure };
     r5 += figure.recall_at_5 * figure.questions;
     r10 += figure.recall_at_10 * figure.questions;
+    tokens += (figure.tokens_per_recall_at_10 ?? 0) * figure.questions;
     n += figure.questions;
   }
   return {
-    max_tokens: maxTokens,
-    grid: CV_GRID,
-    held_out: { questions: n, recall_at_5: round(r5 / n), recall_at_10: round(r10 / n) },
+    max_tokens: maxTokens ?? "default",
+    token_target: CV_TOKEN_TARGET,
+    grid: runs.map((r) => ({
+      ...r.settings,
+      recall_at_10: round(pooled(r.byConversation, Object.keys(r.byConversation), "recall_at_10")),
+      tokens_per_recall_at_10: Math.round(
+        pooled(r.byConversation, Object.keys(r.byConversation), "tokens_per_recall_at_10"),
+      ),
+    })),
+    held_out: {
+      questions: n,
+      recall_at_5: round(r5 / n),
+      recall_at_10: round(r10 / n),
+      tokens_per_recall_at_10: Math.round(tokens / n),
+    },
     folds,
   };
 }
@@ -395,7 +440,7 @@ export async function runLocomoBench(
           stores,
           embedder,
           conversations,
-          options.maxTokens ?? CV_MAX_TOKENS,
+          options.maxTokens,
         );
       }
     }

@@ -247,7 +247,7 @@ export const listMemories: ToolFunction<
 export const getMemory: ToolFunction<typeof getMemoryTool.input, typeof getMemoryTool.output> =
   bindTool(getMemoryTool);
 
-/** Replaces a memory's content (same ref); the old version is kept as history. */
+/** Changes a memory's content, occurred_at or author (same ref); the old version is kept as history. */
 export const updateMemory: ToolFunction<
   typeof updateMemoryTool.input,
   typeof updateMemoryTool.output

@@ -102,3 +102,38 @@ Deno.test("REST and library: memory.recall_budget is the budget of a recall with
     await gleaner.close();
   }
 });
+
+Deno.test("REST: memory.context_max_tokens and context_after bound the turns a recall brings as context", async () => {
+  const turns = [
+    "Did you finish the mural at the library?",
+    "Yes, the mural at the library shows the river in spring.",
+    "That must have taken weeks of painting.",
+    "Almost a month, mostly on weekends with my sister.",
+  ];
+  const contextOf = async (memory: Record<string, unknown>) => {
+    let context: { content: string }[] = [];
+    await withRest(memory, async (post) => {
+      await post("/v1/memories/save", {
+        memories: turns.map((content, i) => ({
+          content,
+          session_id: "s1",
+          occurred_at: "2024-03-02",
+          author: i % 2 ? "Ana" : "Ben",
+        })),
+      });
+      const out = await post("/v1/memories/recall", {
+        query: "What does Ana's library mural show?",
+        top_k: 1,
+      });
+      const [hit] = out.memories as { content: string; context?: { content: string }[] }[];
+      assert.equal(hit.content, turns[1]);
+      context = hit.context ?? [];
+    });
+    return context.map((c) => c.content);
+  };
+  assert.deepEqual(await contextOf({}), [turns[2], turns[0], turns[3]], "the defaults: 2 and 2");
+  assert.deepEqual(await contextOf({ context_after: 0 }), [turns[0]]);
+  assert.deepEqual(await contextOf({ context_max_tokens: 0 }), []);
+  const one = await contextOf({ context_max_tokens: 25 });
+  assert.deepEqual(one, [turns[2]], "room for the nearest next turn only");
+});

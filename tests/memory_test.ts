@@ -575,3 +575,75 @@ Deno.test("MCP: list_memories search needs every word, takes the last as a prefi
     assert.equal(odd.json.returned_count, 0);
   });
 });
+
+Deno.test("MCP and REST: update_memory changes occurred_at and author, alone or with the content", async () => {
+  await withMcpMemory(async (client, url) => {
+    const saved = await ok(client, "save_memories", {
+      memories: [{
+        content: "I ran a charity race for mental health.",
+        session_id: "session-2",
+        occurred_at: "2023-05-25T13:14Z",
+        author: "Melanie",
+      }],
+    });
+    const ref = saved.json.results[0].ref;
+
+    // Over MCP: the fields alone; the content, ref and vector stay, the old version is history.
+    const fixed = await ok(client, "update_memory", {
+      memory_id: ref,
+      occurred_at: "2023-05-20",
+      author: "Caroline",
+    });
+    assert.equal(fixed.json.memory.ref, ref);
+    assert.equal(fixed.json.memory.content, "I ran a charity race for mental health.");
+    assert.equal(fixed.json.memory.occurred_at, "2023-05-20T00:00:00.000Z");
+    assert.equal(fixed.json.memory.author, "Caroline");
+    assert.ok(fixed.json.memory.embedding_model, "the row keeps a vector");
+    const got = await ok(client, "get_memory", { memory_id: ref });
+    assert.equal(got.json.history[0].author, "Melanie");
+    assert.equal(got.json.history[0].occurred_at, "2023-05-25T13:14:00.000Z");
+    const recalled = await ok(client, "recall_memories", { query: "Who ran a charity race?" });
+    assert.equal(recalled.json.memories[0].author, "Caroline");
+    assert.match(recalled.text, /occurred_at="2023-05-20" author="Caroline">I ran a charity race/);
+
+    // Bad values are invalid_arguments naming the field; nothing to change is refused too.
+    for (
+      const [args, field] of [
+        [{ memory_id: ref, occurred_at: "2023-02-30" }, "occurred_at"],
+        [{ memory_id: ref, occurred_at: "last week" }, "occurred_at"],
+        [{ memory_id: ref, author: "  " }, "author"],
+        [{ memory_id: ref }, "content"],
+      ] as const
+    ) {
+      const bad = await call(client, "update_memory", args);
+      assert.equal(bad.isError, true, JSON.stringify(args));
+      assert.match(bad.content[0].text, new RegExp(`^invalid_arguments: .*${field}`));
+    }
+
+    // Over REST: the content and a cleared author at once; occurred_at stays.
+    const post = (body: unknown) =>
+      fetch(`${url}/v1/memories/update`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    let res = await post({
+      ref,
+      content: "I ran a charity race for animal shelters.",
+      author: null,
+    });
+    assert.equal(res.status, 200);
+    const both = await res.json();
+    assert.equal(both.memory.content, "I ran a charity race for animal shelters.");
+    assert.equal(both.memory.author, null);
+    assert.equal(both.memory.occurred_at, "2023-05-20T00:00:00.000Z");
+    res = await post({ ref, occurred_at: null });
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).memory.occurred_at, null);
+    res = await post({ ref, occurred_at: "2023-13-01" });
+    assert.equal(res.status, 400);
+    const bad = await res.json();
+    assert.equal(bad.error.code, "invalid_arguments");
+    assert.match(bad.error.message, /occurred_at/);
+  });
+});

@@ -156,8 +156,11 @@ Deno.test("config: memory thresholds are settings with today's values, validated
       memory.rrf_k,
       memory.recall_budget,
       memory.access_weight,
+      memory.context_max_tokens,
+      memory.context_before,
+      memory.context_after,
     ],
-    [0.95, 0.8, 800, 60, 2_000, 0],
+    [0.95, 0.8, 800, 60, 2_000, 0, 230, 2, 2],
   );
   const fromEnv = await loadConfig({
     env: {
@@ -167,6 +170,8 @@ Deno.test("config: memory thresholds are settings with today's values, validated
       GLEANER_MEMORY_RRF_K: "10",
       GLEANER_MEMORY_RECALL_BUDGET: "500",
       GLEANER_MEMORY_ACCESS_WEIGHT: "0.25",
+      GLEANER_MEMORY_CONTEXT_MAX_TOKENS: "0",
+      GLEANER_MEMORY_CONTEXT_AFTER: "3",
     },
   });
   assert.deepEqual(
@@ -177,8 +182,10 @@ Deno.test("config: memory thresholds are settings with today's values, validated
       fromEnv.memory.rrf_k,
       fromEnv.memory.recall_budget,
       fromEnv.memory.access_weight,
+      fromEnv.memory.context_max_tokens,
+      fromEnv.memory.context_after,
     ],
-    [0.9, 0.7, 300, 10, 500, 0.25],
+    [0.9, 0.7, 300, 10, 500, 0.25, 0, 3],
   );
   const refused: [Record<string, number>, string][] = [
     [{ duplicate_similarity: 1.2 }, "memory.duplicate_similarity"],
@@ -190,6 +197,8 @@ Deno.test("config: memory thresholds are settings with today's values, validated
     [{ rrf_k: -1 }, "memory.rrf_k"],
     [{ recall_budget: 0 }, "memory.recall_budget"],
     [{ access_weight: 2 }, "memory.access_weight"],
+    [{ context_max_tokens: -1 }, "memory.context_max_tokens"],
+    [{ context_before: 11 }, "memory.context_before"],
   ];
   for (const [memory, field] of refused) {
     assert.throws(

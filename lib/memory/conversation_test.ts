@@ -3,7 +3,7 @@ import { rejectsWith } from "../../testing/asserts.ts";
 import { createStaticEmbedder } from "../embed/static.ts";
 import type { Embedder } from "../embed/types.ts";
 import { countTokens } from "../text/tokens.ts";
-import { renderRecall, renderRecalledMemory } from "./render.ts";
+import { renderContextMemory, renderRecall, renderRecalledMemory } from "./render.ts";
 import { MemoryService, type MemoryServiceOptions } from "./service.ts";
 import { openSqliteMemoryBackend } from "./sqlite/backend.ts";
 import { questionTimeRange, TELL_LAG_MS } from "./time_query.ts";
@@ -206,4 +206,63 @@ Deno.test("recall: a question that names a time prefers what happened then", asy
   };
   assert.equal((await order(0))[0], "s3", "on the words alone the longer turn wins");
   assert.equal((await order(1))[0], "s1");
+});
+
+Deno.test("recall: context has its own allowance, spent on the best turn first, within the budget", async () => {
+  const lines = [
+    "Morning! Did you sleep well after the trip?",
+    "Not really, the flight back from Lisbon was delayed by four hours.",
+    "Oh no, that sounds exhausting after such a long week.",
+    "It was, but the old tram ride up the hill made it all worth it.",
+    "I remember you loved the pastries there more than anything.",
+    "Yes, I brought a whole box of them home for the kids.",
+    "The kids must have been thrilled with that surprise.",
+  ];
+  const save = async (m: MemoryService) => {
+    await m.save({
+      memories: lines.map((content, i) => ({
+        content,
+        session_id: "s1",
+        occurred_at: "2023-06-01T09:00Z",
+        author: i % 2 === 0 ? "Jon" : "Gina",
+      })),
+    });
+    await m.save({
+      memories: [
+        { content: "Lunch talk: the tram in Lisbon climbs a steep hill.", author: "Jon" },
+      ].map((t) => ({ ...t, session_id: "s2", occurred_at: "2023-07-01T12:00Z" })),
+    });
+  };
+  const query = "What did Gina ride up the hill in Lisbon?";
+  const recalled = async (options: MemoryServiceOptions) => {
+    const m = service({ contextBefore: 2, contextAfter: 2, ...options });
+    try {
+      await save(m);
+      const out = await m.recall({ query, top_k: 2 });
+      return { out, text: renderRecall(out) };
+    } finally {
+      await m.close();
+    }
+  };
+  const wide = await recalled({ contextMaxTokens: 10_000 });
+  assert.equal(wide.out.memories[0].content, lines[3]);
+  const all = wide.out.memories.flatMap((m) => m.context ?? []);
+  assert.ok(all.length >= 4, "without a tight allowance the neighbours of both hits come");
+
+  // One neighbour's worth: the best turn's nearest next turn, and nothing for the second hit.
+  const one = countTokens(`<context of="1" author="Jon">${lines[4]}</context>`);
+  const { out, text } = await recalled({ contextMaxTokens: one + 2 });
+  assert.deepEqual(out.memories[0].context?.map((c) => c.content), [lines[4]]);
+  assert.equal(out.memories[1].context, undefined);
+  const contextTokens = out.memories.flatMap((m) => m.context ?? []).reduce(
+    (sum, c) => sum + countTokens(renderContextMemory(c, out.memories[0])),
+    0,
+  );
+  assert.ok(contextTokens <= one + 2);
+  assert.ok(text.includes(lines[4]) && !text.includes(lines[6]));
+
+  // 0 attaches none, and the recall's budget still bounds the whole.
+  const none = await recalled({ contextMaxTokens: 0 });
+  assert.ok(none.out.memories.every((m) => m.context === undefined));
+  assert.ok(out.tokens > none.out.tokens && out.tokens < wide.out.tokens);
 });

@@ -10,7 +10,8 @@ import { getGleanerLogger } from "../log.ts";
 import { isZeroVector } from "../embed/vector.ts";
 import { checkIdText } from "../text/id_text.ts";
 import { countTokens } from "../text/tokens.ts";
-import { checkNoNul, round } from "./checks.ts";
+import { checkAuthor, checkNoNul, round } from "./checks.ts";
+import { parseOccurredAt } from "./time.ts";
 import type { MemoryContext } from "./context.ts";
 import { traceMemoryEmbed, traceMemorySearch, traceMemoryStore } from "./spans.ts";
 import type {
@@ -56,24 +57,45 @@ export async function getMemory(ctx: MemoryContext, key: MemoryKey): Promise<Get
   return { memory, history, notices: ctx.embedding.notices(ready) };
 }
 
-/** Replaces a live memory's content (re-embedded); the old version stays as history. */
+/**
+ * Checks what an update names and changes (`invalid_arguments` naming the
+ * field); answers the new `occurred_at` (ms since the epoch) and author,
+ * `null` to clear, `undefined` to keep.
+ */
+function checkUpdate(
+  input: UpdateMemoryInput,
+): { occurredAt: number | null | undefined; author: string | null | undefined } {
+  const invalid = (field: string, problem: string) =>
+    new GleanerError("invalid_arguments", `${field}: ${problem}`, { details: { field } });
+  if (input.ref !== undefined) checkIdText(input.ref, "ref");
+  else if (input.id === undefined) throw invalid("ref", "give the ref (or id) of the memory");
+  if (
+    input.content === undefined && input.occurred_at === undefined && input.author === undefined
+  ) throw invalid("content", "give the new content, occurred_at or author");
+  if (input.content !== undefined) {
+    checkNoNul(input.content, "content");
+    if (typeof input.content !== "string" || input.content.trim() === "") {
+      throw invalid("content", "must not be empty");
+    }
+  }
+  return {
+    author: input.author === null ? null : checkAuthor(input.author, "author"),
+    occurredAt: input.occurred_at === undefined || input.occurred_at === null
+      ? input.occurred_at
+      : parseOccurredAt(input.occurred_at, "occurred_at"),
+  };
+}
+
+/**
+ * Changes a live memory's content (re-embedded), `occurred_at` or author; the
+ * old version stays as history.
+ */
 export async function updateMemory(
   ctx: MemoryContext,
   input: UpdateMemoryInput,
   signal?: AbortSignal,
 ): Promise<UpdateMemoryResult> {
-  if (input.ref !== undefined) checkIdText(input.ref, "ref");
-  else if (input.id === undefined) {
-    throw new GleanerError("invalid_arguments", "ref: give the ref (or id) of the memory", {
-      details: { field: "ref" },
-    });
-  }
-  checkNoNul(input.content, "content");
-  if (input.content.trim() === "") {
-    throw new GleanerError("invalid_arguments", "content: must not be empty", {
-      details: { field: "content" },
-    });
-  }
+  const { occurredAt, author } = checkUpdate(input);
   const ready = await ctx.embedding.prepare();
   const current = await findMemory(
     ctx,
@@ -87,7 +109,10 @@ export async function updateMemory(
       { details: { field: "ref" } },
     );
   }
-  const tokens = countTokens(input.content);
+  // Only the fields changed: the same content, embedded again (the row keeps a vector).
+  const content = input.content ?? current.content;
+  const contentChanged = content !== current.content;
+  const tokens = contentChanged ? countTokens(content) : current.tokens;
   let vector: Float32Array | undefined;
   if (ready.embedder) {
     try {
@@ -96,7 +121,7 @@ export async function updateMemory(
         embedder,
         "document",
         1,
-        (usage) => embedder.embedDocuments([input.content], signal, usage),
+        (usage) => embedder.embedDocuments([content], signal, usage),
       );
     } catch (error) {
       if (signal?.aborted) throw error;
@@ -104,7 +129,7 @@ export async function updateMemory(
     }
   }
   const notices: MemoryNotice[] = [];
-  if (vector && !isZeroVector(vector)) {
+  if (contentChanged && vector && !isZeroVector(vector)) {
     const newVector = vector;
     const near = await traceMemorySearch(
       ctx.backend.engine,
@@ -129,7 +154,7 @@ export async function updateMemory(
     }
   }
   const splitTokens = ctx.options.splitTokens;
-  if (tokens > splitTokens) {
+  if (contentChanged && tokens > splitTokens) {
     notices.push({
       code: "consider_splitting",
       message: `The new content has ${tokens} tokens (over ${splitTokens}): consider splitting it.`,
@@ -141,10 +166,12 @@ export async function updateMemory(
     1,
     () =>
       ctx.backend.update(current.id, {
-        content: input.content,
+        content,
         tokens,
         updated_at: ctx.options.now(),
         ...(vector && ready.model ? { embedding: { model: ready.model, vector } } : {}),
+        ...(occurredAt !== undefined ? { occurred_at: occurredAt } : {}),
+        ...(author !== undefined ? { author } : {}),
       }),
   );
   if (!memory.embedding_model && ready.embedder) ctx.embedding.start(ready);

@@ -32,6 +32,13 @@ export const DENSE_DEPTH = 40;
 export const CONTEXT_AFTER = 2;
 /** Default {@link MemoryServiceOptions.contextBefore}. */
 export const CONTEXT_BEFORE = 2;
+/**
+ * Default {@link MemoryServiceOptions.contextMaxTokens}: the context's own
+ * allowance, so that a default recall of ten conversation turns stays within
+ * about 1,000 tokens (chosen by cross-validation on locomo-dev, `deno task
+ * bench locomo --cv`), rather than filling the whole budget with neighbours.
+ */
+export const CONTEXT_MAX_TOKENS = 230;
 /** Default {@link MemoryServiceOptions.timeWeight}. */
 export const TIME_WEIGHT = 3;
 /** Default {@link MemoryServiceOptions.authorWeight}. */
@@ -98,6 +105,11 @@ export interface MemoryServiceOptions {
   contextAfter?: number;
   /** Memories saved just before each recalled conversation turn attached as context (default {@link CONTEXT_BEFORE}). */
   contextBefore?: number;
+  /**
+   * Tokens the context of a recall may use at most, within its budget
+   * (default {@link CONTEXT_MAX_TOKENS}); 0 attaches none.
+   */
+  contextMaxTokens?: number;
   /** Memories per re-embed batch (default 64). */
   reembedBatch?: number;
   /** Clock (ms since the epoch). */
@@ -131,6 +143,7 @@ export function resolveMemoryOptions(options: MemoryServiceOptions = {}): Resolv
     timeWeight: options.timeWeight ?? TIME_WEIGHT,
     contextAfter: options.contextAfter ?? CONTEXT_AFTER,
     contextBefore: options.contextBefore ?? CONTEXT_BEFORE,
+    contextMaxTokens: options.contextMaxTokens ?? CONTEXT_MAX_TOKENS,
     reembedBatch: options.reembedBatch ?? 64,
     now: options.now ?? Date.now,
   };

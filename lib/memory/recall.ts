@@ -372,17 +372,27 @@ function liftByAccess(
  * Attaches to each recalled conversation turn (a memory saved with an
  * `author` and a session), best first, its neighbours in its session
  * (`contextAfter` saved just after it, `contextBefore` just before, nearest
- * first, the next before the previous) while `left` tokens allow; a memory already shown
- * (recalled, or the context of a better one) is not repeated. Context never
- * displaces a recalled memory. Returns the tokens it used.
+ * first, the next before the previous) while its own allowance
+ * (`contextMaxTokens`) and the `left` of the budget allow; a memory already
+ * shown (recalled, or the context of a better one) is not repeated. Context
+ * never displaces a recalled memory. Returns the tokens it used.
+ *
+ * Best first, whole: on locomo-dev the turns around the best memory hold
+ * most of what context finds (interleaving the hits' nearest neighbours
+ * first, or ordering them by their own score, recalls less at the same
+ * tokens; `bench/locomo.ts`).
  */
 async function attachContext(
   ctx: MemoryContext,
   memories: RecalledMemory[],
-  left: number,
+  budgetLeft: number,
 ): Promise<number> {
   const { contextBefore, contextAfter } = ctx.options;
-  if (!ctx.backend.sessionNeighbours || (contextBefore <= 0 && contextAfter <= 0)) return 0;
+  const left = Math.min(budgetLeft, ctx.options.contextMaxTokens);
+  if (
+    !ctx.backend.sessionNeighbours || (contextBefore <= 0 && contextAfter <= 0) ||
+    left < CONTEXT_OVERHEAD_TOKENS
+  ) return 0;
   // Conversation turns only: a memory saved with an author, in a session.
   const withSession = memories.filter((m) => m.session_id !== null && m.author !== undefined);
   if (withSession.length === 0) return 0;

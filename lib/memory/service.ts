@@ -144,7 +144,7 @@ export class MemoryService {
     return this.#run(() => getMemory(this.#ctx, key));
   }
 
-  /** Replaces a live memory's content (re-embedded); the old version stays as history. */
+  /** Changes a live memory's content (re-embedded), occurred_at or author; the old version stays as history. */
   update(input: UpdateMemoryInput, signal?: AbortSignal): Promise<UpdateMemoryResult> {
     return this.#run(() => updateMemory(this.#ctx, input, signal));
   }

@@ -203,6 +203,9 @@ export class MemoryStores {
         rrfK: this.#settings.rrf_k,
         recallBudget: this.#settings.recall_budget,
         accessWeight: this.#settings.access_weight,
+        contextMaxTokens: this.#settings.context_max_tokens,
+        contextBefore: this.#settings.context_before,
+        contextAfter: this.#settings.context_after,
       });
     })();
     service.then(

@@ -374,8 +374,15 @@ export interface UpdateMemoryInput {
   ref?: string;
   /** Numeric id of the live memory to change (instead of `ref`). */
   id?: number;
-  /** Its new content (not empty). */
-  content: string;
+  /** Its new content (not empty); absent: the content stays. */
+  content?: string;
+  /**
+   * When what it tells happened (ISO 8601 date or date-time, UTC unless an
+   * offset is given); `null` clears it; absent: unchanged.
+   */
+  occurred_at?: string | null;
+  /** Who said or wrote it; `null` clears it; absent: unchanged. */
+  author?: string | null;
 }
 
 /** Output of `update_memory`. */
@@ -469,6 +476,10 @@ export interface MemoryUpdate {
   updated_at: number;
   /** Vector of the new content; absent: the old vector is dropped and the row waits for re-embedding. */
   embedding?: MemoryEmbedding;
+  /** New `occurred_at` (ms since the epoch), `null` to clear; absent: unchanged. */
+  occurred_at?: number | null;
+  /** New author, `null` to clear; absent: unchanged. */
+  author?: string | null;
 }
 
 /** Outcome of {@link MemoryBackend.update}. */

@@ -11,7 +11,10 @@
  *   a value past one is still refused, with a message naming the field and
  *   the bound;
  * - the other names a field is accepted under ({@link ALIAS_OF}): `ref` and
- *   `id` beside `memory_id`.
+ *   `id` beside `memory_id`;
+ * - the `anyOf` wrapping of branches of distinct types ({@link mergedTypes}):
+ *   a nullable string is listed as `"type": ["string", "null"]`, which means
+ *   the same.
  *
  * Types, enums, required fields, defaults, numeric and array bounds and
  * `additionalProperties: false` stay: those are what a call gets wrong.
@@ -61,7 +64,54 @@ function compact(node: unknown): unknown {
       out[key] = value.filter((k) => !aliases.has(k));
     } else out[key] = compact(value);
   }
+  const merged = mergedTypes(out);
+  if (merged) {
+    delete out.anyOf;
+    Object.assign(out, merged);
+  }
   return out;
+}
+
+/** Keywords that apply to one type of value only (JSON Schema draft-07, section 6). */
+const TYPE_KEYWORDS: Record<string, readonly string[]> = {
+  integer: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+  number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+  string: ["pattern", "format"],
+  null: [],
+  boolean: [],
+};
+
+/**
+ * An `anyOf` of branches of distinct types whose other keywords apply to
+ * their own type only (`{type: integer, exclusiveMinimum: 0}` or `{type: string}`;
+ * a nullable string) as one schema with a list of types: each keyword still
+ * constrains only values of its type, so it accepts exactly the same values,
+ * in fewer tokens. Undefined when the node is not such an `anyOf`.
+ */
+export function mergedTypes(node: JsonSchema): JsonSchema | undefined {
+  const anyOf = node.anyOf as JsonSchema[] | undefined;
+  if (!Array.isArray(anyOf) || anyOf.length < 2 || node.type !== undefined) return undefined;
+  const merged: JsonSchema = { type: [] };
+  const types = merged.type as string[];
+  for (const branch of anyOf) {
+    const type = branch.type;
+    if (typeof type !== "string" || !(type in TYPE_KEYWORDS) || types.includes(type)) {
+      return undefined;
+    }
+    if (
+      types.includes("number") && type === "integer" ||
+      type === "number" && types.includes("integer")
+    ) {
+      return undefined;
+    }
+    types.push(type);
+    for (const [key, value] of Object.entries(branch)) {
+      if (key === "type") continue;
+      if (!TYPE_KEYWORDS[type].includes(key) || key in merged || key in node) return undefined;
+      merged[key] = value;
+    }
+  }
+  return merged;
 }
 
 /**

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { toolListCost } from "../../testing/tool_list_cost.ts";
 import { parseConfig } from "../config/config.ts";
-import { ALIAS_OF, type JsonSchema, listedInputSchema } from "./listing.ts";
+import { ALIAS_OF, type JsonSchema, listedInputSchema, mergedTypes } from "./listing.ts";
 import { toolsFor } from "./presentations.ts";
 
 /** Budget of the default tool list (o200k tokens of names, descriptions, input schemas). */
@@ -33,8 +33,29 @@ function compareLevels(listed: JsonSchema, full: JsonSchema, path: string): void
   assert.equal(listed.additionalProperties, false, `${path}: unknown keys are refused`);
   for (const key of expected) {
     const a = shown[key];
-    const b = properties[key];
-    for (const kept of ["type", "enum", "default", "minimum", "maximum", "minItems", "maxItems"]) {
+    // An anyOf of distinct types is listed as one schema with a list of types
+    // (string lengths and zod's integer bound left out first).
+    const bare = JSON.parse(
+      JSON.stringify(properties[key]),
+      (k, v) =>
+        k === "minLength" || k === "maxLength" ||
+          (k === "maximum" || k === "minimum") && Math.abs(v) >= Number.MAX_SAFE_INTEGER
+          ? undefined
+          : v,
+    );
+    const b = { ...bare, ...mergedTypes(bare) };
+    for (
+      const kept of [
+        "type",
+        "enum",
+        "default",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "minItems",
+        "maxItems",
+      ]
+    ) {
       const bound = b[kept];
       if (typeof bound === "number" && Math.abs(bound) >= Number.MAX_SAFE_INTEGER) continue;
       assert.deepEqual(a[kept], bound, `${path}.${key}: ${kept}`);
@@ -69,4 +90,27 @@ Deno.test("listing: the memory tools list memory_id alone; ref and id are still 
     assert.ok(tool.input.safeParse({ ref: "abcdefgh", ...content }).success, `${name}: ref`);
     assert.ok(tool.input.safeParse({ id: 3, ...content }).success, `${name}: id`);
   }
+});
+
+Deno.test("listing: an anyOf of distinct types is listed as a list of types that accepts the same", () => {
+  assert.deepEqual(
+    mergedTypes({ anyOf: [{ type: "integer", exclusiveMinimum: 0 }, { type: "string" }] }),
+    { type: ["integer", "string"], exclusiveMinimum: 0 },
+  );
+  assert.deepEqual(mergedTypes({ anyOf: [{ type: "string" }, { type: "null" }] }), {
+    type: ["string", "null"],
+  });
+  for (
+    const node of [
+      { anyOf: [{ type: "integer", minimum: 1 }, { type: "number", maximum: 5 }] },
+      { anyOf: [{ type: "string", minimum: 1 }, { type: "null" }] },
+      { anyOf: [{ type: "string", description: "x" }, { type: "null" }] },
+      { anyOf: [{ type: "object" }, { type: "null" }] },
+      { anyOf: [{ type: "string" }] },
+    ]
+  ) assert.equal(mergedTypes(node), undefined, JSON.stringify(node));
+  const update = toolsFor(parseConfig({})).find((t) => t.name === "update_memory")!;
+  const listed = listedInputSchema(update).properties as Record<string, JsonSchema>;
+  assert.deepEqual(listed.author, { type: ["string", "null"] });
+  assert.equal(listed.memory_id.exclusiveMinimum, 0);
 });

@@ -59,18 +59,25 @@ export const MemorySchema: z.ZodObject<{
   author: z.string().nullable().optional().describe("Who said or wrote it"),
 });
 
-/** When what a memory tells happened (ISO 8601 date or date-time). */
-export const OccurredAtSchema: z.ZodString = z.string().min(10).max(40).refine(
+/** An ISO 8601 date or date-time, undescribed (see {@link OccurredAtSchema}). */
+export const OccurredAtText: z.ZodString = z.string().min(10).max(40).refine(
   // A check, not a `pattern`: the listed schema stays short, the description says the format.
   (s) => /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.test(s),
   "expected an ISO 8601 date (2023-05-08) or date-time (2023-05-08T13:56Z)",
-).describe("When it happened (ISO 8601 date or date-time)");
+);
+
+/** When what a memory tells happened (ISO 8601 date or date-time). */
+export const OccurredAtSchema: z.ZodString = OccurredAtText.describe(
+  "When it happened (ISO 8601 date or date-time)",
+);
+
+/** An author's name, undescribed (see {@link AuthorSchema}). */
+export const AuthorText: z.ZodString = z.string().min(1).max(200).superRefine(idTextRefinement);
 
 /** Who said or wrote a memory. */
-export const AuthorSchema: z.ZodString = z.string().min(1).max(200).superRefine(idTextRefinement)
-  .describe(
-    "Who said it; recall prefers the one a query names",
-  );
+export const AuthorSchema: z.ZodString = AuthorText.describe(
+  "Who said it; recall prefers the one a query names",
+);
 
 /** A notice attached to an answer. */
 export const MemoryNoticeSchema: z.ZodObject<{

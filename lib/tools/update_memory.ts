@@ -1,14 +1,17 @@
 /**
- * The `update_memory` tool: correct a memory, keeping its old version as history.
+ * The `update_memory` tool: correct a memory (its content, `occurred_at` or author),
+ * keeping its old version as history.
  *
  * @module
  */
 import { z } from "zod";
 import {
+  AuthorText,
   memoryKey,
   MemoryKeyInput,
   MemoryNoticeSchema,
   MemorySchema,
+  OccurredAtText,
   refineMemoryKey,
 } from "./memory_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
@@ -18,13 +21,26 @@ export const UpdateMemoryInput: z.ZodObject<{
   memory_id: z.ZodOptional<z.ZodUnion<readonly [z.ZodNumber, z.ZodString]>>;
   ref: z.ZodOptional<z.ZodString>;
   id: z.ZodOptional<z.ZodNumber>;
-  content: z.ZodString;
+  content: z.ZodOptional<z.ZodString>;
+  occurred_at: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  author: z.ZodOptional<z.ZodNullable<z.ZodString>>;
 }, z.core.$strict> = z.strictObject({
   ...MemoryKeyInput.shape,
   content: z.string().max(100_000).refine((s) => s.trim() !== "", {
     message: "must not be empty",
-  }).describe("The corrected content"),
-}).superRefine(refineMemoryKey);
+  }).optional(),
+  occurred_at: OccurredAtText.nullable().optional(),
+  author: AuthorText.nullable().optional(),
+}).superRefine((v, ctx) => {
+  refineMemoryKey(v, ctx);
+  if (v.content === undefined && v.occurred_at === undefined && v.author === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["content"],
+      message: "give the new content, occurred_at or author",
+    });
+  }
+});
 
 /** Output of `update_memory`. */
 export const UpdateMemoryOutput: z.ZodObject<{
@@ -46,7 +62,7 @@ export const updateMemoryTool: ToolSpec<typeof UpdateMemoryInput, typeof UpdateM
     scope: "tenant",
     title: "Update memory",
     description:
-      "Replaces a memory's content when a fact changed; it keeps its ref, the old version stays as history.",
+      "Corrects a memory's content, occurred_at (ISO 8601) or author (null clears); keeps its ref and old version.",
     input: UpdateMemoryInput,
     output: UpdateMemoryOutput,
     http: { path: "/v1/memories/update" },
@@ -54,7 +70,12 @@ export const updateMemoryTool: ToolSpec<typeof UpdateMemoryInput, typeof UpdateM
     openWorld: false,
     handler: async (input, { gleaner, signal }) =>
       await (await gleaner.memories()).update(
-        { ...memoryKey(input), content: input.content },
+        {
+          ...memoryKey(input),
+          ...(input.content !== undefined ? { content: input.content } : {}),
+          ...(input.occurred_at !== undefined ? { occurred_at: input.occurred_at } : {}),
+          ...(input.author !== undefined ? { author: input.author } : {}),
+        },
         signal,
       ),
     render: (out) =>

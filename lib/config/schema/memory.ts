@@ -28,6 +28,9 @@ export const MemorySchema: z.ZodObject<{
   rrf_k: z.ZodDefault<z.ZodNumber>;
   recall_budget: z.ZodDefault<z.ZodNumber>;
   access_weight: z.ZodDefault<z.ZodNumber>;
+  context_max_tokens: z.ZodDefault<z.ZodNumber>;
+  context_before: z.ZodDefault<z.ZodNumber>;
+  context_after: z.ZodDefault<z.ZodNumber>;
   hosted: z.ZodDefault<z.ZodBoolean>;
   hosted_user_header: z.ZodDefault<z.ZodString>;
   hosted_token_header: z.ZodDefault<z.ZodString>;
@@ -82,6 +85,16 @@ export const MemorySchema: z.ZodObject<{
    * among them`. 0: by the query alone (scores and labels always stay the query's).
    */
   access_weight: shared(z.number().min(0).max(1).default(0)),
+  /**
+   * Tokens a recall may spend on context: the turns said around its recalled conversation turns
+   * (memories saved with an `author` and a session), best turn first, within the recall's budget.
+   * 0 attaches none.
+   */
+  context_max_tokens: shared(z.number().int().min(0).max(100_000).default(230)),
+  /** Turns said just before a recalled conversation turn that may come with it as context. */
+  context_before: shared(z.number().int().min(0).max(10).default(2)),
+  /** Turns said just after a recalled conversation turn that may come with it as context. */
+  context_after: shared(z.number().int().min(0).max(10).default(2)),
   /**
    * Hosted mode: behind a trusted reverse proxy, each user gets their own memory file.
    * Requests must come from `hosted_trusted_proxies` with `hosted_proxy_token` and a user id.

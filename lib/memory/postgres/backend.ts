@@ -634,7 +634,9 @@ export class PostgresMemoryBackend implements MemoryBackend {
         const { rows } = await c.query<Row>(
           `UPDATE gleaner_memory SET content = $3, tokens = $4, updated_at = $5,
              embedding = NULLIF($6, '')::vector, embedding_model = $7, embedding_dims = $8,
-             content_key = $9
+             content_key = $9,
+             occurred_at = CASE WHEN $10::boolean THEN $11::bigint ELSE occurred_at END,
+             author = CASE WHEN $12::boolean THEN $13::text ELSE author END
            WHERE tenant = $1 AND id = $2
            RETURNING ${WRITTEN_COLS}`,
           [
@@ -647,6 +649,10 @@ export class PostgresMemoryBackend implements MemoryBackend {
             vec === null ? null : model!.model,
             vec === null || vec === "" ? null : model!.dims,
             memoryTextKey(change.content),
+            change.occurred_at !== undefined,
+            change.occurred_at == null ? null : Math.trunc(change.occurred_at),
+            change.author !== undefined,
+            change.author ?? null,
           ],
         );
         const memory = {

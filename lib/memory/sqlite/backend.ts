@@ -475,15 +475,23 @@ export class SqliteMemoryBackend implements MemoryBackend {
           ? change.embedding
           : undefined;
         const updated = Math.trunc(change.updated_at);
+        const occurred = change.occurred_at === undefined
+          ? old.occurred_at
+          : change.occurred_at === null
+          ? null
+          : Math.trunc(change.occurred_at);
+        const author = change.author === undefined ? old.author : change.author;
         this.#stmt(
           "UPDATE memories SET content = ?, tokens = ?, updated_at = ?, embedding_model = ?, " +
-            "content_key = ? WHERE id = ?",
+            "content_key = ?, occurred_at = ?, author = ? WHERE id = ?",
         ).run(
           change.content,
           change.tokens,
           updated,
           embedded ? embedded.model : null,
           memoryTextKey(change.content),
+          occurred,
+          author,
           id,
         );
         if (embedded) this.#vectors.putVector(id, old.kind, old.session_id, embedded.vector);
@@ -501,6 +509,8 @@ export class SqliteMemoryBackend implements MemoryBackend {
           tokens: change.tokens,
           updated_at: updated,
           embedding_model: embedded ? embedded.model : null,
+          occurred_at: occurred,
+          author,
         });
         return { memory, previous };
       }));

@@ -111,6 +111,7 @@ const staticEmbedder = () => (staticModel ??= createStaticEmbedder());
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const MINUTE = 60_000;
+const DAY = 86_400_000;
 
 /**
  * Two facts about the same thing that are not the same fact: a look-alike the shipped static model
@@ -441,6 +442,46 @@ export async function runMemoryBackendContract(
     assert.equal(counts.live, 1);
     assert.equal(counts.history, 2);
     assert.equal(counts.pending, 1);
+  });
+
+  await step("update changes occurred_at and author when given, keeps them when not", async (b) => {
+    const [m] = await b.insert([
+      row("I ran a charity race", {
+        session_id: "s",
+        occurred_at: T0 - DAY,
+        author: "Melanie",
+      }),
+    ]);
+    const kept = await b.update(m.id, {
+      content: "I ran a charity race",
+      tokens: 4,
+      updated_at: T0,
+    });
+    assert.equal(kept.memory.occurred_at, new Date(T0 - DAY).toISOString());
+    assert.equal(kept.memory.author, "Melanie");
+    const moved = await b.update(m.id, {
+      content: "I ran a charity race",
+      tokens: 4,
+      updated_at: T0 + MINUTE,
+      occurred_at: T0 - 2 * DAY,
+      author: "Caroline",
+    });
+    assert.equal(moved.memory.occurred_at, new Date(T0 - 2 * DAY).toISOString());
+    assert.equal(moved.memory.author, "Caroline");
+    assert.equal(moved.previous.author, "Melanie");
+    assert.deepEqual(await b.get({ id: m.id }), moved.memory);
+    if (b.authors) assert.deepEqual(await b.authors(10), ["Caroline"]);
+    const cleared = await b.update(m.id, {
+      content: "I ran a charity race",
+      tokens: 4,
+      updated_at: T0 + 2 * MINUTE,
+      occurred_at: null,
+      author: null,
+    });
+    assert.equal(cleared.memory.occurred_at, null);
+    assert.equal(cleared.memory.author, null);
+    assert.deepEqual(await b.get({ id: m.id }), cleared.memory);
+    if (b.authors) assert.deepEqual(await b.authors(10), []);
   });
 
   await step("update of an unknown or superseded id is not_found", async (b) => {
