@@ -157,7 +157,10 @@ async function judge(
   );
   const embedder = await gleaner.embedder();
   const expander = embedder ? await gleaner.expander() : undefined;
-  for (const q of questions) {
+  for (const [n, q] of questions.entries()) {
+    if (n % 25 === 0) {
+      Deno.stderr.writeSync(new TextEncoder().encode(`evidence: ${n}/${questions.length}\n`));
+    }
     const set = pagesFor({ id: q.id, page: q.page } as never, names);
     const reads = set.map((name) => ({ page: pages.get(name)!, query: q.question }));
     const truth = truthOf ? set.map(truthOf).join("\n\n") : "";
