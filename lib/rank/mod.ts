@@ -72,7 +72,8 @@ export interface RankOptions {
   /** RRF constant (default 60, config `rank.rrf_k`). */
   rrfK?: number;
   /**
-   * The lexical guarantee of a hybrid ranking (config `rank.lexical_anchor`, 0 turns it off):
+   * The lexical guarantee of a hybrid ranking (config `rank.lexical_anchor`; default 0 here:
+   * off):
    * the unit that holds the largest share of the query's words, weighted by their rarity
    * ({@link Bm25Index.coverage}), goes first when that share reaches this value, so no
    * dense-only neighbour pushes a passage asked for in its own words out of a small budget.
