@@ -13,6 +13,7 @@ import { runConversationBench } from "./conversation.ts";
 import { rerankBenchOptions, runRerankBench } from "./rerank.ts";
 import { runDeepResearchBench } from "./deep_research.ts";
 import { runDegradeBench } from "./degrade.ts";
+import { evidenceBenchOptions, runEvidenceBench } from "./evidence.ts";
 import { runExtractionBench } from "./extraction.ts";
 import { locomoBenchOptions, runLocomoBench } from "./locomo.ts";
 import { memoryBenchOptions, runMemoryBench } from "./memory.ts";
@@ -27,6 +28,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   extraction: () => runExtractionBench(),
   pipeline: () => runPipelineBench(),
   containment: () => runContainmentBench(),
+  evidence: () => runEvidenceBench(evidenceBenchOptions()),
   browser: async () => ({
     ...(await runBrowserBench()),
     contention: await runBrowserContentionBench(),

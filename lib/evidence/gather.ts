@@ -250,6 +250,7 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
         denseWeight: rank.dense_weight,
         bm25Weight: 1 - rank.dense_weight,
         rrfK: rank.rrf_k,
+        lexicalAnchor: rank.lexical_anchor,
         expansion: options.expander?.expand(query),
         signal: options.signal,
         rerank: reranker

@@ -210,6 +210,38 @@ export class Bm25Index {
     }
     return scores;
   }
+  /**
+   * Share of the query's weight each indexed text holds: the IDF of the query's terms it
+   * contains over the IDF of all the query's terms (0..1). A term found in no text counts at the
+   * highest IDF, so a question whose words the texts do not use covers little anywhere.
+   *
+   * @example
+   * ```ts
+   * import { Bm25Index } from "./bm25.ts";
+   * const index = new Bm25Index(["the fennec fox", "foxes and dogs", "cats"]);
+   * const [fennec, foxes, cats] = index.coverage("fennec fox");
+   * console.assert(fennec === 1 && foxes > 0 && foxes < 0.5 && cats === 0);
+   * ```
+   */
+  coverage(query: string): number[] {
+    const n = this.#docs.length;
+    const out = new Array<number>(n).fill(0);
+    const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    let total = 0;
+    const present: [string, number][] = [];
+    for (const term of new Set(tokenize(query))) {
+      const df = this.#df.get(term) ?? 0;
+      total += idfOf(df);
+      if (df > 0) present.push([term, idfOf(df)]);
+    }
+    if (total <= 0) return out;
+    for (let i = 0; i < n; i++) {
+      let held = 0;
+      for (const [term, idf] of present) if (this.#docs[i].has(term)) held += idf;
+      out[i] = held / total;
+    }
+    return out;
+  }
 }
 
 /**
@@ -250,8 +282,16 @@ export async function bm25RankPaced(
   return rankOrder(index.score(query, options?.expansion));
 }
 
-/** Indices with a positive score, best first (ties in index order). */
-function rankOrder(scores: number[]): number[] {
+/**
+ * Indices with a positive score, best first (ties in index order).
+ *
+ * @example
+ * ```ts
+ * import { rankOrder } from "./bm25.ts";
+ * console.assert(rankOrder([0.5, 0, 2]).join() === "2,0");
+ * ```
+ */
+export function rankOrder(scores: readonly number[]): number[] {
   return scores.map((s, i) => [s, i] as const).filter(([s]) => s > 0)
     .sort((a, b) => b[0] - a[0] || a[1] - b[1]).map(([, i]) => i);
 }

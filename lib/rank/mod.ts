@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { bm25RankPaced } from "./bm25.ts";
+import { Bm25Index, rankOrder } from "./bm25.ts";
 import type { Unit } from "../text/chunk.ts";
 import { cosine } from "./dedupe.ts";
 import { fuseRankings, type Relevance, relevanceOf } from "./fusion.ts";
@@ -71,6 +71,14 @@ export interface RankOptions {
   denseWeight?: number;
   /** RRF constant (default 60, config `rank.rrf_k`). */
   rrfK?: number;
+  /**
+   * The lexical guarantee of a hybrid ranking (config `rank.lexical_anchor`; default 0 here:
+   * off):
+   * the unit that holds the largest share of the query's words, weighted by their rarity
+   * ({@link Bm25Index.coverage}), goes first when that share reaches this value, so no
+   * dense-only neighbour pushes a passage asked for in its own words out of a small budget.
+   */
+  lexicalAnchor?: number;
   /** Extra BM25 query words with their weights (see `expand.ts`). */
   expansion?: ReadonlyMap<string, number>;
   /** Cancels embedding calls. */
@@ -131,9 +139,8 @@ export async function rankUnits(
   options: RankOptions = {},
 ): Promise<RankResult> {
   // Indexed in paced steps: a server keeps answering while a huge page is ranked.
-  const bm25 = await bm25RankPaced(query, units.map((u) => u.text), {
-    expansion: options.expansion,
-  });
+  const index = await Bm25Index.paced(units.map((u) => u.text));
+  const bm25 = rankOrder(index.score(query, options.expansion));
   const bm25Weight = options.bm25Weight ?? 0.5;
   const denseWeight = options.denseWeight ?? 0.5;
   let vectors = options.vectors;
@@ -183,6 +190,12 @@ export async function rankUnits(
       log.warn("reranking failed, keeping the first-stage order: {error}", { error: rerankError });
     }
   }
+  if (dense && (options.lexicalAnchor ?? 0) > 0) {
+    fused = anchorFirst(
+      fused,
+      lexicalAnchorOf(index.coverage(query), bm25, options.lexicalAnchor!),
+    );
+  }
   return {
     ranked: fused.map(({ key, score }) => ({
       unit: units[key],
@@ -193,4 +206,31 @@ export async function rankUnits(
     ranking,
     ...(rerankError ? { rerankError } : {}),
   };
+}
+
+/**
+ * The unit holding the largest share of the query's weight (first in BM25 order among equals),
+ * when that share is at least `least`.
+ */
+function lexicalAnchorOf(
+  coverage: readonly number[],
+  bm25: readonly number[],
+  least: number,
+): number | undefined {
+  let best: number | undefined;
+  for (const i of bm25) {
+    if (coverage[i] >= least && (best === undefined || coverage[i] > coverage[best])) best = i;
+  }
+  return best;
+}
+
+/** `fused` with `key` moved first, scoring as the first did. */
+function anchorFirst(
+  fused: { key: number; score: number }[],
+  key: number | undefined,
+): { key: number; score: number }[] {
+  const at = key === undefined ? -1 : fused.findIndex((f) => f.key === key);
+  if (at <= 0) return fused;
+  const anchor = { key: key!, score: Math.max(fused[at].score, fused[0].score) };
+  return [anchor, ...fused.slice(0, at), ...fused.slice(at + 1)];
 }

@@ -83,3 +83,45 @@ Deno.test("rankUnits: a failing embedder or useless vectors fall back to BM25", 
   assert.equal(b.ranking, "bm25");
   assert.deepEqual(b.ranked.map((r) => r.unit), a.ranked.map((r) => r.unit));
 });
+
+Deno.test("rankUnits: the lexical anchor puts the passage holding the question's words first", async () => {
+  // Thirty passages the dense side prefers (close to the query vector), and one that holds the
+  // question's rare word but which the dense side ranks last.
+  const texts = [
+    ...Array.from({ length: 30 }, (_, i) => `Mobile browsers for phones and tablets, note ${i}.`),
+    "Firefox Mobile, codenamed Fennec, is the build for devices such as smartphones.",
+  ];
+  const units = chunkMarkdown(texts.join("\n\n"), { minWords: 1, maxWords: 20 });
+  assert.equal(units.length, texts.length);
+  const unit = (x: number, y: number) => Float32Array.from([x, y].map((v) => v / Math.hypot(x, y)));
+  const queryVector = unit(1, 0);
+  const vectors = units.map((_, i) => i < 30 ? unit(1, 0.01 * i) : unit(0.1, 1));
+  const rank = (lexicalAnchor: number) =>
+    rankUnits("What is Fennec for phones?", units, {
+      vectors,
+      queryVector,
+      denseWeight: 0.8,
+      lexicalAnchor,
+    });
+  const off = await rank(0);
+  assert.equal(off.ranking, "hybrid");
+  const at = off.ranked.findIndex((r) => r.unit.text.includes("Fennec"));
+  assert.ok(at > 10, `without the anchor the passage sinks (rank ${at})`);
+  const on = await rank(0.7);
+  assert.ok(on.ranked[0].unit.text.includes("Fennec"), on.ranked[0].unit.text);
+  assert.ok(on.ranked[0].score >= on.ranked[1].score, "the anchor scores as the first did");
+  assert.equal(on.ranked.length, off.ranked.length);
+  // A question whose words no passage holds has no anchor: the fused order stands.
+  const none = await rankUnits("Which release names do browsers use?", units, {
+    vectors,
+    queryVector,
+    denseWeight: 0.8,
+    lexicalAnchor: 0.7,
+  });
+  const noneOff = await rankUnits("Which release names do browsers use?", units, {
+    vectors,
+    queryVector,
+    denseWeight: 0.8,
+  });
+  assert.deepEqual(none.ranked.map((r) => r.unit.text), noneOff.ranked.map((r) => r.unit.text));
+});
