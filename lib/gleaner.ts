@@ -30,7 +30,7 @@ import type { MemoryService } from "./memory/service.ts";
 import { MemoryStores } from "./memory/stores.ts";
 import { initTelemetry } from "./telemetry/mod.ts";
 import { createEvents, type Events } from "./telemetry/events.ts";
-import { traceSearch, traceTier } from "./trace_stages.ts";
+import { traceCache, traceSearch, traceTier } from "./trace_stages.ts";
 
 const log = getGleanerLogger();
 
@@ -244,7 +244,7 @@ export function createGleanerFromConfig(
       tiers: cascade,
       extract: tiers.extract,
       extractBody: tiers.extractBody,
-      cache: web.cache,
+      cache: traceCache(web.cache),
       domains: web.domains,
       tierRule,
       events,
@@ -258,7 +258,7 @@ export function createGleanerFromConfig(
   const roles = createRoleRouter({
     config,
     fetcher,
-    cache: store.cache,
+    cache: traceCache(store.cache),
     readPage: readPageWith(reader),
     // In hosted mode the Gleaner itself is the operator's: it may name any tenant's run.
     ...(hosted ? { runs: OPERATOR_RUN_REFS } : {}),
@@ -278,7 +278,7 @@ export function createGleanerFromConfig(
       domains: own.domains,
     });
     const userRoles = roles.withStore({
-      cache: own.cache,
+      cache: traceCache(own.cache),
       readPage: readPageWith(userReader),
       runs,
     });
