@@ -64,6 +64,8 @@ export interface GleanerPaths {
   hosted_dir?: string;
   /** The tier rules file (`read.tier_rules_path`). */
   tier_rules?: string;
+  /** The NATS credentials and CA files (`events.nats_credentials_file`, `events.nats_ca_file`). */
+  nats_files?: string[];
   /** Model directories read (the shipped static model, `embed.models_dir`). */
   models: string[];
   /**
@@ -209,6 +211,8 @@ export async function resolvePaths(
       ? absolute(config.memory.hosted_dir, cwd, env)
       : undefined,
     tier_rules: file(config.read.tier_rules_path),
+    nats_files: [config.events.nats_credentials_file, config.events.nats_ca_file]
+      .map(file).filter((path) => path !== undefined),
     models,
     code: CODE_ROOT.protocol === "file:"
       ? filePath(CODE_ROOT).replace(/\/$/, "")
@@ -342,6 +346,7 @@ export function grantsFor(paths: GleanerPaths): PermissionGrants {
     read: unique([
       paths.config_file,
       paths.tier_rules,
+      ...(paths.nats_files ?? []),
       ...write,
       ...paths.models,
       paths.code,

@@ -31,6 +31,8 @@ export interface PathSettings {
   embed: Pick<Config["embed"], "provider" | "models_dir">;
   /** The browser tier's executable and endpoint, and the tier rules file. */
   read: Pick<Config["read"], "render" | "chrome_path" | "browser_cdp_url" | "tier_rules_path">;
+  /** The NATS credentials and CA files of the events publisher. */
+  events: Pick<Config["events"], "nats_credentials_file" | "nats_ca_file">;
 }
 
 /** The schema's defaults of {@link PathSettings} (settings without a default are left out). */
@@ -60,6 +62,8 @@ export const PATH_SETTING_KEYS: readonly string[] = [
   "read.chrome_path",
   "read.browser_cdp_url",
   "read.tier_rules_path",
+  "events.nats_credentials_file",
+  "events.nats_ca_file",
 ];
 
 const BOOLEAN_KEYS = new Set(["server.allow_config_write", "memory.enabled", "memory.hosted"]);
@@ -134,6 +138,10 @@ export async function loadPathSettings(options: PathSettingsOptions): Promise<Pa
       chrome_path: get("read.chrome_path"),
       browser_cdp_url: get("read.browser_cdp_url"),
       tier_rules_path: get("read.tier_rules_path"),
+    },
+    events: {
+      nats_credentials_file: get("events.nats_credentials_file"),
+      nats_ca_file: get("events.nats_ca_file"),
     },
   };
 }

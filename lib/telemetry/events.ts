@@ -130,6 +130,9 @@ export function createEvents(settings: Config["events"]): Events {
     user: settings.nats_user,
     password: settings.nats_password,
     token: settings.nats_token,
+    credentialsFile: settings.nats_credentials_file,
+    tls: settings.nats_tls,
+    caFile: settings.nats_ca_file,
     queueMax: settings.queue_max,
   });
   const prefix = settings.subject_prefix;
