@@ -66,6 +66,8 @@ export interface GleanerPaths {
   tier_rules?: string;
   /** The NATS credentials and CA files (`events.nats_credentials_file`, `events.nats_ca_file`). */
   nats_files?: string[];
+  /** The browser tier's filter lists (`read.block_lists`). */
+  block_lists?: string[];
   /** Model directories read (the shipped static model, `embed.models_dir`). */
   models: string[];
   /**
@@ -213,6 +215,7 @@ export async function resolvePaths(
     tier_rules: file(config.read.tier_rules_path),
     nats_files: [config.events.nats_credentials_file, config.events.nats_ca_file]
       .map(file).filter((path) => path !== undefined),
+    block_lists: (config.read.block_lists ?? []).map(file).filter((path) => path !== undefined),
     models,
     code: CODE_ROOT.protocol === "file:"
       ? filePath(CODE_ROOT).replace(/\/$/, "")
@@ -347,6 +350,7 @@ export function grantsFor(paths: GleanerPaths): PermissionGrants {
       paths.config_file,
       paths.tier_rules,
       ...(paths.nats_files ?? []),
+      ...(paths.block_lists ?? []),
       ...write,
       ...paths.models,
       paths.code,

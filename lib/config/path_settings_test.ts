@@ -27,6 +27,7 @@ const SAMPLES: Record<string, [unknown, string]> = {
   "read.chrome_path": ["/opt/chrome/chrome", "/opt/chromium/chrome"],
   "read.browser_cdp_url": ["ws://127.0.0.1:9222", "http://127.0.0.1:9223"],
   "read.tier_rules_path": ["/srv/rules.json", "rules.json"],
+  "read.block_lists": [["/srv/lists/easylist.txt"], "easylist.txt, hosts"],
   "events.nats_credentials_file": ["/srv/nats/user.creds", "user.creds"],
   "events.nats_ca_file": ["/srv/nats/ca.pem", "ca.pem"],
 };

@@ -46,6 +46,7 @@ export const ReadSchema: z.ZodObject<{
   youtube_languages: z.ZodDefault<z.ZodArray<z.ZodString>>;
   youtube_timestamps: z.ZodDefault<z.ZodBoolean>;
   youtube_ignore_robots: z.ZodDefault<z.ZodBoolean>;
+  block_lists: z.ZodDefault<z.ZodArray<z.ZodString>>;
   reddit_url: z.ZodDefault<z.ZodString>;
   reddit_ignore_robots: z.ZodDefault<z.ZodBoolean>;
   hister_url: z.ZodOptional<z.ZodString>;
@@ -118,6 +119,12 @@ export const ReadSchema: z.ZodObject<{
    * (`network.respect_robots`). The operator's choice; off by default.
    */
   youtube_ignore_robots: operatorOnly(z.boolean().default(false)),
+  /**
+   * Ad and tracker blocking in the browser tier: filter list files the operator provides
+   * (EasyList / Adblock Plus network rules, or hosts files); a request they match is never sent.
+   * Empty (the default): no blocking. Nothing is downloaded.
+   */
+  block_lists: operatorOnly(z.array(z.string().min(1)).max(64).default([])),
   /** Where the Reddit tier reads a thread's `.json` form for reddit.com and old.reddit.com URLs. */
   reddit_url: operatorOnly(z.string().url().default("https://www.reddit.com")),
   /**
