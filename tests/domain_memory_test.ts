@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createGleaner } from "../mod.ts";
 import { createMcpServer } from "../mcp/mod.ts";
+import { startTestWorld } from "../testing/fixtures/world.ts";
 
 type ToolResult = {
   isError?: boolean;
@@ -126,5 +127,51 @@ Deno.test("MCP: domain_stats shows a tier put off for its success rate, and an e
     await client.close();
     await server.close();
     await gleaner.close();
+  }
+});
+
+Deno.test("MCP: every search notes its results' origins (seen_in_search) without waiting for the store", async () => {
+  const world = await startTestWorld();
+  const gleaner = await createGleaner(world.config);
+  const server = createMcpServer(gleaner);
+  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  try {
+    await server.connect(b);
+    await client.connect(a);
+    const found = await client.callTool({
+      name: "search",
+      arguments: { items: [{ query: "request body consumed", max_results: 3 }] },
+    }) as ToolResult;
+    assert.ok(!found.isError, found.content[0]?.text);
+    await client.callTool({
+      name: "search",
+      arguments: { items: [{ query: "another question", max_results: 3 }] },
+    });
+    // Noted after the answers, in the background: wait until both searches are counted.
+    let shown: ToolResult | undefined;
+    for (let i = 0; i < 100; i++) {
+      shown = await client.callTool({
+        name: "domain_stats",
+        arguments: { domain: world.web.origin },
+      }) as ToolResult;
+      const [o] = (shown.structuredContent?.origins ?? []) as {
+        seen_in_search?: { count: number };
+      }[];
+      if (o?.seen_in_search?.count === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const [origin] = shown?.structuredContent?.origins as {
+      window: string;
+      seen_in_search: { count: number; last_at: string };
+    }[];
+    assert.equal(origin.seen_in_search.count, 2, "each search counts an origin once");
+    assert.equal(origin.window, "no_reads", "seen, never read");
+    assert.match(shown!.content[0].text, /seen in search results: 2 times/);
+  } finally {
+    await client.close();
+    await server.close();
+    await gleaner.close();
+    await world.close();
   }
 });

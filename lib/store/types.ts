@@ -121,6 +121,8 @@ export interface DomainRecord extends TierCounts {
   robots?: { state: RobotsState; checked_at: string };
   /** Whether `/llms.txt` exists, if checked. */
   llms_txt?: { exists: boolean; checked_at: string };
+  /** How often the origin came up in search results, and when last (kept beyond the window). */
+  seen_in_search?: { count: number; last_at: string };
 }
 
 /** One line of {@link DomainStats.summary}. */
@@ -185,6 +187,11 @@ export interface DomainStats {
   setRobots(origin: string, state: RobotsState): Promise<void>;
   /** Remembers whether `/llms.txt` exists on an origin. */
   setLlmsTxt(origin: string, exists: boolean): Promise<void>;
+  /**
+   * Counts one search that had results on each of `origins` (each counted once per call).
+   * Called without waiting on every search: it never slows one down.
+   */
+  noteSeenInSearch(origins: readonly string[]): Promise<void>;
   /** Forgets everything (counts, probation, robots, llms.txt); returns how many origins were known. */
   clear(): Promise<number>;
   /** Every origin this view holds, as snapshot entries (see `domain_snapshot.ts`), by origin. */

@@ -57,6 +57,12 @@ export const OriginStats: z.ZodObject<{
       checked_at: z.ZodString;
     }, z.core.$strip>
   >;
+  seen_in_search: z.ZodOptional<
+    z.ZodObject<{
+      count: z.ZodNumber;
+      last_at: z.ZodString;
+    }, z.core.$strip>
+  >;
   attempts: z.ZodNumber;
   successes: z.ZodNumber;
   failures: z.ZodNumber;
@@ -69,12 +75,13 @@ export const OriginStats: z.ZodObject<{
   /**
    * `current`: reads counted in the window; `expired`: the origin was read before, but every
    * count is older than the window (apart from an origin never read, which is not listed);
-   * `no_reads`: only robots.txt or llms.txt was checked.
+   * `no_reads`: only robots.txt or llms.txt was checked, or it was only seen in search results.
    */
   window: z.enum(["current", "expired", "no_reads"]),
   last_failure: z.object({ tier: z.string(), reason: z.string(), at: z.string() }).optional(),
   robots: z.object({ state: z.string(), checked_at: z.string() }).optional(),
   llms_txt: z.object({ exists: z.boolean(), checked_at: z.string() }).optional(),
+  seen_in_search: z.object({ count: z.number().int(), last_at: z.string() }).optional(),
 }).extend(Counts.shape);
 
 /** Output of `domain_stats`. */
@@ -172,6 +179,9 @@ export const domainStatsTool: ToolSpec<
           : "",
         d.robots ? `robots.txt: ${d.robots.state}` : "",
         d.llms_txt ? `llms.txt: ${d.llms_txt.exists ? "present" : "absent"}` : "",
+        d.seen_in_search
+          ? `seen in search results: ${d.seen_in_search.count} times, last ${d.seen_in_search.last_at}`
+          : "",
       ].filter(Boolean).join("\n")
     ).join("\n\n");
   },
