@@ -84,8 +84,9 @@ export async function runDeepResearchBench(): Promise<Record<string, unknown>> {
     await Deno.readTextFile(new URL("./questions.json", import.meta.url)),
   ) as Question[];
   const entries = await catalogue();
-  const fields = createIndex(entries);
-  const toolkitBm25 = createIndex(entries, { scoring: "bm25" });
+  // The pages and questions are English (the toolkit's default is pt-BR).
+  const fields = createIndex(entries, { locale: "en" });
+  const toolkitBm25 = createIndex(entries, { scoring: "bm25", locale: "en" });
   const texts = entries.map((e) => `${e.title}\n${e.text}`);
   const bm25 = new Bm25Index(texts);
   const embedder = await createStaticEmbedder();

@@ -20,6 +20,7 @@ import type { Tier } from "./read/types.ts";
 import { createTierRules } from "./read/tier_rules.ts";
 import { notingRobots } from "./read/robots_note.ts";
 import { loadValkeyDriver, openStore, type Store } from "./store/mod.ts";
+import type { DomainStats } from "./store/types.ts";
 import { operatorWebTenant, webTenant } from "./store/tenant.ts";
 import { GleanerError } from "./errors.ts";
 import { LruCache } from "./cache/lru_cache.ts";
@@ -30,7 +31,7 @@ import type { MemoryService } from "./memory/service.ts";
 import { MemoryStores } from "./memory/stores.ts";
 import { initTelemetry } from "./telemetry/mod.ts";
 import { createEvents, type Events } from "./telemetry/events.ts";
-import { traceSearch, traceTier } from "./trace_stages.ts";
+import { traceCache, traceSearch, traceTier } from "./trace_stages.ts";
 
 const log = getGleanerLogger();
 
@@ -182,6 +183,39 @@ export async function createGleaner(
 }
 
 /**
+ * The router with the origins of every answer's results counted in domain memory
+ * (`seen_in_search`), after the answer is handed back and never waited for: a search is
+ * never slowed, and a failing store only logs.
+ */
+function noteSeen(router: SearchRouter, domains: DomainStats): SearchRouter {
+  return {
+    get backends() {
+      return router.backends;
+    },
+    async search(request) {
+      const response = await router.search(request);
+      const origins: string[] = [];
+      for (const result of response.results) {
+        try {
+          const url = new URL(result.url);
+          if (url.protocol === "http:" || url.protocol === "https:") origins.push(url.origin);
+        } catch {
+          // Not a URL: nothing to count.
+        }
+      }
+      if (origins.length > 0) {
+        setTimeout(() => {
+          domains.noteSeenInSearch(origins).catch((error) =>
+            log.debug("search results not noted in domain memory: {error}", { error })
+          );
+        }, 0);
+      }
+      return response;
+    },
+  };
+}
+
+/**
  * Creates a Gleaner from an already validated configuration; the defaults
  * that come from the environment come from `options.env` (see
  * {@link CreateGleanerFromConfigOptions}).
@@ -244,7 +278,7 @@ export function createGleanerFromConfig(
       tiers: cascade,
       extract: tiers.extract,
       extractBody: tiers.extractBody,
-      cache: web.cache,
+      cache: traceCache(web.cache),
       domains: web.domains,
       tierRule,
       events,
@@ -258,7 +292,7 @@ export function createGleanerFromConfig(
   const roles = createRoleRouter({
     config,
     fetcher,
-    cache: store.cache,
+    cache: traceCache(store.cache),
     readPage: readPageWith(reader),
     // In hosted mode the Gleaner itself is the operator's: it may name any tenant's run.
     ...(hosted ? { runs: OPERATOR_RUN_REFS } : {}),
@@ -278,7 +312,7 @@ export function createGleanerFromConfig(
       domains: own.domains,
     });
     const userRoles = roles.withStore({
-      cache: own.cache,
+      cache: traceCache(own.cache),
       readPage: readPageWith(userReader),
       runs,
     });
@@ -286,7 +320,7 @@ export function createGleanerFromConfig(
       store: { ...store, cache: own.cache, domains: own.domains },
       reader: userReader,
       roles: userRoles,
-      search: traceSearch(createSearchRouter(config, fetcher, userRoles)),
+      search: noteSeen(traceSearch(createSearchRouter(config, fetcher, userRoles)), own.domains),
     };
     webViews.set(tenant, view);
     return view;
@@ -387,7 +421,7 @@ export function createGleanerFromConfig(
     config,
     fetcher,
     events,
-    search: traceSearch(createSearchRouter(config, fetcher, roles)),
+    search: noteSeen(traceSearch(createSearchRouter(config, fetcher, roles)), store.domains),
     roles,
     reader,
     store,

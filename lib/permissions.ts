@@ -64,6 +64,10 @@ export interface GleanerPaths {
   hosted_dir?: string;
   /** The tier rules file (`read.tier_rules_path`). */
   tier_rules?: string;
+  /** The NATS credentials and CA files (`events.nats_credentials_file`, `events.nats_ca_file`). */
+  nats_files?: string[];
+  /** The browser tier's filter lists (`read.block_lists`). */
+  block_lists?: string[];
   /** Model directories read (the shipped static model, `embed.models_dir`). */
   models: string[];
   /**
@@ -209,6 +213,9 @@ export async function resolvePaths(
       ? absolute(config.memory.hosted_dir, cwd, env)
       : undefined,
     tier_rules: file(config.read.tier_rules_path),
+    nats_files: [config.events.nats_credentials_file, config.events.nats_ca_file]
+      .map(file).filter((path) => path !== undefined),
+    block_lists: (config.read.block_lists ?? []).map(file).filter((path) => path !== undefined),
     models,
     code: CODE_ROOT.protocol === "file:"
       ? filePath(CODE_ROOT).replace(/\/$/, "")
@@ -342,6 +349,8 @@ export function grantsFor(paths: GleanerPaths): PermissionGrants {
     read: unique([
       paths.config_file,
       paths.tier_rules,
+      ...(paths.nats_files ?? []),
+      ...(paths.block_lists ?? []),
       ...write,
       ...paths.models,
       paths.code,

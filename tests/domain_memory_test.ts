@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createGleaner } from "../mod.ts";
 import { createMcpServer } from "../mcp/mod.ts";
+import { startTestWorld } from "../testing/fixtures/world.ts";
 
 type ToolResult = {
   isError?: boolean;
@@ -71,5 +72,106 @@ Deno.test("MCP: domain_stats shows origins of a host and their probation; clear_
     await server.close();
     await gleaner.close();
     await down.shutdown();
+  }
+});
+
+Deno.test("MCP: domain_stats shows a tier put off for its success rate, and an expired window apart from no data", async () => {
+  const gleaner = await createGleaner({
+    store: { path: ":memory:" },
+    embed: { provider: "none" },
+    read: { render: "never" },
+  });
+  const { memoryPolicy } = await import("../lib/read/outcomes.ts");
+  const scope = { policy: memoryPolicy(gleaner.config) };
+  const domains = gleaner.store.domains;
+  // 3 of 11 ok (27 %), never three failures in a row: no probation, a low success rate.
+  for (const ok of [false, false, true, false, false, true, false, false, true, false, false]) {
+    await domains.record("https://flaky.example", "http", ok, ok ? undefined : "timeout", scope);
+  }
+  // Read 40 days ago only: every count is older than the 30-day window.
+  const day = Math.floor(Date.now() / 86_400_000) - 40;
+  await domains.restore({
+    origin: "https://old.example",
+    days: [{ day, tier: "http", attempts: 4, successes: 1, failures: 3 }],
+    probation: [],
+    last_failure: { tier: "http", reason: "timeout", at: day * 86_400_000 },
+  });
+  const server = createMcpServer(gleaner);
+  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  try {
+    await server.connect(b);
+    await client.connect(a);
+    const call = async (domain: string) =>
+      await client.callTool({ name: "domain_stats", arguments: { domain } }) as ToolResult;
+    type Shown = {
+      window: string;
+      attempts: number;
+      tiers: Record<string, { low_success_rate?: boolean; skipped_until?: string }>;
+    };
+    const flaky = await call("flaky.example");
+    const [f] = flaky.structuredContent?.origins as Shown[];
+    assert.equal(f.window, "current");
+    assert.equal(f.tiers.http.low_success_rate, true);
+    assert.equal(f.tiers.http.skipped_until, undefined);
+    assert.match(flaky.content[0].text, /http: 3\/11 ok, skipped: under 30 % success/);
+    const old = await call("https://old.example");
+    const [o] = old.structuredContent?.origins as Shown[];
+    assert.equal(o.window, "expired");
+    assert.equal(o.attempts, 0);
+    assert.match(old.content[0].text, /no reads in the last 30 days \(older counts expired\)/);
+    const none = await call("never-read.example");
+    assert.deepEqual(none.structuredContent?.origins, []);
+    assert.equal(none.content[0].text, "Nothing recorded for this site.");
+  } finally {
+    await client.close();
+    await server.close();
+    await gleaner.close();
+  }
+});
+
+Deno.test("MCP: every search notes its results' origins (seen_in_search) without waiting for the store", async () => {
+  const world = await startTestWorld();
+  const gleaner = await createGleaner(world.config);
+  const server = createMcpServer(gleaner);
+  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  try {
+    await server.connect(b);
+    await client.connect(a);
+    const found = await client.callTool({
+      name: "search",
+      arguments: { items: [{ query: "request body consumed", max_results: 3 }] },
+    }) as ToolResult;
+    assert.ok(!found.isError, found.content[0]?.text);
+    await client.callTool({
+      name: "search",
+      arguments: { items: [{ query: "another question", max_results: 3 }] },
+    });
+    // Noted after the answers, in the background: wait until both searches are counted.
+    let shown: ToolResult | undefined;
+    for (let i = 0; i < 100; i++) {
+      shown = await client.callTool({
+        name: "domain_stats",
+        arguments: { domain: world.web.origin },
+      }) as ToolResult;
+      const [o] = (shown.structuredContent?.origins ?? []) as {
+        seen_in_search?: { count: number };
+      }[];
+      if (o?.seen_in_search?.count === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const [origin] = shown?.structuredContent?.origins as {
+      window: string;
+      seen_in_search: { count: number; last_at: string };
+    }[];
+    assert.equal(origin.seen_in_search.count, 2, "each search counts an origin once");
+    assert.equal(origin.window, "no_reads", "seen, never read");
+    assert.match(shown!.content[0].text, /seen in search results: 2 times/);
+  } finally {
+    await client.close();
+    await server.close();
+    await gleaner.close();
+    await world.close();
   }
 });

@@ -10,7 +10,8 @@ import { createGleaner, type Gleaner } from "../lib/gleaner.ts";
 import { serveHttp } from "../http/serve.ts";
 import { NatsPublisher } from "../lib/telemetry/nats.ts";
 import { memoryPolicy } from "../lib/read/outcomes.ts";
-import { natsRequirement, startNats, subscribe } from "../testing/fixtures/nats.ts";
+import { makeUserNkey, natsRequirement, startNats, subscribe } from "../testing/fixtures/nats.ts";
+import { makeCertificates } from "../testing/fixtures/tls.ts";
 import { serveLoopback } from "../testing/fixtures/serve.ts";
 
 const nats = natsRequirement;
@@ -243,6 +244,71 @@ Deno.test({
     } finally {
       await publisher.close();
       await server.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    `events: over TLS to a nats-server that requires it, signed in with a credentials file${nats.suffix}`,
+  ignore: nats.ignore,
+  async fn() {
+    nats.assertPresent();
+    const certificates = await makeCertificates("IP:127.0.0.1");
+    const nkey = await makeUserNkey();
+    const server = await startNats({ tls: certificates, nkey: nkey.publicKey });
+    const sub = await subscribe(server, "gleaner.tool");
+    const dir = await Deno.makeTempDir({ prefix: "gleaner-nats-creds-" });
+    const creds = `${dir}/user.creds`;
+    const ca = `${dir}/ca.pem`;
+    // The layout of a credentials file (https://docs.nats.io/using-nats/developer/connecting/creds);
+    // a server without an operator checks the NKey and its signature of the nonce.
+    await Deno.writeTextFile(
+      creds,
+      "-----BEGIN NATS USER JWT-----\neyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.e30.c2ln\n" +
+        "------END NATS USER JWT------\n\n" +
+        "************************* IMPORTANT *************************\n" +
+        "NKEY Seed printed below can be used to sign and prove identity.\n\n" +
+        `-----BEGIN USER NKEY SEED-----\n${nkey.seed}\n------END USER NKEY SEED------\n`,
+    );
+    await Deno.writeTextFile(ca, certificates.ca);
+    try {
+      await withGleaner({
+        nats_url: `tls://127.0.0.1:${server.port}`,
+        nats_credentials_file: creds,
+        nats_ca_file: ca,
+      }, async (base, gleaner) => {
+        const response = await fetch(`${base}/v1/tools/current_datetime`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        });
+        assert.equal(response.status, 200);
+        await response.body?.cancel();
+        const event = JSON.parse((await sub.next()).payload);
+        assert.equal(event.tool, "current_datetime");
+        assert.equal(gleaner.events!.stats().connected, true);
+      });
+      // Without the CA the server's certificate is not trusted: nothing is sent, calls answer.
+      await withGleaner({
+        nats_url: `nats://127.0.0.1:${server.port}`,
+        nats_tls: true,
+        nats_credentials_file: creds,
+      }, async (base, gleaner) => {
+        const response = await fetch(`${base}/v1/tools/current_datetime`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        });
+        assert.equal(response.status, 200);
+        await response.body?.cancel();
+        assert.equal(gleaner.events!.stats().sent, 0);
+      });
+      await assert.rejects(sub.next(300), /no message/);
+    } finally {
+      sub.close();
+      await server.stop();
+      await Deno.remove(dir, { recursive: true });
     }
   },
 });

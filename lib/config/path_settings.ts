@@ -30,7 +30,12 @@ export interface PathSettings {
   /** The embedder and its model folder. */
   embed: Pick<Config["embed"], "provider" | "models_dir">;
   /** The browser tier's executable and endpoint, and the tier rules file. */
-  read: Pick<Config["read"], "render" | "chrome_path" | "browser_cdp_url" | "tier_rules_path">;
+  read: Pick<
+    Config["read"],
+    "render" | "chrome_path" | "browser_cdp_url" | "tier_rules_path" | "block_lists"
+  >;
+  /** The NATS credentials and CA files of the events publisher. */
+  events: Pick<Config["events"], "nats_credentials_file" | "nats_ca_file">;
 }
 
 /** The schema's defaults of {@link PathSettings} (settings without a default are left out). */
@@ -60,9 +65,13 @@ export const PATH_SETTING_KEYS: readonly string[] = [
   "read.chrome_path",
   "read.browser_cdp_url",
   "read.tier_rules_path",
+  "read.block_lists",
+  "events.nats_credentials_file",
+  "events.nats_ca_file",
 ];
 
 const BOOLEAN_KEYS = new Set(["server.allow_config_write", "memory.enabled", "memory.hosted"]);
+const ARRAY_KEYS = new Set(["read.block_lists"]);
 /** Taken from the environment only, as `loadConfig` does (`ENV_ONLY_KEYS`). */
 const ENV_ONLY = new Set(["server.allow_config_write"]);
 
@@ -134,12 +143,28 @@ export async function loadPathSettings(options: PathSettingsOptions): Promise<Pa
       chrome_path: get("read.chrome_path"),
       browser_cdp_url: get("read.browser_cdp_url"),
       tier_rules_path: get("read.tier_rules_path"),
+      block_lists: get("read.block_lists") ?? [],
+    },
+    events: {
+      nats_credentials_file: get("events.nats_credentials_file"),
+      nats_ca_file: get("events.nats_ca_file"),
     },
   };
 }
 
 /** `coerceSetting` of `env_settings.ts` for the kinds of {@link PATH_SETTING_KEYS}. */
 function coerce(key: string, raw: string): unknown {
+  if (ARRAY_KEYS.has(key)) {
+    const trimmed = raw.trim();
+    if (trimmed.startsWith("[")) {
+      try {
+        return JSON.parse(trimmed);
+      } catch {
+        return trimmed;
+      }
+    }
+    return trimmed.split(",").map((s) => s.trim()).filter(Boolean);
+  }
   if (!BOOLEAN_KEYS.has(key)) return raw;
   const trimmed = raw.trim();
   if (/^(1|true|yes|on)$/i.test(trimmed)) return true;

@@ -27,6 +27,9 @@ const SAMPLES: Record<string, [unknown, string]> = {
   "read.chrome_path": ["/opt/chrome/chrome", "/opt/chromium/chrome"],
   "read.browser_cdp_url": ["ws://127.0.0.1:9222", "http://127.0.0.1:9223"],
   "read.tier_rules_path": ["/srv/rules.json", "rules.json"],
+  "read.block_lists": [["/srv/lists/easylist.txt"], "easylist.txt, hosts"],
+  "events.nats_credentials_file": ["/srv/nats/user.creds", "user.creds"],
+  "events.nats_ca_file": ["/srv/nats/ca.pem", "ca.pem"],
 };
 
 function envName(key: string): string {
@@ -130,6 +133,7 @@ Deno.test("path settings: the grants from them are the grants from the whole con
     store: { path: "/srv/s/gleaner.db" },
     memory: { backend: "postgres", postgres_url: "postgres://g@%2Frun%2Fpg/g?sslrootcert=ca.pem" },
     read: { chrome_path: "/nonexistent/chrome", tier_rules_path: "rules.json" },
+    events: { nats_credentials_file: "user.creds" },
   };
   const env = { GLEANER_DB: "/srv/t/gleaner.db", GLEANER_EMBED_MODELS_DIR: "/srv/models" };
   const [read, full] = await both({ file, env, flags: { "memory.hosted_dir": "/srv/users" } });

@@ -18,7 +18,7 @@
  */
 import { z } from "zod";
 import { GleanerError } from "../errors.ts";
-import { type ContractLocale, messages } from "./messages.ts";
+import { type ContractLocale, DEFAULT_LOCALE, messages } from "./messages.ts";
 
 export type { ContractLocale, DeepResearchToolName } from "./messages.ts";
 
@@ -159,7 +159,7 @@ const schemasByLocale = new Map<ContractLocale, ContractSchemas>();
 
 /**
  * The contract's five zod schemas with titles and descriptions in `locale`
- * (`en` by default, or `pt-BR`); the same objects on every call.
+ * (`pt-BR` by default, or `en`); the same objects on every call.
  *
  * @example
  * ```ts
@@ -169,7 +169,7 @@ const schemasByLocale = new Map<ContractLocale, ContractSchemas>();
  * console.assert(!refused.success && refused.error.issues[0].message.includes("max_tokens"));
  * ```
  */
-export function contractSchemas(locale: ContractLocale = "en"): ContractSchemas {
+export function contractSchemas(locale: ContractLocale = DEFAULT_LOCALE): ContractSchemas {
   let schemas = schemasByLocale.get(locale);
   if (!schemas) {
     schemas = buildSchemas(locale);
@@ -222,7 +222,9 @@ export function toContractJsonSchema(schema: z.ZodType, io: "input" | "output"):
  * console.assert(!("$schema" in json.fetchDocumentSchema));
  * ```
  */
-export function contractJsonSchemas(locale: ContractLocale = "en"): ContractJsonSchemas {
+export function contractJsonSchemas(
+  locale: ContractLocale = DEFAULT_LOCALE,
+): ContractJsonSchemas {
   const s = contractSchemas(locale);
   return {
     searchInputSchema: toContractJsonSchema(s.searchInputSchema, "input"),

@@ -16,6 +16,12 @@ export const CONTRACT_LOCALES = ["en", "pt-BR"] as const;
 /** A locale of the toolkit's surface (schema descriptions, titles, messages). */
 export type ContractLocale = typeof CONTRACT_LOCALES[number];
 
+/**
+ * The locale the toolkit speaks when none is given: Brazilian Portuguese, as
+ * the toolkit's specification says; `locale: "en"` switches to English.
+ */
+export const DEFAULT_LOCALE: ContractLocale = "pt-BR";
+
 /** The two tool names the Deep Research contract fixes. */
 export type DeepResearchToolName = "search" | "fetch";
 
@@ -135,18 +141,20 @@ const STOPWORDS_BY_LOCALE: Record<ContractLocale, ReadonlySet<string>> = {
 };
 
 /**
- * Checks a locale given by a caller: `undefined` is English; anything but
+ * Checks a locale given by a caller: `undefined` is {@link DEFAULT_LOCALE}
+ * (`pt-BR`); anything but
  * `en` or `pt-BR` is an `invalid_arguments` error naming `field`.
  *
  * @example
  * ```ts
  * import { checkLocale } from "./messages.ts";
- * console.assert(checkLocale(undefined) === "en");
+ * console.assert(checkLocale(undefined) === "pt-BR");
+ * console.assert(checkLocale("en") === "en");
  * console.assert(checkLocale("pt-BR") === "pt-BR");
  * ```
  */
 export function checkLocale(locale: unknown, field = "locale"): ContractLocale {
-  if (locale === undefined) return "en";
+  if (locale === undefined) return DEFAULT_LOCALE;
   if (typeof locale === "string" && (CONTRACT_LOCALES as readonly string[]).includes(locale)) {
     return locale as ContractLocale;
   }

@@ -62,7 +62,12 @@ export {
   type SearchResultSchema,
   searchResultSchema,
 } from "./contract.ts";
-export { CONTRACT_LOCALES, type ContractLocale, type DeepResearchToolName } from "./messages.ts";
+export {
+  CONTRACT_LOCALES,
+  type ContractLocale,
+  type DeepResearchToolName,
+  DEFAULT_LOCALE,
+} from "./messages.ts";
 export { deepResearchError, deepResearchResult, type EnvelopeExtras } from "./envelope.ts";
 export {
   type CallContext,

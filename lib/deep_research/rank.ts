@@ -23,7 +23,7 @@
 import { getGleanerLogger } from "../log.ts";
 import { Bm25Index } from "../rank/bm25.ts";
 import type { SearchResult } from "./contract.ts";
-import { type ContractLocale, stopwordsFor } from "./messages.ts";
+import { checkLocale, type ContractLocale, DEFAULT_LOCALE, stopwordsFor } from "./messages.ts";
 
 /** How many results a search returns unless told otherwise. */
 export const DEFAULT_LIMIT = 10;
@@ -57,7 +57,7 @@ export interface SearchOptions {
 
 /** Options of {@link createIndex}. */
 export interface IndexOptions {
-  /** Whose stop-words leave queries and fields out: `en` (default) or `pt-BR`. */
+  /** Whose stop-words leave queries and fields out: `pt-BR` (default) or `en`. */
   locale?: ContractLocale;
   /**
    * `fields` (default): the field weights above, for catalogues of short
@@ -106,10 +106,11 @@ function words(value: string): string[] {
  * ```ts
  * import { tokenize } from "@gleaner/gleaner/deep-research";
  * console.assert(tokenize("A população de São Paulo", "pt-BR").join() === "populacao,sao,paulo");
- * console.assert(tokenize("The state of the art").join() === "state,art");
+ * console.assert(tokenize("A população de São Paulo").join() === "populacao,sao,paulo");
+ * console.assert(tokenize("The state of the art", "en").join() === "state,art");
  * ```
  */
-export function tokenize(value: string, locale: ContractLocale = "en"): string[] {
+export function tokenize(value: string, locale: ContractLocale = DEFAULT_LOCALE): string[] {
   const stop = stopwordsFor(locale);
   const seen = new Set<string>();
   for (const word of words(value)) {
@@ -200,7 +201,7 @@ export function createIndex(
   entries: readonly IndexEntry[],
   options: IndexOptions = {},
 ): SearchIndex {
-  const locale = options.locale ?? "en";
+  const locale = checkLocale(options.locale);
   const indexed: Indexed[] = [];
   let skipped = 0;
   for (const entry of entries) {

@@ -108,7 +108,7 @@ export interface DeepResearchToolsOptions {
   richTools?: string;
   /** The annotations of the server's other tools (default `{ readOnlyHint: true }`). */
   annotations?: ToolAnnotations;
-  /** Titles, schema descriptions and messages: `en` (default) or `pt-BR`. */
+  /** Titles, schema descriptions and messages: `pt-BR` (default) or `en`. */
   locale?: ContractLocale;
   /** Most results of `search` (default 10, at most {@link MAX_LIMIT}). */
   limit?: number;
@@ -253,7 +253,7 @@ interface Built {
 
 function build(options: DeepResearchToolsOptions): Built {
   const limit = checkOptions(options);
-  const locale = options.locale ?? "en";
+  const locale = checkLocale(options.locale);
   const text = messages(locale);
   const schemas = contractSchemas(locale);
   const extend = options.extendOutputSchema ?? ((schema) => schema);

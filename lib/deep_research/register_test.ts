@@ -395,5 +395,43 @@ Deno.test("register: titles, notFound and onError override the locale's defaults
   assert.ok((long.content[0] as { text: string }).text.length < 300, "the id is clipped");
   const unknown = await plain.call("delete", {});
   assert.equal(unknown.isError, true);
-  assert.match((unknown.content[0] as { text: string }).text, /Unknown tool: "delete"/);
+  assert.match((unknown.content[0] as { text: string }).text, /Tool desconhecida: "delete"/);
+});
+
+Deno.test("register: without a locale the surface is pt-BR and createIndex drops pt-BR stop-words; locale en switches", async () => {
+  const entries: IndexEntry[] = [
+    { id: "a", title: "Taxa de desocupação", url: "https://example.org/a" },
+    { id: "b", title: "Para onde vai a renda", url: "https://example.org/b" },
+  ];
+  // "para" and "de" are Portuguese stop-words: only "desocupacao" is searched for.
+  const index = createIndex(entries);
+  assert.deepEqual(index.search("para de desocupação").map((r) => r.id), ["a"]);
+  assert.deepEqual(
+    createIndex(entries, { locale: "en" }).search("para de desocupação").map((r) => r.id),
+    ["a", "b"],
+  );
+  for (const locale of [undefined, "en"] as const) {
+    const server = new McpServer({ name: "toy", version: "1.0.0" });
+    registerDeepResearchTools(server, {
+      corpus: "a catalogue",
+      search: (query) => index.search(query),
+      fetch: () => null,
+      ...(locale ? { locale } : {}),
+    });
+    const client = await connect(server);
+    try {
+      const { tools } = await client.listTools() as { tools: Tool[] };
+      const text = MESSAGES[locale ?? "pt-BR"];
+      assert.equal(tools[0].title, text.title);
+      assert.deepEqual(
+        tools[0].inputSchema.properties,
+        contractJsonSchemas(locale).searchInputSchema.properties,
+      );
+      const missing = await client.callTool({ name: "fetch", arguments: { id: "pop:99" } });
+      assert.equal(missing.isError, true);
+      assert.deepEqual(missing.content, [{ type: "text", text: text.notFound }]);
+    } finally {
+      await client.close();
+    }
+  }
 });

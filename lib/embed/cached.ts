@@ -43,6 +43,22 @@ export function textHashSync(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
+/**
+ * The part of an embedder id that a document prefix adds (`:dp-` and 8 hex digits of its
+ * SHA-256), so vectors embedded with another prefix are never taken from the cache; `""` for
+ * no prefix.
+ *
+ * @example
+ * ```ts
+ * import { documentPrefixTag } from "./cached.ts";
+ * console.assert(documentPrefixTag("") === "");
+ * console.assert(/^:dp-[0-9a-f]{8}$/.test(documentPrefixTag("passage: ")));
+ * ```
+ */
+export function documentPrefixTag(prefix: string): string {
+  return prefix === "" ? "" : `:dp-${textHashSync(prefix).slice(0, 8)}`;
+}
+
 /** Options of {@link withCache}. */
 export interface WithCacheOptions {
   /**

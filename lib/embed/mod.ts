@@ -103,6 +103,8 @@ export async function createEmbedder(
           dtype: config.dtype,
           batchSize: config.batch_size,
           env: deps.env,
+          queryPrefix: config.dense_query_prefix,
+          documentPrefix: config.dense_document_prefix,
         }),
       );
     case "openai": {
@@ -132,6 +134,8 @@ export async function createEmbedder(
         apiKey: config.api_key,
         dimensions: config.api_dimensions,
         batchSize: config.batch_size,
+        queryPrefix: config.dense_query_prefix,
+        documentPrefix: config.dense_document_prefix,
       }));
     }
   }

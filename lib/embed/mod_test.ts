@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../config/config.ts";
 import type { GleanerError } from "../errors.ts";
+import { createFetcher } from "../net/fetch.ts";
 import { createEmbedder, embedderStatus, STATIC_MODEL_FILES, staticModelDir } from "./mod.ts";
 
 function embed(input: Record<string, unknown>) {
@@ -74,5 +75,54 @@ Deno.test("embedderStatus: static files present; presets absent from an empty mo
     assert.equal(openai.ready, false);
   } finally {
     await Deno.remove(modelsDir, { recursive: true });
+  }
+});
+
+Deno.test("createEmbedder: dense_query_prefix and dense_document_prefix reach the model, the document one its id", async () => {
+  const inputs: string[][] = [];
+  // The response shape of https://platform.openai.com/docs/api-reference/embeddings/create
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const body = await req.json() as { input: string[]; model: string };
+    inputs.push(body.input);
+    return Response.json({
+      object: "list",
+      data: body.input.map((text, index) => ({
+        object: "embedding",
+        index,
+        embedding: [text.length, 1, 0],
+      })),
+      model: body.model,
+      usage: { prompt_tokens: 1, total_tokens: 1 },
+    });
+  });
+  const origin = `http://127.0.0.1:${(server.addr as Deno.NetAddr).port}`;
+  const config = parseConfig({
+    network: { allow_private: [origin] },
+    embed: {
+      provider: "openai",
+      api_url: `${origin}/v1`,
+      api_model: "nomic-embed-text",
+      dense_query_prefix: "search_query: ",
+      dense_document_prefix: "search_document: ",
+    },
+  });
+  const fetcher = createFetcher(config.network);
+  try {
+    const embedder = await createEmbedder(config.embed, { fetcher });
+    assert.ok(embedder);
+    await embedder.embedQueries(["what is bm25"]);
+    await embedder.embedDocuments(["BM25 ranks passages."]);
+    assert.deepEqual(inputs, [["search_query: what is bm25"], [
+      "search_document: BM25 ranks passages.",
+    ]]);
+    assert.match(embedder.id, /\/nomic-embed-text:dp-[0-9a-f]{8}$/);
+    const plain = await createEmbedder({ ...config.embed, dense_document_prefix: undefined }, {
+      fetcher,
+    });
+    assert.ok(plain && !plain.id.includes(":dp-"));
+    await plain.embedDocuments(["BM25 ranks passages."]);
+    assert.deepEqual(inputs.at(-1), ["BM25 ranks passages."]);
+  } finally {
+    await server.shutdown();
   }
 });

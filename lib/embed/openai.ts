@@ -18,6 +18,7 @@ import { GleanerError, toGleanerError } from "../errors.ts";
 import type { Fetcher } from "../net/types.ts";
 import { SerialQueue } from "./queue.ts";
 import type { Embedder, EmbeddingUsage } from "./types.ts";
+import { documentPrefixTag } from "./cached.ts";
 import { toUnitVector } from "./vector.ts";
 import { safeEndpoint } from "../config/redact.ts";
 
@@ -43,7 +44,7 @@ export interface OpenAIEmbedderOptions {
   maxChars?: number;
   /** Prepended to queries. Default none. */
   queryPrefix?: string;
-  /** Prepended to passages. Default none. */
+  /** Prepended to passages. Default none; a prefix changes the embedder's id. */
   documentPrefix?: string;
 }
 
@@ -202,7 +203,9 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 64));
   const maxChars = Math.max(1, Math.floor(options.maxChars ?? 24_000));
   const host = new URL(endpoint).host;
-  const id = `openai:${host}/${options.model}${options.dimensions ? `:${options.dimensions}` : ""}`;
+  const id = `openai:${host}/${options.model}${options.dimensions ? `:${options.dimensions}` : ""}${
+    documentPrefixTag(options.documentPrefix ?? "")
+  }`;
   const queue = new SerialQueue(options.maxPending ?? 64, `embeddings ${where}`);
   let dimensions = options.dimensions ?? 0;
 

@@ -26,6 +26,7 @@ import { type Env, gleanerDataDir } from "../config/env.ts";
 import { getGleanerLogger } from "../log.ts";
 import { SerialQueue } from "./queue.ts";
 import type { Embedder } from "./types.ts";
+import { documentPrefixTag } from "./cached.ts";
 import { toUnitVector } from "./vector.ts";
 
 const logger = getGleanerLogger("rank", "embed");
@@ -173,7 +174,7 @@ export interface TransformersEmbedderOptions {
   pooling?: Pooling;
   /** Overrides the query prefix. */
   queryPrefix?: string;
-  /** Overrides the document prefix. */
+  /** Overrides the document prefix (another one than the preset's changes the embedder's id). */
   documentPrefix?: string;
   /** Overrides the embedder id (used in cache keys). */
   id?: string;
@@ -484,7 +485,11 @@ export async function createTransformersEmbedder(
   const name = options.id ??
     `transformers:${
       resolved.hubId ?? resolved.source.replace(/\/+$/, "").split("/").pop()
-    }:${dtype}`;
+    }:${dtype}${
+      documentPrefix === (resolved.spec?.documentPrefix ?? "")
+        ? ""
+        : documentPrefixTag(documentPrefix)
+    }`;
   const queue = new SerialQueue(options.maxPending ?? 64, `embedder ${name}`);
   let closed = false;
 

@@ -119,7 +119,7 @@ export function parsePageUrl(raw: string): URL {
  * Order of a read: the URL is checked (scheme, then the network policy in
  * force: a refused URL is never answered from the cache), the cache is
  * asked, then each applicable tier in order. Domain memory is a hint: tiers
- * on probation for the URL's origin are put off, and tried anyway when
+ * on probation for the URL's origin, or with a low success rate there, are put off, and tried anyway when
  * every other tier failed or was put off too. Only outcomes that say
  * something about a tier on that origin are recorded (see `outcomes.ts`).
  * When no tier produced a page, the most specific failure met is thrown.
@@ -160,10 +160,20 @@ export function createReader(deps: ReaderDeps): Reader {
     }
   }
 
-  async function onProbation(origin: string): Promise<Map<string, number>> {
+  /**
+   * The tiers domain memory puts off on `origin`, with why: `probation` (failing now) or
+   * `success_rate` (fewer than 30 % of at least 10 attempts in the window succeeded).
+   */
+  async function onProbation(origin: string): Promise<Map<string, string>> {
     if (!deps.domains || !memory.open()) return new Map();
     try {
-      return await deps.domains.skipped(origin, scope);
+      const record = await deps.domains.get(origin, scope);
+      const skipped = new Map<string, string>();
+      for (const [tier, state] of Object.entries(record?.tiers ?? {})) {
+        if (state.skipped_until) skipped.set(tier, "probation");
+        else if (state.low_success_rate) skipped.set(tier, "success_rate");
+      }
+      return skipped;
     } catch (error) {
       memoryFailed(error);
       return new Map();
@@ -252,7 +262,7 @@ export function createReader(deps: ReaderDeps): Reader {
       for (const tier of deps.tiers) {
         if (tier.fallbackFor || !applies(tier)) continue;
         if (forcedFor(tier) === undefined && skipped.has(tier.name)) {
-          noteSkip(tier, "probation");
+          noteSkip(tier, skipped.get(tier.name)!);
           deferred.push(tier);
           if (tier.renderAfter) renderWanted = true;
           continue;

@@ -300,3 +300,61 @@ Deno.test("a verdict reached under other settings is not inherited: a new user a
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("a tier under 30 % success over 10+ tries in the window is put off beside probation, and tried last", async () => {
+  const config = parseConfig({ store: { path: ":memory:" }, read: { render: "never" } });
+  const store = openStore(config.store);
+  const origin = "https://flaky.example";
+  const scope = { policy: memoryPolicy(config) };
+  // 3 of 11 attempts ok (27 %), never three failures in a row: no probation, only a low rate.
+  for (const ok of [false, false, true, false, false, true, false, false, true, false, false]) {
+    await store.domains.record(
+      origin,
+      "llms_txt",
+      ok,
+      ok ? undefined : "provider_unavailable",
+      scope,
+    );
+  }
+  const calls: string[] = [];
+  let secondWorks = true;
+  const page = (tier: "llms_txt" | "http") => ({
+    url: `${origin}/a`,
+    finalUrl: `${origin}/a`,
+    title: "A",
+    markdown: "# A\n\nText.",
+    links: [],
+    tier,
+    mediaType: "text/html",
+    fetchedAt: new Date().toISOString(),
+  });
+  const tier = (name: "llms_txt" | "http", works: () => boolean) => ({
+    name,
+    scope: "shared" as const,
+    canHandle: () => true,
+    read: () => {
+      calls.push(name);
+      return Promise.resolve(works() ? page(name) : undefined);
+    },
+  });
+  const reader = createReader({
+    config,
+    fetcher: createFetcher(config.network),
+    tiers: [tier("llms_txt", () => true), tier("http", () => secondWorks)],
+    domains: store.domains,
+  });
+  try {
+    const record = await store.domains.get(origin, scope);
+    assert.equal(record?.tiers.llms_txt.low_success_rate, true);
+    assert.equal(record?.tiers.llms_txt.skipped_until, undefined, "not on probation");
+    assert.equal((await reader.read({ url: `${origin}/a`, noCache: true })).tier, "http");
+    assert.deepEqual(calls, ["http"], "the low-rate tier was not tried first");
+    // When nothing else gives a page, the tier put off is still tried.
+    calls.length = 0;
+    secondWorks = false;
+    assert.equal((await reader.read({ url: `${origin}/b`, noCache: true })).tier, "llms_txt");
+    assert.deepEqual(calls, ["http", "llms_txt"]);
+  } finally {
+    await store.close();
+  }
+});

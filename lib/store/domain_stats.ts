@@ -62,6 +62,8 @@ interface InfoRow {
   robots_checked_at: number | null;
   llms_txt: number | null;
   llms_checked_at: number | null;
+  seen_in_search?: number | null;
+  seen_at?: number | null;
 }
 
 interface ProbationRow {
@@ -101,6 +103,7 @@ export class SqliteDomainStats implements DomainStats {
   readonly #setProbation: StatementSync;
   readonly #robots: StatementSync;
   readonly #llms: StatementSync;
+  readonly #seen: StatementSync;
   readonly #tiers: StatementSync;
   readonly #info: StatementSync;
   readonly #ofHost: StatementSync;
@@ -150,6 +153,11 @@ export class SqliteDomainStats implements DomainStats {
       `INSERT INTO origin_info (origin, host, llms_txt, llms_checked_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (origin) DO UPDATE SET llms_txt = excluded.llms_txt,
          llms_checked_at = excluded.llms_checked_at`,
+    );
+    this.#seen = db.prepare(
+      `INSERT INTO origin_info (origin, host, seen_in_search, seen_at) VALUES (?, ?, 1, ?)
+       ON CONFLICT (origin) DO UPDATE SET seen_in_search = coalesce(seen_in_search, 0) + 1,
+         seen_at = excluded.seen_at`,
     );
     this.#tiers = db.prepare(
       `SELECT tier, SUM(attempts) AS a, SUM(successes) AS s, SUM(failures) AS f
@@ -278,6 +286,12 @@ export class SqliteDomainStats implements DomainStats {
         checked_at: new Date(Number(info.llms_checked_at)).toISOString(),
       };
     }
+    if (info?.seen_in_search != null && info.seen_at != null) {
+      record.seen_in_search = {
+        count: Number(info.seen_in_search),
+        last_at: new Date(Number(info.seen_at)).toISOString(),
+      };
+    }
     return record;
   }
 
@@ -333,6 +347,17 @@ export class SqliteDomainStats implements DomainStats {
     return Promise.try(() => {
       const o = normalizeOrigin(origin);
       this.#llms.run(this.#p + o, this.#p + originHost(o), exists ? 1 : 0, this.#now());
+    });
+  }
+
+  /** {@inheritDoc DomainStats.noteSeenInSearch} */
+  noteSeenInSearch(origins: readonly string[]): Promise<void> {
+    return Promise.try(() => {
+      const now = this.#now();
+      const distinct = new Set(origins.map((origin) => normalizeOrigin(origin)));
+      transaction(this.#db, () => {
+        for (const o of distinct) this.#seen.run(this.#p + o, this.#p + originHost(o), now);
+      });
     });
   }
 

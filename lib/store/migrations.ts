@@ -144,4 +144,12 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "embeddings pruned oldest first",
     up: `CREATE INDEX embeddings_by_age ON embeddings (created_at);`,
   },
+  {
+    version: 4,
+    name: "origins seen in search results",
+    up: `
+      ALTER TABLE origin_info ADD COLUMN seen_in_search INTEGER;
+      ALTER TABLE origin_info ADD COLUMN seen_at INTEGER;
+    `,
+  },
 ];

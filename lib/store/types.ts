@@ -97,6 +97,12 @@ export interface TierState extends TierCounts {
    * cascade skips it until then, unless every other tier is skipped or failed.
    */
   skipped_until?: string;
+  /**
+   * True when the tier succeeded on fewer than {@link LOW_SUCCESS_RATE} of at least
+   * {@link LOW_SUCCESS_MIN_ATTEMPTS} attempts in the window: the cascade puts it off beside
+   * probation (tried only when no other tier gives a page).
+   */
+  low_success_rate?: boolean;
 }
 
 /** Everything known about one origin (`scheme://host[:port]`). */
@@ -115,6 +121,8 @@ export interface DomainRecord extends TierCounts {
   robots?: { state: RobotsState; checked_at: string };
   /** Whether `/llms.txt` exists, if checked. */
   llms_txt?: { exists: boolean; checked_at: string };
+  /** How often the origin came up in search results, and when last (kept beyond the window). */
+  seen_in_search?: { count: number; last_at: string };
 }
 
 /** One line of {@link DomainStats.summary}. */
@@ -179,6 +187,11 @@ export interface DomainStats {
   setRobots(origin: string, state: RobotsState): Promise<void>;
   /** Remembers whether `/llms.txt` exists on an origin. */
   setLlmsTxt(origin: string, exists: boolean): Promise<void>;
+  /**
+   * Counts one search that had results on each of `origins` (each counted once per call).
+   * Called without waiting on every search: it never slows one down.
+   */
+  noteSeenInSearch(origins: readonly string[]): Promise<void>;
   /** Forgets everything (counts, probation, robots, llms.txt); returns how many origins were known. */
   clear(): Promise<number>;
   /** Every origin this view holds, as snapshot entries (see `domain_snapshot.ts`), by origin. */
@@ -402,6 +415,29 @@ export function nextProbation(
   return { consecutive_failures: consecutive, retry_at: wait > 0 ? now + wait : null, policy };
 }
 
+/** Below this success rate (over the window) a tier is put off on an origin; see {@link TierState}. */
+export const LOW_SUCCESS_RATE = 0.3;
+
+/** Attempts in the window before {@link LOW_SUCCESS_RATE} is judged. */
+export const LOW_SUCCESS_MIN_ATTEMPTS = 10;
+
+/**
+ * True when counts show a tier that rarely works on an origin: fewer than
+ * {@link LOW_SUCCESS_RATE} successes over at least {@link LOW_SUCCESS_MIN_ATTEMPTS} attempts.
+ *
+ * @example
+ * ```ts
+ * import { lowSuccessRate, tierCounts } from "./types.ts";
+ * console.assert(lowSuccessRate(tierCounts(10, 2, 8)));
+ * console.assert(!lowSuccessRate(tierCounts(10, 3, 7)));
+ * console.assert(!lowSuccessRate(tierCounts(9, 0, 9)));
+ * ```
+ */
+export function lowSuccessRate(counts: TierCounts): boolean {
+  return counts.attempts >= LOW_SUCCESS_MIN_ATTEMPTS &&
+    counts.successes / counts.attempts < LOW_SUCCESS_RATE;
+}
+
 /** A tier's {@link TierState} from its counts and probation (shown only when it applies to `scope`). */
 export function tierState(
   counts: TierCounts,
@@ -416,6 +452,7 @@ export function tierState(
   };
   const retryAt = applies ? probation.retry_at : null;
   if (retryAt !== null && retryAt > now) state.skipped_until = new Date(retryAt).toISOString();
+  if (lowSuccessRate(counts)) state.low_success_rate = true;
   return state;
 }
 

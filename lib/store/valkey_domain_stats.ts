@@ -295,6 +295,12 @@ export class ValkeyDomainStats implements DomainStats {
         checked_at: new Date(Number(info.llms_checked_at)).toISOString(),
       };
     }
+    if (info.seen_in_search && info.seen_at) {
+      record.seen_in_search = {
+        count: Number(info.seen_in_search),
+        last_at: new Date(Number(info.seen_at)).toISOString(),
+      };
+    }
     return record;
   }
 
@@ -363,6 +369,24 @@ export class ValkeyDomainStats implements DomainStats {
       llms_txt: exists ? "1" : "0",
       llms_checked_at: String(this.#now()),
     });
+  }
+
+  /** {@inheritDoc DomainStats.noteSeenInSearch} */
+  async noteSeenInSearch(origins: readonly string[]): Promise<void> {
+    const distinct = new Set(origins.map((origin) => normalizeOrigin(origin)));
+    if (distinct.size === 0) return;
+    const now = String(this.#now());
+    let batch = this.#client.multi();
+    for (const o of distinct) {
+      const key = this.#infoKey(o);
+      const hostKey = this.#hostKey(originHost(o));
+      batch = batch.hincrby(key, "seen_in_search", 1)
+        .hset(key, { host: originHost(o), seen_at: now })
+        .expire(key, INFO_KEY_TTL_S)
+        .sadd(hostKey, o)
+        .expire(hostKey, INFO_KEY_TTL_S);
+    }
+    checkExec(await call(batch.exec()));
   }
 
   async #setInfo(origin: string, fields: Record<string, string>): Promise<void> {

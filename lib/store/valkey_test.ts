@@ -282,3 +282,31 @@ Deno.test({
       });
     }),
 });
+
+Deno.test({
+  name: "ValkeyDomainStats: origins seen in search are counted once per call, as on SQLite",
+  ignore: !HAVE_REDIS,
+  fn: () =>
+    withServer(async ({ url }) => {
+      await withClient(url, async (client) => {
+        const c = clock();
+        const stats = new ValkeyDomainStats(client, { prefix: "t9:", now: c.now });
+        await stats.noteSeenInSearch([
+          "https://seen.example/a",
+          "https://seen.example/b",
+          "https://other.example/",
+        ]);
+        await stats.noteSeenInSearch(["https://seen.example/c"]);
+        const seen = await stats.get("https://seen.example");
+        assert.deepEqual(seen?.seen_in_search, {
+          count: 2,
+          last_at: new Date(c.start).toISOString(),
+        });
+        assert.equal(seen?.attempts, 0);
+        assert.equal((await stats.get("https://other.example"))?.seen_in_search?.count, 1);
+        assert.deepEqual((await stats.forHost("seen.example")).map((r) => r.origin), [
+          "https://seen.example",
+        ]);
+      });
+    }),
+});

@@ -32,7 +32,10 @@ export interface ToolEvent {
 export interface TierSkipEvent {
   /** The tier's name (`http`, `browser`, …). */
   tier: string;
-  /** Why: `probation` (domain memory saw it fail there) or `tier_rule` (an operator rule). */
+  /**
+   * Why: `probation` (domain memory saw it fail there), `success_rate` (under 30 % of 10 or more
+   * tries there succeeded in 30 days) or `tier_rule` (an operator rule).
+   */
   reason: string;
   /** The host of the page being read. */
   host: string;
@@ -130,6 +133,9 @@ export function createEvents(settings: EventsSection): Events {
     user: settings.nats_user,
     password: settings.nats_password,
     token: settings.nats_token,
+    credentialsFile: settings.nats_credentials_file,
+    tls: settings.nats_tls,
+    caFile: settings.nats_ca_file,
     queueMax: settings.queue_max,
   });
   const prefix = settings.subject_prefix;

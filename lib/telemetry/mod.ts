@@ -1,7 +1,7 @@
 /**
  * Opt-in OpenTelemetry: spans per tool call and per stage (search, read tier,
- * rank), and metrics for latency, tokens saved and failures by code, sent to
- * an OTLP/HTTP collector.
+ * rank), and metrics for latency, tokens saved, failures by code, cache hits
+ * and misses and each reading tier's outcomes, sent to an OTLP/HTTP collector.
  *
  * Nothing is loaded unless an OTLP endpoint is configured with the standard
  * variables (`OTEL_EXPORTER_OTLP_ENDPOINT`, or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`
@@ -19,7 +19,13 @@
  */
 import type { SpanHandle, Telemetry } from "./types.ts";
 
-export type { SpanHandle, SpanOptions, Telemetry, TelemetryAttributes } from "./types.ts";
+export type {
+  SpanHandle,
+  SpanOptions,
+  Telemetry,
+  TelemetryAttributes,
+  TelemetryCounter,
+} from "./types.ts";
 
 const NOOP_SPAN: SpanHandle = { set() {} };
 
@@ -28,6 +34,7 @@ export const NOOP_TELEMETRY: Telemetry = {
   enabled: false,
   span: (_name, _metric, _attributes, fn) => fn(NOOP_SPAN),
   tokensSaved() {},
+  count() {},
   shutdown: () => Promise.resolve(),
 };
 

@@ -3,6 +3,13 @@
  * Gleaner's events: `INFO` (read), `CONNECT`, `PUB`, `PING`/`PONG`, `-ERR`.
  * Protocol reference: https://docs.nats.io/reference/protocols/client
  *
+ * TLS as the server offers it: after the plain `INFO`, a client that wants
+ * TLS (a `tls://` URL, the `tls` option) or a server that requires it
+ * (`tls_required`) upgrades the connection before `CONNECT`
+ * (https://docs.nats.io/running-a-nats-service/configuration/securing_nats/tls).
+ * Credentials: user and password, a token, or a credentials file (the user
+ * JWT and NKey seed; `nkeys.ts` signs the server's nonce).
+ *
  * Publishing never waits: a message goes into a bounded queue (when it is
  * full the message is dropped and counted) and a background pump writes the
  * queue to the server. A lost connection is re-opened with exponential
@@ -13,13 +20,23 @@
 import { withDeadline } from "../async/deadline.ts";
 import { getGleanerLogger } from "../log.ts";
 import { VERSION } from "../version.ts";
+import { natsSigner } from "./nkeys.ts";
 
 const log = getGleanerLogger("telemetry", "nats");
 
 /** Options of {@link NatsPublisher}. */
 export interface NatsPublisherOptions {
-  /** `nats://[user:password@]host[:port]` (port 4222 by default). */
+  /** `nats://[user:password@]host[:port]`, or `tls://…` to require TLS (port 4222 by default). */
   url: string;
+  /** Require TLS even when the server does not (a `tls://` URL does the same). */
+  tls?: boolean;
+  /** A PEM file of the CA(s) that signed the server's certificate; the system's roots otherwise. */
+  caFile?: string;
+  /**
+   * A credentials file (`.creds`: user JWT and NKey seed) or an NKey seed file, read on every
+   * connection (a rotated file is picked up on the next one).
+   */
+  credentialsFile?: string;
   /** User name (the URL's user wins when it names one). */
   user?: string;
   /** Password of `user`. */
@@ -56,12 +73,15 @@ const MAX_LINE_BYTES = 64 * 1024;
 /** The address and credentials a NATS URL names. */
 export function parseNatsUrl(
   raw: string,
-): { hostname: string; port: number; user?: string; password?: string } {
+): { hostname: string; port: number; tls: boolean; user?: string; password?: string } {
   const url = new URL(raw);
-  if (url.protocol !== "nats:") throw new Error(`unsupported NATS URL scheme ${url.protocol}`);
+  if (url.protocol !== "nats:" && url.protocol !== "tls:") {
+    throw new Error(`unsupported NATS URL scheme ${url.protocol}`);
+  }
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
   return {
     hostname,
+    tls: url.protocol === "tls:",
     port: url.port === "" ? 4222 : Number(url.port),
     ...(url.username ? { user: decodeURIComponent(url.username) } : {}),
     ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
@@ -207,14 +227,14 @@ export class NatsPublisher {
   async #connect(): Promise<Deno.Conn> {
     const target = this.#target;
     const timeoutMs = this.#options.connectTimeoutMs ?? 5_000;
-    const conn = await withTimeout(
+    let conn: Deno.Conn = await withTimeout(
       Deno.connect({ hostname: target.hostname, port: target.port }),
       timeoutMs,
       `connecting to ${target.hostname}:${target.port}`,
       (late) => late.close(),
     );
     try {
-      const lines = readLines(conn);
+      let lines = readLines(conn);
       const handshake = async () => {
         // INFO {...}: the server speaks first.
         const first = await lines.next();
@@ -224,23 +244,49 @@ export class NatsPublisher {
         const info = JSON.parse(first.value.slice(5)) as {
           max_payload?: number;
           tls_required?: boolean;
+          tls_available?: boolean;
+          nonce?: string;
         };
-        if (info.tls_required) throw new Error("the server requires TLS, which is not supported");
+        const tls = info.tls_required === true || target.tls || this.#options.tls === true;
+        if (tls) {
+          if (!info.tls_required && !info.tls_available) {
+            throw new Error(
+              "TLS is required (events.nats_tls or tls://) but the server offers none",
+            );
+          }
+          const caFile = this.#options.caFile;
+          const caCerts = caFile ? [await Deno.readTextFile(caFile)] : undefined;
+          conn = await Deno.startTls(conn as Deno.TcpConn, {
+            hostname: target.hostname,
+            ...(caCerts ? { caCerts } : {}),
+          });
+          lines = readLines(conn);
+        }
         if (typeof info.max_payload === "number" && info.max_payload > 0) {
           this.#maxPayload = info.max_payload;
         }
+        const signer = this.#options.credentialsFile
+          ? await natsSigner(await Deno.readTextFile(this.#options.credentialsFile))
+          : undefined;
         const user = target.user ?? this.#options.user;
         const pass = target.password ?? this.#options.password;
         const connect = {
           verbose: false,
           pedantic: false,
-          tls_required: false,
+          tls_required: tls,
           name: "gleaner",
           lang: "typescript",
           version: VERSION,
           protocol: 1,
           ...(user !== undefined ? { user, pass: pass ?? "" } : {}),
           ...(this.#options.token !== undefined ? { auth_token: this.#options.token } : {}),
+          ...(signer
+            ? {
+              nkey: signer.publicKey,
+              ...(signer.jwt ? { jwt: signer.jwt } : {}),
+              ...(info.nonce ? { sig: await signer.sign(info.nonce) } : {}),
+            }
+            : {}),
         };
         // PING right after CONNECT: PONG means the server accepted it, -ERR that it did not.
         await writeAll(

@@ -404,6 +404,9 @@ export function createOtlpTelemetry(env: Record<string, string | undefined>): Te
     tokensSaved(tokens, attributes) {
       if (tokens > 0) count("gleaner.tokens.saved", Math.round(tokens), attributes);
     },
+    count(counter, attributes) {
+      count(`gleaner.${counter}`, 1, attributes);
+    },
     async shutdown() {
       clearInterval(spanTimer);
       clearInterval(metricTimer);

@@ -25,6 +25,15 @@ export interface SpanOptions {
   kind?: "internal" | "client";
 }
 
+/**
+ * Gleaner's counters besides `gleaner.failures` and `gleaner.tokens.saved`, exported as
+ * `gleaner.<name>`: cache lookups that found an entry (`cache.hits`) or none (`cache.misses`),
+ * with the cache namespace in `gleaner.cache.namespace`; and each reading tier's outcome
+ * (`read.tier.outcomes`) with `gleaner.tier` and `gleaner.read.result` (`page`, `thin`,
+ * `passed`, or the error code).
+ */
+export type TelemetryCounter = "cache.hits" | "cache.misses" | "read.tier.outcomes";
+
 /** Gleaner's instruments; {@link NOOP_TELEMETRY} when telemetry is off. */
 export interface Telemetry {
   /** True when an exporter is running. */
@@ -43,6 +52,8 @@ export interface Telemetry {
   ): Promise<T>;
   /** Adds to the `gleaner.tokens.saved` counter. */
   tokensSaved(tokens: number, attributes: TelemetryAttributes): void;
+  /** Adds one to the `gleaner.<counter>` counter (see {@link TelemetryCounter}). */
+  count(counter: TelemetryCounter, attributes: TelemetryAttributes): void;
   /** Sends what is buffered and stops the export timers. */
   shutdown(): Promise<void>;
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { normalizeOrigin } from "../store/types.ts";
+import { type DomainRecord, normalizeOrigin } from "../store/types.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
 const Counts = z.object({
@@ -17,6 +17,7 @@ const Counts = z.object({
 const TierState = Counts.extend({
   consecutive_failures: z.number().int(),
   skipped_until: z.string().optional(),
+  low_success_rate: z.boolean().optional(),
 });
 
 /** One origin as `domain_stats` shows it. */
@@ -33,8 +34,10 @@ export const OriginStats: z.ZodObject<{
       success_rate: z.ZodNullable<z.ZodNumber>;
       consecutive_failures: z.ZodNumber;
       skipped_until: z.ZodOptional<z.ZodString>;
+      low_success_rate: z.ZodOptional<z.ZodBoolean>;
     }, z.core.$strip>
   >;
+  window: z.ZodEnum<{ current: "current"; expired: "expired"; no_reads: "no_reads" }>;
   last_failure: z.ZodOptional<
     z.ZodObject<{
       tier: z.ZodString;
@@ -54,6 +57,12 @@ export const OriginStats: z.ZodObject<{
       checked_at: z.ZodString;
     }, z.core.$strip>
   >;
+  seen_in_search: z.ZodOptional<
+    z.ZodObject<{
+      count: z.ZodNumber;
+      last_at: z.ZodString;
+    }, z.core.$strip>
+  >;
   attempts: z.ZodNumber;
   successes: z.ZodNumber;
   failures: z.ZodNumber;
@@ -63,9 +72,16 @@ export const OriginStats: z.ZodObject<{
   host: z.string(),
   window_days: z.number().int(),
   tiers: z.record(z.string(), TierState),
+  /**
+   * `current`: reads counted in the window; `expired`: the origin was read before, but every
+   * count is older than the window (apart from an origin never read, which is not listed);
+   * `no_reads`: only robots.txt or llms.txt was checked, or it was only seen in search results.
+   */
+  window: z.enum(["current", "expired", "no_reads"]),
   last_failure: z.object({ tier: z.string(), reason: z.string(), at: z.string() }).optional(),
   robots: z.object({ state: z.string(), checked_at: z.string() }).optional(),
   llms_txt: z.object({ exists: z.boolean(), checked_at: z.string() }).optional(),
+  seen_in_search: z.object({ count: z.number().int(), last_at: z.string() }).optional(),
 }).extend(Counts.shape);
 
 /** Output of `domain_stats`. */
@@ -120,11 +136,21 @@ export const domainStatsTool: ToolSpec<
     const { memoryPolicy } = await import("../read/outcomes.ts");
     // Probation is shown as it applies to this instance's settings.
     const scope = { policy: memoryPolicy(gleaner.config) };
+    const shown = (record: DomainRecord) => ({
+      ...record,
+      window: record.attempts > 0
+        ? "current" as const
+        : record.last_failure || Object.keys(record.tiers).length > 0
+        ? "expired" as const
+        : "no_reads" as const,
+    });
     if (input.domain?.includes("://")) {
       const record = await domains.get(normalizeOrigin(input.domain), scope);
-      return { origins: record ? [record] : [] };
+      return { origins: record ? [shown(record)] : [] };
     }
-    if (input.domain) return { origins: await domains.forHost(input.domain, scope) };
+    if (input.domain) {
+      return { origins: (await domains.forHost(input.domain, scope)).map(shown) };
+    }
     return { summary: await domains.summary({ limit: input.limit }) };
   },
   render: (out) => {
@@ -138,16 +164,24 @@ export const domainStatsTool: ToolSpec<
     if (!out.origins?.length) return "Nothing recorded for this site.";
     return out.origins.map((d) =>
       [
-        `${d.origin} (last ${d.window_days} days): ${d.successes}/${d.attempts} ok`,
-        ...Object.entries(d.tiers).map(([tier, c]) =>
+        d.window === "expired"
+          ? `${d.origin}: no reads in the last ${d.window_days} days (older counts expired)`
+          : `${d.origin} (last ${d.window_days} days): ${d.successes}/${d.attempts} ok`,
+        ...Object.entries(d.tiers).filter(([, c]) => c.attempts > 0 || c.skipped_until).map((
+          [tier, c],
+        ) =>
           `  ${tier}: ${c.successes}/${c.attempts} ok` +
-          (c.skipped_until ? `, skipped until ${c.skipped_until}` : "")
+          (c.skipped_until ? `, skipped until ${c.skipped_until}` : "") +
+          (c.low_success_rate ? ", skipped: under 30 % success" : "")
         ),
         d.last_failure
           ? `last failure: ${d.last_failure.tier} ${d.last_failure.reason} at ${d.last_failure.at}`
           : "",
         d.robots ? `robots.txt: ${d.robots.state}` : "",
         d.llms_txt ? `llms.txt: ${d.llms_txt.exists ? "present" : "absent"}` : "",
+        d.seen_in_search
+          ? `seen in search results: ${d.seen_in_search.count} times, last ${d.seen_in_search.last_at}`
+          : "",
       ].filter(Boolean).join("\n")
     ).join("\n\n");
   },

@@ -37,6 +37,8 @@ export const EmbedSchema: z.ZodObject<{
   api_key: z.ZodOptional<z.ZodString>;
   api_dimensions: z.ZodOptional<z.ZodNumber>;
   batch_size: z.ZodDefault<z.ZodNumber>;
+  dense_query_prefix: z.ZodOptional<z.ZodString>;
+  dense_document_prefix: z.ZodOptional<z.ZodString>;
 }, z.core.$strip> = z.object({
   /** Embedder: none, the shipped static model, a transformers.js model, or an OpenAI-compatible API. */
   provider: shared(z.enum(["none", "static", "transformers", "openai"]).default("static")),
@@ -60,4 +62,16 @@ export const EmbedSchema: z.ZodObject<{
   api_dimensions: shared(z.number().int().positive().optional()),
   /** Texts per embedding batch. */
   batch_size: shared(z.number().int().positive().default(64)),
+  /**
+   * Text put before every query embedded (`transformers` and `openai`), for models trained with
+   * one (`query: ` for E5, `search_query: ` for Nomic); unset keeps the preset's own. Part of the
+   * embedding space with the model, so the operator's.
+   */
+  dense_query_prefix: operatorOnly(z.string().max(200).optional()),
+  /**
+   * Text put before every passage and memory embedded (`passage: `, `search_document: `); unset
+   * keeps the preset's own. A different one gives the embedder another id, so cached vectors and
+   * stored memories are re-embedded.
+   */
+  dense_document_prefix: operatorOnly(z.string().max(200).optional()),
 });

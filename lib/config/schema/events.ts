@@ -20,22 +20,26 @@ export const EventsSchema: z.ZodObject<{
   nats_user: z.ZodOptional<z.ZodString>;
   nats_password: z.ZodOptional<z.ZodString>;
   nats_token: z.ZodOptional<z.ZodString>;
+  nats_credentials_file: z.ZodOptional<z.ZodString>;
+  nats_tls: z.ZodDefault<z.ZodBoolean>;
+  nats_ca_file: z.ZodOptional<z.ZodString>;
   include_query: z.ZodDefault<z.ZodBoolean>;
   queue_max: z.ZodDefault<z.ZodNumber>;
 }, z.core.$strip> = z.object({
   /**
-   * NATS server the events go to, `nats://[user:password@]host[:port]`; unset: no events
-   * (credentials in it are redacted wherever the configuration is shown).
+   * NATS server the events go to, `nats://[user:password@]host[:port]` (or `tls://…` to require
+   * TLS); unset: no events (credentials in it are redacted wherever the configuration is shown).
    */
   nats_url: operatorOnly(
     z.string().refine((value) => {
       try {
         const url = new URL(value);
-        return url.protocol === "nats:" && url.hostname !== "";
+        return (url.protocol === "nats:" || url.protocol === "tls:") && url.hostname !== "";
       } catch {
         return false;
       }
-    }, { message: "must be a nats:// URL (nats://[user:password@]host[:port])" }).optional(),
+    }, { message: "must be a nats:// or tls:// URL (nats://[user:password@]host[:port])" })
+      .optional(),
   ),
   /** Subjects are `<prefix>.tool` and `<prefix>.tier_skip`. */
   subject_prefix: operatorOnly(
@@ -49,6 +53,15 @@ export const EventsSchema: z.ZodObject<{
   nats_password: secret(),
   /** NATS token (`auth_token`; a secret). */
   nats_token: secret(),
+  /**
+   * A NATS credentials file (`.creds`: the user JWT and NKey seed, as `nsc` writes it) or an NKey
+   * seed file; the server's nonce is signed with it. Read on every connection.
+   */
+  nats_credentials_file: operatorOnly(z.string().min(1).optional()),
+  /** Require TLS to the NATS server (a `tls://` URL does too; a server that requires it gets it). */
+  nats_tls: operatorOnly(z.boolean().default(false)),
+  /** PEM file of the CA that signed the NATS server's certificate (else the system's roots). */
+  nats_ca_file: operatorOnly(z.string().min(1).optional()),
   /** Put the query text of `search`, `research` and `scrape_urls` calls into tool events. */
   include_query: operatorOnly(z.boolean().default(false)),
   /** Events queued at most while NATS is slow or away; more are dropped (and counted). */

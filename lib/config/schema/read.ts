@@ -45,7 +45,10 @@ export const ReadSchema: z.ZodObject<{
   youtube_url: z.ZodDefault<z.ZodString>;
   youtube_languages: z.ZodDefault<z.ZodArray<z.ZodString>>;
   youtube_timestamps: z.ZodDefault<z.ZodBoolean>;
+  youtube_ignore_robots: z.ZodDefault<z.ZodBoolean>;
+  block_lists: z.ZodDefault<z.ZodArray<z.ZodString>>;
   reddit_url: z.ZodDefault<z.ZodString>;
+  reddit_ignore_robots: z.ZodDefault<z.ZodBoolean>;
   hister_url: z.ZodOptional<z.ZodString>;
   hister_token: z.ZodOptional<z.ZodString>;
   hister_users: z.ZodDefault<z.ZodArray<z.ZodString>>;
@@ -110,8 +113,26 @@ export const ReadSchema: z.ZodObject<{
   youtube_languages: shared(z.array(z.string().min(1)).default([])),
   /** Start each transcript line with its `[mm:ss]` time. */
   youtube_timestamps: shared(z.boolean().default(true)),
+  /**
+   * The YouTube tier's own requests (the watch page and the timed text under `/api/`, which
+   * YouTube's robots.txt disallows) skip robots.txt, while every other site's stays respected
+   * (`network.respect_robots`). The operator's choice; off by default.
+   */
+  youtube_ignore_robots: operatorOnly(z.boolean().default(false)),
+  /**
+   * Ad and tracker blocking in the browser tier: filter list files the operator provides
+   * (EasyList / Adblock Plus network rules, or hosts files); a request they match is never sent.
+   * Empty (the default): no blocking. Nothing is downloaded.
+   */
+  block_lists: operatorOnly(z.array(z.string().min(1)).max(64).default([])),
   /** Where the Reddit tier reads a thread's `.json` form for reddit.com and old.reddit.com URLs. */
   reddit_url: operatorOnly(z.string().url().default("https://www.reddit.com")),
+  /**
+   * The Reddit tier's own request (a thread's `.json` form; Reddit's robots.txt disallows every
+   * path) skips robots.txt, while every other site's stays respected. The operator's choice; off
+   * by default.
+   */
+  reddit_ignore_robots: operatorOnly(z.boolean().default(false)),
   /**
    * Base URL of a Hister server (browsing history): when set, pages found in its index are read
    * from there first. Off by default. A local server's origin must also be listed in

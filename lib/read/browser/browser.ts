@@ -44,6 +44,7 @@ import {
   type RequestFilter,
   type RequestGuard,
 } from "./guard.ts";
+import { type BlockList, loadBlockLists } from "./block_lists.ts";
 import { type BrowserHandle, openBrowser } from "./launch.ts";
 import type { EgressProxy, EgressProxyStats } from "./proxy.ts";
 import { createSlotPool, type SlotLease, type SlotPool } from "./pool.ts";
@@ -169,6 +170,10 @@ interface PooledPage {
   /** The egress proxy of the browser the page belongs to (absent for an external browser). */
   proxy?: EgressProxy;
   guard?: RequestGuard;
+  /** The operator's ad and tracker rules (`read.block_lists`), when configured. */
+  blockList?: BlockList;
+  /** The host of the page being read (for third-party and `domain=` rules). */
+  pageHost?: string;
   /** Set when the main frame's navigation (or a redirect of it) was blocked. */
   blockedNavigation?: GleanerError;
 }
@@ -177,6 +182,7 @@ interface Session {
   handle: BrowserHandle;
   pool: SlotPool<PooledPage>;
   closing: boolean;
+  blockList?: BlockList;
 }
 
 /**
@@ -208,6 +214,8 @@ export function createBrowserTier(
   let closed = false;
   let active = 0;
   let warnedExternal = false;
+  /** The operator's filter lists, read once (nothing is downloaded). */
+  let blocking: Promise<BlockList> | undefined;
 
   const clearIdle = () => {
     if (idleTimer !== undefined) clearTimeout(idleTimer);
@@ -246,7 +254,7 @@ export function createBrowserTier(
   const newPage = async (s: Session): Promise<PooledPage> => {
     // The handle's context denies downloads: a page cannot write a file anywhere.
     const page = await s.handle.context.newPage();
-    const entry: PooledPage = { page, proxy: s.handle.proxy };
+    const entry: PooledPage = { page, proxy: s.handle.proxy, blockList: s.blockList };
     page.setDefaultTimeout(config.read.browser_timeout_ms);
     await page.setUserAgent({ userAgent: config.network.user_agent });
     await page.setBypassServiceWorker(true);
@@ -266,6 +274,17 @@ export function createBrowserTier(
       request.frame() === entry.page.mainFrame();
     try {
       if (blockedTypes.has(type)) {
+        await request.abort("blockedbyclient");
+        return;
+      }
+      // An ad or tracker of the operator's lists is never requested (the page itself always is).
+      if (
+        !isMainNavigation && entry.blockList?.blocks({ url, type, pageHost: entry.pageHost })
+      ) {
+        log.debug("blocked {type} request to {origin}: read.block_lists", {
+          type,
+          origin: safeOrigin(url),
+        });
         await request.abort("blockedbyclient");
         return;
       }
@@ -305,6 +324,21 @@ export function createBrowserTier(
   const start = (): Promise<Session> => {
     if (session) return session;
     const launching = (async () => {
+      let blockList: BlockList | undefined;
+      if (config.read.block_lists.length > 0) {
+        try {
+          blockList = await (blocking ??= loadBlockLists(config.read.block_lists));
+        } catch (error) {
+          throw new GleanerError(
+            "provider_unavailable",
+            `read.block_lists: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+        log.debug("ad and tracker blocking: {rules} rules ({skipped} lines left out)", {
+          rules: blockList.rules,
+          skipped: blockList.skipped,
+        });
+      }
       const handle = await openBrowser(config, [
         `--renderer-process-limit=${rendererLimit(config.read.browser_pages)}`,
         ...(options.extraArgs ?? []),
@@ -320,6 +354,7 @@ export function createBrowserTier(
         handle,
         closing: false,
         pool: undefined as unknown as SlotPool<PooledPage>,
+        blockList,
       };
       s.pool = createSlotPool<PooledPage>({
         max: config.read.browser_pages,
@@ -550,6 +585,7 @@ export function createBrowserTier(
     const remaining = () => Math.max(1, timeoutMs - (performance.now() - started));
     const { page } = entry;
     entry.guard = createRequestGuard(config.network, options.requestFilter, options.resolver);
+    entry.pageHost = url.hostname;
     entry.blockedNavigation = undefined;
 
     let response;

@@ -520,3 +520,93 @@ async function processAlive(pid: number): Promise<boolean> {
   const stat = new TextDecoder().decode(output.stdout).trim();
   return output.success && stat !== "" && !stat.startsWith("Z");
 }
+
+Deno.test({
+  name: `browser tier: read.block_lists keeps ads and trackers from ever being requested${suffix}`,
+  ignore,
+  async fn() {
+    const fixture = serve("127.0.0.1", (_request, url) => {
+      switch (url.pathname) {
+        case "/article":
+          return html(`
+            <article><h1>Lanterns</h1><p id="out">waiting</p></article>
+            <script src="/ads/track.js"></script>
+            <script src="/ads/allowed.js"></script>
+            <script src="/app.js"></script>
+            <img src="/banner/top.gif" alt=""><img src="/photo.gif" alt="">
+            <script>fetch("/pixel/collect?id=1").catch(() => {});</script>`);
+        case "/app.js":
+          return new Response(`document.getElementById("out").textContent = "app ran";`, {
+            headers: { "content-type": "text/javascript" },
+          });
+        case "/ads/track.js":
+        case "/ads/allowed.js":
+          return new Response("window.adLoaded = true;", {
+            headers: { "content-type": "text/javascript" },
+          });
+        case "/banner/top.gif":
+        case "/photo.gif":
+        case "/pixel/collect":
+          return new Response(new Uint8Array([71, 73, 70]), {
+            headers: { "content-type": "image/gif" },
+          });
+        default:
+          return new Response("not here", { status: 404 });
+      }
+    });
+    const dir = await Deno.makeTempDir();
+    const list = `${dir}/easylist.txt`;
+    const hosts = `${dir}/hosts`;
+    // Adblock Plus filter syntax
+    // (https://help.adblockplus.org/hc/en-us/articles/360062733293-How-to-write-filters).
+    await Deno.writeTextFile(
+      list,
+      [
+        "[Adblock Plus 2.0]",
+        "! Title: test list",
+        "/ads/*.js$script",
+        "@@/ads/allowed.js",
+        "/banner/*.gif$image",
+        "/pixel/collect^$xmlhttprequest",
+        "example.org##.ad-box",
+        "/unsupported^$rewrite=abp-resource:blank-js",
+      ].join("\n"),
+    );
+    await Deno.writeTextFile(hosts, "# hosts file\n0.0.0.0 tracker.invalid\n");
+    const network = { allow_private: [fixture.origin], allowed_ports: [80, 443, fixture.port] };
+    const blocking = createBrowserTier(
+      parseConfig({ network, read: { block_lists: [list, hosts], browser_timeout_ms: 10_000 } }),
+      { settleMs: 300, blockedResourceTypes: [] },
+    );
+    const plain = createBrowserTier(
+      parseConfig({ network, read: { browser_timeout_ms: 10_000 } }),
+      {
+        settleMs: 300,
+        blockedResourceTypes: [],
+      },
+    );
+    try {
+      const page = await blocking.read(`${fixture.origin}/article`);
+      assert.match(page.html, /<p id="out">app ran<\/p>/);
+      const paths = fixture.hits.map((h) => h.path);
+      for (const never of ["/ads/track.js", "/banner/top.gif", "/pixel/collect?id=1"]) {
+        assert.ok(!paths.includes(never), `${never} was never requested (got ${paths})`);
+      }
+      for (const kept of ["/article", "/app.js", "/ads/allowed.js", "/photo.gif"]) {
+        assert.ok(paths.includes(kept), `${kept} was requested (got ${paths})`);
+      }
+      // Off until configured: the same page without lists requests everything.
+      fixture.hits.length = 0;
+      await plain.read(`${fixture.origin}/article`);
+      const all = fixture.hits.map((h) => h.path);
+      for (const path of ["/ads/track.js", "/banner/top.gif"]) {
+        assert.ok(all.includes(path), `${path} is requested without lists (got ${all})`);
+      }
+    } finally {
+      await blocking.close();
+      await plain.close();
+      await fixture.server.shutdown();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

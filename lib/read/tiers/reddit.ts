@@ -24,7 +24,8 @@
  * Reddit's robots.txt disallows everything for every agent, so with
  * `network.respect_robots` on the `.json` request is refused; the tier then
  * passes and the generic tiers meet the same refusal for the thread itself
- * (`robots_disallowed`). 403 (Reddit refuses anonymous API traffic) is
+ * (`robots_disallowed`), unless the operator set `read.reddit_ignore_robots`,
+ * which skips robots.txt for this tier's request only. 403 (Reddit refuses anonymous API traffic) is
  * `unauthorized`, 429 `rate_limited`; an answer that is not the two listings
  * passes to the next tier.
  *
@@ -316,7 +317,8 @@ async function readThread(
   try {
     response = await context.fetcher.fetch(endpoint, {
       signal: request.signal,
-      robots: true,
+      // The operator's opt-in skips robots.txt for this request only, never for other tiers.
+      robots: !context.config.read.reddit_ignore_robots,
       headers: { accept: "application/json" },
     });
   } catch (error) {

@@ -155,3 +155,24 @@ Deno.test("reddit tier: Reddit's robots.txt refuses everything, so the read is r
     assert.equal((await read(THREAD, allowed))?.tier, "reddit");
   });
 });
+
+Deno.test("reddit tier: read.reddit_ignore_robots skips robots.txt for the tier's own request only", async () => {
+  await withReddit(async (reddit) => {
+    const config = parseConfig({
+      network: { allow_private: [reddit.origin], respect_robots: true },
+      read: { reddit_url: reddit.origin, render: "never", reddit_ignore_robots: true },
+    });
+    const fetcher = createFetcher(config.network);
+    const reader = createReader({ config, fetcher, tiers: [redditTier, httpTier] });
+    // Reddit's robots.txt disallows everything; the opted-in tier reads the thread anyway.
+    const page = await reader.read({ url: THREAD });
+    assert.equal(page.tier, "reddit");
+    assert.ok(reddit.requests.some((r) => r.path.endsWith(".json")));
+    assert.ok(!reddit.requests.some((r) => r.path === "/robots.txt"), "robots.txt never asked");
+    // Any other page of the same host read by the generic tiers still meets robots.txt.
+    await assert.rejects(
+      reader.read({ url: `${reddit.origin}/r/Deno/` }),
+      (e) => e instanceof GleanerError && e.code === "robots_disallowed",
+    );
+  });
+});

@@ -30,7 +30,8 @@
  * The tier passes (`undefined`, the generic tiers read the watch page) when
  * the video has no captions, when YouTube's robots.txt refuses the timed-text
  * path (it disallows `/api/` for every agent, so with `network.respect_robots`
- * on, transcripts are read only where the operator or a mirror allows them),
+ * on, transcripts are read only where a mirror allows them or the operator set
+ * `read.youtube_ignore_robots`, which skips robots.txt for this tier's requests only),
  * when the track needs a proof-of-origin token (`exp=xpe` in its URL) or
  * comes back empty. An unavailable video is `not_found`; a captcha page is
  * `rate_limited`.
@@ -384,7 +385,10 @@ function timedTextUrl(baseUrl: string, base: string): string | undefined {
   return `${trimBase(base)}${url.pathname}${url.search}`;
 }
 
-/** Fetches one URL of the tier through the guarded fetcher, robots.txt consulted. */
+/**
+ * Fetches one URL of the tier through the guarded fetcher, robots.txt consulted unless the
+ * operator set `read.youtube_ignore_robots` (the tier's own paths only: other tiers keep it).
+ */
 async function fetchYoutube(
   endpoint: string,
   request: ReadRequest,
@@ -393,7 +397,7 @@ async function fetchYoutube(
 ): Promise<FetchedResponse> {
   return await context.fetcher.fetch(endpoint, {
     signal: request.signal,
-    robots: true,
+    robots: !context.config.read.youtube_ignore_robots,
     headers,
   });
 }

@@ -220,3 +220,19 @@ Deno.test("youtube tier: a read.youtube_url the network policy refuses is blocke
     assert.equal(youtube.requests.length, 0);
   });
 });
+
+Deno.test("youtube tier: read.youtube_ignore_robots reads the transcript past robots.txt, for the tier only", async () => {
+  await withYoutube(async (youtube) => {
+    const { config, fetcher } = contextFor(youtube, { youtube_ignore_robots: true }, true);
+    const reader = createReader({ config, fetcher, tiers: [youtubeTier, httpTier] });
+    const page = await reader.read({ url: "https://www.youtube.com/watch?v=Gl3anerVid1" });
+    assert.equal(page.tier, "youtube");
+    assert.equal(timedTextRequests(youtube).length, 1, "the timed text under /api/ was read");
+    assert.ok(!youtube.requests.some((r) => r.path === "/robots.txt"), "robots.txt never asked");
+    // The same host read by the generic tiers still meets its robots.txt.
+    await assert.rejects(
+      reader.read({ url: `${youtube.origin}/api/timedtext?v=Gl3anerVid1` }),
+      (e) => e instanceof GleanerError && e.code === "robots_disallowed",
+    );
+  });
+});
