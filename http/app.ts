@@ -17,11 +17,11 @@ import { listedInputSchema } from "../lib/tools/listing.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
 import { VERSION } from "../lib/version.ts";
-import { handleMcpRequest } from "../mcp/http.ts";
+import { McpSessions } from "../mcp/sessions.ts";
 import { allowedOrigins, bearerGuard, bearerMatches, hostGuard, servedHostNames } from "./guard.ts";
 import { MAX_BODY_BYTES, readJsonBody } from "./body.ts";
 import { handleConfigWrite } from "./config_write.ts";
-import { hostedIdentity, operatorRoute, requestGleaner } from "./hosted.ts";
+import { hostedIdentity, operatorRoute, requestGleaner, requestOwner } from "./hosted.ts";
 import { mountUi } from "./ui/mod.ts";
 
 const log = getGleanerLogger("http");
@@ -36,6 +36,11 @@ export interface AppOptions {
    * `GLEANER_ALLOW_CONFIG_WRITE=1` and `server.api_key`); without one they are refused.
    */
   configFile?: string;
+  /**
+   * The MCP sessions of `/mcp` (default: new ones bounded by `server.mcp_max_sessions` and
+   * `server.mcp_session_idle_ms`); the caller who passes them ends them (`close()`).
+   */
+  mcpSessions?: McpSessions;
 }
 
 /**
@@ -58,6 +63,10 @@ export function createApp(
 ): Hono {
   const maxBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const app = new Hono();
+  const sessions = options.mcpSessions ?? new McpSessions({
+    maxSessions: gleaner.config.server.mcp_max_sessions,
+    idleTimeoutMs: gleaner.config.server.mcp_session_idle_ms,
+  });
   app.use(
     hostGuard(servedHostNames(gleaner.config.server), allowedOrigins(gleaner.config.server)),
   );
@@ -75,7 +84,7 @@ export function createApp(
     c.header("cache-control", "no-store");
     const detailed = openApi ||
       (apiKey !== undefined && bearerMatches(c.req.header("authorization") ?? "", apiKey));
-    if (detailed) return c.json(report);
+    if (detailed) return c.json({ ...report, sessions: { mcp: sessions.counts() } });
     return c.json({ status: report.status, version: VERSION });
   });
   // The configuration is the operator's: in hosted mode only a request with the admin key
@@ -104,11 +113,20 @@ export function createApp(
         })),
       },
     ));
-  app.all("/mcp", (c) => handleMcpRequest(requestGleaner(c, gleaner), c.req.raw, tools));
-  app.all(
-    "/mcp/deep-research",
-    (c) => handleMcpRequest(requestGleaner(c, gleaner), c.req.raw, DEEP_RESEARCH_TOOLS),
-  );
+  for (
+    const [endpoint, served] of [["/mcp", tools], [
+      "/mcp/deep-research",
+      DEEP_RESEARCH_TOOLS,
+    ]] as const
+  ) {
+    app.all(endpoint, (c) =>
+      sessions.handle(c.req.raw, {
+        gleaner: requestGleaner(c, gleaner),
+        tools: served,
+        endpoint,
+        owner: requestOwner(c),
+      }));
+  }
 
   const routes = tools.flatMap((tool) => [
     ...(tool.http ? [{ path: tool.http.path, tool }] : []),

@@ -15,6 +15,8 @@ export const ServerSchema: z.ZodObject<{
   api_key: z.ZodOptional<z.ZodString>;
   health_ttl_ms: z.ZodDefault<z.ZodNumber>;
   allow_config_write: z.ZodDefault<z.ZodBoolean>;
+  mcp_max_sessions: z.ZodDefault<z.ZodNumber>;
+  mcp_session_idle_ms: z.ZodDefault<z.ZodNumber>;
 }, z.core.$strip> = z.object({
   /** Address to bind; loopback by default. */
   host: operatorOnly(z.string().default("127.0.0.1"), { env: ["GLEANER_HOST"] }),
@@ -42,4 +44,14 @@ export const ServerSchema: z.ZodObject<{
     env: ["GLEANER_ALLOW_CONFIG_WRITE"],
     envOnly: true,
   }),
+  /**
+   * Most MCP sessions open at once over Streamable HTTP (`Mcp-Session-Id`, given on
+   * `initialize`); past it a new `initialize` is refused with 503 until one ends (`DELETE /mcp`)
+   * or idles out. `0` turns sessions off: every request is answered on its own (stateless).
+   */
+  mcp_max_sessions: operatorOnly(z.number().int().min(0).max(10_000).default(100)),
+  /** An MCP session unused this long (ms) is ended; a request naming it then gets 404. */
+  mcp_session_idle_ms: operatorOnly(
+    z.number().int().min(1_000).max(86_400_000).default(1_800_000),
+  ),
 });
