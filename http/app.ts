@@ -20,6 +20,7 @@ import { VERSION } from "../lib/version.ts";
 import { McpSessions } from "../mcp/sessions.ts";
 import { allowedOrigins, bearerGuard, bearerMatches, hostGuard, servedHostNames } from "./guard.ts";
 import { MAX_BODY_BYTES, readJsonBody } from "./body.ts";
+import { queryArguments } from "./query_args.ts";
 import { handleConfigWrite } from "./config_write.ts";
 import { hostedIdentity, operatorRoute, requestGleaner, requestOwner } from "./hosted.ts";
 import { mountUi } from "./ui/mod.ts";
@@ -130,12 +131,18 @@ export function createApp(
 
   const routes = tools.flatMap((tool) => [
     ...(tool.http ? [{ path: tool.http.path, tool }] : []),
+    ...(tool.http?.mirror ? [{ path: tool.http.mirror, tool }] : []),
     { path: `/v1/tools/${tool.name}`, tool },
   ]);
   for (const { path, tool } of routes) {
-    app.post(path, async (c) => {
+    // The mirror path of a read-only tool (`GET /recall_memories?query=…`) also takes its
+    // arguments in the query string.
+    const methods = path === tool.http?.mirror && tool.readOnly ? ["POST", "GET"] : ["POST"];
+    app.on(methods, path, async (c) => {
       try {
-        const body = await readJsonBody(c.req.raw, maxBytes);
+        const body = c.req.method === "GET"
+          ? queryArguments(new URL(c.req.url), tool)
+          : await readJsonBody(c.req.raw, maxBytes);
         return c.json(
           await callTool(tool, requestGleaner(c, gleaner), body, {
             signal: c.req.raw.signal,

@@ -49,7 +49,7 @@ export const updateMemoryTool: ToolSpec<typeof UpdateMemoryInput, typeof UpdateM
       "Replaces a memory's content when a fact changed; it keeps its ref, the old version stays as history.",
     input: UpdateMemoryInput,
     output: UpdateMemoryOutput,
-    http: { path: "/v1/memories/update" },
+    http: { path: "/v1/memories/update", mirror: "/update_memory" },
     readOnly: false,
     openWorld: false,
     handler: async (input, { gleaner, signal }) =>
