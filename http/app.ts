@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { redactConfig } from "../lib/config/config.ts";
 import { callTool } from "../lib/api.ts";
-import { type GleanerError, HTTP_STATUS, toGleanerError } from "../lib/errors.ts";
+import { GleanerError, HTTP_STATUS, toGleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
 import { requestIdFrom } from "../lib/telemetry/events.ts";
@@ -143,12 +143,12 @@ export function createApp(
         const body = c.req.method === "GET"
           ? queryArguments(new URL(c.req.url), tool)
           : await readJsonBody(c.req.raw, maxBytes);
-        return c.json(
-          await callTool(tool, requestGleaner(c, gleaner), body, {
-            signal: c.req.raw.signal,
-            requestId: requestIdFrom(c.req.header("x-request-id")),
-          }),
-        );
+        const { format, args } = outputFormat(tool, body);
+        const output = await callTool(tool, requestGleaner(c, gleaner), args, {
+          signal: c.req.raw.signal,
+          requestId: requestIdFrom(c.req.header("x-request-id")),
+        });
+        return c.json(format === "prompt" ? { prompt: tool.http!.prompt!(output) } : output);
       } catch (error) {
         const failure = toGleanerError(error, tool.name);
         if (failure.code === "internal") {
@@ -166,6 +166,29 @@ export function createApp(
     return errorResponse(toGleanerError(error, "request"));
   });
   return app;
+}
+
+/**
+ * The REST-only `output_format` of a body (`json` by default; `prompt` where the tool renders
+ * one), taken out of the tool's arguments.
+ */
+function outputFormat(
+  tool: AnyToolSpec,
+  body: unknown,
+): { format: "json" | "prompt"; args: unknown } {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return { format: "json", args: body };
+  }
+  const { output_format: format, ...args } = body as Record<string, unknown>;
+  if (format === undefined) return { format: "json", args: body };
+  if (format === "json" || (format === "prompt" && tool.http?.prompt)) return { format, args };
+  throw new GleanerError(
+    "invalid_arguments",
+    `${tool.name}: output_format must be ${
+      tool.http?.prompt ? '"json" or "prompt"' : '"json" (this tool has no prompt form)'
+    }`,
+    { details: { field: "output_format" } },
+  );
 }
 
 function errorResponse(error: GleanerError): Response {
