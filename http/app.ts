@@ -24,6 +24,7 @@ import { queryArguments } from "./query_args.ts";
 import { handleConfigWrite } from "./config_write.ts";
 import { hostedIdentity, operatorRoute, requestGleaner, requestOwner } from "./hosted.ts";
 import { mountUi } from "./ui/mod.ts";
+import { mountManagement } from "./manage.ts";
 
 const log = getGleanerLogger("http");
 
@@ -72,6 +73,8 @@ export function createApp(
     hostGuard(servedHostNames(gleaner.config.server), allowedOrigins(gleaner.config.server)),
   );
   mountUi(app);
+  // Before the API key's guard: the management views take their own token.
+  mountManagement(app, gleaner, { tools, sessions });
   app.use(bearerGuard(gleaner.config.server.api_key));
   app.use(hostedIdentity(gleaner));
 

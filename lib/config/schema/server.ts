@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { secret } from "./secret.ts";
+import { MANAGEMENT_TOKEN_MIN } from "../management.ts";
 import { operatorOnly } from "../setting.ts";
 
 /** Settings of the HTTP/MCP server: every one is the operator's. */
@@ -17,6 +18,8 @@ export const ServerSchema: z.ZodObject<{
   allow_config_write: z.ZodDefault<z.ZodBoolean>;
   mcp_max_sessions: z.ZodDefault<z.ZodNumber>;
   mcp_session_idle_ms: z.ZodDefault<z.ZodNumber>;
+  management: z.ZodDefault<z.ZodBoolean>;
+  management_token: z.ZodOptional<z.ZodString>;
 }, z.core.$strip> = z.object({
   /** Address to bind; loopback by default. */
   host: operatorOnly(z.string().default("127.0.0.1"), { env: ["GLEANER_HOST"] }),
@@ -53,5 +56,17 @@ export const ServerSchema: z.ZodObject<{
   /** An MCP session unused this long (ms) is ended; a request naming it then gets 404. */
   mcp_session_idle_ms: operatorOnly(
     z.number().int().min(1_000).max(86_400_000).default(1_800_000),
+  ),
+  /**
+   * Serve the management views (`tinysuite.manage/1`: `GET /manage` and its Memories, Overview
+   * and Service views) to requests carrying `management_token`; off by default.
+   */
+  management: operatorOnly(z.boolean().default(false), { env: ["GLEANER_MANAGEMENT"] }),
+  /** The bearer token of the management views: at least 24 characters (a secret). */
+  management_token: operatorOnly(
+    z.string().min(MANAGEMENT_TOKEN_MIN, {
+      message: `must be at least ${MANAGEMENT_TOKEN_MIN} characters`,
+    }).optional(),
+    { secret: true, env: ["GLEANER_MANAGEMENT_TOKEN"] },
   ),
 });
