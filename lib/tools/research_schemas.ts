@@ -36,7 +36,7 @@ export function researchInputFor(config?: Config): z.ZodObject<ResearchShape, z.
   return z.strictObject({
     query: z.string().trim().min(1).max(500).describe("The question"),
     max_results: z.number().int().min(1).max(20).optional().describe(
-      "Search results to weigh (default 10)",
+      "Search results to weigh",
     ),
     max_pages: z.number().int().min(1).max(10).default(5),
     max_tokens: z.number().int().min(100).max(50_000).optional().describe("Default 4000"),

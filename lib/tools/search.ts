@@ -46,7 +46,7 @@ const searchItemBase = () => ({
   domains: z.array(z.string()).max(20).optional().describe("Only these sites (and subdomains)"),
   time_range: timeRangeSchema().optional(),
   language: z.string().min(2).max(10).optional().describe("e.g. en, de-de"),
-  max_results: z.number().int().min(1).max(20).optional().describe("Default 10"),
+  max_results: z.number().int().min(1).max(20).optional(),
 });
 
 /** One query of a `search` call (any profile name and `expand` accepted, checked on the call). */
