@@ -200,9 +200,10 @@ async function main(args: string[]): Promise<number> {
   for (const warning of warnings) printError(`gleaner: warning: ${warning}`);
 
   if (command === "mcp" || command === "serve") {
-    // A server keeps serving when some path leaves a rejection unhandled: logged, not fatal.
-    const { keepServingOnUncaught } = await import("./lib/log.ts");
-    keepServingOnUncaught();
+    // A server in an unknown state (a rejection left unhandled, an error thrown from a
+    // callback) logs it, flushes the logs and exits non-zero, for its supervisor to restart it.
+    const { exitOnUncaught } = await import("./lib/log.ts");
+    exitOnUncaught();
   }
   if (command === "config") return print(JSON.stringify(redactConfig(config), null, 2)), 0;
   if (command === "doctor") {

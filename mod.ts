@@ -209,5 +209,6 @@ export { TIER_NAMES } from "./lib/read/types.ts";
 export { BROWSER_CALL_FACTOR, ReadCall } from "./lib/read/call.ts";
 export type { QueryExpander } from "./lib/rank/expand.ts";
 export type { ArchiveProvenance, EvidenceItem } from "./lib/rank/evidence_item.ts";
+export { type PromptEvidence, toPrompt } from "./lib/evidence/prompt.ts";
 export type { Embedder, EmbeddingCache, EmbeddingUsage } from "./lib/embed/types.ts";
 export { VERSION } from "./lib/version.ts";

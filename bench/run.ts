@@ -22,6 +22,7 @@ import { runPipelineBench } from "./pipeline.ts";
 import { runProvidersBench } from "./providers.ts";
 import { runStartupBench } from "./startup.ts";
 import { runToolTokensBench } from "./tool_tokens.ts";
+import { runTokenSavingsBench, tokenSavingsOptions } from "./token_savings.ts";
 import { runHealthBench, runTokensBench } from "./health.ts";
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
@@ -41,6 +42,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   rerank: () => runRerankBench(rerankBenchOptions()),
   startup: () => runStartupBench(),
   tool_tokens: () => runToolTokensBench(),
+  token_savings: () => runTokenSavingsBench(tokenSavingsOptions()),
   health: () => runHealthBench(),
   tokens: () => runTokensBench(),
   providers: () => runProvidersBench(),

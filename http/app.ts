@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { redactConfig } from "../lib/config/config.ts";
 import { callTool } from "../lib/api.ts";
-import { type GleanerError, HTTP_STATUS, toGleanerError } from "../lib/errors.ts";
+import { GleanerError, HTTP_STATUS, toGleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
 import { requestIdFrom } from "../lib/telemetry/events.ts";
@@ -17,12 +17,14 @@ import { listedInputSchema } from "../lib/tools/listing.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
 import { VERSION } from "../lib/version.ts";
-import { handleMcpRequest } from "../mcp/http.ts";
+import { McpSessions } from "../mcp/sessions.ts";
 import { allowedOrigins, bearerGuard, bearerMatches, hostGuard, servedHostNames } from "./guard.ts";
 import { MAX_BODY_BYTES, readJsonBody } from "./body.ts";
+import { queryArguments } from "./query_args.ts";
 import { handleConfigWrite } from "./config_write.ts";
-import { hostedIdentity, operatorRoute, requestGleaner } from "./hosted.ts";
+import { hostedIdentity, operatorRoute, requestGleaner, requestOwner } from "./hosted.ts";
 import { mountUi } from "./ui/mod.ts";
+import { mountManagement } from "./manage.ts";
 
 const log = getGleanerLogger("http");
 
@@ -36,6 +38,11 @@ export interface AppOptions {
    * `GLEANER_ALLOW_CONFIG_WRITE=1` and `server.api_key`); without one they are refused.
    */
   configFile?: string;
+  /**
+   * The MCP sessions of `/mcp` (default: new ones bounded by `server.mcp_max_sessions` and
+   * `server.mcp_session_idle_ms`); the caller who passes them ends them (`close()`).
+   */
+  mcpSessions?: McpSessions;
 }
 
 /**
@@ -58,10 +65,16 @@ export function createApp(
 ): Hono {
   const maxBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const app = new Hono();
+  const sessions = options.mcpSessions ?? new McpSessions({
+    maxSessions: gleaner.config.server.mcp_max_sessions,
+    idleTimeoutMs: gleaner.config.server.mcp_session_idle_ms,
+  });
   app.use(
     hostGuard(servedHostNames(gleaner.config.server), allowedOrigins(gleaner.config.server)),
   );
   mountUi(app);
+  // Before the API key's guard: the management views take their own token.
+  mountManagement(app, gleaner, { tools, sessions });
   app.use(bearerGuard(gleaner.config.server.api_key));
   app.use(hostedIdentity(gleaner));
 
@@ -75,7 +88,7 @@ export function createApp(
     c.header("cache-control", "no-store");
     const detailed = openApi ||
       (apiKey !== undefined && bearerMatches(c.req.header("authorization") ?? "", apiKey));
-    if (detailed) return c.json(report);
+    if (detailed) return c.json({ ...report, sessions: { mcp: sessions.counts() } });
     return c.json({ status: report.status, version: VERSION });
   });
   // The configuration is the operator's: in hosted mode only a request with the admin key
@@ -104,26 +117,41 @@ export function createApp(
         })),
       },
     ));
-  app.all("/mcp", (c) => handleMcpRequest(requestGleaner(c, gleaner), c.req.raw, tools));
-  app.all(
-    "/mcp/deep-research",
-    (c) => handleMcpRequest(requestGleaner(c, gleaner), c.req.raw, DEEP_RESEARCH_TOOLS),
-  );
+  for (
+    const [endpoint, served] of [["/mcp", tools], [
+      "/mcp/deep-research",
+      DEEP_RESEARCH_TOOLS,
+    ]] as const
+  ) {
+    app.all(endpoint, (c) =>
+      sessions.handle(c.req.raw, {
+        gleaner: requestGleaner(c, gleaner),
+        tools: served,
+        endpoint,
+        owner: requestOwner(c),
+      }));
+  }
 
   const routes = tools.flatMap((tool) => [
     ...(tool.http ? [{ path: tool.http.path, tool }] : []),
+    ...(tool.http?.mirror ? [{ path: tool.http.mirror, tool }] : []),
     { path: `/v1/tools/${tool.name}`, tool },
   ]);
   for (const { path, tool } of routes) {
-    app.post(path, async (c) => {
+    // The mirror path of a read-only tool (`GET /recall_memories?query=…`) also takes its
+    // arguments in the query string.
+    const methods = path === tool.http?.mirror && tool.readOnly ? ["POST", "GET"] : ["POST"];
+    app.on(methods, path, async (c) => {
       try {
-        const body = await readJsonBody(c.req.raw, maxBytes);
-        return c.json(
-          await callTool(tool, requestGleaner(c, gleaner), body, {
-            signal: c.req.raw.signal,
-            requestId: requestIdFrom(c.req.header("x-request-id")),
-          }),
-        );
+        const body = c.req.method === "GET"
+          ? queryArguments(new URL(c.req.url), tool)
+          : await readJsonBody(c.req.raw, maxBytes);
+        const { format, args } = outputFormat(tool, body);
+        const output = await callTool(tool, requestGleaner(c, gleaner), args, {
+          signal: c.req.raw.signal,
+          requestId: requestIdFrom(c.req.header("x-request-id")),
+        });
+        return c.json(format === "prompt" ? { prompt: tool.http!.prompt!(output) } : output);
       } catch (error) {
         const failure = toGleanerError(error, tool.name);
         if (failure.code === "internal") {
@@ -141,6 +169,29 @@ export function createApp(
     return errorResponse(toGleanerError(error, "request"));
   });
   return app;
+}
+
+/**
+ * The REST-only `output_format` of a body (`json` by default; `prompt` where the tool renders
+ * one), taken out of the tool's arguments.
+ */
+function outputFormat(
+  tool: AnyToolSpec,
+  body: unknown,
+): { format: "json" | "prompt"; args: unknown } {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return { format: "json", args: body };
+  }
+  const { output_format: format, ...args } = body as Record<string, unknown>;
+  if (format === undefined) return { format: "json", args: body };
+  if (format === "json" || (format === "prompt" && tool.http?.prompt)) return { format, args };
+  throw new GleanerError(
+    "invalid_arguments",
+    `${tool.name}: output_format must be ${
+      tool.http?.prompt ? '"json" or "prompt"' : '"json" (this tool has no prompt form)'
+    }`,
+    { details: { field: "output_format" } },
+  );
 }
 
 function errorResponse(error: GleanerError): Response {

@@ -33,6 +33,7 @@ import {
   WRITABLE_SETTINGS,
 } from "../lib/config/config.ts";
 import { assertKnownSettings } from "../lib/config/parse.ts";
+import { parseConfigText } from "../lib/config/jsonc.ts";
 import { Mutex } from "../lib/async/mutex.ts";
 import { GleanerError, HTTP_STATUS, toGleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
@@ -208,7 +209,7 @@ async function writeSettings(
   const shown = `the config file (${baseName(file)})`;
   let stored: Record<string, Record<string, unknown>> = {};
   try {
-    const parsed: unknown = JSON.parse(await Deno.readTextFile(file));
+    const parsed: unknown = parseConfigText(await Deno.readTextFile(file));
     if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
       stored = parsed as Record<string, Record<string, unknown>>;
     } else throw new SyntaxError("not a JSON object");

@@ -108,10 +108,41 @@ export function allowedOrigins(server: ServerSection): Set<string> {
   return origins;
 }
 
+/** True for the MCP endpoints (`/mcp`, `/mcp/deep-research`), whose clients read JSON-RPC. */
+export function isMcpPath(path: string): boolean {
+  return path === "/mcp" || path.startsWith("/mcp/");
+}
+
+/**
+ * The body of a 401: on an MCP endpoint a JSON-RPC error (code `-32001`, no id, the Gleaner
+ * code in `data`), which MCP clients parse; elsewhere the REST error shape.
+ *
+ * @example
+ * ```ts
+ * import { unauthorizedBody } from "./guard.ts";
+ * const body = unauthorizedBody("/mcp", "missing or wrong bearer token") as {
+ *   jsonrpc: string;
+ *   error: { code: number };
+ * };
+ * console.assert(body.jsonrpc === "2.0" && body.error.code === -32001);
+ * ```
+ */
+export function unauthorizedBody(path: string, message: string): Record<string, unknown> {
+  if (isMcpPath(path)) {
+    return {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32001, message: `Unauthorized: ${message}`, data: { code: "unauthorized" } },
+    };
+  }
+  return { error: { code: "unauthorized", message } };
+}
+
 /**
  * Requires `Authorization: Bearer <key>` when a key is configured (`/health`
  * stays open). The scheme is case-insensitive; a refusal is 401 with
- * `WWW-Authenticate: Bearer`.
+ * `WWW-Authenticate: Bearer`, and on `/mcp` its body is a JSON-RPC error
+ * ({@link unauthorizedBody}).
  *
  * @example
  * ```ts
@@ -132,10 +163,7 @@ export function bearerGuard(key: string | undefined): MiddlewareHandler {
           "WWW-Authenticate",
           given ? 'Bearer realm="gleaner", error="invalid_token"' : 'Bearer realm="gleaner"',
         );
-        return c.json(
-          { error: { code: "unauthorized", message: "missing or wrong bearer token" } },
-          401,
-        );
+        return c.json(unauthorizedBody(c.req.path, "missing or wrong bearer token"), 401);
       }
     }
     await next();

@@ -20,10 +20,12 @@ import { GleanerError, HTTP_STATUS } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
 import { checkUserId } from "../lib/memory/stores.ts";
+import { isMcpPath, unauthorizedBody } from "./guard.ts";
 
 const log = getGleanerLogger("http");
 
 const scoped = new WeakMap<Request, Gleaner>();
+const owners = new WeakMap<Request, string>();
 
 /** Header carrying the operator's admin key in hosted mode. */
 export const ADMIN_KEY_HEADER = "x-gleaner-admin-key";
@@ -88,6 +90,14 @@ function verifyAdminKeySafely(settings: MemorySection, request: Request): boolea
  */
 export function requestGleaner(c: Context, gleaner: Gleaner): Gleaner {
   return scoped.get(c.req.raw) ?? gleaner;
+}
+
+/**
+ * Who a request runs as, for binding an MCP session to its creator: the verified user id in
+ * hosted mode (with `#operator` when it carries the admin key), else `""` (one caller).
+ */
+export function requestOwner(c: Context): string {
+  return owners.get(c.req.raw) ?? "";
 }
 
 /** True when `address` is one of `trusted` (IPs or CIDR ranges; IPv4-mapped IPv6 matches IPv4). */
@@ -173,12 +183,18 @@ export function hostedIdentity(gleaner: Gleaner): MiddlewareHandler {
     try {
       const user = verifyProxyIdentity(settings, c.req.raw, env?.remoteAddr?.hostname);
       const view = gleaner.forUser(user);
-      scoped.set(c.req.raw, verifyAdminKey(settings, c.req.raw) ? view.asOperator() : view);
+      const operator = verifyAdminKey(settings, c.req.raw);
+      scoped.set(c.req.raw, operator ? view.asOperator() : view);
+      owners.set(c.req.raw, operator ? `${user}#operator` : user);
     } catch (error) {
       const failure = error instanceof GleanerError
         ? error
         : new GleanerError("unauthorized", "proxy identity could not be checked");
-      return Response.json({ error: failure.toJSON() }, { status: HTTP_STATUS[failure.code] });
+      const status = HTTP_STATUS[failure.code];
+      if (status === 401 && isMcpPath(c.req.path)) {
+        return Response.json(unauthorizedBody(c.req.path, failure.message), { status });
+      }
+      return Response.json({ error: failure.toJSON() }, { status });
     }
     await next();
   };

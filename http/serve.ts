@@ -9,6 +9,7 @@ import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
+import { McpSessions } from "../mcp/sessions.ts";
 import { createApp } from "./app.ts";
 import { isLoopbackHost } from "./guard.ts";
 
@@ -88,8 +89,15 @@ export function serveHttp(gleaner: Gleaner, options: ServeOptions = {}): Running
       { host },
     );
   }
+  // Ended before the server waits for open requests: an open session's event stream is one.
+  const mcpSessions = new McpSessions({
+    maxSessions: gleaner.config.server.mcp_max_sessions,
+    idleTimeoutMs: gleaner.config.server.mcp_session_idle_ms,
+  });
+  options.signal?.addEventListener("abort", () => void mcpSessions.close(), { once: true });
   const app = createApp(gleaner, options.tools ?? toolsFor(gleaner.config), {
     ...(options.configFile ? { configFile: options.configFile } : {}),
+    mcpSessions,
   });
   // Thread start-up now, not during the first request.
   gleaner.warm();
@@ -112,7 +120,10 @@ export function serveHttp(gleaner: Gleaner, options: ServeOptions = {}): Running
   const shown = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   return {
     url: resolveUrl || `http://${shown}:${addr.port}`,
-    shutdown: () => server.shutdown(),
+    shutdown: async () => {
+      await mcpSessions.close();
+      await server.shutdown();
+    },
     finished: server.finished,
   };
 }

@@ -145,31 +145,55 @@ export async function flushLogs(): Promise<void> {
   }
 }
 
+/** The exit code of a process ended by {@link exitOnUncaught} (`EX_SOFTWARE` of sysexits). */
+export const UNCAUGHT_EXIT_CODE = 70;
+
+function exitProcess(code: number): void {
+  const deno = (globalThis as { Deno?: { exit(code: number): never } }).Deno;
+  if (deno) deno.exit(code);
+  (globalThis as unknown as { process?: { exit(code: number): never } }).process?.exit(code);
+}
+
+/** How long {@link exitOnUncaught} waits for the logs to flush before exiting anyway. */
+const FLUSH_BEFORE_EXIT_MS = 2_000;
+
 /**
- * Keeps a server process serving when some code path forgets to handle a
- * promise rejection or throws from a callback: `unhandledrejection` and
- * `error` on `globalThis` are logged (category `gleaner.process`) and their
- * default (ending the process) is prevented. `gleaner serve` and
- * `gleaner mcp` install it; libraries and tests should not (there an
- * unhandled rejection is a bug to surface). Returns a function that removes
- * the listeners.
+ * Ends a server process that some code path left in an unknown state: an unhandled promise
+ * rejection or an error thrown from a callback (`unhandledrejection` and `error` on
+ * `globalThis`; `unhandledRejection` and `uncaughtException` on Node's `process`) is logged at
+ * level fatal (category `gleaner.process`), the logs are flushed ({@link flushLogs}, at most
+ * 2 s), and the process exits with {@link UNCAUGHT_EXIT_CODE}, so a supervisor (systemd,
+ * Docker's restart policy, Kubernetes) starts a clean one. `gleaner serve` and `gleaner mcp`
+ * install it; libraries and tests should not. `exit` ends the process (`Deno.exit`, or
+ * `process.exit` on Node, by default). Returns a function that removes the listeners.
  *
  * @example
  * ```ts
- * import { keepServingOnUncaught } from "./log.ts";
- * const remove = keepServingOnUncaught();
+ * import { exitOnUncaught } from "./log.ts";
+ * const remove = exitOnUncaught();
  * remove();
  * ```
  */
-export function keepServingOnUncaught(): () => void {
+export function exitOnUncaught(exit: (code: number) => void = exitProcess): () => void {
   const log = getGleanerLogger("process");
+  let ending = false;
+  const end = (what: string, error: unknown) => {
+    if (ending) return;
+    ending = true;
+    log.fatal(`${what}: exiting with code {code} so a supervisor restarts the process: {error}`, {
+      code: UNCAUGHT_EXIT_CODE,
+      error,
+    });
+    const deadline = new Promise<void>((resolve) => setTimeout(resolve, FLUSH_BEFORE_EXIT_MS));
+    Promise.race([flushLogs(), deadline]).finally(() => exit(UNCAUGHT_EXIT_CODE));
+  };
   const onRejection = (event: PromiseRejectionEvent) => {
     event.preventDefault();
-    log.error("unhandled promise rejection (still serving): {error}", { error: event.reason });
+    end("unhandled promise rejection", event.reason);
   };
   const onError = (event: ErrorEvent) => {
     event.preventDefault();
-    log.error("uncaught error (still serving): {error}", { error: event.error ?? event.message });
+    end("uncaught error", event.error ?? event.message);
   };
   if (typeof globalThis.addEventListener !== "function") {
     // Node (the npm build) has no global events: its process events do the same.
@@ -179,10 +203,8 @@ export function keepServingOnUncaught(): () => void {
         off(event: string, listener: (error: unknown) => void): void;
       };
     }).process;
-    const rejected = (reason: unknown) =>
-      log.error("unhandled promise rejection (still serving): {error}", { error: reason });
-    const thrown = (error: unknown) =>
-      log.error("uncaught error (still serving): {error}", { error });
+    const rejected = (reason: unknown) => end("unhandled promise rejection", reason);
+    const thrown = (error: unknown) => end("uncaught error", error);
     node?.on("unhandledRejection", rejected);
     node?.on("uncaughtException", thrown);
     return () => {

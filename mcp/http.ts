@@ -1,6 +1,8 @@
 /**
  * MCP over Streamable HTTP, web-standard (`Request` → `Response`), stateless:
  * each request gets its own server and transport, so replicas need no sticky sessions.
+ * The HTTP server answers a request without a session this way; `sessions.ts` keeps the
+ * sessions an `initialize` opens.
  *
  * @module
  */

@@ -28,3 +28,11 @@ export {
 export { RpcError, ToolServer, type ToolServerOptions } from "./tool_server.ts";
 export { LineTransport, MAX_LINE_BYTES, serveStdio, type StdioOptions } from "./stdio.ts";
 export { handleMcpRequest } from "./http.ts";
+export {
+  type McpSessionCounts,
+  type McpSessionOptions,
+  type McpSessionRoute,
+  McpSessions,
+  rpcError,
+  SESSION_HEADER,
+} from "./sessions.ts";

@@ -1,19 +1,23 @@
 /**
- * `gleaner serve` keeps serving after an unhandled promise rejection or an
- * error thrown from a callback: both are logged through the logger.
+ * `gleaner serve` in an unknown state ends itself: after an unhandled promise
+ * rejection or an error thrown from a callback, the real server process logs
+ * the failure (level fatal, category `gleaner.process`), flushes its logs and
+ * exits with code 70, so a supervisor restarts a clean process.
  */
 import assert from "node:assert/strict";
 import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
 import { freePort } from "../testing/fixtures/serve.ts";
+import { UNCAUGHT_EXIT_CODE } from "../lib/log.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
 const PRELOAD = new URL("./testdata/careless_preload.ts", import.meta.url).pathname;
 
-Deno.test("serve: an unhandled rejection and an uncaught error are logged, and /health still answers", async () => {
+async function serveCarelessly(kind: "rejection" | "throw") {
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...DENO_RUN_FLAGS, `--preload=${PRELOAD}`, CLI, "serve"],
     env: {
+      CARELESS: kind,
       GLEANER_PORT: String(port),
       GLEANER_STORE_PATH: ":memory:",
       GLEANER_MEMORY_ENABLED: "false",
@@ -24,33 +28,40 @@ Deno.test("serve: an unhandled rejection and an uncaught error are logged, and /
     stdout: "null",
     stderr: "piped",
   }).spawn();
-  let stderr = "";
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  try {
-    const deadline = Date.now() + 30_000;
-    while (!(/rejection left unhandled/.test(stderr) && /error thrown from a timer/.test(stderr))) {
-      const timeout = new Promise<"timeout">((resolve) =>
-        setTimeout(() => resolve("timeout"), Math.max(0, deadline - Date.now()))
-      );
-      const chunk = await Promise.race([reader.read(), timeout]);
-      if (chunk === "timeout") assert.fail(`no log of both failures within 30 s:\n${stderr}`);
-      if (chunk.done) assert.fail(`the server exited:\n${stderr}`);
-      stderr += chunk.value;
-    }
-    assert.match(stderr, /unhandled promise rejection \(still serving\)/);
-    assert.match(stderr, /uncaught error \(still serving\)/);
-    // Both were handled: the process lives and answers.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const health = await fetch(`http://127.0.0.1:${port}/health`);
-    assert.equal(health.status, 200);
-    assert.equal((await health.json()).status, "ok");
-  } finally {
+  // Killed if it has not ended by itself within a minute (then the assertions below fail).
+  const guard = setTimeout(() => {
     try {
-      child.kill("SIGTERM");
+      child.kill("SIGKILL");
     } catch {
       // Already gone.
     }
-    await reader.cancel().catch(() => {});
-    await child.status;
+  }, 60_000);
+  try {
+    const [status, stderr] = await Promise.all([
+      child.status,
+      new Response(child.stderr).text(),
+    ]);
+    return { status, stderr };
+  } finally {
+    clearTimeout(guard);
   }
-});
+}
+
+for (
+  const [kind, what, message] of [
+    ["rejection", "unhandled promise rejection", "rejection left unhandled on purpose"],
+    ["throw", "uncaught error", "error thrown from a timer on purpose"],
+  ] as const
+) {
+  Deno.test(`serve: an ${what} is logged and flushed, then the process exits ${UNCAUGHT_EXIT_CODE}`, async () => {
+    const { status, stderr } = await serveCarelessly(kind);
+    assert.equal(status.signal, null, `ended by itself, not killed:\n${stderr}`);
+    assert.equal(status.code, UNCAUGHT_EXIT_CODE, stderr);
+    assert.match(stderr, /Gleaner listening on/, "it was serving first");
+    assert.match(
+      stderr,
+      new RegExp(`${what}: exiting with code 70 so a supervisor restarts the process`),
+    );
+    assert.ok(stderr.includes(message), "the error itself is in the log");
+  });
+}

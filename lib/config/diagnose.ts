@@ -11,6 +11,7 @@
  */
 import { permissionError } from "../errors.ts";
 import { readEnv } from "./env.ts";
+import { parseConfigText, stripJsonComments } from "./jsonc.ts";
 import { coerceSetting, configFromEnv, envName, envNames } from "./env_settings.ts";
 import { loadedConfigFile, mergeConfig, proxyFromEnv } from "./load.ts";
 import { parseConfig, unknownSettings } from "./parse.ts";
@@ -176,8 +177,8 @@ export async function diagnoseConfig(options: DiagnoseOptions = {}): Promise<Dia
       }
     }
     if (text !== undefined) {
-      const problem = jsonProblem(text);
-      const parsed = problem === undefined ? JSON.parse(text) as unknown : undefined;
+      const problem = jsonProblem(stripJsonComments(text));
+      const parsed = problem === undefined ? parseConfigText(text) : undefined;
       if (problem !== undefined) {
         problems.push({
           setting: "config file",

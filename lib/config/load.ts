@@ -9,6 +9,7 @@
 import { GleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import { configFilePath, readEnv } from "./env.ts";
+import { parseConfigText } from "./jsonc.ts";
 import { coerceSetting, configFromEnv, envName, envNames } from "./env_settings.ts";
 import { assertKnownSettings, parseConfig } from "./parse.ts";
 import { dropShadowedProviderKeys, oldProviderKeyWarnings } from "./provider_keys.ts";
@@ -115,7 +116,7 @@ export async function loadConfig(
   let fileLayer: ConfigInput | undefined;
   if (path) {
     try {
-      fileLayer = JSON.parse(await Deno.readTextFile(path)) as ConfigInput;
+      fileLayer = parseConfigText(await Deno.readTextFile(path)) as ConfigInput;
     } catch (error) {
       if (error instanceof Deno.errors.NotCapable) throw error;
       const explicit = options.file !== undefined || env.GLEANER_CONFIG !== undefined;

@@ -36,6 +36,14 @@ export function parseConfig(input: unknown = {}): Config {
       { details: { field: "crawl.engine" } },
     );
   }
+  if (result.data.server.management && !result.data.server.management_token) {
+    throw new GleanerError(
+      "invalid_arguments",
+      "config: server.management: the management views need server.management_token " +
+        "(GLEANER_MANAGEMENT_TOKEN, at least 24 characters)",
+      { details: { field: "server.management" } },
+    );
+  }
   return result.data;
 }
 

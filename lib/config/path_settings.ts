@@ -15,6 +15,7 @@
 import type { Config } from "./schema.ts";
 import { ENV_ALIASES } from "./env_names.ts";
 import { configFilePath, type Env } from "./env.ts";
+import { parseConfigText } from "./jsonc.ts";
 
 /** The settings {@link loadPathSettings} reads (a subset of {@link Config}). */
 export interface PathSettings {
@@ -105,7 +106,9 @@ export async function loadPathSettings(options: PathSettingsOptions): Promise<Pa
   const values = new Map<string, unknown>(Object.entries(PATH_DEFAULTS));
   const path = options.file ?? configFilePath(env);
   if (path) {
-    const file = await Deno.readTextFile(path).then(JSON.parse).catch(() => undefined);
+    const file = await Deno.readTextFile(path).then(parseConfigText).catch(() => undefined) as
+      | Record<string, Record<string, unknown> | undefined>
+      | undefined;
     for (const key of PATH_SETTING_KEYS) {
       if (ENV_ONLY.has(key)) continue;
       const [section, name] = key.split(".");

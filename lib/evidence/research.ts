@@ -39,7 +39,7 @@ export async function research(
   const rerankQueries = startRerankQueries(config.rank, [input.query], signal);
   const found = await gleaner.search.search({
     query: input.query,
-    max_results: input.max_results,
+    max_results: input.max_results ?? config.search.max_results,
     domains: input.domains,
     time_range: input.time_range,
     language: input.language,

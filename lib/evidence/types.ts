@@ -55,7 +55,9 @@ export interface EvidenceContext {
 
 /** What one research run asks for (the `research` tool's input). */
 export interface ResearchRequest
-  extends Pick<SearchRequest, "query" | "max_results" | "domains" | "time_range" | "language"> {
+  extends Pick<SearchRequest, "query" | "domains" | "time_range" | "language"> {
+  /** Search results to weigh; `search.max_results` when absent. */
+  max_results?: number;
   /** Pages to read at most. */
   max_pages: number;
   /** The evidence budget (tokens); `rank.max_tokens` when absent. */

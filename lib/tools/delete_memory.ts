@@ -29,7 +29,7 @@ export const deleteMemoryTool: ToolSpec<typeof MemoryKeyInput, typeof DeleteMemo
     description: "Deletes a memory and its older versions, for good.",
     input: MemoryKeyInput,
     output: DeleteMemoryOutput,
-    http: { path: "/v1/memories/delete" },
+    http: { path: "/v1/memories/delete", mirror: "/delete_memory" },
     readOnly: false,
     openWorld: false,
     handler: async (input, { gleaner }) =>

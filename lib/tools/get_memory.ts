@@ -31,7 +31,7 @@ export const getMemoryTool: ToolSpec<typeof MemoryKeyInput, typeof GetMemoryOutp
   description: "One stored memory in full, with its older versions.",
   input: MemoryKeyInput,
   output: GetMemoryOutput,
-  http: { path: "/v1/memories/get" },
+  http: { path: "/v1/memories/get", mirror: "/get_memory" },
   readOnly: true,
   openWorld: false,
   handler: async (input, { gleaner }) => await (await gleaner.memories()).get(memoryKey(input)),

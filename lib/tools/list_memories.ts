@@ -104,7 +104,7 @@ export const listMemoriesTool: ToolSpec<typeof ListMemoriesInput, typeof ListMem
       "Lists memory previews with filters and paging, to review or clean up; to answer, use recall_memories.",
     input: ListMemoriesInput,
     output: ListMemoriesOutput,
-    http: { path: "/v1/memories/list" },
+    http: { path: "/v1/memories/list", mirror: "/list_memories" },
     readOnly: true,
     openWorld: false,
     handler: async (input, { gleaner }) => await (await gleaner.memories()).list(input),

@@ -140,7 +140,7 @@ export const recallMemoriesTool: ToolSpec<typeof RecallMemoriesInput, typeof Rec
       "Recalls the stored memories that match a query (words and meaning), best first, within a token budget, with the user's profile. Call it at the start of a task instead of asking again.",
     input: RecallMemoriesInput,
     output: RecallMemoriesOutput,
-    http: { path: "/v1/memories/recall" },
+    http: { path: "/v1/memories/recall", mirror: "/recall_memories" },
     // Recall only bumps recall counters: a read for the client's approval purposes.
     readOnly: true,
     openWorld: false,

@@ -15,7 +15,7 @@ import { EvidenceSchema, ItemErrorSchema, RankingSchema } from "./schemas.ts";
 /** The shape of the `research` input. */
 export type ResearchShape = {
   query: z.ZodString;
-  max_results: z.ZodDefault<z.ZodNumber>;
+  max_results: z.ZodOptional<z.ZodNumber>;
   max_pages: z.ZodDefault<z.ZodNumber>;
   max_tokens: z.ZodOptional<z.ZodNumber>;
   domains: z.ZodOptional<z.ZodArray<z.ZodString>>;
@@ -35,7 +35,9 @@ export type ResearchShape = {
 export function researchInputFor(config?: Config): z.ZodObject<ResearchShape, z.core.$strict> {
   return z.strictObject({
     query: z.string().trim().min(1).max(500).describe("The question"),
-    max_results: z.number().int().min(1).max(20).default(10).describe("Search results to weigh"),
+    max_results: z.number().int().min(1).max(20).optional().describe(
+      "Search results to weigh",
+    ),
     max_pages: z.number().int().min(1).max(10).default(5),
     max_tokens: z.number().int().min(100).max(50_000).optional().describe("Default 4000"),
     domains: z.array(z.string().min(1)).max(20).optional().describe(

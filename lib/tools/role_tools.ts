@@ -31,7 +31,7 @@ function providerArg(providers: readonly string[]) {
 export function webSearchInput(providers: readonly string[]) {
   return z.strictObject({
     query: z.string().min(1).max(2000).describe("What to search for"),
-    max_results: z.number().int().min(1).max(20).default(10).describe("Results (1-20)"),
+    max_results: z.number().int().min(1).max(20).optional().describe("Results (1-20)"),
     domains: z.array(z.string()).max(20).optional().describe("Only these domains (subdomains too)"),
     exclude_domains: z.array(z.string()).max(20).optional().describe("Never these domains"),
     time_range: timeRangeSchema().optional().describe(
@@ -74,7 +74,11 @@ export function webSearchTool(
     readOnly: true,
     openWorld: true,
     handler: async (input, { gleaner, signal }) => {
-      const out = await gleaner.roles.search({ ...input, signal });
+      const out = await gleaner.roles.search({
+        ...input,
+        max_results: input.max_results ?? gleaner.config.search.max_results,
+        signal,
+      });
       return out;
     },
     render: (out) => `${renderHits(out.results)}\n${renderRoute(out)}`,

@@ -80,7 +80,12 @@ export function routerSearchTool(
           { details: { field: "provider", usable } },
         );
       }
-      return await gleaner.roles.search({ ...input, provider, signal });
+      return await gleaner.roles.search({
+        ...input,
+        max_results: input.max_results ?? gleaner.config.search.max_results,
+        provider,
+        signal,
+      });
     },
     render: (out) => `${renderHits(out.results)}\n${renderRoute(out)}`,
   });

@@ -82,7 +82,7 @@ export const saveMemoriesTool: ToolSpec<typeof SaveMemoriesInput, typeof SaveMem
       "Saves short self-contained facts for later sessions, all or none; kind profile: standing facts about the user, in every recall. Only the same text in the same session is skipped; a close one gets a similar_to notice with its ref (update that one for a correction).",
     input: SaveMemoriesInput,
     output: SaveMemoriesOutput,
-    http: { path: "/v1/memories/save" },
+    http: { path: "/v1/memories/save", mirror: "/save_memories" },
     readOnly: false,
     openWorld: false,
     handler: async (input, { gleaner, signal }) =>

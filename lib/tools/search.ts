@@ -20,7 +20,7 @@ export type SearchItemShape = {
     TimeRangeSchema
   >;
   language: z.ZodOptional<z.ZodString>;
-  max_results: z.ZodDefault<z.ZodNumber>;
+  max_results: z.ZodOptional<z.ZodNumber>;
   domain_profile: z.ZodOptional<z.ZodString>;
   expand: z.ZodOptional<z.ZodBoolean>;
 };
@@ -46,7 +46,7 @@ const searchItemBase = () => ({
   domains: z.array(z.string()).max(20).optional().describe("Only these sites (and subdomains)"),
   time_range: timeRangeSchema().optional(),
   language: z.string().min(2).max(10).optional().describe("e.g. en, de-de"),
-  max_results: z.number().int().min(1).max(20).default(10),
+  max_results: z.number().int().min(1).max(20).optional(),
 });
 
 /** One query of a `search` call (any profile name and `expand` accepted, checked on the call). */
@@ -187,6 +187,7 @@ export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = def
       try {
         const answer = await gleaner.search.search({
           ...item,
+          max_results: item.max_results ?? gleaner.config.search.max_results,
           no_cache: input.no_cache,
           signal,
         });

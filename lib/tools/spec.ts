@@ -52,8 +52,14 @@ export interface ToolSpec<
   input: I;
   /** Structured output (MCP `structuredContent`, HTTP JSON body). */
   output: O;
-  /** REST route (`POST /v1/...`) when the tool is exposed over HTTP. */
-  http?: { path: string };
+  /**
+   * REST route (`POST /v1/...`) when the tool is exposed over HTTP; `mirror` is a second path
+   * named after the tool (the memory service's HTTP mirror, `POST /save_memories`), where a
+   * read-only tool also answers `GET` with its arguments in the query string. With `prompt`,
+   * a REST body may carry `output_format: "prompt"` (beside the tool's arguments; `"json"` is
+   * the default), and the answer is `{ "prompt": prompt(output) }`.
+   */
+  http?: { path: string; mirror?: string; prompt?: (output: z.output<O>) => string };
   /** True when the tool only reads (MCP `readOnlyHint`). */
   readOnly?: boolean;
   /** True when the tool reaches the open web (MCP `openWorldHint`). */

@@ -65,7 +65,7 @@ export const updateMemoryTool: ToolSpec<typeof UpdateMemoryInput, typeof UpdateM
       "Corrects a memory's content, occurred_at (ISO 8601) or author (null clears); keeps its ref and old version.",
     input: UpdateMemoryInput,
     output: UpdateMemoryOutput,
-    http: { path: "/v1/memories/update" },
+    http: { path: "/v1/memories/update", mirror: "/update_memory" },
     readOnly: false,
     openWorld: false,
     handler: async (input, { gleaner, signal }) =>

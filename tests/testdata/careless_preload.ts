@@ -1,10 +1,12 @@
 /**
  * Loaded with `deno run --preload` before `cli.ts serve`: once the server
- * answers `/health`, it leaves a promise rejection unhandled and throws from
- * a timer, as a careless code path would. The server must log both and keep
- * serving.
+ * answers `/health`, it leaves a promise rejection unhandled
+ * (`CARELESS=rejection`) or throws from a timer (`CARELESS=throw`), as a
+ * careless code path would. The server must log it, flush its logs and exit
+ * non-zero.
  */
 const port = Deno.env.get("GLEANER_PORT");
+const kind = Deno.env.get("CARELESS");
 let fired = false;
 const poll = setInterval(async () => {
   try {
@@ -17,10 +19,13 @@ const poll = setInterval(async () => {
   if (fired) return;
   fired = true;
   clearInterval(poll);
-  Promise.reject(new Error("rejection left unhandled on purpose"));
-  setTimeout(() => {
-    throw new Error("error thrown from a timer on purpose");
-  }, 10);
+  if (kind === "rejection") {
+    Promise.reject(new Error("rejection left unhandled on purpose"));
+  } else {
+    setTimeout(() => {
+      throw new Error("error thrown from a timer on purpose");
+    }, 10);
+  }
 }, 100);
 // Unreferenced: a preload's own pending work would hold back the main module until it is done.
 Deno.unrefTimer(poll);

@@ -119,6 +119,7 @@ export const SearchSchema: z.ZodObject<{
   searxng_engines: z.ZodDefault<z.ZodArray<z.ZodString>>;
   safesearch: z.ZodDefault<z.ZodNumber>;
   timeout_ms: z.ZodDefault<z.ZodNumber>;
+  max_results: z.ZodDefault<z.ZodNumber>;
   brave_api_key: z.ZodOptional<z.ZodString>;
   exa_api_key: z.ZodOptional<z.ZodString>;
   tavily_api_key: z.ZodOptional<z.ZodString>;
@@ -182,6 +183,11 @@ export const SearchSchema: z.ZodObject<{
   safesearch: shared(z.number().int().min(0).max(2).default(1)),
   /** Timeout for one upstream search call. */
   timeout_ms: shared(z.number().int().positive().default(10_000)),
+  /**
+   * Results a search asks for when the call gives no `max_results` (`search`, `research`,
+   * `search_and_summarize`, `web_search_tool`); a call's own value wins.
+   */
+  max_results: shared(z.number().int().min(1).max(20).default(10), { live: true }),
   /** Brave Search API key (optional backend). */
   brave_api_key: secret({ env: ["BRAVE_SEARCH_API_KEY", "BRAVE_API_KEY"] }),
   /** Exa API key (search, find-similar, contents, answer). */

@@ -1,0 +1,174 @@
+/**
+ * The management views (`tinysuite.manage/1`), for an operator's console: a manifest at
+ * `GET /manage` naming three views, each a JSON document at its own path:
+ *
+ * - `memories` (`GET /manage/memories?limit=&offset=&search=&kind=`): the operator's stored
+ *   memories, newest first, paged, as `list_memories` lists them;
+ * - `overview` (`GET /manage/overview`): the health report, MCP sessions, the memory count;
+ * - `service` (`GET /manage/service`): name, version, runtime, start time, the tools served and
+ *   the effective settings (secrets redacted).
+ *
+ * Off unless the operator sets `server.management` (with `server.management_token`, at least
+ * 24 characters; the config refuses a shorter one or none): then every `/manage` request must
+ * carry `Authorization: Bearer <management token>` (else 401 with `WWW-Authenticate: Bearer`).
+ * The API key is not asked for: the management token is its own credential, and a tenant's
+ * credentials never open these views. With the views off, `/manage` is 404.
+ *
+ * @module
+ */
+import type { Hono } from "hono";
+import { redactConfig } from "../lib/config/config.ts";
+import { callTool } from "../lib/api.ts";
+import { GleanerError, HTTP_STATUS, toGleanerError } from "../lib/errors.ts";
+import type { Gleaner } from "../lib/gleaner.ts";
+import { listMemoriesTool } from "../lib/tools/list_memories.ts";
+import type { AnyToolSpec } from "../lib/tools/spec.ts";
+import { VERSION } from "../lib/version.ts";
+import type { McpSessions } from "../mcp/sessions.ts";
+import { bearerMatches } from "./guard.ts";
+
+/** The protocol name and version the manifest declares. */
+export const MANAGE_PROTOCOL = "tinysuite.manage/1";
+
+/** One view of the manifest. */
+export interface ManageView {
+  /** Stable id (`memories`, `overview`, `service`). */
+  id: string;
+  /** Title for a console. */
+  title: string;
+  /** What it shows. */
+  description: string;
+  /** Where its JSON document is served (`GET`). */
+  path: string;
+}
+
+/** The views, in the order a console shows them. */
+export const MANAGE_VIEWS: readonly ManageView[] = [
+  {
+    id: "memories",
+    title: "Memories",
+    description: "The stored memories, newest first (limit, offset, search, kind)",
+    path: "/manage/memories",
+  },
+  {
+    id: "overview",
+    title: "Overview",
+    description: "Health of the store, cache, browser and memory; MCP sessions; memory count",
+    path: "/manage/overview",
+  },
+  {
+    id: "service",
+    title: "Service",
+    description: "Version, runtime, start time, tools served, effective settings (redacted)",
+    path: "/manage/service",
+  },
+];
+
+/**
+ * Mounts the management views on `app` when `server.management` is on (a no-op otherwise).
+ * Mount it before the API-key guard: the views check the management token themselves.
+ *
+ * @example
+ * ```ts ignore
+ * import { Hono } from "hono";
+ * import { mountManagement } from "./manage.ts";
+ * mountManagement(new Hono(), gleaner, { tools, sessions });
+ * ```
+ */
+export function mountManagement(
+  app: Hono,
+  gleaner: Gleaner,
+  parts: { tools: readonly AnyToolSpec[]; sessions: McpSessions },
+): void {
+  const { management, management_token: token } = gleaner.config.server;
+  if (!management || !token) return;
+  const startedAt = new Date();
+  app.use("/manage", guard(token));
+  app.use("/manage/*", guard(token));
+  app.get("/manage", (c) =>
+    c.json({
+      protocol: MANAGE_PROTOCOL,
+      service: { name: "gleaner", title: "Gleaner", version: VERSION },
+      views: MANAGE_VIEWS,
+    }));
+  app.get("/manage/memories", async (c) => {
+    if (!gleaner.config.memory.enabled) {
+      return c.json({ view: "memories", enabled: false, memories: [], total_count: 0 });
+    }
+    const url = new URL(c.req.url);
+    const args: Record<string, unknown> = {};
+    for (const key of ["limit", "offset"]) {
+      const value = url.searchParams.get(key);
+      if (value !== null) args[key] = /^\d+$/.test(value) ? Number(value) : value;
+    }
+    for (const key of ["search", "kind"]) {
+      const value = url.searchParams.get(key);
+      if (value !== null) args[key] = value;
+    }
+    try {
+      const listed = await callTool(listMemoriesTool, gleaner, args, { signal: c.req.raw.signal });
+      return c.json({ view: "memories", enabled: true, ...listed });
+    } catch (error) {
+      const failure = toGleanerError(error, "manage/memories");
+      return c.json({ error: failure.toJSON() }, HTTP_STATUS[failure.code] as 400);
+    }
+  });
+  app.get("/manage/overview", async (c) => {
+    const health = await gleaner.health();
+    let memories: number | undefined;
+    if (gleaner.config.memory.enabled) {
+      const listed = await callTool(listMemoriesTool, gleaner, { limit: 1 }).catch(() => undefined);
+      memories = listed?.total_count;
+    }
+    c.header("cache-control", "no-store");
+    return c.json({
+      view: "overview",
+      status: health.status,
+      version: VERSION,
+      checked_at: health.checked_at,
+      components: health.components,
+      sessions: { mcp: parts.sessions.counts() },
+      memories: { enabled: gleaner.config.memory.enabled, total: memories ?? null },
+    });
+  });
+  app.get("/manage/service", (c) =>
+    c.json({
+      view: "service",
+      name: "gleaner",
+      version: VERSION,
+      runtime: {
+        deno: Deno.version.deno,
+        v8: Deno.version.v8,
+        typescript: Deno.version.typescript,
+      },
+      started_at: startedAt.toISOString(),
+      uptime_s: Math.round((Date.now() - startedAt.getTime()) / 1000),
+      hosted: gleaner.config.memory.hosted,
+      tools: parts.tools.map((tool) => tool.name),
+      settings: redactConfig(gleaner.config),
+    }));
+}
+
+function guard(token: string) {
+  return async (
+    c: { req: { header(name: string): string | undefined }; header(k: string, v: string): void },
+    next: () => Promise<void>,
+  ): Promise<Response | void> => {
+    const given = c.req.header("authorization") ?? "";
+    if (!bearerMatches(given, token)) {
+      const failure = new GleanerError(
+        "unauthorized",
+        "the management views need Authorization: Bearer <server.management_token>",
+      );
+      return Response.json({ error: failure.toJSON() }, {
+        status: 401,
+        headers: {
+          "www-authenticate": given
+            ? 'Bearer realm="gleaner-manage", error="invalid_token"'
+            : 'Bearer realm="gleaner-manage"',
+        },
+      });
+    }
+    await next();
+  };
+}
