@@ -59,6 +59,7 @@ import type {
 import { type Attempt, type AttemptOutcome, SearchFailure } from "../net/upstream_failure.ts";
 import { isTimeRange, TIME_RANGE_LIST, type TimeRange } from "./time_range.ts";
 import { OPEN_RUN_REFS, type RunRefs, sealAnswer, sealFailure } from "./run_refs.ts";
+import { boundHits, boundOutput } from "./bounds.ts";
 
 const log = getGleanerLogger("search", "roles");
 
@@ -706,7 +707,7 @@ function routerOver(
           depth: req.depth,
         };
         const hits = await provider.search!(upstream, env);
-        return refine(hits, domains, exclude, req.max_results);
+        return boundHits(refine(hits, domains, exclude, req.max_results));
       },
       config.search.fallback_on_empty ? (hits) => hits.length === 0 : undefined,
       {
@@ -827,7 +828,7 @@ function routerOver(
         attempts: routed.attempts,
         ...noticesOf(routed.notices),
         depth,
-        ...sealAnswer(runs, routed.provider, routed.value),
+        ...sealAnswer(runs, routed.provider, boundOutput(routed.value)),
       };
     },
     async contents(req) {
@@ -870,6 +871,7 @@ function routerOver(
         attempts: routed.attempts,
         ...noticesOf(routed.notices),
         pages,
+        ...(routed.value.provider_data ? { provider_data: routed.value.provider_data } : {}),
       };
     },
     async invoke(name, call, signal, notices, run) {
@@ -882,7 +884,9 @@ function routerOver(
         ? runs.open(name, run.ref, run.field ?? "run_id")
         : undefined;
       try {
-        const value = await callOne(provider, (env) => call(env, id), signal, notices);
+        const value = boundOutput(
+          await callOne(provider, (env) => call(env, id), signal, notices),
+        );
         breaker.success(name);
         return run ? sealAnswer(runs, name, value) : value;
       } catch (error) {

@@ -24,6 +24,7 @@ export const ProviderSettingsSchema: z.ZodObject<{
   run_timeout_ms: z.ZodOptional<z.ZodNumber>;
   run_wait_ms: z.ZodOptional<z.ZodNumber>;
   run_poll_ms: z.ZodOptional<z.ZodNumber>;
+  default_language: z.ZodOptional<z.ZodString>;
 }, z.core.$strict> = z.strictObject({
   /** Keyless providers answer only when `true`; `false` turns any provider off. */
   enabled: z.boolean().optional(),
@@ -77,6 +78,8 @@ export const ProviderSettingsSchema: z.ZodObject<{
    * research, enrich and dataset runs (default 1000).
    */
   run_poll_ms: z.number().int().min(10).max(600_000).optional(),
+  /** SearXNG: the language asked (`language=`) when a search names none (`en`, `de`, `pt-BR`, `all`). */
+  default_language: z.string().min(2).max(10).optional(),
 });
 
 function safeJsonObject(text: string): unknown {

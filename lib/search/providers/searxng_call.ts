@@ -23,8 +23,11 @@ const log = getGleanerLogger("search", "searxng");
 /** The backend name SearXNG reports under. */
 export const SEARXNG = "searxng";
 
-/** Pages of SearXNG results fetched at most for one search. */
-const MAX_PAGES = 3;
+/** Pages of SearXNG results fetched at most for one search (enough for {@link SEARXNG_MAX_RESULTS}). */
+const MAX_PAGES = 5;
+
+/** Most results one SearXNG search returns unless `search.providers.searxng.max_results` says otherwise. */
+export const SEARXNG_MAX_RESULTS = 50;
 
 /** One result of SearXNG's JSON answer (fields Gleaner reads; others pass through). */
 export interface SearxngResult {
@@ -185,7 +188,9 @@ async function askPage(
       details: { field: "search.searxng_url" },
     });
   }
-  const url = searxngSearchUrl(base, req, env.config.search, pageno);
+  // The provider's own language when the search names none.
+  const language = req.language ?? env.config.search.providers[SEARXNG]?.default_language;
+  const url = searxngSearchUrl(base, { ...req, language }, env.config.search, pageno);
   const where = `${SEARXNG} ${safeEndpoint(url)}`;
   const setting = "search.searxng_url";
   const res = await fetchUpstream(env.fetcher, SEARXNG, url, {

@@ -144,6 +144,8 @@ export interface ProviderPage {
 export interface ProviderContents {
   /** The pages. */
   pages: ProviderPage[];
+  /** A few provider-specific fields of the whole call (Keenable's `failed_count`), bounded. */
+  provider_data?: Record<string, unknown>;
 }
 
 /** The normalized output of each role. */
