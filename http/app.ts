@@ -16,6 +16,8 @@ import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { listedInputSchema } from "../lib/tools/listing.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
+import { withheldSearchTools } from "../lib/tools/presentations.ts";
+import { searchDisabledError } from "../lib/search/switch.ts";
 import { VERSION } from "../lib/version.ts";
 import { handleMcpRequest } from "../mcp/http.ts";
 import { allowedOrigins, bearerGuard, bearerMatches, hostGuard, servedHostNames } from "./guard.ts";
@@ -132,6 +134,15 @@ export function createApp(
         return errorResponse(failure);
       }
     });
+  }
+  // Web search turned off (`search.enabled: false`): the paths of the tools that search answer
+  // why, with the stable code, rather than as unknown routes.
+  for (const tool of withheldSearchTools(gleaner.config)) {
+    for (const path of new Set([tool.http?.path, `/v1/tools/${tool.name}`])) {
+      if (path && !routes.some((route) => route.path === path)) {
+        app.post(path, () => errorResponse(searchDisabledError(tool.name)));
+      }
+    }
   }
   app.notFound((c) =>
     c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404)

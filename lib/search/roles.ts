@@ -60,6 +60,7 @@ import { type Attempt, type AttemptOutcome, SearchFailure } from "../net/upstrea
 import { isTimeRange, TIME_RANGE_LIST, type TimeRange } from "./time_range.ts";
 import { OPEN_RUN_REFS, type RunRefs, sealAnswer, sealFailure } from "./run_refs.ts";
 import { boundHits, boundOutput } from "./bounds.ts";
+import { assertSearchEnabled } from "./switch.ts";
 
 const log = getGleanerLogger("search", "roles");
 
@@ -737,6 +738,7 @@ function routerOver(
     providers: (role) => usable(role).map((p) => p.name),
     configured: () => configuredProviders(config),
     async search(req) {
+      assertSearchEnabled(config, "search");
       const key = cache ? searchKey(req, orders.search) : undefined;
       if (cache && key && !req.no_cache) {
         const hit = await cache.get<CachedSearch>("search", key).catch((error) => {
@@ -771,6 +773,7 @@ function routerOver(
       return answer;
     },
     async answer(req) {
+      assertSearchEnabled(config, "answer");
       if (typeof req.query !== "string" || req.query.trim() === "") {
         throw invalid("query", "must be a non-empty string");
       }

@@ -106,6 +106,7 @@ export const DomainProfileSchema: z.ZodObject<{
 
 /** Settings of web search. */
 export const SearchSchema: z.ZodObject<{
+  enabled: z.ZodDefault<z.ZodBoolean>;
   backend: z.ZodDefault<
     z.ZodEnum<{
       auto: "auto";
@@ -162,6 +163,14 @@ export const SearchSchema: z.ZodObject<{
     z.ZodPreprocess<z.ZodRecord<z.ZodString, typeof DomainProfileSchema>, unknown>
   >;
 }, z.core.$strip> = z.object({
+  /**
+   * `false` turns web search off for this deployment: the tools that search (`search`,
+   * `research`, `search_and_summarize`, `web_search_tool`, `web_answer_tool`, the router's
+   * `search`, providers' own search, answer and run tools) are not declared, and a call that
+   * reaches web search anyway (a library call, a REST path of such a tool) fails with
+   * `search_disabled`. Reading pages (`scrape_urls`, `web_contents_tool`, `crawl_site`) stays.
+   */
+  enabled: operatorOnly(z.boolean().default(true)),
   /** Which backend answers: `auto` = SearXNG when configured, else DuckDuckGo, the other on failure. */
   backend: shared(z.enum(["auto", "duckduckgo", "searxng"]).default("auto")),
   /**
