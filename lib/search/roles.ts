@@ -226,6 +226,12 @@ export interface RoleRouter {
    * references: in hosted mode, a user's own.
    */
   withStore(view: { cache?: Cache; readPage?: ReadPage; runs?: RunRefs }): RoleRouter;
+  /**
+   * The same router (breaker, pacing, cache, reader, runs) with the host's own providers
+   * joining the built-in ones ({@link RoleRouterOptions.providers}): they take part in each
+   * role's fallback, breaker and cache like any other.
+   */
+  withProviders(providers: readonly Provider[]): RoleRouter;
 }
 
 /**
@@ -256,6 +262,14 @@ export interface RoleRouterOptions {
   now?: () => number;
   /** How the caller names long-running runs; default: by their upstream ids ({@link OPEN_RUN_REFS}). */
   runs?: RunRefs;
+  /**
+   * The host's own providers, beside the built-in ones: each serves the roles it declares
+   * when `isConfigured` says so, and comes first in those roles' default order (a host that
+   * supplies a provider wants it asked); `search.<role>_order` may name them like any other.
+   * They share the router's fallback, breaker, pacing and search cache. A name that is
+   * already a provider's is refused (`invalid_arguments`).
+   */
+  providers?: readonly Provider[];
 }
 
 /** The outcome recorded for a failure code. */
@@ -331,12 +345,21 @@ function routerOver(
 ): RoleRouter {
   const { config, fetcher, cache } = options;
   const runs = options.runs ?? OPEN_RUN_REFS;
-  const extra: Provider[] = options.readPage ? [createReaderProvider(options.readPage)] : [];
-  // Orders are validated once, up front: a misspelt provider is a config error.
+  const hostProviders = checkedHostProviders(options.providers ?? []);
+  const readerProvider = options.readPage ? createReaderProvider(options.readPage) : undefined;
+  const extra: Provider[] = [...hostProviders, ...(readerProvider ? [readerProvider] : [])];
+  // Orders are validated once, up front: a misspelt provider is a config error. The host's
+  // providers come first in a role's default order.
+  const orderOf = (role: Role): string[] => {
+    const order = roleOrder(config, role, extra);
+    if (config.search[`${role}_order`].length > 0) return order;
+    const hosts = hostProviders.filter((p) => p.roles.includes(role)).map((p) => p.name);
+    return [...hosts, ...order];
+  };
   const orders: Record<Role, string[]> = {
-    search: roleOrder(config, "search", extra),
-    answer: roleOrder(config, "answer", extra),
-    contents: roleOrder(config, "contents", extra),
+    search: orderOf("search"),
+    answer: orderOf("answer"),
+    contents: orderOf("contents"),
   };
 
   const usable = (role: Role): Provider[] => {
@@ -346,8 +369,7 @@ function routerOver(
       if (provider && servesRole(provider, role, config)) list.push(provider);
     }
     // The user always has a way to read a URL.
-    const reader = extra[0];
-    if (role === "contents" && reader && list.length === 0) list.push(reader);
+    if (role === "contents" && readerProvider && list.length === 0) list.push(readerProvider);
     return list;
   };
 
@@ -736,7 +758,10 @@ function routerOver(
 
   return {
     providers: (role) => usable(role).map((p) => p.name),
-    configured: () => configuredProviders(config),
+    configured: () => [
+      ...configuredProviders(config),
+      ...hostProviders.filter((p) => p.isConfigured(config)),
+    ],
     async search(req) {
       assertSearchEnabled(config, "search");
       const key = cache ? searchKey(req, orders.search) : undefined;
@@ -908,7 +933,35 @@ function routerOver(
         gate,
         turns,
       ),
+    withProviders: (providers) =>
+      routerOver(
+        { ...options, providers: [...hostProviders, ...providers] },
+        breaker,
+        gate,
+        turns,
+      ),
   };
+}
+
+/** The host's providers, refused when a name is taken (by a built-in provider or another). */
+function checkedHostProviders(providers: readonly Provider[]): readonly Provider[] {
+  const seen = new Set<string>();
+  for (const provider of providers) {
+    if (
+      typeof provider?.name !== "string" || !/^[a-z][a-z0-9_]{0,63}$/.test(provider.name) ||
+      provider.name === GLEANER_READER || providerByName(provider.name) || seen.has(provider.name)
+    ) {
+      throw new GleanerError(
+        "invalid_arguments",
+        `providers: ${
+          String(provider?.name)
+        } is not a free provider name (lower case, digits and _; not a built-in provider's)`,
+        { details: { field: "providers" } },
+      );
+    }
+    seen.add(provider.name);
+  }
+  return providers;
 }
 
 /** What the cache keeps of a search answer. */
