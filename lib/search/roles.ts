@@ -128,6 +128,10 @@ export interface RoleSearchRequest {
   depth?: "quick" | "deep";
   /** Pin one provider (no fallback). */
   provider?: string;
+  /** SearXNG categories for this search (`general`, `news`, `it`, `science`). */
+  categories?: string[];
+  /** SearXNG engines for this search. */
+  engines?: string[];
   /** Skip the cache (the fresh answer is still stored). */
   no_cache?: boolean;
   /** Cancels the call. */
@@ -728,6 +732,8 @@ function routerOver(
           exclude_domains: exclude,
           topic: req.topic,
           depth: req.depth,
+          ...(req.categories?.length ? { categories: req.categories } : {}),
+          ...(req.engines?.length ? { engines: req.engines } : {}),
         };
         const hits = await provider.search!(upstream, env);
         return boundHits(refine(hits, domains, exclude, req.max_results));
@@ -997,6 +1003,8 @@ export function searchKey(req: RoleSearchRequest, order: readonly string[]): str
     req.topic ?? "general",
     req.depth ?? "quick",
     req.provider ?? order.join(","),
+    sorted(req.categories),
+    sorted(req.engines),
   ]);
 }
 

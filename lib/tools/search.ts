@@ -11,6 +11,7 @@ import { qualityShape } from "./quality_schemas.ts";
 import { FallbackSchema, noteLines } from "./role_schemas.ts";
 import { ItemErrorSchema } from "./schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
+import { searxngProvider } from "../search/providers/searxng.ts";
 
 /** The shape of one query of a `search` call. */
 export type SearchItemShape = {
@@ -23,6 +24,10 @@ export type SearchItemShape = {
   max_results: z.ZodDefault<z.ZodNumber>;
   domain_profile: z.ZodOptional<z.ZodString>;
   expand: z.ZodOptional<z.ZodBoolean>;
+  category: z.ZodOptional<
+    z.ZodEnum<{ general: "general"; news: "news"; it: "it"; science: "science" }>
+  >;
+  engines: z.ZodOptional<z.ZodArray<z.ZodString>>;
 };
 
 /** One query of a `search` call, for a configuration (see {@link qualityShape}). */
@@ -30,7 +35,20 @@ function searchItemInput(config?: Config): z.ZodObject<SearchItemShape, z.core.$
   return z.strictObject({
     ...searchItemBase(),
     ...qualityShape(config),
-  });
+    ...searxngShape(config),
+  }) as z.ZodObject<SearchItemShape, z.core.$strict>;
+}
+
+/** SearXNG's per-call controls: in the library's definition, and for a configuration with SearXNG. */
+function searxngShape(config?: Config): Pick<SearchItemShape, "category" | "engines"> | object {
+  if (config && !searxngProvider.isConfigured(config)) return {};
+  return {
+    category: z.enum(["general", "news", "it", "science"]).optional().describe(
+      "SearXNG category (news also asks news indexes)",
+    ),
+    engines: z.array(z.string().regex(/^[a-z0-9_ .-]{1,40}$/i)).min(1).max(10).optional()
+      .describe("SearXNG engines to ask"),
+  };
 }
 
 /** The input of `search` for a configuration: its profiles, `expand` only with a model. */

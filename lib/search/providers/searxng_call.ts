@@ -130,7 +130,10 @@ export function searxngUrl(config: Config): string | undefined {
  */
 export function searxngSearchUrl(
   base: string,
-  req: Pick<ProviderSearchRequest, "query" | "language" | "time_range" | "max_results">,
+  req: Pick<
+    ProviderSearchRequest,
+    "query" | "language" | "time_range" | "max_results" | "categories" | "engines"
+  >,
   settings: SearxngQuerySettings,
   pageno: number,
 ): URL {
@@ -142,12 +145,11 @@ export function searxngSearchUrl(
   url.searchParams.set("q", req.query);
   url.searchParams.set("format", "json");
   url.searchParams.set("pageno", String(pageno));
-  if (settings.searxng_categories.length > 0) {
-    url.searchParams.set("categories", settings.searxng_categories.join(","));
-  }
-  if (settings.searxng_engines.length > 0) {
-    url.searchParams.set("engines", settings.searxng_engines.join(","));
-  }
+  // The call's own categories and engines win over the configured ones.
+  const categories = req.categories?.length ? req.categories : settings.searxng_categories;
+  const engines = req.engines?.length ? req.engines : settings.searxng_engines;
+  if (categories.length > 0) url.searchParams.set("categories", categories.join(","));
+  if (engines.length > 0) url.searchParams.set("engines", engines.join(","));
   if (req.language) url.searchParams.set("language", req.language);
   if (req.time_range) url.searchParams.set("time_range", req.time_range);
   url.searchParams.set("safesearch", String(settings.safesearch));

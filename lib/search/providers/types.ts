@@ -71,6 +71,10 @@ export interface ProviderSearchRequest {
   topic?: "general" | "news";
   /** `deep` asks for the provider's more thorough (slower, dearer) search where it has one. */
   depth?: "quick" | "deep";
+  /** SearXNG categories for this search (`general`, `news`, `it`, `science`); others ignore it. */
+  categories?: string[];
+  /** SearXNG engines for this search; others ignore it. */
+  engines?: string[];
 }
 
 /** One search result in Gleaner's shape, plus a bounded copy of provider-specific fields. */
