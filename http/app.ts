@@ -23,6 +23,7 @@ import { handleMcpRequest } from "../mcp/http.ts";
 import { allowedOrigins, bearerGuard, bearerMatches, hostGuard, servedHostNames } from "./guard.ts";
 import { MAX_BODY_BYTES, readJsonBody } from "./body.ts";
 import { handleConfigWrite } from "./config_write.ts";
+import { mountTinySearch } from "./tinybus.ts";
 import { hostedIdentity, operatorRoute, requestGleaner } from "./hosted.ts";
 import { mountUi } from "./ui/mod.ts";
 
@@ -135,6 +136,8 @@ export function createApp(
       }
     });
   }
+  // TinySearch's service contract for hosts (`tinybus.ts`), over the same tools.
+  mountTinySearch(app, tools, (c) => requestGleaner(c, gleaner), maxBytes);
   // Web search turned off (`search.enabled: false`): the paths of the tools that search answer
   // why, with the stable code, rather than as unknown routes.
   for (const tool of withheldSearchTools(gleaner.config)) {
