@@ -457,8 +457,10 @@ function routerOver(
     call: (provider: Provider, env: ProviderEnv) => Promise<T>,
     isEmpty?: (value: T) => boolean,
     pool?: PoolSpec<T>,
+    arrange?: (providers: Provider[]) => Provider[],
   ): Promise<Routed<T>> => {
-    const candidates = pin ? [pinned(role, pin)] : usable(role);
+    const listed = pin ? [pinned(role, pin)] : usable(role);
+    const candidates = arrange && !pin ? arrange(listed) : listed;
     if (candidates.length === 0) {
       const hints = orders[role].map((name) => providerByName(name, extra)?.configHint)
         .filter(Boolean);
@@ -834,7 +836,23 @@ function routerOver(
         resumed = runs.open(resumer.name, resume, "interaction_id");
       } else if (pin !== undefined && depth === "deep" && pinned("answer", pin).quickAnswersOnly) {
         throw invalid("depth", `${pin} answers at quick depth only: ask it with depth "quick"`);
+      } else if (pin !== undefined && depth === "quick" && pinned("answer", pin).deepAnswersOnly) {
+        throw invalid("depth", `${pin} answers at deep depth only: ask it with depth "deep"`);
       }
+      // A deep-only provider (Gemini Deep Research) never takes a quick question, and a deep
+      // one asks it first unless search.answer_order orders the providers itself.
+      const explicitOrder = config.search.answer_order.length > 0;
+      const arrange = resumed !== undefined
+        ? undefined
+        : (list: Provider[]) =>
+          depth === "quick"
+            ? list.filter((p) => !p.deepAnswersOnly)
+            : explicitOrder
+            ? list
+            : [...list.filter((p) => p.deepAnswersOnly), ...list.filter((p) => !p.deepAnswersOnly)];
+      // With a deep-only provider in the chain, the others answer grounded, not the same research.
+      const grounded = resumed === undefined && pin === undefined &&
+        usable("answer").some((p) => p.deepAnswersOnly);
       let routed: Routed<ProviderAnswer>;
       try {
         routed = await route(
@@ -846,7 +864,11 @@ function routerOver(
               query: req.query.trim(),
               depth,
               ...(resumed !== undefined ? { interaction_id: resumed } : {}),
+              ...(grounded && !provider.deepAnswersOnly ? { grounded: true } : {}),
             }, env),
+          undefined,
+          undefined,
+          arrange,
         );
       } catch (error) {
         // A run the failure names is named by the caller's reference.

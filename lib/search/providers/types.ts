@@ -94,6 +94,12 @@ export interface AnswerRequest {
    * with {@link Provider.resumesAnswers} only).
    */
   interaction_id?: string;
+  /**
+   * Answer with the provider's grounded model even at `deep` depth: the role router sets it
+   * when a deep-only provider (Gemini Deep Research, {@link Provider.deepAnswersOnly}) is in
+   * the chain of its own, so a fallback from it is a grounded answer, not the same research.
+   */
+  grounded?: boolean;
 }
 
 /** A provider's answer with the sources it cites. */
@@ -338,6 +344,12 @@ export interface Provider {
    * and says so.
    */
   readonly quickAnswersOnly?: boolean;
+  /**
+   * Answers at deep depth only (Gemini Deep Research): a quick question never reaches it
+   * (pinned with `depth: "quick"` it is `invalid_arguments`), and a deep one asks it before
+   * the other answer providers unless `search.answer_order` says otherwise.
+   */
+  readonly deepAnswersOnly?: boolean;
   /** Serves the `answer` role. */
   answer?(req: AnswerRequest, env: ProviderEnv): Promise<ProviderAnswer>;
   /** Serves the `contents` role. */
