@@ -137,6 +137,7 @@ export {
   type FailureEvidence,
 } from "./lib/net/classify.ts";
 export { toolsFor } from "./lib/tools/presentations.ts";
+export { roleToolName } from "./lib/tools/role_tools.ts";
 export type { SearchHit, SearchRequest } from "./lib/search/types.ts";
 export type { Attempt, AttemptOutcome } from "./lib/net/upstream_failure.ts";
 export { TIME_RANGES, type TimeRange, type TimeRangeSchema } from "./lib/search/time_range.ts";

@@ -16,12 +16,15 @@ import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { listedInputSchema } from "../lib/tools/listing.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { DEEP_RESEARCH_TOOLS } from "../lib/tools/deep_research.ts";
+import { withheldSearchTools } from "../lib/tools/presentations.ts";
+import { searchDisabledError } from "../lib/search/switch.ts";
 import { VERSION } from "../lib/version.ts";
 import { McpSessions } from "../mcp/sessions.ts";
 import { allowedOrigins, bearerGuard, bearerMatches, hostGuard, servedHostNames } from "./guard.ts";
 import { MAX_BODY_BYTES, readJsonBody } from "./body.ts";
 import { queryArguments } from "./query_args.ts";
 import { handleConfigWrite } from "./config_write.ts";
+import { mountTinySearch } from "./tinybus.ts";
 import { hostedIdentity, operatorRoute, requestGleaner, requestOwner } from "./hosted.ts";
 import { mountUi } from "./ui/mod.ts";
 import { mountManagement } from "./manage.ts";
@@ -160,6 +163,17 @@ export function createApp(
         return errorResponse(failure);
       }
     });
+  }
+  // TinySearch's service contract for hosts (`tinybus.ts`), over the same tools.
+  mountTinySearch(app, tools, (c) => requestGleaner(c, gleaner), maxBytes);
+  // Web search turned off (`search.enabled: false`): the paths of the tools that search answer
+  // why, with the stable code, rather than as unknown routes.
+  for (const tool of withheldSearchTools(gleaner.config)) {
+    for (const path of new Set([tool.http?.path, `/v1/tools/${tool.name}`])) {
+      if (path && !routes.some((route) => route.path === path)) {
+        app.post(path, () => errorResponse(searchDisabledError(tool.name)));
+      }
+    }
   }
   app.notFound((c) =>
     c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404)

@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   "not_found",
   "selector_not_found",
   "unauthorized",
+  "search_disabled",
   "internal",
 ] as const;
 
@@ -38,6 +39,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   selector_not_found: 404,
   unauthorized: 401,
+  search_disabled: 403,
   internal: 500,
 };
 

@@ -13,6 +13,7 @@ import { createSearchRouter, type SearchRouter } from "./search/router.ts";
 import { createRoleRouter, type RoleRouter } from "./search/roles.ts";
 import { OPERATOR_RUN_REFS, type RunRefs, tenantRunRefs } from "./search/run_refs.ts";
 import type { ReadPage } from "./search/providers/reader.ts";
+import type { Provider } from "./search/providers/types.ts";
 import { type ComponentHealth, createHealth, type HealthReport } from "./health.ts";
 import { createReader, type Reader } from "./read/cascade.ts";
 import { ALL_OPERATOR_TIERS, defaultTiers, type OperatorTierGrants } from "./read/tiers.ts";
@@ -115,6 +116,14 @@ export interface Gleaner {
    * `events.nats_url` is set; absent or off otherwise.
    */
   readonly events?: Events;
+  /**
+   * A view of this Gleaner whose role router (`roles`, and `search` over it) also routes
+   * over the host's own `providers`: they join each role's fallback, breaker, pacing and
+   * search cache like the built-in ones (see `RoleRouterOptions.providers`). Closing the view
+   * closes nothing. For every view a server hands out (hosted users too), pass them to
+   * {@link createGleaner} as `providers` instead.
+   */
+  withProviders(providers: readonly Provider[]): Gleaner;
   /** Releases the browser, embedder and store. */
   close(): Promise<void>;
 }
@@ -143,6 +152,8 @@ export interface CreateGleanerOptions {
    * snapshot of the process environment ({@link readHostEnv}).
    */
   env?: Record<string, string | undefined>;
+  /** The host's own search providers (see {@link CreateGleanerFromConfigOptions.providers}). */
+  providers?: readonly Provider[];
 }
 
 /** Options of {@link createGleanerFromConfig}. */
@@ -155,6 +166,12 @@ export interface CreateGleanerFromConfigOptions {
    * once here; no module below reads the environment itself.
    */
   env?: Record<string, string | undefined>;
+  /**
+   * The host's own search providers (`Provider` objects): they join the built-in ones in
+   * every role they serve, first in its default order, with the same fallback, breaker,
+   * pacing and search cache (`RoleRouterOptions.providers`).
+   */
+  providers?: readonly Provider[];
 }
 
 /**
@@ -179,7 +196,10 @@ export async function createGleaner(
   const env = options.env ?? readHostEnv();
   await initTelemetry(env);
   if (config.store.cache_url) await loadValkeyDriver();
-  return createGleanerFromConfig(config, { env });
+  return createGleanerFromConfig(config, {
+    env,
+    ...(options.providers ? { providers: options.providers } : {}),
+  });
 }
 
 /**
@@ -296,6 +316,7 @@ export function createGleanerFromConfig(
     readPage: readPageWith(reader),
     // In hosted mode the Gleaner itself is the operator's: it may name any tenant's run.
     ...(hosted ? { runs: OPERATOR_RUN_REFS } : {}),
+    ...(options.providers ? { providers: options.providers } : {}),
   });
   /**
    * The web side of one hosted tenant: their tenant of the store, and what reads through it,
@@ -482,6 +503,15 @@ export function createGleanerFromConfig(
     clearCache: (target) => clear(target, false),
     asOperator: () => operatorOf(gleaner),
     health: () => health.report(),
+    withProviders(providers) {
+      const hostRoles = roles.withProviders(providers);
+      return {
+        ...gleaner,
+        roles: hostRoles,
+        search: traceSearch(createSearchRouter(config, fetcher, hostRoles)),
+        close: () => Promise.resolve(),
+      };
+    },
     async close() {
       await memoryStores.close();
       await tiers.close();

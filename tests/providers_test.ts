@@ -133,7 +133,7 @@ Deno.test("MCP lists the tools of each presentation", async () => {
           "brave_video_search",
           "exa_search",
           "exa_find_similar",
-          "exa_contents",
+          "exa_get_contents",
           "exa_answer",
           "tavily_search",
           "tavily_extract",
@@ -457,7 +457,7 @@ Deno.test("gleaner mcp (stdio) declares the presentation set in the environment"
     try {
       await client.connect(transport as Transport);
       const names = ((await client.listTools()).tools as ListedTool[]).map((t) => t.name);
-      assert.deepEqual(names, ["exa_search", "exa_find_similar", "exa_contents", "exa_answer"]);
+      assert.deepEqual(names, ["exa_search", "exa_find_similar", "exa_get_contents", "exa_answer"]);
       const result = await client.callTool({
         name: "exa_search",
         arguments: { query: "stdio", max_results: 2 },
@@ -1149,6 +1149,8 @@ Deno.test("MCP: Parallel's run tools answer in_progress with a run_id, their sta
         const tools = (await client.listTools()).tools as ListedTool[];
         assert.deepEqual(tools.map((t) => t.name), [
           "parallel_search",
+          "parallel_extract",
+          "parallel_chat",
           "parallel_research",
           "parallel_research_status",
           "parallel_enrich",

@@ -147,6 +147,7 @@ const RUN_TOOLS = [
   "parallel_dataset_status",
   "tinyfish_run",
   "gemini_grounded_answer",
+  "gemini_deep_research",
 ];
 
 Deno.test("scopes: a provider tool that takes a run's id is a run tool, the id its run field (per tenant in hosted mode)", () => {

@@ -59,6 +59,8 @@ import type {
 import { type Attempt, type AttemptOutcome, SearchFailure } from "../net/upstream_failure.ts";
 import { isTimeRange, TIME_RANGE_LIST, type TimeRange } from "./time_range.ts";
 import { OPEN_RUN_REFS, type RunRefs, sealAnswer, sealFailure } from "./run_refs.ts";
+import { boundHits, boundOutput } from "./bounds.ts";
+import { assertSearchEnabled } from "./switch.ts";
 
 const log = getGleanerLogger("search", "roles");
 
@@ -126,6 +128,10 @@ export interface RoleSearchRequest {
   depth?: "quick" | "deep";
   /** Pin one provider (no fallback). */
   provider?: string;
+  /** SearXNG categories for this search (`general`, `news`, `it`, `science`). */
+  categories?: string[];
+  /** SearXNG engines for this search. */
+  engines?: string[];
   /** Skip the cache (the fresh answer is still stored). */
   no_cache?: boolean;
   /** Cancels the call. */
@@ -224,6 +230,12 @@ export interface RoleRouter {
    * references: in hosted mode, a user's own.
    */
   withStore(view: { cache?: Cache; readPage?: ReadPage; runs?: RunRefs }): RoleRouter;
+  /**
+   * The same router (breaker, pacing, cache, reader, runs) with the host's own providers
+   * joining the built-in ones ({@link RoleRouterOptions.providers}): they take part in each
+   * role's fallback, breaker and cache like any other.
+   */
+  withProviders(providers: readonly Provider[]): RoleRouter;
 }
 
 /**
@@ -254,6 +266,14 @@ export interface RoleRouterOptions {
   now?: () => number;
   /** How the caller names long-running runs; default: by their upstream ids ({@link OPEN_RUN_REFS}). */
   runs?: RunRefs;
+  /**
+   * The host's own providers, beside the built-in ones: each serves the roles it declares
+   * when `isConfigured` says so, and comes first in those roles' default order (a host that
+   * supplies a provider wants it asked); `search.<role>_order` may name them like any other.
+   * They share the router's fallback, breaker, pacing and search cache. A name that is
+   * already a provider's is refused (`invalid_arguments`).
+   */
+  providers?: readonly Provider[];
 }
 
 /** The outcome recorded for a failure code. */
@@ -329,12 +349,21 @@ function routerOver(
 ): RoleRouter {
   const { config, fetcher, cache } = options;
   const runs = options.runs ?? OPEN_RUN_REFS;
-  const extra: Provider[] = options.readPage ? [createReaderProvider(options.readPage)] : [];
-  // Orders are validated once, up front: a misspelt provider is a config error.
+  const hostProviders = checkedHostProviders(options.providers ?? []);
+  const readerProvider = options.readPage ? createReaderProvider(options.readPage) : undefined;
+  const extra: Provider[] = [...hostProviders, ...(readerProvider ? [readerProvider] : [])];
+  // Orders are validated once, up front: a misspelt provider is a config error. The host's
+  // providers come first in a role's default order.
+  const orderOf = (role: Role): string[] => {
+    const order = roleOrder(config, role, extra);
+    if (config.search[`${role}_order`].length > 0) return order;
+    const hosts = hostProviders.filter((p) => p.roles.includes(role)).map((p) => p.name);
+    return [...hosts, ...order];
+  };
   const orders: Record<Role, string[]> = {
-    search: roleOrder(config, "search", extra),
-    answer: roleOrder(config, "answer", extra),
-    contents: roleOrder(config, "contents", extra),
+    search: orderOf("search"),
+    answer: orderOf("answer"),
+    contents: orderOf("contents"),
   };
 
   const usable = (role: Role): Provider[] => {
@@ -344,8 +373,7 @@ function routerOver(
       if (provider && servesRole(provider, role, config)) list.push(provider);
     }
     // The user always has a way to read a URL.
-    const reader = extra[0];
-    if (role === "contents" && reader && list.length === 0) list.push(reader);
+    if (role === "contents" && readerProvider && list.length === 0) list.push(readerProvider);
     return list;
   };
 
@@ -429,8 +457,10 @@ function routerOver(
     call: (provider: Provider, env: ProviderEnv) => Promise<T>,
     isEmpty?: (value: T) => boolean,
     pool?: PoolSpec<T>,
+    arrange?: (providers: Provider[]) => Provider[],
   ): Promise<Routed<T>> => {
-    const candidates = pin ? [pinned(role, pin)] : usable(role);
+    const listed = pin ? [pinned(role, pin)] : usable(role);
+    const candidates = arrange && !pin ? arrange(listed) : listed;
     if (candidates.length === 0) {
       const hints = orders[role].map((name) => providerByName(name, extra)?.configHint)
         .filter(Boolean);
@@ -704,9 +734,11 @@ function routerOver(
           exclude_domains: exclude,
           topic: req.topic,
           depth: req.depth,
+          ...(req.categories?.length ? { categories: req.categories } : {}),
+          ...(req.engines?.length ? { engines: req.engines } : {}),
         };
         const hits = await provider.search!(upstream, env);
-        return refine(hits, domains, exclude, req.max_results);
+        return boundHits(refine(hits, domains, exclude, req.max_results));
       },
       config.search.fallback_on_empty ? (hits) => hits.length === 0 : undefined,
       {
@@ -734,8 +766,12 @@ function routerOver(
 
   return {
     providers: (role) => usable(role).map((p) => p.name),
-    configured: () => configuredProviders(config),
+    configured: () => [
+      ...configuredProviders(config),
+      ...hostProviders.filter((p) => p.isConfigured(config)),
+    ],
     async search(req) {
+      assertSearchEnabled(config, "search");
       const key = cache ? searchKey(req, orders.search) : undefined;
       if (cache && key && !req.no_cache) {
         const hit = await cache.get<CachedSearch>("search", key).catch((error) => {
@@ -770,6 +806,7 @@ function routerOver(
       return answer;
     },
     async answer(req) {
+      assertSearchEnabled(config, "answer");
       if (typeof req.query !== "string" || req.query.trim() === "") {
         throw invalid("query", "must be a non-empty string");
       }
@@ -799,7 +836,23 @@ function routerOver(
         resumed = runs.open(resumer.name, resume, "interaction_id");
       } else if (pin !== undefined && depth === "deep" && pinned("answer", pin).quickAnswersOnly) {
         throw invalid("depth", `${pin} answers at quick depth only: ask it with depth "quick"`);
+      } else if (pin !== undefined && depth === "quick" && pinned("answer", pin).deepAnswersOnly) {
+        throw invalid("depth", `${pin} answers at deep depth only: ask it with depth "deep"`);
       }
+      // A deep-only provider (Gemini Deep Research) never takes a quick question, and a deep
+      // one asks it first unless search.answer_order orders the providers itself.
+      const explicitOrder = config.search.answer_order.length > 0;
+      const arrange = resumed !== undefined
+        ? undefined
+        : (list: Provider[]) =>
+          depth === "quick"
+            ? list.filter((p) => !p.deepAnswersOnly)
+            : explicitOrder
+            ? list
+            : [...list.filter((p) => p.deepAnswersOnly), ...list.filter((p) => !p.deepAnswersOnly)];
+      // With a deep-only provider in the chain, the others answer grounded, not the same research.
+      const grounded = resumed === undefined && pin === undefined &&
+        usable("answer").some((p) => p.deepAnswersOnly);
       let routed: Routed<ProviderAnswer>;
       try {
         routed = await route(
@@ -811,7 +864,11 @@ function routerOver(
               query: req.query.trim(),
               depth,
               ...(resumed !== undefined ? { interaction_id: resumed } : {}),
+              ...(grounded && !provider.deepAnswersOnly ? { grounded: true } : {}),
             }, env),
+          undefined,
+          undefined,
+          arrange,
         );
       } catch (error) {
         // A run the failure names is named by the caller's reference.
@@ -827,7 +884,7 @@ function routerOver(
         attempts: routed.attempts,
         ...noticesOf(routed.notices),
         depth,
-        ...sealAnswer(runs, routed.provider, routed.value),
+        ...sealAnswer(runs, routed.provider, boundOutput(routed.value)),
       };
     },
     async contents(req) {
@@ -870,6 +927,7 @@ function routerOver(
         attempts: routed.attempts,
         ...noticesOf(routed.notices),
         pages,
+        ...(routed.value.provider_data ? { provider_data: routed.value.provider_data } : {}),
       };
     },
     async invoke(name, call, signal, notices, run) {
@@ -882,7 +940,9 @@ function routerOver(
         ? runs.open(name, run.ref, run.field ?? "run_id")
         : undefined;
       try {
-        const value = await callOne(provider, (env) => call(env, id), signal, notices);
+        const value = boundOutput(
+          await callOne(provider, (env) => call(env, id), signal, notices),
+        );
         breaker.success(name);
         return run ? sealAnswer(runs, name, value) : value;
       } catch (error) {
@@ -901,7 +961,35 @@ function routerOver(
         gate,
         turns,
       ),
+    withProviders: (providers) =>
+      routerOver(
+        { ...options, providers: [...hostProviders, ...providers] },
+        breaker,
+        gate,
+        turns,
+      ),
   };
+}
+
+/** The host's providers, refused when a name is taken (by a built-in provider or another). */
+function checkedHostProviders(providers: readonly Provider[]): readonly Provider[] {
+  const seen = new Set<string>();
+  for (const provider of providers) {
+    if (
+      typeof provider?.name !== "string" || !/^[a-z][a-z0-9_]{0,63}$/.test(provider.name) ||
+      provider.name === GLEANER_READER || providerByName(provider.name) || seen.has(provider.name)
+    ) {
+      throw new GleanerError(
+        "invalid_arguments",
+        `providers: ${
+          String(provider?.name)
+        } is not a free provider name (lower case, digits and _; not a built-in provider's)`,
+        { details: { field: "providers" } },
+      );
+    }
+    seen.add(provider.name);
+  }
+  return providers;
 }
 
 /** What the cache keeps of a search answer. */
@@ -937,6 +1025,8 @@ export function searchKey(req: RoleSearchRequest, order: readonly string[]): str
     req.topic ?? "general",
     req.depth ?? "quick",
     req.provider ?? order.join(","),
+    sorted(req.categories),
+    sorted(req.engines),
   ]);
 }
 

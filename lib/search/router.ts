@@ -93,7 +93,10 @@ export function createSearchRouter(
   roles: RoleRouter = createRoleRouter({ config, fetcher }),
 ): SearchRouter {
   const reranker: ResultReranker | undefined = rerankerFromConfig(config, fetcher);
-  const llm: Llm | undefined = llmFromConfig(config, fetcher);
+  // Query rewrites use their own (smaller) model when `llm.rewrite_model` names one.
+  const llm: Llm | undefined = llmFromConfig({
+    llm: { ...config.llm, model: config.llm.rewrite_model ?? config.llm.model },
+  }, fetcher);
   // A reranker or model that keeps failing is left alone for a while, as providers are
   // (search.breaker_failures, search.breaker_cooldown_ms): searches do not wait for it.
   // The providers' breaker policy (search/breaker.ts): refused keys and spent credit open at
@@ -119,7 +122,8 @@ export function createSearchRouter(
       const notes: string[] = [];
       let query = req.query;
       let rewritten: string | undefined;
-      if (req.expand) {
+      // `llm.expand_always` rewrites every query the call does not exempt (`expand: false`).
+      if (req.expand ?? (config.llm.expand_always && llm !== undefined)) {
         if (!llm) {
           throw new GleanerError(
             "invalid_arguments",
@@ -163,6 +167,9 @@ export function createSearchRouter(
         time_range: req.time_range,
         language: req.language,
         domains: req.domains,
+        ...(req.category ? { categories: [req.category] } : {}),
+        ...(req.category === "news" ? { topic: "news" as const } : {}),
+        ...(req.engines?.length ? { engines: req.engines } : {}),
         ...(profile && profile.exclude.length > 0 ? { exclude_domains: [...profile.exclude] } : {}),
         no_cache: req.no_cache,
         signal: req.signal,

@@ -27,8 +27,18 @@ export interface SearchRequest {
    * domains are raised, its excluded ones dropped.
    */
   domain_profile?: string;
-  /** Rewrite the query with the configured language model first (`llm.*`). */
+  /**
+   * Rewrite the query with the configured language model first (`llm.*`); default
+   * `llm.expand_always` (off).
+   */
   expand?: boolean;
+  /**
+   * SearXNG's category for this search (`general`, `news`, `it`, `science`); `news` also asks
+   * the other providers' news indexes.
+   */
+  category?: "general" | "news" | "it" | "science";
+  /** SearXNG engines for this search (`wikipedia`, `github`, …); empty: the configured ones. */
+  engines?: string[];
   /** Cancels the search. */
   signal?: AbortSignal;
 }

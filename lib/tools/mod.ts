@@ -50,7 +50,13 @@ export { CurrentDatetimeOutput } from "./current_datetime.ts";
 export { DomainStatsOutput } from "./domain_stats.ts";
 export { ResearchInput, ResearchOutput } from "./research.ts";
 export { ScrapeInput, ScrapeOutput } from "./scrape_urls.ts";
-export { SearchInput, type SearchItemShape, SearchOutput, searchToolFor } from "./search.ts";
+export {
+  FetchedPageSchema,
+  SearchInput,
+  type SearchItemShape,
+  SearchOutput,
+  searchToolFor,
+} from "./search.ts";
 export type { ResearchShape } from "./research_schemas.ts";
 export { researchToolFor } from "./research.ts";
 export { SearchAndSummarizeOutput, searchAndSummarizeTool } from "./search_and_summarize.ts";

@@ -34,6 +34,7 @@ import { searchAndSummarizeTool } from "./search_and_summarize.ts";
 import { searchTool, searchToolFor } from "./search.ts";
 import { webAnswerTool, webContentsTool, webSearchTool } from "./role_tools.ts";
 import type { AnyToolSpec } from "./spec.ts";
+import { searchEnabled } from "../search/switch.ts";
 
 /** The role tools a configuration can serve. */
 export function roleTools(config: Config): AnyToolSpec[] {
@@ -65,6 +66,45 @@ export function roleTools(config: Config): AnyToolSpec[] {
  * ```
  */
 export function toolsFor(config: Config): AnyToolSpec[] {
+  const tools = presentationTools(config);
+  return searchEnabled(config) ? tools : tools.filter((tool) => !SEARCHING_TOOLS.has(tool.name));
+}
+
+/**
+ * Gleaner's own tools whose work is web search: with `search.enabled: false` they are not
+ * declared (providers' own search, answer and run tools are left out by `providerToolSpecs`).
+ */
+export const SEARCHING_TOOLS: ReadonlySet<string> = new Set([
+  "search",
+  "research",
+  "search_and_summarize",
+  "web_search_tool",
+  "web_answer_tool",
+]);
+
+/**
+ * The tools a configuration would declare but does not because web search is off
+ * (`search.enabled: false`): the HTTP surface answers their paths with `search_disabled`
+ * rather than an unknown route. Empty while search is on.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config/config.ts";
+ * import { withheldSearchTools } from "./presentations.ts";
+ * console.assert(withheldSearchTools(parseConfig({})).length === 0);
+ * const off = withheldSearchTools(parseConfig({ search: { enabled: false } }));
+ * console.assert(off.some((t) => t.name === "search"));
+ * ```
+ */
+export function withheldSearchTools(config: Config): AnyToolSpec[] {
+  if (searchEnabled(config)) return [];
+  const on = { ...config, search: { ...config.search, enabled: true } };
+  const declared = new Set(toolsFor(config).map((tool) => tool.name));
+  return presentationTools(on).filter((tool) => !declared.has(tool.name));
+}
+
+/** The tools of the configured presentation, before the search switch. */
+function presentationTools(config: Config): AnyToolSpec[] {
   switch (config.search.presentation) {
     case "roles":
       return roleTools(config);

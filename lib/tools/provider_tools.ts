@@ -20,6 +20,7 @@ import {
   renderRun,
 } from "./role_schemas.ts";
 import type { AnyToolSpec, ToolContext } from "./spec.ts";
+import { assertSearchEnabled, searchEnabled } from "../search/switch.ts";
 
 /**
  * Whether `tool` starts or resumes a provider's long-running run, and the
@@ -67,6 +68,8 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
   // first (hosted mode: only the tenant's own runs) and hands the answer's id back as one.
   const runs = providerToolRun(tool);
   const run = async (input: unknown, { gleaner, signal }: ToolContext) => {
+    // Only reading pages stays when the operator turned web search off.
+    if (tool.kind !== "contents") assertSearchEnabled(gleaner.config, tool.name);
     const notices: string[] = [];
     const args = input as Record<string, unknown>;
     const ref = runs?.field !== undefined ? args[runs.field] : undefined;
@@ -145,7 +148,8 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
 /**
  * Every tool of the given providers, in order; with `config`, without the
  * tools of a role the configuration does not let their provider serve
- * (`Provider.missingSetting`: keyless Jina has `jina_read`, not `jina_search`).
+ * (`Provider.missingSetting`: keyless Jina has `jina_read`, not `jina_search`), and
+ * with web search off (`search.enabled: false`) only the tools that read pages.
  */
 export function providerToolSpecs(
   providers: readonly Provider[],
@@ -154,7 +158,9 @@ export function providerToolSpecs(
   return providers.flatMap((p) =>
     p.tools
       .filter((tool) =>
-        !config || tool.kind === "run" || p.missingSetting?.(tool.kind, config) === undefined
+        !config ||
+        (tool.kind === "contents" || searchEnabled(config)) &&
+          (tool.kind === "run" || p.missingSetting?.(tool.kind, config) === undefined)
       )
       .map((tool) => providerToolSpec(p, tool))
   );

@@ -94,6 +94,7 @@ export const RoleAnswerOutput = z.object({
 export const RoleContentsOutput = z.object({
   ...RoleMetaShape,
   pages: z.array(PageSchema),
+  provider_data: ProviderDataSchema,
 });
 
 /** Output of a provider's own search-kind tool. */
@@ -119,6 +120,7 @@ export const ProviderAnswerOutput = z.object({
 export const ProviderContentsOutput = z.object({
   provider: z.string(),
   pages: z.array(PageSchema),
+  provider_data: ProviderDataSchema,
   notices: NoticesSchema,
 });
 

@@ -8,7 +8,8 @@
  */
 import { z } from "zod";
 import { timeRangeSchema } from "../search/time_range.ts";
-import { RUN_REF_MAX_CHARS } from "../search/providers/types.ts";
+import { type Role, RUN_REF_MAX_CHARS } from "../search/providers/types.ts";
+import { GleanerError } from "../errors.ts";
 import {
   renderAnswer,
   renderHits,
@@ -20,6 +21,33 @@ import {
 } from "./role_schemas.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 import { TargetSelectorSchema, WaitForSelectorSchema } from "./schemas.ts";
+
+/** The tool that serves each role in the `roles` presentation. */
+const ROLE_TOOL_NAMES: Readonly<Record<Role, string>> = {
+  search: "web_search_tool",
+  answer: "web_answer_tool",
+  contents: "web_contents_tool",
+};
+
+/**
+ * The name of the tool that serves `role` in the `roles` presentation (`web_search_tool`,
+ * `web_answer_tool`, `web_contents_tool`), for a host that routes a model's calls by role.
+ *
+ * @example
+ * ```ts
+ * import { roleToolName } from "./role_tools.ts";
+ * console.assert(roleToolName("answer") === "web_answer_tool");
+ * ```
+ */
+export function roleToolName(role: Role): string {
+  const name = ROLE_TOOL_NAMES[role];
+  if (name === undefined) {
+    throw new GleanerError("invalid_arguments", `role: must be search, answer or contents`, {
+      details: { field: "role" },
+    });
+  }
+  return name;
+}
 
 function providerArg(providers: readonly string[]) {
   return z.enum(providers as [string, ...string[]]).optional().describe(
@@ -62,7 +90,7 @@ export function webSearchTool(
   providers: readonly string[],
 ): ToolSpec<ReturnType<typeof webSearchInput>, typeof RoleSearchOutput> {
   return defineTool({
-    name: "web_search_tool",
+    name: roleToolName("search"),
     // Search answers are cached per tenant.
     scope: "tenant",
     title: "Web search",
@@ -112,7 +140,7 @@ export function webAnswerTool(
   providers: readonly string[],
 ): ToolSpec<ReturnType<typeof webAnswerInput>, typeof RoleAnswerOutput> {
   return defineTool({
-    name: "web_answer_tool",
+    name: roleToolName("answer"),
     // Answers are not cached, but a long-running answer's interaction_id is the tenant's own.
     scope: "tenant",
     title: "Web answer",
@@ -152,7 +180,7 @@ export function webContentsTool(
   providers: readonly string[],
 ): ToolSpec<ReturnType<typeof webContentsInput>, typeof RoleContentsOutput> {
   return defineTool({
-    name: "web_contents_tool",
+    name: roleToolName("contents"),
     // Pages are read through the tenant's own reader and cache.
     scope: "tenant",
     title: "Web contents",

@@ -10,7 +10,9 @@ import { type TimeRangeSchema, timeRangeSchema } from "../search/time_range.ts";
 import { qualityShape } from "./quality_schemas.ts";
 import { FallbackSchema, noteLines } from "./role_schemas.ts";
 import { ItemErrorSchema } from "./schemas.ts";
-import { defineTool, type ToolSpec } from "./spec.ts";
+import { defineTool, type ToolContext, type ToolSpec } from "./spec.ts";
+import { boundText } from "../search/bounds.ts";
+import { searxngProvider } from "../search/providers/searxng.ts";
 
 /** The shape of one query of a `search` call. */
 export type SearchItemShape = {
@@ -23,6 +25,11 @@ export type SearchItemShape = {
   max_results: z.ZodOptional<z.ZodNumber>;
   domain_profile: z.ZodOptional<z.ZodString>;
   expand: z.ZodOptional<z.ZodBoolean>;
+  category: z.ZodOptional<
+    z.ZodEnum<{ general: "general"; news: "news"; it: "it"; science: "science" }>
+  >;
+  engines: z.ZodOptional<z.ZodArray<z.ZodString>>;
+  fetch_count: z.ZodOptional<z.ZodNumber>;
 };
 
 /** One query of a `search` call, for a configuration (see {@link qualityShape}). */
@@ -30,7 +37,20 @@ function searchItemInput(config?: Config): z.ZodObject<SearchItemShape, z.core.$
   return z.strictObject({
     ...searchItemBase(),
     ...qualityShape(config),
-  });
+    ...searxngShape(config),
+  }) as z.ZodObject<SearchItemShape, z.core.$strict>;
+}
+
+/** SearXNG's per-call controls: in the library's definition, and for a configuration with SearXNG. */
+function searxngShape(config?: Config): Pick<SearchItemShape, "category" | "engines"> | object {
+  if (config && !searxngProvider.isConfigured(config)) return {};
+  return {
+    category: z.enum(["general", "news", "it", "science"]).optional().describe(
+      "SearXNG category (news also asks news indexes)",
+    ),
+    engines: z.array(z.string().regex(/^[a-z0-9_ .-]{1,40}$/i)).min(1).max(10).optional()
+      .describe("SearXNG engines to ask"),
+  };
 }
 
 /** The input of `search` for a configuration: its profiles, `expand` only with a model. */
@@ -43,11 +63,19 @@ export function searchInputFor(config?: Config): typeof SearchInput {
 
 const searchItemBase = () => ({
   query: z.string().max(2000),
-  domains: z.array(z.string()).max(20).optional().describe("Only these sites (and subdomains)"),
+  domains: z.array(z.string()).max(20).optional().describe("Only these sites"),
   time_range: timeRangeSchema().optional(),
   language: z.string().min(2).max(10).optional().describe("e.g. en, de-de"),
   max_results: z.number().int().min(1).max(20).optional(),
+  // Reads the top results whole (the name says it; a description would cost every session).
+  fetch_count: z.number().int().min(1).max(MAX_FETCH_COUNT).optional(),
 });
+
+/** Most results one `search` query reads whole (`fetch_count`). */
+export const MAX_FETCH_COUNT = 3;
+
+/** Longest page text a `fetch_count` read returns (characters; cut with a marker). */
+export const FETCHED_PAGE_MAX_CHARS = 40_000;
 
 /** One query of a `search` call (any profile name and `expand` accepted, checked on the call). */
 export const SearchItemInput: z.ZodObject<SearchItemShape, z.core.$strict> = searchItemInput();
@@ -76,6 +104,19 @@ export const SearchResultSchema: z.ZodObject<{
   snippet: z.string(),
   published: z.string().optional(),
   source: z.string().describe("Backend that found it"),
+});
+
+/** A result read whole (`fetch_count`). */
+export const FetchedPageSchema: z.ZodObject<{
+  url: z.ZodString;
+  title: z.ZodOptional<z.ZodString>;
+  markdown: z.ZodString;
+  error: z.ZodOptional<z.ZodObject<{ code: z.ZodString; message: z.ZodString }, z.core.$strip>>;
+}, z.core.$strip> = z.object({
+  url: z.string(),
+  title: z.string().optional(),
+  markdown: z.string().describe("The whole page as Markdown (at most 40,000 characters)"),
+  error: ItemErrorSchema.optional(),
 });
 
 /** One upstream attempt. */
@@ -118,6 +159,7 @@ export const SearchOutput: z.ZodObject<{
       notices: z.ZodOptional<z.ZodArray<z.ZodString>>;
       rewritten_query: z.ZodOptional<z.ZodString>;
       reranked: z.ZodOptional<z.ZodBoolean>;
+      pages: z.ZodOptional<z.ZodArray<typeof FetchedPageSchema>>;
       error: z.ZodOptional<
         z.ZodObject<{
           code: z.ZodString;
@@ -148,6 +190,9 @@ export const SearchOutput: z.ZodObject<{
     reranked: z.boolean().optional().describe(
       "With a configured reranker: true when its order was used, false when it failed (provider order kept)",
     ),
+    pages: z.array(FetchedPageSchema).optional().describe(
+      "The top results read whole (`fetch_count`), in order; a page that could not be read has `error`",
+    ),
     error: ItemErrorSchema.optional(),
   })),
 });
@@ -176,7 +221,7 @@ export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = def
   scope: "tenant",
   title: "Web search",
   description:
-    "Web search, several queries at once: titles, URLs, snippets. For facts rather than links, research searches and reads in one call.",
+    "Web search, several queries at once: titles, URLs, snippets. For facts, research reads too.",
   input: SearchInput,
   output: SearchOutput,
   http: { path: "/v1/search" },
@@ -210,6 +255,9 @@ export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = def
             ? { rewritten_query: answer.rewritten_query }
             : {}),
           ...(answer.reranked !== undefined ? { reranked: answer.reranked } : {}),
+          ...(item.fetch_count
+            ? { pages: await readTop(answer.results, item.fetch_count, gleaner, signal) }
+            : {}),
         };
       } catch (error) {
         const failure = toGleanerError(error, "search");
@@ -241,6 +289,35 @@ export const searchTool: ToolSpec<typeof SearchInput, typeof SearchOutput> = def
         head,
         ...notes,
         ...item.results.map((r, i) => `${i + 1}. ${r.title}\n   ${r.url}\n   ${r.snippet}`),
+        ...(item.pages ?? []).map((page) =>
+          page.error
+            ? `\n## ${page.url}\nerror ${page.error.code}: ${page.error.message}`
+            : `\n## ${page.title ?? page.url}\n${page.url}\n\n${page.markdown}`
+        ),
       ].join("\n");
     }).join("\n\n"),
 });
+
+/** Reads the top `count` results whole through the reading cascade; a failed page fails alone. */
+function readTop(
+  results: readonly { url: string }[],
+  count: number,
+  gleaner: ToolContext["gleaner"],
+  signal: AbortSignal | undefined,
+): Promise<z.output<typeof FetchedPageSchema>[]> {
+  return Promise.all(
+    results.slice(0, count).map(async ({ url }) => {
+      try {
+        const page = await gleaner.reader.read({ url, signal });
+        return {
+          url,
+          ...(page.title ? { title: page.title } : {}),
+          markdown: boundText(page.markdown, FETCHED_PAGE_MAX_CHARS),
+        };
+      } catch (error) {
+        const failure = toGleanerError(error, url);
+        return { url, markdown: "", error: { code: failure.code, message: failure.message } };
+      }
+    }),
+  );
+}

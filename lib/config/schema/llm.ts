@@ -15,6 +15,8 @@ export const LlmSchema: z.ZodObject<{
   api_key: z.ZodOptional<z.ZodString>;
   timeout_ms: z.ZodDefault<z.ZodNumber>;
   summary_max_tokens: z.ZodDefault<z.ZodNumber>;
+  rewrite_model: z.ZodOptional<z.ZodString>;
+  expand_always: z.ZodDefault<z.ZodBoolean>;
 }, z.core.$strip> = z.object({
   /**
    * Base URL of an Ollama-compatible server (`http://127.0.0.1:11434`). With `model` set, the
@@ -32,4 +34,11 @@ export const LlmSchema: z.ZodObject<{
   timeout_ms: shared(z.number().int().positive().default(60_000)),
   /** Most tokens of a summary (`options.num_predict`). */
   summary_max_tokens: shared(z.number().int().min(16).max(4_096).default(512)),
+  /**
+   * Model of query rewrites (`expand`), beside `model` for summaries: a smaller one answers a
+   * one-line rewrite faster. Default: `model`.
+   */
+  rewrite_model: shared(z.string().min(1).optional()),
+  /** Rewrite every search query with the model (`expand` on by default; a call's `expand: false` wins). */
+  expand_always: shared(z.boolean().default(false)),
 });

@@ -24,6 +24,7 @@ export const ProviderSettingsSchema: z.ZodObject<{
   run_timeout_ms: z.ZodOptional<z.ZodNumber>;
   run_wait_ms: z.ZodOptional<z.ZodNumber>;
   run_poll_ms: z.ZodOptional<z.ZodNumber>;
+  default_language: z.ZodOptional<z.ZodString>;
 }, z.core.$strict> = z.strictObject({
   /** Keyless providers answer only when `true`; `false` turns any provider off. */
   enabled: z.boolean().optional(),
@@ -77,6 +78,8 @@ export const ProviderSettingsSchema: z.ZodObject<{
    * research, enrich and dataset runs (default 1000).
    */
   run_poll_ms: z.number().int().min(10).max(600_000).optional(),
+  /** SearXNG: the language asked (`language=`) when a search names none (`en`, `de`, `pt-BR`, `all`). */
+  default_language: z.string().min(2).max(10).optional(),
 });
 
 function safeJsonObject(text: string): unknown {
@@ -103,6 +106,7 @@ export const DomainProfileSchema: z.ZodObject<{
 
 /** Settings of web search. */
 export const SearchSchema: z.ZodObject<{
+  enabled: z.ZodDefault<z.ZodBoolean>;
   backend: z.ZodDefault<
     z.ZodEnum<{
       auto: "auto";
@@ -160,6 +164,14 @@ export const SearchSchema: z.ZodObject<{
     z.ZodPreprocess<z.ZodRecord<z.ZodString, typeof DomainProfileSchema>, unknown>
   >;
 }, z.core.$strip> = z.object({
+  /**
+   * `false` turns web search off for this deployment: the tools that search (`search`,
+   * `research`, `search_and_summarize`, `web_search_tool`, `web_answer_tool`, the router's
+   * `search`, providers' own search, answer and run tools) are not declared, and a call that
+   * reaches web search anyway (a library call, a REST path of such a tool) fails with
+   * `search_disabled`. Reading pages (`scrape_urls`, `web_contents_tool`, `crawl_site`) stays.
+   */
+  enabled: operatorOnly(z.boolean().default(true)),
   /** Which backend answers: `auto` = SearXNG when configured, else DuckDuckGo, the other on failure. */
   backend: shared(z.enum(["auto", "duckduckgo", "searxng"]).default("auto")),
   /**

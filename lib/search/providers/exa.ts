@@ -156,11 +156,28 @@ async function exaContents(req: ContentsRequest, env: ProviderEnv): Promise<Prov
   return readScreened(req.urls, env.config, (urls) => exaContentsBatch({ ...req, urls }, env));
 }
 
+/** What `exa_get_contents` asks of `/contents` besides the text. */
+interface ExaContentsExtras {
+  /** Also Exa's summary of each page (`summary: { query }`). */
+  summary?: boolean;
+  /** Also Exa's highlights of each page (`highlights: { query }`). */
+  highlights?: boolean;
+}
+
 async function exaContentsBatch(
   req: ContentsRequest,
   env: ProviderEnv,
+  extras: ExaContentsExtras = {},
 ): Promise<ProviderContents> {
-  const body = await post(env, "/contents", { urls: req.urls, text: true });
+  // https://exa.ai/docs/reference/get-contents: `summary` and `highlights` take an optional
+  // `query` that focuses them.
+  const focus = req.query ? { query: req.query } : {};
+  const body = await post(env, "/contents", {
+    urls: req.urls,
+    text: true,
+    ...(extras.summary ? { summary: focus } : {}),
+    ...(extras.highlights ? { highlights: focus } : {}),
+  });
   const results = records(body.results);
   const statuses = records(body.statuses);
   const pages = req.urls.map((url) => {
@@ -172,7 +189,12 @@ async function exaContentsBatch(
         title: plainText(found.title),
         content: str(found.text),
         ...(published ? { published } : {}),
-        provider_data: boundedData({ author: found.author, id: found.id }),
+        provider_data: boundedData({
+          author: found.author,
+          id: found.id,
+          ...(extras.summary ? { summary: found.summary } : {}),
+          ...(extras.highlights ? { highlights: found.highlights } : {}),
+        }),
       };
     }
     const status = statuses.find((st) => st.id === url);
@@ -229,7 +251,10 @@ const ExaSimilarInput = z.strictObject({
 });
 
 const ExaContentsInput = z.strictObject({
-  urls: z.array(z.string().url()).min(1).max(10).describe("One to ten URLs"),
+  urls: z.array(z.string().url()).min(1).max(20).describe("One to twenty URLs"),
+  query: z.string().min(1).max(2000).optional().describe("Focuses the summary and highlights"),
+  include_summary: z.boolean().optional().describe("Also Exa's summary of each page"),
+  include_highlights: z.boolean().optional().describe("Also Exa's highlights of each page"),
 });
 
 const ExaAnswerInput = z.strictObject({
@@ -285,12 +310,21 @@ export const exaProvider: Provider = {
       }),
     },
     {
-      name: "exa_contents",
-      title: "Exa contents",
-      description: "Returns the clean text of one to ten pages, read by Exa.",
+      name: "exa_get_contents",
+      title: "Exa get contents",
+      description:
+        "Returns the clean text of one to twenty pages, read by Exa; optionally its summary and highlights of each (provider_data).",
       kind: "contents",
       input: ExaContentsInput,
-      run: (input: z.output<typeof ExaContentsInput>, env: ProviderEnv) => exaContents(input, env),
+      run: async (input: z.output<typeof ExaContentsInput>, env: ProviderEnv) => {
+        const { readScreened } = await loadPages();
+        const extras = { summary: input.include_summary, highlights: input.include_highlights };
+        return readScreened(
+          input.urls,
+          env.config,
+          (urls) => exaContentsBatch({ urls, query: input.query }, env, extras),
+        );
+      },
     },
     {
       name: "exa_answer",

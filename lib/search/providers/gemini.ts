@@ -222,7 +222,7 @@ async function geminiSearch(req: ProviderSearchRequest, env: ProviderEnv): Promi
 async function geminiAnswer(req: AnswerRequest, env: ProviderEnv): Promise<ProviderAnswer> {
   if (
     req.interaction_id !== undefined ||
-    (req.depth === "deep" && deepResearchSettings(env.config).enabled)
+    (req.depth === "deep" && !req.grounded && deepResearchSettings(env.config).enabled)
   ) {
     return await deepResearchAnswer(req, env);
   }
@@ -413,6 +413,76 @@ const GeminiSearchInput = z.strictObject({
   query: z.string().min(1).max(4000).describe("What to search for"),
   max_results: z.number().int().min(1).max(20).default(10).describe("Results (1-20)"),
 });
+
+/** The name of Gemini Deep Research as a provider of its own. */
+export const GEMINI_DEEP_RESEARCH = "gemini_deep_research";
+
+const DeepResearchInput = z.strictObject({
+  query: z.string().min(1).max(4000).optional().describe("The research question"),
+  interaction_id: z.string().min(1).max(RUN_REF_MAX_CHARS).optional().describe(
+    "Resumes a run an earlier call left `in_progress` (query is then not needed)",
+  ),
+});
+
+/** Deep Research as a provider: on with Gemini's key and either switch, off when told. */
+function deepResearchConfigured(config: Config): boolean {
+  const own = config.search.providers[GEMINI_DEEP_RESEARCH] ?? {};
+  if (!providerApiKey(config, GEMINI) || settings(config).enabled === false) return false;
+  return own.enabled === true ||
+    (own.enabled !== false && deepResearchSettings(config).enabled);
+}
+
+/**
+ * Gemini Deep Research as an answer provider of its own (TinySearch's `gemini_deep_research`):
+ * Gemini's key and endpoint, the Deep Research agent of `search.providers.gemini.deep_research_*`,
+ * deep answers only. On with `search.providers.gemini_deep_research.enabled: true` or
+ * `search.providers.gemini.deep_research: true`; it can be ordered (`search.answer_order`) and
+ * pinned (`provider: "gemini_deep_research"`) apart from grounded Gemini.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../../config/config.ts";
+ * import { geminiDeepResearchProvider } from "./gemini.ts";
+ * const on = { gemini_api_key: "k", providers: { gemini_deep_research: { enabled: true } } };
+ * console.assert(geminiDeepResearchProvider.isConfigured(parseConfig({ search: on })));
+ * console.assert(!geminiDeepResearchProvider.isConfigured(parseConfig({ search: { gemini_api_key: "k" } })));
+ * ```
+ */
+export const geminiDeepResearchProvider: Provider = {
+  name: GEMINI_DEEP_RESEARCH,
+  scope: "shared",
+  title: "Gemini Deep Research",
+  roles: ["answer"],
+  configHint: "search.providers.gemini.api_key and search.providers.gemini_deep_research.enabled",
+  isConfigured: deepResearchConfigured,
+  resumesAnswers: true,
+  deepAnswersOnly: true,
+  answer: (req, env) => deepResearchAnswer(req, env),
+  tools: [{
+    name: GEMINI_DEEP_RESEARCH,
+    title: "Gemini Deep Research",
+    description:
+      "Researches a question with Google's Deep Research agent: a long report with citations. A run still going comes back in_progress with an interaction_id: call again with it to resume.",
+    kind: "answer",
+    input: DeepResearchInput,
+    run: (input: z.output<typeof DeepResearchInput>, env: ProviderEnv) => {
+      if (input.interaction_id === undefined && input.query === undefined) {
+        throw new GleanerError(
+          "invalid_arguments",
+          "query: needed unless interaction_id resumes a run",
+          {
+            details: { field: "query", provider: GEMINI_DEEP_RESEARCH },
+          },
+        );
+      }
+      return deepResearchAnswer({
+        query: input.query ?? "",
+        depth: "deep",
+        ...(input.interaction_id !== undefined ? { interaction_id: input.interaction_id } : {}),
+      }, env);
+    },
+  }],
+};
 
 /**
  * Proves the key with `models.get` of the quick model (free; documented at

@@ -191,7 +191,10 @@ async function keenableContents(
   env: ProviderEnv,
 ): Promise<ProviderContents> {
   const { readEach } = await loadPages();
-  return readEach(req.urls, env.config, (url) => keenableFetch(url, env));
+  const read = await readEach(req.urls, env.config, (url) => keenableFetch(url, env));
+  // How many pages failed, as TinySearch's keenable_fetch reports it.
+  const failed_count = read.pages.filter((page) => page.error).length;
+  return { ...read, provider_data: { failed_count } };
 }
 
 const KeenableSearchInput = z.strictObject({

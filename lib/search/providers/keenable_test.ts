@@ -5,6 +5,7 @@ import { withFakeProviders } from "../../../testing/fixtures/fake_providers.ts";
 import { assertFailureClasses } from "../../../testing/fixtures/provider_checks.ts";
 import { timeRangeStart } from "../time_range.ts";
 import { keenableProvider } from "./keenable.ts";
+import { createRoleRouter } from "../roles.ts";
 
 const KEY = "keen_test_654";
 
@@ -56,6 +57,21 @@ Deno.test("keenable: a key switches to the keyed endpoints", async () => {
     assert.deepEqual(live, ["https://a.example/missing", "https://a.example/unindexed"]);
     assert.equal(out.pages[2].error, undefined, "the live fetch found the unindexed page");
     assert.match(out.pages[2].content, /read by keenable/);
+    // The pages that failed are counted, as TinySearch's keenable_fetch reports them.
+    assert.deepEqual(out.provider_data, { failed_count: 1 });
+  });
+});
+
+Deno.test("keenable: failed_count reaches the contents role's answer", async () => {
+  await withFakeProviders(async (fakes) => {
+    const config = parseConfig(fakes.config({ keenable: KEY }, { contents_order: ["keenable"] }));
+    const roles = createRoleRouter({ config, fetcher: createFetcher(config.network) });
+    const out = await roles.contents({
+      urls: ["https://a.example/", "https://a.example/missing"],
+      provider: "keenable",
+    });
+    assert.equal(out.provider, "keenable");
+    assert.deepEqual(out.provider_data, { failed_count: 1 });
   });
 });
 

@@ -44,9 +44,12 @@ export function keylessSettings(config: ProviderConfig, name: string): KeylessSe
   return {
     baseUrl: own?.base_url?.replace(/\/+$/, ""),
     timeoutMs: own?.timeout_ms ?? config.search.timeout_ms,
-    maxResults: own?.max_results ?? 30,
+    maxResults: own?.max_results ?? KEYLESS_MAX_RESULTS,
   };
 }
+
+/** Most results a keyless provider returns unless `search.providers.<name>.max_results` says otherwise. */
+export const KEYLESS_MAX_RESULTS = 30;
 
 /** What a keyless provider module supplies. */
 export interface KeylessSpec {
@@ -69,16 +72,27 @@ export interface KeylessSpec {
   timeRanges?: readonly TimeRange[];
   /** Its polite pace: calls per second unless `search.providers.<name>.requests_per_second`. */
   defaultRequestsPerSecond?: number;
+  /**
+   * Most results one search returns unless `search.providers.<name>.max_results` says
+   * otherwise (default {@link KEYLESS_MAX_RESULTS}); also the most its own tool offers (at least 20).
+   */
+  maxResults?: number;
+  /** Fields its own tool takes besides the common ones, passed to `search` as they are. */
+  toolFields?: z.ZodRawShape;
 }
 
-const KeylessInput = z.strictObject({
-  query: z.string().min(1).max(2000).describe("What to search for"),
-  max_results: z.number().int().min(1).max(20).default(10).describe("Results (1-20)"),
-  time_range: timeRangeSchema().optional().describe(
-    "Only results this recent",
-  ),
-  language: z.string().min(2).max(10).optional().describe("Language or region code"),
-});
+/** The input of a keyless provider's own tool: up to `max` results, plus its own fields. */
+function keylessInput(max: number, fields: z.ZodRawShape = {}) {
+  return z.strictObject({
+    query: z.string().min(1).max(2000).describe("What to search for"),
+    max_results: z.number().int().min(1).max(max).default(10).describe(`Results (1-${max})`),
+    time_range: timeRangeSchema().optional().describe(
+      "Only results this recent",
+    ),
+    language: z.string().min(2).max(10).optional().describe("Language or region code"),
+    ...fields,
+  });
+}
 
 /**
  * The keyless provider of a spec: the `search` role and its `<name>_search`
@@ -99,8 +113,11 @@ const KeylessInput = z.strictObject({
  */
 export function keylessProvider(spec: KeylessSpec): Provider {
   const { name, title } = spec;
+  const toolMax = Math.max(20, spec.maxResults ?? 20);
+  const input = keylessInput(toolMax, spec.toolFields);
   async function search(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
-    const max = keylessSettings(env.config, name).maxResults;
+    const max = env.config.search.providers[name]?.max_results ?? spec.maxResults ??
+      KEYLESS_MAX_RESULTS;
     let ask: ProviderSearchRequest = { ...req, max_results: Math.min(req.max_results, max) };
     if (ask.time_range && spec.timeRanges && !spec.timeRanges.includes(ask.time_range)) {
       env.notice?.(
@@ -143,9 +160,9 @@ export function keylessProvider(spec: KeylessSpec): Provider {
       title: `${title} search`,
       description: `Searches the web with ${title} (keyless): titles, URLs and snippets.`,
       kind: "search",
-      input: KeylessInput,
-      run: async (input: z.output<typeof KeylessInput>, env: ProviderEnv) => ({
-        results: await search(input, env),
+      input,
+      run: async (args: z.output<typeof input>, env: ProviderEnv) => ({
+        results: await search(args as ProviderSearchRequest, env),
       }),
     }],
   };

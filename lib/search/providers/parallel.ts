@@ -173,19 +173,30 @@ async function parallelAnswer(
   req: { query: string; depth: "quick" | "deep" },
   env: ProviderEnv,
 ): Promise<ProviderAnswer> {
-  const s = settings(env.config);
   if (req.depth === "deep") env.notice?.("parallel answers at quick depth (model speed)");
+  return await parallelChat(PARALLEL_CHAT_MODEL, [{ role: "user", content: req.query }], env);
+}
+
+/** One message of a Parallel chat. */
+interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+/** One chat completion: the last message's answer with the sources Parallel's `basis` cites. */
+async function parallelChat(
+  model: string,
+  messages: ChatMessage[],
+  env: ProviderEnv,
+): Promise<ProviderAnswer> {
+  const s = settings(env.config);
   const url = `${s.baseUrl}/chat/completions`;
   const body = await callJson(env, {
     provider: PARALLEL,
     url,
     method: "POST",
     headers: { authorization: `Bearer ${providerApiKey(env.config, PARALLEL) ?? ""}` },
-    json: {
-      model: PARALLEL_CHAT_MODEL,
-      messages: [{ role: "user", content: req.query }],
-      stream: false,
-    },
+    json: { model, messages, stream: false },
     timeoutMs: s.timeoutMs,
   }, hasArray("choices"));
   const choice = records(body.choices)[0] ?? {};
@@ -209,12 +220,12 @@ async function parallelAnswer(
   return {
     answer,
     citations: citations.slice(0, s.maxResults),
-    provider_data: boundedData({ model: body.model ?? PARALLEL_CHAT_MODEL, id: body.id }),
+    provider_data: boundedData({ model: body.model ?? model, id: body.id }),
   };
 }
 
 async function parallelContents(
-  req: ContentsRequest,
+  req: ContentsRequest & { fullContent?: boolean },
   env: ProviderEnv,
 ): Promise<ProviderContents> {
   const { failedPage, readScreened } = await loadPages();
@@ -228,7 +239,7 @@ async function parallelContents(
       json: {
         urls,
         ...(req.query ? { objective: req.query } : {}),
-        advanced_settings: { full_content: true },
+        advanced_settings: { full_content: req.fullContent ?? true },
       },
       timeoutMs: s.timeoutMs,
     }, hasArray("results"));
@@ -277,6 +288,26 @@ const ParallelInput = z.strictObject({
     "`turbo` is fastest, `advanced` searches more thoroughly",
   ),
   max_results: z.number().int().min(1).max(20).default(10).describe("Results (1-20)"),
+});
+
+// https://docs.parallel.ai/api-reference/extract/extract: up to 20 URLs, an optional objective,
+// `full_content` for the whole page.
+const ParallelExtractInput = z.strictObject({
+  urls: z.array(z.string().url()).min(1).max(20).describe("One to twenty URLs"),
+  objective: z.string().min(1).max(2000).optional().describe("What you are looking for in them"),
+  full_content: z.boolean().default(true).describe("The whole page (else the excerpts)"),
+});
+
+// https://docs.parallel.ai/chat-api/chat-quickstart: OpenAI-compatible messages; `speed` for
+// quick answers, `lite`, `base`, `core` research with `basis`.
+const ParallelChatInput = z.strictObject({
+  model: z.enum(["speed", "lite", "base", "core"]).default("speed").describe(
+    "`speed` answers fast; lite, base, core research longer",
+  ),
+  messages: z.array(z.strictObject({
+    role: z.enum(["system", "user", "assistant"]),
+    content: z.string().min(1).max(20_000),
+  })).min(1).max(50).describe("The conversation, last message the question"),
 });
 
 async function parallelTool(input: z.output<typeof ParallelInput>, env: ProviderEnv) {
@@ -343,5 +374,27 @@ export const parallelProvider: Provider = {
     kind: "search",
     input: ParallelInput,
     run: parallelTool,
+  }, {
+    name: "parallel_extract",
+    title: "Parallel extract",
+    description:
+      "Reads one to twenty pages with Parallel: the whole page (full_content, default) or the excerpts that serve the objective.",
+    kind: "contents",
+    input: ParallelExtractInput,
+    run: (input: z.output<typeof ParallelExtractInput>, env: ProviderEnv) =>
+      parallelContents({
+        urls: input.urls,
+        ...(input.objective ? { query: input.objective } : {}),
+        fullContent: input.full_content,
+      }, env),
+  }, {
+    name: "parallel_chat",
+    title: "Parallel chat",
+    description:
+      "Asks Parallel's web-grounded chat (models speed, lite, base, core) a conversation; answers with the sources it cites.",
+    kind: "answer",
+    input: ParallelChatInput,
+    run: (input: z.output<typeof ParallelChatInput>, env: ProviderEnv) =>
+      parallelChat(input.model, input.messages, env),
   }, ...PARALLEL_RUN_TOOLS],
 };

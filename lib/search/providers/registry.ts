@@ -12,7 +12,8 @@
  *   own index, keyed and paid per call like the four before them, so they join the paid ones;
  *   they come after those because their answers say less (Seltz's documents have no title,
  *   Querit knows seven languages and seventeen countries).
- * - answer: exa, tavily, gemini, parallel
+ * - answer: exa, tavily, gemini, gemini_deep_research, parallel (a deep question asks Gemini
+ *   Deep Research first when it is configured; a quick one never asks it)
  * - contents: exa, tavily, parallel, tinyfish, jina, keenable, then Gleaner's own reader
  *
  * TinyFish is in the default search and contents orders because its Search and
@@ -26,7 +27,7 @@
 import { GleanerError } from "../../errors.ts";
 import { braveProvider } from "./brave.ts";
 import { exaProvider } from "./exa.ts";
-import { geminiProvider } from "./gemini.ts";
+import { geminiDeepResearchProvider, geminiProvider } from "./gemini.ts";
 import { parallelProvider } from "./parallel.ts";
 import { queritProvider } from "./querit.ts";
 import { seltzProvider } from "./seltz.ts";
@@ -53,6 +54,7 @@ export const PROVIDERS: readonly Provider[] = [
   seltzProvider,
   queritProvider,
   geminiProvider,
+  geminiDeepResearchProvider,
   jinaProvider,
   keenableProvider,
   tinyfishProvider,
@@ -90,7 +92,7 @@ export const DEFAULT_ORDER: Readonly<Record<Role, readonly string[]>> = {
     "jina",
     ...KEYLESS_ENGINES,
   ],
-  answer: ["exa", "tavily", "gemini", "parallel"],
+  answer: ["exa", "tavily", "gemini", "gemini_deep_research", "parallel"],
   contents: ["exa", "tavily", "parallel", "tinyfish", "jina", "keenable", GLEANER_READER],
 };
 
@@ -112,7 +114,7 @@ export function providerByName(
  * ```ts
  * import { parseConfig } from "../../config/parse.ts";
  * import { roleOrder } from "./registry.ts";
- * console.assert(roleOrder(parseConfig({}), "answer").join() === "exa,tavily,gemini,parallel");
+ * console.assert(roleOrder(parseConfig({}), "answer").join() === "exa,tavily,gemini,gemini_deep_research,parallel");
  * console.assert(roleOrder(parseConfig({ search: { backend: "searxng" } }), "search").join() === "searxng");
  * const searxng = { backend: "searxng", searxng_url: "https://searx.example" } as const;
  * console.assert(roleOrder(parseConfig({ search: searxng }), "search").join() === "searxng,duckduckgo");

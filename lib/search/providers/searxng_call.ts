@@ -23,8 +23,11 @@ const log = getGleanerLogger("search", "searxng");
 /** The backend name SearXNG reports under. */
 export const SEARXNG = "searxng";
 
-/** Pages of SearXNG results fetched at most for one search. */
-const MAX_PAGES = 3;
+/** Pages of SearXNG results fetched at most for one search (enough for {@link SEARXNG_MAX_RESULTS}). */
+const MAX_PAGES = 5;
+
+/** Most results one SearXNG search returns unless `search.providers.searxng.max_results` says otherwise. */
+export const SEARXNG_MAX_RESULTS = 50;
 
 /** One result of SearXNG's JSON answer (fields Gleaner reads; others pass through). */
 export interface SearxngResult {
@@ -127,7 +130,10 @@ export function searxngUrl(config: ProviderConfig): string | undefined {
  */
 export function searxngSearchUrl(
   base: string,
-  req: Pick<ProviderSearchRequest, "query" | "language" | "time_range" | "max_results">,
+  req: Pick<
+    ProviderSearchRequest,
+    "query" | "language" | "time_range" | "max_results" | "categories" | "engines"
+  >,
   settings: SearxngQuerySettings,
   pageno: number,
 ): URL {
@@ -139,12 +145,11 @@ export function searxngSearchUrl(
   url.searchParams.set("q", req.query);
   url.searchParams.set("format", "json");
   url.searchParams.set("pageno", String(pageno));
-  if (settings.searxng_categories.length > 0) {
-    url.searchParams.set("categories", settings.searxng_categories.join(","));
-  }
-  if (settings.searxng_engines.length > 0) {
-    url.searchParams.set("engines", settings.searxng_engines.join(","));
-  }
+  // The call's own categories and engines win over the configured ones.
+  const categories = req.categories?.length ? req.categories : settings.searxng_categories;
+  const engines = req.engines?.length ? req.engines : settings.searxng_engines;
+  if (categories.length > 0) url.searchParams.set("categories", categories.join(","));
+  if (engines.length > 0) url.searchParams.set("engines", engines.join(","));
   if (req.language) url.searchParams.set("language", req.language);
   if (req.time_range) url.searchParams.set("time_range", req.time_range);
   url.searchParams.set("safesearch", String(settings.safesearch));
@@ -185,7 +190,9 @@ async function askPage(
       details: { field: "search.searxng_url" },
     });
   }
-  const url = searxngSearchUrl(base, req, env.config.search, pageno);
+  // The provider's own language when the search names none.
+  const language = req.language ?? env.config.search.providers[SEARXNG]?.default_language;
+  const url = searxngSearchUrl(base, { ...req, language }, env.config.search, pageno);
   const where = `${SEARXNG} ${safeEndpoint(url)}`;
   const setting = "search.searxng_url";
   const res = await fetchUpstream(env.fetcher, SEARXNG, url, {

@@ -104,3 +104,33 @@ Deno.test("searxng: 429 is rate_limited, 500 unavailable, all engines down unava
     assert.deepEqual(await search({ query: "x", max_results: 5 }), []);
   });
 });
+
+Deno.test("searxng: up to 50 results over five pages; default_language when a search names none", async () => {
+  await withFakes(async (fakes) => {
+    // SearXNG answers ten results a page (https://docs.searxng.org/dev/search_api.html, `pageno`).
+    fakes.setResults(
+      Array.from({ length: 60 }, (_, i) => ({
+        url: `https://r${i}.example/`,
+        title: `Result ${i}`,
+        snippet: `About {query}, ${i}`,
+      })),
+      "searxng",
+    );
+    const search = setup(fakes, {
+      providers: { searxng: { default_language: "pt-BR" } },
+    });
+    const hits = await search({ query: "x", max_results: 50 });
+    assert.equal(hits.length, 50);
+    assert.deepEqual(fakes.requests.map((r) => r.params.pageno), ["1", "2", "3", "4", "5"]);
+    assert.ok(fakes.requests.every((r) => r.params.language === "pt-BR"));
+
+    fakes.requests.length = 0;
+    await search({ query: "x", max_results: 5, language: "de" });
+    assert.equal(fakes.requests[0].params.language, "de", "the search's own language wins");
+
+    // The provider's own tool offers 50 as well.
+    const tool = searxngProvider.tools[0];
+    assert.ok(tool.input.safeParse({ query: "x", max_results: 50 }).success);
+    assert.ok(!tool.input.safeParse({ query: "x", max_results: 51 }).success);
+  });
+});

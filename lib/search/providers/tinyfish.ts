@@ -99,6 +99,12 @@ const SEARCH_PAGE_RESULTS = 10;
  */
 export const TINYFISH_RUN_TIMEOUT_MS = 45_000;
 
+/**
+ * Longest wait a `tinyfish_run` call may ask for (`wait_s`, seconds): the 300 s TinyFish's own
+ * pattern polls a run for, for a client that waits that long.
+ */
+export const TINYFISH_RUN_MAX_WAIT_S = 300;
+
 /** Default pause between two polls of a run (ms), as https://docs.tinyfish.ai/common-patterns polls. */
 export const TINYFISH_RUN_POLL_MS = 2_000;
 
@@ -273,6 +279,8 @@ export interface TinyfishRunInput {
   browser_profile?: "lite" | "stealth";
   /** Resumes a run an earlier call left `in_progress`. */
   run_id?: string;
+  /** How long this call polls the run (seconds, at most 300); default `run_timeout_ms`. */
+  wait_s?: number;
 }
 
 function isRun(
@@ -294,7 +302,9 @@ function refuse(field: string, message: string): GleanerError {
 async function tinyfishRun(input: TinyfishRunInput, env: ProviderEnv): Promise<ProviderAnswer> {
   const s = settings(env.config);
   const own = env.config.search.providers[TINYFISH] ?? {};
-  const waitMs = own.run_timeout_ms ?? TINYFISH_RUN_TIMEOUT_MS;
+  const waitMs = input.wait_s !== undefined
+    ? Math.min(input.wait_s, TINYFISH_RUN_MAX_WAIT_S) * 1000
+    : own.run_timeout_ms ?? TINYFISH_RUN_TIMEOUT_MS;
   const pollMs = own.run_poll_ms ?? TINYFISH_RUN_POLL_MS;
   const agent = endpoints(env.config).agent;
   const get = (id: string) =>
@@ -455,6 +465,9 @@ const TinyfishRunSchema = z.strictObject({
   ),
   run_id: z.string().min(1).max(RUN_REF_MAX_CHARS).optional().describe(
     "Resumes a run an earlier call left in_progress (goal and url are then not needed)",
+  ),
+  wait_s: z.number().int().min(1).max(TINYFISH_RUN_MAX_WAIT_S).optional().describe(
+    "Seconds this call waits for the run (up to 300; default 45): only if your client waits that long",
   ),
 });
 

@@ -85,6 +85,10 @@ export interface ProviderSearchRequest {
   topic?: "general" | "news";
   /** `deep` asks for the provider's more thorough (slower, dearer) search where it has one. */
   depth?: "quick" | "deep";
+  /** SearXNG categories for this search (`general`, `news`, `it`, `science`); others ignore it. */
+  categories?: string[];
+  /** SearXNG engines for this search; others ignore it. */
+  engines?: string[];
 }
 
 /** One search result in Gleaner's shape, plus a bounded copy of provider-specific fields. */
@@ -104,6 +108,12 @@ export interface AnswerRequest {
    * with {@link Provider.resumesAnswers} only).
    */
   interaction_id?: string;
+  /**
+   * Answer with the provider's grounded model even at `deep` depth: the role router sets it
+   * when a deep-only provider (Gemini Deep Research, {@link Provider.deepAnswersOnly}) is in
+   * the chain of its own, so a fallback from it is a grounded answer, not the same research.
+   */
+  grounded?: boolean;
 }
 
 /** A provider's answer with the sources it cites. */
@@ -158,6 +168,8 @@ export interface ProviderPage {
 export interface ProviderContents {
   /** The pages. */
   pages: ProviderPage[];
+  /** A few provider-specific fields of the whole call (Keenable's `failed_count`), bounded. */
+  provider_data?: Record<string, unknown>;
 }
 
 /** The normalized output of each role. */
@@ -346,6 +358,12 @@ export interface Provider {
    * and says so.
    */
   readonly quickAnswersOnly?: boolean;
+  /**
+   * Answers at deep depth only (Gemini Deep Research): a quick question never reaches it
+   * (pinned with `depth: "quick"` it is `invalid_arguments`), and a deep one asks it before
+   * the other answer providers unless `search.answer_order` says otherwise.
+   */
+  readonly deepAnswersOnly?: boolean;
   /** Serves the `answer` role. */
   answer?(req: AnswerRequest, env: ProviderEnv): Promise<ProviderAnswer>;
   /** Serves the `contents` role. */
