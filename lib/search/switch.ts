@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Config } from "../config/config.ts";
+import type { SearchSection } from "../config/sections.ts";
 import { GleanerError } from "../errors.ts";
 
 /**
@@ -14,13 +14,13 @@ import { GleanerError } from "../errors.ts";
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { searchEnabled } from "./switch.ts";
  * console.assert(searchEnabled(parseConfig({})));
  * console.assert(!searchEnabled(parseConfig({ search: { enabled: false } })));
  * ```
  */
-export function searchEnabled(config: Config): boolean {
+export function searchEnabled(config: { search: SearchSection }): boolean {
   return config.search.enabled !== false;
 }
 
@@ -46,11 +46,11 @@ export function searchDisabledError(what: string): GleanerError {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { assertSearchEnabled } from "./switch.ts";
  * assertSearchEnabled(parseConfig({}), "search");
  * ```
  */
-export function assertSearchEnabled(config: Config, what: string): void {
+export function assertSearchEnabled(config: { search: SearchSection }, what: string): void {
   if (!searchEnabled(config)) throw searchDisabledError(what);
 }

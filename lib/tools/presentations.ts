@@ -89,7 +89,7 @@ export const SEARCHING_TOOLS: ReadonlySet<string> = new Set([
  *
  * @example
  * ```ts
- * import { parseConfig } from "../config/config.ts";
+ * import { parseConfig } from "../config/parse.ts";
  * import { withheldSearchTools } from "./presentations.ts";
  * console.assert(withheldSearchTools(parseConfig({})).length === 0);
  * const off = withheldSearchTools(parseConfig({ search: { enabled: false } }));

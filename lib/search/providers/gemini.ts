@@ -425,7 +425,7 @@ const DeepResearchInput = z.strictObject({
 });
 
 /** Deep Research as a provider: on with Gemini's key and either switch, off when told. */
-function deepResearchConfigured(config: Config): boolean {
+function deepResearchConfigured(config: ProviderConfig): boolean {
   const own = config.search.providers[GEMINI_DEEP_RESEARCH] ?? {};
   if (!providerApiKey(config, GEMINI) || settings(config).enabled === false) return false;
   return own.enabled === true ||
@@ -441,7 +441,7 @@ function deepResearchConfigured(config: Config): boolean {
  *
  * @example
  * ```ts
- * import { parseConfig } from "../../config/config.ts";
+ * import { parseConfig } from "../../config/parse.ts";
  * import { geminiDeepResearchProvider } from "./gemini.ts";
  * const on = { gemini_api_key: "k", providers: { gemini_deep_research: { enabled: true } } };
  * console.assert(geminiDeepResearchProvider.isConfigured(parseConfig({ search: on })));
