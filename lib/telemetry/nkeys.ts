@@ -81,6 +81,28 @@ function crc16(bytes: Uint8Array): number {
   return crc;
 }
 
+/**
+ * Encodes an NKey's bytes (prefix and key) as NKeys writes them: the bytes, their
+ * CRC-16 little-endian, in base32 without padding
+ * (https://github.com/nats-io/nkeys/blob/main/strkey.go).
+ *
+ * @example
+ * ```ts
+ * import { encodeNkey } from "./nkeys.ts";
+ * const body = new Uint8Array(33);
+ * body[0] = 20 << 3; // a user's public key
+ * console.assert(encodeNkey(body).startsWith("U"));
+ * ```
+ */
+export function encodeNkey(body: Uint8Array): string {
+  const crc = crc16(body);
+  const encoded = new Uint8Array(body.length + 2);
+  encoded.set(body);
+  encoded[body.length] = crc & 0xff;
+  encoded[body.length + 1] = crc >> 8;
+  return base32Encode(encoded);
+}
+
 function base64Url(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
@@ -184,13 +206,8 @@ export async function natsSigner(credentialsText: string): Promise<NatsSigner> {
   const body = new Uint8Array(33);
   body[0] = PREFIX_USER;
   body.set(publicRaw, 1);
-  const crc = crc16(body);
-  const encoded = new Uint8Array(35);
-  encoded.set(body);
-  encoded[33] = crc & 0xff;
-  encoded[34] = crc >> 8;
   return {
-    publicKey: base32Encode(encoded),
+    publicKey: encodeNkey(body),
     ...(creds.jwt ? { jwt: creds.jwt } : {}),
     async sign(nonce) {
       const signature = await crypto.subtle.sign(
