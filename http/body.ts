@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { BodyBuffer } from "../lib/net/body_buffer.ts";
+import { readStreamBounded } from "../lib/net/body_buffer.ts";
 import { GleanerError } from "../lib/errors.ts";
 
 /** Largest request body accepted (4 MiB, the same as the MCP transport's). */
@@ -56,20 +56,11 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     await request.body?.cancel().catch(() => {});
     throw tooLarge();
   }
-  const buffer = new BodyBuffer(maxBytes, declared);
-  if (request.body) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!buffer.push(value)) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge();
-      }
-    }
-  }
-  if (buffer.size === 0) return {};
-  const bytes = buffer.bytes();
+  const bytes = request.body
+    ? await readStreamBounded(request.body, maxBytes, declared)
+    : new Uint8Array();
+  if (bytes === "too_large") throw tooLarge();
+  if (bytes.length === 0) return {};
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

@@ -19,7 +19,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
-import { BodyBuffer } from "../lib/net/body_buffer.ts";
+import { readStreamBounded } from "../lib/net/body_buffer.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { handleMcpRequest } from "./http.ts";
 import { createMcpServer } from "./server.ts";
@@ -272,17 +272,9 @@ async function readBounded(
 ): Promise<{ bytes: Uint8Array<ArrayBuffer>; parsed: unknown } | "too_large" | undefined> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (!request.body || declared > MAX_BODY_BYTES) return undefined;
-  const buffer = new BodyBuffer(MAX_BODY_BYTES, declared);
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (!buffer.push(value)) {
-      await reader.cancel().catch(() => {});
-      return "too_large";
-    }
-  }
-  const bytes = buffer.bytes() as Uint8Array<ArrayBuffer>;
+  const read = await readStreamBounded(request.body, MAX_BODY_BYTES, declared);
+  if (read === "too_large") return read;
+  const bytes = read as Uint8Array<ArrayBuffer>;
   try {
     return { bytes, parsed: JSON.parse(new TextDecoder().decode(bytes)) };
   } catch {

@@ -121,3 +121,35 @@ export class BodyBuffer {
     this.#buffer = next;
   }
 }
+
+/**
+ * Reads a request body stream whole under `limit` bytes: the bytes, or
+ * `"too_large"` as soon as a chunk passes the limit (the stream is then
+ * cancelled, nothing more is buffered). `declared` is the body's declared
+ * length, when known.
+ *
+ * @example
+ * ```ts
+ * import { readStreamBounded } from "./body_buffer.ts";
+ * const body = new Response("hello").body!;
+ * const bytes = await readStreamBounded(body, 16);
+ * console.assert(bytes !== "too_large" && new TextDecoder().decode(bytes) === "hello");
+ * console.assert(await readStreamBounded(new Response("hello").body!, 3) === "too_large");
+ * ```
+ */
+export async function readStreamBounded(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+  declared?: number,
+): Promise<Uint8Array | "too_large"> {
+  const buffer = new BodyBuffer(limit, declared);
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return buffer.bytes();
+    if (!buffer.push(value)) {
+      await reader.cancel().catch(() => {});
+      return "too_large";
+    }
+  }
+}
