@@ -24,7 +24,11 @@ async function withClient(
   input: ConfigInput,
   fn: (client: Client) => Promise<void>,
 ): Promise<void> {
-  const gleaner = await createGleaner({ embed: { provider: "none" }, ...input });
+  const gleaner = await createGleaner({
+    embed: { provider: "none" },
+    store: { path: ":memory:" },
+    ...input,
+  });
   const server = createMcpServer(gleaner, toolsFor(gleaner.config));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
