@@ -154,7 +154,7 @@ export function createApp(
           signal: c.req.raw.signal,
           requestId: requestIdFrom(c.req.header("x-request-id")),
         });
-        return c.json(format === "prompt" ? { prompt: tool.http!.prompt!(output) } : output);
+        return c.json(format === "prompt" ? { prompt: await tool.http!.prompt!(output) } : output);
       } catch (error) {
         const failure = toGleanerError(error, tool.name);
         if (failure.code === "internal") {

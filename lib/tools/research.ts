@@ -6,7 +6,6 @@
  * @module
  */
 import { renderEvidence } from "../rank/render.ts";
-import { toPrompt } from "../evidence/prompt.ts";
 import { defineTool, lazyHandler, type ToolSpec } from "./spec.ts";
 import type { Config } from "../config/config.ts";
 import { ResearchInput, researchInputFor, ResearchOutput } from "./research_schemas.ts";
@@ -41,7 +40,11 @@ export const researchTool: ToolSpec<typeof ResearchInput, typeof ResearchOutput>
     "Answers a question from the web in one call: searches, reads the best pages, returns only the original passages that answer it, with URLs, within max_tokens. For facts, prefer it to search + scrape_urls.",
   input: ResearchInput,
   output: ResearchOutput,
-  http: { path: "/v1/research", prompt: toPrompt },
+  http: {
+    path: "/v1/research",
+    // Loaded on the call that asks for it, like the run itself (the start-up graph stays small).
+    prompt: async (answer) => (await import("../evidence/prompt.ts")).toPrompt(answer),
+  },
   readOnly: true,
   openWorld: true,
   // The evidence run itself is lib/evidence/research.ts; a tool's context is its context.

@@ -59,7 +59,11 @@ export interface ToolSpec<
    * a REST body may carry `output_format: "prompt"` (beside the tool's arguments; `"json"` is
    * the default), and the answer is `{ "prompt": prompt(output) }`.
    */
-  http?: { path: string; mirror?: string; prompt?: (output: z.output<O>) => string };
+  http?: {
+    path: string;
+    mirror?: string;
+    prompt?: (output: z.output<O>) => string | Promise<string>;
+  };
   /** True when the tool only reads (MCP `readOnlyHint`). */
   readOnly?: boolean;
   /** True when the tool reaches the open web (MCP `openWorldHint`). */
