@@ -135,8 +135,10 @@ Deno.test("fast static embedder: one text never waits for the shared pacer; a ba
     // Between two texts of a batch the pacer still pauses (the timer fires first).
     await pacerDue();
     order.length = 0;
-    const two = e.embedDocuments(["ocean tides", "moon phases"]).then(() => order.push("embedded"));
+    // The timer is set before the batch starts, so its deadline is never after the pacer's
+    // pause whatever the load (set after, a slow first text could put the pause's first).
     const later = new Promise((resolve) => setTimeout(resolve, 0)).then(() => order.push("timer"));
+    const two = e.embedDocuments(["ocean tides", "moon phases"]).then(() => order.push("embedded"));
     await Promise.all([two, later]);
     assert.deepEqual(order, ["timer", "embedded"]);
   } finally {
