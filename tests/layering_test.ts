@@ -357,7 +357,6 @@ const MAX_FUNCTION_LINES = 80;
 const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "lib/telemetry/nats.ts connect": 91,
   "lib/search/roles.ts routerOver.answer": 82,
-  "lib/read/browser/block_lists.ts parseBlockLists": 89,
   "cli.ts main": 297,
   "http/app.ts createApp": 123,
   "lib/async/worker_client.ts createWorkerClient": 161,
