@@ -356,7 +356,6 @@ const MAX_FUNCTION_LINES = 80;
  */
 const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "cli.ts main": 297,
-  "http/app.ts createApp": 123,
   "lib/async/worker_client.ts createWorkerClient": 161,
   "lib/config/diagnose.ts diagnoseConfig": 147,
   "lib/crawl/crawl.ts crawlSite": 183,
