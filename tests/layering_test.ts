@@ -389,7 +389,7 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "lib/net/proxy.ts openTunnel.<anonymous>": 93,
   "lib/net/robots.ts createRobotsChecker": 106,
   "lib/rank/select.ts selectEvidence": 139,
-  "lib/read/browser/browser.ts createBrowserTier": 511,
+  "lib/read/browser/browser.ts createBrowserTier": 448,
   "lib/read/browser/browser.ts createBrowserTier.render": 93,
   "lib/read/browser/launch.ts openBrowser": 133,
   "lib/read/browser/pool.ts createSlotPool": 233,
