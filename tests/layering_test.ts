@@ -374,7 +374,7 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "lib/evidence/scrape.ts scrape": 82,
   "lib/extract/markdown.ts createService": 95,
   "lib/extract/pool.ts createExtractPool": 149,
-  "lib/gleaner.ts createGleanerFromConfig": 283,
+  "lib/gleaner.ts createGleanerFromConfig": 233,
   "lib/memory/edit.ts updateMemory": 97,
   "lib/memory/recall.ts recallMemories": 243,
   "lib/memory/save.ts saveMemories": 263,
