@@ -395,7 +395,7 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "lib/read/browser/pool.ts createSlotPool": 233,
   "lib/read/browser/proxy.ts startEgressProxy": 318,
   "lib/read/browser/proxy.ts startEgressProxy.forward": 100,
-  "lib/read/cascade.ts createReader": 168,
+  "lib/read/cascade.ts createReader": 131,
   "lib/read/cascade.ts createReader.read": 117,
   "lib/read/page_cache.ts createPageCache": 81,
   "lib/read/service.ts createServiceClient": 157,
