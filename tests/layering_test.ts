@@ -409,7 +409,6 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "lib/search/router.ts createSearchRouter.search": 108,
   "lib/store/mod.ts openStore": 90,
   "lib/telemetry/otlp.ts createOtlpTelemetry": 194,
-  "lib/tools/provider_tools.ts providerToolSpec": 83,
 };
 
 /** A node of Deno's lint AST, as far as {@link functionName} reads it. */
