@@ -405,8 +405,8 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "lib/search/providers/wikipedia.ts searchWikipedia": 88,
   "lib/search/roles.ts routerOver": 566,
   "lib/search/roles.ts routerOver.route": 190,
-  "lib/search/router.ts createSearchRouter": 138,
-  "lib/search/router.ts createSearchRouter.search": 108,
+  "lib/search/router.ts createSearchRouter": 126,
+  "lib/search/router.ts createSearchRouter.search": 96,
   "lib/store/mod.ts openStore": 90,
   "lib/telemetry/otlp.ts createOtlpTelemetry": 194,
 };
