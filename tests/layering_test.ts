@@ -408,7 +408,7 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "lib/search/router.ts createSearchRouter": 126,
   "lib/search/router.ts createSearchRouter.search": 96,
   "lib/store/mod.ts openStore": 90,
-  "lib/telemetry/otlp.ts createOtlpTelemetry": 194,
+  "lib/telemetry/otlp.ts createOtlpTelemetry": 180,
 };
 
 /** A node of Deno's lint AST, as far as {@link functionName} reads it. */
