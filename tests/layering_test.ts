@@ -368,7 +368,7 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "lib/embed/mod.ts embedderStatus": 82,
   "lib/embed/openai.ts createOpenAIEmbedder": 122,
   "lib/embed/static_fast.ts createStaticTokenizer": 87,
-  "lib/embed/transformers.ts createTransformersEmbedder": 138,
+  "lib/embed/transformers.ts createTransformersEmbedder": 125,
   "lib/evidence/gather.ts gatherPacket": 165,
   "lib/evidence/research.ts research": 88,
   "lib/evidence/scrape.ts scrape": 82,
