@@ -366,7 +366,7 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "lib/doctor.ts runDoctor": 124,
   "lib/doctor.ts sqliteChecks": 105,
   "lib/embed/mod.ts embedderStatus": 82,
-  "lib/embed/openai.ts createOpenAIEmbedder": 122,
+  "lib/embed/openai.ts createOpenAIEmbedder": 106,
   "lib/embed/static_fast.ts createStaticTokenizer": 87,
   "lib/embed/transformers.ts createTransformersEmbedder": 125,
   "lib/evidence/gather.ts gatherPacket": 165,
