@@ -369,7 +369,7 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "lib/embed/openai.ts createOpenAIEmbedder": 106,
   "lib/embed/static_fast.ts createStaticTokenizer": 87,
   "lib/embed/transformers.ts createTransformersEmbedder": 125,
-  "lib/evidence/gather.ts gatherPacket": 165,
+  "lib/evidence/gather.ts gatherPacket": 154,
   "lib/evidence/research.ts research": 88,
   "lib/evidence/scrape.ts scrape": 82,
   "lib/extract/markdown.ts createService": 95,
