@@ -81,19 +81,7 @@ export function createApp(
   app.use(bearerGuard(gleaner.config.server.api_key));
   app.use(hostedIdentity(gleaner));
 
-  // Probes get 200 and the overall status; the components only with the API key (or
-  // when the API itself is open: no key, not hosted). Degraded still answers 200: the
-  // server serves (uncached, without the browser, ...), and a probe must not restart it.
-  const { api_key: apiKey } = gleaner.config.server;
-  const openApi = !apiKey && !gleaner.config.memory.hosted;
-  app.get("/health", async (c) => {
-    const report = await gleaner.health();
-    c.header("cache-control", "no-store");
-    const detailed = openApi ||
-      (apiKey !== undefined && bearerMatches(c.req.header("authorization") ?? "", apiKey));
-    if (detailed) return c.json({ ...report, sessions: { mcp: sessions.counts() } });
-    return c.json({ status: report.status, version: VERSION });
-  });
+  mountHealth(app, gleaner, sessions);
   // The configuration is the operator's: in hosted mode only a request with the admin key
   // reads it (secrets redacted all the same) or changes it.
   app.get(
@@ -106,7 +94,43 @@ export function createApp(
     operatorRoute(gleaner, "PUT /config"),
     (c) => handleConfigWrite(c, gleaner, { configFile: options.configFile, maxBytes }),
   );
-  // Built on the first request, then served as it is: the tool list is fixed.
+  mountToolListing(app, tools);
+  mountMcp(app, gleaner, sessions, tools);
+
+  const routes = mountToolRoutes(app, gleaner, tools, maxBytes);
+  // TinySearch's service contract for hosts (`tinybus.ts`), over the same tools.
+  mountTinySearch(app, tools, (c) => requestGleaner(c, gleaner), maxBytes);
+  mountWithheldSearchTools(app, gleaner, routes);
+  app.notFound((c) =>
+    c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404)
+  );
+  app.onError((error) => {
+    log.error("unhandled: {error}", { error });
+    return errorResponse(toGleanerError(error, "request"));
+  });
+  return app;
+}
+
+/**
+ * `GET /health`. Probes get 200 and the overall status; the components only with the API key
+ * (or when the API itself is open: no key, not hosted). Degraded still answers 200: the server
+ * serves (uncached, without the browser, ...), and a probe must not restart it.
+ */
+function mountHealth(app: Hono, gleaner: Gleaner, sessions: McpSessions): void {
+  const { api_key: apiKey } = gleaner.config.server;
+  const openApi = !apiKey && !gleaner.config.memory.hosted;
+  app.get("/health", async (c) => {
+    const report = await gleaner.health();
+    c.header("cache-control", "no-store");
+    const detailed = openApi ||
+      (apiKey !== undefined && bearerMatches(c.req.header("authorization") ?? "", apiKey));
+    if (detailed) return c.json({ ...report, sessions: { mcp: sessions.counts() } });
+    return c.json({ status: report.status, version: VERSION });
+  });
+}
+
+/** `GET /v1/tools`: built on the first request, then served as it is (the tool list is fixed). */
+function mountToolListing(app: Hono, tools: readonly AnyToolSpec[]): void {
   let listing: unknown;
   app.get("/v1/tools", (c) =>
     c.json(
@@ -120,6 +144,15 @@ export function createApp(
         })),
       },
     ));
+}
+
+/** `/mcp` (the given tools) and `/mcp/deep-research` (the Deep Research tools), Streamable HTTP. */
+function mountMcp(
+  app: Hono,
+  gleaner: Gleaner,
+  sessions: McpSessions,
+  tools: readonly AnyToolSpec[],
+): void {
   for (
     const [endpoint, served] of [["/mcp", tools], [
       "/mcp/deep-research",
@@ -134,7 +167,18 @@ export function createApp(
         owner: requestOwner(c),
       }));
   }
+}
 
+/**
+ * The REST route of every tool (its own path, its mirror, `/v1/tools/<name>`); returns the
+ * paths mounted.
+ */
+function mountToolRoutes(
+  app: Hono,
+  gleaner: Gleaner,
+  tools: readonly AnyToolSpec[],
+  maxBytes: number,
+): { path: string; tool: AnyToolSpec }[] {
   const routes = tools.flatMap((tool) => [
     ...(tool.http ? [{ path: tool.http.path, tool }] : []),
     ...(tool.http?.mirror ? [{ path: tool.http.mirror, tool }] : []),
@@ -164,10 +208,18 @@ export function createApp(
       }
     });
   }
-  // TinySearch's service contract for hosts (`tinybus.ts`), over the same tools.
-  mountTinySearch(app, tools, (c) => requestGleaner(c, gleaner), maxBytes);
-  // Web search turned off (`search.enabled: false`): the paths of the tools that search answer
-  // why, with the stable code, rather than as unknown routes.
+  return routes;
+}
+
+/**
+ * Web search turned off (`search.enabled: false`): the paths of the tools that search answer
+ * why, with the stable code, rather than as unknown routes.
+ */
+function mountWithheldSearchTools(
+  app: Hono,
+  gleaner: Gleaner,
+  routes: readonly { path: string }[],
+): void {
   for (const tool of withheldSearchTools(gleaner.config)) {
     for (const path of new Set([tool.http?.path, `/v1/tools/${tool.name}`])) {
       if (path && !routes.some((route) => route.path === path)) {
@@ -175,14 +227,6 @@ export function createApp(
       }
     }
   }
-  app.notFound((c) =>
-    c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404)
-  );
-  app.onError((error) => {
-    log.error("unhandled: {error}", { error });
-    return errorResponse(toGleanerError(error, "request"));
-  });
-  return app;
 }
 
 /**

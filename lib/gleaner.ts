@@ -14,7 +14,12 @@ import { createRoleRouter, type RoleRouter } from "./search/roles.ts";
 import { OPERATOR_RUN_REFS, type RunRefs, tenantRunRefs } from "./search/run_refs.ts";
 import type { ReadPage } from "./search/providers/reader.ts";
 import type { Provider } from "./search/providers/types.ts";
-import { type ComponentHealth, createHealth, type HealthReport } from "./health.ts";
+import {
+  type ComponentHealth,
+  createHealth,
+  type HealthChecks,
+  type HealthReport,
+} from "./health.ts";
 import { createReader, type Reader } from "./read/cascade.ts";
 import { ALL_OPERATOR_TIERS, defaultTiers, type OperatorTierGrants } from "./read/tiers.ts";
 import type { Tier } from "./read/types.ts";
@@ -236,6 +241,71 @@ function noteSeen(router: SearchRouter, domains: DomainStats): SearchRouter {
 }
 
 /**
+ * The health checks of the components: the SQLite store, the cache server, the browser
+ * (running, or a Chromium to start) and the memory backends.
+ */
+function healthChecks(
+  config: Config,
+  store: Store,
+  tiers: ReturnType<typeof defaultTiers>,
+  memoryStores: MemoryStores,
+): HealthChecks {
+  return {
+    store() {
+      try {
+        store.db.prepare("SELECT 1").get();
+        return Promise.resolve({ status: "ok", backend: "sqlite" });
+      } catch (error) {
+        log.warn("health: the SQLite store does not answer: {error}", { error });
+        return Promise.resolve({
+          status: "degraded",
+          backend: "sqlite",
+          reason: "the SQLite file does not answer (store.path)",
+        });
+      }
+    },
+    async cache() {
+      if (store.backend === "sqlite") {
+        return { status: "ok", backend: "sqlite", detail: "in the store" };
+      }
+      try {
+        await store.ready();
+        return { status: "ok", backend: "valkey" };
+      } catch {
+        return {
+          status: "degraded",
+          backend: "valkey",
+          reason: "the cache server does not answer (store.cache_url); reads go on uncached",
+        };
+      }
+    },
+    async browser(): Promise<ComponentHealth> {
+      if (config.read.render === "never") {
+        return { status: "off", reason: "read.render is never" };
+      }
+      const stats = tiers.browserStats();
+      const detail = stats?.running
+        ? `running, ${stats.busy} pages busy, ${stats.idle} idle, ${stats.waiting} waiting`
+        : "not started";
+      if (config.read.browser_cdp_url) return { status: "ok", backend: "cdp", detail };
+      try {
+        // Loaded on the first check only: puppeteer is heavy.
+        const { findChromium } = await import("./read/browser/launch.ts");
+        await findChromium(config);
+        return { status: "ok", backend: "chromium", detail };
+      } catch {
+        return {
+          status: "degraded",
+          backend: "chromium",
+          reason: "no Chromium found (read.chrome_path): pages that need JavaScript read thin",
+        };
+      }
+    },
+    memory: () => Promise.resolve(memoryStores.status()),
+  };
+}
+
+/**
  * Creates a Gleaner from an already validated configuration; the defaults
  * that come from the environment come from `options.env` (see
  * {@link CreateGleanerFromConfigOptions}).
@@ -385,59 +455,9 @@ export function createGleanerFromConfig(
     embedder: () => gleaner.embedder(),
     env,
   });
-  const health = createHealth({
-    store() {
-      try {
-        store.db.prepare("SELECT 1").get();
-        return Promise.resolve({ status: "ok", backend: "sqlite" });
-      } catch (error) {
-        log.warn("health: the SQLite store does not answer: {error}", { error });
-        return Promise.resolve({
-          status: "degraded",
-          backend: "sqlite",
-          reason: "the SQLite file does not answer (store.path)",
-        });
-      }
-    },
-    async cache() {
-      if (store.backend === "sqlite") {
-        return { status: "ok", backend: "sqlite", detail: "in the store" };
-      }
-      try {
-        await store.ready();
-        return { status: "ok", backend: "valkey" };
-      } catch {
-        return {
-          status: "degraded",
-          backend: "valkey",
-          reason: "the cache server does not answer (store.cache_url); reads go on uncached",
-        };
-      }
-    },
-    async browser(): Promise<ComponentHealth> {
-      if (config.read.render === "never") {
-        return { status: "off", reason: "read.render is never" };
-      }
-      const stats = tiers.browserStats();
-      const detail = stats?.running
-        ? `running, ${stats.busy} pages busy, ${stats.idle} idle, ${stats.waiting} waiting`
-        : "not started";
-      if (config.read.browser_cdp_url) return { status: "ok", backend: "cdp", detail };
-      try {
-        // Loaded on the first check only: puppeteer is heavy.
-        const { findChromium } = await import("./read/browser/launch.ts");
-        await findChromium(config);
-        return { status: "ok", backend: "chromium", detail };
-      } catch {
-        return {
-          status: "degraded",
-          backend: "chromium",
-          reason: "no Chromium found (read.chrome_path): pages that need JavaScript read thin",
-        };
-      }
-    },
-    memory: () => Promise.resolve(memoryStores.status()),
-  }, { ttlMs: config.server.health_ttl_ms });
+  const health = createHealth(healthChecks(config, store, tiers, memoryStores), {
+    ttlMs: config.server.health_ttl_ms,
+  });
   const gleaner: Gleaner = {
     config,
     fetcher,

@@ -174,6 +174,27 @@ function parseResponse(text: string, count: number, where: string): number[][] {
 }
 
 /**
+ * The error of an embeddings request that got no response: a timeout stays a
+ * timeout, a refusal of ours (the network policy, ...) stays as it is, anything
+ * else is `provider_unavailable`.
+ */
+function requestFailure(error: unknown, where: string): GleanerError {
+  if (error instanceof GleanerError) {
+    if (error.code === "internal") {
+      return new GleanerError("provider_unavailable", `embeddings: ${where} could not be reached`, {
+        cause: error,
+      });
+    }
+    return error;
+  }
+  const converted = toGleanerError(error, `embeddings: ${where}`);
+  if (converted.code === "timeout") return converted;
+  return new GleanerError("provider_unavailable", `embeddings: ${where} could not be reached`, {
+    cause: error,
+  });
+}
+
+/**
  * Creates an embedder over an OpenAI-compatible embeddings endpoint. When
  * `dimensions` is not given, {@link Embedder.dimensions} reads 0 until the
  * first response arrives.
@@ -237,23 +258,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
         robots: false,
       });
     } catch (error) {
-      if (error instanceof GleanerError) {
-        if (error.code === "internal") {
-          throw new GleanerError(
-            "provider_unavailable",
-            `embeddings: ${where} could not be reached`,
-            {
-              cause: error,
-            },
-          );
-        }
-        throw error;
-      }
-      const converted = toGleanerError(error, `embeddings: ${where}`);
-      if (converted.code === "timeout") throw converted;
-      throw new GleanerError("provider_unavailable", `embeddings: ${where} could not be reached`, {
-        cause: error,
-      });
+      throw requestFailure(error, where);
     }
     if (response.status < 200 || response.status > 299) {
       throw statusError(response.status, where, response.headers);

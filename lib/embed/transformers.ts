@@ -412,6 +412,24 @@ function describe(resolved: ResolvedModel): string {
   return resolved.preset ? `${resolved.preset} (${resolved.hubId})` : resolved.source;
 }
 
+/** The error of a model that did not load: its files missing for `dtype`, or unloadable. */
+function loadFailure(error: unknown, label: string, dtype: TransformersDtype): GleanerError {
+  if (error instanceof GleanerError) return error;
+  const missing = error instanceof Error &&
+    (error.name === "ModelFileNotFoundError" || /not found|ENOENT|Could not locate/i.test(
+      error.message,
+    ));
+  return new GleanerError(
+    missing ? "not_found" : "provider_unavailable",
+    missing
+      ? `embedding model ${label}: files for dtype ${dtype} are missing (onnx/model${
+        DTYPE_FILE_SUFFIX[dtype]
+      }.onnx, tokenizer.json, config.json)`
+      : `embedding model ${label} could not be loaded`,
+    { cause: error, details: { model: label, dtype } },
+  );
+}
+
 /**
  * Loads a transformers.js feature-extraction model and returns an
  * {@link Embedder} over it. Texts are embedded in batches of at most `batchSize`
@@ -462,20 +480,7 @@ export async function createTransformersEmbedder(
   try {
     extractor = await loadPipeline(resolved, { modelsDir, allowRemote, dtype });
   } catch (error) {
-    if (error instanceof GleanerError) throw error;
-    const missing = error instanceof Error &&
-      (error.name === "ModelFileNotFoundError" || /not found|ENOENT|Could not locate/i.test(
-        error.message,
-      ));
-    throw new GleanerError(
-      missing ? "not_found" : "provider_unavailable",
-      missing
-        ? `embedding model ${label}: files for dtype ${dtype} are missing (onnx/model${
-          DTYPE_FILE_SUFFIX[dtype]
-        }.onnx, tokenizer.json, config.json)`
-        : `embedding model ${label} could not be loaded`,
-      { cause: error, details: { model: label, dtype } },
-    );
+    throw loadFailure(error, label, dtype);
   }
 
   const modelMax = Number(

@@ -128,6 +128,25 @@ export function isWholePageQuery(query: string | undefined): boolean {
 }
 
 /**
+ * Renders `items`, dropping the weakest (from `items` itself) until the text fits `maxTokens`:
+ * token counts of joined texts are not exactly additive.
+ */
+function trimToBudget(items: EvidenceItem[], maxTokens: number): { text: string; tokens: number } {
+  let text = renderEvidence(items);
+  let tokens = countTokens(text);
+  while (tokens > maxTokens && items.length > 0) {
+    let weakest = 0;
+    items.forEach((item, i) => {
+      if (item.score <= items[weakest].score) weakest = i;
+    });
+    items.splice(weakest, 1);
+    text = renderEvidence(items);
+    tokens = countTokens(text);
+  }
+  return { text, tokens };
+}
+
+/**
  * Builds the evidence packet for a set of reads inside a token budget.
  *
  * @example
@@ -295,18 +314,7 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
     items.push(...selection.items);
   }
 
-  // Token counts of joined texts are not exactly additive: trim the weakest item until the budget holds.
-  let text = renderEvidence(items);
-  let tokens = countTokens(text);
-  while (tokens > maxTokens && items.length > 0) {
-    let weakest = 0;
-    items.forEach((item, i) => {
-      if (item.score <= items[weakest].score) weakest = i;
-    });
-    items.splice(weakest, 1);
-    text = renderEvidence(items);
-    tokens = countTokens(text);
-  }
+  const { text, tokens } = trimToBudget(items, maxTokens);
   return {
     items,
     text,

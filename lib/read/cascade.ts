@@ -114,6 +114,55 @@ export function parsePageUrl(raw: string): URL {
 }
 
 /**
+ * Domain memory as the cascade uses it: `record` books how a tier did on an origin,
+ * `onProbation` names the tiers it puts off there. Without `domains` both do nothing.
+ */
+function domainMemory(domains: DomainStats | undefined, config: ReadConfig): {
+  record(origin: string, tier: TierName, ok: boolean, reason?: string): Promise<void>;
+  onProbation(origin: string): Promise<Map<string, string>>;
+} {
+  // Verdicts reached under other settings are not applied (see memoryPolicy).
+  const scope = { policy: memoryPolicy(config) };
+  // Domain memory is optional: an outage pauses it instead of slowing every read.
+  const memory = createOutageGate();
+  const memoryFailed = (error: unknown) => {
+    if (memory.failed()) {
+      log.warn("domain memory unavailable, reading without it: {error}", { error });
+    }
+  };
+
+  async function record(origin: string, tier: TierName, ok: boolean, reason?: string) {
+    if (!domains || !memory.open()) return;
+    try {
+      await domains.record(origin, tier, ok, reason, scope);
+    } catch (error) {
+      memoryFailed(error);
+    }
+  }
+
+  /**
+   * The tiers domain memory puts off on `origin`, with why: `probation` (failing now) or
+   * `success_rate` (fewer than 30 % of at least 10 attempts in the window succeeded).
+   */
+  async function onProbation(origin: string): Promise<Map<string, string>> {
+    if (!domains || !memory.open()) return new Map();
+    try {
+      const record = await domains.get(origin, scope);
+      const skipped = new Map<string, string>();
+      for (const [tier, state] of Object.entries(record?.tiers ?? {})) {
+        if (state.skipped_until) skipped.set(tier, "probation");
+        else if (state.low_success_rate) skipped.set(tier, "success_rate");
+      }
+      return skipped;
+    } catch (error) {
+      memoryFailed(error);
+      return new Map();
+    }
+  }
+  return { record, onProbation };
+}
+
+/**
  * Creates a reader over the given tiers.
  *
  * Order of a read: the URL is checked (scheme, then the network policy in
@@ -141,44 +190,7 @@ export function createReader(deps: ReaderDeps): Reader {
     ...(deps.domains ? { domains: deps.domains } : {}),
   };
   const pages = createPageCache(deps.cache, deps.config);
-  // Verdicts reached under other settings are not applied (see memoryPolicy).
-  const scope = { policy: memoryPolicy(deps.config) };
-  // Domain memory is optional: an outage pauses it instead of slowing every read.
-  const memory = createOutageGate();
-  const memoryFailed = (error: unknown) => {
-    if (memory.failed()) {
-      log.warn("domain memory unavailable, reading without it: {error}", { error });
-    }
-  };
-
-  async function record(origin: string, tier: TierName, ok: boolean, reason?: string) {
-    if (!deps.domains || !memory.open()) return;
-    try {
-      await deps.domains.record(origin, tier, ok, reason, scope);
-    } catch (error) {
-      memoryFailed(error);
-    }
-  }
-
-  /**
-   * The tiers domain memory puts off on `origin`, with why: `probation` (failing now) or
-   * `success_rate` (fewer than 30 % of at least 10 attempts in the window succeeded).
-   */
-  async function onProbation(origin: string): Promise<Map<string, string>> {
-    if (!deps.domains || !memory.open()) return new Map();
-    try {
-      const record = await deps.domains.get(origin, scope);
-      const skipped = new Map<string, string>();
-      for (const [tier, state] of Object.entries(record?.tiers ?? {})) {
-        if (state.skipped_until) skipped.set(tier, "probation");
-        else if (state.low_success_rate) skipped.set(tier, "success_rate");
-      }
-      return skipped;
-    } catch (error) {
-      memoryFailed(error);
-      return new Map();
-    }
-  }
+  const { record, onProbation } = domainMemory(deps.domains, deps.config);
 
   return {
     async read(request) {

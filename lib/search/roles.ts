@@ -340,6 +340,109 @@ interface PoolSpec<T> {
   merge(values: T[]): T;
 }
 
+/**
+ * The error of a route every provider failed: each provider tried (or skipped
+ * while cooling down), the addresses the operator must fix, and the last cause.
+ */
+function everyProviderFailed(
+  role: Role,
+  last: GleanerError | undefined,
+  unresolved: ReadonlySet<string>,
+  attempts: Attempt[],
+  fallback_from: FallbackEntry[],
+): GleanerError {
+  const tried = fallback_from.map((f) => `${f.provider} (${f.skipped ? "cooling down" : f.code})`);
+  const codes = new Set(fallback_from.filter((f) => !f.skipped).map((f) => f.code));
+  const code: ErrorCode = codes.size === 1 ? [...codes][0] as ErrorCode : "provider_unavailable";
+  const cause = last ? innermostMessage(last) : undefined;
+  return withRecord(
+    last ?? new GleanerError("provider_unavailable", "no provider answered"),
+    `${role}: every provider failed: ${tried.join(", ")}` +
+      (unresolved.size > 0 ? `; ${[...unresolved].join("; ")}` : "") +
+      (cause && ![...unresolved].some((u) => u.includes(cause)) ? `; last cause: ${cause}` : ""),
+    code,
+    attempts,
+    fallback_from,
+  );
+}
+
+/** The answer of a search found in the cache. */
+function cachedSearchResponse(hit: CachedSearch): RoleSearchResponse {
+  return {
+    role: "search",
+    provider: hit.provider,
+    fallback_from: [],
+    attempts: [{ backend: "cache", outcome: "ok", ms: 0 }],
+    results: hit.results,
+    cached: true,
+    age_s: Math.max(0, Math.round((Date.now() - hit.saved_at) / 1000)),
+    ...noticesOf(Array.isArray(hit.notices) ? hit.notices : []),
+  };
+}
+
+/**
+ * The request one search provider is asked: a provider without native domain
+ * filters gets the `site:` hint in its query.
+ */
+function upstreamSearch(
+  req: RoleSearchRequest,
+  provider: Provider,
+  hint: string,
+  domains: string[],
+  exclude: string[],
+): ProviderSearchRequest {
+  const hinted = !provider.nativeDomains && hint !== "";
+  return {
+    query: hinted ? `${req.query.trim()} ${hint}` : req.query.trim(),
+    ...(hinted ? { site_hint: hint } : {}),
+    max_results: req.max_results,
+    time_range: req.time_range,
+    language: req.language,
+    domains,
+    exclude_domains: exclude,
+    topic: req.topic,
+    depth: req.depth,
+    ...(req.categories?.length ? { categories: req.categories } : {}),
+    ...(req.engines?.length ? { engines: req.engines } : {}),
+  };
+}
+
+/**
+ * How the answer providers are arranged for a question of `depth`: a deep-only
+ * provider (Gemini Deep Research) never takes a quick question, and a deep one
+ * asks it first unless `search.answer_order` orders the providers itself.
+ */
+function answerArrangement(
+  depth: "quick" | "deep",
+  explicitOrder: boolean,
+): (list: Provider[]) => Provider[] {
+  return (list) =>
+    depth === "quick"
+      ? list.filter((p) => !p.deepAnswersOnly)
+      : explicitOrder
+      ? list
+      : [...list.filter((p) => p.deepAnswersOnly), ...list.filter((p) => !p.deepAnswersOnly)];
+}
+
+/**
+ * Books a failure in the breaker unless the provider was never asked (our
+ * own pacing), refused the caller's request before sending it, or refused
+ * this request or page as its documentation says (`details.refusal`: a
+ * query over its length, a domain it will not read), which says nothing
+ * of its health.
+ */
+function recordFailure(breaker: Breaker, name: string, failure: SearchFailure): void {
+  const d = failure.details;
+  if (d?.local === true || d?.request === true || d?.refusal === true) return;
+  const retry = failure.details?.retry_after_s;
+  breaker.failure(
+    name,
+    failure.code,
+    typeof retry === "number" ? retry : undefined,
+    failure.outcome === "blocked",
+  );
+}
+
 /** A role router over `options`' cache and reader, with a breaker and rate gate it may share. */
 function routerOver(
   options: RoleRouterOptions,
@@ -430,24 +533,7 @@ function routerOver(
     return await call({ config, fetcher, signal, pace, ...(notice ? { notice } : {}) });
   };
 
-  /**
-   * Books a failure in the breaker unless the provider was never asked (our
-   * own pacing), refused the caller's request before sending it, or refused
-   * this request or page as its documentation says (`details.refusal`: a
-   * query over its length, a domain it will not read), which says nothing
-   * of its health.
-   */
-  const record = (name: string, failure: SearchFailure) => {
-    const d = failure.details;
-    if (d?.local === true || d?.request === true || d?.refusal === true) return;
-    const retry = failure.details?.retry_after_s;
-    breaker.failure(
-      name,
-      failure.code,
-      typeof retry === "number" ? retry : undefined,
-      failure.outcome === "blocked",
-    );
-  };
+  const record = (name: string, failure: SearchFailure) => recordFailure(breaker, name, failure);
 
   /** Tries providers in order; see the module description. */
   const route = async <T>(
@@ -638,21 +724,7 @@ function routerOver(
     }
     const answered = emptyAnswer();
     if (answered) return answered;
-    const tried = fallback_from.map((f) =>
-      `${f.provider} (${f.skipped ? "cooling down" : f.code})`
-    );
-    const codes = new Set(fallback_from.filter((f) => !f.skipped).map((f) => f.code));
-    const code: ErrorCode = codes.size === 1 ? [...codes][0] as ErrorCode : "provider_unavailable";
-    const cause = last ? innermostMessage(last) : undefined;
-    throw withRecord(
-      last ?? new GleanerError("provider_unavailable", "no provider answered"),
-      `${role}: every provider failed: ${tried.join(", ")}` +
-        (unresolved.size > 0 ? `; ${[...unresolved].join("; ")}` : "") +
-        (cause && ![...unresolved].some((u) => u.includes(cause)) ? `; last cause: ${cause}` : ""),
-      code,
-      attempts,
-      fallback_from,
-    );
+    throw everyProviderFailed(role, last, unresolved, attempts, fallback_from);
   };
 
   /**
@@ -723,20 +795,7 @@ function routerOver(
       req.provider,
       req.signal,
       async (provider, env) => {
-        const hinted = !provider.nativeDomains && hint !== "";
-        const upstream: ProviderSearchRequest = {
-          query: hinted ? `${req.query.trim()} ${hint}` : req.query.trim(),
-          ...(hinted ? { site_hint: hint } : {}),
-          max_results: req.max_results,
-          time_range: req.time_range,
-          language: req.language,
-          domains,
-          exclude_domains: exclude,
-          topic: req.topic,
-          depth: req.depth,
-          ...(req.categories?.length ? { categories: req.categories } : {}),
-          ...(req.engines?.length ? { engines: req.engines } : {}),
-        };
+        const upstream = upstreamSearch(req, provider, hint, domains, exclude);
         const hits = await provider.search!(upstream, env);
         return boundHits(refine(hits, domains, exclude, req.max_results));
       },
@@ -778,18 +837,7 @@ function routerOver(
           log.debug("search cache unavailable: {error}", { error });
           return undefined;
         });
-        if (hit && Array.isArray(hit.results)) {
-          return {
-            role: "search",
-            provider: hit.provider,
-            fallback_from: [],
-            attempts: [{ backend: "cache", outcome: "ok", ms: 0 }],
-            results: hit.results,
-            cached: true,
-            age_s: Math.max(0, Math.round((Date.now() - hit.saved_at) / 1000)),
-            ...noticesOf(Array.isArray(hit.notices) ? hit.notices : []),
-          };
-        }
+        if (hit && Array.isArray(hit.results)) return cachedSearchResponse(hit);
       }
       const answer = await searchOnce(req);
       if (cache && key && answer.results.length > 0) {
@@ -839,17 +887,9 @@ function routerOver(
       } else if (pin !== undefined && depth === "quick" && pinned("answer", pin).deepAnswersOnly) {
         throw invalid("depth", `${pin} answers at deep depth only: ask it with depth "deep"`);
       }
-      // A deep-only provider (Gemini Deep Research) never takes a quick question, and a deep
-      // one asks it first unless search.answer_order orders the providers itself.
-      const explicitOrder = config.search.answer_order.length > 0;
       const arrange = resumed !== undefined
         ? undefined
-        : (list: Provider[]) =>
-          depth === "quick"
-            ? list.filter((p) => !p.deepAnswersOnly)
-            : explicitOrder
-            ? list
-            : [...list.filter((p) => p.deepAnswersOnly), ...list.filter((p) => !p.deepAnswersOnly)];
+        : answerArrangement(depth, config.search.answer_order.length > 0);
       // With a deep-only provider in the chain, the others answer grounded, not the same research.
       const grounded = resumed === undefined && pin === undefined &&
         usable("answer").some((p) => p.deepAnswersOnly);

@@ -13,10 +13,15 @@ import { GleanerError, toGleanerError } from "../errors.ts";
 import { getGleanerLogger } from "../log.ts";
 import type { Fetcher } from "../net/types.ts";
 import { createBreaker } from "./breaker.ts";
-import { resolveDomainProfile } from "./domain_profiles.ts";
+import { type DomainProfile, resolveDomainProfile } from "./domain_profiles.ts";
 import { type Llm, llmFromConfig, rewriteQuery } from "./llm.ts";
 import { orderHits, rerankerFromConfig, type ResultReranker } from "./rerank.ts";
-import { createRoleRouter, type FallbackEntry, type RoleRouter } from "./roles.ts";
+import {
+  createRoleRouter,
+  type FallbackEntry,
+  type RoleRouter,
+  type RoleSearchRequest,
+} from "./roles.ts";
 import type { SearchHit, SearchRequest } from "./types.ts";
 import type { Attempt } from "../net/upstream_failure.ts";
 import type { ProviderConfig } from "./providers/types.ts";
@@ -65,6 +70,31 @@ export interface SearchRouter {
    * `attempts` and `details.attempts`. Bad requests throw `invalid_arguments`.
    */
   search(req: SearchRequest): Promise<SearchResponse>;
+}
+
+/**
+ * What the search role is asked for `req`: the (rewritten) `query`, `pool` results
+ * (deeper when they are reordered), the category's topic and the profile's excluded domains.
+ */
+function roleSearchRequest(
+  req: SearchRequest,
+  query: string,
+  pool: number,
+  profile: DomainProfile | undefined,
+): RoleSearchRequest {
+  return {
+    query,
+    max_results: Number.isInteger(req.max_results) ? pool : req.max_results,
+    time_range: req.time_range,
+    language: req.language,
+    domains: req.domains,
+    ...(req.category ? { categories: [req.category] } : {}),
+    ...(req.category === "news" ? { topic: "news" as const } : {}),
+    ...(req.engines?.length ? { engines: req.engines } : {}),
+    ...(profile && profile.exclude.length > 0 ? { exclude_domains: [...profile.exclude] } : {}),
+    no_cache: req.no_cache,
+    signal: req.signal,
+  };
 }
 
 /**
@@ -161,19 +191,7 @@ export function createSearchRouter(
       // Reordering picks from a deeper pool, so that dropped and lowered results leave room.
       const reorder = reranker !== undefined || profile !== undefined;
       const pool = reorder ? Math.min(MAX_RESULTS_LIMIT, req.max_results * 2) : req.max_results;
-      const answer = await roles.search({
-        query,
-        max_results: Number.isInteger(req.max_results) ? pool : req.max_results,
-        time_range: req.time_range,
-        language: req.language,
-        domains: req.domains,
-        ...(req.category ? { categories: [req.category] } : {}),
-        ...(req.category === "news" ? { topic: "news" as const } : {}),
-        ...(req.engines?.length ? { engines: req.engines } : {}),
-        ...(profile && profile.exclude.length > 0 ? { exclude_domains: [...profile.exclude] } : {}),
-        no_cache: req.no_cache,
-        signal: req.signal,
-      });
+      const answer = await roles.search(roleSearchRequest(req, query, pool, profile));
       let results = answer.results;
       let relevance: number[] | undefined;
       let reranked: boolean | undefined;

@@ -88,6 +88,70 @@ export function parseNatsUrl(
   };
 }
 
+/** The fields of the server's `INFO` the handshake reads. */
+interface ServerInfo {
+  max_payload?: number;
+  tls_required?: boolean;
+  tls_available?: boolean;
+  nonce?: string;
+}
+
+/**
+ * The `CONNECT` options: who the client is and the credentials configured (a
+ * user and password, a token, or an NKey signing the server's nonce).
+ */
+async function connectOptions(
+  target: ReturnType<typeof parseNatsUrl>,
+  options: NatsPublisherOptions,
+  info: ServerInfo,
+  tls: boolean,
+): Promise<Record<string, unknown>> {
+  const signer = options.credentialsFile
+    ? await natsSigner(await Deno.readTextFile(options.credentialsFile))
+    : undefined;
+  const user = target.user ?? options.user;
+  const pass = target.password ?? options.password;
+  return {
+    verbose: false,
+    pedantic: false,
+    tls_required: tls,
+    name: "gleaner",
+    lang: "typescript",
+    version: VERSION,
+    protocol: 1,
+    ...(user !== undefined ? { user, pass: pass ?? "" } : {}),
+    ...(options.token !== undefined ? { auth_token: options.token } : {}),
+    ...(signer
+      ? {
+        nkey: signer.publicKey,
+        ...(signer.jwt ? { jwt: signer.jwt } : {}),
+        ...(info.nonce ? { sig: await signer.sign(info.nonce) } : {}),
+      }
+      : {}),
+  };
+}
+
+/**
+ * Sends `CONNECT` and a PING right after it: PONG means the server accepted
+ * it, -ERR that it did not (the server's own PINGs meanwhile are answered).
+ */
+async function confirmConnect(
+  conn: Deno.Conn,
+  lines: AsyncGenerator<string>,
+  connect: Record<string, unknown>,
+): Promise<void> {
+  await writeAll(conn, encoder.encode(`CONNECT ${JSON.stringify(connect)}${CRLF}PING${CRLF}`));
+  for (;;) {
+    const line = await lines.next();
+    if (line.done) throw new Error("the server closed the connection during the handshake");
+    if (/^PONG/i.test(line.value)) return;
+    if (/^-ERR/i.test(line.value)) {
+      throw new Error(`the server refused the connection: ${line.value.slice(5).trim()}`);
+    }
+    if (/^PING/i.test(line.value)) await writeAll(conn, encoder.encode(`PONG${CRLF}`));
+  }
+}
+
 /**
  * Publishes messages to one NATS server, fire-and-forget.
  *
@@ -241,12 +305,7 @@ export class NatsPublisher {
         if (first.done || !/^INFO\s/i.test(first.value)) {
           throw new Error("the server did not send INFO");
         }
-        const info = JSON.parse(first.value.slice(5)) as {
-          max_payload?: number;
-          tls_required?: boolean;
-          tls_available?: boolean;
-          nonce?: string;
-        };
+        const info = JSON.parse(first.value.slice(5)) as ServerInfo;
         const tls = info.tls_required === true || target.tls || this.#options.tls === true;
         if (tls) {
           if (!info.tls_required && !info.tls_available) {
@@ -265,43 +324,8 @@ export class NatsPublisher {
         if (typeof info.max_payload === "number" && info.max_payload > 0) {
           this.#maxPayload = info.max_payload;
         }
-        const signer = this.#options.credentialsFile
-          ? await natsSigner(await Deno.readTextFile(this.#options.credentialsFile))
-          : undefined;
-        const user = target.user ?? this.#options.user;
-        const pass = target.password ?? this.#options.password;
-        const connect = {
-          verbose: false,
-          pedantic: false,
-          tls_required: tls,
-          name: "gleaner",
-          lang: "typescript",
-          version: VERSION,
-          protocol: 1,
-          ...(user !== undefined ? { user, pass: pass ?? "" } : {}),
-          ...(this.#options.token !== undefined ? { auth_token: this.#options.token } : {}),
-          ...(signer
-            ? {
-              nkey: signer.publicKey,
-              ...(signer.jwt ? { jwt: signer.jwt } : {}),
-              ...(info.nonce ? { sig: await signer.sign(info.nonce) } : {}),
-            }
-            : {}),
-        };
-        // PING right after CONNECT: PONG means the server accepted it, -ERR that it did not.
-        await writeAll(
-          conn,
-          encoder.encode(`CONNECT ${JSON.stringify(connect)}${CRLF}PING${CRLF}`),
-        );
-        for (;;) {
-          const line = await lines.next();
-          if (line.done) throw new Error("the server closed the connection during the handshake");
-          if (/^PONG/i.test(line.value)) return;
-          if (/^-ERR/i.test(line.value)) {
-            throw new Error(`the server refused the connection: ${line.value.slice(5).trim()}`);
-          }
-          if (/^PING/i.test(line.value)) await writeAll(conn, encoder.encode(`PONG${CRLF}`));
-        }
+        const connect = await connectOptions(target, this.#options, info, tls);
+        await confirmConnect(conn, lines, connect);
       };
       await withTimeout(handshake(), timeoutMs, "the NATS handshake");
       this.#pending = lines;

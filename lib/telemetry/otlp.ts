@@ -209,6 +209,29 @@ export function otlpSettings(env: Record<string, string | undefined>): OtlpSetti
   };
 }
 
+/** Posts one OTLP/JSON export; a failure or refusal is logged, never thrown. */
+async function postOtlp(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  timeoutMs: number,
+): Promise<void> {
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.body?.cancel();
+    if (!response.ok) {
+      log.warn("telemetry export answered {status}", { status: response.status });
+    }
+  } catch (error) {
+    log.warn("telemetry export failed: {error}", { error: String(error) });
+  }
+}
+
 /**
  * Starts the exporter for the given environment.
  *
@@ -236,22 +259,8 @@ export function createOtlpTelemetry(env: Record<string, string | undefined>): Te
   const histograms = new Map<string, Map<string, HistogramPoint>>();
   const counters = new Map<string, Map<string, { attributes: TelemetryAttributes; n: number }>>();
 
-  const post = async (url: string, headers: Record<string, string>, body: unknown) => {
-    try {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: { ...headers, "content-type": "application/json" },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(settings.timeoutMs),
-      });
-      await response.body?.cancel();
-      if (!response.ok) {
-        log.warn("telemetry export answered {status}", { status: response.status });
-      }
-    } catch (error) {
-      log.warn("telemetry export failed: {error}", { error: String(error) });
-    }
-  };
+  const post = (url: string, headers: Record<string, string>, body: unknown) =>
+    postOtlp(url, headers, body, settings.timeoutMs);
 
   const flushSpans = async () => {
     if (!settings.tracesUrl || queue.length === 0) return;

@@ -50,6 +50,11 @@ export function providerToolRun(tool: AnyProviderTool): { field?: string } | und
   return takes ? { field } : undefined;
 }
 
+/** A renderer of a kind's text, then one `note:` line per notice. */
+function noted<O extends { notices?: string[] }>(render: (out: O) => string): (out: O) => string {
+  return (out) => [render(out), ...noteLines(out.notices)].join("\n");
+}
+
 /**
  * The ToolSpec of one provider tool.
  *
@@ -87,9 +92,6 @@ export function providerToolSpec(provider: Provider, tool: AnyProviderTool): Any
     const { value, notices } = await run(input, context);
     return { provider: provider.name, ...value, ...notices };
   };
-  /** A kind's text, then one `note:` line per notice. */
-  const noted = <O extends { notices?: string[] }>(render: (out: O) => string) => (out: O) =>
-    [render(out), ...noteLines(out.notices)].join("\n");
   const base = {
     name: tool.name,
     title: tool.title,

@@ -194,6 +194,32 @@ function parseRule(line: string): { rule: Rule; exception: boolean } | undefined
   return { rule, exception };
 }
 
+/** Whether `entry`'s rule matches `request` (already parsed as `url`), options and all. */
+function ruleApplies(entry: { rule: Rule }, request: BlockRequest, url: URL): boolean {
+  const { rule } = entry;
+  if (rule.types && !rule.types.has(request.type)) return false;
+  const host = url.hostname.toLowerCase();
+  const pageHost = request.pageHost?.toLowerCase();
+  if (rule.thirdParty !== undefined) {
+    if (!pageHost) return false;
+    if ((site(host) !== site(pageHost)) !== rule.thirdParty) return false;
+  }
+  if (rule.domains && !(pageHost && rule.domains.some((d) => hostUnder(pageHost, d)))) {
+    return false;
+  }
+  if (rule.notDomains && pageHost && rule.notDomains.some((d) => hostUnder(pageHost, d))) {
+    return false;
+  }
+  const href = url.href;
+  if (rule.host) {
+    if (!hostUnder(host, rule.host)) return false;
+    // The rest of the pattern right after the host name (a port's `:` is a separator).
+    const after = href.indexOf(url.hostname, url.protocol.length) + url.hostname.length;
+    return rule.pieces.length === 0 || matchPieces(href, after, rule);
+  }
+  return matchPieces(href, 0, rule);
+}
+
 /**
  * Reads filter lists' texts into a {@link BlockList}.
  *
@@ -248,31 +274,6 @@ export function parseBlockLists(texts: readonly string[]): BlockList {
     }
   }
 
-  const applies = (entry: { rule: Rule }, request: BlockRequest, url: URL): boolean => {
-    const { rule } = entry;
-    if (rule.types && !rule.types.has(request.type)) return false;
-    const host = url.hostname.toLowerCase();
-    const pageHost = request.pageHost?.toLowerCase();
-    if (rule.thirdParty !== undefined) {
-      if (!pageHost) return false;
-      if ((site(host) !== site(pageHost)) !== rule.thirdParty) return false;
-    }
-    if (rule.domains && !(pageHost && rule.domains.some((d) => hostUnder(pageHost, d)))) {
-      return false;
-    }
-    if (rule.notDomains && pageHost && rule.notDomains.some((d) => hostUnder(pageHost, d))) {
-      return false;
-    }
-    const href = url.href;
-    if (rule.host) {
-      if (!hostUnder(host, rule.host)) return false;
-      // The rest of the pattern right after the host name (a port's `:` is a separator).
-      const after = href.indexOf(url.hostname, url.protocol.length) + url.hostname.length;
-      return rule.pieces.length === 0 || matchPieces(href, after, rule);
-    }
-    return matchPieces(href, 0, rule);
-  };
-
   return {
     rules,
     skipped,
@@ -293,7 +294,7 @@ export function parseBlockLists(texts: readonly string[]): BlockList {
       candidates.push(...generic);
       let blocked = false;
       for (const entry of candidates) {
-        if (!applies(entry, request, url)) continue;
+        if (!ruleApplies(entry, request, url)) continue;
         if (entry.exception) return false;
         blocked = true;
       }

@@ -186,6 +186,92 @@ interface Session {
 }
 
 /**
+ * Decides one request of a page: a blocked resource type, an ad or tracker of the
+ * operator's lists, or a request the read's guard refuses is aborted; any other is
+ * approved at the egress proxy and let through.
+ */
+async function interceptRequest(
+  entry: PooledPage,
+  request: HTTPRequest,
+  blockedTypes: ReadonlySet<string>,
+  timeoutMs: number,
+): Promise<void> {
+  if (request.isInterceptResolutionHandled()) return;
+  const url = request.url();
+  const type = request.resourceType();
+  const isMainNavigation = request.isNavigationRequest() &&
+    request.frame() === entry.page.mainFrame();
+  try {
+    if (blockedTypes.has(type)) {
+      await request.abort("blockedbyclient");
+      return;
+    }
+    // An ad or tracker of the operator's lists is never requested (the page itself always is).
+    if (
+      !isMainNavigation && entry.blockList?.blocks({ url, type, pageHost: entry.pageHost })
+    ) {
+      log.debug("blocked {type} request to {origin}: read.block_lists", {
+        type,
+        origin: safeOrigin(url),
+      });
+      await request.abort("blockedbyclient");
+      return;
+    }
+    const guard = entry.guard;
+    const blocked = guard
+      ? await guard.check(url, type)
+      // Between reads (about:blank) nothing may load.
+      : url === "about:blank"
+      ? undefined
+      : new GleanerError("blocked_url", "no read in progress");
+    if (blocked) {
+      if (isMainNavigation) entry.blockedNavigation ??= blocked;
+      log.debug("blocked {type} request to {origin}: {reason}", {
+        type,
+        origin: safeOrigin(url),
+        reason: blocked.message,
+      });
+      await request.abort("blockedbyclient");
+      return;
+    }
+    approveEgress(entry, url, timeoutMs);
+    await request.continue();
+  } catch {
+    // The page or request went away meanwhile.
+  }
+}
+
+/** Lets the egress proxy connect to the target of a request interception allowed. */
+function approveEgress(entry: PooledPage, raw: string, timeoutMs: number): void {
+  if (!entry.proxy) return;
+  const url = new URL(raw);
+  if (url.protocol !== "http:" && url.protocol !== "https:") return;
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  entry.proxy.approve(url.hostname, port, timeoutMs + 5_000);
+}
+
+/**
+ * The operator's filter lists once read (`read.block_lists`), logged; a list that cannot be
+ * read stops the launch.
+ */
+async function operatorBlockList(loading: Promise<BlockList>): Promise<BlockList> {
+  let blockList: BlockList;
+  try {
+    blockList = await loading;
+  } catch (error) {
+    throw new GleanerError(
+      "provider_unavailable",
+      `read.block_lists: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  log.debug("ad and tracker blocking: {rules} rules ({skipped} lines left out)", {
+    rules: blockList.rules,
+    skipped: blockList.skipped,
+  });
+  return blockList;
+}
+
+/**
  * Creates the browser tier. Nothing is launched until the first read.
  *
  * @example
@@ -262,83 +348,20 @@ export function createBrowserTier(
     page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
     page.on("popup", (popup) => void popup?.close().catch(() => {}));
     await page.setRequestInterception(true);
-    page.on("request", (request) => void intercept(entry, request));
+    page.on(
+      "request",
+      (request) =>
+        void interceptRequest(entry, request, blockedTypes, config.read.browser_timeout_ms),
+    );
     return entry;
-  };
-
-  const intercept = async (entry: PooledPage, request: HTTPRequest) => {
-    if (request.isInterceptResolutionHandled()) return;
-    const url = request.url();
-    const type = request.resourceType();
-    const isMainNavigation = request.isNavigationRequest() &&
-      request.frame() === entry.page.mainFrame();
-    try {
-      if (blockedTypes.has(type)) {
-        await request.abort("blockedbyclient");
-        return;
-      }
-      // An ad or tracker of the operator's lists is never requested (the page itself always is).
-      if (
-        !isMainNavigation && entry.blockList?.blocks({ url, type, pageHost: entry.pageHost })
-      ) {
-        log.debug("blocked {type} request to {origin}: read.block_lists", {
-          type,
-          origin: safeOrigin(url),
-        });
-        await request.abort("blockedbyclient");
-        return;
-      }
-      const guard = entry.guard;
-      const blocked = guard
-        ? await guard.check(url, type)
-        // Between reads (about:blank) nothing may load.
-        : url === "about:blank"
-        ? undefined
-        : new GleanerError("blocked_url", "no read in progress");
-      if (blocked) {
-        if (isMainNavigation) entry.blockedNavigation ??= blocked;
-        log.debug("blocked {type} request to {origin}: {reason}", {
-          type,
-          origin: safeOrigin(url),
-          reason: blocked.message,
-        });
-        await request.abort("blockedbyclient");
-        return;
-      }
-      approve(entry, url);
-      await request.continue();
-    } catch {
-      // The page or request went away meanwhile.
-    }
-  };
-
-  /** Lets the egress proxy connect to the target of a request interception allowed. */
-  const approve = (entry: PooledPage, raw: string) => {
-    if (!entry.proxy) return;
-    const url = new URL(raw);
-    if (url.protocol !== "http:" && url.protocol !== "https:") return;
-    const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-    entry.proxy.approve(url.hostname, port, config.read.browser_timeout_ms + 5_000);
   };
 
   const start = (): Promise<Session> => {
     if (session) return session;
     const launching = (async () => {
-      let blockList: BlockList | undefined;
-      if (config.read.block_lists.length > 0) {
-        try {
-          blockList = await (blocking ??= loadBlockLists(config.read.block_lists));
-        } catch (error) {
-          throw new GleanerError(
-            "provider_unavailable",
-            `read.block_lists: ${error instanceof Error ? error.message : String(error)}`,
-          );
-        }
-        log.debug("ad and tracker blocking: {rules} rules ({skipped} lines left out)", {
-          rules: blockList.rules,
-          skipped: blockList.skipped,
-        });
-      }
+      const blockList = config.read.block_lists.length > 0
+        ? await operatorBlockList(blocking ??= loadBlockLists(config.read.block_lists))
+        : undefined;
       const handle = await openBrowser(config, [
         `--renderer-process-limit=${rendererLimit(config.read.browser_pages)}`,
         ...(options.extraArgs ?? []),
