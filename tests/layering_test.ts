@@ -355,7 +355,7 @@ const MAX_FUNCTION_LINES = 80;
  * commit); one cut below the limit leaves the list.
  */
 const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
-  "cli.ts main": 297,
+  "cli.ts main": 274,
   "lib/async/worker_client.ts createWorkerClient": 161,
   "lib/config/diagnose.ts diagnoseConfig": 147,
   "lib/crawl/crawl.ts crawlSite": 183,
