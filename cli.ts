@@ -132,11 +132,13 @@ async function settingFlags(entries: readonly string[]): Promise<Record<string, 
   return flags;
 }
 
-async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args);
-  if (values.help) return print(USAGE), 0;
-  if (values.version) return print(`gleaner ${VERSION}`), 0;
-
+/**
+ * The settings given as flags (`--host`, `--port`, `--set path=value`, ...), by setting path,
+ * and which flag gave each one (to name it when its value is refused).
+ */
+async function commandLineFlags(
+  values: ReturnType<typeof parse>["values"],
+): Promise<{ flags: Record<string, string>; flagNames: Record<string, string> }> {
   const flags: Record<string, string> = {};
   // Which flag gave each setting, to name it when its value is refused.
   const flagNames: Record<string, string> = {};
@@ -161,6 +163,15 @@ async function main(args: string[]): Promise<number> {
   if (values["max-tokens"] !== undefined && !/^\d+$/.test(values["max-tokens"])) {
     throw new UsageError(`--max-tokens expects a number, got "${values["max-tokens"]}"`);
   }
+  return { flags, flagNames };
+}
+
+async function main(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args);
+  if (values.help) return print(USAGE), 0;
+  if (values.version) return print(`gleaner ${VERSION}`), 0;
+
+  const { flags, flagNames } = await commandLineFlags(values);
   const warnings: string[] = [];
   const { loadConfig, redactConfig } = await import("./lib/config/config.ts");
   const [command = "mcp", ...rest] = positionals;

@@ -271,6 +271,32 @@ async function operatorBlockList(loading: Promise<BlockList>): Promise<BlockList
   return blockList;
 }
 
+/** The outer HTML of the first element `selector` matches (`target_selector`). */
+async function targetHtml(
+  page: PooledPage["page"],
+  selector: string,
+  url: URL,
+  signal: AbortSignal,
+): Promise<string> {
+  let found: string | null;
+  try {
+    found = await page.$eval(selector, (el) => el.outerHTML).catch((error: unknown) => {
+      if (String(error).includes("failed to find element")) return null;
+      throw error;
+    });
+  } catch (error) {
+    throw selectorError(error, "target_selector", selector, url, signal);
+  }
+  if (found === null) {
+    throw new GleanerError(
+      "selector_not_found",
+      `target_selector ${JSON.stringify(selector)} matched nothing on ${url.href}`,
+      { details: { field: "target_selector", selector } },
+    );
+  }
+  return found;
+}
+
 /**
  * Creates the browser tier. Nothing is launched until the first read.
  *
@@ -652,27 +678,7 @@ export function createBrowserTier(
 
     let html: string;
     if (readOptions.targetSelector) {
-      let found: string | null;
-      try {
-        found = await page.$eval(readOptions.targetSelector, (el) => el.outerHTML).catch(
-          (error: unknown) => {
-            if (String(error).includes("failed to find element")) return null;
-            throw error;
-          },
-        );
-      } catch (error) {
-        throw selectorError(error, "target_selector", readOptions.targetSelector, url, signal);
-      }
-      if (found === null) {
-        throw new GleanerError(
-          "selector_not_found",
-          `target_selector ${
-            JSON.stringify(readOptions.targetSelector)
-          } matched nothing on ${url.href}`,
-          { details: { field: "target_selector", selector: readOptions.targetSelector } },
-        );
-      }
-      html = found;
+      html = await targetHtml(page, readOptions.targetSelector, url, signal);
     } else {
       html = await page.content();
     }
