@@ -1,5 +1,5 @@
 /**
- * Preloaded by `deno task test`: makes `console.assert` throw, so that the
+ * Preloaded by `deno task test` (through `tests/preload.ts`): makes `console.assert` throw, so that the
  * `console.assert` lines of JSDoc examples (run by `--doc`) are assertions
  * that fail the suite, not messages that scroll by.
  *
