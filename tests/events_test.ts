@@ -42,6 +42,17 @@ async function withGleaner(
   }
 }
 
+/** Calls `current_datetime` over REST and expects 200 (each call is one `tool` event). */
+async function callDatetime(base: string): Promise<void> {
+  const response = await fetch(`${base}/v1/tools/current_datetime`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
+  assert.equal(response.status, 200);
+  await response.body?.cancel();
+}
+
 Deno.test({
   name: `events: tool calls (REST and MCP) and a skipped tier reach nats-server${nats.suffix}`,
   ignore: nats.ignore,
@@ -181,13 +192,7 @@ Deno.test({
         nats_user: server.user,
         nats_password: "wrong-password",
       }, async (base, gleaner) => {
-        const response = await fetch(`${base}/v1/tools/current_datetime`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: "{}",
-        });
-        assert.equal(response.status, 200);
-        await response.body?.cancel();
+        await callDatetime(base);
         const stats = gleaner.events!.stats();
         assert.equal(stats.connected, false);
         assert.equal(stats.sent, 0);
@@ -278,13 +283,7 @@ Deno.test({
         nats_credentials_file: creds,
         nats_ca_file: ca,
       }, async (base, gleaner) => {
-        const response = await fetch(`${base}/v1/tools/current_datetime`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: "{}",
-        });
-        assert.equal(response.status, 200);
-        await response.body?.cancel();
+        await callDatetime(base);
         const event = JSON.parse((await sub.next()).payload);
         assert.equal(event.tool, "current_datetime");
         assert.equal(gleaner.events!.stats().connected, true);
@@ -295,13 +294,7 @@ Deno.test({
         nats_tls: true,
         nats_credentials_file: creds,
       }, async (base, gleaner) => {
-        const response = await fetch(`${base}/v1/tools/current_datetime`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: "{}",
-        });
-        assert.equal(response.status, 200);
-        await response.body?.cancel();
+        await callDatetime(base);
         assert.equal(gleaner.events!.stats().sent, 0);
       });
       await assert.rejects(sub.next(300), /no message/);
