@@ -24,7 +24,13 @@
  *    `ProviderConfig`, `ReadConfig`);
  * 7. no function is longer than {@link MAX_FUNCTION_LINES} lines, except those
  *    of {@link LONG_FUNCTIONS}, each held to the length it has (a ratchet: the
- *    list only shrinks).
+ *    list only shrinks);
+ * 8. a search provider module (`lib/search/providers/`, but the plumbing of
+ *    {@link PROVIDER_PLUMBING}) sees only the slice of settings it declared
+ *    (`defineProvider` in `define.ts`): from `lib/config/` it imports at most
+ *    the section types and the tenancy scopes, and it names neither the
+ *    router's `ProviderConfig` nor the whole `SearchSection` (a `Pick<>` or a
+ *    `keyof` of it is a slice).
  *
  * Each rule is also run on a planted fault, so the test shows it can fail.
  *
@@ -344,6 +350,52 @@ function configImporters(graph: ReadonlyMap<string, ReadonlySet<string>>): strin
   ).map(([from]) => from).sort();
 }
 
+/**
+ * The files of `lib/search/providers/` that hand the router's settings to the
+ * providers: the contract, `defineProvider` (which cuts each provider's
+ * slice), the registry (role orders) and the doctor's probe.
+ */
+const PROVIDER_PLUMBING: readonly string[] = [
+  "lib/search/providers/define.ts",
+  "lib/search/providers/probe.ts",
+  "lib/search/providers/registry.ts",
+  "lib/search/providers/types.ts",
+];
+
+/** What a provider module may import from `lib/config/`: types of a section, and the scopes. */
+const PROVIDER_CONFIG_IMPORTS: readonly string[] = [
+  "lib/config/sections.ts",
+  "lib/config/tenancy.ts",
+];
+
+/**
+ * Provider modules that see more settings than their slice: an import from
+ * `lib/config/` beyond {@link PROVIDER_CONFIG_IMPORTS}, or the name of the
+ * router's `ProviderConfig` or of the whole `SearchSection` in code (comments
+ * aside).
+ */
+function widePlugins(
+  graph: ReadonlyMap<string, ReadonlySet<string>>,
+  sources: ReadonlyMap<string, string>,
+): string[] {
+  const faults: string[] = [];
+  for (const [file, source] of sources) {
+    if (!file.startsWith("lib/search/providers/") || PROVIDER_PLUMBING.includes(file)) continue;
+    for (const target of graph.get(file) ?? []) {
+      if (target.startsWith("lib/config/") && !PROVIDER_CONFIG_IMPORTS.includes(target)) {
+        faults.push(`${file} imports ${target}`);
+      }
+    }
+    const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
+    if (/\bProviderConfig\b/.test(code)) faults.push(`${file} names ProviderConfig`);
+    const withoutImports = code.replace(/^import[^;]*;/gm, "");
+    if (/(?<!keyof\s+|Pick<\s*)\bSearchSection\b/.test(withoutImports)) {
+      faults.push(`${file} names the whole SearchSection`);
+    }
+  }
+  return faults.sort();
+}
+
 /** Longest function (in lines, first to last) outside {@link LONG_FUNCTIONS}. */
 const MAX_FUNCTION_LINES = 80;
 
@@ -554,6 +606,17 @@ Deno.test("layering: only the roots import the whole configuration (ratchet)", (
   assert.deepEqual(configImporters(graph), [...CONFIG_IMPORTERS].sort());
 });
 
+Deno.test("layering: a search provider sees only the settings it declared", async () => {
+  const sources = new Map<string, string>();
+  for (const file of files) {
+    if (file.startsWith("lib/search/providers/")) {
+      sources.set(file, await Deno.readTextFile(new URL(file, ROOT)));
+    }
+  }
+  assert.ok(sources.size > 30, `${sources.size} provider files`);
+  assert.deepEqual(widePlugins(graph, sources), []);
+});
+
 Deno.test("layering: no function grows past its ceiling (ratchet)", async () => {
   const sources = new Map<string, string>();
   for (const file of files) sources.set(file, await Deno.readTextFile(new URL(file, ROOT)));
@@ -608,6 +671,29 @@ Deno.test("layering: each rule fails on a planted fault", () => {
   assert.deepEqual(
     configImporters(wide).filter((f) => !CONFIG_IMPORTERS.includes(f)),
     ["lib/net/screen.ts"],
+  );
+  // A provider that imports the whole configuration or names the router's settings.
+  const plugins = new Map([...graph].map(([k, v]) => [k, new Set(v)]));
+  plugins.get("lib/search/providers/exa.ts")!.add(CONFIG_BARREL);
+  assert.deepEqual(
+    widePlugins(
+      plugins,
+      new Map([
+        ["lib/search/providers/exa.ts", "export const x = 1;"],
+        ["lib/search/providers/a.ts", "let c: ProviderConfig;"],
+        ["lib/search/providers/b.ts", "let s: SearchSection;\n/** ProviderConfig */"],
+        [
+          "lib/search/providers/c.ts",
+          "let s: Pick<SearchSection, 'region'>; type K = keyof SearchSection;",
+        ],
+        ["lib/search/providers/registry.ts", "let c: ProviderConfig;"],
+      ]),
+    ),
+    [
+      "lib/search/providers/a.ts names ProviderConfig",
+      "lib/search/providers/b.ts names the whole SearchSection",
+      "lib/search/providers/exa.ts imports lib/config/config.ts",
+    ],
   );
   // A long function, one grown past its ceiling, a stale entry; nested names.
   const body = (n: number) => "\n".repeat(n - 1);

@@ -34,7 +34,6 @@
  * @module
  */
 import { z } from "zod";
-import { providerApiKey } from "../../config/provider_keys.ts";
 import { GleanerError } from "../../errors.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { parseLanguageTag } from "../language_tag.ts";
@@ -43,11 +42,15 @@ import { boundedData, fitQuery, isWebUrl, plainText, providerSettings } from "./
 import { callJson, isRecord, records, str } from "../../net/json_call.ts";
 import type {
   Provider,
-  ProviderConfig,
   ProviderEnv,
   ProviderHit,
   ProviderSearchRequest,
+  ProviderSlice,
 } from "./types.ts";
+import { defineProvider, providerKey } from "./define.ts";
+
+/** The settings it reads (`define.ts`): its `search.providers` entry and `search.timeout_ms`. */
+type Slice = ProviderSlice;
 
 /** The provider's name. */
 export const BRAVE = "brave";
@@ -223,7 +226,7 @@ export function braveLocale(tag: string): BraveLocale {
   return { ...(lang ? { search_lang: lang } : {}), ...(country ? { country } : {}), dropped };
 }
 
-function settings(config: ProviderConfig) {
+function settings(config: Slice) {
   return providerSettings(config, BRAVE, {
     baseUrl: "https://api.search.brave.com",
     maxResults: 20,
@@ -257,7 +260,7 @@ export function braveHits(results: unknown): ProviderHit[] {
 }
 
 /** Sets `search_lang` and `country` from a BCP 47 tag; what Brave cannot express becomes a notice. */
-function setLocale(url: URL, language: string | undefined, env: ProviderEnv): void {
+function setLocale(url: URL, language: string | undefined, env: ProviderEnv<Slice>): void {
   if (!language) return;
   const locale = braveLocale(language);
   if (locale.search_lang) url.searchParams.set("search_lang", locale.search_lang);
@@ -295,7 +298,7 @@ export function braveCountry(code: string): string {
 
 async function braveSearch(
   req: ProviderSearchRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
   news: boolean,
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
@@ -316,7 +319,7 @@ async function braveSearch(
   const body = await callJson(env, {
     provider: BRAVE,
     url,
-    headers: { "X-Subscription-Token": providerApiKey(env.config, BRAVE) ?? "" },
+    headers: { "X-Subscription-Token": providerKey(env.config, BRAVE) ?? "" },
     timeoutMs: s.timeoutMs,
   }, isRecord);
   if (news) return braveHits(body.results);
@@ -460,7 +463,7 @@ export function braveVideoHits(results: unknown): ProviderHit[] {
 
 async function braveMediaSearch(
   req: BraveMediaRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
   media: keyof typeof MEDIA,
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
@@ -485,7 +488,7 @@ async function braveMediaSearch(
   const body = await callJson(env, {
     provider: BRAVE,
     url,
-    headers: { "X-Subscription-Token": providerApiKey(env.config, BRAVE) ?? "" },
+    headers: { "X-Subscription-Token": providerKey(env.config, BRAVE) ?? "" },
     timeoutMs: s.timeoutMs,
   }, isRecord);
   return media === "images" ? braveImageHits(body.results) : braveVideoHits(body.results);
@@ -550,14 +553,15 @@ const BraveNewsInput = BraveInput.extend({
  * console.assert(braveProvider.isConfigured(parseConfig({ search: { brave_api_key: "k" } })));
  * ```
  */
-export const braveProvider: Provider = {
+export const braveProvider: Provider = defineProvider({
+  settings: { search: [] },
   name: BRAVE,
   scope: "shared",
   title: "Brave Search",
   roles: ["search"],
   configHint: "search.providers.brave.api_key",
   isConfigured: (config) =>
-    Boolean(providerApiKey(config, BRAVE)) && settings(config).enabled !== false,
+    Boolean(providerKey(config, BRAVE)) && settings(config).enabled !== false,
   search: (req, env) => braveSearch(req, env, req.topic === "news"),
   tools: [
     {
@@ -567,7 +571,7 @@ export const braveProvider: Provider = {
         "Searches the web with Brave Search: titles, URLs, snippets and page dates, up to 20 results.",
       kind: "search",
       input: BraveInput,
-      run: async (input: z.output<typeof BraveInput>, env: ProviderEnv) => ({
+      run: async (input: z.output<typeof BraveInput>, env: ProviderEnv<Slice>) => ({
         results: await braveSearch(input, env, false),
       }),
     },
@@ -578,7 +582,7 @@ export const braveProvider: Provider = {
         `Searches recent news articles with Brave Search, newest first, up to ${BRAVE_MAX_NEWS} results.`,
       kind: "search",
       input: BraveNewsInput,
-      run: async (input: z.output<typeof BraveNewsInput>, env: ProviderEnv) => ({
+      run: async (input: z.output<typeof BraveNewsInput>, env: ProviderEnv<Slice>) => ({
         results: await braveSearch(input, env, true),
       }),
     },
@@ -589,7 +593,7 @@ export const braveProvider: Provider = {
         `Searches images with Brave Search: for each, the page showing it, the image URL, size and thumbnail, up to ${BRAVE_MAX_IMAGES} results. Safe search is strict unless turned off.`,
       kind: "search",
       input: BraveImageInput,
-      run: async (input: z.output<typeof BraveImageInput>, env: ProviderEnv) => ({
+      run: async (input: z.output<typeof BraveImageInput>, env: ProviderEnv<Slice>) => ({
         results: await braveMediaSearch(input, env, "images"),
       }),
     },
@@ -600,9 +604,9 @@ export const braveProvider: Provider = {
         `Searches videos with Brave Search: title, URL, description, duration, creator, platform, views and date, up to ${BRAVE_MAX_VIDEOS} results.`,
       kind: "search",
       input: BraveVideoInput,
-      run: async (input: z.output<typeof BraveVideoInput>, env: ProviderEnv) => ({
+      run: async (input: z.output<typeof BraveVideoInput>, env: ProviderEnv<Slice>) => ({
         results: await braveMediaSearch(input, env, "videos"),
       }),
     },
   ],
-};
+});

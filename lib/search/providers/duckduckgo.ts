@@ -29,6 +29,7 @@ export const duckduckgoProvider: Provider = keylessProvider({
   title: "DuckDuckGo",
   configHint: "search.providers.duckduckgo.enabled",
   configured: () => true,
+  settings: ["duckduckgo_html_url", "duckduckgo_lite_url", "region"],
   search: searchDuckDuckGo,
   engine: true,
   defaultRequestsPerSecond: 1,

@@ -12,11 +12,14 @@
 import { getGleanerLogger } from "../../log.ts";
 import { responseFailure } from "../../net/classify.ts";
 import { keylessSettings } from "./keyless.ts";
-import type { ProviderConfig, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
+import type { ProviderEnv, ProviderHit, ProviderSearchRequest, ProviderSlice } from "./types.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import type { TimeRange } from "../time_range.ts";
 import { fetchUpstream, safeEndpoint } from "../upstream.ts";
 import { DUCKDUCKGO } from "./duckduckgo_page.ts";
+
+/** The settings it reads: its `search.providers` entry, duckduckgo_html_url, duckduckgo_lite_url, region. */
+type DuckDuckGoSlice = ProviderSlice<"duckduckgo_html_url" | "duckduckgo_lite_url" | "region">;
 
 export { DUCKDUCKGO, type DuckDuckGoPage, unwrapDuckDuckGoUrl } from "./duckduckgo_page.ts";
 
@@ -111,7 +114,7 @@ interface DuckDuckGoPages {
  * console.assert(duckduckgoPages(config).lite === "http://127.0.0.1:9/lite/");
  * ```
  */
-export function duckduckgoPages(config: ProviderConfig): DuckDuckGoPages {
+export function duckduckgoPages(config: DuckDuckGoSlice): DuckDuckGoPages {
   const base = keylessSettings(config, DUCKDUCKGO).baseUrl;
   return base
     ? { html: `${base}/html/`, lite: `${base}/lite/` }
@@ -121,7 +124,7 @@ export function duckduckgoPages(config: ProviderConfig): DuckDuckGoPages {
 async function askPage(
   kind: keyof DuckDuckGoPages,
   req: ProviderSearchRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<DuckDuckGoSlice>,
 ): Promise<ProviderHit[]> {
   const url = duckduckgoPages(env.config)[kind];
   const form = new URLSearchParams({
@@ -199,7 +202,7 @@ async function askPage(
  */
 export async function searchDuckDuckGo(
   req: ProviderSearchRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<DuckDuckGoSlice>,
 ): Promise<ProviderHit[]> {
   let first: SearchFailure;
   try {

@@ -21,7 +21,6 @@
  * @module
  */
 import { z } from "zod";
-import { providerApiKey } from "../../config/provider_keys.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
 import { boundedData, isWebUrl, plainText, providerSettings } from "./http.ts";
@@ -30,13 +29,17 @@ import type {
   ContentsRequest,
   Provider,
   ProviderAnswer,
-  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
   ProviderSearchRequest,
+  ProviderSlice,
 } from "./types.ts";
 import { loadPages, loadScreen } from "./pages_lazy.ts";
+import { defineProvider, providerKey } from "./define.ts";
+
+/** The settings it reads (`define.ts`): its `search.providers` entry and `search.timeout_ms`. */
+type Slice = ProviderSlice;
 
 /** The provider's name. */
 export const EXA = "exa";
@@ -46,12 +49,12 @@ const EXA_MAX_RESULTS = 100;
 
 const RANGE_DAYS: Readonly<Record<TimeRange, number>> = { day: 1, week: 7, month: 31, year: 366 };
 
-function settings(config: ProviderConfig) {
+function settings(config: Slice) {
   return providerSettings(config, EXA, { baseUrl: "https://api.exa.ai", maxResults: 25 });
 }
 
-function headers(config: ProviderConfig): Record<string, string> {
-  return { "x-api-key": providerApiKey(config, EXA) ?? "" };
+function headers(config: Slice): Record<string, string> {
+  return { "x-api-key": providerKey(config, EXA) ?? "" };
 }
 
 /** The snippet of an Exa result: its highlights, else the start of its text or summary. */
@@ -79,7 +82,7 @@ export function exaHits(results: unknown): ProviderHit[] {
   return hits;
 }
 
-async function post(env: ProviderEnv, path: string, json: unknown, field = "results") {
+async function post(env: ProviderEnv<Slice>, path: string, json: unknown, field = "results") {
   const s = settings(env.config);
   return await callJson(env, {
     provider: EXA,
@@ -91,7 +94,10 @@ async function post(env: ProviderEnv, path: string, json: unknown, field = "resu
   }, hasArray(field));
 }
 
-async function exaSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
+async function exaSearch(
+  req: ProviderSearchRequest,
+  env: ProviderEnv<Slice>,
+): Promise<ProviderHit[]> {
   const s = settings(env.config);
   const body: Record<string, unknown> = {
     query: req.query,
@@ -122,7 +128,7 @@ const SIMILAR_QUERY_CHARS = 400;
  */
 async function exaFindSimilar(
   input: { url: string; max_results: number; exclude_source_domain: boolean },
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
   // The page is the caller's URL: it passes the network policy before Exa sees it.
@@ -151,7 +157,10 @@ async function exaFindSimilar(
   return hits.filter((hit) => !same(hit.url)).slice(0, input.max_results);
 }
 
-async function exaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+async function exaContents(
+  req: ContentsRequest,
+  env: ProviderEnv<Slice>,
+): Promise<ProviderContents> {
   const { readScreened } = await loadPages();
   return readScreened(req.urls, env.config, (urls) => exaContentsBatch({ ...req, urls }, env));
 }
@@ -166,7 +175,7 @@ interface ExaContentsExtras {
 
 async function exaContentsBatch(
   req: ContentsRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
   extras: ExaContentsExtras = {},
 ): Promise<ProviderContents> {
   // https://exa.ai/docs/reference/get-contents: `summary` and `highlights` take an optional
@@ -215,7 +224,7 @@ async function exaContentsBatch(
 
 async function exaAnswer(
   req: { query: string; depth: "quick" | "deep" },
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderAnswer> {
   const body = await post(
     env,
@@ -275,15 +284,15 @@ const ExaAnswerInput = z.strictObject({
  * console.assert(!exaProvider.isConfigured(parseConfig({})));
  * ```
  */
-export const exaProvider: Provider = {
+export const exaProvider: Provider = defineProvider({
+  settings: { search: [] },
   name: EXA,
   scope: "shared",
   title: "Exa",
   roles: ["search", "answer", "contents"],
   configHint: "search.providers.exa.api_key",
   nativeDomains: true,
-  isConfigured: (config) =>
-    Boolean(providerApiKey(config, EXA)) && settings(config).enabled !== false,
+  isConfigured: (config) => Boolean(providerKey(config, EXA)) && settings(config).enabled !== false,
   search: exaSearch,
   answer: exaAnswer,
   contents: exaContents,
@@ -295,7 +304,7 @@ export const exaProvider: Provider = {
         "Searches the web with Exa's neural index: titles, URLs, highlight snippets, dates. Good for natural-language queries.",
       kind: "search",
       input: ExaSearchInput,
-      run: async (input: z.output<typeof ExaSearchInput>, env: ProviderEnv) => ({
+      run: async (input: z.output<typeof ExaSearchInput>, env: ProviderEnv<Slice>) => ({
         results: await exaSearch(input, env),
       }),
     },
@@ -305,7 +314,7 @@ export const exaProvider: Provider = {
       description: "Finds pages similar to a given URL with Exa.",
       kind: "search",
       input: ExaSimilarInput,
-      run: async (input: z.output<typeof ExaSimilarInput>, env: ProviderEnv) => ({
+      run: async (input: z.output<typeof ExaSimilarInput>, env: ProviderEnv<Slice>) => ({
         results: await exaFindSimilar(input, env),
       }),
     },
@@ -316,7 +325,7 @@ export const exaProvider: Provider = {
         "Returns the clean text of one to twenty pages, read by Exa; optionally its summary and highlights of each (provider_data).",
       kind: "contents",
       input: ExaContentsInput,
-      run: async (input: z.output<typeof ExaContentsInput>, env: ProviderEnv) => {
+      run: async (input: z.output<typeof ExaContentsInput>, env: ProviderEnv<Slice>) => {
         const { readScreened } = await loadPages();
         const extras = { summary: input.include_summary, highlights: input.include_highlights };
         return readScreened(
@@ -332,7 +341,8 @@ export const exaProvider: Provider = {
       description: "Answers a question from a web search, with the sources it cites.",
       kind: "answer",
       input: ExaAnswerInput,
-      run: (input: z.output<typeof ExaAnswerInput>, env: ProviderEnv) => exaAnswer(input, env),
+      run: (input: z.output<typeof ExaAnswerInput>, env: ProviderEnv<Slice>) =>
+        exaAnswer(input, env),
     },
   ],
-};
+});

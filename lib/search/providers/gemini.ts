@@ -71,7 +71,6 @@
  */
 import { delay } from "../../async/delay.ts";
 import { z } from "zod";
-import { providerApiKey } from "../../config/provider_keys.ts";
 import { GleanerError } from "../../errors.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { providerFailure } from "../../net/classify.ts";
@@ -81,17 +80,21 @@ import type {
   AnswerRequest,
   Provider,
   ProviderAnswer,
-  ProviderConfig,
   ProviderEnv,
   ProviderHit,
   ProviderSearchRequest,
+  ProviderSlice,
 } from "./types.ts";
 import { RUN_REF_MAX_CHARS } from "./types.ts";
+import { defineProvider, providerKey } from "./define.ts";
+
+/** The settings it reads (`define.ts`): its `search.providers` entry and `search.timeout_ms`. */
+type Slice = ProviderSlice;
 
 /** The provider's name. */
 export const GEMINI = "gemini";
 
-function settings(config: ProviderConfig) {
+function settings(config: Slice) {
   return providerSettings(config, GEMINI, {
     baseUrl: "https://generativelanguage.googleapis.com",
     maxResults: 20,
@@ -108,12 +111,12 @@ export const GEMINI_DEEP_MODEL = "gemini-3.8-flash";
  */
 export const GEMINI_DEEP_RESEARCH_AGENT = "deep-research-preview-04-2026";
 
-function modelFor(config: ProviderConfig, depth: "quick" | "deep"): string {
+function modelFor(config: Slice, depth: "quick" | "deep"): string {
   const own = config.search.providers[GEMINI] ?? {};
   return depth === "deep" ? own.deep_model ?? GEMINI_DEEP_MODEL : own.model ?? GEMINI_MODEL;
 }
 
-function deepResearchSettings(config: ProviderConfig) {
+function deepResearchSettings(config: Slice) {
   const own = config.search.providers[GEMINI] ?? {};
   return {
     enabled: own.deep_research === true,
@@ -125,14 +128,14 @@ function deepResearchSettings(config: ProviderConfig) {
 }
 
 /** One grounded generateContent call: the candidate and the model that answered. */
-async function groundedCall(query: string, model: string, env: ProviderEnv) {
+async function groundedCall(query: string, model: string, env: ProviderEnv<Slice>) {
   const s = settings(env.config);
   const url = `${s.baseUrl}/v1beta/models/${encodeURIComponent(model)}:generateContent`;
   const body = await callJson(env, {
     provider: GEMINI,
     url,
     method: "POST",
-    headers: { "x-goog-api-key": providerApiKey(env.config, GEMINI) ?? "" },
+    headers: { "x-goog-api-key": providerKey(env.config, GEMINI) ?? "" },
     json: {
       contents: [{ role: "user", parts: [{ text: query }] }],
       tools: [{ google_search: {} }],
@@ -206,7 +209,10 @@ export function geminiGroundingHits(grounding: Record<string, unknown>): Provide
   return ranked.map((r) => r.hit);
 }
 
-async function geminiSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
+async function geminiSearch(
+  req: ProviderSearchRequest,
+  env: ProviderEnv<Slice>,
+): Promise<ProviderHit[]> {
   const call = await groundedCall(req.query, modelFor(env.config, "quick"), env);
   const queries = Array.isArray(call.grounding.webSearchQueries)
     ? call.grounding.webSearchQueries.filter((q) => typeof q === "string")
@@ -219,7 +225,7 @@ async function geminiSearch(req: ProviderSearchRequest, env: ProviderEnv): Promi
     }));
 }
 
-async function geminiAnswer(req: AnswerRequest, env: ProviderEnv): Promise<ProviderAnswer> {
+async function geminiAnswer(req: AnswerRequest, env: ProviderEnv<Slice>): Promise<ProviderAnswer> {
   if (
     req.interaction_id !== undefined ||
     (req.depth === "deep" && !req.grounded && deepResearchSettings(env.config).enabled)
@@ -261,10 +267,13 @@ function isInteraction(value: unknown): value is Record<string, unknown> {
   return isRecord(value) && typeof value.id === "string" && typeof value.status === "string";
 }
 
-async function deepResearchAnswer(req: AnswerRequest, env: ProviderEnv): Promise<ProviderAnswer> {
+async function deepResearchAnswer(
+  req: AnswerRequest,
+  env: ProviderEnv<Slice>,
+): Promise<ProviderAnswer> {
   const s = settings(env.config);
   const dr = deepResearchSettings(env.config);
-  const headers = { "x-goog-api-key": providerApiKey(env.config, GEMINI) ?? "" };
+  const headers = { "x-goog-api-key": providerKey(env.config, GEMINI) ?? "" };
   const get = (id: string) =>
     callJson(env, {
       provider: GEMINI,
@@ -425,9 +434,9 @@ const DeepResearchInput = z.strictObject({
 });
 
 /** Deep Research as a provider: on with Gemini's key and either switch, off when told. */
-function deepResearchConfigured(config: ProviderConfig): boolean {
+function deepResearchConfigured(config: Slice): boolean {
   const own = config.search.providers[GEMINI_DEEP_RESEARCH] ?? {};
-  if (!providerApiKey(config, GEMINI) || settings(config).enabled === false) return false;
+  if (!providerKey(config, GEMINI) || settings(config).enabled === false) return false;
   return own.enabled === true ||
     (own.enabled !== false && deepResearchSettings(config).enabled);
 }
@@ -448,7 +457,9 @@ function deepResearchConfigured(config: ProviderConfig): boolean {
  * console.assert(!geminiDeepResearchProvider.isConfigured(parseConfig({ search: { gemini_api_key: "k" } })));
  * ```
  */
-export const geminiDeepResearchProvider: Provider = {
+export const geminiDeepResearchProvider: Provider = defineProvider({
+  // It runs on Gemini's key and settings, and reads its own entry's `enabled`.
+  settings: { providers: [GEMINI, GEMINI_DEEP_RESEARCH] },
   name: GEMINI_DEEP_RESEARCH,
   scope: "shared",
   title: "Gemini Deep Research",
@@ -465,7 +476,7 @@ export const geminiDeepResearchProvider: Provider = {
       "Researches a question with Google's Deep Research agent: a long report with citations. A run still going comes back in_progress with an interaction_id: call again with it to resume.",
     kind: "answer",
     input: DeepResearchInput,
-    run: (input: z.output<typeof DeepResearchInput>, env: ProviderEnv) => {
+    run: (input: z.output<typeof DeepResearchInput>, env: ProviderEnv<Slice>) => {
       if (input.interaction_id === undefined && input.query === undefined) {
         throw new GleanerError(
           "invalid_arguments",
@@ -482,20 +493,20 @@ export const geminiDeepResearchProvider: Provider = {
       }, env);
     },
   }],
-};
+});
 
 /**
  * Proves the key with `models.get` of the quick model (free; documented at
  * https://ai.google.dev/api/models#method:-models.get): a refused key answers
  * 400 `API_KEY_INVALID`, a retired model 404 `NOT_FOUND`.
  */
-async function geminiProbe(env: ProviderEnv): Promise<string> {
+async function geminiProbe(env: ProviderEnv<Slice>): Promise<string> {
   const s = settings(env.config);
   const model = modelFor(env.config, "quick");
   const body = await callJson(env, {
     provider: GEMINI,
     url: `${s.baseUrl}/v1beta/models/${encodeURIComponent(model)}`,
-    headers: { "x-goog-api-key": providerApiKey(env.config, GEMINI) ?? "" },
+    headers: { "x-goog-api-key": providerKey(env.config, GEMINI) ?? "" },
     timeoutMs: s.timeoutMs,
   }, isRecord);
   return `key accepted; model ${str(body.name) || model} available`;
@@ -512,14 +523,15 @@ async function geminiProbe(env: ProviderEnv): Promise<string> {
  * console.assert(geminiProvider.isConfigured(parseConfig({ search: { gemini_api_key: "k" } })));
  * ```
  */
-export const geminiProvider: Provider = {
+export const geminiProvider: Provider = defineProvider({
+  settings: { search: [] },
   name: GEMINI,
   scope: "shared",
   title: "Gemini",
   roles: ["search", "answer"],
   configHint: "search.providers.gemini.api_key",
   isConfigured: (config) =>
-    Boolean(providerApiKey(config, GEMINI)) && settings(config).enabled !== false,
+    Boolean(providerKey(config, GEMINI)) && settings(config).enabled !== false,
   resumesAnswers: true,
   search: geminiSearch,
   answer: geminiAnswer,
@@ -531,7 +543,7 @@ export const geminiProvider: Provider = {
       "Answers a question with Gemini grounded in Google Search, citing the pages it used. A deep answer from the Deep Research agent may come back in_progress with an interaction_id: call again with it to resume.",
     kind: "answer",
     input: GeminiInput,
-    run: (input: z.output<typeof GeminiInput>, env: ProviderEnv) => geminiAnswer(input, env),
+    run: (input: z.output<typeof GeminiInput>, env: ProviderEnv<Slice>) => geminiAnswer(input, env),
   }, {
     name: "gemini_grounded_search",
     title: "Gemini grounded search",
@@ -539,8 +551,8 @@ export const geminiProvider: Provider = {
       "Searches Google through Gemini's grounding: the pages the model used, each with the answer sentences it supports. URLs are Google's grounding redirects.",
     kind: "search",
     input: GeminiSearchInput,
-    run: async (input: z.output<typeof GeminiSearchInput>, env: ProviderEnv) => ({
+    run: async (input: z.output<typeof GeminiSearchInput>, env: ProviderEnv<Slice>) => ({
       results: await geminiSearch({ query: input.query, max_results: input.max_results }, env),
     }),
   }],
-};
+});

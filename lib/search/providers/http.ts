@@ -7,7 +7,7 @@
 import { GleanerError } from "../../errors.ts";
 import { isRecord, str } from "../../net/json_call.ts";
 import { cleanText } from "../upstream.ts";
-import type { ProviderConfig } from "./types.ts";
+import type { ProviderSlice } from "./types.ts";
 
 /** Settings of one provider, defaults filled in. */
 export interface ResolvedProviderSettings {
@@ -39,7 +39,7 @@ export interface ResolvedProviderSettings {
  * ```
  */
 export function providerSettings(
-  config: ProviderConfig,
+  config: ProviderSlice,
   name: string,
   defaults: {
     baseUrl: string;

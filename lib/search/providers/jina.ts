@@ -37,7 +37,6 @@
  */
 import { z } from "zod";
 import type { RateLimit } from "../../async/rate_gate.ts";
-import { providerApiKey } from "../../config/provider_keys.ts";
 import { GleanerError } from "../../errors.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { toIsoDate } from "../upstream.ts";
@@ -46,14 +45,18 @@ import { callJson, isRecord, records, str } from "../../net/json_call.ts";
 import type {
   ContentsRequest,
   Provider,
-  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
   ProviderPage,
   ProviderSearchRequest,
+  ProviderSlice,
 } from "./types.ts";
 import { loadPages } from "./pages_lazy.ts";
+import { defineProvider, providerKey } from "./define.ts";
+
+/** The settings it reads (`define.ts`): its `search.providers` entry and `search.timeout_ms`. */
+type Slice = ProviderSlice;
 
 /** The provider's name. */
 export const JINA = "jina";
@@ -67,12 +70,12 @@ const KEY_SETTING = "search.providers.jina.api_key";
 /** Reader requests a minute without a key and with one (https://jina.ai/api-dashboard/rate-limit). */
 const READER_RPM = { keyless: 20, keyed: 500 } as const;
 
-function settings(config: ProviderConfig) {
+function settings(config: Slice) {
   return providerSettings(config, JINA, { baseUrl: "", maxResults: 10 });
 }
 
 /** The reader's settings: its own default timeout. */
-function readSettings(config: ProviderConfig) {
+function readSettings(config: Slice) {
   return providerSettings(config, JINA, {
     baseUrl: "",
     maxResults: 10,
@@ -88,29 +91,29 @@ function readSettings(config: ProviderConfig) {
  * @example
  * ```ts
  * import { parseConfig } from "../../config/parse.ts";
- * import { jinaRateLimit } from "./jina.ts";
- * console.assert(jinaRateLimit(parseConfig({}))?.budget?.count === 20);
- * console.assert(jinaRateLimit(parseConfig({ search: { jina_api_key: "k" } }))?.budget?.count === 500);
+ * import { jinaProvider } from "./jina.ts";
+ * console.assert(jinaProvider.rateLimit?.(parseConfig({}))?.budget?.count === 20);
+ * console.assert(jinaProvider.rateLimit?.(parseConfig({ search: { jina_api_key: "k" } }))?.budget?.count === 500);
  * ```
  */
-export function jinaRateLimit(config: ProviderConfig): RateLimit {
-  const count = providerApiKey(config, JINA) ? READER_RPM.keyed : READER_RPM.keyless;
+function jinaRateLimit(config: Slice): RateLimit {
+  const count = providerKey(config, JINA) ? READER_RPM.keyed : READER_RPM.keyless;
   return { budget: { count, ms: 60_000 } };
 }
 
-function endpoints(config: ProviderConfig): { reader: string; search: string } {
+function endpoints(config: Slice): { reader: string; search: string } {
   const base = settings(config).baseUrl;
   return base
     ? { reader: base, search: base }
     : { reader: "https://r.jina.ai", search: "https://s.jina.ai" };
 }
 
-function auth(config: ProviderConfig): Record<string, string> {
-  const key = providerApiKey(config, JINA);
+function auth(config: Slice): Record<string, string> {
+  const key = providerKey(config, JINA);
   return key ? { Authorization: `Bearer ${key}` } : {};
 }
 
-async function jinaRead(url: string, env: ProviderEnv): Promise<ProviderPage> {
+async function jinaRead(url: string, env: ProviderEnv<Slice>): Promise<ProviderPage> {
   const s = readSettings(env.config);
   let body: Record<string, unknown>;
   try {
@@ -146,13 +149,19 @@ async function jinaRead(url: string, env: ProviderEnv): Promise<ProviderPage> {
   };
 }
 
-async function jinaContents(req: ContentsRequest, env: ProviderEnv): Promise<ProviderContents> {
+async function jinaContents(
+  req: ContentsRequest,
+  env: ProviderEnv<Slice>,
+): Promise<ProviderContents> {
   const { readEach } = await loadPages();
   return readEach(req.urls, env.config, (url) => jinaRead(url, env));
 }
 
-async function jinaSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
-  if (!providerApiKey(env.config, JINA)) {
+async function jinaSearch(
+  req: ProviderSearchRequest,
+  env: ProviderEnv<Slice>,
+): Promise<ProviderHit[]> {
+  if (!providerKey(env.config, JINA)) {
     // Jina's search refuses every request without a key: none is sent.
     throw new GleanerError(
       "invalid_arguments",
@@ -207,7 +216,8 @@ const JinaSearchInput = z.strictObject({
  * console.assert(jinaProvider.missingSetting!("search", keyless) === "search.providers.jina.api_key");
  * ```
  */
-export const jinaProvider: Provider = {
+export const jinaProvider: Provider = defineProvider({
+  settings: { search: [] },
   name: JINA,
   scope: "shared",
   title: "Jina",
@@ -215,12 +225,12 @@ export const jinaProvider: Provider = {
   configHint: "search.providers.jina.api_key or search.providers.jina.enabled",
   isConfigured: (config) => {
     const enabled = settings(config).enabled;
-    return enabled === true || (Boolean(providerApiKey(config, JINA)) && enabled !== false);
+    return enabled === true || (Boolean(providerKey(config, JINA)) && enabled !== false);
   },
   search: jinaSearch,
   contents: jinaContents,
   missingSetting: (role, config) =>
-    role === "search" && !providerApiKey(config, JINA) ? KEY_SETTING : undefined,
+    role === "search" && !providerKey(config, JINA) ? KEY_SETTING : undefined,
   rateLimit: jinaRateLimit,
   tools: [
     {
@@ -229,7 +239,8 @@ export const jinaProvider: Provider = {
       description: "Reads one to ten pages as Markdown with the Jina reader.",
       kind: "contents",
       input: JinaReadInput,
-      run: (input: z.output<typeof JinaReadInput>, env: ProviderEnv) => jinaContents(input, env),
+      run: (input: z.output<typeof JinaReadInput>, env: ProviderEnv<Slice>) =>
+        jinaContents(input, env),
     },
     {
       name: "jina_search",
@@ -237,9 +248,9 @@ export const jinaProvider: Provider = {
       description: "Searches the web with Jina: titles, URLs and descriptions.",
       kind: "search",
       input: JinaSearchInput,
-      run: async (input: z.output<typeof JinaSearchInput>, env: ProviderEnv) => ({
+      run: async (input: z.output<typeof JinaSearchInput>, env: ProviderEnv<Slice>) => ({
         results: await jinaSearch(input, env),
       }),
     },
   ],
-};
+});

@@ -32,7 +32,6 @@
  */
 import { z } from "zod";
 import type { RateLimit } from "../../async/rate_gate.ts";
-import { providerApiKey } from "../../config/provider_keys.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { timeRangeStart } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
@@ -41,14 +40,18 @@ import { callJson, hasArray, isRecord, records, str } from "../../net/json_call.
 import type {
   ContentsRequest,
   Provider,
-  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
   ProviderPage,
   ProviderSearchRequest,
+  ProviderSlice,
 } from "./types.ts";
 import { loadPages } from "./pages_lazy.ts";
+import { defineProvider, providerKey } from "./define.ts";
+
+/** The settings it reads (`define.ts`): its `search.providers` entry and `search.timeout_ms`. */
+type Slice = ProviderSlice;
 
 /** The provider's name. */
 export const KEENABLE = "keenable";
@@ -63,26 +66,26 @@ const CLIENT_TITLE = "Gleaner";
  * @example
  * ```ts
  * import { parseConfig } from "../../config/parse.ts";
- * import { keenableRateLimit } from "./keenable.ts";
- * console.assert(keenableRateLimit(parseConfig({})).budget?.count === 1000);
- * console.assert(keenableRateLimit(parseConfig({ search: { keenable_api_key: "k" } })).budget === undefined);
+ * import { keenableProvider } from "./keenable.ts";
+ * console.assert(keenableProvider.rateLimit?.(parseConfig({}))?.budget?.count === 1000);
+ * console.assert(keenableProvider.rateLimit?.(parseConfig({ search: { keenable_api_key: "k" } }))?.budget === undefined);
  * ```
  */
-export function keenableRateLimit(config: ProviderConfig): RateLimit {
-  return providerApiKey(config, KEENABLE)
+function keenableRateLimit(config: Slice): RateLimit {
+  return providerKey(config, KEENABLE)
     ? { perSecond: 10 }
     : { perSecond: 10, budget: { count: 1_000, ms: 3_600_000 } };
 }
 
-function settings(config: ProviderConfig) {
+function settings(config: Slice) {
   return providerSettings(config, KEENABLE, {
     baseUrl: "https://api.keenable.ai",
     maxResults: 20,
   });
 }
 
-function access(config: ProviderConfig): { suffix: string; headers: Record<string, string> } {
-  const key = providerApiKey(config, KEENABLE);
+function access(config: Slice): { suffix: string; headers: Record<string, string> } {
+  const key = providerKey(config, KEENABLE);
   return key
     ? { suffix: "", headers: { "X-API-Key": key } }
     : { suffix: "/public", headers: { "X-Keenable-Title": CLIENT_TITLE } };
@@ -90,7 +93,7 @@ function access(config: ProviderConfig): { suffix: string; headers: Record<strin
 
 async function keenableSearch(
   req: ProviderSearchRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
   const { suffix, headers } = access(env.config);
@@ -135,7 +138,7 @@ async function keenableSearch(
   return hits.slice(0, Math.min(req.max_results, s.maxResults));
 }
 
-async function keenableFetch(url: string, env: ProviderEnv): Promise<ProviderPage> {
+async function keenableFetch(url: string, env: ProviderEnv<Slice>): Promise<ProviderPage> {
   const s = settings(env.config);
   const { suffix, headers } = access(env.config);
   const fetchOnce = (live: boolean) => {
@@ -188,7 +191,7 @@ async function keenableFetch(url: string, env: ProviderEnv): Promise<ProviderPag
 
 async function keenableContents(
   req: ContentsRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderContents> {
   const { readEach } = await loadPages();
   const read = await readEach(req.urls, env.config, (url) => keenableFetch(url, env));
@@ -218,7 +221,8 @@ const KeenableFetchInput = z.strictObject({
  * console.assert(keenableProvider.isConfigured(parseConfig({ search: { providers: { keenable: { enabled: true } } } })));
  * ```
  */
-export const keenableProvider: Provider = {
+export const keenableProvider: Provider = defineProvider({
+  settings: { search: [] },
   name: KEENABLE,
   scope: "shared",
   title: "Keenable",
@@ -227,7 +231,7 @@ export const keenableProvider: Provider = {
   configHint: "search.providers.keenable.api_key or search.providers.keenable.enabled",
   isConfigured: (config) => {
     const enabled = settings(config).enabled;
-    return enabled === true || (Boolean(providerApiKey(config, KEENABLE)) && enabled !== false);
+    return enabled === true || (Boolean(providerKey(config, KEENABLE)) && enabled !== false);
   },
   search: keenableSearch,
   contents: keenableContents,
@@ -239,7 +243,7 @@ export const keenableProvider: Provider = {
       description: "Searches the web with Keenable: titles, URLs, snippets and dates.",
       kind: "search",
       input: KeenableSearchInput,
-      run: async (input: z.output<typeof KeenableSearchInput>, env: ProviderEnv) => ({
+      run: async (input: z.output<typeof KeenableSearchInput>, env: ProviderEnv<Slice>) => ({
         results: await keenableSearch(input, env),
       }),
     },
@@ -249,8 +253,8 @@ export const keenableProvider: Provider = {
       description: "Reads one to ten pages as Markdown with Keenable.",
       kind: "contents",
       input: KeenableFetchInput,
-      run: (input: z.output<typeof KeenableFetchInput>, env: ProviderEnv) =>
+      run: (input: z.output<typeof KeenableFetchInput>, env: ProviderEnv<Slice>) =>
         keenableContents(input, env),
     },
   ],
-};
+});

@@ -8,13 +8,15 @@
  */
 import { z } from "zod";
 import { SearchFailure } from "../../net/upstream_failure.ts";
+import type { SearchSection } from "../../config/sections.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
+import { defineProvider } from "./define.ts";
 import type {
   Provider,
-  ProviderConfig,
   ProviderEnv,
   ProviderHit,
   ProviderSearchRequest,
+  ProviderSlice,
 } from "./types.ts";
 
 /** The settings one keyless search call reads. */
@@ -39,7 +41,7 @@ export interface KeylessSettings {
  * console.assert(keylessSettings(config, "duckduckgo").baseUrl === "http://127.0.0.1:9");
  * ```
  */
-export function keylessSettings(config: ProviderConfig, name: string): KeylessSettings {
+export function keylessSettings(config: ProviderSlice, name: string): KeylessSettings {
   const own = config.search.providers[name];
   return {
     baseUrl: own?.base_url?.replace(/\/+$/, ""),
@@ -51,8 +53,8 @@ export function keylessSettings(config: ProviderConfig, name: string): KeylessSe
 /** Most results a keyless provider returns unless `search.providers.<name>.max_results` says otherwise. */
 export const KEYLESS_MAX_RESULTS = 30;
 
-/** What a keyless provider module supplies. */
-export interface KeylessSpec {
+/** What a keyless provider module supplies; `K`: the shared `search` settings it reads. */
+export interface KeylessSpec<K extends keyof SearchSection = never> {
   /** Stable name (`duckduckgo`, `searxng`). */
   name: string;
   /** Human name. */
@@ -60,12 +62,14 @@ export interface KeylessSpec {
   /** The setting that makes it usable, named in messages. */
   configHint: string;
   /** True when the configuration makes it usable (before `enabled: false` is applied). */
-  configured(config: ProviderConfig): boolean;
+  configured(settings: ProviderSlice<K>): boolean;
+  /** The shared `search.*` settings it reads (its slice: `define.ts`). */
+  settings?: readonly K[];
   /**
    * One search (`max_results` already capped by {@link keylessSettings}).
    * Zero results resolve to `[]`; every failure throws a {@link SearchFailure}.
    */
-  search(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]>;
+  search(req: ProviderSearchRequest, env: ProviderEnv<ProviderSlice<K>>): Promise<ProviderHit[]>;
   /** A keyless web engine the router spreads searches over ({@link Provider.keylessEngine}). */
   engine?: boolean;
   /** The time ranges it can honour; absent: every range ({@link Provider.timeRanges}). */
@@ -111,11 +115,16 @@ function keylessInput(max: number, fields: z.ZodRawShape = {}) {
  * console.assert(provider.isConfigured(parseConfig({})));
  * ```
  */
-export function keylessProvider(spec: KeylessSpec): Provider {
+export function keylessProvider<K extends keyof SearchSection = never>(
+  spec: KeylessSpec<K>,
+): Provider {
   const { name, title } = spec;
   const toolMax = Math.max(20, spec.maxResults ?? 20);
   const input = keylessInput(toolMax, spec.toolFields);
-  async function search(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
+  async function search(
+    req: ProviderSearchRequest,
+    env: ProviderEnv<ProviderSlice<K>>,
+  ): Promise<ProviderHit[]> {
     const max = env.config.search.providers[name]?.max_results ?? spec.maxResults ??
       KEYLESS_MAX_RESULTS;
     let ask: ProviderSearchRequest = { ...req, max_results: Math.min(req.max_results, max) };
@@ -139,9 +148,10 @@ export function keylessProvider(spec: KeylessSpec): Provider {
       throw error;
     }
   }
-  return {
+  return defineProvider<K>({
     name,
     title,
+    settings: { search: spec.settings ?? [] },
     // A public search engine (or the operator's SearXNG over it): the same answers for everyone.
     scope: "shared",
     roles: ["search"],
@@ -161,9 +171,9 @@ export function keylessProvider(spec: KeylessSpec): Provider {
       description: `Searches the web with ${title} (keyless): titles, URLs and snippets.`,
       kind: "search",
       input,
-      run: async (args: z.output<typeof input>, env: ProviderEnv) => ({
+      run: async (args: z.output<typeof input>, env: ProviderEnv<ProviderSlice<K>>) => ({
         results: await search(args as ProviderSearchRequest, env),
       }),
     }],
-  };
+  });
 }

@@ -7,7 +7,7 @@
  */
 import { GleanerError, toGleanerError } from "../../errors.ts";
 import { screenUrl } from "../../net/screen.ts";
-import type { ProviderConfig, ProviderContents, ProviderPage } from "./types.ts";
+import type { ProviderContents, ProviderPage, ProviderSlice } from "./types.ts";
 
 /** A page that could not be read, in the contents shape. */
 export function failedPage(url: string, error: GleanerError): ProviderPage {
@@ -37,7 +37,7 @@ export function failedPage(url: string, error: GleanerError): ProviderPage {
  */
 export async function readScreened(
   urls: readonly string[],
-  config: ProviderConfig,
+  config: Pick<ProviderSlice, "network">,
   read: (targets: string[]) => Promise<ProviderContents>,
 ): Promise<ProviderContents> {
   const screened = urls.map((raw): { raw: string; target?: string; error?: GleanerError } => {
@@ -76,7 +76,7 @@ export async function readScreened(
  */
 export function readEach(
   urls: readonly string[],
-  config: ProviderConfig,
+  config: Pick<ProviderSlice, "network">,
   readOne: (url: string) => Promise<ProviderPage>,
 ): Promise<ProviderContents> {
   return readScreened(urls, config, (targets) => readAll(targets, readOne));

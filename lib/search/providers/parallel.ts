@@ -48,7 +48,6 @@
  * @module
  */
 import { z } from "zod";
-import { providerApiKey } from "../../config/provider_keys.ts";
 import { GleanerError } from "../../errors.ts";
 import { timeRangeStart } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
@@ -60,14 +59,18 @@ import type {
   ContentsRequest,
   Provider,
   ProviderAnswer,
-  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
   ProviderPage,
   ProviderSearchRequest,
+  ProviderSlice,
 } from "./types.ts";
 import { loadPages } from "./pages_lazy.ts";
+import { defineProvider, providerKey } from "./define.ts";
+
+/** The settings it reads (`define.ts`): its `search.providers` entry and `search.timeout_ms`. */
+type Slice = ProviderSlice;
 
 /** The provider's name. */
 export const PARALLEL = "parallel";
@@ -78,7 +81,7 @@ const QUERY_MAX_CHARS = 200;
 /** Most domains in `include_domains` and `exclude_domains` together. */
 const POLICY_MAX_DOMAINS = 200;
 
-function settings(config: ProviderConfig) {
+function settings(config: Slice) {
   return providerSettings(config, PARALLEL, { baseUrl: "https://api.parallel.ai", maxResults: 20 });
 }
 
@@ -104,7 +107,7 @@ export function parallelHits(results: unknown, searchId?: unknown): ProviderHit[
 
 async function parallelSearch(
   req: ProviderSearchRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
   const fitted = fitQuery(req.query, {
@@ -127,7 +130,7 @@ async function parallelSearch(
     provider: PARALLEL,
     url: `${s.baseUrl}/v1/search`,
     method: "POST",
-    headers: { "x-api-key": providerApiKey(env.config, PARALLEL) ?? "" },
+    headers: { "x-api-key": providerKey(env.config, PARALLEL) ?? "" },
     json: {
       objective: req.query,
       search_queries: [fitted.query],
@@ -171,7 +174,7 @@ const PARALLEL_CHAT_MODEL = "speed";
 
 async function parallelAnswer(
   req: { query: string; depth: "quick" | "deep" },
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderAnswer> {
   if (req.depth === "deep") env.notice?.("parallel answers at quick depth (model speed)");
   return await parallelChat(PARALLEL_CHAT_MODEL, [{ role: "user", content: req.query }], env);
@@ -187,7 +190,7 @@ interface ChatMessage {
 async function parallelChat(
   model: string,
   messages: ChatMessage[],
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderAnswer> {
   const s = settings(env.config);
   const url = `${s.baseUrl}/chat/completions`;
@@ -195,7 +198,7 @@ async function parallelChat(
     provider: PARALLEL,
     url,
     method: "POST",
-    headers: { authorization: `Bearer ${providerApiKey(env.config, PARALLEL) ?? ""}` },
+    headers: { authorization: `Bearer ${providerKey(env.config, PARALLEL) ?? ""}` },
     json: { model, messages, stream: false },
     timeoutMs: s.timeoutMs,
   }, hasArray("choices"));
@@ -226,7 +229,7 @@ async function parallelChat(
 
 async function parallelContents(
   req: ContentsRequest & { fullContent?: boolean },
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderContents> {
   const { failedPage, readScreened } = await loadPages();
   return readScreened(req.urls, env.config, async (urls) => {
@@ -235,7 +238,7 @@ async function parallelContents(
       provider: PARALLEL,
       url: `${s.baseUrl}/v1/extract`,
       method: "POST",
-      headers: { "x-api-key": providerApiKey(env.config, PARALLEL) ?? "" },
+      headers: { "x-api-key": providerKey(env.config, PARALLEL) ?? "" },
       json: {
         urls,
         ...(req.query ? { objective: req.query } : {}),
@@ -310,7 +313,7 @@ const ParallelChatInput = z.strictObject({
   })).min(1).max(50).describe("The conversation, last message the question"),
 });
 
-async function parallelTool(input: z.output<typeof ParallelInput>, env: ProviderEnv) {
+async function parallelTool(input: z.output<typeof ParallelInput>, env: ProviderEnv<Slice>) {
   const s = settings(env.config);
   let queries = input.search_queries;
   if (!queries) {
@@ -331,7 +334,7 @@ async function parallelTool(input: z.output<typeof ParallelInput>, env: Provider
     provider: PARALLEL,
     url: `${s.baseUrl}/v1/search`,
     method: "POST",
-    headers: { "x-api-key": providerApiKey(env.config, PARALLEL) ?? "" },
+    headers: { "x-api-key": providerKey(env.config, PARALLEL) ?? "" },
     json: {
       objective: input.objective,
       search_queries: queries,
@@ -353,7 +356,8 @@ async function parallelTool(input: z.output<typeof ParallelInput>, env: Provider
  * console.assert(parallelProvider.isConfigured(parseConfig({ search: { parallel_api_key: "k" } })));
  * ```
  */
-export const parallelProvider: Provider = {
+export const parallelProvider: Provider = defineProvider({
+  settings: { search: [] },
   name: PARALLEL,
   scope: "shared",
   title: "Parallel",
@@ -361,7 +365,7 @@ export const parallelProvider: Provider = {
   configHint: "search.providers.parallel.api_key",
   nativeDomains: true,
   isConfigured: (config) =>
-    Boolean(providerApiKey(config, PARALLEL)) && settings(config).enabled !== false,
+    Boolean(providerKey(config, PARALLEL)) && settings(config).enabled !== false,
   search: parallelSearch,
   quickAnswersOnly: true,
   answer: parallelAnswer,
@@ -381,7 +385,7 @@ export const parallelProvider: Provider = {
       "Reads one to twenty pages with Parallel: the whole page (full_content, default) or the excerpts that serve the objective.",
     kind: "contents",
     input: ParallelExtractInput,
-    run: (input: z.output<typeof ParallelExtractInput>, env: ProviderEnv) =>
+    run: (input: z.output<typeof ParallelExtractInput>, env: ProviderEnv<Slice>) =>
       parallelContents({
         urls: input.urls,
         ...(input.objective ? { query: input.objective } : {}),
@@ -394,7 +398,7 @@ export const parallelProvider: Provider = {
       "Asks Parallel's web-grounded chat (models speed, lite, base, core) a conversation; answers with the sources it cites.",
     kind: "answer",
     input: ParallelChatInput,
-    run: (input: z.output<typeof ParallelChatInput>, env: ProviderEnv) =>
+    run: (input: z.output<typeof ParallelChatInput>, env: ProviderEnv<Slice>) =>
       parallelChat(input.model, input.messages, env),
   }, ...PARALLEL_RUN_TOOLS],
-};
+});

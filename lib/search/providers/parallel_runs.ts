@@ -81,7 +81,6 @@
  */
 import { z } from "zod";
 import { delay } from "../../async/delay.ts";
-import { providerApiKey } from "../../config/provider_keys.ts";
 import { GleanerError } from "../../errors.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { providerFailure } from "../../net/classify.ts";
@@ -89,15 +88,19 @@ import { boundedData, isWebUrl, providerSettings } from "./http.ts";
 import { callJson, callProvider, isRecord, records, str } from "../../net/json_call.ts";
 import type {
   AnyProviderTool,
-  ProviderConfig,
   ProviderEnv,
   ProviderHit,
   ProviderRun,
+  ProviderSlice,
   ProviderTool,
   RunBasis,
   RunItem,
 } from "./types.ts";
 import { RUN_REF_MAX_CHARS } from "./types.ts";
+import { providerKey } from "./define.ts";
+
+/** The settings it reads (`define.ts`): its `search.providers` entry and `search.timeout_ms`. */
+type Slice = ProviderSlice;
 
 /** The provider's name (as in `parallel.ts`). */
 const PARALLEL = "parallel";
@@ -143,7 +146,7 @@ const CITATIONS_MAX = 100;
 /** Run ids are opaque tokens; anything else is refused before it reaches a URL. */
 const RUN_ID = /^[A-Za-z0-9_-]{1,200}$/;
 
-function settings(config: ProviderConfig) {
+function settings(config: Slice) {
   const own = config.search.providers[PARALLEL] ?? {};
   return {
     ...providerSettings(config, PARALLEL, { baseUrl: "https://api.parallel.ai", maxResults: 20 }),
@@ -152,8 +155,8 @@ function settings(config: ProviderConfig) {
   };
 }
 
-function keyHeader(env: ProviderEnv): Record<string, string> {
-  return { "x-api-key": providerApiKey(env.config, PARALLEL) ?? "" };
+function keyHeader(env: ProviderEnv<Slice>): Record<string, string> {
+  return { "x-api-key": providerKey(env.config, PARALLEL) ?? "" };
 }
 
 function invalid(field: string, message: string): GleanerError {
@@ -205,7 +208,7 @@ async function settle<T>(
   first: T,
   get: () => Promise<T>,
   isActive: (value: T) => boolean,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<{ value: T; done: boolean }> {
   const s = settings(env.config);
   const deadline = Date.now() + s.waitMs;
@@ -386,7 +389,7 @@ function researchData(run: Record<string, unknown>): Record<string, unknown> {
 /** Polls a task run and, once completed, reads its result. */
 async function finishTaskRun(
   first: Record<string, unknown> & { run_id: string; status: string },
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderRun> {
   const s = settings(env.config);
   const where = `${s.baseUrl}/v1/tasks/runs`;
@@ -430,7 +433,7 @@ async function finishTaskRun(
 
 async function research(
   input: z.output<typeof ResearchInput>,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderRun> {
   const spec = researchSpec(input);
   if (JSON.stringify(spec).length + input.query.length > TASK_SPEC_INPUT_MAX_CHARS) {
@@ -455,7 +458,7 @@ async function research(
 
 /** `GET <base><path><run id>`: the state of a run a status tool asks for (the id checked first). */
 function getRun<T>(
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
   path: string,
   runId: string,
   headers: Record<string, string>,
@@ -472,7 +475,7 @@ function getRun<T>(
 
 async function researchStatus(
   input: z.output<typeof RunIdInput>,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderRun> {
   const id = checkRunId(input.run_id);
   const run = await getRun(env, "/v1/tasks/runs/", id, keyHeader(env), isTaskRun);
@@ -556,7 +559,7 @@ export function sseEvents(text: string, max = ITEMS_MAX): Record<string, unknown
 async function finishGroup(
   id: string,
   first: Record<string, unknown> & { status: Record<string, unknown> },
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderRun> {
   const s = settings(env.config);
   const where = `${s.baseUrl}/v1/tasks/groups`;
@@ -625,7 +628,10 @@ async function finishGroup(
   };
 }
 
-async function enrich(input: z.output<typeof EnrichInput>, env: ProviderEnv): Promise<ProviderRun> {
+async function enrich(
+  input: z.output<typeof EnrichInput>,
+  env: ProviderEnv<Slice>,
+): Promise<ProviderRun> {
   const spec = enrichSpec(input.fields);
   const specChars = JSON.stringify(spec).length;
   input.rows.forEach((row, i) => {
@@ -669,7 +675,7 @@ async function enrich(input: z.output<typeof EnrichInput>, env: ProviderEnv): Pr
 
 async function enrichStatus(
   input: z.output<typeof RunIdInput>,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderRun> {
   const id = checkRunId(input.run_id);
   const group = await getRun(env, "/v1/tasks/groups/", id, keyHeader(env), isGroup);
@@ -701,7 +707,7 @@ const DatasetInput = z.strictObject({
   ),
 });
 
-function findallHeaders(env: ProviderEnv): Record<string, string> {
+function findallHeaders(env: ProviderEnv<Slice>): Record<string, string> {
   return { ...keyHeader(env), "parallel-beta": PARALLEL_FINDALL_BETA };
 }
 
@@ -727,7 +733,7 @@ function findallData(run: Record<string, unknown>): Record<string, unknown> {
 
 async function finishFindAll(
   first: Record<string, unknown> & { findall_id: string },
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderRun> {
   const s = settings(env.config);
   const where = `${s.baseUrl}/v1beta/findall/runs`;
@@ -788,7 +794,7 @@ async function finishFindAll(
 
 async function dataset(
   input: z.output<typeof DatasetInput>,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderRun> {
   const s = settings(env.config);
   let entityType = input.entity_type;
@@ -839,7 +845,7 @@ async function dataset(
 
 async function datasetStatus(
   input: z.output<typeof RunIdInput>,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderRun> {
   const id = checkRunId(input.run_id);
   const run = await getRun(env, "/v1beta/findall/runs/", id, findallHeaders(env), isFindAllRun);
@@ -849,8 +855,8 @@ async function datasetStatus(
 // ---------------------------------------------------------------- tools
 
 function runTool<I extends z.ZodObject>(
-  tool: Omit<ProviderTool<I, "run">, "kind">,
-): ProviderTool<I, "run"> {
+  tool: Omit<ProviderTool<I, "run", Slice>, "kind">,
+): ProviderTool<I, "run", Slice> {
   return { ...tool, kind: "run" };
 }
 

@@ -44,7 +44,6 @@
  * @module
  */
 import { z } from "zod";
-import { providerApiKey } from "../../config/provider_keys.ts";
 import { type TimeRange, timeRangeSchema } from "../time_range.ts";
 import { parseLanguageTag } from "../language_tag.ts";
 import { toIsoDate } from "../upstream.ts";
@@ -53,11 +52,15 @@ import { boundedData, fitQuery, isWebUrl, plainText, providerSettings } from "./
 import { callProvider, isRecord, records, str } from "../../net/json_call.ts";
 import type {
   Provider,
-  ProviderConfig,
   ProviderEnv,
   ProviderHit,
   ProviderSearchRequest,
+  ProviderSlice,
 } from "./types.ts";
+import { defineProvider, providerKey } from "./define.ts";
+
+/** The settings it reads (`define.ts`): its `search.providers` entry and `search.timeout_ms`. */
+type Slice = ProviderSlice;
 
 /** The provider's name. */
 export const QUERIT = "querit";
@@ -140,7 +143,7 @@ export function queritLocale(tag: string): QueritLocale {
   return { ...(language ? { language } : {}), ...(country ? { country } : {}), dropped };
 }
 
-function settings(config: ProviderConfig) {
+function settings(config: Slice) {
   return providerSettings(config, QUERIT, { baseUrl: "https://api.querit.ai", maxResults: 20 });
 }
 
@@ -174,7 +177,10 @@ export function queritHits(result: unknown): ProviderHit[] {
   return hits;
 }
 
-async function queritSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
+async function queritSearch(
+  req: ProviderSearchRequest,
+  env: ProviderEnv<Slice>,
+): Promise<ProviderHit[]> {
   const s = settings(env.config);
   const fitted = fitQuery(req.query.trim(), {
     provider: QUERIT,
@@ -206,7 +212,7 @@ async function queritSearch(req: ProviderSearchRequest, env: ProviderEnv): Promi
     provider: QUERIT,
     url,
     method: "POST",
-    headers: { Authorization: `Bearer ${providerApiKey(env.config, QUERIT) ?? ""}` },
+    headers: { Authorization: `Bearer ${providerKey(env.config, QUERIT) ?? ""}` },
     json: {
       query: fitted.query,
       count,
@@ -263,7 +269,8 @@ const QueritSearchInput = z.strictObject({
  * console.assert(queritProvider.isConfigured(parseConfig({ search: { querit_api_key: "k" } })));
  * ```
  */
-export const queritProvider: Provider = {
+export const queritProvider: Provider = defineProvider({
+  settings: { search: [] },
   name: QUERIT,
   scope: "shared",
   title: "Querit",
@@ -271,7 +278,7 @@ export const queritProvider: Provider = {
   configHint: "search.providers.querit.api_key",
   nativeDomains: true,
   isConfigured: (config) =>
-    Boolean(providerApiKey(config, QUERIT)) && settings(config).enabled !== false,
+    Boolean(providerKey(config, QUERIT)) && settings(config).enabled !== false,
   search: queritSearch,
   tools: [
     {
@@ -281,9 +288,9 @@ export const queritProvider: Provider = {
         "Searches the live web with Querit: titles, URLs, snippets, site names and dates, up to 20 results.",
       kind: "search",
       input: QueritSearchInput,
-      run: async (input: z.output<typeof QueritSearchInput>, env: ProviderEnv) => ({
+      run: async (input: z.output<typeof QueritSearchInput>, env: ProviderEnv<Slice>) => ({
         results: await queritSearch(input, env),
       }),
     },
   ],
-};
+});

@@ -31,11 +31,14 @@ import { fetchUpstream, safeEndpoint } from "../upstream.ts";
 import { keylessProvider, keylessSettings } from "./keyless.ts";
 import type {
   Provider,
-  ProviderConfig,
   ProviderEnv,
   ProviderHit,
   ProviderSearchRequest,
+  ProviderSlice,
 } from "./types.ts";
+
+/** The settings it reads: its `search.providers` entry, region, safesearch. */
+type ScrapedSlice = ProviderSlice<"region" | "safesearch">;
 
 /** What one result page turned out to be. */
 export type EnginePage =
@@ -77,7 +80,10 @@ export interface SearchLocale {
  * console.assert(searchLocale({ query: "q", max_results: 1 }, config).language === "en");
  * ```
  */
-export function searchLocale(req: ProviderSearchRequest, config: ProviderConfig): SearchLocale {
+export function searchLocale(
+  req: ProviderSearchRequest,
+  config: ProviderSlice<"region">,
+): SearchLocale {
   if (req.language && req.language.trim()) {
     const tag = parseLanguageTag(req.language);
     return {
@@ -105,7 +111,7 @@ export interface ScrapedEngine {
   /** Its polite pace in calls per second (documented beside each engine). */
   requestsPerSecond: number;
   /** The request for one search, against `base` (no trailing slash). */
-  request(base: string, req: ProviderSearchRequest, config: ProviderConfig): EngineRequest;
+  request(base: string, req: ProviderSearchRequest, config: ScrapedSlice): EngineRequest;
   /**
    * The engine's own bot-wall signs in a response (a captcha header, a
    * redirect to its captcha page), named; `undefined` when there are none.
@@ -141,7 +147,7 @@ const CAPTCHA_PATH = /captcha/i;
 export async function searchScraped(
   engine: ScrapedEngine,
   req: ProviderSearchRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<ScrapedSlice>,
 ): Promise<ProviderHit[]> {
   const settings = keylessSettings(env.config, engine.name);
   const base = settings.baseUrl ?? engine.defaultBaseUrl;
@@ -207,6 +213,7 @@ export function scrapedProvider(engine: ScrapedEngine): Provider {
     title: engine.title,
     configHint: `search.providers.${engine.name}.enabled`,
     configured: () => true,
+    settings: ["region", "safesearch"],
     search: (req, env) => searchScraped(engine, req, env),
     engine: true,
     ...(engine.timeRanges ? { timeRanges: engine.timeRanges } : {}),

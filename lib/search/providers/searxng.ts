@@ -27,6 +27,7 @@ export const searxngProvider: Provider = keylessProvider({
   title: "SearXNG",
   configHint: "search.searxng_url",
   configured: (config) => Boolean(searxngUrl(config)),
+  settings: ["searxng_url", "searxng_categories", "searxng_engines", "safesearch"],
   search: searchSearxng,
   maxResults: SEARXNG_MAX_RESULTS,
 });

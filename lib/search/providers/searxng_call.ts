@@ -13,10 +13,15 @@ import type { SearchSection } from "../../config/sections.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { providerFailure, responseFailure } from "../../net/classify.ts";
 import { keylessSettings } from "./keyless.ts";
-import type { ProviderConfig, ProviderEnv, ProviderHit, ProviderSearchRequest } from "./types.ts";
+import type { ProviderEnv, ProviderHit, ProviderSearchRequest, ProviderSlice } from "./types.ts";
 import type { SearchHit } from "../types.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { cleanText, fetchUpstream, safeEndpoint, toIsoDate } from "../upstream.ts";
+
+/** The settings it reads: its `search.providers` entry, searxng_url, searxng_categories, searxng_engines, safesearch. */
+type SearxngSlice = ProviderSlice<
+  "searxng_url" | "searxng_categories" | "searxng_engines" | "safesearch"
+>;
 
 const log = getGleanerLogger("search", "searxng");
 
@@ -112,7 +117,7 @@ export type SearxngQuerySettings = Pick<
  * console.assert(searxngUrl(parseConfig({})) === undefined);
  * ```
  */
-export function searxngUrl(config: ProviderConfig): string | undefined {
+export function searxngUrl(config: SearxngSlice): string | undefined {
   return config.search.providers[SEARXNG]?.base_url ?? config.search.searxng_url;
 }
 
@@ -179,7 +184,7 @@ export function searxngHits(response: SearxngResponse): SearchHit[] {
 
 async function askPage(
   req: ProviderSearchRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<SearxngSlice>,
   pageno: number,
 ): Promise<{ hits: SearchHit[]; unresponsive: string[] }> {
   const base = searxngUrl(env.config);
@@ -242,7 +247,7 @@ async function askPage(
  */
 export async function searchSearxng(
   req: ProviderSearchRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<SearxngSlice>,
 ): Promise<ProviderHit[]> {
   const first = await askPage(req, env, 1);
   if (first.hits.length === 0 && first.unresponsive.length > 0) {

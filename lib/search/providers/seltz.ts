@@ -37,18 +37,21 @@
  * @module
  */
 import { z } from "zod";
-import { providerApiKey } from "../../config/provider_keys.ts";
 import { timeRangeSchema, timeRangeStart } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
 import { boundedData, isWebUrl, plainText, providerSettings } from "./http.ts";
 import { callJson, isRecord, records, str } from "../../net/json_call.ts";
 import type {
   Provider,
-  ProviderConfig,
   ProviderEnv,
   ProviderHit,
   ProviderSearchRequest,
+  ProviderSlice,
 } from "./types.ts";
+import { defineProvider, providerKey } from "./define.ts";
+
+/** The settings it reads (`define.ts`): its `search.providers` entry and `search.timeout_ms`. */
+type Slice = ProviderSlice;
 
 /** The provider's name. */
 export const SELTZ = "seltz";
@@ -56,7 +59,7 @@ export const SELTZ = "seltz";
 /** Longest snippet kept from a document's content (characters). */
 const SNIPPET_CHARS = 500;
 
-function settings(config: ProviderConfig) {
+function settings(config: Slice) {
   return providerSettings(config, SELTZ, { baseUrl: "https://api.seltz.ai", maxResults: 20 });
 }
 
@@ -108,7 +111,10 @@ export function seltzHits(documents: unknown): ProviderHit[] {
   return hits;
 }
 
-async function seltzSearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
+async function seltzSearch(
+  req: ProviderSearchRequest,
+  env: ProviderEnv<Slice>,
+): Promise<ProviderHit[]> {
   const s = settings(env.config);
   const count = Math.max(1, Math.min(req.max_results, s.maxResults));
   const body: Record<string, unknown> = { query: req.query.trim(), max_results: count };
@@ -127,7 +133,7 @@ async function seltzSearch(req: ProviderSearchRequest, env: ProviderEnv): Promis
     provider: SELTZ,
     url: `${s.baseUrl}/v1/search`,
     method: "POST",
-    headers: { "x-api-key": providerApiKey(env.config, SELTZ) ?? "" },
+    headers: { "x-api-key": providerKey(env.config, SELTZ) ?? "" },
     json: body,
     timeoutMs: s.timeoutMs,
   }, isSearchResponse);
@@ -154,7 +160,8 @@ const SeltzSearchInput = z.strictObject({
  * console.assert(seltzProvider.isConfigured(parseConfig({ search: { seltz_api_key: "k" } })));
  * ```
  */
-export const seltzProvider: Provider = {
+export const seltzProvider: Provider = defineProvider({
+  settings: { search: [] },
   name: SELTZ,
   scope: "shared",
   title: "Seltz",
@@ -162,7 +169,7 @@ export const seltzProvider: Provider = {
   configHint: "search.providers.seltz.api_key",
   nativeDomains: true,
   isConfigured: (config) =>
-    Boolean(providerApiKey(config, SELTZ)) && settings(config).enabled !== false,
+    Boolean(providerKey(config, SELTZ)) && settings(config).enabled !== false,
   search: seltzSearch,
   tools: [
     {
@@ -172,9 +179,9 @@ export const seltzProvider: Provider = {
         "Searches the web with Seltz: URLs, page text excerpts and publication dates, up to 20 results.",
       kind: "search",
       input: SeltzSearchInput,
-      run: async (input: z.output<typeof SeltzSearchInput>, env: ProviderEnv) => ({
+      run: async (input: z.output<typeof SeltzSearchInput>, env: ProviderEnv<Slice>) => ({
         results: await seltzSearch(input, env),
       }),
     },
   ],
-};
+});

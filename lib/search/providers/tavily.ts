@@ -26,7 +26,6 @@
  * @module
  */
 import { z } from "zod";
-import { providerApiKey } from "../../config/provider_keys.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import { timeRangeSchema } from "../time_range.ts";
 import { toIsoDate } from "../upstream.ts";
@@ -36,13 +35,17 @@ import type {
   ContentsRequest,
   Provider,
   ProviderAnswer,
-  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
   ProviderSearchRequest,
+  ProviderSlice,
 } from "./types.ts";
 import { loadPages } from "./pages_lazy.ts";
+import { defineProvider, providerKey } from "./define.ts";
+
+/** The settings it reads (`define.ts`): its `search.providers` entry and `search.timeout_ms`. */
+type Slice = ProviderSlice;
 
 /** The provider's name. */
 export const TAVILY = "tavily";
@@ -50,7 +53,7 @@ export const TAVILY = "tavily";
 /** Longest query Tavily takes (characters). */
 export const TAVILY_MAX_QUERY_CHARS = 400;
 
-function settings(config: ProviderConfig) {
+function settings(config: Slice) {
   return providerSettings(config, TAVILY, { baseUrl: "https://api.tavily.com", maxResults: 20 });
 }
 
@@ -78,7 +81,7 @@ interface TavilySearchOptions extends ProviderSearchRequest {
   answer?: "basic" | "advanced";
 }
 
-async function tavilySearchCall(req: TavilySearchOptions, env: ProviderEnv) {
+async function tavilySearchCall(req: TavilySearchOptions, env: ProviderEnv<Slice>) {
   const s = settings(env.config);
   const body: Record<string, unknown> = {
     query: req.query,
@@ -94,13 +97,16 @@ async function tavilySearchCall(req: TavilySearchOptions, env: ProviderEnv) {
     provider: TAVILY,
     url: `${s.baseUrl}/search`,
     method: "POST",
-    headers: { Authorization: `Bearer ${providerApiKey(env.config, TAVILY) ?? ""}` },
+    headers: { Authorization: `Bearer ${providerKey(env.config, TAVILY) ?? ""}` },
     json: body,
     timeoutMs: s.timeoutMs,
   }, hasArray("results"));
 }
 
-async function tavilySearch(req: ProviderSearchRequest, env: ProviderEnv): Promise<ProviderHit[]> {
+async function tavilySearch(
+  req: ProviderSearchRequest,
+  env: ProviderEnv<Slice>,
+): Promise<ProviderHit[]> {
   const fitted = fitQuery(req.query.trim(), {
     provider: TAVILY,
     maxChars: TAVILY_MAX_QUERY_CHARS,
@@ -112,7 +118,7 @@ async function tavilySearch(req: ProviderSearchRequest, env: ProviderEnv): Promi
 
 async function tavilyAnswer(
   req: { query: string; depth: "quick" | "deep" },
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderAnswer> {
   const length = req.query.trim().length;
   if (length > TAVILY_MAX_QUERY_CHARS) {
@@ -144,7 +150,7 @@ async function tavilyAnswer(
 
 async function tavilyExtract(
   req: ContentsRequest & { depth?: "basic" | "advanced" },
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderContents> {
   const { readScreened } = await loadPages();
   return readScreened(
@@ -156,14 +162,14 @@ async function tavilyExtract(
 
 async function tavilyExtractBatch(
   req: ContentsRequest & { depth?: "basic" | "advanced" },
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderContents> {
   const s = settings(env.config);
   const body = await callJson(env, {
     provider: TAVILY,
     url: `${s.baseUrl}/extract`,
     method: "POST",
-    headers: { Authorization: `Bearer ${providerApiKey(env.config, TAVILY) ?? ""}` },
+    headers: { Authorization: `Bearer ${providerKey(env.config, TAVILY) ?? ""}` },
     json: { urls: req.urls, extract_depth: req.depth ?? "basic", format: "markdown" },
     timeoutMs: s.timeoutMs,
   }, hasArray("results"));
@@ -218,7 +224,8 @@ const TavilyExtractInput = z.strictObject({
  * console.assert(tavilyProvider.isConfigured(parseConfig({ search: { tavily_api_key: "tvly-x" } })));
  * ```
  */
-export const tavilyProvider: Provider = {
+export const tavilyProvider: Provider = defineProvider({
+  settings: { search: [] },
   name: TAVILY,
   scope: "shared",
   title: "Tavily",
@@ -226,7 +233,7 @@ export const tavilyProvider: Provider = {
   configHint: "search.providers.tavily.api_key",
   nativeDomains: true,
   isConfigured: (config) =>
-    Boolean(providerApiKey(config, TAVILY)) && settings(config).enabled !== false,
+    Boolean(providerKey(config, TAVILY)) && settings(config).enabled !== false,
   search: tavilySearch,
   answer: tavilyAnswer,
   contents: (req, env) => tavilyExtract(req, env),
@@ -238,7 +245,7 @@ export const tavilyProvider: Provider = {
         "Searches the web with Tavily: depth, topic (general or news), time range and domain filters.",
       kind: "search",
       input: TavilySearchInput,
-      run: async (input: z.output<typeof TavilySearchInput>, env: ProviderEnv) => ({
+      run: async (input: z.output<typeof TavilySearchInput>, env: ProviderEnv<Slice>) => ({
         results: await tavilySearch({
           query: input.query,
           max_results: input.max_results,
@@ -256,8 +263,8 @@ export const tavilyProvider: Provider = {
       description: "Extracts the content of one to ten pages as Markdown with Tavily.",
       kind: "contents",
       input: TavilyExtractInput,
-      run: (input: z.output<typeof TavilyExtractInput>, env: ProviderEnv) =>
+      run: (input: z.output<typeof TavilyExtractInput>, env: ProviderEnv<Slice>) =>
         tavilyExtract({ urls: input.urls, depth: input.extract_depth }, env),
     },
   ],
-};
+});

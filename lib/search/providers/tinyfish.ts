@@ -58,7 +58,6 @@
  */
 import { z } from "zod";
 import { delay } from "../../async/delay.ts";
-import { providerApiKey } from "../../config/provider_keys.ts";
 import { GleanerError } from "../../errors.ts";
 import { SearchFailure } from "../../net/upstream_failure.ts";
 import type { TimeRange } from "../time_range.ts";
@@ -70,15 +69,19 @@ import type {
   ContentsRequest,
   Provider,
   ProviderAnswer,
-  ProviderConfig,
   ProviderContents,
   ProviderEnv,
   ProviderHit,
   ProviderPage,
   ProviderSearchRequest,
+  ProviderSlice,
 } from "./types.ts";
 import { RUN_REF_MAX_CHARS } from "./types.ts";
 import { loadPages, loadScreen } from "./pages_lazy.ts";
+import { defineProvider, providerKey } from "./define.ts";
+
+/** The settings it reads (`define.ts`): its `search.providers` entry and `search.timeout_ms`. */
+type Slice = ProviderSlice;
 
 /** The provider's name. */
 export const TINYFISH = "tinyfish";
@@ -119,11 +122,11 @@ const RANGE_MINUTES: Readonly<Record<TimeRange, number>> = {
   year: 527_040,
 };
 
-function settings(config: ProviderConfig) {
+function settings(config: Slice) {
   return providerSettings(config, TINYFISH, { baseUrl: "", maxResults: SEARCH_PAGE_RESULTS });
 }
 
-function endpoints(config: ProviderConfig): { search: string; fetch: string; agent: string } {
+function endpoints(config: Slice): { search: string; fetch: string; agent: string } {
   const base = settings(config).baseUrl;
   return base ? { search: `${base}/v1/search`, fetch: `${base}/v1/fetch`, agent: `${base}/v1` } : {
     search: "https://api.search.tinyfish.ai",
@@ -132,8 +135,8 @@ function endpoints(config: ProviderConfig): { search: string; fetch: string; age
   };
 }
 
-function headers(config: ProviderConfig): Record<string, string> {
-  return { "X-API-Key": providerApiKey(config, TINYFISH) ?? "" };
+function headers(config: Slice): Record<string, string> {
+  return { "X-API-Key": providerKey(config, TINYFISH) ?? "" };
 }
 
 /** `language` and `location` from a BCP 47 tag (`pt-BR` → `pt`, `BR`). */
@@ -148,7 +151,7 @@ function localeOf(language: string | undefined): { language?: string; location?:
 
 async function tinyfishSearch(
   req: ProviderSearchRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderHit[]> {
   const s = settings(env.config);
   const target = new URL(endpoints(env.config).search);
@@ -188,7 +191,7 @@ async function tinyfishSearch(
 
 async function tinyfishContents(
   req: ContentsRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<Slice>,
 ): Promise<ProviderContents> {
   const { readScreened } = await loadPages();
   return readScreened(req.urls, env.config, async (urls) => {
@@ -207,7 +210,7 @@ async function tinyfishContents(
   });
 }
 
-async function fetchBatch(urls: string[], env: ProviderEnv): Promise<ProviderPage[]> {
+async function fetchBatch(urls: string[], env: ProviderEnv<Slice>): Promise<ProviderPage[]> {
   const s = providerSettings(env.config, TINYFISH, {
     baseUrl: "",
     maxResults: SEARCH_PAGE_RESULTS,
@@ -299,7 +302,10 @@ function refuse(field: string, message: string): GleanerError {
  * Starts (or resumes) an agent run and polls it within `run_timeout_ms`;
  * see the module description.
  */
-async function tinyfishRun(input: TinyfishRunInput, env: ProviderEnv): Promise<ProviderAnswer> {
+async function tinyfishRun(
+  input: TinyfishRunInput,
+  env: ProviderEnv<Slice>,
+): Promise<ProviderAnswer> {
   const s = settings(env.config);
   const own = env.config.search.providers[TINYFISH] ?? {};
   const waitMs = input.wait_s !== undefined
@@ -484,7 +490,8 @@ const TinyfishRunSchema = z.strictObject({
  * console.assert(tinyfishProvider.isConfigured(parseConfig({ search: { tinyfish_api_key: "k" } })));
  * ```
  */
-export const tinyfishProvider: Provider = {
+export const tinyfishProvider: Provider = defineProvider({
+  settings: { search: [] },
   name: TINYFISH,
   scope: "shared",
   title: "TinyFish",
@@ -494,7 +501,7 @@ export const tinyfishProvider: Provider = {
   // "Rate Limits": per key, in queries per minute).
   defaultRequestsPerSecond: 0.5,
   isConfigured: (config) =>
-    Boolean(providerApiKey(config, TINYFISH)) && settings(config).enabled !== false,
+    Boolean(providerKey(config, TINYFISH)) && settings(config).enabled !== false,
   search: tinyfishSearch,
   contents: tinyfishContents,
   tools: [
@@ -504,7 +511,7 @@ export const tinyfishProvider: Provider = {
       description: "Searches the web with TinyFish: titles, URLs and snippets (up to ten).",
       kind: "search",
       input: TinyfishSearchInput,
-      run: async (input: z.output<typeof TinyfishSearchInput>, env: ProviderEnv) => ({
+      run: async (input: z.output<typeof TinyfishSearchInput>, env: ProviderEnv<Slice>) => ({
         results: await tinyfishSearch(input, env),
       }),
     },
@@ -515,7 +522,7 @@ export const tinyfishProvider: Provider = {
         "Reads one to ten pages as Markdown with TinyFish (JavaScript-heavy pages rendered).",
       kind: "contents",
       input: TinyfishFetchInput,
-      run: (input: z.output<typeof TinyfishFetchInput>, env: ProviderEnv) =>
+      run: (input: z.output<typeof TinyfishFetchInput>, env: ProviderEnv<Slice>) =>
         tinyfishContents(input, env),
     },
     {
@@ -527,7 +534,8 @@ export const tinyfishProvider: Provider = {
       input: TinyfishRunSchema,
       readOnly: false,
       resumeWith: "run_id",
-      run: (input: z.output<typeof TinyfishRunSchema>, env: ProviderEnv) => tinyfishRun(input, env),
+      run: (input: z.output<typeof TinyfishRunSchema>, env: ProviderEnv<Slice>) =>
+        tinyfishRun(input, env),
     },
   ],
-};
+});

@@ -40,10 +40,35 @@ export interface ProviderConfig {
   network: NetworkSection;
 }
 
-/** What a provider call receives besides its request. */
-export interface ProviderEnv {
+/** One provider's `search.providers.<name>` entry. */
+export type ProviderEntry = SearchSection["providers"][string];
+
+/**
+ * The slice of settings a provider defined with `defineProvider` (`define.ts`)
+ * receives: the `search.providers.<name>` entries it declared (its own by
+ * default; each key folded into `api_key` whichever way it was spelled), the
+ * shared `search` settings it declared (`K`) and `search.timeout_ms`, and the
+ * `network` section (the policy its screened reads go through). Never the
+ * whole `search` section: a setting it did not declare is a type error.
+ */
+export interface ProviderSlice<K extends keyof SearchSection = never> {
+  /** The declared `search` settings, and the declared providers' entries. */
+  search: Readonly<Pick<SearchSection, K | "timeout_ms">> & {
+    /** The declared providers' `search.providers.<name>` entries, keys folded in. */
+    readonly providers: Readonly<Record<string, ProviderEntry | undefined>>;
+  };
+  /** The guarded network layer's settings. */
+  network: NetworkSection;
+}
+
+/**
+ * What a provider call receives besides its request. `C` is the settings it
+ * sees: the router's {@link ProviderConfig}, or the {@link ProviderSlice} a
+ * provider defined with `defineProvider` declared.
+ */
+export interface ProviderEnv<C = ProviderConfig> {
   /** The provider's settings (keys, `search.providers.<name>` settings, the network policy). */
-  config: ProviderConfig;
+  config: C;
   /** The guarded fetcher every upstream call goes through. */
   fetcher: Fetcher;
   /** Cancels the call. */
@@ -263,6 +288,7 @@ export interface ProviderToolOutputs extends RoleOutputs {
 export interface ProviderTool<
   I extends z.ZodObject = z.ZodObject,
   R extends ProviderToolKind = ProviderToolKind,
+  C = ProviderConfig,
 > {
   /** Tool name (`<provider>_<verb>`). */
   name: string;
@@ -285,7 +311,7 @@ export interface ProviderTool<
    */
   resumeWith?: string;
   /** Runs it (the router wraps the call in rate limit, breaker and classification). */
-  run(input: z.output<I>, env: ProviderEnv): Promise<ProviderToolOutputs[R]>;
+  run(input: z.output<I>, env: ProviderEnv<C>): Promise<ProviderToolOutputs[R]>;
 }
 
 /** A provider tool with its types erased (for lists). */

@@ -33,11 +33,14 @@ import { keylessProvider, keylessSettings } from "./keyless.ts";
 import { searchLocale } from "./scraped.ts";
 import type {
   Provider,
-  ProviderConfig,
   ProviderEnv,
   ProviderHit,
   ProviderSearchRequest,
+  ProviderSlice,
 } from "./types.ts";
+
+/** The settings it reads: its `search.providers` entry, region. */
+type WikipediaSlice = ProviderSlice<"region">;
 
 /** The provider name. */
 export const WIKIPEDIA = "wikipedia";
@@ -59,7 +62,7 @@ const MAX_LIMIT = 50;
  * console.assert(wikipediaBase({ query: "q", max_results: 3, language: "de-AT" }, parseConfig({})) === "https://de.wikipedia.org");
  * ```
  */
-export function wikipediaBase(req: ProviderSearchRequest, config: ProviderConfig): string {
+export function wikipediaBase(req: ProviderSearchRequest, config: WikipediaSlice): string {
   const configured = keylessSettings(config, WIKIPEDIA).baseUrl;
   if (configured) return configured;
   return `https://${searchLocale(req, config).language ?? "en"}.wikipedia.org`;
@@ -102,7 +105,7 @@ const BUSY_CODES: ReadonlySet<string> = new Set(["maxlag", "readonly"]);
  */
 export async function searchWikipedia(
   req: ProviderSearchRequest,
-  env: ProviderEnv,
+  env: ProviderEnv<WikipediaSlice>,
 ): Promise<ProviderHit[]> {
   const base = wikipediaBase(req, env.config);
   const fitted = fitQuery(req.query, {
@@ -204,6 +207,7 @@ export const wikipediaProvider: Provider = keylessProvider({
   title: "Wikipedia",
   configHint: `search.providers.${WIKIPEDIA}.enabled`,
   configured: () => true,
+  settings: ["region"],
   search: searchWikipedia,
   engine: true,
   timeRanges: [],
