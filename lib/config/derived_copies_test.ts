@@ -5,10 +5,15 @@
  * environment alias is documented (the short ones in the Configuration
  * section). The launcher's environment list (`env_names.ts`) is held by
  * `tests/permissions_test.ts`, which also holds that `deno.json`'s tasks carry
- * no permission list of their own.
+ * no permission list of their own. The README's provider table names every
+ * provider of the registry, and each key name it gives is an environment
+ * alias of a key the provider declared it reads.
  */
 import assert from "node:assert/strict";
 import { ENV_ALIASES, parseConfig, redactConfig, SECRET_KEYS } from "./config.ts";
+import { declaredSettings } from "../search/providers/define.ts";
+import { PROVIDERS } from "../search/providers/registry.ts";
+import { GLEANER_READER } from "../search/providers/reader.ts";
 
 const README = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
 
@@ -60,4 +65,29 @@ Deno.test("derived copies: every environment alias is in the README, the short o
     .filter(([, path]) => !/^search\.[a-z]+_api_key$/.test(path)).map(([name]) => name);
   assert.deepEqual(short.filter((name) => !listed.has(name)), []);
   assert.deepEqual([...listed].filter((name) => !short.includes(name)), []);
+});
+
+Deno.test("derived copies: the README's provider table is the registry, its key names the providers' aliases", () => {
+  const start = README.indexOf("| provider                | roles");
+  assert.ok(start > 0, "the provider table");
+  const rows = README.slice(start).split("\n\n")[0].split("\n").slice(2);
+  const named = new Map<string, string[]>();
+  for (const row of rows) {
+    const [, providers, , key] = row.split("|");
+    const envNames = [...key.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]);
+    for (const m of providers.matchAll(/`([a-z_]+)`/g)) named.set(m[1], envNames);
+  }
+  const registry = [...PROVIDERS.map((p) => p.name), GLEANER_READER];
+  assert.deepEqual([...named.keys()].sort(), [...registry].sort());
+  const faults: string[] = [];
+  for (const provider of PROVIDERS) {
+    const reads = declaredSettings(provider)?.providers ?? [provider.name];
+    for (const name of named.get(provider.name) ?? []) {
+      const path = ENV_ALIASES[name];
+      if (!reads.some((own) => path === `search.${own}_api_key`)) {
+        faults.push(`${provider.name}: ${name} is ${path ?? "no alias"}`);
+      }
+    }
+  }
+  assert.deepEqual(faults, []);
 });
