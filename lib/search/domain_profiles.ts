@@ -58,7 +58,7 @@ const CONTENT_FARMS = [
  *   TrueNAS, Home Assistant, Docker, the selfhosted community); the same
  *   exclusions.
  */
-export const DOMAIN_PROFILE_PRESETS: Readonly<Record<string, DomainProfileSettings>> = {
+const DOMAIN_PROFILE_PRESETS: Readonly<Record<string, DomainProfileSettings>> = {
   dev: {
     prefer: [
       "developer.mozilla.org",

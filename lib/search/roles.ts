@@ -76,7 +76,7 @@ const PAGE_RETRY_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** Largest `max_results` one search may ask for. */
-export const ROLE_MAX_RESULTS = 100;
+const ROLE_MAX_RESULTS = 100;
 
 /** A provider that failed (or was skipped) before the one that answered. */
 export interface FallbackEntry {

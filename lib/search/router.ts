@@ -30,7 +30,7 @@ import type { LlmSection } from "../config/sections.ts";
 const log = getGleanerLogger("search", "quality");
 
 /** Largest `max_results` one search may ask for. */
-export const MAX_RESULTS_LIMIT = 100;
+const MAX_RESULTS_LIMIT = 100;
 
 /** What a search answers: the hits and every backend call made for them. */
 export interface SearchResponse {

@@ -53,7 +53,7 @@ import { defineProvider, providerKey } from "./define.ts";
 type Slice = ProviderSlice;
 
 /** The provider's name. */
-export const BRAVE = "brave";
+const BRAVE = "brave";
 
 const FRESHNESS: Readonly<Record<TimeRange, string>> = {
   day: "pd",
@@ -67,9 +67,9 @@ const BRAVE_MAX_CHARS = 400;
 const BRAVE_MAX_WORDS = 50;
 
 /** Brave's largest `count` of a web search. */
-export const BRAVE_MAX_WEB = 20;
+const BRAVE_MAX_WEB = 20;
 /** Brave's largest `count` of a news search. */
-export const BRAVE_MAX_NEWS = 50;
+const BRAVE_MAX_NEWS = 50;
 
 /** Brave's `search_lang` vocabulary. */
 const SEARCH_LANGS: ReadonlySet<string> = new Set([
@@ -234,7 +234,7 @@ function settings(config: Slice) {
 }
 
 /** Turns Brave result objects into hits. */
-export function braveHits(results: unknown): ProviderHit[] {
+function braveHits(results: unknown): ProviderHit[] {
   const hits: ProviderHit[] = [];
   for (const r of records(results)) {
     if (!isWebUrl(r.url)) continue;
@@ -335,9 +335,9 @@ const MEDIA = {
 } as const;
 
 /** Brave's largest `count` of an image search. */
-export const BRAVE_MAX_IMAGES = MEDIA.images.maxCount;
+const BRAVE_MAX_IMAGES = MEDIA.images.maxCount;
 /** Brave's largest `count` of a video search. */
-export const BRAVE_MAX_VIDEOS = MEDIA.videos.maxCount;
+const BRAVE_MAX_VIDEOS = MEDIA.videos.maxCount;
 
 /** An image or video search as Brave's media tools ask it. */
 interface BraveMediaRequest {

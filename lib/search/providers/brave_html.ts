@@ -15,7 +15,7 @@ import { cookieHeader, type ScrapedEngine, scrapedProvider, searchLocale } from 
 import type { Provider } from "./types.ts";
 
 /** The provider name. */
-export const BRAVE_HTML = "brave_html";
+const BRAVE_HTML = "brave_html";
 
 /** Brave's `tf` value of each time range. */
 const BRAVE_TIME_RANGE: Readonly<Record<TimeRange, string>> = {

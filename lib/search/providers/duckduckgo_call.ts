@@ -26,7 +26,7 @@ export { DUCKDUCKGO, type DuckDuckGoPage, unwrapDuckDuckGoUrl } from "./duckduck
 const log = getGleanerLogger("search", "duckduckgo");
 
 /** DuckDuckGo's `df` value for each time range. */
-export const DUCKDUCKGO_TIME_RANGE: Readonly<Record<TimeRange, string>> = {
+const DUCKDUCKGO_TIME_RANGE: Readonly<Record<TimeRange, string>> = {
   day: "d",
   week: "w",
   month: "m",

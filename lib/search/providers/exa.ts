@@ -42,7 +42,7 @@ import { defineProvider, providerKey } from "./define.ts";
 type Slice = ProviderSlice;
 
 /** The provider's name. */
-export const EXA = "exa";
+const EXA = "exa";
 
 /** Exa's documented ceiling of `numResults` (https://exa.ai/docs/reference/search). */
 const EXA_MAX_RESULTS = 100;

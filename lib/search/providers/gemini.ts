@@ -92,7 +92,7 @@ import { defineProvider, providerKey } from "./define.ts";
 type Slice = ProviderSlice;
 
 /** The provider's name. */
-export const GEMINI = "gemini";
+const GEMINI = "gemini";
 
 function settings(config: Slice) {
   return providerSettings(config, GEMINI, {
@@ -102,14 +102,14 @@ function settings(config: Slice) {
 }
 
 /** The default model of quick answers (`search.providers.gemini.model`). */
-export const GEMINI_MODEL = "gemini-3.5-flash-lite";
+const GEMINI_MODEL = "gemini-3.5-flash-lite";
 /** The default model of deep answers (`search.providers.gemini.deep_model`). */
-export const GEMINI_DEEP_MODEL = "gemini-3.8-flash";
+const GEMINI_DEEP_MODEL = "gemini-3.8-flash";
 /**
  * The default Deep Research agent (`search.providers.gemini.deep_research_agent`),
  * as https://ai.google.dev/gemini-api/docs/deep-research names it.
  */
-export const GEMINI_DEEP_RESEARCH_AGENT = "deep-research-preview-04-2026";
+const GEMINI_DEEP_RESEARCH_AGENT = "deep-research-preview-04-2026";
 
 function modelFor(config: Slice, depth: "quick" | "deep"): string {
   const own = config.search.providers[GEMINI] ?? {};
@@ -424,7 +424,7 @@ const GeminiSearchInput = z.strictObject({
 });
 
 /** The name of Gemini Deep Research as a provider of its own. */
-export const GEMINI_DEEP_RESEARCH = "gemini_deep_research";
+const GEMINI_DEEP_RESEARCH = "gemini_deep_research";
 
 const DeepResearchInput = z.strictObject({
   query: z.string().min(1).max(4000).optional().describe("The research question"),

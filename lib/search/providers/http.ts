@@ -78,7 +78,7 @@ export function isWebUrl(value: unknown): value is string {
 }
 
 /** Largest serialized size of `provider_data` (characters). */
-export const PROVIDER_DATA_MAX_CHARS = 2_000;
+const PROVIDER_DATA_MAX_CHARS = 2_000;
 
 /**
  * A bounded copy of provider-specific fields: `undefined`/`null` dropped,

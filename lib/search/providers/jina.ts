@@ -59,10 +59,10 @@ import { defineProvider, providerKey } from "./define.ts";
 type Slice = ProviderSlice;
 
 /** The provider's name. */
-export const JINA = "jina";
+const JINA = "jina";
 
 /** Default timeout of one reader request (ms): the reader's 15 s page load and its conversion. */
-export const JINA_READ_TIMEOUT_MS = 30_000;
+const JINA_READ_TIMEOUT_MS = 30_000;
 
 /** The setting Jina's search needs. */
 const KEY_SETTING = "search.providers.jina.api_key";

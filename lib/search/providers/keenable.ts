@@ -54,7 +54,7 @@ import { defineProvider, providerKey } from "./define.ts";
 type Slice = ProviderSlice;
 
 /** The provider's name. */
-export const KEENABLE = "keenable";
+const KEENABLE = "keenable";
 
 /** The client name sent to the keyless endpoints. */
 const CLIENT_TITLE = "Gleaner";

@@ -51,7 +51,7 @@ export function keylessSettings(config: ProviderSlice, name: string): KeylessSet
 }
 
 /** Most results a keyless provider returns unless `search.providers.<name>.max_results` says otherwise. */
-export const KEYLESS_MAX_RESULTS = 30;
+const KEYLESS_MAX_RESULTS = 30;
 
 /** What a keyless provider module supplies; `K`: the shared `search` settings it reads. */
 export interface KeylessSpec<K extends keyof SearchSection = never> {

@@ -86,7 +86,7 @@ function settings(config: Slice) {
 }
 
 /** Turns Parallel results into hits. */
-export function parallelHits(results: unknown, searchId?: unknown): ProviderHit[] {
+function parallelHits(results: unknown, searchId?: unknown): ProviderHit[] {
   const hits: ProviderHit[] = [];
   for (const r of records(results)) {
     if (!isWebUrl(r.url)) continue;

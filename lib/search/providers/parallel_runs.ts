@@ -122,19 +122,19 @@ const BASE_PROCESSORS = [
 ] as const;
 
 /** Every documented processor name, standard and `-fast`. */
-export const PARALLEL_PROCESSORS: readonly string[] = [
+const PARALLEL_PROCESSORS: readonly string[] = [
   ...BASE_PROCESSORS,
   ...BASE_PROCESSORS.map((p) => `${p}-fast`),
 ];
 
 /** Longest research input (Deep Research, https://docs.parallel.ai/task-api/task-deep-research). */
-export const RESEARCH_INPUT_MAX_CHARS = 15_000;
+const RESEARCH_INPUT_MAX_CHARS = 15_000;
 /** Longest task spec and input together (https://docs.parallel.ai/resources/warnings-and-errors). */
-export const TASK_SPEC_INPUT_MAX_CHARS = 25_000;
+const TASK_SPEC_INPUT_MAX_CHARS = 25_000;
 /** Deepest output schema nesting (https://docs.parallel.ai/resources/warnings-and-errors). */
-export const OUTPUT_SCHEMA_MAX_DEPTH = 3;
+const OUTPUT_SCHEMA_MAX_DEPTH = 3;
 /** Most rows one enrichment sends (Parallel takes up to 1,000 per request). */
-export const ENRICH_MAX_ROWS = 50;
+const ENRICH_MAX_ROWS = 50;
 /** Longest text output kept (characters). */
 const CONTENT_MAX_CHARS = 200_000;
 /** Most items kept of a batch run. */

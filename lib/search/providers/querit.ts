@@ -63,7 +63,7 @@ import { defineProvider, providerKey } from "./define.ts";
 type Slice = ProviderSlice;
 
 /** The provider's name. */
-export const QUERIT = "querit";
+const QUERIT = "querit";
 
 /** Querit's documented limits: `query` characters and `count`. */
 const QUERIT_MAX_CHARS = 1000;

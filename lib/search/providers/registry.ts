@@ -78,7 +78,7 @@ export const KEYLESS_ENGINES: readonly string[] = [
 ];
 
 /** The order each role tries providers in when its `search.<role>_order` is empty. */
-export const DEFAULT_ORDER: Readonly<Record<Role, readonly string[]>> = {
+const DEFAULT_ORDER: Readonly<Record<Role, readonly string[]>> = {
   search: [
     "brave",
     "exa",

@@ -165,7 +165,7 @@ export function searxngSearchUrl(
  * Turns SearXNG results into hits: http(s) URLs only, plain-text snippets,
  * ISO publication dates.
  */
-export function searxngHits(response: SearxngResponse): SearchHit[] {
+function searxngHits(response: SearxngResponse): SearchHit[] {
   const hits: SearchHit[] = [];
   for (const result of response.results) {
     const url = result.url?.trim();

@@ -54,7 +54,7 @@ import { defineProvider, providerKey } from "./define.ts";
 type Slice = ProviderSlice;
 
 /** The provider's name. */
-export const SELTZ = "seltz";
+const SELTZ = "seltz";
 
 /** Longest snippet kept from a document's content (characters). */
 const SNIPPET_CHARS = 500;

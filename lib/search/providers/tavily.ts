@@ -48,17 +48,17 @@ import { defineProvider, providerKey } from "./define.ts";
 type Slice = ProviderSlice;
 
 /** The provider's name. */
-export const TAVILY = "tavily";
+const TAVILY = "tavily";
 
 /** Longest query Tavily takes (characters). */
-export const TAVILY_MAX_QUERY_CHARS = 400;
+const TAVILY_MAX_QUERY_CHARS = 400;
 
 function settings(config: Slice) {
   return providerSettings(config, TAVILY, { baseUrl: "https://api.tavily.com", maxResults: 20 });
 }
 
 /** Turns Tavily result objects into hits. */
-export function tavilyHits(results: unknown): ProviderHit[] {
+function tavilyHits(results: unknown): ProviderHit[] {
   const hits: ProviderHit[] = [];
   for (const r of records(results)) {
     if (!isWebUrl(r.url)) continue;

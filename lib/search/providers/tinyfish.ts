@@ -84,13 +84,13 @@ import { defineProvider, providerKey } from "./define.ts";
 type Slice = ProviderSlice;
 
 /** The provider's name. */
-export const TINYFISH = "tinyfish";
+const TINYFISH = "tinyfish";
 
 /** Most URLs one fetch request takes (https://docs.tinyfish.ai/fetch-api/reference). */
-export const TINYFISH_FETCH_MAX_URLS = 10;
+const TINYFISH_FETCH_MAX_URLS = 10;
 
 /** Default timeout of one fetch request (ms), within TinyFish's suggested 150 s. */
-export const TINYFISH_FETCH_TIMEOUT_MS = 120_000;
+const TINYFISH_FETCH_TIMEOUT_MS = 120_000;
 
 /** Results on one search page (the documented response holds `total_results: 10`). */
 const SEARCH_PAGE_RESULTS = 10;
@@ -100,16 +100,16 @@ const SEARCH_PAGE_RESULTS = 10;
  * waits by default, so a long run answers `in_progress` with its `run_id`
  * instead of being lost to the client's timeout (still billed, its id unknown).
  */
-export const TINYFISH_RUN_TIMEOUT_MS = 45_000;
+const TINYFISH_RUN_TIMEOUT_MS = 45_000;
 
 /**
  * Longest wait a `tinyfish_run` call may ask for (`wait_s`, seconds): the 300 s TinyFish's own
  * pattern polls a run for, for a client that waits that long.
  */
-export const TINYFISH_RUN_MAX_WAIT_S = 300;
+const TINYFISH_RUN_MAX_WAIT_S = 300;
 
 /** Default pause between two polls of a run (ms), as https://docs.tinyfish.ai/common-patterns polls. */
-export const TINYFISH_RUN_POLL_MS = 2_000;
+const TINYFISH_RUN_POLL_MS = 2_000;
 
 /** Largest answer text made of a run's result (characters). */
 const RUN_RESULT_MAX_CHARS = 50_000;

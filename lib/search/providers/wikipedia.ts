@@ -43,7 +43,7 @@ import type {
 type WikipediaSlice = ProviderSlice<"region">;
 
 /** The provider name. */
-export const WIKIPEDIA = "wikipedia";
+const WIKIPEDIA = "wikipedia";
 
 /** Longest query CirrusSearch accepts (characters). */
 const MAX_QUERY_CHARS = 300;
