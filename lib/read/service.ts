@@ -51,9 +51,9 @@ import type { ReadConfig, ReadContext, ReadRequest } from "./types.ts";
 export const SERVICE_TIMEOUT_MARGIN_MS = 3_000;
 
 /** Failures in a row after which a service is left alone. */
-export const SERVICE_BREAKER_FAILURES = 3;
+const SERVICE_BREAKER_FAILURES = 3;
 /** How long a service is left alone (ms), unless it said how long (`Retry-After`). */
-export const SERVICE_BREAKER_COOLDOWN_MS = 60_000;
+const SERVICE_BREAKER_COOLDOWN_MS = 60_000;
 
 /** Which service, and where it is configured (for messages). */
 export interface ServiceSpec {

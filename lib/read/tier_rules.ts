@@ -26,7 +26,7 @@ import { TIER_NAMES, type TierName } from "./types.ts";
 const log = getGleanerLogger("read", "tier_rules");
 
 /** How often the rules file is checked for changes, at most (ms). */
-export const TIER_RULES_CHECK_MS = 1000;
+const TIER_RULES_CHECK_MS = 1000;
 
 const RuleSchema = z.object({
   match: z.string().trim().min(1),

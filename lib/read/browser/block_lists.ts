@@ -304,7 +304,7 @@ export function parseBlockLists(texts: readonly string[]): BlockList {
 }
 
 /** Largest filter list file read (bytes): EasyList is about 1.5 MB. */
-export const MAX_BLOCK_LIST_BYTES = 32 * 1024 * 1024;
+const MAX_BLOCK_LIST_BYTES = 32 * 1024 * 1024;
 
 /**
  * Reads the operator's filter list files into one {@link BlockList}.

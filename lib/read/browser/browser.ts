@@ -58,7 +58,7 @@ const log = getGleanerLogger("read", "browser");
 const PAGE_CLOSE_MS = 5_000;
 
 /** Resource types never fetched by the browser tier. */
-export const BLOCKED_RESOURCE_TYPES: readonly string[] = ["image", "font", "media", "stylesheet"];
+const BLOCKED_RESOURCE_TYPES: readonly string[] = ["image", "font", "media", "stylesheet"];
 
 /** Options of one browser read. */
 export interface BrowserReadOptions {

@@ -59,7 +59,7 @@ export const CHROMIUM_ARGS: readonly string[] = [
  * sent as `Content-Disposition: attachment`): refused, nothing is written
  * (https://chromedevtools.github.io/devtools-protocol/tot/Browser/#method-setDownloadBehavior).
  */
-export const DOWNLOADS_DENIED: DownloadBehavior = { policy: "deny" };
+const DOWNLOADS_DENIED: DownloadBehavior = { policy: "deny" };
 
 /**
  * Flags that keep the process tree small (measured with `bench/browser.ts`;
@@ -121,7 +121,7 @@ export { CHROMIUM_CANDIDATES, chromiumProfileRoot, findChromium } from "./chromi
  * Throws `provider_unavailable` naming `--allow-run` unless Deno may run
  * `executable`.
  */
-export async function assertRunAllowed(executable: string): Promise<void> {
+async function assertRunAllowed(executable: string): Promise<void> {
   const status = await Deno.permissions.query({ name: "run", command: executable });
   if (status.state !== "granted") {
     throw new GleanerError(
@@ -325,7 +325,7 @@ export async function openBrowser(
  * Reports`, `.cache/dconf`, `.pki/nssdb`, `Downloads`) and its runtime
  * directory. Removed with the profile.
  */
-export const CHROMIUM_ROOM: Readonly<Record<string, string>> = {
+const CHROMIUM_ROOM: Readonly<Record<string, string>> = {
   HOME: ".home",
   XDG_CONFIG_HOME: ".home/.config",
   XDG_CACHE_HOME: ".home/.cache",

@@ -57,7 +57,7 @@ import {
 import { assertPageStatus } from "../status.ts";
 
 /** The Crawl4AI service, as messages and settings name it. */
-export const CRAWL4AI: ServiceSpec = {
+const CRAWL4AI: ServiceSpec = {
   name: "crawl4ai",
   title: "Crawl4AI",
   urlSetting: "read.crawl4ai_url",

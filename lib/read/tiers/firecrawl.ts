@@ -50,7 +50,7 @@ import { assertPageStatus } from "../status.ts";
 import type { Page, PageLink, ReadConfig, Tier } from "../types.ts";
 
 /** The Firecrawl service, as messages and settings name it. */
-export const FIRECRAWL: ServiceSpec = {
+const FIRECRAWL: ServiceSpec = {
   name: "firecrawl",
   title: "Firecrawl",
   urlSetting: "read.firecrawl_url",

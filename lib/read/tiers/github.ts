@@ -224,7 +224,7 @@ function assertGithubStatus(response: FetchedResponse, where: string): void {
 }
 
 /** Decodes GitHub's base64 (with line breaks) into UTF-8 text, or `undefined` when it is not text. */
-export function decodeBase64Text(content: string): string | undefined {
+function decodeBase64Text(content: string): string | undefined {
   try {
     const binary = atob(content.replace(/\s+/g, ""));
     const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));

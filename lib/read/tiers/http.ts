@@ -204,7 +204,7 @@ export async function decodeHtmlBody(
 }
 
 /** A title for content that has none: the last path segment or the host. */
-export function titleFromUrl(url: string): string {
+function titleFromUrl(url: string): string {
   const parsed = new URL(url);
   const last = parsed.pathname.split("/").filter(Boolean).pop();
   if (!last) return parsed.hostname;

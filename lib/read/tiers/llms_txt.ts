@@ -24,13 +24,13 @@ import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
 const log = getGleanerLogger("read", "llms_txt");
 
 /** How long a fetched (or missing) llms.txt is trusted, by default (15 minutes). */
-export const LLMS_TXT_TTL_MS = 15 * 60 * 1000;
+const LLMS_TXT_TTL_MS = 15 * 60 * 1000;
 
 /** Origins whose llms.txt is kept in memory at most (least recently used dropped first). */
-export const LLMS_TXT_MAX_ORIGINS = 64;
+const LLMS_TXT_MAX_ORIGINS = 64;
 
 /** The files looked for, in order. */
-export const LLMS_TXT_FILES = ["llms-full.txt", "llms.txt"] as const;
+const LLMS_TXT_FILES = ["llms-full.txt", "llms.txt"] as const;
 
 /** One section of an llms.txt file. */
 export interface LlmsSection {
@@ -77,7 +77,7 @@ export function hostOnList(host: string, domains: readonly string[]): boolean {
 }
 
 /** A heading's slug, GitHub style: lower case, punctuation dropped, spaces to `-`. */
-export function slugify(text: string): string {
+function slugify(text: string): string {
   return text.toLowerCase().trim()
     .replace(/[`*_~[\]()]/g, "")
     .replace(/[^\p{L}\p{N}\s-]/gu, "")
@@ -129,7 +129,7 @@ export function splitSections(markdown: string): LlmsSection[] {
 }
 
 /** A URL reduced for comparison: no scheme, `www.`, query, fragment, trailing `/`, `index` or `.md`/`.html`. */
-export function comparableUrl(raw: string): string | undefined {
+function comparableUrl(raw: string): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);

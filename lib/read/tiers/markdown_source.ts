@@ -9,7 +9,7 @@
 import type { Page, PageLink } from "../types.ts";
 
 /** Markdown file extensions passed through as Markdown. */
-export const MARKDOWN_EXTENSIONS: ReadonlySet<string> = new Set([
+const MARKDOWN_EXTENSIONS: ReadonlySet<string> = new Set([
   "md",
   "markdown",
   "mdx",

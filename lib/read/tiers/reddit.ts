@@ -59,9 +59,9 @@ export const REDDIT_MAX_DEPTH = 6;
 /** Most comments rendered. */
 export const REDDIT_MAX_COMMENTS = 200;
 /** Characters kept of one comment (or of the post's text). */
-export const REDDIT_MAX_COMMENT_CHARS = 5_000;
+const REDDIT_MAX_COMMENT_CHARS = 5_000;
 /** Characters of the whole page, post and comments. */
-export const REDDIT_MAX_CHARS = 200_000;
+const REDDIT_MAX_CHARS = 200_000;
 
 /** The thread a Reddit URL names. */
 export interface RedditThread {

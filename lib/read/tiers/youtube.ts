@@ -56,11 +56,11 @@ const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const YOUTUBE_HOSTS = new Set(["youtube.com", "www.youtube.com", "m.youtube.com"]);
 
 /** Largest part of a watch page scanned for the player response (characters). */
-export const YOUTUBE_MAX_PLAYER_CHARS = 4_000_000;
+const YOUTUBE_MAX_PLAYER_CHARS = 4_000_000;
 /** Most cues read from one timed-text track. */
 export const YOUTUBE_MAX_CUES = 20_000;
 /** Most characters of the video description kept. */
-export const YOUTUBE_MAX_DESCRIPTION_CHARS = 5_000;
+const YOUTUBE_MAX_DESCRIPTION_CHARS = 5_000;
 /** Seconds of speech gathered on one transcript line. */
 const LINE_SECONDS = 30;
 
