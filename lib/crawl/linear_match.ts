@@ -19,10 +19,10 @@
  */
 
 /** Longest pattern accepted (characters). */
-export const MAX_PATTERN_CHARS = 200;
+const MAX_PATTERN_CHARS = 200;
 
 /** Largest compiled program (NFA states) accepted. */
-export const MAX_PROGRAM_SIZE = 4_000;
+const MAX_PROGRAM_SIZE = 4_000;
 
 /** Why a pattern was refused. */
 export class PatternError extends Error {}

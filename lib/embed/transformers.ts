@@ -37,7 +37,7 @@ const logger = getGleanerLogger("rank", "embed");
  * neither `deno install` nor a run that never loads a model fetches
  * onnxruntime.
  */
-export const TRANSFORMERS_SPECIFIER = "npm:@huggingface/transformers@4.3.2";
+const TRANSFORMERS_SPECIFIER = "npm:@huggingface/transformers@4.3.2";
 
 /** The part of a transformers.js feature-extraction pipeline Gleaner uses. */
 interface FeatureExtractionPipeline {

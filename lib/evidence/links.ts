@@ -94,7 +94,7 @@ const MEDIA = /\.(png|jpe?g|gif|webp|svg|ico|mp4|mp3|webm)$/i;
 const LINKS_PER_STEP = 256;
 
 /** True when a link is worth offering: real anchor text, not furniture, not a media file. */
-export function worthFollowing(link: PageLink): boolean {
+function worthFollowing(link: PageLink): boolean {
   const text = link.text.replace(/\s+/g, " ").trim();
   if (text.length < 2 || FURNITURE.test(text) || MEDIA.test(text)) return false;
   try {

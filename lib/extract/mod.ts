@@ -61,7 +61,7 @@ export interface ExtractOptions {
 }
 
 /** Links kept per page by default, main content first. */
-export const MAX_LINKS = 1_000;
+const MAX_LINKS = 1_000;
 
 const THIN_WORDS = 60;
 

@@ -6,14 +6,14 @@
  */
 
 /** Below this many characters of visible body text a scripted page is thin. */
-export const THIN_TEXT_CHARS = 200;
+const THIN_TEXT_CHARS = 200;
 
 /**
  * Below this many characters, an SPA mount point or a "JavaScript required"
  * notice marks the page as thin (a client-rendered shell still carries some
  * navigation and footer text; a server-rendered page has far more).
  */
-export const SHELL_TEXT_CHARS = 1_500;
+const SHELL_TEXT_CHARS = 1_500;
 
 /** `<script>` types that run (absent, JavaScript MIME types, `module`). */
 const EXECUTABLE_SCRIPT =

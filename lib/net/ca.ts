@@ -22,7 +22,7 @@ import tls from "node:tls";
 import { getGleanerLogger } from "../log.ts";
 
 /** The environment variables that name extra CA files, in the order they are read. */
-export const CA_VARIABLES = ["NODE_EXTRA_CA_CERTS", "DENO_CERT"] as const;
+const CA_VARIABLES = ["NODE_EXTRA_CA_CERTS", "DENO_CERT"] as const;
 
 /** What one CA variable points at. */
 export interface CaFileReport {

@@ -377,7 +377,7 @@ export function classifyFailure(evidence: FailureEvidence): Classification {
 }
 
 /** The error code each class is reported under. */
-export const CLASS_CODES: Readonly<Record<FailureClass, ErrorCode>> = {
+const CLASS_CODES: Readonly<Record<FailureClass, ErrorCode>> = {
   insufficient_balance: "insufficient_balance",
   rate_limited: "rate_limited",
   provider_unavailable: "provider_unavailable",

@@ -111,7 +111,7 @@ export function sniffMediaType(contentType: string | null, bytes: Uint8Array): s
 }
 
 /** The canonical WHATWG encoding name of a label, or undefined when unknown. */
-export function canonicalCharset(label: string): string | undefined {
+function canonicalCharset(label: string): string | undefined {
   try {
     return new TextDecoder(label.trim()).encoding;
   } catch {

@@ -26,16 +26,16 @@ import type { RobotsState } from "./robots_state.ts";
 import type { Fetcher } from "./types.ts";
 
 /** The product token matched against `User-agent:` lines. */
-export const ROBOTS_TOKEN = "Gleaner";
+const ROBOTS_TOKEN = "Gleaner";
 
 /** How long a fetched robots.txt is trusted (24 h). */
-export const ROBOTS_TTL_MS = 24 * 60 * 60 * 1000;
+const ROBOTS_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** How long an unreachable robots.txt (5xx, network error) counts as "allow all". */
-export const ROBOTS_FAILURE_TTL_MS = 10 * 60 * 1000;
+const ROBOTS_FAILURE_TTL_MS = 10 * 60 * 1000;
 
 /** Largest robots.txt read (RFC 9309 asks for at least 500 KiB). */
-export const ROBOTS_MAX_BYTES = 512 * 1024;
+const ROBOTS_MAX_BYTES = 512 * 1024;
 
 /** The part of robots-parser's `Robot` used here (its bundled typings do not type-check). */
 interface Robot {

@@ -105,7 +105,7 @@ export interface Events {
 }
 
 /** The events in force without `events.nats_url`: nothing is published. */
-export const NOOP_EVENTS: Events = {
+const NOOP_EVENTS: Events = {
   enabled: false,
   includeQuery: false,
   tool() {},

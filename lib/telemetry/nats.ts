@@ -71,7 +71,7 @@ const decoder = new TextDecoder();
 const MAX_LINE_BYTES = 64 * 1024;
 
 /** The address and credentials a NATS URL names. */
-export function parseNatsUrl(
+function parseNatsUrl(
   raw: string,
 ): { hostname: string; port: number; tls: boolean; user?: string; password?: string } {
   const url = new URL(raw);

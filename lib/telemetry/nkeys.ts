@@ -31,7 +31,7 @@ export interface NatsCredentials {
 }
 
 /** Why a credentials file was refused; never the seed itself. */
-export class NatsCredentialsError extends Error {
+class NatsCredentialsError extends Error {
   /** The name of the error class. */
   override name = "NatsCredentialsError";
 }

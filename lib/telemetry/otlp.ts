@@ -25,7 +25,7 @@ import type { SpanHandle, SpanOptions, Telemetry, TelemetryAttributes } from "./
 const log = getGleanerLogger("telemetry");
 
 /** Histogram bucket bounds (ms) for every duration. */
-export const DURATION_BOUNDS: readonly number[] = [
+const DURATION_BOUNDS: readonly number[] = [
   1,
   5,
   10,
