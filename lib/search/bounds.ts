@@ -9,13 +9,25 @@
  * @module
  */
 
-/** Longest snippet a result keeps (characters). */
+/**
+ * Longest snippet a result keeps (characters).
+ *
+ * @internal exported for tests only
+ */
 export const MAX_SNIPPET_CHARS = 1_200;
 
-/** Longest answer text a provider's answer keeps (characters). */
+/**
+ * Longest answer text a provider's answer keeps (characters).
+ *
+ * @internal exported for tests only
+ */
 export const MAX_ANSWER_CHARS = 12_000;
 
-/** What ends a text that was cut. */
+/**
+ * What ends a text that was cut.
+ *
+ * @internal exported for tests only
+ */
 export const CUT_MARKER = " […]";
 
 /**

@@ -88,6 +88,8 @@ export function poolOrder(
  * console.assert(mergeKey("http://www.deno.com/x/") === mergeKey("https://deno.com/x#top"));
  * console.assert(mergeKey("ftp://deno.com/") === undefined);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function mergeKey(url: string): string | undefined {
   const key = resultKey(url);

@@ -74,6 +74,8 @@ export interface ResultRerankerOptions {
  * });
  * const scores = await reranker.rerank("sqlite wal", ["WAL mode\nHow it works", "Cats"]);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function createResultReranker(options: ResultRerankerOptions): ResultReranker {
   return {

@@ -1051,6 +1051,8 @@ interface CachedSearch {
  * const b = searchKey({ query: "deno kv", max_results: 5 }, ["exa"]);
  * console.assert(a === b && a !== searchKey({ query: "deno kv", max_results: 6 }, ["exa"]));
  * ```
+ *
+ * @internal exported for tests only
  */
 export function searchKey(req: RoleSearchRequest, order: readonly string[]): string {
   const sorted = (list?: string[]) => [...(list ?? [])].map((d) => d.trim().toLowerCase()).sort();

@@ -187,6 +187,8 @@ export interface BraveLocale {
  * console.assert(braveLocale("en-GB").search_lang === "en-gb");
  * console.assert(braveLocale("xx").search_lang === undefined && braveLocale("xx").dropped.length === 1);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function braveLocale(tag: string): BraveLocale {
   const { language, script, region } = parseLanguageTag(tag);
@@ -283,6 +285,8 @@ function setLocale(url: URL, language: string | undefined, env: ProviderEnv<Slic
  * import { braveCountry } from "./brave.ts";
  * console.assert(braveCountry("de") === "DE" && braveCountry("all") === "ALL");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function braveCountry(code: string): string {
   const upper = code.trim().toUpperCase();
@@ -374,6 +378,8 @@ function num(value: unknown): number | undefined {
  * }]);
  * console.assert(hit.snippet === "Image: https://a.example/l.jpg (800×600)");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function braveImageHits(results: unknown): ProviderHit[] {
   const hits: ProviderHit[] = [];
@@ -421,6 +427,8 @@ export function braveImageHits(results: unknown): ProviderHit[] {
  * console.assert(hit.snippet === "A talk. (12:03, Ann on VideoSite, 1,200 views)");
  * console.assert(hit.published === "2025-02-12T00:00:00.000Z");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function braveVideoHits(results: unknown): ProviderHit[] {
   const hits: ProviderHit[] = [];

@@ -39,6 +39,8 @@ const BRAVE_SAFESEARCH = ["off", "moderate", "strict"] as const;
  * console.assert(url.searchParams.get("tf") === "pw" && url.searchParams.get("source") === "web");
  * console.assert(headers?.Cookie === "country=us; useLocation=0; safesearch=moderate");
  * ```
+ *
+ * @internal exported for tests only
  */
 export const BRAVE_HTML_ENGINE: ScrapedEngine = {
   name: BRAVE_HTML,

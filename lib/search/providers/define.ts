@@ -105,6 +105,8 @@ const DECLARED = new WeakMap<Provider, SettingsDeclaration<keyof SearchSection>>
  * The settings `provider` declared when it was defined with
  * {@link defineProvider}; undefined for a provider written against the whole
  * {@link ProviderConfig} (a host's own provider).
+ *
+ * @internal exported for tests only
  */
 export function declaredSettings(
   provider: Provider,
@@ -145,6 +147,8 @@ export function providerKey(
  * try { slice.search.providers.tavily; } catch { refused = true; }
  * console.assert(refused);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function cutSlice<K extends keyof SearchSection>(
   config: ProviderConfig,

@@ -81,6 +81,8 @@ const KL_LANGUAGE: Readonly<Record<string, string>> = { ja: "jp", ko: "kr", nb: 
  * console.assert(duckduckgoRegion("en-GB", "us-en") === "uk-en");
  * console.assert(duckduckgoRegion(undefined, "us-en") === "us-en");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function duckduckgoRegion(language: string | undefined, fallback: string): string {
   if (!language || !language.trim()) return fallback;
@@ -113,6 +115,8 @@ interface DuckDuckGoPages {
  * const config = parseConfig({ search: { providers: { duckduckgo: { base_url: "http://127.0.0.1:9" } } } });
  * console.assert(duckduckgoPages(config).lite === "http://127.0.0.1:9/lite/");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function duckduckgoPages(config: DuckDuckGoSlice): DuckDuckGoPages {
   const base = keylessSettings(config, DUCKDUCKGO).baseUrl;

@@ -103,6 +103,8 @@ const WALL_PHRASES =
  * const doc = parseDocument("<p>Please complete the CAPTCHA to continue</p>");
  * console.assert(wallPhrase(doc) === "CAPTCHA");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function wallPhrase(doc: Doc): string | undefined {
   // The page's title and body (not its scripts); a fragment's text when it has no body.

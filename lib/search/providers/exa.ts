@@ -64,7 +64,11 @@ function exaSnippet(r: Record<string, unknown>): string {
   return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }
 
-/** Turns Exa result objects into hits. */
+/**
+ * Turns Exa result objects into hits.
+ *
+ * @internal exported for tests only
+ */
 export function exaHits(results: unknown): ProviderHit[] {
   const hits: ProviderHit[] = [];
   for (const r of records(results)) {

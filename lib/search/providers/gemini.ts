@@ -174,6 +174,8 @@ function webChunks(grounding: Record<string, unknown>): ({ uri: string; title: s
  * console.assert(hits[0].url === "https://b.example/2" && hits[0].snippet === "B says so.");
  * console.assert(hits[1].snippet === "");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function geminiGroundingHits(grounding: Record<string, unknown>): ProviderHit[] {
   const chunks = webChunks(grounding);

@@ -105,7 +105,11 @@ type Slice = ProviderSlice;
 /** The provider's name (as in `parallel.ts`). */
 const PARALLEL = "parallel";
 
-/** The FindAll beta header value the documentation and the SDKs send. */
+/**
+ * The FindAll beta header value the documentation and the SDKs send.
+ *
+ * @internal exported for tests only
+ */
 export const PARALLEL_FINDALL_BETA = "findall-2025-09-15";
 
 /** Task API processors (https://docs.parallel.ai/task-api/guides/choose-a-processor); each has a `-fast` variant. */
@@ -170,7 +174,11 @@ function checkRunId(id: string): string {
   return id;
 }
 
-/** Depth of object nesting of a JSON Schema (a flat object is 1). */
+/**
+ * Depth of object nesting of a JSON Schema (a flat object is 1).
+ *
+ * @internal exported for tests only
+ */
 export function schemaDepth(schema: unknown, seen = 0): number {
   if (!isRecord(schema) || seen > 20) return 0;
   let deepest = 0;
@@ -538,7 +546,11 @@ function groupData(group: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-/** The events of a Server-Sent Events body (`data:` lines joined; unparsable events skipped). */
+/**
+ * The events of a Server-Sent Events body (`data:` lines joined; unparsable events skipped).
+ *
+ * @internal exported for tests only
+ */
 export function sseEvents(text: string, max = ITEMS_MAX): Record<string, unknown>[] {
   const events: Record<string, unknown>[] = [];
   for (const block of text.split(/\r?\n\r?\n/)) {

@@ -129,6 +129,8 @@ export interface QueritLocale {
  * console.assert(queritLocale("en_GB").country === "united kingdom");
  * console.assert(queritLocale("zh-TW").language === undefined && queritLocale("zh-TW").dropped.length === 2);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function queritLocale(tag: string): QueritLocale {
   const { language: code, region } = parseLanguageTag(tag);
@@ -157,6 +159,8 @@ function settings(config: Slice) {
  * console.assert(hit.published === "2026-01-01T00:00:00.000Z" && hit.provider_data?.site_name === "A site");
  * console.assert(queritHits([{ url: "javascript:x" }]).length === 0);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function queritHits(result: unknown): ProviderHit[] {
   const hits: ProviderHit[] = [];

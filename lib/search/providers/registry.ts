@@ -67,7 +67,11 @@ export const PROVIDERS: readonly Provider[] = [
   wikipediaProvider,
 ];
 
-/** The keyless web engines, in their default order. */
+/**
+ * The keyless web engines, in their default order.
+ *
+ * @internal exported for tests only
+ */
 export const KEYLESS_ENGINES: readonly string[] = [
   "duckduckgo",
   "mojeek",

@@ -143,6 +143,8 @@ const CAPTCHA_PATH = /captcha/i;
  *   config, fetcher: createFetcher(config.network),
  * });
  * ```
+ *
+ * @internal exported for tests only
  */
 export async function searchScraped(
   engine: ScrapedEngine,

@@ -95,6 +95,8 @@ const SearxngResponseSchema: z.ZodType<SearxngResponse> = z.object({
  * const res = parseSearxngJson('{"results":[{"url":"https://deno.com/","title":"Deno"}]}');
  * console.assert(res.results.length === 1 && res.unresponsive_engines.length === 0);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function parseSearxngJson(text: string): SearxngResponse {
   return SearxngResponseSchema.parse(JSON.parse(text));
@@ -132,6 +134,8 @@ export function searxngUrl(config: SearxngSlice): string | undefined {
  * }, 1);
  * console.assert(url.pathname === "/searx/search" && url.searchParams.get("time_range") === "week");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function searxngSearchUrl(
   base: string,

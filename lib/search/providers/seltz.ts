@@ -90,6 +90,8 @@ function titled(content: string, url: string): { title: string; text: string } {
  * console.assert(hit.title === "A page" && hit.published === "2024-03-15T00:00:00.000Z");
  * console.assert(seltzHits([{ url: "ftp://x" }, null]).length === 0);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function seltzHits(documents: unknown): ProviderHit[] {
   const hits: ProviderHit[] = [];

@@ -61,6 +61,8 @@ const MAX_LIMIT = 50;
  * import { wikipediaBase } from "./wikipedia.ts";
  * console.assert(wikipediaBase({ query: "q", max_results: 3, language: "de-AT" }, parseConfig({})) === "https://de.wikipedia.org");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function wikipediaBase(req: ProviderSearchRequest, config: WikipediaSlice): string {
   const configured = keylessSettings(config, WIKIPEDIA).baseUrl;
@@ -78,6 +80,8 @@ export function wikipediaBase(req: ProviderSearchRequest, config: WikipediaSlice
  * console.assert(articleUrl("https://en.wikipedia.org", "AC/DC (band)") === "https://en.wikipedia.org/wiki/AC/DC_(band)");
  * console.assert(articleUrl("https://en.wikipedia.org", "C++") === "https://en.wikipedia.org/wiki/C%2B%2B");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function articleUrl(base: string, title: string): string {
   const path = encodeURIComponent(title.replaceAll(" ", "_"))
@@ -102,6 +106,8 @@ const BUSY_CODES: ReadonlySet<string> = new Set(["maxlag", "readonly"]);
  *   config, fetcher: createFetcher(config.network),
  * });
  * ```
+ *
+ * @internal exported for tests only
  */
 export async function searchWikipedia(
   req: ProviderSearchRequest,

@@ -36,6 +36,8 @@ const YAHOO_SAFESEARCH = ["p", "i", "r"] as const;
  * console.assert(url.searchParams.get("p") === "deno" && url.searchParams.get("btf") === "d");
  * console.assert(headers?.Cookie === "sB=v=1&vm=i&fl=1&vl=lang_en");
  * ```
+ *
+ * @internal exported for tests only
  */
 export const YAHOO: ScrapedEngine = {
   name: "yahoo",

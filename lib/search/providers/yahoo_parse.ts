@@ -33,6 +33,8 @@ import type { EnginePage } from "./scraped.ts";
  * console.assert(unwrapYahooUrl(href) === "https://deno.com/x?a=1");
  * console.assert(unwrapYahooUrl("https://www.bing.com/aclick?ld=e") === undefined);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function unwrapYahooUrl(href: string | null | undefined): string | undefined {
   if (!href) return undefined;

@@ -40,6 +40,8 @@ const YANDEX_LANGUAGES: ReadonlySet<string> = new Set([
  * console.assert(url.pathname === "/search/site/" && url.searchParams.get("lang") === "de");
  * console.assert(/^\d{7}$/.test(url.searchParams.get("searchid")!));
  * ```
+ *
+ * @internal exported for tests only
  */
 export const YANDEX: ScrapedEngine = {
   name: "yandex",
