@@ -23,6 +23,8 @@ const log = getGleanerLogger("read", "cache");
  * 100 ms or more on a small server (measured: a 3.3 MB page), during which
  * it answers nothing, and such pages are generated or hostile far more
  * often than read twice.
+ *
+ * @internal exported for tests only
  */
 export const MAX_CACHED_MARKDOWN_CHARS = 1_000_000;
 
@@ -49,6 +51,8 @@ export interface PageCacheEntry {
  * const never = pageCacheKey({ url: "https://example.com/", render: "never" });
  * console.assert(never !== pageCacheKey({ url: "https://example.com/", render: "auto" }));
  * ```
+ *
+ * @internal exported for tests only
  */
 export function pageCacheKey(request: ReadRequest): string {
   return JSON.stringify([

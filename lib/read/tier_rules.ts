@@ -83,6 +83,8 @@ function compile(rule: TierRule): CompiledRule {
  * const rules = parseTierRules('{"rules":[{"match":"example.com/docs/","tiers":{"browser":true}}]}');
  * console.assert(rules[0].tiers.browser === true);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function parseTierRules(text: string, source = "tier rules"): TierRule[] {
   let data: unknown;

@@ -237,6 +237,8 @@ function ruleApplies(entry: { rule: Rule }, request: BlockRequest, url: URL): bo
  * console.assert(!list.blocks({ url: "https://cdn.example/banner/1.gif", type: "script" }));
  * console.assert(list.blocks({ url: "http://px.tracker.example/p", type: "image" }));
  * ```
+ *
+ * @internal exported for tests only
  */
 export function parseBlockLists(texts: readonly string[]): BlockList {
   const byHost = new Map<string, { rule: Rule; exception: boolean }[]>();

@@ -39,6 +39,8 @@ import { CHROMIUM_ENV_NAMES, type Env } from "../../config/env.ts";
  * as an unprivileged child of Gleaner, often inside a container), no GPU, no
  * QUIC (every request must be a TCP request the interception sees), and no
  * background traffic of its own (updates, sync, first-run, DNS prefetching).
+ *
+ * @internal exported for tests only
  */
 export const CHROMIUM_ARGS: readonly string[] = [
   "--headless",

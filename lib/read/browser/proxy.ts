@@ -114,7 +114,11 @@ export interface EgressProxy {
   close(): Promise<void>;
 }
 
-/** Response header marking a refusal by the proxy. */
+/**
+ * Response header marking a refusal by the proxy.
+ *
+ * @internal exported for tests only
+ */
 export const REFUSAL_HEADER = "x-gleaner-egress-refused";
 
 /** Headers that describe one connection, never forwarded (RFC 9110 §7.6.1). */

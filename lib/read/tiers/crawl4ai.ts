@@ -81,6 +81,8 @@ function str(value: unknown): string | undefined {
  * const config = crawl4aiRunConfig(45_000);
  * console.assert(config.type === "CrawlerRunConfig" && config.params.page_timeout === 42_000);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function crawl4aiRunConfig(timeoutMs: number): {
   type: "CrawlerRunConfig";

@@ -133,6 +133,8 @@ function rawTarget(segments: string[]): GithubTarget | undefined {
  * console.assert(target?.kind === "raw" && target.path === "README.md");
  * console.assert(githubTarget(new URL("https://github.com/denoland/deno/issues/1")) === undefined);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function githubTarget(url: URL): GithubTarget | undefined {
   if (url.protocol !== "https:" && url.protocol !== "http:") return undefined;

@@ -59,6 +59,8 @@ interface HisterDocument {
  * import { histerKey } from "./hister.ts";
  * console.assert(histerKey(new URL("https://example.com/a?utm_source=x&id=2#top")) === "https://example.com/a?id=2");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function histerKey(url: URL): string {
   const copy = new URL(url.href);

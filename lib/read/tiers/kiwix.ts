@@ -64,6 +64,8 @@ function segment(raw: string): string {
  * );
  * console.assert(kiwixArticle(new URL("https://en.wikipedia.org/w/index.php?title=Tide")) === undefined);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function kiwixArticle(url: URL): KiwixArticle | undefined {
   if (url.search !== "") return undefined;

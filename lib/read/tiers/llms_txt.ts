@@ -67,7 +67,11 @@ export interface LlmsTxtTierOptions {
   now?: () => number;
 }
 
-/** True when `host` is `domain` or one of its subdomains (a leading `www.` ignored on both). */
+/**
+ * True when `host` is `domain` or one of its subdomains (a leading `www.` ignored on both).
+ *
+ * @internal exported for tests only
+ */
 export function hostOnList(host: string, domains: readonly string[]): boolean {
   const h = host.toLowerCase().replace(/\.$/, "").replace(/^www\./, "");
   return domains.some((entry) => {
@@ -95,6 +99,8 @@ function slugify(text: string): string {
  * const sections = splitSections("# A\ntext\n## B\nmore\n# C\nend");
  * console.assert(sections.length === 3 && sections[0].full.includes("more") && !sections[0].own.includes("more"));
  * ```
+ *
+ * @internal exported for tests only
  */
 export function splitSections(markdown: string): LlmsSection[] {
   const lines = markdown.replace(/\r\n?/g, "\n").split("\n");
@@ -164,6 +170,8 @@ const LIST_LINK_LINE = /^\s*(?:[-*+]|\d+\.)\s+\[[^\]]*\]\([^)]*\)/;
  * console.assert(matchSection(sections, new URL("https://docs.example.com/install"))?.heading === "Install");
  * console.assert(matchSection(sections, new URL("https://docs.example.com/guide/usage"))?.heading === "Usage");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function matchSection(sections: LlmsSection[], url: URL): LlmsSection | undefined {
   const wanted = comparableUrl(url.href);

@@ -106,7 +106,11 @@ const FILE_NAMES: Record<string, string> = {
 /** Extensions of prose files shown as plain text (no fence). */
 const PLAIN_EXTENSIONS = new Set(["", "txt", "text"]);
 
-/** The lower-case extension of the last path segment (`""` when none). */
+/**
+ * The lower-case extension of the last path segment (`""` when none).
+ *
+ * @internal exported for tests only
+ */
 export function extensionOf(path: string): string {
   const name = path.split("/").pop() ?? "";
   const dot = name.lastIndexOf(".");

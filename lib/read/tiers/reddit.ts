@@ -54,9 +54,17 @@ const SUBREDDIT = /^[A-Za-z0-9_]{2,21}$/;
 const ID36 = /^[a-z0-9]{1,12}$/;
 const SLUG = /^[^/?#]{1,300}$/;
 
-/** Deepest comment level rendered (top-level comments are level 1). */
+/**
+ * Deepest comment level rendered (top-level comments are level 1).
+ *
+ * @internal exported for tests only
+ */
 export const REDDIT_MAX_DEPTH = 6;
-/** Most comments rendered. */
+/**
+ * Most comments rendered.
+ *
+ * @internal exported for tests only
+ */
 export const REDDIT_MAX_COMMENTS = 200;
 /** Characters kept of one comment (or of the post's text). */
 const REDDIT_MAX_COMMENT_CHARS = 5_000;
@@ -85,6 +93,8 @@ export interface RedditThread {
  * console.assert(t?.subreddit === "deno" && t.id === "abc123" && t.slug === "some_title");
  * console.assert(redditThread(new URL("https://www.reddit.com/r/deno/")) === undefined);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function redditThread(url: URL): RedditThread | undefined {
   if (url.protocol !== "https:" && url.protocol !== "http:") return undefined;

@@ -57,6 +57,8 @@ export interface WaybackSnapshot {
  * import { waybackTimeToIso } from "./wayback.ts";
  * console.assert(waybackTimeToIso("20240102030405") === "2024-01-02T03:04:05Z");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function waybackTimeToIso(timestamp: string): string | undefined {
   const m = timestamp.match(/^(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?$/);
@@ -75,6 +77,8 @@ export function waybackTimeToIso(timestamp: string): string | undefined {
  * const s = parseSnapshotUrl("http://web.archive.org/web/20240102030405/https://example.com/a");
  * console.assert(s?.rawUrl === "https://web.archive.org/web/20240102030405id_/https://example.com/a");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function parseSnapshotUrl(raw: string): WaybackSnapshot | undefined {
   let url: URL;

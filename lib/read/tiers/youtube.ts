@@ -57,7 +57,11 @@ const YOUTUBE_HOSTS = new Set(["youtube.com", "www.youtube.com", "m.youtube.com"
 
 /** Largest part of a watch page scanned for the player response (characters). */
 const YOUTUBE_MAX_PLAYER_CHARS = 4_000_000;
-/** Most cues read from one timed-text track. */
+/**
+ * Most cues read from one timed-text track.
+ *
+ * @internal exported for tests only
+ */
 export const YOUTUBE_MAX_CUES = 20_000;
 /** Most characters of the video description kept. */
 const YOUTUBE_MAX_DESCRIPTION_CHARS = 5_000;
@@ -82,6 +86,8 @@ export interface Cue {
  * console.assert(youtubeVideoId(new URL("https://www.youtube.com/shorts/dQw4w9WgXcQ")) === "dQw4w9WgXcQ");
  * console.assert(youtubeVideoId(new URL("https://www.youtube.com/results?q=x")) === undefined);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function youtubeVideoId(url: URL): string | undefined {
   if (url.protocol !== "https:" && url.protocol !== "http:") return undefined;
@@ -175,6 +181,8 @@ function* elements(body: string, tag: string): Generator<{ attributes: string; i
  * const json = '{"events":[{"tStartMs":2000,"segs":[{"utf8":"a"},{"utf8":" b"}]}]}';
  * console.assert(parseTimedText(json)[0].start === 2);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function parseTimedText(body: string): Cue[] {
   const text = body.trimStart();
@@ -224,6 +232,8 @@ export function parseTimedText(body: string): Cue[] {
  * console.assert(formatTimestamp(65) === "[01:05]");
  * console.assert(formatTimestamp(3725) === "[1:02:05]");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function formatTimestamp(seconds: number): string {
   const total = Math.floor(seconds);
@@ -307,6 +317,8 @@ function captionTracks(player: Record<string, unknown>): CaptionTrack[] {
  * console.assert(pickTrack(tracks, [])?.baseUrl === "b");
  * console.assert(pickTrack(tracks, ["en"])?.baseUrl === "a");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function pickTrack<T extends { languageCode: string; asr: boolean }>(
   tracks: readonly T[],
