@@ -24,7 +24,11 @@ export function servedHostNames(server: ServerSection): Set<string> {
   return names;
 }
 
-/** Host name of a `Host` header value (`name:port`, `[v6]:port`). */
+/**
+ * Host name of a `Host` header value (`name:port`, `[v6]:port`).
+ *
+ * @internal exported for tests only
+ */
 export function hostHeaderName(value: string): string | undefined {
   try {
     return new URL(`http://${value}`).hostname.toLowerCase();

@@ -27,13 +27,19 @@ const log = getGleanerLogger("http");
 const scoped = new WeakMap<Request, Gleaner>();
 const owners = new WeakMap<Request, string>();
 
-/** Header carrying the operator's admin key in hosted mode. */
+/**
+ * Header carrying the operator's admin key in hosted mode.
+ *
+ * @internal exported for tests only
+ */
 export const ADMIN_KEY_HEADER = "x-gleaner-admin-key";
 
 /**
  * Whether a request carries the operator's admin key: `false` without the
  * header, `true` when it matches `memory.hosted_admin_key` (constant time),
  * else a `GleanerError("unauthorized")` (also when no admin key is set).
+ *
+ * @internal exported for tests only
  */
 export function verifyAdminKey(settings: MemorySection, request: Request): boolean {
   const given = request.headers.get(ADMIN_KEY_HEADER);
@@ -100,7 +106,11 @@ export function requestOwner(c: Context): string {
   return owners.get(c.req.raw) ?? "";
 }
 
-/** True when `address` is one of `trusted` (IPs or CIDR ranges; IPv4-mapped IPv6 matches IPv4). */
+/**
+ * True when `address` is one of `trusted` (IPs or CIDR ranges; IPv4-mapped IPv6 matches IPv4).
+ *
+ * @internal exported for tests only
+ */
 export function isTrustedAddress(address: string, trusted: readonly string[]): boolean {
   let ip: ipaddr.IPv4 | ipaddr.IPv6;
   try {
@@ -126,7 +136,11 @@ export function isTrustedAddress(address: string, trusted: readonly string[]): b
   return false;
 }
 
-/** Constant-time comparison of two secrets (different lengths compare unequal, also in constant time). */
+/**
+ * Constant-time comparison of two secrets (different lengths compare unequal, also in constant time).
+ *
+ * @internal exported for tests only
+ */
 export function sameSecret(given: string, expected: string): boolean {
   const a = new TextEncoder().encode(given);
   const b = new TextEncoder().encode(expected);
@@ -141,6 +155,8 @@ export function sameSecret(given: string, expected: string): boolean {
 /**
  * The identity a request carries, checked against the hosted settings:
  * the verified user id, or a `GleanerError("unauthorized")`.
+ *
+ * @internal exported for tests only
  */
 export function verifyProxyIdentity(
   settings: MemorySection,

@@ -27,7 +27,11 @@ import { VERSION } from "../lib/version.ts";
 import type { McpSessions } from "../mcp/sessions.ts";
 import { bearerMatches } from "./guard.ts";
 
-/** The protocol name and version the manifest declares. */
+/**
+ * The protocol name and version the manifest declares.
+ *
+ * @internal exported for tests only
+ */
 export const MANAGE_PROTOCOL = "tinysuite.manage/1";
 
 /** One view of the manifest. */
@@ -42,7 +46,11 @@ export interface ManageView {
   path: string;
 }
 
-/** The views, in the order a console shows them. */
+/**
+ * The views, in the order a console shows them.
+ *
+ * @internal exported for tests only
+ */
 export const MANAGE_VIEWS: readonly ManageView[] = [
   {
     id: "memories",

@@ -39,13 +39,25 @@ import { listedInputSchema } from "../lib/tools/listing.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { readJsonBody } from "./body.ts";
 
-/** The object path of the Search service. */
+/**
+ * The object path of the Search service.
+ *
+ * @internal exported for tests only
+ */
 export const TINYSEARCH_PATH = "/ai/tinyhumans/tinysearch/Search";
 
-/** The interface name of the Search service. */
+/**
+ * The interface name of the Search service.
+ *
+ * @internal exported for tests only
+ */
 export const TINYSEARCH_INTERFACE = "ai.tinyhumans.tinysearch.Search";
 
-/** The contract version served. */
+/**
+ * The contract version served.
+ *
+ * @internal exported for tests only
+ */
 export const TINYSEARCH_CONTRACT_VERSION = "2.0";
 
 const FAILED = `${TINYSEARCH_INTERFACE}.Error.Failed`;

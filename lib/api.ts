@@ -68,6 +68,8 @@ function queriesOf(input: unknown): string[] {
  *   console.assert(String(error).includes('unknown key "namespace"'));
  * }
  * ```
+ *
+ * @internal exported for tests only
  */
 export function parseToolInput<I extends z.ZodObject, O extends z.ZodObject>(
   tool: ToolSpec<I, O>,

@@ -763,6 +763,8 @@ function oddCharacter(char: string): boolean {
  * console.assert(keyFormatProblem("sk abc") === "contains a space (inside)");
  * console.assert(keyFormatProblem("sk-abc123") === undefined);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function keyFormatProblem(value: string): string | undefined {
   if (value === "") return "is empty";

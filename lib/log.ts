@@ -17,7 +17,11 @@ import {
   type Sink,
 } from "@logtape/logtape";
 
-/** Gleaner's root logger category. */
+/**
+ * Gleaner's root logger category.
+ *
+ * @internal exported for tests only
+ */
 export const LOG_CATEGORY = "gleaner";
 
 /**
@@ -68,6 +72,8 @@ const URL_WITH_QUERY = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s?#"'<>]*)\?[^\s#"'<>]*/gi;
  *     "GET https://a.example/s failed",
  * );
  * ```
+ *
+ * @internal exported for tests only
  */
 export function stripQueryStrings(text: string): string {
   return text.replace(URL_WITH_QUERY, "$1");
@@ -104,6 +110,8 @@ const LOUD: ReadonlySet<LogLevel> = new Set<LogLevel>(["warning", "error", "fata
  * });
  * console.assert(seen[0].message[1] === "https://a.example/");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function withoutQueryStrings(sink: Sink): Sink {
   const wrapped: Sink = (record: LogRecord) => {
@@ -145,7 +153,11 @@ export async function flushLogs(): Promise<void> {
   }
 }
 
-/** The exit code of a process ended by {@link exitOnUncaught} (`EX_SOFTWARE` of sysexits). */
+/**
+ * The exit code of a process ended by {@link exitOnUncaught} (`EX_SOFTWARE` of sysexits).
+ *
+ * @internal exported for tests only
+ */
 export const UNCAUGHT_EXIT_CODE = 70;
 
 function exitProcess(code: number): void {

@@ -246,6 +246,8 @@ export async function resolvePaths(
  * console.assert(paths.socket_dir === "/run/postgresql" && paths.ssl_files[0] === "/srv/ca.pem");
  * console.assert(paths.pgpass === "/home/a/.pgpass");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function postgresPaths(url: string | undefined, env: Env, cwd: string): PostgresPaths {
   let host: string | undefined;

@@ -10,7 +10,11 @@
 import type { Hono } from "hono";
 import { UI_CSS, UI_FAVICON, UI_HTML, UI_JS } from "./assets.ts";
 
-/** Headers of every `/ui` file: no inline script, no framing, no caching, no referrer. */
+/**
+ * Headers of every `/ui` file: no inline script, no framing, no caching, no referrer.
+ *
+ * @internal exported for tests only
+ */
 export const UI_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy":
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",

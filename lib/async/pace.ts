@@ -16,14 +16,24 @@
  * @module
  */
 
-/** Paced work runs this long (ms) between two pauses… */
+/**
+ * Paced work runs this long (ms) between two pauses…
+ *
+ * @internal exported for tests only
+ */
 export const PACE_BUSY_MS = 5;
-/** …and then every paced caller waits this long (ms). */
+/**
+ * …and then every paced caller waits this long (ms).
+ *
+ * @internal exported for tests only
+ */
 export const PACE_PAUSE_MS = 2;
 /**
  * A call this long (ms) after the previous one starts a new turn: the
  * thread was most likely idle meanwhile, so a lone small step (a fetch of
  * one chunk) does not pause. Paced steps are far shorter than this.
+ *
+ * @internal exported for tests only
  */
 export const PACE_IDLE_MS = 50;
 

@@ -70,6 +70,8 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
  * console.assert(jsonProblem(text) === "line 2, column 32: a trailing comma (JSON allows none)");
  * console.assert(jsonProblem("{}") === undefined);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function jsonProblem(text: string): string | undefined {
   try {

@@ -148,6 +148,8 @@ export const CHROMIUM_ENV_NAMES: readonly string[] = [
  * OpenTelemetry) and {@link CHROMIUM_ENV_NAMES} (what a launched Chromium
  * gets). Library modules take what they need from that snapshot and never
  * read the environment themselves.
+ *
+ * @internal exported for tests only
  */
 export const HOST_ENV_NAMES: readonly string[] = [
   ...new Set([...PROCESS_ENV_NAMES, ...CHROMIUM_ENV_NAMES]),

@@ -39,7 +39,11 @@ export interface PathSettings {
   events: Pick<Config["events"], "nats_credentials_file" | "nats_ca_file">;
 }
 
-/** The schema's defaults of {@link PathSettings} (settings without a default are left out). */
+/**
+ * The schema's defaults of {@link PathSettings} (settings without a default are left out).
+ *
+ * @internal exported for tests only
+ */
 export const PATH_DEFAULTS: Readonly<Record<string, string | boolean>> = {
   "server.allow_config_write": false,
   "memory.enabled": true,
@@ -49,7 +53,11 @@ export const PATH_DEFAULTS: Readonly<Record<string, string | boolean>> = {
   "read.render": "auto",
 };
 
-/** Every `section.key` of {@link PathSettings}. */
+/**
+ * Every `section.key` of {@link PathSettings}.
+ *
+ * @internal exported for tests only
+ */
 export const PATH_SETTING_KEYS: readonly string[] = [
   "server.allow_config_write",
   "store.path",

@@ -43,6 +43,8 @@ export function providerApiKey(config: Pick<Config, "search">, name: string): st
  * The providers whose key a partial configuration sets, in either spelling:
  * `old` lists those set as `search.<name>_api_key`, `own` those set as
  * `search.providers.<name>.api_key`.
+ *
+ * @internal exported for tests only
  */
 export function providerKeysSet(layer: ConfigInput | undefined): { old: string[]; own: string[] } {
   const search = layer?.search as Record<string, unknown> | undefined;

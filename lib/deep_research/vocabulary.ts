@@ -111,6 +111,8 @@ function isWordChar(code: number): boolean {
  * Whether `pattern` occurs in `text` at the start of a word (at the start of
  * the text or after a character outside `[a-z0-9]`). Both are normalised.
  * A loop of `indexOf`, so a pattern from a table or a user is never a regex.
+ *
+ * @internal exported for tests only
  */
 export function startsAWord(text: string, pattern: string): boolean {
   if (pattern === "") return false;

@@ -51,7 +51,11 @@ export interface OpenAIEmbedderOptions {
 /** Largest response body accepted (64 MiB: 64 texts × 3072 floats fits many times over). */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
-/** The endpoint URL for a configured base URL. */
+/**
+ * The endpoint URL for a configured base URL.
+ *
+ * @internal exported for tests only
+ */
 export function embeddingsEndpoint(url: string): string {
   let parsed: URL;
   try {

@@ -24,6 +24,8 @@ const shared = new Map<string, Promise<RerankerResult>>();
 /**
  * Passage vectors of the shared reranker kept in process in front of the store's cache (about
  * 20 MB of 512-d vectors): a question on pages read before then reads nothing from the store.
+ *
+ * @internal exported for tests only
  */
 export const RERANKER_MEMORY_VECTORS = 10_000;
 const memories = new Map<string, LruCache<string, Float32Array>>();

@@ -92,6 +92,8 @@ interface RawTensor {
  * import { readOnnxInitializers } from "./static_fast.ts";
  * console.assert(readOnnxInitializers(new Uint8Array()).size === 0);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function readOnnxInitializers(model: Uint8Array): Map<string, RawTensor> {
   const out = new Map<string, RawTensor>();
@@ -141,6 +143,8 @@ const ONNX_INT8 = 3;
  * const t = loadStaticTable(await Deno.readFile("models/static/onnx/model_quantized.onnx"));
  * console.assert(t.dims === 100);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function loadStaticTable(model: Uint8Array): StaticTable {
   const inits = readOnnxInitializers(model);
@@ -399,6 +403,8 @@ export interface FastStaticEmbedderOptions {
 /**
  * Mean of the table rows of `ids` (float64 sums, float32 result, as
  * transformers.js pools), then unit length; zero vector when nothing is left.
+ *
+ * @internal exported for tests only
  */
 export function poolIds(table: StaticTable, ids: number[]): Float32Array {
   const { dims } = table;

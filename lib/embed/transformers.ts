@@ -298,6 +298,8 @@ const TOKEN_ESTIMATE = /\p{Script=Han}|[\p{L}\p{N}\p{M}]+|[^\s\p{L}\p{N}\p{M}]/g
  * import { estimateTokens } from "./transformers.ts";
  * console.assert(estimateTokens("Hello, world!") === 6);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function estimateTokens(text: string): number {
   return (text.match(TOKEN_ESTIMATE)?.length ?? 0) + 2;
@@ -314,6 +316,8 @@ export function estimateTokens(text: string): number {
  * const batches = planBatches([0, 1, 2, 3], [600, 50, 40, 30], 64, 1000);
  * console.assert(JSON.stringify(batches) === "[[0],[1,2,3]]");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function planBatches(
   order: number[],

@@ -26,7 +26,11 @@ export function htmlBytesNeeded(bodyLength: number, maxChars: number): number {
   return bodyLength <= DECODE_WHOLE_BYTES ? bodyLength : Math.min(bodyLength, 3 * maxChars);
 }
 
-/** Bytes decoded at a time: the caller yields to the event loop between slices. */
+/**
+ * Bytes decoded at a time: the caller yields to the event loop between slices.
+ *
+ * @internal exported for tests only
+ */
 export const DECODE_SLICE_BYTES = 1 << 18;
 
 /** A decoder for a charset label (unknown labels decode as UTF-8). */

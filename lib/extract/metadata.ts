@@ -140,6 +140,8 @@ function findArticle(value: unknown, depth = 0): Record<string, unknown> | undef
  * );
  * console.assert(readJsonLd(doc)?.headline === "H");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function readJsonLd(doc: Document): JsonLdArticle | undefined {
   for (const script of doc.getElementsByTagName("script")) {

@@ -8,7 +8,11 @@
  * @module
  */
 
-/** Characters of text in one message to or from an extraction thread. */
+/**
+ * Characters of text in one message to or from an extraction thread.
+ *
+ * @internal exported for tests only
+ */
 export const MESSAGE_PART_CHARS = 1 << 18;
 
 /**

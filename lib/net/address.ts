@@ -132,6 +132,8 @@ function parseIpv4Number(part: string): number | null {
  * console.assert(!isPublicAddress("169.254.169.254"));
  * console.assert(!isPublicAddress("::ffff:127.0.0.1"));
  * ```
+ *
+ * @internal exported for tests only
  */
 export function isPublicAddress(ip: string): boolean {
   let canonical: string | null;
@@ -267,6 +269,8 @@ function blockedUrl(origin: string, reason: string, fix: AllowFix): GleanerError
  * const error = privateBlocked("http://localhost:8080", "local host name");
  * console.assert(error.message.endsWith('add "http://localhost:8080" to network.allow_private'));
  * ```
+ *
+ * @internal exported for tests only
  */
 export function privateBlocked(origin: string, reason: string): GleanerError {
   return blockedUrl(origin, reason, { setting: "network.allow_private", value: origin });

@@ -15,7 +15,11 @@
  * @module
  */
 
-/** Up to this many bytes, chunks are listed and joined at the end (one small copy: 256 KB). */
+/**
+ * Up to this many bytes, chunks are listed and joined at the end (one small copy: 256 KB).
+ *
+ * @internal exported for tests only
+ */
 export const SMALL_BODY_BYTES = 1 << 18;
 
 /**

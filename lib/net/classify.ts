@@ -454,6 +454,8 @@ const CLASS_WORDS: Readonly<Record<FailureClass, string>> = {
  * });
  * console.assert(unresolvedHost(error, "search.searxng_url")!.endsWith("; check search.searxng_url"));
  * ```
+ *
+ * @internal exported for tests only
  */
 export function unresolvedHost(error: unknown, setting?: string): string | undefined {
   if (!(error instanceof GleanerError) || typeof error.details?.host !== "string") return undefined;

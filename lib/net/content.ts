@@ -178,6 +178,8 @@ export function detectCharset(
  * console.assert(isUtf8Prefix(bytes) && isUtf8Prefix(bytes.subarray(0, 4)));
  * console.assert(!isUtf8Prefix(new Uint8Array([0x63, 0xe9, 0x20])));
  * ```
+ *
+ * @internal exported for tests only
  */
 export function isUtf8Prefix(bytes: Uint8Array): boolean {
   // Where the last sequence starts (a lead byte at most 3 bytes from the end).

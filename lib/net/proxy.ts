@@ -58,6 +58,8 @@ export interface UpstreamProxy {
  * console.assert(proxy.label === "http://proxy.corp:3128" && proxy.port === 3128);
  * console.assert(proxy.authorization === `Basic ${btoa("me:s3cret")}`);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function parseProxy(settings: ProxySettings): UpstreamProxy | undefined {
   const raw = settings.proxy_url;
@@ -110,6 +112,8 @@ function base64(text: string): string {
  * console.assert(bypassesProxy(new URL("http://10.1.2.3/"), list));
  * console.assert(!bypassesProxy(new URL("https://api.example/"), list));
  * ```
+ *
+ * @internal exported for tests only
  */
 export function bypassesProxy(url: URL, noProxy: readonly string[]): boolean {
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");

@@ -18,6 +18,8 @@ const LOOKUP_BATCH = 500;
 /**
  * Vectors kept by default: about 200 MB of 512-d vectors (the cascade's
  * reranker), 40 MB of 100-d ones. The oldest written go first.
+ *
+ * @internal exported for tests only
  */
 export const DEFAULT_MAX_EMBEDDINGS = 100_000;
 

@@ -16,9 +16,17 @@ import { getGleanerLogger } from "../log.ts";
 
 const log = getGleanerLogger("store");
 
-/** Permission bits a store file may have at most. */
+/**
+ * Permission bits a store file may have at most.
+ *
+ * @internal exported for tests only
+ */
 export const STORE_FILE_MODE = 0o600;
-/** Permission bits a store folder may have at most. */
+/**
+ * Permission bits a store folder may have at most.
+ *
+ * @internal exported for tests only
+ */
 export const STORE_DIR_MODE = 0o700;
 
 /** Companion files SQLite keeps beside a database in WAL mode. */

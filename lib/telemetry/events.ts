@@ -68,7 +68,11 @@ export function withRequestId<T>(requestId: string, work: () => Promise<T>): Pro
   return currentRequest.run(requestId, work);
 }
 
-/** The request id set by the enclosing {@link withRequestId}, if any. */
+/**
+ * The request id set by the enclosing {@link withRequestId}, if any.
+ *
+ * @internal exported for tests only
+ */
 export function currentRequestId(): string | undefined {
   return currentRequest.getStore();
 }

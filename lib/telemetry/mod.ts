@@ -52,6 +52,8 @@ export const NOOP_TELEMETRY: Telemetry = {
  *   OTEL_SDK_DISABLED: "true",
  * }));
  * ```
+ *
+ * @internal exported for tests only
  */
 export function telemetryRequested(env: Record<string, string | undefined>): boolean {
   if (/^true$/i.test(env.OTEL_SDK_DISABLED ?? "")) return false;

@@ -93,6 +93,8 @@ function crc16(bytes: Uint8Array): number {
  * body[0] = 20 << 3; // a user's public key
  * console.assert(encodeNkey(body).startsWith("U"));
  * ```
+ *
+ * @internal exported for tests only
  */
 export function encodeNkey(body: Uint8Array): string {
   const crc = crc16(body);
@@ -129,6 +131,8 @@ function fromBase64Url(text: string): Uint8Array {
  * );
  * console.assert(creds.jwt === "eyJhbGciOi.x.y" && creds.seed === "SUAEXAMPLE");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function parseCredentials(text: string): NatsCredentials {
   const block = (label: RegExp) => {

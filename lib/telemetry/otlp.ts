@@ -119,6 +119,8 @@ function codeOf(error: unknown): string {
  * const parsed = parseKeyValues("api-key=a%20b, x=1");
  * console.assert(parsed["api-key"] === "a b" && parsed.x === "1");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function parseKeyValues(text: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -173,6 +175,8 @@ export interface OtlpSettings {
  * console.assert(s.tracesUrl === "http://127.0.0.1:4318/v1/traces");
  * console.assert(s.resource["service.name"] === "gleaner");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function otlpSettings(env: Record<string, string | undefined>): OtlpSettings {
   const base = (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? "").trim().replace(/\/+$/, "");

@@ -26,7 +26,11 @@ const OPTIONS = { disallowedSpecial: new Set<string>() };
 /** Longest piece handed to the tokenizer at once (characters). */
 export const TOKEN_PIECE_CHARS = 2048;
 
-/** Longest run without a pre-token boundary counted whole; longer runs are cut at this size. */
+/**
+ * Longest run without a pre-token boundary counted whole; longer runs are cut at this size.
+ *
+ * @internal exported for tests only
+ */
 export const TOKEN_RUN_CHARS = 256;
 /**
  * How far ahead the end of a run without boundaries is looked for at a time
@@ -219,6 +223,8 @@ function* pieces(
  * console.assert(tokenPieces("one two three", 8, 6).join("|") === "one two| three");
  * console.assert(tokenPieces("x".repeat(14), 8, 4).join("|") === "xxxx|xxxx|xxxx|xx");
  * ```
+ *
+ * @internal exported for tests only
  */
 export function tokenPieces(
   text: string,
