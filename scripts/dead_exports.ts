@@ -1,8 +1,10 @@
 /**
- * Lists the exports of production modules that no other file names: each is
- * either dead (used nowhere, or only in its own file: lower the `export` or
- * delete it) or used only by tests (mark it `@internal`, or move it to a
- * `testing/` folder). The public faces (`mod.ts`, `mcp/mod.ts`, `http/mod.ts`,
+ * Lists the exports of production modules that no other file names and that
+ * are not marked `@internal`: each is either dead (used nowhere, or only in
+ * its own file: lower the `export` or delete it) or used only by tests and
+ * examples (mark it `@internal`, or move it to a `testing/` folder). A type
+ * named only in its own module is often part of an exported signature (an
+ * options object, a result): it stays exported. The public faces (`mod.ts`, `mcp/mod.ts`, `http/mod.ts`,
  * `cli.ts`, `lib/deep_research/mod.ts`) and what a face re-exports with
  * `export *` are left out: they are the published API.
  *
@@ -48,6 +50,14 @@ async function walk(dir: string, out: string[]): Promise<void> {
     if (entry.isDirectory && entry.name !== "node_modules") await walk(`${path}/`, out);
     else if (/\.(ts|tsx)$/.test(path)) out.push(path);
   }
+}
+
+/** True when the JSDoc right above the declaration of `name` in `source` says `@internal`. */
+function markedInternal(source: string, name: string): boolean {
+  const at = source.search(new RegExp(`^export\\s+[\\w\\s*]*?\\b${name}\\b`, "m"));
+  if (at < 0) return false;
+  const before = source.slice(0, at).trimEnd();
+  return before.endsWith("*/") && before.slice(before.lastIndexOf("/**")).includes("@internal");
 }
 
 /** The names `source` exports by declaration (`export function f`, `export const c`, …). */
@@ -99,7 +109,7 @@ export async function deadExports(): Promise<DeadExport[]> {
     for (const [name, declares] of declaredExports(source)) {
       const users = [...vocabulary].filter(([other, counts]) => other !== file && counts.has(name))
         .map(([other]) => other);
-      if (users.some((user) => !isTest(user))) continue;
+      if (users.some((user) => !isTest(user)) || markedInternal(source, name)) continue;
       out.push({
         file,
         name,
