@@ -26,6 +26,7 @@ import puppeteer, {
   type Browser,
   type BrowserContext,
   type DownloadBehavior,
+  type LaunchOptions,
 } from "puppeteer-core";
 import type { ReadConfig } from "../types.ts";
 import { GleanerError, permissionError } from "../../errors.ts";
@@ -267,7 +268,7 @@ export async function openBrowser(
   };
   let browser: Browser;
   try {
-    browser = await puppeteer.launch({
+    const launchOptions: LaunchOptions = {
       executablePath: executable,
       headless: true,
       pipe: true,
@@ -285,7 +286,12 @@ export async function openBrowser(
       handleSIGTERM: false,
       handleSIGHUP: false,
       protocolTimeout: 30_000,
-    });
+    };
+    browser = await puppeteer.launch(launchOptions).catch((error) =>
+      // A Chromium that closes while it starts (it happens on a loaded machine) gets one
+      // more try; any other failure is reported at once.
+      closedWhileStarting(error) ? puppeteer.launch(launchOptions) : Promise.reject(error)
+    );
   } catch (error) {
     await removeProfile();
     await proxy.close();
@@ -319,6 +325,15 @@ export async function openBrowser(
       await removeProfile();
     },
   };
+}
+
+/**
+ * Whether a launch failed because Chromium went away during its first
+ * protocol calls (`Target closed`), a transient failure worth one more try.
+ */
+function closedWhileStarting(error: unknown): boolean {
+  return error instanceof Error &&
+    (error.name === "TargetCloseError" || /Target closed/.test(error.message));
 }
 
 /**

@@ -143,3 +143,33 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: `a Chromium that closes while it starts gets one more try${suffix}`,
+  ignore,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "gleaner-flaky-chromium-" });
+    const marker = `${dir}/started-once`;
+    const executable = `${dir}/chromium`;
+    // The first start exits at once (the pipe closes under puppeteer's first protocol call,
+    // as a Chromium killed on a loaded machine does); the second is the real Chromium.
+    await Deno.writeTextFile(
+      executable,
+      `#!/bin/sh\nif [ ! -e '${marker}' ]; then : > '${marker}'; exit 1; fi\nexec '${chromium}' "$@"\n`,
+    );
+    await Deno.chmod(executable, 0o755);
+    try {
+      const handle = await openBrowser(parseConfig({ read: { chrome_path: executable } }), []);
+      try {
+        const page = await handle.browser.newPage();
+        assert.equal(await page.evaluate(() => 6 * 7), 42);
+        await page.close();
+      } finally {
+        await handle.dispose();
+      }
+      assert.ok((await Deno.stat(marker)).isFile, "the first start happened and failed");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
