@@ -14,8 +14,8 @@ import { transaction } from "./sqlite.ts";
 import { type DomainSnapshotEntry, parseSnapshotEntry } from "./domain_snapshot.ts";
 import { checkTenant } from "./tenant.ts";
 import {
-  CAPABILITY_SAMPLE_PAGES,
   capabilitiesFromFields,
+  CAPABILITY_SAMPLE_PAGES,
   type CapabilityFacts,
   type CapabilityFields,
   capabilitySetFields,
@@ -540,7 +540,9 @@ export class SqliteDomainStats implements DomainStats {
           this.#llms.run(k, host, e.llms_txt.exists ? 1 : 0, e.llms_txt.checked_at);
         }
         if (e.seen_in_search) {
-          this.#db.prepare("UPDATE origin_info SET seen_in_search = ?, seen_at = ? WHERE origin = ?")
+          this.#db.prepare(
+            "UPDATE origin_info SET seen_in_search = ?, seen_at = ? WHERE origin = ?",
+          )
             .run(e.seen_in_search.count, e.seen_in_search.last_at, k);
         }
         if (e.capabilities) this.#setCapabilities(k, e.capabilities);

@@ -9,8 +9,8 @@
 import { checkTenant } from "./tenant.ts";
 import { type DomainSnapshotEntry, parseSnapshotEntry } from "./domain_snapshot.ts";
 import {
-  CAPABILITY_SAMPLE_PAGES,
   capabilitiesFromFields,
+  CAPABILITY_SAMPLE_PAGES,
   type CapabilityFacts,
   type CapabilityFields,
   capabilitySetFields,
