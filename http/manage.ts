@@ -25,9 +25,13 @@ import type { Gleaner } from "../lib/gleaner.ts";
 import { listMemoriesTool } from "../lib/tools/list_memories.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { VERSION } from "../lib/version.ts";
-import type { McpSessions } from "../mcp/sessions.ts";
 import { bearerMatches } from "./guard.ts";
-import { MANAGE_PROTOCOL, MANAGE_VIEWS, type ManageView } from "../lib/config/management.ts";
+import {
+  MANAGE_PROTOCOL,
+  MANAGE_VIEWS,
+  type ManageView,
+  type SessionCounter,
+} from "../lib/config/management.ts";
 
 export { MANAGE_PROTOCOL, MANAGE_VIEWS, type ManageView };
 
@@ -59,7 +63,7 @@ export async function memoriesView(
 /** The Overview view: health, MCP sessions (`null` where none are kept), the memory count. */
 export async function overviewView(
   gleaner: Gleaner,
-  sessions: McpSessions | undefined,
+  sessions: SessionCounter | undefined,
 ): Promise<Record<string, unknown>> {
   const health = await gleaner.health();
   let memories: number | undefined;
@@ -115,7 +119,7 @@ export function serviceView(
 export function mountManagement(
   app: Hono,
   gleaner: Gleaner,
-  parts: { tools: readonly AnyToolSpec[]; sessions: McpSessions },
+  parts: { tools: readonly AnyToolSpec[]; sessions: SessionCounter },
 ): void {
   const { management, management_token: token } = gleaner.config.server;
   if (!management || !token) return;

@@ -24,6 +24,12 @@ export const MANAGE_TOKEN_META = "tinysuite/management_token";
 /** The HTTP header an MCP client over Streamable HTTP may carry the management token in. */
 export const MANAGE_TOKEN_HEADER = "x-management-token";
 
+/** What the Overview view counts the MCP sessions with (`McpSessions` of `mcp/sessions.ts`). */
+export interface SessionCounter {
+  /** The sessions' counts, as `/health` shows them. */
+  counts(): unknown;
+}
+
 /** One view of the manifest. */
 export interface ManageView {
   /** Stable id (`memories`, `overview`, `service`). */

@@ -6,7 +6,6 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../config/config.ts";
 import { SummarySchema } from "./quality_schemas.ts";
 import { researchInputFor, ResearchOutput, type ResearchShape } from "./research_schemas.ts";
 
@@ -25,7 +24,7 @@ export type SearchAndSummarizeShape = ResearchShape & { fetch_count: z.ZodDefaul
  * `researchInputFor`), and how many of the pages read are given whole to the model.
  */
 export function searchAndSummarizeInputFor(
-  config?: Config,
+  config?: Parameters<typeof researchInputFor>[0],
 ): z.ZodObject<SearchAndSummarizeShape, z.core.$strict> {
   return researchInputFor(config).extend({
     fetch_count: z.number().int().min(1).max(MAX_SUMMARIZE_FETCH_COUNT)
