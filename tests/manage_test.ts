@@ -11,6 +11,8 @@ import { parseConfig } from "../lib/config/config.ts";
 import { serveHttp } from "../http/serve.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 
 const TOKEN = "management-token-0123456789";
@@ -218,5 +220,38 @@ Deno.test("MCP: the manifest (Memories, Overview, Service) and each view as reso
     await client.close();
     await server.shutdown();
     await gleaner.close();
+  }
+});
+
+Deno.test("gleaner mcp (stdio): GLEANER_MANAGEMENT and its token serve the views as resources", async () => {
+  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", ...DENO_RUN_FLAGS, new URL("../cli.ts", import.meta.url).pathname, "mcp"],
+      env: {
+        ...Deno.env.toObject(),
+        GLEANER_STORE_PATH: ":memory:",
+        GLEANER_EMBED_PROVIDER: "none",
+        GLEANER_MANAGEMENT: "1",
+        GLEANER_MANAGEMENT_TOKEN: TOKEN,
+        NO_COLOR: "1",
+      },
+      stderr: "pipe",
+    }) as Transport,
+  );
+  try {
+    const { resources } = await client.listResources() as { resources: { uri: string }[] };
+    assert.ok(resources.some((r) => r.uri === MANIFEST));
+    await assert.rejects(client.readResource({ uri: MANIFEST }), /unauthorized/);
+    const service = await client.readResource({
+      uri: "manage://gleaner/service",
+      _meta: { [META]: TOKEN },
+    });
+    const body = JSON.parse((service.contents as { text: string }[])[0].text);
+    assert.equal(body.view, "service");
+    assert.ok(!JSON.stringify(body).includes(TOKEN));
+  } finally {
+    await client.close();
   }
 });
