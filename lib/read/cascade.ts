@@ -122,6 +122,11 @@ export function parsePageUrl(raw: string): URL {
 interface Recalled {
   /** The tiers put off there, with why: `probation` or `success_rate`. */
   skipped: Map<string, string>;
+  /**
+   * False when the read forces the browser (`render: "always"`, a selector to wait for): what
+   * produces its page then says nothing about the origin's preferred strategy.
+   */
+  learnsStrategy?: boolean;
   /** Its capabilities, when any is known. */
   capabilities?: DomainCapabilities;
 }
@@ -183,7 +188,7 @@ function domainMemory(domains: DomainStats | undefined, config: ReadConfig): {
    */
   async function learn(origin: string, tier: Tier, page: Page | undefined, known: Recalled) {
     if (!domains || !memory.open() || tier.readsCopy) return;
-    const facts = capabilityFacts(tier, page, known.capabilities);
+    const facts = capabilityFacts(tier, page, known.capabilities, known.learnsStrategy ?? true);
     if (Object.keys(facts).length === 0) return;
     try {
       await domains.noteCapabilities(origin, facts);
@@ -199,6 +204,7 @@ function capabilityFacts(
   tier: Tier,
   page: Page | undefined,
   known: DomainCapabilities | undefined,
+  learnsStrategy: boolean,
 ): CapabilityFacts {
   const facts: CapabilityFacts = {};
   // The cheap fetch of a page's metadata is the plain HTTP tier.
@@ -211,7 +217,10 @@ function capabilityFacts(
   if (signals && !page.thin && (known?.json_ld_article?.sampled ?? 0) < CAPABILITY_SAMPLE_PAGES) {
     facts.page = { json_ld_article: signals.json_ld_article, og_title: signals.og_title };
   }
-  if (!page.thin && !tier.fallbackFor && known?.preferred_strategy?.tier !== tier.name) {
+  if (
+    learnsStrategy && !page.thin && !tier.fallbackFor &&
+    known?.preferred_strategy?.tier !== tier.name
+  ) {
     facts.preferred_strategy = tier.name;
   }
   return facts;
@@ -280,7 +289,7 @@ export function createReader(deps: ReaderDeps): Reader {
         if (cached) return { ...cached, url: request.url, tier: "cache" };
       }
       const origin = url.origin;
-      const known = await recall(origin);
+      const known = { ...await recall(origin), learnsStrategy: render !== "always" };
       const { skipped } = known;
       const { order, renders } = inPreferredOrder(deps.tiers, known);
       const failures: TierFailure[] = [];

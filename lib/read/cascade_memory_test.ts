@@ -222,6 +222,15 @@ Deno.test({
       assert.equal(await gleaner.store.domains.clear(), 1);
       await gleaner.reader.read({ url: web.url("/js-only"), noCache: true });
       assert.equal((await gleaner.store.domains.get(web.origin))?.tiers.http.attempts, 1);
+      // A read that forces the browser says nothing of the origin's preferred strategy.
+      await gleaner.store.domains.clear();
+      const forced = await gleaner.reader.read({
+        url: web.url("/pages/wikipedia"),
+        render: "always",
+      });
+      assert.equal(forced.tier, "browser");
+      const after = await gleaner.store.domains.get(web.origin);
+      assert.equal(after?.capabilities?.preferred_strategy, undefined);
     } finally {
       await gleaner.close();
       await web.close();
