@@ -214,8 +214,8 @@ Deno.test("MCP: domain_stats shows what reads learnt of an origin's capabilities
     }[];
     assert.equal(shown.capabilities?.preferred_strategy?.tier, "http");
     assert.equal(shown.capabilities?.metadata_fetch?.ok, true);
-    assert.deepEqual(shown.capabilities?.json_ld_article, { sampled: 1, seen: 1, rate: 1 });
-    assert.deepEqual(shown.capabilities?.og_title, { sampled: 1, seen: 1, rate: 1 });
+    assert.deepEqual(shown.capabilities?.json_ld_article, { sampled: 1, present: 1, rate: 1 });
+    assert.deepEqual(shown.capabilities?.og_title, { sampled: 1, present: 1, rate: 1 });
     assert.match(stats.content[0].text, /capabilities: preferred http, metadata fetch ok/);
     assert.match(stats.content[0].text, /JSON-LD article 100% of 1, og:title 100% of 1/);
   } finally {

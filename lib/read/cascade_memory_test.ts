@@ -262,8 +262,8 @@ Deno.test("capabilities: reads sample JSON-LD and og:title, note the cheap fetch
     assert.equal((await gleaner.reader.read({ url: `${origin}/article` })).tier, "http");
     assert.equal((await gleaner.reader.read({ url: `${origin}/about` })).tier, "http");
     const caps = (await gleaner.store.domains.get(origin))?.capabilities;
-    assert.deepEqual(caps?.json_ld_article, { sampled: 2, seen: 1, rate: 0.5 });
-    assert.deepEqual(caps?.og_title, { sampled: 2, seen: 2, rate: 1 });
+    assert.deepEqual(caps?.json_ld_article, { sampled: 2, present: 1, rate: 0.5 });
+    assert.deepEqual(caps?.og_title, { sampled: 2, present: 2, rate: 1 });
     assert.equal(caps?.metadata_fetch?.ok, true);
     assert.equal(caps?.preferred_strategy?.tier, "http");
     // A bot wall: the cheap fetch no longer gives the page's metadata.

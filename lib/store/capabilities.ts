@@ -7,8 +7,8 @@
  * - `json_ld_article`, `og_title`: of the first {@link CAPABILITY_SAMPLE_PAGES}
  *   HTML pages read on the origin, how many carried a JSON-LD Article-family
  *   node and an `og:title`;
- * - `llms_full_txt`: the size of the origin's `/llms-full.txt` in bytes
- *   (`null`: checked, absent), from the llms.txt tier's own fetch;
+ * - `llms_full_txt`: whether the origin has a `/llms-full.txt`, and its size
+ *   in bytes (`size_bytes`), from the llms.txt tier's own fetch;
  * - `preferred_strategy`: the reading tier that last produced a page on the
  *   origin; the cascade tries it first there.
  *
@@ -28,8 +28,8 @@ export interface SampledShare {
   /** Pages sampled. */
   sampled: number;
   /** Pages of those that had it. */
-  seen: number;
-  /** seen / sampled. */
+  present: number;
+  /** present / sampled. */
   rate: number;
 }
 
@@ -41,8 +41,8 @@ export interface DomainCapabilities {
   json_ld_article?: SampledShare;
   /** Sampled pages with an `og:title`. */
   og_title?: SampledShare;
-  /** Size of `/llms-full.txt` in bytes, `null` when it is absent. */
-  llms_full_txt?: { bytes: number | null; checked_at: string };
+  /** Whether `/llms-full.txt` exists, and its size in bytes when it does. */
+  llms_full_txt?: { present: boolean; size_bytes?: number; last_checked: string };
   /** The tier that last produced a page here; the cascade tries it first. */
   preferred_strategy?: { tier: string; at: string };
 }
@@ -109,8 +109,8 @@ export function pickCapabilityFields(
 
 const iso = (ms: number | string | undefined) => new Date(Number(ms)).toISOString();
 
-function share(sampled: number, seen: number): SampledShare {
-  return { sampled, seen, rate: sampled > 0 ? seen / sampled : 0 };
+function share(sampled: number, present: number): SampledShare {
+  return { sampled, present, rate: sampled > 0 ? present / sampled : 0 };
 }
 
 /**
@@ -120,7 +120,7 @@ function share(sampled: number, seen: number): SampledShare {
  * ```ts
  * import { capabilitiesFromFields } from "./capabilities.ts";
  * const caps = capabilitiesFromFields({ cap_sampled: 4, cap_json_ld: 1, cap_og_title: 4 });
- * console.assert(caps?.json_ld_article?.rate === 0.25 && caps?.og_title?.seen === 4);
+ * console.assert(caps?.json_ld_article?.rate === 0.25 && caps?.og_title?.present === 4);
  * console.assert(capabilitiesFromFields({}) === undefined);
  * ```
  */
@@ -140,7 +140,9 @@ export function capabilitiesFromFields(
   }
   if (f.cap_llms_full_bytes !== undefined && f.cap_llms_full_at !== undefined) {
     const bytes = Number(f.cap_llms_full_bytes);
-    caps.llms_full_txt = { bytes: bytes < 0 ? null : bytes, checked_at: iso(f.cap_llms_full_at) };
+    caps.llms_full_txt = bytes < 0
+      ? { present: false, last_checked: iso(f.cap_llms_full_at) }
+      : { present: true, size_bytes: bytes, last_checked: iso(f.cap_llms_full_at) };
   }
   if (f.cap_strategy !== undefined && f.cap_strategy_at !== undefined) {
     caps.preferred_strategy = { tier: String(f.cap_strategy), at: iso(f.cap_strategy_at) };

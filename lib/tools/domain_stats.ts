@@ -22,7 +22,7 @@ const TierState = Counts.extend({
 
 const Share = z.object({
   sampled: z.number().int(),
-  seen: z.number().int(),
+  present: z.number().int(),
   rate: z.number(),
 });
 
@@ -31,8 +31,11 @@ export const CapabilitiesShown: z.ZodType<DomainCapabilities> = z.object({
   metadata_fetch: z.object({ ok: z.boolean(), checked_at: z.string() }).optional(),
   json_ld_article: Share.optional(),
   og_title: Share.optional(),
-  llms_full_txt: z.object({ bytes: z.number().int().nullable(), checked_at: z.string() })
-    .optional(),
+  llms_full_txt: z.object({
+    present: z.boolean(),
+    size_bytes: z.number().int().optional(),
+    last_checked: z.string(),
+  }).optional(),
   preferred_strategy: z.object({ tier: z.string(), at: z.string() }).optional(),
 });
 
@@ -218,7 +221,7 @@ function capabilitiesLine(c: DomainCapabilities): string {
     c.og_title ? `og:title ${pct(c.og_title.rate)} of ${c.og_title.sampled}` : "",
     c.llms_full_txt
       ? `llms-full.txt ${
-        c.llms_full_txt.bytes === null ? "absent" : `${c.llms_full_txt.bytes} bytes`
+        c.llms_full_txt.present ? `${c.llms_full_txt.size_bytes} bytes` : "absent"
       }`
       : "",
   ].filter(Boolean).join(", ");

@@ -145,7 +145,7 @@ Deno.test("llms.txt tier: returns the matching section of llms-full.txt, fetched
       assert.equal(recorded?.llms_txt?.exists, true);
       // The file's size is a capability of the origin.
       assert.equal(
-        recorded?.capabilities?.llms_full_txt?.bytes,
+        recorded?.capabilities?.llms_full_txt?.size_bytes,
         new TextEncoder().encode(fullText(site.origin)).length,
       );
     } finally {
@@ -178,7 +178,7 @@ Deno.test("llms.txt tier: falls back to llms.txt; link lists are not page conten
     ]);
     // Absent llms-full.txt is known apart from never checked.
     const caps = (await store.domains.get(site.origin))?.capabilities;
-    assert.equal(caps?.llms_full_txt?.bytes, null);
+    assert.deepEqual(caps?.llms_full_txt?.present, false);
     await store.close();
   });
 });

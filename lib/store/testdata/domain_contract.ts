@@ -228,14 +228,14 @@ export async function checkCapabilities(stats: DomainStats, c: TestClock): Promi
   const half = CAPABILITY_SAMPLE_PAGES / 2;
   const expected = {
     metadata_fetch: { ok: true, checked_at: at },
-    json_ld_article: { sampled: CAPABILITY_SAMPLE_PAGES, seen: half, rate: 0.5 },
-    og_title: { sampled: CAPABILITY_SAMPLE_PAGES, seen: CAPABILITY_SAMPLE_PAGES, rate: 1 },
-    llms_full_txt: { bytes: 1234, checked_at: at },
+    json_ld_article: { sampled: CAPABILITY_SAMPLE_PAGES, present: half, rate: 0.5 },
+    og_title: { sampled: CAPABILITY_SAMPLE_PAGES, present: CAPABILITY_SAMPLE_PAGES, rate: 1 },
+    llms_full_txt: { present: true, size_bytes: 1234, last_checked: at },
     preferred_strategy: { tier: "browser", at },
   };
   assert.deepEqual((await stats.get(o))?.capabilities, expected);
   assert.deepEqual((await stats.get("https://none.example"))?.capabilities, {
-    llms_full_txt: { bytes: null, checked_at: at },
+    llms_full_txt: { present: false, last_checked: at },
   });
   await assert.rejects(
     stats.noteCapabilities(o, { preferred_strategy: "Not A Tier" }),
