@@ -165,7 +165,7 @@ export type {
   DomainCapabilities,
   SampledShare,
 } from "./lib/store/capabilities.ts";
-export type { Events, TierSkipEvent, ToolEvent } from "./lib/telemetry/events.ts";
+export type { Events, SpecEventKind, TierSkipEvent, ToolEvent } from "./lib/telemetry/events.ts";
 export type { NatsStats } from "./lib/telemetry/nats.ts";
 export type { Relevance } from "./lib/rank/fusion.ts";
 export type {
