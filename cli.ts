@@ -246,16 +246,8 @@ async function main(args: string[]): Promise<number> {
   try {
     switch (command) {
       case "mcp": {
-        const [{ serveStdio }, { toolsFor }, { servesMemoryResources }] = await Promise.all([
-          import("./mcp/stdio.ts"),
-          import("./lib/tools/presentations.ts"),
-          import("./mcp/memory_resources.ts"),
-        ]);
-        const tools = toolsFor(config);
-        await serveStdio(getGleaner, {
-          tools,
-          memoryResources: servesMemoryResources(tools, config),
-        });
+        const { serveStdio } = await import("./mcp/stdio.ts");
+        await serveStdio(getGleaner, await stdioOptions(config));
         return 0;
       }
       case "serve": {
@@ -442,6 +434,27 @@ async function main(args: string[]): Promise<number> {
 }
 
 /** The log lines written so far reach stderr before the process ends (LogTape writes them later). */
+/**
+ * What `gleaner mcp` serves on stdio for `config`: the tools of its presentation, stored
+ * memories as resources where memory is on, the management views where they are turned on.
+ */
+async function stdioOptions(
+  config: Config,
+): Promise<import("./mcp/stdio.ts").StdioOptions> {
+  const [{ toolsFor }, { servesMemoryResources }, { manageResourcesToken }] = await Promise.all([
+    import("./lib/tools/presentations.ts"),
+    import("./mcp/memory_resources.ts"),
+    import("./mcp/manage_resources.ts"),
+  ]);
+  const tools = toolsFor(config);
+  const manageToken = manageResourcesToken(config);
+  return {
+    tools,
+    memoryResources: servesMemoryResources(tools, config),
+    ...(manageToken ? { manageToken } : {}),
+  };
+}
+
 async function flushLogsBeforeExit(): Promise<void> {
   const { flushLogs } = await import("./lib/log.ts");
   await flushLogs();

@@ -157,7 +157,15 @@ export type {
   VerdictScope,
 } from "./lib/store/types.ts";
 export type { DomainSnapshot, DomainSnapshotEntry } from "./lib/store/domain_snapshot.ts";
-export type { Events, TierSkipEvent, ToolEvent } from "./lib/telemetry/events.ts";
+export { CAPABILITY_FIELDS, CAPABILITY_SAMPLE_PAGES } from "./lib/store/capabilities.ts";
+export type {
+  CapabilityFacts,
+  CapabilityField,
+  CapabilityFields,
+  DomainCapabilities,
+  SampledShare,
+} from "./lib/store/capabilities.ts";
+export type { Events, SpecEventKind, TierSkipEvent, ToolEvent } from "./lib/telemetry/events.ts";
 export type { NatsStats } from "./lib/telemetry/nats.ts";
 export type { Relevance } from "./lib/rank/fusion.ts";
 export type {
@@ -206,6 +214,7 @@ export {
 } from "./lib/memory/service.ts";
 export type { FetchedResponse, Fetcher, FetchOptions } from "./lib/net/types.ts";
 export type { Page, PageLink, ReadRequest, TierName } from "./lib/read/types.ts";
+export type { PageSignals } from "./lib/extract/metadata.ts";
 export { TIER_NAMES } from "./lib/read/types.ts";
 export { BROWSER_CALL_FACTOR, ReadCall } from "./lib/read/call.ts";
 export type { QueryExpander } from "./lib/rank/expand.ts";

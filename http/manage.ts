@@ -1,6 +1,7 @@
 /**
  * The management views (`tinysuite.manage/1`), for an operator's console: a manifest at
- * `GET /manage` naming three views, each a JSON document at its own path:
+ * `GET /manage` naming three views, each a JSON document at its own path (the same documents
+ * are MCP resources, see `mcp/manage_resources.ts`):
  *
  * - `memories` (`GET /manage/memories?limit=&offset=&search=&kind=`): the operator's stored
  *   memories, newest first, paged, as `list_memories` lists them;
@@ -24,53 +25,85 @@ import type { Gleaner } from "../lib/gleaner.ts";
 import { listMemoriesTool } from "../lib/tools/list_memories.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { VERSION } from "../lib/version.ts";
-import type { McpSessions } from "../mcp/sessions.ts";
 import { bearerMatches } from "./guard.ts";
+import {
+  MANAGE_PROTOCOL,
+  MANAGE_VIEWS,
+  type ManageView,
+  type SessionCounter,
+} from "../lib/config/management.ts";
 
-/**
- * The protocol name and version the manifest declares.
- *
- * @internal exported for tests only
- */
-export const MANAGE_PROTOCOL = "tinysuite.manage/1";
+export { MANAGE_PROTOCOL, MANAGE_VIEWS, type ManageView };
 
-/** One view of the manifest. */
-export interface ManageView {
-  /** Stable id (`memories`, `overview`, `service`). */
-  id: string;
-  /** Title for a console. */
-  title: string;
-  /** What it shows. */
-  description: string;
-  /** Where its JSON document is served (`GET`). */
-  path: string;
+/** The manifest: the protocol, the service, the views with their paths and resource URIs. */
+export function manageManifest(): Record<string, unknown> {
+  return {
+    protocol: MANAGE_PROTOCOL,
+    service: { name: "gleaner", title: "Gleaner", version: VERSION },
+    views: MANAGE_VIEWS,
+  };
 }
 
 /**
- * The views, in the order a console shows them.
- *
- * @internal exported for tests only
+ * The Memories view: the stored memories as `list_memories` lists them (`args`: `limit`,
+ * `offset`, `search`, `kind`), or `enabled: false` when memory is off.
  */
-export const MANAGE_VIEWS: readonly ManageView[] = [
-  {
-    id: "memories",
-    title: "Memories",
-    description: "The stored memories, newest first (limit, offset, search, kind)",
-    path: "/manage/memories",
-  },
-  {
-    id: "overview",
-    title: "Overview",
-    description: "Health of the store, cache, browser and memory; MCP sessions; memory count",
-    path: "/manage/overview",
-  },
-  {
-    id: "service",
-    title: "Service",
-    description: "Version, runtime, start time, tools served, effective settings (redacted)",
-    path: "/manage/service",
-  },
-];
+export async function memoriesView(
+  gleaner: Gleaner,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>> {
+  if (!gleaner.config.memory.enabled) {
+    return { view: "memories", enabled: false, memories: [], total_count: 0 };
+  }
+  const listed = await callTool(listMemoriesTool, gleaner, args, signal ? { signal } : {});
+  return { view: "memories", enabled: true, ...listed };
+}
+
+/** The Overview view: health, MCP sessions (`null` where none are kept), the memory count. */
+export async function overviewView(
+  gleaner: Gleaner,
+  sessions: SessionCounter | undefined,
+): Promise<Record<string, unknown>> {
+  const health = await gleaner.health();
+  let memories: number | undefined;
+  if (gleaner.config.memory.enabled) {
+    const listed = await callTool(listMemoriesTool, gleaner, { limit: 1 }).catch(() => undefined);
+    memories = listed?.total_count;
+  }
+  return {
+    view: "overview",
+    status: health.status,
+    version: VERSION,
+    checked_at: health.checked_at,
+    components: health.components,
+    sessions: { mcp: sessions ? sessions.counts() : null },
+    memories: { enabled: gleaner.config.memory.enabled, total: memories ?? null },
+  };
+}
+
+/** The Service view: name, version, runtime, start time, tools served, settings (redacted). */
+export function serviceView(
+  gleaner: Gleaner,
+  tools: readonly AnyToolSpec[],
+  startedAt: Date,
+): Record<string, unknown> {
+  return {
+    view: "service",
+    name: "gleaner",
+    version: VERSION,
+    runtime: {
+      deno: Deno.version.deno,
+      v8: Deno.version.v8,
+      typescript: Deno.version.typescript,
+    },
+    started_at: startedAt.toISOString(),
+    uptime_s: Math.round((Date.now() - startedAt.getTime()) / 1000),
+    hosted: gleaner.config.memory.hosted,
+    tools: tools.map((tool) => tool.name),
+    settings: redactConfig(gleaner.config),
+  };
+}
 
 /**
  * Mounts the management views on `app` when `server.management` is on (a no-op otherwise).
@@ -86,23 +119,15 @@ export const MANAGE_VIEWS: readonly ManageView[] = [
 export function mountManagement(
   app: Hono,
   gleaner: Gleaner,
-  parts: { tools: readonly AnyToolSpec[]; sessions: McpSessions },
+  parts: { tools: readonly AnyToolSpec[]; sessions: SessionCounter },
 ): void {
   const { management, management_token: token } = gleaner.config.server;
   if (!management || !token) return;
   const startedAt = new Date();
   app.use("/manage", guard(token));
   app.use("/manage/*", guard(token));
-  app.get("/manage", (c) =>
-    c.json({
-      protocol: MANAGE_PROTOCOL,
-      service: { name: "gleaner", title: "Gleaner", version: VERSION },
-      views: MANAGE_VIEWS,
-    }));
+  app.get("/manage", (c) => c.json(manageManifest()));
   app.get("/manage/memories", async (c) => {
-    if (!gleaner.config.memory.enabled) {
-      return c.json({ view: "memories", enabled: false, memories: [], total_count: 0 });
-    }
     const url = new URL(c.req.url);
     const args: Record<string, unknown> = {};
     for (const key of ["limit", "offset"]) {
@@ -114,47 +139,18 @@ export function mountManagement(
       if (value !== null) args[key] = value;
     }
     try {
-      const listed = await callTool(listMemoriesTool, gleaner, args, { signal: c.req.raw.signal });
-      return c.json({ view: "memories", enabled: true, ...listed });
+      return c.json(await memoriesView(gleaner, args, c.req.raw.signal));
     } catch (error) {
       const failure = toGleanerError(error, "manage/memories");
       return c.json({ error: failure.toJSON() }, HTTP_STATUS[failure.code] as 400);
     }
   });
   app.get("/manage/overview", async (c) => {
-    const health = await gleaner.health();
-    let memories: number | undefined;
-    if (gleaner.config.memory.enabled) {
-      const listed = await callTool(listMemoriesTool, gleaner, { limit: 1 }).catch(() => undefined);
-      memories = listed?.total_count;
-    }
+    const overview = await overviewView(gleaner, parts.sessions);
     c.header("cache-control", "no-store");
-    return c.json({
-      view: "overview",
-      status: health.status,
-      version: VERSION,
-      checked_at: health.checked_at,
-      components: health.components,
-      sessions: { mcp: parts.sessions.counts() },
-      memories: { enabled: gleaner.config.memory.enabled, total: memories ?? null },
-    });
+    return c.json(overview);
   });
-  app.get("/manage/service", (c) =>
-    c.json({
-      view: "service",
-      name: "gleaner",
-      version: VERSION,
-      runtime: {
-        deno: Deno.version.deno,
-        v8: Deno.version.v8,
-        typescript: Deno.version.typescript,
-      },
-      started_at: startedAt.toISOString(),
-      uptime_s: Math.round((Date.now() - startedAt.getTime()) / 1000),
-      hosted: gleaner.config.memory.hosted,
-      tools: parts.tools.map((tool) => tool.name),
-      settings: redactConfig(gleaner.config),
-    }));
+  app.get("/manage/service", (c) => c.json(serviceView(gleaner, parts.tools, startedAt)));
 }
 
 function guard(token: string) {

@@ -28,7 +28,7 @@ import { notingRobots } from "./read/robots_note.ts";
 import { loadValkeyDriver, openStore, type Store } from "./store/mod.ts";
 import type { DomainStats } from "./store/types.ts";
 import { operatorWebTenant, webTenant } from "./store/tenant.ts";
-import { GleanerError } from "./errors.ts";
+import { GleanerError, toGleanerError } from "./errors.ts";
 import { LruCache } from "./cache/lru_cache.ts";
 import { createEmbedder } from "./embed/mod.ts";
 import type { Embedder } from "./embed/types.ts";
@@ -207,6 +207,95 @@ export async function createGleaner(
   });
 }
 
+/** A provider's page reads through `through` (the reading cascade of the caller's view). */
+function readPageWith(through: Reader): ReadPage {
+  return async (url, signal, selectors) => {
+    const page = await through.read({ url, signal, ...selectors });
+    return { title: page.title, markdown: page.markdown, published: page.published };
+  };
+}
+
+/**
+ * The reader with the specification's events (`fetch.requested`, `fetch.completed`, `cache.hit`
+ * or `cache.miss` for the page cache, `error`): hosts, tiers, sizes and times; the URL and
+ * title only with `events.include_query`. Without events, the reader itself.
+ */
+function readEvents(events: Events, reader: Reader): Reader {
+  if (!events.enabled) return reader;
+  return {
+    async read(request) {
+      const started = performance.now();
+      let host = "";
+      try {
+        host = new URL(request.url).hostname;
+      } catch {
+        // The reader refuses it below.
+      }
+      const where = { host, ...(events.includeQuery ? { url: request.url } : {}) };
+      events.publish("fetch.requested", where);
+      try {
+        const page = await reader.read(request);
+        if (page.tier === "cache") events.publish("cache.hit", { namespace: "pages", ...where });
+        else if (!request.noCache) events.publish("cache.miss", { namespace: "pages", ...where });
+        events.publish("fetch.completed", {
+          ...where,
+          tier_served: page.tier,
+          text_len: page.markdown.length,
+          latency_ms: Math.round(performance.now() - started),
+          ...(events.includeQuery ? { title: page.title } : {}),
+        });
+        return page;
+      } catch (error) {
+        const failure = toGleanerError(error, "fetch");
+        events.publish("error", { stage: "fetch", ...where, error_type: failure.code });
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * The router with the specification's events (`search.requested`, `cache.hit` or `cache.miss`
+ * for the search cache, `search.completed`, `error`); the query only with
+ * `events.include_query`. Without events, the router itself.
+ */
+function searchEvents(events: Events, router: SearchRouter): SearchRouter {
+  if (!events.enabled) return router;
+  return {
+    get backends() {
+      return router.backends;
+    },
+    async search(request) {
+      const started = performance.now();
+      events.publish("search.requested", {
+        num_results: request.max_results ?? null,
+        ...(request.time_range ? { time_range: request.time_range } : {}),
+        ...(request.domain_profile ? { profile: request.domain_profile } : {}),
+        ...(request.expand !== undefined ? { expand: request.expand } : {}),
+        ...(events.includeQuery ? { query: request.query } : {}),
+      });
+      try {
+        const response = await router.search(request);
+        events.publish(response.cached ? "cache.hit" : "cache.miss", {
+          namespace: "search",
+          ...(response.age_s !== undefined ? { age_seconds: response.age_s } : {}),
+        });
+        events.publish("search.completed", {
+          result_count: response.results.length,
+          latency_ms: Math.round(performance.now() - started),
+          sources: [...new Set(response.results.map((r) => r.source))],
+          rerank_applied: response.reranked === true,
+        });
+        return response;
+      } catch (error) {
+        const failure = toGleanerError(error, "search");
+        events.publish("error", { stage: "search", error_type: failure.code });
+        throw error;
+      }
+    },
+  };
+}
+
 /**
  * The router with the origins of every answer's results counted in domain memory
  * (`seen_in_search`), after the answer is handed back and never waited for: a search is
@@ -325,6 +414,7 @@ export function createGleanerFromConfig(
   }
   const fetcher = createFetcher(config.network, { env });
   const events = createEvents(config.events);
+  const seen = (r: SearchRouter, d: DomainStats) => searchEvents(events, noteSeen(r, d));
   const store = openStore(config.store, { env });
   const hosted = config.memory.hosted;
   // The robots.txt cache is shared by every user: in hosted mode, when it was
@@ -362,21 +452,20 @@ export function createGleanerFromConfig(
     ? createTierRules(config.read.tier_rules_path)
     : undefined;
   const readerOver = (web: Pick<Store, "cache" | "domains">, cascade: Tier[]): Reader =>
-    createReader({
-      config,
-      fetcher,
-      tiers: cascade,
-      extract: tiers.extract,
-      extractBody: tiers.extractBody,
-      cache: traceCache(web.cache),
-      domains: web.domains,
-      tierRule,
+    readEvents(
       events,
-    });
-  const readPageWith = (through: Reader): ReadPage => async (url, signal, selectors) => {
-    const page = await through.read({ url, signal, ...selectors });
-    return { title: page.title, markdown: page.markdown, published: page.published };
-  };
+      createReader({
+        config,
+        fetcher,
+        tiers: cascade,
+        extract: tiers.extract,
+        extractBody: tiers.extractBody,
+        cache: traceCache(web.cache),
+        domains: web.domains,
+        tierRule,
+        events,
+      }),
+    );
   // The operator's own reader (a library caller, a server that is not hosted): every tier.
   const reader = readerOver(store, cascadeFor(ALL_OPERATOR_TIERS));
   const roles = createRoleRouter({
@@ -411,7 +500,7 @@ export function createGleanerFromConfig(
       store: { ...store, cache: own.cache, domains: own.domains },
       reader: userReader,
       roles: userRoles,
-      search: noteSeen(traceSearch(createSearchRouter(config, fetcher, userRoles)), own.domains),
+      search: seen(traceSearch(createSearchRouter(config, fetcher, userRoles)), own.domains),
     };
     webViews.set(tenant, view);
     return view;
@@ -462,7 +551,7 @@ export function createGleanerFromConfig(
     config,
     fetcher,
     events,
-    search: noteSeen(traceSearch(createSearchRouter(config, fetcher, roles)), store.domains),
+    search: seen(traceSearch(createSearchRouter(config, fetcher, roles)), store.domains),
     roles,
     reader,
     store,

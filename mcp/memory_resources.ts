@@ -29,6 +29,7 @@ import {
   ReadResourceRequestSchema,
   type ReadResourceResult,
   type Resource,
+  type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Config } from "../lib/config/config.ts";
 import { toGleanerError } from "../lib/errors.ts";
@@ -38,6 +39,12 @@ import { sharesMemories } from "../lib/tools/deep_research.ts";
 import { getMemoryTool } from "../lib/tools/get_memory.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { RpcError, type ToolServer } from "./tool_server.ts";
+import {
+  isManageUri,
+  manageResourceList,
+  type ManageResources,
+  readManageResource,
+} from "./manage_resources.ts";
 
 const log = getGleanerLogger("mcp");
 
@@ -124,76 +131,130 @@ function asMcpError(error: unknown, what: string): McpError {
   );
 }
 
+/** Which resources {@link registerMemoryResources} serves beside the stored memories. */
+export interface ResourceOptions {
+  /** Serve the stored memories (default true). */
+  memories?: boolean;
+  /** Serve the management views too (see `manage_resources.ts`). */
+  manage?: ManageResources;
+}
+
 /**
  * Registers `resources/templates/list`, `resources/list` and
  * `resources/read` for stored memories on `server` (which must declare the
- * `resources` capability). `resolve` gives the Gleaner of the request: in
+ * `resources` capability), and for the management views with `options.manage`
+ * (listed first, on the first page). `resolve` gives the Gleaner of the request: in
  * hosted mode the verified user's view, so only that user's store is read.
  */
 export function registerMemoryResources(
   server: ToolServer,
   resolve: () => Promise<Gleaner>,
+  options: ResourceOptions = {},
 ): void {
+  const serveMemories = options.memories ?? true;
+  const manage = options.manage && {
+    ...options.manage,
+    startedAt: options.manage.startedAt ?? new Date(),
+  };
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () =>
     ({
-      resourceTemplates: [{
-        uriTemplate: MEMORY_URI_TEMPLATE,
-        name: "memory",
-        title: "Stored memory",
-        description:
-          "One memory saved with save_memories, by its ref: its full text, as get_memory returns it.",
-        mimeType: MIME_TYPE,
-      }],
+      resourceTemplates: serveMemories ? [memoryTemplate()] : [],
     }) satisfies ListResourceTemplatesResult);
 
   server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
-    const offset = offsetOf(request.params?.cursor);
-    try {
-      const memories = await (await resolve()).memories();
-      const page = await memories.list({ sort: "recent", limit: MEMORY_RESOURCES_PAGE, offset });
-      const resources: Resource[] = page.memories.map((m) => ({
-        uri: memoryUri(m.ref),
-        name: m.ref,
-        title: m.preview.length > TITLE_CHARS
-          ? `${m.preview.slice(0, TITLE_CHARS - 1).trimEnd()}…`
-          : m.preview,
-        description: `A ${m.kind} memory${m.session_id !== null ? " of a session" : ""}` +
-          `, saved ${m.created_at}`,
-        mimeType: MIME_TYPE,
-        annotations: { lastModified: m.updated_at },
-      }));
-      return {
-        resources,
-        ...(page.has_more ? { nextCursor: `m${offset + page.returned_count}` } : {}),
-      } satisfies ListResourcesResult;
-    } catch (error) {
-      throw asMcpError(error, "resources/list");
-    }
+    const first = manage && request.params?.cursor === undefined ? manageResourceList() : [];
+    if (!serveMemories) return { resources: first } satisfies ListResourcesResult;
+    const listed = await listMemories(resolve, request.params?.cursor);
+    return { ...listed, resources: [...first, ...listed.resources] } satisfies ListResourcesResult;
   });
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const uri = request.params.uri;
-    const ref = uri.length <= MAX_URI_CHARS ? template.match(uri)?.ref : undefined;
-    if (typeof ref !== "string" || ref === "") throw notFound(uri);
-    try {
-      const gleaner = await resolve();
-      // Loaded with the first read (the store is then loaded too), not before `tools/list`.
-      const { callTool } = await import("../lib/api.ts");
-      const out = await callTool(getMemoryTool, gleaner, { ref }, { signal: extra.signal });
-      return {
-        contents: [{
-          uri: memoryUri(out.memory.ref),
-          mimeType: MIME_TYPE,
-          text: getMemoryTool.render(out),
-        }],
-      } satisfies ReadResourceResult;
-    } catch (error) {
-      const failure = toGleanerError(error, "resources/read");
-      // A ref that is malformed or names no memory of this user: the same answer.
-      if (failure.code === "not_found" || failure.code === "invalid_arguments") {
-        throw notFound(uri);
+    if (manage && isManageUri(uri)) {
+      try {
+        return await readManageResource(
+          uri,
+          request.params,
+          extra.requestInfo?.headers,
+          resolve,
+          manage,
+        );
+      } catch (error) {
+        throw asMcpError(error, "resources/read");
       }
-      throw asMcpError(error, "resources/read");
     }
+    if (!serveMemories) throw notFound(uri);
+    return await readMemory(resolve, uri, extra.signal);
   });
+}
+
+/** The template of a stored memory. */
+function memoryTemplate(): ResourceTemplate {
+  return {
+    uriTemplate: MEMORY_URI_TEMPLATE,
+    name: "memory",
+    title: "Stored memory",
+    description:
+      "One memory saved with save_memories, by its ref: its full text, as get_memory returns it.",
+    mimeType: MIME_TYPE,
+  };
+}
+
+/** One page of the caller's memories, newest first. */
+async function listMemories(
+  resolve: () => Promise<Gleaner>,
+  cursor: string | undefined,
+): Promise<ListResourcesResult> {
+  const offset = offsetOf(cursor);
+  try {
+    const memories = await (await resolve()).memories();
+    const page = await memories.list({ sort: "recent", limit: MEMORY_RESOURCES_PAGE, offset });
+    const resources: Resource[] = page.memories.map((m) => ({
+      uri: memoryUri(m.ref),
+      name: m.ref,
+      title: m.preview.length > TITLE_CHARS
+        ? `${m.preview.slice(0, TITLE_CHARS - 1).trimEnd()}…`
+        : m.preview,
+      description: `A ${m.kind} memory${m.session_id !== null ? " of a session" : ""}` +
+        `, saved ${m.created_at}`,
+      mimeType: MIME_TYPE,
+      annotations: { lastModified: m.updated_at },
+    }));
+    return {
+      resources,
+      ...(page.has_more ? { nextCursor: `m${offset + page.returned_count}` } : {}),
+    } satisfies ListResourcesResult;
+  } catch (error) {
+    throw asMcpError(error, "resources/list");
+  }
+}
+
+/** A stored memory of the caller, as `get_memory` renders it. */
+async function readMemory(
+  resolve: () => Promise<Gleaner>,
+  uri: string,
+  signal: AbortSignal,
+): Promise<ReadResourceResult> {
+  const ref = uri.length <= MAX_URI_CHARS ? template.match(uri)?.ref : undefined;
+  if (typeof ref !== "string" || ref === "") throw notFound(uri);
+  try {
+    const gleaner = await resolve();
+    // Loaded with the first read (the store is then loaded too), not before `tools/list`.
+    const { callTool } = await import("../lib/api.ts");
+    const out = await callTool(getMemoryTool, gleaner, { ref }, { signal });
+    return {
+      contents: [{
+        uri: memoryUri(out.memory.ref),
+        mimeType: MIME_TYPE,
+        text: getMemoryTool.render(out),
+      }],
+    } satisfies ReadResourceResult;
+  } catch (error) {
+    const failure = toGleanerError(error, "resources/read");
+    // A ref that is malformed or names no memory of this user: the same answer.
+    if (failure.code === "not_found" || failure.code === "invalid_arguments") {
+      throw notFound(uri);
+    }
+    throw asMcpError(error, "resources/read");
+  }
 }

@@ -23,8 +23,17 @@ export {
   MEMORY_URI_TEMPLATE,
   memoryUri,
   registerMemoryResources,
+  type ResourceOptions,
   servesMemoryResources,
 } from "./memory_resources.ts";
+export {
+  isManageUri,
+  manageResourceList,
+  type ManageResources,
+  manageResourcesToken,
+  readManageResource,
+} from "./manage_resources.ts";
+export type { SessionCounter } from "../lib/config/management.ts";
 export { RpcError, ToolServer, type ToolServerOptions } from "./tool_server.ts";
 export { LineTransport, MAX_LINE_BYTES, serveStdio, type StdioOptions } from "./stdio.ts";
 export { handleMcpRequest } from "./http.ts";

@@ -36,6 +36,7 @@ import { listedInputSchema } from "../lib/tools/listing.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { VERSION } from "../lib/version.ts";
 import { registerMemoryResources, servesMemoryResources } from "./memory_resources.ts";
+import { type ManageResources, manageResourcesToken } from "./manage_resources.ts";
 import { RpcError, ToolServer } from "./tool_server.ts";
 
 const log = getGleanerLogger("mcp");
@@ -102,6 +103,12 @@ export interface McpServerOptions {
    * Gleaner's config, when it is already created).
    */
   memoryResources?: boolean;
+  /**
+   * The management views as resources (`manage_resources.ts`): their token (default: the
+   * Gleaner's config, when it is already created and turns them on) and the MCP sessions the
+   * Overview counts.
+   */
+  manage?: Partial<Pick<ManageResources, "token" | "sessions">>;
 }
 
 /** Delay between answering the first `tools/list` and warming up. */
@@ -135,8 +142,8 @@ export function createMcpServer(
   tools: readonly AnyToolSpec[] = TOOLS,
   options: McpServerOptions = {},
 ): ToolServer {
-  const resources = options.memoryResources ??
-    servesMemoryResources(tools, typeof gleaner === "function" ? undefined : gleaner.config);
+  const { memories, manage } = resourcesServed(gleaner, tools, options);
+  const resources = memories || manage !== undefined;
   // `tools: {}` without `listChanged`: the list is fixed for the server's lifetime. Resources
   // without `subscribe` or `listChanged`: clients list again when they need to.
   const server = new ToolServer(
@@ -149,7 +156,9 @@ export function createMcpServer(
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
   const resolve = typeof gleaner === "function" ? gleaner : () => Promise.resolve(gleaner);
-  if (resources) registerMemoryResources(server, resolve);
+  if (resources) {
+    registerMemoryResources(server, resolve, { memories, ...(manage ? { manage } : {}) });
+  }
   let warmed = typeof gleaner !== "function";
   server.setRequestHandler(ListToolsRequestSchema, () => {
     if (!warmed) {
@@ -203,6 +212,20 @@ export function createMcpServer(
     }
   });
   return server;
+}
+
+/** Which resources a server serves: stored memories, the management views (with their token). */
+function resourcesServed(
+  gleaner: GleanerSource,
+  tools: readonly AnyToolSpec[],
+  options: McpServerOptions,
+): { memories: boolean; manage?: ManageResources } {
+  const config = typeof gleaner === "function" ? undefined : gleaner.config;
+  const memories = options.memoryResources ?? servesMemoryResources(tools, config);
+  const token = options.manage?.token ?? (config && manageResourcesToken(config));
+  if (!token) return { memories };
+  const sessions = options.manage?.sessions;
+  return { memories, manage: { token, tools, ...(sessions ? { sessions } : {}) } };
 }
 
 /** Creates the Gleaner and loads every tool handler; failures surface on the first call. */

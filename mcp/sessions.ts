@@ -162,7 +162,7 @@ export class McpSessions {
 
   async #open(request: Request, parsed: unknown, route: McpSessionRoute): Promise<Response> {
     this.#pending++;
-    const server = createMcpServer(route.gleaner, route.tools);
+    const server = createMcpServer(route.gleaner, route.tools, { manage: { sessions: this } });
     let opened: string | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),

@@ -295,6 +295,8 @@ export interface StdioOptions {
   maxLineBytes?: number;
   /** Serve stored memories as resources (default: see `createMcpServer`). */
   memoryResources?: boolean;
+  /** The management token: serve the management views as resources (see `createMcpServer`). */
+  manageToken?: string;
 }
 
 /**
@@ -315,11 +317,10 @@ export async function serveStdio(
 ): Promise<void> {
   const tools = options.tools ??
     (typeof gleaner === "function" ? TOOLS : toolsFor(gleaner.config));
-  const server = createMcpServer(
-    gleaner,
-    tools,
-    options.memoryResources !== undefined ? { memoryResources: options.memoryResources } : {},
-  );
+  const server = createMcpServer(gleaner, tools, {
+    ...(options.memoryResources !== undefined ? { memoryResources: options.memoryResources } : {}),
+    ...(options.manageToken ? { manage: { token: options.manageToken } } : {}),
+  });
   const transport = new LineTransport(
     options.input ?? Deno.stdin.readable,
     options.output ?? Deno.stdout.writable,

@@ -175,3 +175,53 @@ Deno.test("MCP: every search notes its results' origins (seen_in_search) without
     await world.close();
   }
 });
+
+Deno.test("MCP: domain_stats shows what reads learnt of an origin's capabilities", async () => {
+  const site = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    if (new URL(req.url).pathname === "/robots.txt") return new Response("", { status: 404 });
+    const body = "<p>Low tide uncovers the rock pools twice a day on this shore.</p>".repeat(20);
+    return new Response(
+      '<html><head><meta property="og:title" content="Rock pools">' +
+        '<script type="application/ld+json">{"@type":"Article","headline":"Rock pools"}</script>' +
+        `</head><body><article>${body}</article></body></html>`,
+      { headers: { "content-type": "text/html; charset=utf-8" } },
+    );
+  });
+  const origin = `http://127.0.0.1:${site.addr.port}`;
+  const gleaner = await createGleaner({
+    network: { allow_private: [origin] },
+    store: { path: ":memory:" },
+    embed: { provider: "none" },
+    read: { render: "never" },
+  });
+  const server = createMcpServer(gleaner);
+  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  try {
+    await server.connect(b);
+    await client.connect(a);
+    const read = await client.callTool({
+      name: "scrape_urls",
+      arguments: { items: [{ url: `${origin}/pools` }] },
+    }) as ToolResult;
+    assert.ok(!read.isError, read.content[0]?.text);
+    const stats = await client.callTool({
+      name: "domain_stats",
+      arguments: { domain: origin },
+    }) as ToolResult;
+    const [shown] = stats.structuredContent?.origins as {
+      capabilities?: Record<string, Record<string, unknown>>;
+    }[];
+    assert.equal(shown.capabilities?.preferred_strategy?.tier, "http");
+    assert.equal(shown.capabilities?.metadata_fetch?.ok, true);
+    assert.deepEqual(shown.capabilities?.json_ld_article, { sampled: 1, present: 1, rate: 1 });
+    assert.deepEqual(shown.capabilities?.og_title, { sampled: 1, present: 1, rate: 1 });
+    assert.match(stats.content[0].text, /capabilities: preferred http, metadata fetch ok/);
+    assert.match(stats.content[0].text, /JSON-LD article 100% of 1, og:title 100% of 1/);
+  } finally {
+    await client.close();
+    await server.close();
+    await gleaner.close();
+    await site.shutdown();
+  }
+});

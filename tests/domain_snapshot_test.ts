@@ -37,6 +37,13 @@ async function seed(store: Store): Promise<void> {
   await store.domains.record(ORIGIN, "browser", true);
   await store.domains.setRobots(ORIGIN, "partial");
   await store.domains.setLlmsTxt(ORIGIN, true);
+  await store.domains.noteSeenInSearch([`${ORIGIN}/guide`]);
+  await store.domains.noteCapabilities(ORIGIN, {
+    page: { json_ld_article: true, og_title: false },
+    metadata_fetch: true,
+    llms_full_txt_bytes: 5120,
+    preferred_strategy: "browser",
+  });
   await store.domains.record(OTHER, "http", true, undefined, { policy: "p1" });
 }
 
@@ -53,6 +60,8 @@ async function roundTrip(
     const expected = [await from.domains.get(ORIGIN), await from.domains.get(OTHER)];
     await from.close();
     assert.ok(expected[0]?.tiers.http.skipped_until, "the seed put http on probation");
+    assert.equal(expected[0]?.seen_in_search?.count, 1);
+    assert.equal(expected[0]?.capabilities?.preferred_strategy?.tier, "browser");
 
     const exported = await gleaner(["domains", "export", file], source);
     assert.equal(exported.code, 0, exported.err);

@@ -13,6 +13,7 @@ import { memoryPolicy } from "../lib/read/outcomes.ts";
 import { makeUserNkey, natsRequirement, startNats, subscribe } from "../testing/fixtures/nats.ts";
 import { makeCertificates } from "../testing/fixtures/tls.ts";
 import { serveLoopback } from "../testing/fixtures/serve.ts";
+import { startTestWorld } from "../testing/fixtures/world.ts";
 
 const nats = natsRequirement;
 
@@ -59,7 +60,8 @@ Deno.test({
   async fn() {
     nats.assertPresent();
     const server = await startNats();
-    const sub = await subscribe(server, "ops.gleaner.>");
+    // One-token subjects: `tool`, `tier_skip` (the specification's kinds have their own test).
+    const sub = await subscribe(server, "ops.gleaner.*");
     const site = serveLoopback(() =>
       new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } })
     );
@@ -305,3 +307,93 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: `events: the specification's kinds for searches, page reads and the caches${nats.suffix}`,
+  ignore: nats.ignore,
+  async fn() {
+    nats.assertPresent();
+    const server = await startNats();
+    const sub = await subscribe(server, "spec.gleaner.>");
+    const world = await startTestWorld();
+    const site = serveLoopback(() =>
+      new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } })
+    );
+    /** Messages up to and with the next `tool` event, as subject → payload. */
+    const untilTool = async () => {
+      const got: { subject: string; body: Record<string, unknown> }[] = [];
+      while (!got.some((m) => m.subject === "tool")) {
+        const m = await sub.next();
+        got.push({ subject: m.subject.replace("spec.gleaner.", ""), body: JSON.parse(m.payload) });
+      }
+      return got;
+    };
+    const post = async (base: string, tool: string, body: unknown) => {
+      const response = await fetch(`${base}/v1/tools/${tool}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-request-id": `req-${tool}` },
+        body: JSON.stringify(body),
+      });
+      assert.equal(response.status, 200);
+      await response.body?.cancel();
+    };
+    try {
+      await withGleaner({
+        nats_url: `nats://127.0.0.1:${server.port}`,
+        nats_user: server.user,
+        nats_password: server.password,
+        subject_prefix: "spec.gleaner",
+      }, async (base) => {
+        await post(base, "scrape_urls", { items: [{ url: `${site.origin}/lanterns` }] });
+        const first = await untilTool();
+        const kinds = first.map((m) => m.subject);
+        for (const kind of ["fetch.requested", "cache.miss", "fetch.completed", "tool"]) {
+          assert.ok(kinds.includes(kind), `${kind} in ${kinds}`);
+        }
+        assert.ok(kinds.indexOf("fetch.requested") < kinds.indexOf("fetch.completed"));
+        const done = first.find((m) => m.subject === "fetch.completed")!.body;
+        assert.equal(done.tier_served, "http");
+        assert.equal(done.host, "127.0.0.1");
+        assert.equal(done.request_id, "req-scrape_urls", "joined with the call's tool event");
+        assert.equal(typeof done.latency_ms, "number");
+        assert.ok((done.text_len as number) > 100);
+        // No URL, title or page text unless events.include_query says so.
+        const text = JSON.stringify(first);
+        assert.ok(!text.includes("/lanterns") && !text.includes("lantern holds"), text);
+
+        await post(base, "scrape_urls", { items: [{ url: `${site.origin}/lanterns` }] });
+        const again = await untilTool();
+        const hit = again.find((m) => m.subject === "cache.hit");
+        assert.equal(hit?.body.namespace, "pages");
+
+        await post(base, "search", { items: [{ query: "paper lanterns", max_results: 3 }] });
+        const searched = await untilTool();
+        const searchKinds = searched.map((m) => m.subject);
+        for (const kind of ["search.requested", "cache.miss", "search.completed"]) {
+          assert.ok(searchKinds.includes(kind), `${kind} in ${searchKinds}`);
+        }
+        const completed = searched.find((m) => m.subject === "search.completed")!.body;
+        assert.equal(typeof completed.result_count, "number");
+        assert.equal(completed.rerank_applied, false);
+        assert.ok(!JSON.stringify(searched).includes("paper lanterns"), "no query text");
+
+        await post(base, "scrape_urls", { items: [{ url: "http://127.0.0.1:1/closed" }] });
+        const failed = await untilTool();
+        const error = failed.find((m) => m.subject === "error");
+        assert.equal(error?.body.stage, "fetch");
+        assert.equal(error?.body.error_type, "blocked_url");
+      }, { ...world.config, network: { allow_private: [site.origin, ...allowed(world.config)] } });
+    } finally {
+      sub.close();
+      await site.close();
+      await world.close();
+      await server.stop();
+    }
+  },
+});
+
+/** The private origins a test world's settings already allow. */
+function allowed(config: Record<string, unknown>): string[] {
+  const network = config.network as { allow_private?: string[] } | undefined;
+  return network?.allow_private ?? [];
+}

@@ -9,6 +9,11 @@ import assert from "node:assert/strict";
 import { createGleaner } from "../mod.ts";
 import { parseConfig } from "../lib/config/config.ts";
 import { serveHttp } from "../http/serve.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 
 const TOKEN = "management-token-0123456789";
 const API_KEY = "api-key-for-the-rest-0123456789";
@@ -114,5 +119,139 @@ Deno.test("management views: manifest, Memories, Overview and Service behind the
   } finally {
     await server.shutdown();
     await gleaner.close();
+  }
+});
+
+/** An MCP client of the server's `/mcp` (Streamable HTTP), with the given request headers. */
+async function mcpClient(url: string, headers: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers },
+    }) as Transport,
+  );
+  return client;
+}
+
+const MANIFEST = "manage://gleaner/manifest";
+const META = "tinysuite/management_token";
+
+Deno.test("MCP: the management views are resources only when turned on", async () => {
+  const gleaner = await createGleaner({ ...BASE, server: { port: 0, api_key: API_KEY } });
+  const server = serveHttp(gleaner);
+  const client = await mcpClient(server.url, { authorization: `Bearer ${API_KEY}` });
+  try {
+    const { resources } = await client.listResources() as {
+      resources: { uri: string; title?: string }[];
+    };
+    assert.deepEqual(resources.filter((r) => r.uri.startsWith("manage://")), []);
+    await assert.rejects(
+      client.readResource({ uri: MANIFEST, _meta: { [META]: TOKEN } }),
+      /Resource not found/,
+    );
+  } finally {
+    await client.close();
+    await server.shutdown();
+    await gleaner.close();
+  }
+});
+
+Deno.test("MCP: the manifest (Memories, Overview, Service) and each view as resources, behind the management token", async () => {
+  const gleaner = await createGleaner({
+    ...BASE,
+    server: { port: 0, api_key: API_KEY, management: true, management_token: TOKEN },
+  });
+  const server = serveHttp(gleaner);
+  const client = await mcpClient(server.url, { authorization: `Bearer ${API_KEY}` });
+  const withHeader = await mcpClient(server.url, {
+    authorization: `Bearer ${API_KEY}`,
+    "x-management-token": TOKEN,
+  });
+  try {
+    const { resources } = await client.listResources() as {
+      resources: { uri: string; title?: string }[];
+    };
+    assert.deepEqual(
+      resources.filter((r) => r.uri.startsWith("manage://")).map((r) => [r.uri, r.title]),
+      [
+        [MANIFEST, "Management views"],
+        ["manage://gleaner/memories", "Memories"],
+        ["manage://gleaner/overview", "Overview"],
+        ["manage://gleaner/service", "Service"],
+      ],
+    );
+    // No token, or another one: refused, whatever the API key.
+    for (
+      const meta of [undefined, { [META]: "another-token-0123456789abcdef" }, { [META]: API_KEY }]
+    ) {
+      await assert.rejects(
+        client.readResource({ uri: MANIFEST, ...(meta ? { _meta: meta } : {}) }),
+        (error: Error) => /unauthorized/.test(error.message) && !error.message.includes(TOKEN),
+      );
+    }
+    const read = async (c: Client, uri: string, meta?: Record<string, string>) => {
+      const result = await c.readResource({ uri, ...(meta ? { _meta: meta } : {}) });
+      const [content] = result.contents as { uri: string; mimeType: string; text: string }[];
+      assert.equal(content.mimeType, "application/json");
+      assert.ok(!content.text.includes(TOKEN), "the management token is never shown");
+      return JSON.parse(content.text);
+    };
+    const manifest = await read(client, MANIFEST, { [META]: TOKEN });
+    assert.equal(manifest.protocol, "tinysuite.manage/1");
+    assert.deepEqual(
+      manifest.views.map((v: { title: string; uri: string }) => [v.title, v.uri]),
+      [
+        ["Memories", "manage://gleaner/memories"],
+        ["Overview", "manage://gleaner/overview"],
+        ["Service", "manage://gleaner/service"],
+      ],
+    );
+    const memories = await read(client, "manage://gleaner/memories", { [META]: TOKEN });
+    assert.equal(memories.view, "memories");
+    // The token in the X-Management-Token header does as well.
+    const overview = await read(withHeader, "manage://gleaner/overview");
+    assert.equal(overview.view, "overview");
+    assert.ok(overview.sessions.mcp, "the sessions of /mcp are counted");
+    const service = await read(withHeader, "manage://gleaner/service");
+    assert.equal(service.view, "service");
+    assert.ok(service.tools.includes("search"));
+  } finally {
+    await withHeader.close();
+    await client.close();
+    await server.shutdown();
+    await gleaner.close();
+  }
+});
+
+Deno.test("gleaner mcp (stdio): GLEANER_MANAGEMENT and its token serve the views as resources", async () => {
+  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", ...DENO_RUN_FLAGS, new URL("../cli.ts", import.meta.url).pathname, "mcp"],
+      env: {
+        ...Deno.env.toObject(),
+        GLEANER_STORE_PATH: ":memory:",
+        GLEANER_EMBED_PROVIDER: "none",
+        GLEANER_MANAGEMENT: "1",
+        GLEANER_MANAGEMENT_TOKEN: TOKEN,
+        NO_COLOR: "1",
+      },
+      stderr: "pipe",
+    }) as Transport,
+  );
+  try {
+    const { resources } = await client.listResources() as { resources: { uri: string }[] };
+    assert.ok(resources.some((r) => r.uri === MANIFEST));
+    await assert.rejects(client.readResource({ uri: MANIFEST }), /unauthorized/);
+    const service = await client.readResource({
+      uri: "manage://gleaner/service",
+      _meta: { [META]: TOKEN },
+    });
+    const body = JSON.parse((service.contents as { text: string }[])[0].text);
+    assert.equal(body.view, "service");
+    assert.ok(!JSON.stringify(body).includes(TOKEN));
+  } finally {
+    await client.close();
   }
 });

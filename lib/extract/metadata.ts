@@ -22,8 +22,20 @@ export interface JsonLdArticle {
   description?: string;
 }
 
+/** What a page's head carried, as domain memory samples it (see `lib/store/capabilities.ts`). */
+export interface PageSignals {
+  /** A JSON-LD node of the Article family. */
+  json_ld_article: boolean;
+  /** An `og:title`. */
+  og_title: boolean;
+  /** A title (`og:title`, `twitter:title`, `<title>`) or a description in the head. */
+  head_metadata: boolean;
+}
+
 /** Metadata read from a page's head and JSON-LD. */
 export interface PageMetadata {
+  /** What the head carried. */
+  signals: PageSignals;
   /** Title after the cascade og:title → twitter:title → <title> → first <h1> → URL. */
   title: string;
   /** `<html lang>` (or `og:locale`/`content-language`). */
@@ -244,5 +256,11 @@ export function readMetadata(doc: Document, url: string): PageMetadata {
     siteName,
     canonical: canonical && /^https?:/.test(canonical) ? canonical : undefined,
     jsonLd,
+    signals: {
+      json_ld_article: jsonLd !== undefined,
+      og_title: meta("og:title") !== undefined,
+      head_metadata: social !== undefined || textOf(titleEl) !== "" ||
+        meta("description", "og:description", "twitter:description") !== undefined,
+    },
   };
 }

@@ -22,7 +22,7 @@ import { selectTarget } from "./selector.ts";
 export type { ExtractorName, MainContent, MainContentExtractor } from "./main_content.ts";
 export { readabilityExtractor } from "./main_content.ts";
 export { gleanerExtractor } from "./gleaner_extractor.ts";
-export type { JsonLdArticle, PageMetadata } from "./metadata.ts";
+export type { JsonLdArticle, PageMetadata, PageSignals } from "./metadata.ts";
 export type { PageLink } from "./links.ts";
 export { htmlToMarkdown } from "./markdown.ts";
 export { cleanTitle, readMetadata } from "./metadata.ts";
@@ -131,6 +131,7 @@ export function extractHtml(
     excerpt: meta.excerpt ?? main.excerpt,
     siteName: meta.siteName ?? main.siteName,
     canonical: meta.canonical,
+    signals: meta.signals,
     method,
     ...(truncated ? { truncated } : {}),
   };

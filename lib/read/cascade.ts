@@ -27,6 +27,11 @@ import {
   type TierFailure,
 } from "./outcomes.ts";
 import { createPageCache } from "./page_cache.ts";
+import {
+  CAPABILITY_SAMPLE_PAGES,
+  type CapabilityFacts,
+  type DomainCapabilities,
+} from "../store/capabilities.ts";
 import type { Page, ReadConfig, ReadContext, ReadRequest, Tier, TierName } from "./types.ts";
 import { safeEndpoint } from "../config/redact.ts";
 
@@ -113,13 +118,29 @@ export function parsePageUrl(raw: string): URL {
   return url;
 }
 
+/** What domain memory knows of an origin when a read starts. */
+interface Recalled {
+  /** The tiers put off there, with why: `probation` or `success_rate`. */
+  skipped: Map<string, string>;
+  /**
+   * False when the read forces the browser (`render: "always"`, a selector to wait for): what
+   * produces its page then says nothing about the origin's preferred strategy.
+   */
+  learnsStrategy?: boolean;
+  /** Its capabilities, when any is known. */
+  capabilities?: DomainCapabilities;
+}
+
 /**
  * Domain memory as the cascade uses it: `record` books how a tier did on an origin,
- * `onProbation` names the tiers it puts off there. Without `domains` both do nothing.
+ * `recall` says what is known of it when a read starts (the tiers it puts off, its
+ * capabilities), `learn` books what a tier's outcome showed of its capabilities.
+ * Without `domains` they do nothing.
  */
 function domainMemory(domains: DomainStats | undefined, config: ReadConfig): {
   record(origin: string, tier: TierName, ok: boolean, reason?: string): Promise<void>;
-  onProbation(origin: string): Promise<Map<string, string>>;
+  recall(origin: string): Promise<Recalled>;
+  learn(origin: string, tier: Tier, outcome: Page | undefined, known: Recalled): Promise<void>;
 } {
   // Verdicts reached under other settings are not applied (see memoryPolicy).
   const scope = { policy: memoryPolicy(config) };
@@ -142,10 +163,11 @@ function domainMemory(domains: DomainStats | undefined, config: ReadConfig): {
 
   /**
    * The tiers domain memory puts off on `origin`, with why: `probation` (failing now) or
-   * `success_rate` (fewer than 30 % of at least 10 attempts in the window succeeded).
+   * `success_rate` (fewer than 30 % of at least 10 attempts in the window succeeded), and
+   * the origin's capabilities.
    */
-  async function onProbation(origin: string): Promise<Map<string, string>> {
-    if (!domains || !memory.open()) return new Map();
+  async function recall(origin: string): Promise<Recalled> {
+    if (!domains || !memory.open()) return { skipped: new Map() };
     try {
       const record = await domains.get(origin, scope);
       const skipped = new Map<string, string>();
@@ -153,13 +175,75 @@ function domainMemory(domains: DomainStats | undefined, config: ReadConfig): {
         if (state.skipped_until) skipped.set(tier, "probation");
         else if (state.low_success_rate) skipped.set(tier, "success_rate");
       }
-      return skipped;
+      return { skipped, ...(record?.capabilities ? { capabilities: record.capabilities } : {}) };
     } catch (error) {
       memoryFailed(error);
-      return new Map();
+      return { skipped: new Map() };
     }
   }
-  return { record, onProbation };
+
+  /**
+   * Books what a tier's outcome showed (`page`: the page it gave, thin or not; `undefined`: a
+   * failure that counts against it): writes only what changed or is still sampled.
+   */
+  async function learn(origin: string, tier: Tier, page: Page | undefined, known: Recalled) {
+    if (!domains || !memory.open() || tier.readsCopy) return;
+    const facts = capabilityFacts(tier, page, known.capabilities, known.learnsStrategy ?? true);
+    if (Object.keys(facts).length === 0) return;
+    try {
+      await domains.noteCapabilities(origin, facts);
+    } catch (error) {
+      memoryFailed(error);
+    }
+  }
+  return { record, recall, learn };
+}
+
+/** What one outcome of `tier` on an origin tells domain memory that it does not know yet. */
+function capabilityFacts(
+  tier: Tier,
+  page: Page | undefined,
+  known: DomainCapabilities | undefined,
+  learnsStrategy: boolean,
+): CapabilityFacts {
+  const facts: CapabilityFacts = {};
+  // The cheap fetch of a page's metadata is the plain HTTP tier.
+  const metadata = tier.name === "http" ? page?.signals?.head_metadata ?? false : undefined;
+  if (metadata !== undefined && known?.metadata_fetch?.ok !== metadata) {
+    facts.metadata_fetch = metadata;
+  }
+  if (!page) return facts;
+  const signals = page.signals;
+  if (signals && !page.thin && (known?.json_ld_article?.sampled ?? 0) < CAPABILITY_SAMPLE_PAGES) {
+    facts.page = { json_ld_article: signals.json_ld_article, og_title: signals.og_title };
+  }
+  if (
+    learnsStrategy && !page.thin && !tier.fallbackFor &&
+    known?.preferred_strategy?.tier !== tier.name
+  ) {
+    facts.preferred_strategy = tier.name;
+  }
+  return facts;
+}
+
+/**
+ * The tiers in the order a read tries them on an origin, and whether that order starts with
+ * a rendering tier: the origin's preferred strategy (the tier that last produced a page
+ * there) takes the place of the cheap fetch (the first tier declaring `renderAfter`, plain
+ * HTTP) when it comes after it; the tiers chosen by URL or configured by the operator
+ * (GitHub, YouTube, services, llms.txt…) keep their places, and copies are never preferred.
+ */
+function inPreferredOrder(
+  tiers: readonly Tier[],
+  known: Recalled,
+): { order: readonly Tier[]; renders: boolean } {
+  const preferred = known.capabilities?.preferred_strategy?.tier;
+  const at = tiers.findIndex((t) => t.renderAfter !== undefined);
+  const from = tiers.findIndex((t) => t.name === preferred && !t.fallbackFor && !t.readsCopy);
+  if (at < 0 || from <= at) return { order: tiers, renders: false };
+  const order = tiers.filter((_, i) => i !== from);
+  order.splice(at, 0, tiers[from]);
+  return { order, renders: tiers[from].renders === true };
 }
 
 /**
@@ -190,7 +274,7 @@ export function createReader(deps: ReaderDeps): Reader {
     ...(deps.domains ? { domains: deps.domains } : {}),
   };
   const pages = createPageCache(deps.cache, deps.config);
-  const { record, onProbation } = domainMemory(deps.domains, deps.config);
+  const { record, recall, learn } = domainMemory(deps.domains, deps.config);
 
   return {
     async read(request) {
@@ -205,21 +289,18 @@ export function createReader(deps: ReaderDeps): Reader {
         if (cached) return { ...cached, url: request.url, tier: "cache" };
       }
       const origin = url.origin;
-      const skipped = await onProbation(origin);
+      const known = { ...await recall(origin), learnsStrategy: render !== "always" };
+      const { skipped } = known;
+      const { order, renders } = inPreferredOrder(deps.tiers, known);
       const failures: TierFailure[] = [];
       const deferred: Tier[] = [];
       let thinPage: Page | undefined;
       // In `auto` mode a rendering tier steps in only when a tier that declares `renderAfter`
       // was thin, failed with one of those codes, or was put off.
-      let renderWanted = render === "always";
+      let renderWanted = render === "always" || renders;
 
       const forcedFor = (tier: Tier) => deps.tierRule?.(url, tier.name);
-      const skipNoted = new Set<string>();
-      const noteSkip = (tier: Tier, reason: string) => {
-        if (!deps.events?.enabled || skipNoted.has(tier.name)) return;
-        skipNoted.add(tier.name);
-        deps.events.tierSkip({ tier: tier.name, reason, host: url.hostname });
-      };
+      const noteSkip = skipNoter(deps.events, url.hostname);
       const applies = (tier: Tier): boolean => {
         if (tier.renders && (render === "never" || !renderWanted)) return false;
         const forced = forcedFor(tier);
@@ -235,6 +316,7 @@ export function createReader(deps: ReaderDeps): Reader {
         try {
           const page = await tier.read(url, effective, context);
           if (!page) return undefined;
+          await learn(origin, tier, page, known);
           if (tier.renderAfter && render === "auto" && page.thin) {
             await record(origin, tier.name, false, "thin");
             thinPage = page;
@@ -254,7 +336,10 @@ export function createReader(deps: ReaderDeps): Reader {
               error,
             });
           }
-          if (countsAgainstTier(failure)) await record(origin, tier.name, false, failure.code);
+          if (countsAgainstTier(failure)) {
+            await record(origin, tier.name, false, failure.code);
+            await learn(origin, tier, undefined, known);
+          }
           if (FINAL_CODES.has(failure.code)) throw failure;
           if (tier.renderAfter?.has(failure.code)) renderWanted = true;
           failures.push({
@@ -271,7 +356,7 @@ export function createReader(deps: ReaderDeps): Reader {
         return page;
       };
 
-      for (const tier of deps.tiers) {
+      for (const tier of order) {
         if (tier.fallbackFor || !applies(tier)) continue;
         if (forcedFor(tier) === undefined && skipped.has(tier.name)) {
           noteSkip(tier, skipped.get(tier.name)!);
@@ -304,13 +389,31 @@ export function createReader(deps: ReaderDeps): Reader {
           if (page) return await done(page);
         }
       }
-      throw mostSpecificFailure(failures) ??
-        new GleanerError(
-          "unsupported_content",
-          `no reading tier applies to ${safeEndpoint(url)} (render ${render}, tier rules)`,
-        );
+      throw noPage(failures, url, render);
     },
   };
+}
+
+/** A `tier_skip` event for each tier put off or turned off for one read (once per tier). */
+function skipNoter(
+  events: Events | undefined,
+  host: string,
+): (tier: Tier, reason: string) => void {
+  const noted = new Set<string>();
+  return (tier, reason) => {
+    if (!events?.enabled || noted.has(tier.name)) return;
+    noted.add(tier.name);
+    events.tierSkip({ tier: tier.name, reason, host });
+  };
+}
+
+/** Why no tier produced a page: the most specific failure met, else that none applied. */
+function noPage(failures: readonly TierFailure[], url: URL, render: string): GleanerError {
+  return mostSpecificFailure(failures) ??
+    new GleanerError(
+      "unsupported_content",
+      `no reading tier applies to ${safeEndpoint(url)} (render ${render}, tier rules)`,
+    );
 }
 
 /**

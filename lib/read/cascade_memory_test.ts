@@ -198,7 +198,8 @@ Deno.test("URLs: other schemes and malformed escapes are invalid_arguments, neve
 });
 
 Deno.test({
-  name: "probation in auto mode: a thin HTTP tier is put off and the browser reads directly",
+  name:
+    "preferred strategy in auto mode: after one thin HTTP page the browser reads the origin first",
   ignore: ignoreBrowser,
   fn: async () => {
     const web = await startFixtureWeb();
@@ -209,23 +210,76 @@ Deno.test({
       read: { render: "auto" },
     });
     try {
-      for (let i = 0; i < 4; i++) {
+      for (let i = 0; i < 3; i++) {
         const page = await gleaner.reader.read({ url: web.url("/js-only"), noCache: true });
         assert.equal(page.tier, "browser");
       }
       const rec = await gleaner.store.domains.get(web.origin);
-      assert.equal(rec?.tiers.http.attempts, 3, "after 3 thin pages HTTP is put off");
-      assert.equal(rec?.tiers.browser.attempts, 4);
-      assert.ok(rec?.tiers.http.skipped_until);
+      assert.equal(rec?.capabilities?.preferred_strategy?.tier, "browser");
+      assert.equal(rec?.tiers.http.attempts, 1, "HTTP tried once, then the browser goes first");
+      assert.equal(rec?.tiers.browser.attempts, 3);
       // Forgetting is immediate.
       assert.equal(await gleaner.store.domains.clear(), 1);
       await gleaner.reader.read({ url: web.url("/js-only"), noCache: true });
       assert.equal((await gleaner.store.domains.get(web.origin))?.tiers.http.attempts, 1);
+      // A read that forces the browser says nothing of the origin's preferred strategy.
+      await gleaner.store.domains.clear();
+      const forced = await gleaner.reader.read({
+        url: web.url("/pages/wikipedia"),
+        render: "always",
+      });
+      assert.equal(forced.tier, "browser");
+      const after = await gleaner.store.domains.get(web.origin);
+      assert.equal(after?.capabilities?.preferred_strategy, undefined);
     } finally {
       await gleaner.close();
       await web.close();
     }
   },
+});
+
+Deno.test("capabilities: reads sample JSON-LD and og:title, note the cheap fetch's metadata and the tier that worked", async () => {
+  let refuse = false;
+  const { server, origin } = serve((req) => {
+    if (refuse) return new Response("no bots", { status: 403 });
+    const article = new URL(req.url).pathname === "/article";
+    const head = article
+      ? '<meta property="og:title" content="Tides"><script type="application/ld+json">' +
+        '{"@context":"https://schema.org","@type":"NewsArticle","headline":"Tides"}</script>'
+      : '<meta property="og:title" content="About">';
+    const body = "<p>The tide rises and falls twice a day along this coast. </p>".repeat(20);
+    return new Response(`<html><head>${head}</head><body><main>${body}</main></body></html>`, {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    });
+  });
+  const gleaner = await createGleaner({
+    network: { allow_private: [origin] },
+    store: { path: ":memory:" },
+    embed: { provider: "none" },
+    read: { render: "never" },
+  });
+  try {
+    assert.equal((await gleaner.reader.read({ url: `${origin}/article` })).tier, "http");
+    assert.equal((await gleaner.reader.read({ url: `${origin}/about` })).tier, "http");
+    const caps = (await gleaner.store.domains.get(origin))?.capabilities;
+    assert.deepEqual(caps?.json_ld_article, { sampled: 2, present: 1, rate: 0.5 });
+    assert.deepEqual(caps?.og_title, { sampled: 2, present: 2, rate: 1 });
+    assert.equal(caps?.metadata_fetch?.ok, true);
+    assert.equal(caps?.preferred_strategy?.tier, "http");
+    // A bot wall: the cheap fetch no longer gives the page's metadata.
+    refuse = true;
+    await assert.rejects(
+      gleaner.reader.read({ url: `${origin}/other`, noCache: true }),
+      code("unauthorized"),
+    );
+    assert.equal(
+      (await gleaner.store.domains.get(origin))?.capabilities?.metadata_fetch?.ok,
+      false,
+    );
+  } finally {
+    await gleaner.close();
+    await server.shutdown();
+  }
 });
 
 Deno.test("a setup failure (no Chromium at read.chrome_path) is not held against the origin", async () => {

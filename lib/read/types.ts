@@ -35,6 +35,7 @@ export type TierName = typeof TIER_NAMES[number];
 
 export type { PageLink } from "../extract/links.ts";
 import type { PageLink } from "../extract/links.ts";
+import type { PageSignals } from "../extract/metadata.ts";
 
 /** What one read asks for. */
 export interface ReadRequest {
@@ -102,6 +103,8 @@ export interface Page {
   truncated?: boolean;
   /** o200k tokens of `markdown`, when counted while reading (off the main thread). */
   markdownTokens?: number;
+  /** What the HTML page's head carried (HTML pages only), sampled by domain memory. */
+  signals?: PageSignals;
 }
 
 /**

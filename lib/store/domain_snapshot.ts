@@ -1,8 +1,9 @@
 /**
  * The versioned snapshot of domain memory (`gleaner domains export` /
  * `gleaner domains import`): one entry per origin with its daily counters per
- * tier, the probation of each tier, the last failure, and the robots.txt and
- * llms.txt states, times in ms since the epoch. The same JSON is written and
+ * tier, the probation of each tier, the last failure, the robots.txt and
+ * llms.txt states, how often it was seen in search results and its capabilities
+ * (the stored `cap_*` fields of `capabilities.ts`), times in ms since the epoch. The same JSON is written and
  * read by the SQLite and the Valkey backends.
  *
  * ```json
@@ -12,7 +13,10 @@
  *     "probation": [{ "tier": "http", "consecutive_failures": 2, "retry_at": null, "policy": null }],
  *     "last_failure": { "tier": "http", "reason": "timeout", "at": 1764604800000 },
  *     "robots": { "state": "allowed", "checked_at": 1764604800000 },
- *     "llms_txt": { "exists": false, "checked_at": 1764604800000 } }] }
+ *     "llms_txt": { "exists": false, "checked_at": 1764604800000 },
+ *     "seen_in_search": { "count": 4, "last_at": 1764604800000 },
+ *     "capabilities": { "cap_sampled": 2, "cap_json_ld": 1, "cap_og_title": 2,
+ *       "cap_strategy": "http", "cap_strategy_at": 1764604800000 } }] }
  * ```
  *
  * @module
@@ -21,6 +25,7 @@ import { z } from "zod";
 import { GleanerError } from "../errors.ts";
 import { ROBOTS_STATES } from "../net/robots_state.ts";
 import { type DomainSnapshotEntry, normalizeOrigin, type RobotsState } from "./types.ts";
+import { CapabilityFieldsSchema } from "./capabilities.ts";
 
 export type { DomainSnapshotEntry };
 
@@ -60,6 +65,8 @@ const EntrySchema = z.strictObject({
     checked_at: time,
   }).optional(),
   llms_txt: z.strictObject({ exists: z.boolean(), checked_at: time }).optional(),
+  seen_in_search: z.strictObject({ count, last_at: time }).optional(),
+  capabilities: CapabilityFieldsSchema.optional(),
 });
 
 /** A whole snapshot file. */

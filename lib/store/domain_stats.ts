@@ -1,7 +1,8 @@
 /**
  * Per-origin memory on SQLite: per-day buckets of attempts, successes and
  * failures per tier (summed over the last 30 days when read), the probation
- * of each tier, the last failure, robots.txt state and llms.txt presence.
+ * of each tier, the last failure, robots.txt state, llms.txt presence, how
+ * often it was seen in search results and its capabilities (`capabilities.ts`).
  * Counter updates are single `INSERT … ON CONFLICT DO UPDATE SET n = n + 1`
  * statements and the probation step runs in one `BEGIN IMMEDIATE`
  * transaction, so concurrent processes sharing the file never lose updates.
@@ -12,6 +13,14 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { transaction } from "./sqlite.ts";
 import { type DomainSnapshotEntry, parseSnapshotEntry } from "./domain_snapshot.ts";
 import { checkTenant } from "./tenant.ts";
+import {
+  capabilitiesFromFields,
+  CAPABILITY_SAMPLE_PAGES,
+  type CapabilityFacts,
+  type CapabilityFields,
+  capabilitySetFields,
+  pickCapabilityFields,
+} from "./capabilities.ts";
 import {
   checkLimit,
   checkRobots,
@@ -104,6 +113,7 @@ export class SqliteDomainStats implements DomainStats {
   readonly #robots: StatementSync;
   readonly #llms: StatementSync;
   readonly #seen: StatementSync;
+  readonly #sample: StatementSync;
   readonly #tiers: StatementSync;
   readonly #info: StatementSync;
   readonly #ofHost: StatementSync;
@@ -158,6 +168,11 @@ export class SqliteDomainStats implements DomainStats {
       `INSERT INTO origin_info (origin, host, seen_in_search, seen_at) VALUES (?, ?, 1, ?)
        ON CONFLICT (origin) DO UPDATE SET seen_in_search = coalesce(seen_in_search, 0) + 1,
          seen_at = excluded.seen_at`,
+    );
+    this.#sample = db.prepare(
+      `UPDATE origin_info SET cap_sampled = coalesce(cap_sampled, 0) + 1,
+         cap_json_ld = coalesce(cap_json_ld, 0) + ?, cap_og_title = coalesce(cap_og_title, 0) + ?
+       WHERE origin = ? AND coalesce(cap_sampled, 0) < ${CAPABILITY_SAMPLE_PAGES}`,
     );
     this.#tiers = db.prepare(
       `SELECT tier, SUM(attempts) AS a, SUM(successes) AS s, SUM(failures) AS f
@@ -292,6 +307,8 @@ export class SqliteDomainStats implements DomainStats {
         last_at: new Date(Number(info.seen_at)).toISOString(),
       };
     }
+    const capabilities = capabilitiesFromFields(pickCapabilityFields(info as never));
+    if (capabilities) record.capabilities = capabilities;
     return record;
   }
 
@@ -359,6 +376,31 @@ export class SqliteDomainStats implements DomainStats {
         for (const o of distinct) this.#seen.run(this.#p + o, this.#p + originHost(o), now);
       });
     });
+  }
+
+  /** {@inheritDoc DomainStats.noteCapabilities} */
+  noteCapabilities(origin: string, facts: CapabilityFacts): Promise<void> {
+    return Promise.try(() => {
+      const o = normalizeOrigin(origin);
+      if (facts.preferred_strategy !== undefined) checkTier(facts.preferred_strategy);
+      const k = this.#p + o;
+      transaction(this.#db, () => {
+        this.#known.run(k, this.#p + originHost(o));
+        if (facts.page) {
+          this.#sample.run(facts.page.json_ld_article ? 1 : 0, facts.page.og_title ? 1 : 0, k);
+        }
+        this.#setCapabilities(k, capabilitySetFields(facts, this.#now()));
+      });
+    });
+  }
+
+  /** Writes stored capability fields of one stored origin key (the names are ours, not input). */
+  #setCapabilities(k: string, fields: CapabilityFields): void {
+    const names = Object.keys(fields);
+    if (names.length === 0) return;
+    this.#db.prepare(
+      `UPDATE origin_info SET ${names.map((n) => `${n} = ?`).join(", ")} WHERE origin = ?`,
+    ).run(...names.map((n) => fields[n as keyof CapabilityFields]!), k);
   }
 
   /**
@@ -453,6 +495,11 @@ export class SqliteDomainStats implements DomainStats {
             checked_at: Number(row.llms_checked_at),
           };
         }
+        if (row.seen_in_search != null && row.seen_at != null) {
+          e.seen_in_search = { count: Number(row.seen_in_search), last_at: Number(row.seen_at) };
+        }
+        const capabilities = pickCapabilityFields(row as never);
+        if (capabilities) e.capabilities = capabilities;
       }
       return [...entries.values()].sort((a, b) => (a.origin < b.origin ? -1 : 1));
     });
@@ -492,6 +539,13 @@ export class SqliteDomainStats implements DomainStats {
         if (e.llms_txt) {
           this.#llms.run(k, host, e.llms_txt.exists ? 1 : 0, e.llms_txt.checked_at);
         }
+        if (e.seen_in_search) {
+          this.#db.prepare(
+            "UPDATE origin_info SET seen_in_search = ?, seen_at = ? WHERE origin = ?",
+          )
+            .run(e.seen_in_search.count, e.seen_in_search.last_at, k);
+        }
+        if (e.capabilities) this.#setCapabilities(k, e.capabilities);
       });
       return e;
     });

@@ -3,6 +3,7 @@ import { GleanerError } from "../errors.ts";
 import { SqliteDomainStats } from "./domain_stats.ts";
 import { openDatabase } from "./sqlite.ts";
 import {
+  checkCapabilities,
   checkClear,
   checkOriginKeys,
   checkPolicy,
@@ -22,6 +23,13 @@ Deno.test("domain stats count per origin and tier, keep the last failure, robots
   const c = clock();
   const db = openDatabase(":memory:");
   await checkOriginKeys(new SqliteDomainStats(db, { now: c.now }), c);
+  db.close();
+});
+
+Deno.test("capabilities: a capped page sample, metadata fetch, llms-full.txt size, preferred strategy; kept by snapshots", async () => {
+  const c = clock();
+  const db = openDatabase(":memory:");
+  await checkCapabilities(new SqliteDomainStats(db, { now: c.now }), c);
   db.close();
 });
 

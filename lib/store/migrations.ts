@@ -152,4 +152,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE origin_info ADD COLUMN seen_at INTEGER;
     `,
   },
+  {
+    version: 5,
+    name: "domain capabilities",
+    up: `
+      ALTER TABLE origin_info ADD COLUMN cap_sampled INTEGER;
+      ALTER TABLE origin_info ADD COLUMN cap_json_ld INTEGER;
+      ALTER TABLE origin_info ADD COLUMN cap_og_title INTEGER;
+      ALTER TABLE origin_info ADD COLUMN cap_meta_ok INTEGER;
+      ALTER TABLE origin_info ADD COLUMN cap_meta_at INTEGER;
+      ALTER TABLE origin_info ADD COLUMN cap_llms_full_bytes INTEGER;
+      ALTER TABLE origin_info ADD COLUMN cap_llms_full_at INTEGER;
+      ALTER TABLE origin_info ADD COLUMN cap_strategy TEXT;
+      ALTER TABLE origin_info ADD COLUMN cap_strategy_at INTEGER;
+    `,
+  },
 ];

@@ -5,6 +5,9 @@
  * @module
  */
 import { GleanerError } from "../errors.ts";
+import type { CapabilityFacts, CapabilityFields, DomainCapabilities } from "./capabilities.ts";
+
+export type { CapabilityFacts, CapabilityFields, DomainCapabilities };
 
 /** The cache's namespaces. */
 export const CACHE_NAMESPACES = ["search", "pages", "crawl"] as const;
@@ -123,6 +126,8 @@ export interface DomainRecord extends TierCounts {
   llms_txt?: { exists: boolean; checked_at: string };
   /** How often the origin came up in search results, and when last (kept beyond the window). */
   seen_in_search?: { count: number; last_at: string };
+  /** What reads have shown the origin can do (see `capabilities.ts`). */
+  capabilities?: DomainCapabilities;
 }
 
 /** One line of {@link DomainStats.summary}. */
@@ -192,6 +197,12 @@ export interface DomainStats {
    * Called without waiting on every search: it never slows one down.
    */
   noteSeenInSearch(origins: readonly string[]): Promise<void>;
+  /**
+   * Records what one read learnt about an origin's capabilities (see `capabilities.ts`):
+   * a page sample (counted for the first `CAPABILITY_SAMPLE_PAGES` pages only), whether the
+   * cheap fetch gave metadata, the size of `/llms-full.txt`, the tier that produced the page.
+   */
+  noteCapabilities(origin: string, facts: CapabilityFacts): Promise<void>;
   /** Forgets everything (counts, probation, robots, llms.txt); returns how many origins were known. */
   clear(): Promise<number>;
   /** Every origin this view holds, as snapshot entries (see `domain_snapshot.ts`), by origin. */
@@ -224,6 +235,10 @@ export interface DomainSnapshotEntry {
   robots?: { state: RobotsState; checked_at: number };
   /** Whether llms.txt exists. */
   llms_txt?: { exists: boolean; checked_at: number };
+  /** How often the origin came up in search results, and when last. */
+  seen_in_search?: { count: number; last_at: number };
+  /** The stored capability fields (see `capabilities.ts`). */
+  capabilities?: CapabilityFields;
 }
 
 /** Which verdicts apply: see "Policy" in {@link DomainStats}. */

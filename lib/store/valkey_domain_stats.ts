@@ -9,6 +9,14 @@
 import { checkTenant } from "./tenant.ts";
 import { type DomainSnapshotEntry, parseSnapshotEntry } from "./domain_snapshot.ts";
 import {
+  capabilitiesFromFields,
+  CAPABILITY_SAMPLE_PAGES,
+  type CapabilityFacts,
+  type CapabilityFields,
+  capabilitySetFields,
+  pickCapabilityFields,
+} from "./capabilities.ts";
+import {
   checkLimit,
   checkRobots,
   checkScope,
@@ -301,6 +309,8 @@ export class ValkeyDomainStats implements DomainStats {
         last_at: new Date(Number(info.seen_at)).toISOString(),
       };
     }
+    const capabilities = capabilitiesFromFields(pickCapabilityFields(info));
+    if (capabilities) record.capabilities = capabilities;
     return record;
   }
 
@@ -387,6 +397,32 @@ export class ValkeyDomainStats implements DomainStats {
         .expire(hostKey, INFO_KEY_TTL_S);
     }
     checkExec(await call(batch.exec()));
+  }
+
+  /**
+   * {@inheritDoc DomainStats.noteCapabilities} Two processes sampling the same
+   * origin at once may count a page or two beyond the cap.
+   */
+  async noteCapabilities(origin: string, facts: CapabilityFacts): Promise<void> {
+    const o = normalizeOrigin(origin);
+    if (facts.preferred_strategy !== undefined) checkTier(facts.preferred_strategy);
+    const fields = stringFields(capabilitySetFields(facts, this.#now()));
+    const key = this.#infoKey(o);
+    if (facts.page) {
+      const sampled = Number(await call(this.#client.hget(key, "cap_sampled")) ?? 0);
+      if (sampled < CAPABILITY_SAMPLE_PAGES) {
+        checkExec(
+          await call(
+            this.#client.multi()
+              .hincrby(key, "cap_sampled", 1)
+              .hincrby(key, "cap_json_ld", facts.page.json_ld_article ? 1 : 0)
+              .hincrby(key, "cap_og_title", facts.page.og_title ? 1 : 0)
+              .exec(),
+          ),
+        );
+      }
+    }
+    await this.#setInfo(o, fields);
   }
 
   async #setInfo(origin: string, fields: Record<string, string>): Promise<void> {
@@ -480,6 +516,11 @@ export class ValkeyDomainStats implements DomainStats {
       if (info.llms_txt && info.llms_checked_at) {
         e.llms_txt = { exists: info.llms_txt === "1", checked_at: Number(info.llms_checked_at) };
       }
+      if (info.seen_in_search && info.seen_at) {
+        e.seen_in_search = { count: Number(info.seen_in_search), last_at: Number(info.seen_at) };
+      }
+      const capabilities = pickCapabilityFields(info);
+      if (capabilities) e.capabilities = capabilities;
     }
     return [...entries.values()].sort((a, b) => (a.origin < b.origin ? -1 : 1));
   }
@@ -531,6 +572,11 @@ export class ValkeyDomainStats implements DomainStats {
       info.llms_txt = e.llms_txt.exists ? "1" : "0";
       info.llms_checked_at = String(e.llms_txt.checked_at);
     }
+    if (e.seen_in_search) {
+      info.seen_in_search = String(e.seen_in_search.count);
+      info.seen_at = String(e.seen_in_search.last_at);
+    }
+    Object.assign(info, stringFields(e.capabilities ?? {}));
     const infoKey = this.#infoKey(o);
     const hostKey = this.#hostKey(originHost(o));
     tx.hset(infoKey, info).expire(infoKey, INFO_KEY_TTL_S)
@@ -566,4 +612,9 @@ export class ValkeyDomainStats implements DomainStats {
     }
     return origins;
   }
+}
+
+/** Stored capability fields as hash values. */
+function stringFields(fields: CapabilityFields): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
 }

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { GleanerError } from "../errors.ts";
 import { openStore } from "./mod.ts";
 import {
+  checkCapabilities,
   checkClear,
   checkOriginKeys,
   checkPolicy,
@@ -279,6 +280,18 @@ Deno.test({
         await checkTenants((tenant) => new ValkeyDomainStats(client, { prefix: "t9:", tenant }));
         assert.equal(await client.exists("t9:c:pages:tenant:tenant-a:kept"), 1, "cache untouched");
         assert.deepEqual(await client.keys("t9:t:*"), [], "no tenant key left");
+      });
+    }),
+});
+
+Deno.test({
+  name: "ValkeyDomainStats: capabilities and their snapshot, as on SQLite",
+  ignore: !HAVE_REDIS,
+  fn: () =>
+    withServer(async ({ url }) => {
+      await withClient(url, async (client) => {
+        const c = clock();
+        await checkCapabilities(new ValkeyDomainStats(client, { prefix: "t10:", now: c.now }), c);
       });
     }),
 });

@@ -2,8 +2,10 @@
  * Operational events, published to NATS when `events.nats_url` is set (and
  * nothing at all otherwise): one message per tool call on
  * `<prefix>.tool` and one per tier the reading cascade put off on
- * `<prefix>.tier_skip`. Messages are JSON; they carry names, codes, hosts,
- * durations and ids, never page text, and query text only when
+ * `<prefix>.tier_skip` (and `<prefix>.fetch.tier.skipped`), and the
+ * specification's kinds ({@link SpecEventKind}: searches, page reads, cache hits
+ * and misses, failures). Messages are JSON; they carry names, codes, hosts,
+ * durations and ids, never page text, and query text, URLs and titles only when
  * `events.include_query` is on.
  *
  * @module
@@ -100,13 +102,32 @@ export interface Events {
   readonly includeQuery: boolean;
   /** Publishes a tool event (never waits, never throws). */
   tool(event: ToolEvent): void;
-  /** Publishes a tier-skip event (never waits, never throws). */
+  /**
+   * Publishes a tier-skip event (never waits, never throws), on `<prefix>.tier_skip` and, as the
+   * specification names it, `<prefix>.fetch.tier.skipped`.
+   */
   tierSkip(event: TierSkipEvent): void;
+  /**
+   * Publishes one event of the specification's kinds (`search.requested`, `search.completed`,
+   * `fetch.requested`, `fetch.completed`, `cache.hit`, `cache.miss`, `error`) on
+   * `<prefix>.<kind>`, with the request id of the tool call under way (never waits, never throws).
+   */
+  publish(kind: SpecEventKind, body: Record<string, unknown>): void;
   /** Counters of the publisher. */
   stats(): NatsStats;
   /** Sends what is queued (briefly) and disconnects. */
   close(): Promise<void>;
 }
+
+/** The event kinds of the specification Gleaner publishes beside `tool` and `tier_skip`. */
+export type SpecEventKind =
+  | "search.requested"
+  | "search.completed"
+  | "fetch.requested"
+  | "fetch.completed"
+  | "cache.hit"
+  | "cache.miss"
+  | "error";
 
 /** The events in force without `events.nats_url`: nothing is published. */
 const NOOP_EVENTS: Events = {
@@ -114,6 +135,7 @@ const NOOP_EVENTS: Events = {
   includeQuery: false,
   tool() {},
   tierSkip() {},
+  publish() {},
   stats: () => ({ sent: 0, dropped: 0, queued: 0, connected: false }),
   close: () => Promise.resolve(),
 };
@@ -159,7 +181,13 @@ export function createEvents(settings: EventsSection): Events {
     tool: (event) => send("tool", event),
     tierSkip: (event) => {
       const requestId = event.request_id ?? currentRequestId();
-      send("tier_skip", requestId ? { ...event, request_id: requestId } : event);
+      const body = requestId ? { ...event, request_id: requestId } : event;
+      send("tier_skip", body);
+      send("fetch.tier.skipped", body);
+    },
+    publish: (kind, body) => {
+      const requestId = currentRequestId();
+      send(kind, requestId ? { ...body, request_id: requestId } : body);
     },
     stats: () => nats.stats(),
     close: () => nats.close(),

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { type DomainRecord, normalizeOrigin } from "../store/types.ts";
+import { type DomainCapabilities, type DomainRecord, normalizeOrigin } from "../store/types.ts";
 import { defineTool, type ToolSpec } from "./spec.ts";
 
 const Counts = z.object({
@@ -18,6 +18,25 @@ const TierState = Counts.extend({
   consecutive_failures: z.number().int(),
   skipped_until: z.string().optional(),
   low_success_rate: z.boolean().optional(),
+});
+
+const Share = z.object({
+  sampled: z.number().int(),
+  present: z.number().int(),
+  rate: z.number(),
+});
+
+/** An origin's capabilities as `domain_stats` shows them (see `lib/store/capabilities.ts`). */
+export const CapabilitiesShown: z.ZodType<DomainCapabilities> = z.object({
+  metadata_fetch: z.object({ ok: z.boolean(), checked_at: z.string() }).optional(),
+  json_ld_article: Share.optional(),
+  og_title: Share.optional(),
+  llms_full_txt: z.object({
+    present: z.boolean(),
+    size_bytes: z.number().int().optional(),
+    last_checked: z.string(),
+  }).optional(),
+  preferred_strategy: z.object({ tier: z.string(), at: z.string() }).optional(),
 });
 
 /** One origin as `domain_stats` shows it. */
@@ -63,6 +82,7 @@ export const OriginStats: z.ZodObject<{
       last_at: z.ZodString;
     }, z.core.$strip>
   >;
+  capabilities: z.ZodOptional<z.ZodType<DomainCapabilities>>;
   attempts: z.ZodNumber;
   successes: z.ZodNumber;
   failures: z.ZodNumber;
@@ -82,6 +102,7 @@ export const OriginStats: z.ZodObject<{
   robots: z.object({ state: z.string(), checked_at: z.string() }).optional(),
   llms_txt: z.object({ exists: z.boolean(), checked_at: z.string() }).optional(),
   seen_in_search: z.object({ count: z.number().int(), last_at: z.string() }).optional(),
+  capabilities: CapabilitiesShown.optional(),
 }).extend(Counts.shape);
 
 /** Output of `domain_stats`. */
@@ -182,7 +203,26 @@ export const domainStatsTool: ToolSpec<
         d.seen_in_search
           ? `seen in search results: ${d.seen_in_search.count} times, last ${d.seen_in_search.last_at}`
           : "",
+        d.capabilities ? capabilitiesLine(d.capabilities) : "",
       ].filter(Boolean).join("\n")
     ).join("\n\n");
   },
 });
+
+/** One line of what an origin can do. */
+function capabilitiesLine(c: DomainCapabilities): string {
+  const pct = (rate: number) => `${Math.round(rate * 100)}%`;
+  return "capabilities: " + [
+    c.preferred_strategy ? `preferred ${c.preferred_strategy.tier}` : "",
+    c.metadata_fetch ? `metadata fetch ${c.metadata_fetch.ok ? "ok" : "fails"}` : "",
+    c.json_ld_article
+      ? `JSON-LD article ${pct(c.json_ld_article.rate)} of ${c.json_ld_article.sampled}`
+      : "",
+    c.og_title ? `og:title ${pct(c.og_title.rate)} of ${c.og_title.sampled}` : "",
+    c.llms_full_txt
+      ? `llms-full.txt ${
+        c.llms_full_txt.present ? `${c.llms_full_txt.size_bytes} bytes` : "absent"
+      }`
+      : "",
+  ].filter(Boolean).join(", ");
+}

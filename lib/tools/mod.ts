@@ -59,7 +59,12 @@ export {
 } from "./search.ts";
 export type { ResearchShape } from "./research_schemas.ts";
 export { researchToolFor } from "./research.ts";
-export { SearchAndSummarizeOutput, searchAndSummarizeTool } from "./search_and_summarize.ts";
+export {
+  SearchAndSummarizeInput,
+  SearchAndSummarizeOutput,
+  searchAndSummarizeTool,
+} from "./search_and_summarize.ts";
+export type { SearchAndSummarizeShape } from "./search_and_summarize_schemas.ts";
 export { type QualityShape, SummarySchema } from "./quality_schemas.ts";
 
 /** The memory tools (listed only when `memory.enabled`). */

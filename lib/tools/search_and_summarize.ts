@@ -1,7 +1,9 @@
 /**
  * The `search_and_summarize` tool, listed only when a language model is
  * configured (`llm.url`, `llm.model`): it runs `research` and then asks the
- * model for a short summary of the evidence. The evidence comes back
+ * model for a short summary of the evidence and of the top `fetch_count` pages
+ * read whole (default 3, at most 5; from the page cache, no new request).
+ * The evidence comes back
  * unchanged (original passages with their URLs); the summary is beside it,
  * marked `generated: true` with the model's name, and never replaces it. If
  * the model fails, the evidence still answers and `summary_error` says why.
@@ -13,12 +15,18 @@
  */
 import type { Config } from "../config/config.ts";
 import { renderEvidence } from "../rank/render.ts";
-import { type ResearchInput, researchInputFor } from "./research_schemas.ts";
-import { SearchAndSummarizeOutput } from "./search_and_summarize_schemas.ts";
+import {
+  type SearchAndSummarizeInput,
+  searchAndSummarizeInputFor,
+  SearchAndSummarizeOutput,
+} from "./search_and_summarize_schemas.ts";
 import { defineTool, lazyHandler, type ToolSpec } from "./spec.ts";
 import { noteLines } from "./role_schemas.ts";
 
-export { SearchAndSummarizeOutput } from "./search_and_summarize_schemas.ts";
+export {
+  SearchAndSummarizeInput,
+  SearchAndSummarizeOutput,
+} from "./search_and_summarize_schemas.ts";
 
 /**
  * The tool for a configuration (its domain profiles; `expand` offered, as
@@ -35,14 +43,14 @@ export { SearchAndSummarizeOutput } from "./search_and_summarize_schemas.ts";
  */
 export function searchAndSummarizeTool(
   config: Config,
-): ToolSpec<typeof ResearchInput, typeof SearchAndSummarizeOutput> {
+): ToolSpec<typeof SearchAndSummarizeInput, typeof SearchAndSummarizeOutput> {
   return defineTool({
     name: "search_and_summarize",
     scope: "tenant",
     title: "Research and summarize",
     description:
       "research plus a short summary by a language model. The passages with their URLs are the evidence; the summary is generated: check it against them and cite the passages.",
-    input: researchInputFor(config),
+    input: searchAndSummarizeInputFor(config),
     output: SearchAndSummarizeOutput,
     http: { path: "/v1/summarize" },
     readOnly: true,

@@ -59,7 +59,8 @@ export const ServerSchema: z.ZodObject<{
   ),
   /**
    * Serve the management views (`tinysuite.manage/1`: `GET /manage` and its Memories, Overview
-   * and Service views) to requests carrying `management_token`; off by default.
+   * and Service views, and the same as MCP resources `manage://gleaner/…`) to requests carrying
+   * `management_token`; off by default.
    */
   management: operatorOnly(z.boolean().default(false), { env: ["GLEANER_MANAGEMENT"] }),
   /** The bearer token of the management views: at least 24 characters (a secret). */

@@ -98,6 +98,7 @@ function pageFromExtracted(
     published: extracted.published,
     byline: extracted.byline,
     canonical: extracted.canonical,
+    ...(extracted.signals ? { signals: extracted.signals } : {}),
     fetchedAt: new Date().toISOString(),
     ...(flags.thin ? { thin: true } : {}),
     ...(truncated ? { truncated: true } : {}),

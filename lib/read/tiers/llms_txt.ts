@@ -199,6 +199,29 @@ export function matchSection(sections: LlmsSection[], url: URL): LlmsSection | u
 }
 
 /**
+ * Books what the files showed in domain memory: whether an llms.txt file exists, the size
+ * of `llms-full.txt` (`null`: absent), a capability of the origin. A failure is only logged.
+ */
+async function noteFiles(
+  domains: DomainStats | undefined,
+  origin: string,
+  note: { exists?: boolean; fullBytes?: number | null },
+): Promise<void> {
+  try {
+    if (note.exists !== undefined) await domains?.setLlmsTxt(origin, note.exists);
+    if (note.fullBytes !== undefined) {
+      await domains?.noteCapabilities(origin, { llms_full_txt_bytes: note.fullBytes });
+    }
+  } catch (error) {
+    log.debug("llms.txt presence or size not recorded: {error}", { error });
+  }
+}
+
+function byteLength(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/**
  * Creates the llms.txt tier with its own in-memory cache of files.
  *
  * @example
@@ -226,6 +249,8 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
   };
 
   async function load(origin: string, context: ReadContext): Promise<Entry> {
+    // The reading reader's memory first (in hosted mode, the reading user's own).
+    const domains = context.domains ?? options.domains;
     for (const name of LLMS_TXT_FILES) {
       const fileUrl = `${origin}/${name}`;
       try {
@@ -237,8 +262,11 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
         const text = response.status >= 200 && response.status < 300 ? response.text() : "";
         const usable = text.trim() !== "" && (type.startsWith("text/") && type !== "text/html") &&
           !/^\s*<(!doctype|html)/i.test(text);
+        if (name === "llms-full.txt") {
+          await noteFiles(domains, origin, { fullBytes: usable ? byteLength(text) : null });
+        }
         if (usable) {
-          await noteExists(origin, true, context);
+          await noteFiles(domains, origin, { exists: true });
           return remember(origin, {
             file: { url: response.url, sections: splitSections(text) },
             expires: now() + ttlMs,
@@ -248,17 +276,8 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
         log.debug("{url} could not be read: {error}", { url: fileUrl, error });
       }
     }
-    await noteExists(origin, false, context);
+    await noteFiles(domains, origin, { exists: false });
     return remember(origin, { file: null, expires: now() + ttlMs });
-  }
-
-  async function noteExists(origin: string, exists: boolean, context: ReadContext) {
-    try {
-      // The reading reader's memory first (in hosted mode, the reading user's own).
-      await (context.domains ?? options.domains)?.setLlmsTxt(origin, exists);
-    } catch (error) {
-      log.debug("llms.txt presence not recorded: {error}", { error });
-    }
   }
 
   async function fileFor(origin: string, context: ReadContext): Promise<LlmsFile | null> {

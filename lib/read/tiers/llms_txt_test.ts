@@ -141,7 +141,13 @@ Deno.test("llms.txt tier: returns the matching section of llms-full.txt, fetched
 
       // One fetch of the file for four reads; llms.txt itself never asked for.
       assert.deepEqual(site.requests.filter((p) => p.startsWith("/llms")), ["/llms-full.txt"]);
-      assert.equal((await store.domains.get(site.origin))?.llms_txt?.exists, true);
+      const recorded = await store.domains.get(site.origin);
+      assert.equal(recorded?.llms_txt?.exists, true);
+      // The file's size is a capability of the origin.
+      assert.equal(
+        recorded?.capabilities?.llms_full_txt?.size_bytes,
+        new TextEncoder().encode(fullText(site.origin)).length,
+      );
     } finally {
       await store.close();
     }
@@ -151,7 +157,8 @@ Deno.test("llms.txt tier: returns the matching section of llms-full.txt, fetched
 Deno.test("llms.txt tier: falls back to llms.txt; link lists are not page content", async () => {
   await withSite(async (site) => {
     site.setFiles({ "llms-full.txt": null, "llms.txt": indexText(site.origin) });
-    const tier = createLlmsTxtTier();
+    const store = openStore({ path: ":memory:" });
+    const tier = createLlmsTxtTier({ domains: store.domains });
     const context = contextFor(site);
     // Named only in the index's link list: not content, so the tier passes.
     assert.equal(
@@ -169,6 +176,10 @@ Deno.test("llms.txt tier: falls back to llms.txt; link lists are not page conten
       "/llms-full.txt",
       "/llms.txt",
     ]);
+    // Absent llms-full.txt is known apart from never checked.
+    const caps = (await store.domains.get(site.origin))?.capabilities;
+    assert.deepEqual(caps?.llms_full_txt?.present, false);
+    await store.close();
   });
 });
 

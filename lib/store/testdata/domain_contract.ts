@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { GleanerError } from "../../errors.ts";
 import type { DomainStats } from "../types.ts";
+import { CAPABILITY_SAMPLE_PAGES } from "../capabilities.ts";
 
 const MIN = 60_000;
 
@@ -204,4 +205,50 @@ export async function checkTenants(make: (tenant?: string) => DomainStats): Prom
   assert.deepEqual(await a.summary(), []);
   assert.equal(await a.get("https://a-only.example"), undefined);
   assert.throws(() => make("Not A Tenant"), /tenant/);
+}
+
+/**
+ * Capabilities: a page sample capped at `CAPABILITY_SAMPLE_PAGES`, the cheap fetch's metadata,
+ * llms-full.txt's size (or its absence), the preferred strategy; a snapshot carries them and
+ * `seen_in_search`, and restoring it after a clear gives the same record.
+ */
+export async function checkCapabilities(stats: DomainStats, c: TestClock): Promise<void> {
+  const at = new Date(c.now()).toISOString();
+  const o = "https://caps.example";
+  for (let i = 0; i < CAPABILITY_SAMPLE_PAGES + 5; i++) {
+    await stats.noteCapabilities(o, { page: { json_ld_article: i % 2 === 0, og_title: true } });
+  }
+  await stats.noteCapabilities(o, {
+    metadata_fetch: true,
+    llms_full_txt_bytes: 1234,
+    preferred_strategy: "browser",
+  });
+  await stats.noteSeenInSearch([`${o}/a`]);
+  await stats.noteCapabilities("https://none.example", { llms_full_txt_bytes: null });
+  const half = CAPABILITY_SAMPLE_PAGES / 2;
+  const expected = {
+    metadata_fetch: { ok: true, checked_at: at },
+    json_ld_article: { sampled: CAPABILITY_SAMPLE_PAGES, present: half, rate: 0.5 },
+    og_title: { sampled: CAPABILITY_SAMPLE_PAGES, present: CAPABILITY_SAMPLE_PAGES, rate: 1 },
+    llms_full_txt: { present: true, size_bytes: 1234, last_checked: at },
+    preferred_strategy: { tier: "browser", at },
+  };
+  assert.deepEqual((await stats.get(o))?.capabilities, expected);
+  assert.deepEqual((await stats.get("https://none.example"))?.capabilities, {
+    llms_full_txt: { present: false, last_checked: at },
+  });
+  await assert.rejects(
+    stats.noteCapabilities(o, { preferred_strategy: "Not A Tier" }),
+    GleanerError,
+  );
+  const entries = await stats.snapshot();
+  const entry = entries.find((e) => e.origin === o);
+  assert.deepEqual(entry?.seen_in_search, { count: 1, last_at: c.now() });
+  assert.equal(entry?.capabilities?.cap_strategy, "browser");
+  await stats.clear();
+  assert.equal(await stats.get(o), undefined);
+  for (const e of entries) await stats.restore(JSON.parse(JSON.stringify(e)));
+  const restored = await stats.get(o);
+  assert.deepEqual(restored?.capabilities, expected);
+  assert.deepEqual(restored?.seen_in_search, { count: 1, last_at: at });
 }
