@@ -268,7 +268,7 @@ export async function openBrowser(
   };
   let browser: Browser;
   try {
-    const launchOptions: LaunchOptions = {
+    browser = await launchChromium({
       executablePath: executable,
       headless: true,
       pipe: true,
@@ -286,12 +286,7 @@ export async function openBrowser(
       handleSIGTERM: false,
       handleSIGHUP: false,
       protocolTimeout: 30_000,
-    };
-    browser = await puppeteer.launch(launchOptions).catch((error) =>
-      // A Chromium that closes while it starts (it happens on a loaded machine) gets one
-      // more try; any other failure is reported at once.
-      closedWhileStarting(error) ? puppeteer.launch(launchOptions) : Promise.reject(error)
-    );
+    });
   } catch (error) {
     await removeProfile();
     await proxy.close();
@@ -328,12 +323,16 @@ export async function openBrowser(
 }
 
 /**
- * Whether a launch failed because Chromium went away during its first
- * protocol calls (`Target closed`), a transient failure worth one more try.
+ * Launches Chromium; one that closes while it starts (its first protocol calls
+ * answer `Target closed`, as happens on a loaded machine) gets one more try, any
+ * other failure is thrown at once.
  */
-function closedWhileStarting(error: unknown): boolean {
-  return error instanceof Error &&
-    (error.name === "TargetCloseError" || /Target closed/.test(error.message));
+function launchChromium(options: LaunchOptions): Promise<Browser> {
+  return puppeteer.launch(options).catch((error) => {
+    const closed = error instanceof Error &&
+      (error.name === "TargetCloseError" || /Target closed/.test(error.message));
+    return closed ? puppeteer.launch(options) : Promise.reject(error);
+  });
 }
 
 /**
