@@ -12,6 +12,10 @@
  * - Steady-state inserts into the full store (batches of 100): one instance,
  *   and two instances at once; on PostgreSQL with fsync off and, after a
  *   restart of the server, on (`fsync`, `synchronous_commit`, `full_page_writes`).
+ * - Concurrent saves: `--clients` clients each saving one memory at a time
+ *   through `MemoryService` on two instances (50 saves each), with group
+ *   commit and with each save committed alone; every acknowledged save read
+ *   back (on PostgreSQL with fsync on).
  * - A mixed load: `--clients` clients (default 20) saving one memory or
  *   recalling (half each) through two store instances for `--seconds`
  *   (default 20): throughput, p50/p95/p99 per operation, errors, and every
@@ -51,6 +55,8 @@ const MODEL_DIR = new URL("../models/static/", import.meta.url).pathname;
 const BATCH = 1000;
 /** Standing facts about the user (the profile pool every recall attaches). */
 const PROFILE_MEMORIES = 50;
+/** Single-memory saves per client in the concurrent saves measure. */
+const SAVES_PER_CLIENT = 50;
 
 /** Options of {@link runMemoryBackendBench}. */
 export interface MemoryBackendBenchOptions {
@@ -276,6 +282,75 @@ async function steadyInserts(
     for (let i = 0; i < rows.length; i += 100) await backend.insert(rows.slice(i, i + 100));
   }));
   return Math.round((instances.length * perInstance) / ((performance.now() - start) / 1000));
+}
+
+/**
+ * Single-memory saves through `MemoryService` (what an agent's `save` call
+ * is), `clients` clients at once over two store instances, `perClient` saves
+ * each: with group commit (the saves running at once share a transaction)
+ * and with each save committed alone (`groupCommitRows: 1`). Every
+ * acknowledged save is read back through `check` (a fresh instance).
+ */
+async function concurrentSaves(
+  instances: MemoryBackend[],
+  check: MemoryBackend,
+  embedder: Embedder,
+  corpus: Corpus,
+  vectors: Float32Array[],
+  clients: number,
+  perClient: number,
+) {
+  const out: Record<string, unknown> = { clients, saves_per_client: perClient };
+  // As a long-running server serves them: SQLite's in-memory vector indexes
+  // loaded first (a batch of 16 checks starts the load), the wait reported.
+  const started = performance.now();
+  for (const backend of instances) {
+    const loaded = (backend as { vectorIndexLoaded?: () => Promise<unknown> }).vectorIndexLoaded;
+    if (!loaded || !backend.nearestMany) continue;
+    await backend.nearestMany(vectors.slice(0, 16), vectors.slice(0, 16).map(() => ({})), 2);
+    await loaded.call(backend);
+  }
+  out.vector_index_wait_s = Math.round((performance.now() - started) / 100) / 10;
+  for (const [name, groupCommitRows] of [["alone", 1], ["grouped", undefined]] as const) {
+    const services = instances.map((b) =>
+      new MemoryService(b, { embedder: () => Promise.resolve(embedder), groupCommitRows })
+    );
+    for (const s of services) await s.ready();
+    const acked: number[] = [];
+    const ms: number[] = [];
+    let errors = 0;
+    const start = performance.now();
+    await Promise.all(Array.from({ length: clients }, async (_, c) => {
+      const service = services[c % services.length];
+      for (let n = 0; n < perClient; n++) {
+        const i = (c * perClient + n) % corpus.rows.length;
+        const t = performance.now();
+        try {
+          const r = await service.save(
+            { memories: [{ content: `${corpus.rows[i].content} ${name}${c}x${n}` }] },
+            { vectors: [vectors[i]] },
+          );
+          for (const x of r.results) if (x.status === "saved") acked.push(x.id);
+          ms.push(performance.now() - t);
+        } catch {
+          errors++;
+        }
+      }
+    }));
+    const seconds = (performance.now() - start) / 1000;
+    let found = 0;
+    for (let i = 0; i < acked.length; i += 1000) {
+      found += (await check.getMany(acked.slice(i, i + 1000))).length;
+    }
+    out[name] = {
+      saves_per_s: Math.round(acked.length / seconds),
+      save: summary(ms),
+      errors,
+      acknowledged_saves: acked.length,
+      lost_acknowledged_saves: acked.length - found,
+    };
+  }
+  return out;
 }
 
 /**
@@ -567,6 +642,20 @@ export async function runMemoryBackendBench(
             500,
             "pair",
           );
+          const check = openSqliteMemoryBackend(path);
+          try {
+            result.concurrent_saves = await concurrentSaves(
+              [backend, second],
+              check,
+              embedder,
+              corpus,
+              vectors,
+              opts.clients,
+              SAVES_PER_CLIENT,
+            );
+          } finally {
+            await check.close();
+          }
           if (opts.seconds > 0) {
             const check = openSqliteMemoryBackend(path);
             try {
@@ -659,6 +748,20 @@ async function measurePostgres(
       const pair = [db.backend("bench"), other.backend("bench")];
       (result.steady_inserts_two_instances_per_s as Record<string, number>).fsync_on =
         await steadyInserts(pair, corpus, vectors, embedder, 500, "pairon");
+      const checkSaves = await PostgresMemoryDatabase.open({ url: server.url });
+      try {
+        result.concurrent_saves_fsync_on = await concurrentSaves(
+          pair,
+          checkSaves.backend("bench"),
+          embedder,
+          corpus,
+          vectors,
+          opts.clients,
+          SAVES_PER_CLIENT,
+        );
+      } finally {
+        await checkSaves.close();
+      }
       if (opts.seconds > 0) {
         const check = await PostgresMemoryDatabase.open({ url: server.url });
         try {

@@ -1,12 +1,14 @@
 /**
  * What every operation of the memory service works with: the backend, the
- * resolved settings and the embedder with its re-embed job.
+ * resolved settings, the embedder with its re-embed job, and the group
+ * commit of saves.
  *
  * @module
  */
+import type { Batched, GroupCommit, SimilarityProbe } from "./group_commit.ts";
 import type { ResolvedMemoryOptions } from "./options.ts";
 import type { Reembedder } from "./reembed.ts";
-import type { MemoryBackend } from "./types.ts";
+import type { MemoryBackend, MemoryCandidate } from "./types.ts";
 
 /** The state one `MemoryService` shares with its operations. */
 export interface MemoryContext {
@@ -16,4 +18,8 @@ export interface MemoryContext {
   readonly options: ResolvedMemoryOptions;
   /** The embedder and the re-embed job. */
   readonly embedding: Reembedder;
+  /** The saves' inserts, committed in groups. */
+  readonly writes: GroupCommit;
+  /** The saves' similarity checks (cosine ≥ `reviewSimilarity`), run in groups. */
+  readonly similar: Batched<SimilarityProbe, MemoryCandidate | undefined>;
 }

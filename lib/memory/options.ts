@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { GROUP_COMMIT_MAX_ROWS } from "./group_commit.ts";
 import type { Embedder } from "../embed/types.ts";
 
 /**
@@ -112,6 +113,11 @@ export interface MemoryServiceOptions {
   contextMaxTokens?: number;
   /** Memories per re-embed batch (default 64). */
   reembedBatch?: number;
+  /**
+   * Most rows the saves running at once commit in one transaction (group
+   * commit, default {@link GROUP_COMMIT_MAX_ROWS}); 1 commits each save alone.
+   */
+  groupCommitRows?: number;
   /** Clock (ms since the epoch). */
   now?: () => number;
 }
@@ -145,6 +151,7 @@ export function resolveMemoryOptions(options: MemoryServiceOptions = {}): Resolv
     contextBefore: options.contextBefore ?? CONTEXT_BEFORE,
     contextMaxTokens: options.contextMaxTokens ?? CONTEXT_MAX_TOKENS,
     reembedBatch: options.reembedBatch ?? 64,
+    groupCommitRows: options.groupCommitRows ?? GROUP_COMMIT_MAX_ROWS,
     now: options.now ?? Date.now,
   };
 }

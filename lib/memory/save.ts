@@ -195,9 +195,8 @@ export async function saveMemories(
     "INSERT",
     rows.length,
     async (span) => {
-      const out: InsertedMemory[] = ctx.backend.insertDistinct
-        ? await ctx.backend.insertDistinct(rows)
-        : (await ctx.backend.insert(rows)).map((memory) => ({ memory, duplicate: false }));
+      // Committed with the saves running at once (one transaction), acknowledged after it.
+      const out = await ctx.writes.insert(rows);
       span.set({ "gleaner.memory.duplicates": out.filter((o) => o.duplicate).length });
       return out;
     },
@@ -328,16 +327,11 @@ async function nearestStored(
   scopes: MemoryScope[],
 ): Promise<(MemoryCandidate | undefined)[]> {
   if (vectors.length === 0) return [];
-  const floor = ctx.options.reviewSimilarity;
-  return await traceMemorySearch(ctx.backend.engine, "similar", async () => {
-    if (ctx.backend.nearestMany) {
-      return await ctx.backend.nearestMany(vectors, scopes, floor);
-    }
-    const out: (MemoryCandidate | undefined)[] = [];
-    for (let i = 0; i < vectors.length; i++) {
-      const [top] = await ctx.backend.vectorCandidates(vectors[i], 1, scopes[i]);
-      out.push(top && top.score >= floor ? top : undefined);
-    }
-    return out;
-  }, (found) => found.filter((c) => c !== undefined).length);
+  return await traceMemorySearch(
+    ctx.backend.engine,
+    "similar",
+    // Checked with the saves running at once (one pass over the vectors).
+    () => ctx.similar.run(vectors.map((vector, i) => ({ vector, scope: scopes[i] }))),
+    (found) => found.filter((c) => c !== undefined).length,
+  );
 }

@@ -21,6 +21,7 @@
  */
 import { GleanerError } from "../errors.ts";
 import type { MemoryContext } from "./context.ts";
+import { Batched, GroupCommit, nearestRows } from "./group_commit.ts";
 import { deleteMemory, getMemory, updateMemory } from "./edit.ts";
 import { listMemories } from "./list.ts";
 import { type MemoryServiceOptions, resolveMemoryOptions } from "./options.ts";
@@ -74,7 +75,16 @@ export class MemoryService {
   constructor(backend: MemoryBackend, options: MemoryServiceOptions = {}) {
     this.backend = backend;
     const resolved = resolveMemoryOptions(options);
-    this.#ctx = { backend, options: resolved, embedding: new Reembedder(backend, resolved) };
+    this.#ctx = {
+      backend,
+      options: resolved,
+      embedding: new Reembedder(backend, resolved),
+      writes: new GroupCommit(backend, resolved.groupCommitRows),
+      similar: new Batched(
+        (probes) => nearestRows(backend, probes, resolved.reviewSimilarity),
+        resolved.groupCommitRows,
+      ),
+    };
   }
 
   /** Resolves once the embedder is loaded and the store knows its model (tests, benchmarks). */
