@@ -55,6 +55,12 @@ import {
   serviceTarget,
 } from "../service.ts";
 import { assertPageStatus } from "../status.ts";
+import { defineTier, type TierContext, type TierSlice } from "./define.ts";
+
+/** The settings the Crawl4AI tier reads. */
+type Crawl4aiSettings = TierSlice<
+  "crawl4ai_url" | "crawl4ai_token" | "service_timeout_ms" | "max_html_chars" | "max_links"
+>;
 
 /** The Crawl4AI service, as messages and settings name it. */
 const CRAWL4AI: ServiceSpec = {
@@ -138,14 +144,22 @@ function linksOf(result: Record<string, unknown>): unknown[] {
  */
 export function createCrawl4aiTier(deps: { robots?: RobotsChecker } = {}): ServiceTier {
   const client = createServiceClient(CRAWL4AI);
-  return {
+  const tier = defineTier({
     name: "crawl4ai",
     // Spends the operator's Crawl4AI on public pages: nothing private comes back.
     scope: "shared",
-    client,
+    settings: {
+      read: [
+        "crawl4ai_url",
+        "crawl4ai_token",
+        "service_timeout_ms",
+        "max_html_chars",
+        "max_links",
+      ],
+    },
     // A read that names selectors is the browser's: the service tiers let it through.
     canHandle: serviceCanHandle,
-    async read(url, request, context) {
+    async read(url, request, context: TierContext<Crawl4aiSettings>) {
       const config = context.config;
       const base = config.read.crawl4ai_url;
       if (!base) return undefined;
@@ -214,5 +228,6 @@ export function createCrawl4aiTier(deps: { robots?: RobotsChecker } = {}): Servi
         ...(cut ? { truncated: true } : {}),
       });
     },
-  };
+  });
+  return Object.assign(tier, { client });
 }
