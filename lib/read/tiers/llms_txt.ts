@@ -225,6 +225,12 @@ function byteLength(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
+/** Whether `host` is on `read.llms_txt_domains` or `read.llms_txt_extra_domains`. */
+function listedForLlmsTxt(host: string, settings: LlmsTxtSettings): boolean {
+  const { llms_txt_domains, llms_txt_extra_domains } = settings.read;
+  return hostOnList(host, llms_txt_domains) || hostOnList(host, llms_txt_extra_domains);
+}
+
 /**
  * Creates the llms.txt tier with its own in-memory cache of files.
  *
@@ -302,11 +308,7 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
       url.pathname.replace(/\/+$/, "") !== "" &&
       !LLMS_TXT_FILES.some((name) => url.pathname === `/${name}`),
     async read(url, request, context): Promise<Page | undefined> {
-      const { llms_txt_domains, llms_txt_extra_domains } = context.config.read;
-      if (
-        !hostOnList(url.hostname, llms_txt_domains) &&
-        !hostOnList(url.hostname, llms_txt_extra_domains)
-      ) return undefined;
+      if (!listedForLlmsTxt(url.hostname, context.config)) return undefined;
       request.signal?.throwIfAborted();
       const file = await fileFor(url.origin, context);
       if (!file) return undefined;
