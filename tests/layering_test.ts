@@ -30,7 +30,13 @@
  *    (`defineProvider` in `define.ts`): from `lib/config/` it imports at most
  *    the section types and the tenancy scopes, and it names neither the
  *    router's `ProviderConfig` nor the whole `SearchSection` (a `Pick<>` or a
- *    `keyof` of it is a slice).
+ *    `keyof` of it is a slice);
+ * 9. a read tier module (`lib/read/tiers/`, but `defineTier`'s own
+ *    {@link TIER_PLUMBING}) sees only the slice of settings it declared
+ *    (`defineTier` in `define.ts`): from `lib/config/` it imports at most the
+ *    section types, the scopes, `safeEndpoint` and the environment snapshot's
+ *    type, and it names neither the reader's `ReadConfig` or `ReadContext`
+ *    nor the whole `ReadSection`.
  *
  * Each rule is also run on a planted fault, so the test shows it can fail.
  *
@@ -368,30 +374,79 @@ const PROVIDER_CONFIG_IMPORTS: readonly string[] = [
   "lib/config/tenancy.ts",
 ];
 
+/** The files of `lib/read/tiers/` that hand the reader's settings to the tiers: `defineTier`. */
+const TIER_PLUMBING: readonly string[] = ["lib/read/tiers/define.ts"];
+
 /**
- * Provider modules that see more settings than their slice: an import from
- * `lib/config/` beyond {@link PROVIDER_CONFIG_IMPORTS}, or the name of the
- * router's `ProviderConfig` or of the whole `SearchSection` in code (comments
- * aside).
+ * What a tier module may import from `lib/config/`: types of a section, the
+ * scopes, `safeEndpoint` (masks a URL for messages; reads no setting) and the
+ * entry point's environment snapshot type (the browser's profiles).
+ */
+const TIER_CONFIG_IMPORTS: readonly string[] = [
+  "lib/config/sections.ts",
+  "lib/config/tenancy.ts",
+  "lib/config/redact.ts",
+  "lib/config/env.ts",
+];
+
+/** One kind of plug-in held to the slice of settings it declares. */
+interface PluginRule {
+  /** The folder of its modules. */
+  folder: string;
+  /** The files of that folder that hand the settings to the plug-ins. */
+  plumbing: readonly string[];
+  /** What a plug-in may import from `lib/config/`. */
+  configImports: readonly string[];
+  /** Names of the whole settings a plug-in may not write (in code). */
+  wideNames: readonly string[];
+  /** The section a plug-in may name only as a `Pick<>` or a `keyof` of it. */
+  section: string;
+}
+
+/** The plug-ins held to their slice: search providers and read tiers. */
+const PLUGIN_RULES: readonly PluginRule[] = [
+  {
+    folder: "lib/search/providers/",
+    plumbing: PROVIDER_PLUMBING,
+    configImports: PROVIDER_CONFIG_IMPORTS,
+    wideNames: ["ProviderConfig"],
+    section: "SearchSection",
+  },
+  {
+    folder: "lib/read/tiers/",
+    plumbing: TIER_PLUMBING,
+    configImports: TIER_CONFIG_IMPORTS,
+    wideNames: ["ReadConfig", "ReadContext"],
+    section: "ReadSection",
+  },
+];
+
+/**
+ * Plug-in modules that see more settings than their slice: an import from
+ * `lib/config/` beyond the rule's `configImports`, or the name of the whole
+ * settings (`ProviderConfig`; `ReadConfig`, `ReadContext`) or of the whole
+ * section (`SearchSection`, `ReadSection`) in code (comments aside).
  */
 function widePlugins(
   graph: ReadonlyMap<string, ReadonlySet<string>>,
   sources: ReadonlyMap<string, string>,
+  rule: PluginRule,
 ): string[] {
   const faults: string[] = [];
+  const section = new RegExp(`(?<!keyof\\s+|Pick<\\s*)\\b${rule.section}\\b`);
   for (const [file, source] of sources) {
-    if (!file.startsWith("lib/search/providers/") || PROVIDER_PLUMBING.includes(file)) continue;
+    if (!file.startsWith(rule.folder) || rule.plumbing.includes(file)) continue;
     for (const target of graph.get(file) ?? []) {
-      if (target.startsWith("lib/config/") && !PROVIDER_CONFIG_IMPORTS.includes(target)) {
+      if (target.startsWith("lib/config/") && !rule.configImports.includes(target)) {
         faults.push(`${file} imports ${target}`);
       }
     }
     const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
-    if (/\bProviderConfig\b/.test(code)) faults.push(`${file} names ProviderConfig`);
-    const withoutImports = code.replace(/^import[^;]*;/gm, "");
-    if (/(?<!keyof\s+|Pick<\s*)\bSearchSection\b/.test(withoutImports)) {
-      faults.push(`${file} names the whole SearchSection`);
+    for (const name of rule.wideNames) {
+      if (new RegExp(`\\b${name}\\b`).test(code)) faults.push(`${file} names ${name}`);
     }
+    const withoutImports = code.replace(/^import[^;]*;/gm, "");
+    if (section.test(withoutImports)) faults.push(`${file} names the whole ${rule.section}`);
   }
   return faults.sort();
 }
@@ -451,7 +506,7 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   "lib/read/page_cache.ts createPageCache": 81,
   "lib/read/service.ts createServiceClient": 157,
   "lib/read/service.ts createServiceClient.call": 125,
-  "lib/read/tiers/llms_txt.ts createLlmsTxtTier": 90,
+  "lib/read/tiers/llms_txt.ts createLlmsTxtTier": 88,
   "lib/read/tiers/youtube.ts readVideo": 89,
   "lib/search/providers/wikipedia.ts searchWikipedia": 88,
   "lib/search/roles.ts routerOver": 566,
@@ -614,7 +669,18 @@ Deno.test("layering: a search provider sees only the settings it declared", asyn
     }
   }
   assert.ok(sources.size > 30, `${sources.size} provider files`);
-  assert.deepEqual(widePlugins(graph, sources), []);
+  assert.deepEqual(widePlugins(graph, sources, PLUGIN_RULES[0]), []);
+});
+
+Deno.test("layering: a read tier sees only the settings it declared", async () => {
+  const sources = new Map<string, string>();
+  for (const file of files) {
+    if (file.startsWith("lib/read/tiers/")) {
+      sources.set(file, await Deno.readTextFile(new URL(file, ROOT)));
+    }
+  }
+  assert.ok(sources.size >= 12, `${sources.size} tier files`);
+  assert.deepEqual(widePlugins(graph, sources, PLUGIN_RULES[1]), []);
 });
 
 Deno.test("layering: no function grows past its ceiling (ratchet)", async () => {
@@ -688,11 +754,41 @@ Deno.test("layering: each rule fails on a planted fault", () => {
         ],
         ["lib/search/providers/registry.ts", "let c: ProviderConfig;"],
       ]),
+      PLUGIN_RULES[0],
     ),
     [
       "lib/search/providers/a.ts names ProviderConfig",
       "lib/search/providers/b.ts names the whole SearchSection",
       "lib/search/providers/exa.ts imports lib/config/config.ts",
+    ],
+  );
+  // A tier that imports the whole configuration, the configuration parser, or names the
+  // reader's settings; defineTier itself may.
+  plugins.get("lib/read/tiers/wayback.ts")!.add(CONFIG_BARREL);
+  plugins.get("lib/read/tiers/reddit.ts")!.add("lib/config/parse.ts");
+  assert.deepEqual(
+    widePlugins(
+      plugins,
+      new Map([
+        ["lib/read/tiers/wayback.ts", "export const x = 1;"],
+        ["lib/read/tiers/reddit.ts", "export const y = 1;"],
+        ["lib/read/tiers/a.ts", "let c: ReadConfig;"],
+        ["lib/read/tiers/b.ts", "function f(context: ReadContext) {}\n// ReadConfig"],
+        ["lib/read/tiers/c.ts", "let s: ReadSection;\n/** ReadConfig */"],
+        [
+          "lib/read/tiers/d.ts",
+          "import type { ReadSection } from 'x';\nlet s: Pick<ReadSection, 'max_links'>;",
+        ],
+        ["lib/read/tiers/define.ts", "let c: ReadConfig; let x: ReadContext;"],
+      ]),
+      PLUGIN_RULES[1],
+    ),
+    [
+      "lib/read/tiers/a.ts names ReadConfig",
+      "lib/read/tiers/b.ts names ReadContext",
+      "lib/read/tiers/c.ts names the whole ReadSection",
+      "lib/read/tiers/reddit.ts imports lib/config/parse.ts",
+      "lib/read/tiers/wayback.ts imports lib/config/config.ts",
     ],
   );
   // A long function, one grown past its ceiling, a stale entry; nested names.

@@ -155,7 +155,7 @@ export function serviceCanHandle(url: URL, request: ReadRequest): boolean {
 export async function serviceTarget(
   url: URL,
   request: ReadRequest,
-  config: ReadConfig,
+  config: Pick<ReadConfig, "network">,
   robots?: RobotsChecker,
 ): Promise<string> {
   const target = screenTarget(url, config.network);

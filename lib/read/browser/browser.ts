@@ -31,7 +31,7 @@
  * @module
  */
 import type { HTTPRequest, Page } from "puppeteer-core";
-import type { ReadConfig } from "../types.ts";
+import type { NetworkSection, ReadSection } from "../../config/sections.ts";
 import type { Env } from "../../config/env.ts";
 import { GleanerError, toGleanerError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
@@ -128,6 +128,26 @@ export interface BrowserTier {
   close(): Promise<void>;
   /** Current counters (for health checks and benchmarks). */
   stats(): BrowserTierStats;
+}
+
+/**
+ * The settings the browser engine reads: its own `read.browser_*` settings,
+ * the operator's block lists, where Chromium is (or its CDP endpoint), and
+ * the network policy.
+ */
+export interface BrowserSettings {
+  /** The engine's `read.*` settings. */
+  readonly read: Pick<
+    ReadSection,
+    | "browser_idle_ms"
+    | "browser_timeout_ms"
+    | "browser_pages"
+    | "block_lists"
+    | "browser_cdp_url"
+    | "chrome_path"
+  >;
+  /** The guarded network layer's settings. */
+  readonly network: NetworkSection;
 }
 
 /** Options of {@link createBrowserTier} beyond the config. */
@@ -314,7 +334,7 @@ async function targetHtml(
  * ```
  */
 export function createBrowserTier(
-  config: ReadConfig,
+  config: BrowserSettings,
   options: BrowserTierOptions = {},
 ): BrowserTier {
   const blockedTypes = new Set(options.blockedResourceTypes ?? BLOCKED_RESOURCE_TYPES);

@@ -28,12 +28,23 @@ import puppeteer, {
   type DownloadBehavior,
   type LaunchOptions,
 } from "puppeteer-core";
-import type { ReadConfig } from "../types.ts";
+import type { NetworkSection, ReadSection } from "../../config/sections.ts";
 import { GleanerError, permissionError } from "../../errors.ts";
 import type { Resolver } from "../../net/fetch.ts";
 import { type EgressProxy, startEgressProxy } from "./proxy.ts";
 import { chromiumProfileRoot, findChromium } from "./chromium.ts";
 import { CHROMIUM_ENV_NAMES, type Env } from "../../config/env.ts";
+
+/**
+ * The settings a launch reads: an external CDP endpoint or Chromium's path,
+ * and the network policy its egress proxy enforces.
+ */
+export interface LaunchSettings {
+  /** `read.browser_cdp_url` and `read.chrome_path`. */
+  readonly read: Pick<ReadSection, "browser_cdp_url" | "chrome_path">;
+  /** The guarded network layer's settings. */
+  readonly network: NetworkSection;
+}
 
 /**
  * Flags every Chromium the tier launches gets: headless, no sandbox (it runs
@@ -189,7 +200,7 @@ export interface OpenBrowserOptions {
  * ```
  */
 export async function openBrowser(
-  config: ReadConfig,
+  config: LaunchSettings,
   extraArgs: readonly string[] = [],
   options: OpenBrowserOptions = {},
 ): Promise<BrowserHandle> {

@@ -6,10 +6,15 @@
  */
 import type { RobotsChecker } from "../../net/robots.ts";
 import type { Env } from "../../config/env.ts";
-import type { BrowserTier as BrowserEngine, BrowserTierStats } from "../browser/browser.ts";
+import type {
+  BrowserSettings,
+  BrowserTier as BrowserEngine,
+  BrowserTierStats,
+} from "../browser/browser.ts";
 import { pageFromHtml } from "./http.ts";
 import { assertPageStatus } from "../status.ts";
-import type { ReadConfig, Tier } from "../types.ts";
+import type { Tier } from "../types.ts";
+import { defineTier } from "./define.ts";
 
 /** A browser {@link Tier} plus a way to close the browser it owns. */
 export interface ClosableTier extends Tier {
@@ -20,7 +25,9 @@ export interface ClosableTier extends Tier {
 }
 
 /**
- * Creates the browser tier; Chromium starts on first use.
+ * Creates the browser tier; Chromium starts on first use. The engine is built
+ * with the settings given here ({@link BrowserSettings}, by the composition
+ * root); each read extracts under the tier's declared slice.
  *
  * @example
  * ```ts ignore
@@ -31,7 +38,7 @@ export interface ClosableTier extends Tier {
  * ```
  */
 export function createBrowserReadTier(
-  config: ReadConfig,
+  config: BrowserSettings,
   deps: { robots?: RobotsChecker; engine?: BrowserEngine; env?: Env } = {},
 ): ClosableTier {
   let engine = deps.engine;
@@ -43,10 +50,11 @@ export function createBrowserReadTier(
       engine ??= m.createBrowserTier(config, { env: deps.env });
       return engine;
     });
-  return {
+  const tier = defineTier({
     name: "browser",
     // The public web, rendered the same for everyone.
     scope: "shared",
+    settings: { read: ["max_html_chars", "max_links"] },
     renders: true,
     canHandle: (url) => url.protocol === "http:" || url.protocol === "https:",
     async read(url, request, context) {
@@ -62,16 +70,18 @@ export function createBrowserReadTier(
       });
       assertPageStatus(result.status, url.href);
       return await pageFromHtml(result.html, request.url, result.url, "browser", {
-        extract: context?.extract,
-        config: context?.config ?? config,
+        extract: context.extract,
+        config: context.config,
         signal: request.signal,
         targetSelector: request.targetSelector,
       });
     },
+  });
+  return Object.assign(tier, {
     async close() {
       // An engine still loading is closed too (its reads then fail).
       await (engine ?? await loading?.catch(() => undefined))?.close();
     },
     stats: () => engine?.stats(),
-  };
+  });
 }

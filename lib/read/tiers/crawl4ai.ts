@@ -55,6 +55,13 @@ import {
   serviceTarget,
 } from "../service.ts";
 import { assertPageStatus } from "../status.ts";
+import type { Page } from "../types.ts";
+import { defineTier, type TierContext, type TierSlice } from "./define.ts";
+
+/** The settings the Crawl4AI tier reads. */
+type Crawl4aiSettings = TierSlice<
+  "crawl4ai_url" | "crawl4ai_token" | "service_timeout_ms" | "max_html_chars" | "max_links"
+>;
 
 /** The Crawl4AI service, as messages and settings name it. */
 const CRAWL4AI: ServiceSpec = {
@@ -124,6 +131,74 @@ function linksOf(result: Record<string, unknown>): unknown[] {
 }
 
 /**
+ * The {@link Page} of a Crawl4AI `/crawl` answer: its first result, the URL it
+ * ended on screened again, the page's own status, the Markdown cut at
+ * `read.max_html_chars` with its links taken out (then the result's links).
+ *
+ * @throws {GleanerError} `provider_unavailable` without a result, `unsupported_content` without Markdown.
+ */
+function pageFromCrawl4aiAnswer(
+  value: unknown,
+  target: string,
+  requestedUrl: string,
+  config: Crawl4aiSettings,
+): Page {
+  const results = isRecord(value) && Array.isArray(value.results) ? value.results : [];
+  const result = results.find(isRecord);
+  if (!isRecord(value) || value.success === false || !result) {
+    throw new GleanerError(
+      "provider_unavailable",
+      `Crawl4AI answered without a result for ${target}`,
+      {
+        details: { service: "crawl4ai" },
+      },
+    );
+  }
+  const finalUrl = str(result.redirected_url) ?? str(result.url) ?? target;
+  assertFinalAllowed(CRAWL4AI, finalUrl, config.network);
+  const status = typeof result.redirected_status_code === "number"
+    ? result.redirected_status_code
+    : typeof result.status_code === "number"
+    ? result.status_code
+    : undefined;
+  if (status !== undefined && !(status >= 300 && status < 400)) {
+    assertPageStatus(status, finalUrl);
+  }
+  if (result.success === false) {
+    throw new GleanerError("provider_unavailable", `Crawl4AI could not read ${finalUrl}`, {
+      details: { service: "crawl4ai" },
+    });
+  }
+  const raw = markdownOf(result);
+  if (raw.trim() === "") {
+    throw new GleanerError(
+      "unsupported_content",
+      `Crawl4AI returned no Markdown for ${finalUrl}`,
+      {
+        details: { service: "crawl4ai" },
+      },
+    );
+  }
+  const { text, cut } = boundedMarkdown(raw, config.read.max_html_chars);
+  const stripped = stripMarkdownLinks(text, URL.canParse(finalUrl) ? finalUrl : target);
+  const meta = isRecord(result.metadata) ? result.metadata : {};
+  const title = str(meta.title)?.trim() ||
+    stripped.markdown.match(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/m)?.[1] || finalUrl;
+  const lang = str(meta.language);
+  return markdownPage({
+    url: requestedUrl,
+    finalUrl,
+    title,
+    markdown: stripped.markdown,
+    links: mergeLinks(stripped.links, linksOf(result), config.read.max_links),
+    tier: "crawl4ai",
+    mediaType: "text/html",
+    ...(lang ? { lang } : {}),
+    ...(cut ? { truncated: true } : {}),
+  });
+}
+
+/**
  * Creates the Crawl4AI tier. It obeys robots.txt like the HTTP tier (when
  * `network.respect_robots`), screens the URL before sending it, leaves reads
  * that name CSS selectors to the browser, and passes (`undefined`) when `read.crawl4ai_url` is not set.
@@ -138,14 +213,22 @@ function linksOf(result: Record<string, unknown>): unknown[] {
  */
 export function createCrawl4aiTier(deps: { robots?: RobotsChecker } = {}): ServiceTier {
   const client = createServiceClient(CRAWL4AI);
-  return {
+  const tier = defineTier({
     name: "crawl4ai",
     // Spends the operator's Crawl4AI on public pages: nothing private comes back.
     scope: "shared",
-    client,
+    settings: {
+      read: [
+        "crawl4ai_url",
+        "crawl4ai_token",
+        "service_timeout_ms",
+        "max_html_chars",
+        "max_links",
+      ],
+    },
     // A read that names selectors is the browser's: the service tiers let it through.
     canHandle: serviceCanHandle,
-    async read(url, request, context) {
+    async read(url, request, context: TierContext<Crawl4aiSettings>) {
       const config = context.config;
       const base = config.read.crawl4ai_url;
       if (!base) return undefined;
@@ -160,59 +243,8 @@ export function createCrawl4aiTier(deps: { robots?: RobotsChecker } = {}): Servi
         timeoutMs,
         maxBytes: config.network.max_bytes,
       });
-      const results = isRecord(value) && Array.isArray(value.results) ? value.results : [];
-      const result = results.find(isRecord);
-      if (!isRecord(value) || value.success === false || !result) {
-        throw new GleanerError(
-          "provider_unavailable",
-          `Crawl4AI answered without a result for ${target}`,
-          {
-            details: { service: "crawl4ai" },
-          },
-        );
-      }
-      const finalUrl = str(result.redirected_url) ?? str(result.url) ?? target;
-      assertFinalAllowed(CRAWL4AI, finalUrl, config.network);
-      const status = typeof result.redirected_status_code === "number"
-        ? result.redirected_status_code
-        : typeof result.status_code === "number"
-        ? result.status_code
-        : undefined;
-      if (status !== undefined && !(status >= 300 && status < 400)) {
-        assertPageStatus(status, finalUrl);
-      }
-      if (result.success === false) {
-        throw new GleanerError("provider_unavailable", `Crawl4AI could not read ${finalUrl}`, {
-          details: { service: "crawl4ai" },
-        });
-      }
-      const raw = markdownOf(result);
-      if (raw.trim() === "") {
-        throw new GleanerError(
-          "unsupported_content",
-          `Crawl4AI returned no Markdown for ${finalUrl}`,
-          {
-            details: { service: "crawl4ai" },
-          },
-        );
-      }
-      const { text, cut } = boundedMarkdown(raw, config.read.max_html_chars);
-      const stripped = stripMarkdownLinks(text, URL.canParse(finalUrl) ? finalUrl : target);
-      const meta = isRecord(result.metadata) ? result.metadata : {};
-      const title = str(meta.title)?.trim() ||
-        stripped.markdown.match(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/m)?.[1] || finalUrl;
-      const lang = str(meta.language);
-      return markdownPage({
-        url: request.url,
-        finalUrl,
-        title,
-        markdown: stripped.markdown,
-        links: mergeLinks(stripped.links, linksOf(result), config.read.max_links),
-        tier: "crawl4ai",
-        mediaType: "text/html",
-        ...(lang ? { lang } : {}),
-        ...(cut ? { truncated: true } : {}),
-      });
+      return pageFromCrawl4aiAnswer(value, target, request.url, config);
     },
-  };
+  });
+  return Object.assign(tier, { client });
 }

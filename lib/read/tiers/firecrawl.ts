@@ -47,7 +47,16 @@ import {
   serviceTarget,
 } from "../service.ts";
 import { assertPageStatus } from "../status.ts";
-import type { Page, PageLink, ReadConfig, Tier } from "../types.ts";
+import type { Page, PageLink, Tier } from "../types.ts";
+import { defineTier, type TierContext, type TierSlice } from "./define.ts";
+
+/** The settings a service's page is cut to: its size limit and link count, and the network policy. */
+export type ServicePageSettings = TierSlice<"max_html_chars" | "max_links">;
+
+/** The settings the Firecrawl tier reads. */
+type FirecrawlSettings = TierSlice<
+  "firecrawl_url" | "firecrawl_api_key" | "service_timeout_ms" | "max_html_chars" | "max_links"
+>;
 
 /** The Firecrawl service, as messages and settings name it. */
 const FIRECRAWL: ServiceSpec = {
@@ -104,7 +113,7 @@ function text(value: unknown): string | undefined {
 export function pageFromFirecrawlDocument(
   doc: FirecrawlDocument,
   requestedUrl: string,
-  config: ReadConfig,
+  config: ServicePageSettings,
 ): Page {
   const meta = isRecord(doc.metadata) ? doc.metadata : {};
   const finalUrl = text(meta.url) ?? text(meta.sourceURL) ?? requestedUrl;
@@ -183,7 +192,7 @@ export interface ServiceTier extends Tier {
 }
 
 /** One client (and so one breaker) per configuration: per Gleaner, not per process. */
-const clients = new WeakMap<ReadConfig, ServiceClient>();
+const clients = new WeakMap<object, ServiceClient>();
 
 /**
  * The Firecrawl client of a configuration: the reading tier and the crawl
@@ -198,7 +207,7 @@ const clients = new WeakMap<ReadConfig, ServiceClient>();
  * console.assert(firecrawlClient(config) === firecrawlClient(config));
  * ```
  */
-export function firecrawlClient(config: ReadConfig): ServiceClient {
+export function firecrawlClient(config: object): ServiceClient {
   let client = clients.get(config);
   if (!client) clients.set(config, client = createServiceClient(FIRECRAWL));
   return client;
@@ -225,14 +234,22 @@ export function createFirecrawlTier(
   } = {},
 ): ServiceTier {
   const client = deps.client ?? createServiceClient(FIRECRAWL);
-  return {
+  const tier = defineTier({
     name: "firecrawl",
     // Spends the operator's Firecrawl quota on public pages: nothing private comes back.
     scope: "shared",
-    client,
+    settings: {
+      read: [
+        "firecrawl_url",
+        "firecrawl_api_key",
+        "service_timeout_ms",
+        "max_html_chars",
+        "max_links",
+      ],
+    },
     // A read that names selectors is the browser's: the service tiers let it through.
     canHandle: serviceCanHandle,
-    async read(url, request, context) {
+    async read(url, request, context: TierContext<FirecrawlSettings>) {
       const config = context.config;
       const base = config.read.firecrawl_url;
       if (!base) return undefined;
@@ -263,5 +280,6 @@ export function createFirecrawlTier(
       }
       return pageFromFirecrawlDocument(value.data as FirecrawlDocument, request.url, config);
     },
-  };
+  });
+  return Object.assign(tier, { client });
 }

@@ -29,7 +29,13 @@ import type { FetchedResponse } from "../../net/types.ts";
 import { pageFromResponse } from "./http.ts";
 import { markdownPage, renderSourceFile } from "./markdown_source.ts";
 import { assertPageStatus } from "../status.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
+import type { Page, ReadRequest, Tier } from "../types.ts";
+import { defineTier, type TierContext, type TierSlice } from "./define.ts";
+
+/** The settings the GitHub tier reads (its token is given when it is built). */
+type GithubSettings = TierSlice<
+  "github_api_url" | "github_raw_url" | "max_html_chars" | "max_links"
+>;
 import { safeEndpoint } from "../../config/redact.ts";
 
 const log = getGleanerLogger("read", "github");
@@ -177,7 +183,7 @@ function rawHeaders(token: string | undefined): Record<string, string> {
 /** How one read reaches GitHub: the context, and the token of the tier (when it has one). */
 interface GithubCall {
   /** The read's context. */
-  context: ReadContext;
+  context: TierContext<GithubSettings>;
   /** The tier's token, sent to the configured bases only. */
   token?: string;
 }
@@ -446,12 +452,13 @@ export interface GithubTierOptions {
  */
 export function createGithubTier(options: GithubTierOptions = {}): Tier {
   const token = options.token || undefined;
-  return {
+  return defineTier({
     name: "github",
     // With a token it reads what the token reaches: the operator's (private repositories).
     scope: token ? "operator" : "shared",
+    settings: { read: ["github_api_url", "github_raw_url", "max_html_chars", "max_links"] },
     canHandle: (url, request) => request.render !== "always" && githubTarget(url) !== undefined,
-    async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
+    async read(url, request, context): Promise<Page | undefined> {
       const target = githubTarget(url);
       if (!target) return undefined;
       const call: GithubCall = { context, token };
@@ -459,5 +466,5 @@ export function createGithubTier(options: GithubTierOptions = {}): Tier {
       if (target.kind === "raw") return await readRaw(target, url, request, call);
       return await readApi(target, url, request, call);
     },
-  };
+  });
 }

@@ -37,7 +37,11 @@ import { safeEndpoint } from "../../config/redact.ts";
 import { isRecord, str } from "../../net/json_call.ts";
 import { pageFromHtml } from "./http.ts";
 import { markdownPage } from "./markdown_source.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
+import type { Page, ReadRequest, Tier } from "../types.ts";
+import { defineTier, type TierContext, type TierSlice } from "./define.ts";
+
+/** The settings this tier reads. */
+type HisterSettings = TierSlice<"hister_url" | "hister_token" | "max_html_chars" | "max_links">;
 
 const log = getGleanerLogger("read", "hister");
 
@@ -84,7 +88,7 @@ function setupError(
 async function lookup(
   url: URL,
   request: ReadRequest,
-  context: ReadContext,
+  context: TierContext<HisterSettings>,
 ): Promise<HisterDocument | undefined> {
   const settings = context.config.read;
   const base = settings.hister_url!.replace(/\/+$/, "");
@@ -150,7 +154,7 @@ async function lookup(
 async function readFromHistory(
   url: URL,
   request: ReadRequest,
-  context: ReadContext,
+  context: TierContext<HisterSettings>,
 ): Promise<Page | undefined> {
   let doc: HisterDocument | undefined;
   try {
@@ -210,7 +214,8 @@ async function readFromHistory(
  * console.log(page.tier, page.archivedAt); // "hister" and when Hister stored it
  * ```
  */
-export const histerTier: Tier = {
+export const histerTier: Tier = defineTier({
+  settings: { read: ["hister_url", "hister_token", "max_html_chars", "max_links"] },
   name: "hister",
   // The operator's own browsing history: never a tenant's unless the operator maps it
   // (`read.hister_users`).
@@ -218,8 +223,12 @@ export const histerTier: Tier = {
   readsCopy: true,
   canHandle: (url, request) =>
     request.render !== "always" && (url.protocol === "https:" || url.protocol === "http:"),
-  async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
+  async read(
+    url: URL,
+    request: ReadRequest,
+    context: TierContext<HisterSettings>,
+  ): Promise<Page | undefined> {
     if (!context.config.read.hister_url) return undefined;
     return await readFromHistory(url, request, context);
   },
-};
+});

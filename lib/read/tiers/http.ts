@@ -20,7 +20,15 @@ import { pdfToMarkdown } from "../convert/pdf.ts";
 import { isStructuredType, looksLikeHtml, structuredToMarkdown } from "../convert/structured.ts";
 import { assertPageStatus } from "../status.ts";
 import { looksThin } from "../../extract/thin.ts";
-import type { Page, ReadConfig, ReadContext, ReadRequest, Tier } from "../types.ts";
+import type { ReadSection } from "../../config/sections.ts";
+import type { Page, Tier } from "../types.ts";
+import { defineTier } from "./define.ts";
+
+/** The settings inline extraction reads: the size limit and the link count. */
+export interface ExtractSettings {
+  /** `read.max_html_chars` and `read.max_links`. */
+  readonly read: Pick<ReadSection, "max_html_chars" | "max_links">;
+}
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 
@@ -34,7 +42,7 @@ export interface HtmlReadOptions {
    */
   extractBody?: BodyExtractor;
   /** Settings (`read.max_html_chars`, `read.max_links`) for inline extraction. */
-  config?: ReadConfig;
+  config?: ExtractSettings;
   /** Cancels the extraction. */
   signal?: AbortSignal;
   /** The body was already cut at the network size limit. */
@@ -107,7 +115,7 @@ function pageFromExtracted(
 }
 
 /** {@link extractHtml} options from the read settings. */
-export function inlineOptions(config?: ReadConfig): ExtractOptions {
+export function inlineOptions(config?: ExtractSettings): ExtractOptions {
   return config
     ? { limits: { maxChars: config.read.max_html_chars }, maxLinks: config.read.max_links }
     : {};
@@ -231,12 +239,13 @@ const RENDER_AFTER: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
  * The HTTP tier. In `auto` mode its thin pages, the failures a browser may
  * get past, and its probation call in the rendering tiers (`renderAfter`).
  */
-export const httpTier: Tier = {
+export const httpTier: Tier = defineTier({
   name: "http",
   scope: "shared",
+  settings: { read: ["max_html_chars", "max_links"] },
   renderAfter: RENDER_AFTER,
   canHandle: (_url, request) => request.render !== "always",
-  async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page> {
+  async read(url, request, context): Promise<Page> {
     const response = await context.fetcher.fetch(url, {
       signal: request.signal,
       robots: context.config.network.respect_robots,
@@ -253,4 +262,4 @@ export const httpTier: Tier = {
       targetSelector: request.targetSelector,
     });
   },
-};
+});

@@ -26,7 +26,15 @@ import { safeEndpoint } from "../../config/redact.ts";
 import type { Fetcher } from "../../net/types.ts";
 import { pageFromResponse } from "./http.ts";
 import { assertPageStatus } from "../status.ts";
-import type { Page, ReadConfig, ReadContext, ReadRequest, Tier } from "../types.ts";
+import type { ReadSection } from "../../config/sections.ts";
+import type { Page, Tier } from "../types.ts";
+import { defineTier } from "./define.ts";
+
+/** What the Kiwix tier is built from: where kiwix-serve is, and which book holds which site. */
+export interface KiwixSettings {
+  /** `read.kiwix_url` and `read.kiwix_books`. */
+  readonly read: Pick<ReadSection, "kiwix_url" | "kiwix_books">;
+}
 
 /** Where a page lives in a Kiwix book. */
 export interface KiwixArticle {
@@ -103,7 +111,7 @@ export function kiwixArticle(url: URL): KiwixArticle | undefined {
  * ```
  */
 export function createKiwixTier(
-  config: ReadConfig,
+  config: KiwixSettings,
   deps: { fetcher?: Fetcher } = {},
 ): Tier | undefined {
   const base = config.read.kiwix_url;
@@ -117,15 +125,16 @@ export function createKiwixTier(
     const book = article ? books[article.site] : undefined;
     return article && book ? { article, book } : undefined;
   };
-  return {
+  return defineTier({
     name: "kiwix",
     // The operator's offline copies of public sites: the same pages for everyone.
     scope: "shared",
+    settings: { read: ["max_html_chars", "max_links"] },
     // A read that asks for the browser wants the live page as it renders.
     canHandle: (url, request) =>
       request.render !== "always" && request.waitForSelector === undefined &&
       bookOf(url) !== undefined,
-    async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
+    async read(url, request, context): Promise<Page | undefined> {
       const found = bookOf(url);
       if (!found) return undefined;
       const target = new URL(
@@ -153,5 +162,5 @@ export function createKiwixTier(
       const { thin: _thin, ...rest } = page;
       return { ...rest, tier: "kiwix" };
     },
-  };
+  });
 }

@@ -19,7 +19,11 @@ import { SingleFlight } from "../../async/single_flight.ts";
 import { getGleanerLogger } from "../../log.ts";
 import type { DomainStats } from "../../store/types.ts";
 import { markdownPage, stripMarkdownLinks } from "./markdown_source.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
+import type { Page, Tier } from "../types.ts";
+import { defineTier, type TierContext, type TierSlice } from "./define.ts";
+
+/** The settings the llms.txt tier reads. */
+type LlmsTxtSettings = TierSlice<"llms_txt_domains" | "llms_txt_extra_domains">;
 
 const log = getGleanerLogger("read", "llms_txt");
 
@@ -221,6 +225,12 @@ function byteLength(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
+/** Whether `host` is on `read.llms_txt_domains` or `read.llms_txt_extra_domains`. */
+function listedForLlmsTxt(host: string, settings: LlmsTxtSettings): boolean {
+  const { llms_txt_domains, llms_txt_extra_domains } = settings.read;
+  return hostOnList(host, llms_txt_domains) || hostOnList(host, llms_txt_extra_domains);
+}
+
 /**
  * Creates the llms.txt tier with its own in-memory cache of files.
  *
@@ -248,7 +258,7 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
     return entry;
   };
 
-  async function load(origin: string, context: ReadContext): Promise<Entry> {
+  async function load(origin: string, context: TierContext<LlmsTxtSettings>): Promise<Entry> {
     // The reading reader's memory first (in hosted mode, the reading user's own).
     const domains = context.domains ?? options.domains;
     for (const name of LLMS_TXT_FILES) {
@@ -280,25 +290,25 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
     return remember(origin, { file: null, expires: now() + ttlMs });
   }
 
-  async function fileFor(origin: string, context: ReadContext): Promise<LlmsFile | null> {
+  async function fileFor(
+    origin: string,
+    context: TierContext<LlmsTxtSettings>,
+  ): Promise<LlmsFile | null> {
     const hit = cache.get(origin);
     if (hit && hit.expires > now()) return hit.file;
     return (await inflight.run(origin, () => load(origin, context))).file;
   }
 
-  return {
+  const tier = defineTier({
     name: "llms_txt",
     scope: "shared",
+    settings: { read: ["llms_txt_domains", "llms_txt_extra_domains"] },
     canHandle: (url, request) =>
       request.render !== "always" && (url.protocol === "https:" || url.protocol === "http:") &&
       url.pathname.replace(/\/+$/, "") !== "" &&
       !LLMS_TXT_FILES.some((name) => url.pathname === `/${name}`),
-    async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
-      const { llms_txt_domains, llms_txt_extra_domains } = context.config.read;
-      if (
-        !hostOnList(url.hostname, llms_txt_domains) &&
-        !hostOnList(url.hostname, llms_txt_extra_domains)
-      ) return undefined;
+    async read(url, request, context): Promise<Page | undefined> {
+      if (!listedForLlmsTxt(url.hostname, context.config)) return undefined;
       request.signal?.throwIfAborted();
       const file = await fileFor(url.origin, context);
       if (!file) return undefined;
@@ -315,8 +325,10 @@ export function createLlmsTxtTier(options: LlmsTxtTierOptions = {}): Tier & {
         mediaType: "text/markdown",
       });
     },
+  });
+  return Object.assign(tier, {
     clear() {
       cache.clear();
     },
-  };
+  });
 }

@@ -38,7 +38,11 @@ import { safeEndpoint } from "../../config/redact.ts";
 import { str as text } from "../../net/json_call.ts";
 import { markdownPage, stripMarkdownLinks } from "./markdown_source.ts";
 import { assertPageStatus } from "../status.ts";
-import type { Page, PageLink, ReadContext, ReadRequest, Tier } from "../types.ts";
+import type { Page, PageLink, ReadRequest, Tier } from "../types.ts";
+import { defineTier, type TierContext, type TierSlice } from "./define.ts";
+
+/** The settings this tier reads. */
+type RedditSettings = TierSlice<"reddit_url" | "reddit_ignore_robots" | "max_links">;
 
 const log = getGleanerLogger("read", "reddit");
 
@@ -313,7 +317,7 @@ async function readThread(
   thread: RedditThread,
   url: URL,
   request: ReadRequest,
-  context: ReadContext,
+  context: TierContext<RedditSettings>,
 ): Promise<Page | undefined> {
   const base = context.config.read.reddit_url.replace(/\/+$/, "");
   const query = new URLSearchParams({
@@ -362,12 +366,17 @@ async function readThread(
  * console.log(page.tier); // "reddit"
  * ```
  */
-export const redditTier: Tier = {
+export const redditTier: Tier = defineTier({
+  settings: { read: ["reddit_url", "reddit_ignore_robots", "max_links"] },
   name: "reddit",
   scope: "shared",
   canHandle: (url, request) => request.render !== "always" && redditThread(url) !== undefined,
-  async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
+  async read(
+    url: URL,
+    request: ReadRequest,
+    context: TierContext<RedditSettings>,
+  ): Promise<Page | undefined> {
     const thread = redditThread(url);
     return thread ? await readThread(thread, url, request, context) : undefined;
   },
-};
+});

@@ -26,7 +26,8 @@ import { type ErrorCode, GleanerError } from "../../errors.ts";
 import { getGleanerLogger } from "../../log.ts";
 import { pageFromHtml, pageFromResponse } from "./http.ts";
 import { assertPageStatus } from "../status.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
+import type { Page, ReadRequest, Tier } from "../types.ts";
+import { defineTier, type TierContext, type TierSlice } from "./define.ts";
 import { safeEndpoint } from "../../config/redact.ts";
 import { isPrivateTarget } from "../../net/address.ts";
 
@@ -108,11 +109,14 @@ interface Availability {
   };
 }
 
+/** The settings the Wayback tier reads. */
+type WaybackSettings = TierSlice<"wayback" | "wayback_url" | "max_html_chars" | "max_links">;
+
 /** Asks the availability API for the latest snapshot of `url`. */
 async function latestSnapshot(
   url: URL,
   request: ReadRequest,
-  context: ReadContext,
+  context: TierContext<WaybackSettings>,
 ): Promise<WaybackSnapshot | undefined> {
   const base = context.config.read.wayback_url.replace(/\/+$/, "");
   const api = `${base}/wayback/available?url=${encodeURIComponent(url.href)}`;
@@ -173,15 +177,16 @@ const FALLBACK_FOR: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
  * console.log(page.tier, page.archivedAt); // "wayback" "2024-01-02T03:04:05Z"
  * ```
  */
-export const waybackTier: Tier = {
+export const waybackTier: Tier = defineTier({
   name: "wayback",
   scope: "shared",
+  settings: { read: ["wayback", "wayback_url", "max_html_chars", "max_links"] },
   fallbackFor: FALLBACK_FOR,
   readsCopy: true,
   canHandle: (url) =>
     (url.protocol === "https:" || url.protocol === "http:") &&
     !ARCHIVE_HOSTS.has(url.hostname.toLowerCase()),
-  async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
+  async read(url, request, context: TierContext<WaybackSettings>): Promise<Page | undefined> {
     if (!context.config.read.wayback) return undefined;
     // Never tell the public archive about a URL of the operator's private network.
     const isPrivate = context.fetcher.privateTarget
@@ -219,4 +224,4 @@ export const waybackTier: Tier = {
       originalUrl: snapshot.originalUrl,
     };
   },
-};
+});

@@ -45,7 +45,13 @@ import type { FetchedResponse } from "../../net/types.ts";
 import { safeEndpoint } from "../../config/redact.ts";
 import { markdownPage } from "./markdown_source.ts";
 import { assertPageStatus } from "../status.ts";
-import type { Page, ReadContext, ReadRequest, Tier } from "../types.ts";
+import type { Page, ReadRequest, Tier } from "../types.ts";
+import { defineTier, type TierContext, type TierSlice } from "./define.ts";
+
+/** The settings this tier reads. */
+type YoutubeSettings = TierSlice<
+  "youtube_url" | "youtube_ignore_robots" | "youtube_languages" | "youtube_timestamps"
+>;
 
 const log = getGleanerLogger("read", "youtube");
 
@@ -404,7 +410,7 @@ function timedTextUrl(baseUrl: string, base: string): string | undefined {
 async function fetchYoutube(
   endpoint: string,
   request: ReadRequest,
-  context: ReadContext,
+  context: TierContext<YoutubeSettings>,
   headers: Record<string, string> = {},
 ): Promise<FetchedResponse> {
   return await context.fetcher.fetch(endpoint, {
@@ -423,7 +429,7 @@ async function watchPage(
   endpoint: string,
   where: string,
   request: ReadRequest,
-  context: ReadContext,
+  context: TierContext<YoutubeSettings>,
 ): Promise<string> {
   let response = await fetchYoutube(endpoint, request, context, { "accept-language": "en" });
   assertPageStatus(response.status, where);
@@ -446,7 +452,7 @@ async function readVideo(
   id: string,
   url: URL,
   request: ReadRequest,
-  context: ReadContext,
+  context: TierContext<YoutubeSettings>,
 ): Promise<Page | undefined> {
   const settings = context.config.read;
   const base = trimBase(settings.youtube_url);
@@ -545,12 +551,19 @@ async function readVideo(
  * console.log(page.tier); // "youtube" when the video has readable captions, else "http"
  * ```
  */
-export const youtubeTier: Tier = {
+export const youtubeTier: Tier = defineTier({
+  settings: {
+    read: ["youtube_url", "youtube_ignore_robots", "youtube_languages", "youtube_timestamps"],
+  },
   name: "youtube",
   scope: "shared",
   canHandle: (url, request) => request.render !== "always" && youtubeVideoId(url) !== undefined,
-  async read(url: URL, request: ReadRequest, context: ReadContext): Promise<Page | undefined> {
+  async read(
+    url: URL,
+    request: ReadRequest,
+    context: TierContext<YoutubeSettings>,
+  ): Promise<Page | undefined> {
     const id = youtubeVideoId(url);
     return id ? await readVideo(id, url, request, context) : undefined;
   },
-};
+});
