@@ -6,6 +6,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { ServerSection } from "../lib/config/sections.ts";
+import { tokenMatches } from "../lib/manage/token.ts";
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]", "::1"];
 
@@ -186,7 +187,7 @@ export function bearerGuard(key: string | undefined): MiddlewareHandler {
  */
 export function bearerMatches(header: string, key: string): boolean {
   const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
-  return match !== null && match[1].toLowerCase() === "bearer" && timingSafeEqual(match[2], key);
+  return match !== null && match[1].toLowerCase() === "bearer" && tokenMatches(match[2], key);
 }
 
 /** True for names and addresses that only reach this machine. */
@@ -194,12 +195,4 @@ export function isLoopbackHost(host: string): boolean {
   const name = host.toLowerCase().replace(/^\[|\]$/g, "");
   return name === "localhost" || name.endsWith(".localhost") || name === "::1" ||
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
-}
-
-function timingSafeEqual(a: string, b: string): boolean {
-  const left = new TextEncoder().encode(a);
-  const right = new TextEncoder().encode(b);
-  let diff = left.length ^ right.length;
-  for (let i = 0; i < right.length; i++) diff |= (left[i] ?? 0) ^ right[i];
-  return diff === 0;
 }

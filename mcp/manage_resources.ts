@@ -110,13 +110,13 @@ export async function readManageResource(
   options: ManageResources & { startedAt: Date },
 ): Promise<ReadResourceResult> {
   // Loaded with the first read: the call path stays out of the start-up graph.
-  const [{ bearerMatches }, views] = await Promise.all([
-    import("../http/guard.ts"),
-    import("../http/manage.ts"),
+  const [{ tokenMatches }, views] = await Promise.all([
+    import("../lib/manage/token.ts"),
+    import("../lib/manage/views.ts"),
   ]);
   const header = headers?.[MANAGE_TOKEN_HEADER];
   const given = request._meta?.[MANAGE_TOKEN_META] ?? (Array.isArray(header) ? header[0] : header);
-  if (typeof given !== "string" || !bearerMatches(`Bearer ${given}`, options.token)) {
+  if (typeof given !== "string" || !tokenMatches(given, options.token)) {
     throw new RpcError(
       ErrorCode.InvalidRequest,
       `unauthorized: the management views need the management token (_meta["${MANAGE_TOKEN_META}"] or the ${MANAGE_TOKEN_HEADER} header)`,
