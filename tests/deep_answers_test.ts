@@ -5,9 +5,8 @@
  * presentation, against the fake Gemini (generateContent and the Interactions API, from
  * https://ai.google.dev/gemini-api/docs/deep-research) on loopback.
  */
+import { linkMcpClient } from "../testing/mcp_client.ts";
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createGleaner, GleanerError } from "../mod.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
@@ -97,11 +96,9 @@ Deno.test("deep answers: answer_order orders Deep Research like any provider; MC
       assert.equal(out.provider, "gemini");
       assert.equal(interactions(fakes).length, 0, "grounded Gemini first, as ordered");
 
-      const server = createMcpServer(gleaner, toolsFor(gleaner.config));
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      await server.connect(serverSide);
-      const client = new Client({ name: "deep-test", version: "0" });
-      await client.connect(clientSide);
+      const { client, close } = await linkMcpClient(
+        createMcpServer(gleaner, toolsFor(gleaner.config)),
+      );
       try {
         const tools = (await client.listTools()).tools as {
           name: string;
@@ -113,8 +110,7 @@ Deno.test("deep answers: answer_order orders Deep Research like any provider; MC
           "gemini_deep_research",
         ]);
       } finally {
-        await client.close();
-        await server.close();
+        await close();
       }
     });
   });

@@ -3,10 +3,9 @@
  * records, when a skipped tier is retried, and forgetting on demand.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createGleaner } from "../mod.ts";
 import { createMcpServer } from "../mcp/mod.ts";
+import { linkMcpClient } from "../testing/mcp_client.ts";
 import { startTestWorld } from "../testing/fixtures/world.ts";
 
 type ToolResult = {
@@ -30,12 +29,8 @@ Deno.test("MCP: domain_stats shows origins of a host and their probation; clear_
     embed: { provider: "none" },
     read: { render: "never" },
   });
-  const server = createMcpServer(gleaner);
-  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
-  const [a, b] = InMemoryTransport.createLinkedPair();
+  const { client, close } = await linkMcpClient(createMcpServer(gleaner));
   try {
-    await server.connect(b);
-    await client.connect(a);
     const call = async (name: string, args: Record<string, unknown>) =>
       await client.callTool({ name, arguments: args }) as ToolResult;
     for (let i = 0; i < 3; i++) {
@@ -68,8 +63,7 @@ Deno.test("MCP: domain_stats shows origins of a host and their probation; clear_
     assert.equal(all.structuredContent?.target, "all");
     assert.equal(all.structuredContent?.origins_forgotten, 0);
   } finally {
-    await client.close();
-    await server.close();
+    await close();
     await gleaner.close();
     await down.shutdown();
   }
@@ -96,12 +90,8 @@ Deno.test("MCP: domain_stats shows a tier put off for its success rate, and an e
     probation: [],
     last_failure: { tier: "http", reason: "timeout", at: day * 86_400_000 },
   });
-  const server = createMcpServer(gleaner);
-  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
-  const [a, b] = InMemoryTransport.createLinkedPair();
+  const { client, close } = await linkMcpClient(createMcpServer(gleaner));
   try {
-    await server.connect(b);
-    await client.connect(a);
     const call = async (domain: string) =>
       await client.callTool({ name: "domain_stats", arguments: { domain } }) as ToolResult;
     type Shown = {
@@ -124,8 +114,7 @@ Deno.test("MCP: domain_stats shows a tier put off for its success rate, and an e
     assert.deepEqual(none.structuredContent?.origins, []);
     assert.equal(none.content[0].text, "Nothing recorded for this site.");
   } finally {
-    await client.close();
-    await server.close();
+    await close();
     await gleaner.close();
   }
 });
@@ -133,12 +122,8 @@ Deno.test("MCP: domain_stats shows a tier put off for its success rate, and an e
 Deno.test("MCP: every search notes its results' origins (seen_in_search) without waiting for the store", async () => {
   const world = await startTestWorld();
   const gleaner = await createGleaner(world.config);
-  const server = createMcpServer(gleaner);
-  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
-  const [a, b] = InMemoryTransport.createLinkedPair();
+  const { client, close } = await linkMcpClient(createMcpServer(gleaner));
   try {
-    await server.connect(b);
-    await client.connect(a);
     const found = await client.callTool({
       name: "search",
       arguments: { items: [{ query: "request body consumed", max_results: 3 }] },
@@ -169,8 +154,7 @@ Deno.test("MCP: every search notes its results' origins (seen_in_search) without
     assert.equal(origin.window, "no_reads", "seen, never read");
     assert.match(shown!.content[0].text, /seen in search results: 2 times/);
   } finally {
-    await client.close();
-    await server.close();
+    await close();
     await gleaner.close();
     await world.close();
   }
@@ -194,12 +178,8 @@ Deno.test("MCP: domain_stats shows what reads learnt of an origin's capabilities
     embed: { provider: "none" },
     read: { render: "never" },
   });
-  const server = createMcpServer(gleaner);
-  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
-  const [a, b] = InMemoryTransport.createLinkedPair();
+  const { client, close } = await linkMcpClient(createMcpServer(gleaner));
   try {
-    await server.connect(b);
-    await client.connect(a);
     const read = await client.callTool({
       name: "scrape_urls",
       arguments: { items: [{ url: `${origin}/pools` }] },
@@ -219,8 +199,7 @@ Deno.test("MCP: domain_stats shows what reads learnt of an origin's capabilities
     assert.match(stats.content[0].text, /capabilities: preferred http, metadata fetch ok/);
     assert.match(stats.content[0].text, /JSON-LD article 100% of 1, og:title 100% of 1/);
   } finally {
-    await client.close();
-    await server.close();
+    await close();
     await gleaner.close();
     await site.shutdown();
   }

@@ -4,10 +4,9 @@
  * it like any tier. Fakes on loopback answer in the services' real formats.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createGleaner } from "../mod.ts";
 import { createMcpServer } from "../mcp/mod.ts";
+import { linkMcpClient } from "../testing/mcp_client.ts";
 import { startFakeYoutube } from "../testing/fixtures/fake_youtube.ts";
 import { startFakeReddit } from "../testing/fixtures/fake_reddit.ts";
 import { startFakeHister } from "../testing/fixtures/fake_hister.ts";
@@ -50,12 +49,8 @@ Deno.test("MCP scrape_urls: youtube, reddit and hister tiers answer, and domain 
       hister_token: "hister-token-42",
     },
   });
-  const server = createMcpServer(gleaner);
-  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
-  const [a, b] = InMemoryTransport.createLinkedPair();
+  const { client, close } = await linkMcpClient(createMcpServer(gleaner));
   try {
-    await server.connect(b);
-    await client.connect(a);
     const call = async (name: string, args: Record<string, unknown>) =>
       await client.callTool({ name, arguments: args }) as ToolResult;
     const urls = [
@@ -103,8 +98,7 @@ Deno.test("MCP scrape_urls: youtube, reddit and hister tiers answer, and domain 
       assert.equal(origins[0].tiers[tier]?.successes, 1, `${domain}: ${JSON.stringify(origins)}`);
     }
   } finally {
-    await client.close();
-    await server.close();
+    await close();
     await gleaner.close();
     await youtube.close();
     await reddit.close();

@@ -4,9 +4,8 @@
  * presentation) against the fakes built from Exa's and Parallel's documentation, and a
  * TinyFish agent run that waits longer when the client asks (`wait_s`, up to 300 s).
  */
+import { linkMcpClient } from "../testing/mcp_client.ts";
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createGleaner } from "../mod.ts";
 import { parseConfig } from "../lib/config/config.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
@@ -28,11 +27,9 @@ Deno.test("provider tools: exa_get_contents, parallel_extract and parallel_chat 
         providers: { tinyfish: { run_timeout_ms: 0, run_poll_ms: 10 } },
       }),
     });
-    const server = createMcpServer(gleaner, toolsFor(gleaner.config));
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: "provider-tools-test", version: "0" });
-    await client.connect(clientSide);
+    const { client, close } = await linkMcpClient(
+      createMcpServer(gleaner, toolsFor(gleaner.config)),
+    );
     const call = async (name: string, args: Record<string, unknown>) =>
       await client.callTool({ name, arguments: args }) as ToolResult;
     try {
@@ -111,8 +108,7 @@ Deno.test("provider tools: exa_get_contents, parallel_extract and parallel_chat 
       });
       assert.equal(tooLong.isError, true);
     } finally {
-      await client.close();
-      await server.close();
+      await close();
       await gleaner.close();
     }
   });

@@ -4,9 +4,9 @@
  * routed through them against fake providers on loopback, and the `contents`
  * role falling back to Gleaner's own reader on the fixture web.
  */
+import { linkMcpClient } from "../testing/mcp_client.ts";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createGleaner } from "../mod.ts";
@@ -49,16 +49,11 @@ async function withClient(
   gleaner: Gleaner,
   fn: (client: Client) => Promise<void>,
 ): Promise<void> {
-  const server = createMcpServer(gleaner, toolsFor(gleaner.config));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: "providers-test", version: "0" });
-  await client.connect(clientSide);
+  const { client, close } = await linkMcpClient(createMcpServer(gleaner, toolsFor(gleaner.config)));
   try {
     await fn(client);
   } finally {
-    await client.close();
-    await server.close();
+    await close();
   }
 }
 

@@ -5,9 +5,8 @@
  * search) seen in the proxy's log. Without tinyproxy/openssl the tests are
  * ignored, or fail when GLEANER_REQUIRE_PROXY=1 (see lib/net/proxy_test.ts).
  */
+import { linkMcpClient } from "../testing/mcp_client.ts";
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createGleaner } from "../mod.ts";
 import { type ConfigInput, mergeConfig } from "../lib/config/config.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
@@ -40,16 +39,11 @@ async function withProxiedClient(
       network: { ...input.network, proxy_url: proxy.url },
     }),
   );
-  const server = createMcpServer(gleaner, toolsFor(gleaner.config));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: "proxy-test", version: "0" });
-  await client.connect(clientSide);
+  const { client, close } = await linkMcpClient(createMcpServer(gleaner, toolsFor(gleaner.config)));
   try {
     await fn((name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>);
   } finally {
-    await client.close();
-    await server.close();
+    await close();
     await gleaner.close();
   }
 }

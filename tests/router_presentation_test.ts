@@ -4,9 +4,9 @@
  * One `search` tool; `provider` picks the one provider that answers, the
  * search role's first usable provider by default.
  */
+import { linkMcpClient } from "../testing/mcp_client.ts";
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createGleaner } from "../mod.ts";
 import type { ConfigInput } from "../lib/config/config.ts";
 import { parseConfig } from "../lib/config/config.ts";
@@ -44,16 +44,11 @@ async function withRouter(
     ...search,
   });
   const gleaner = await createGleaner({ embed: { provider: "none" }, ...input });
-  const server = createMcpServer(gleaner, toolsFor(gleaner.config));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: "router-test", version: "0" });
-  await client.connect(clientSide);
+  const { client, close } = await linkMcpClient(createMcpServer(gleaner, toolsFor(gleaner.config)));
   try {
     await fn(client, gleaner);
   } finally {
-    await client.close();
-    await server.close();
+    await close();
     await gleaner.close();
   }
 }

@@ -4,9 +4,9 @@
  * and are offered only when SearXNG is configured; `llm.expand_always` rewrites every query a
  * call does not exempt, with `llm.rewrite_model` beside the summary model (fake Ollama).
  */
+import { linkMcpClient } from "../testing/mcp_client.ts";
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createGleaner } from "../mod.ts";
 import type { ConfigInput } from "../lib/config/config.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
@@ -29,16 +29,11 @@ async function withClient(
     store: { path: ":memory:" },
     ...input,
   });
-  const server = createMcpServer(gleaner, toolsFor(gleaner.config));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: "controls-test", version: "0" });
-  await client.connect(clientSide);
+  const { client, close } = await linkMcpClient(createMcpServer(gleaner, toolsFor(gleaner.config)));
   try {
     await fn(client);
   } finally {
-    await client.close();
-    await server.close();
+    await close();
     await gleaner.close();
   }
 }

@@ -2,9 +2,8 @@
  * Search, then read the top results whole (`fetch_count` on a `search` query, 1 to 3), through
  * the real MCP SDK Client against the fixture web and the fake search upstreams on loopback.
  */
+import { linkMcpClient } from "../testing/mcp_client.ts";
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createGleaner } from "../mod.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
 import { createMcpServer } from "../mcp/server.ts";
@@ -18,11 +17,7 @@ type Item = {
 Deno.test("search fetch_count: the top results are read whole, in order; at most three", async () => {
   const world = await startTestWorld();
   const gleaner = await createGleaner({ ...world.config, embed: { provider: "none" } });
-  const server = createMcpServer(gleaner, toolsFor(gleaner.config));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: "fetch-test", version: "0" });
-  await client.connect(clientSide);
+  const { client, close } = await linkMcpClient(createMcpServer(gleaner, toolsFor(gleaner.config)));
   try {
     const out = await client.callTool({
       name: "search",
@@ -57,8 +52,7 @@ Deno.test("search fetch_count: the top results are read whole, in order; at most
     assert.equal(tooMany.isError, true);
     assert.match(tooMany.content[0].text, /^invalid_arguments/);
   } finally {
-    await client.close();
-    await server.close();
+    await close();
     await gleaner.close();
     await world.close();
   }

@@ -3,9 +3,8 @@
  * declared (MCP, REST's tool list), their REST paths answer `search_disabled`, the library's
  * role router refuses `search` and `answer` with it, and reading pages still works.
  */
+import { linkMcpClient } from "../testing/mcp_client.ts";
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createGleaner } from "../mod.ts";
 import { GleanerError } from "../lib/errors.ts";
 import { parseConfig } from "../lib/config/config.ts";
@@ -22,11 +21,7 @@ Deno.test("search switch: off, the searching tools are not declared and answer s
       ...fakes.config({ exa: "ke" }, { enabled: false }),
     });
     const tools = toolsFor(gleaner.config);
-    const server = createMcpServer(gleaner, tools);
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: "switch-test", version: "0" });
-    await client.connect(clientSide);
+    const { client, close } = await linkMcpClient(createMcpServer(gleaner, tools));
     const http = serveLoopback((request) => createApp(gleaner, tools).fetch(request));
     try {
       const names = (await client.listTools()).tools.map((t: { name: string }) => t.name);
@@ -65,8 +60,7 @@ Deno.test("search switch: off, the searching tools are not declared and answer s
       assert.match(read.pages[0].content, /read by exa/);
     } finally {
       await http.close();
-      await client.close();
-      await server.close();
+      await close();
       await gleaner.close();
     }
   });

@@ -3,9 +3,8 @@
  * same tools, with the same input schemas, as MCP's `tools/list`; `ExecuteTool` runs them and
  * answers the normalized shape; failures carry `tinysearch.<code>: ` messages.
  */
+import { linkMcpClient } from "../testing/mcp_client.ts";
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createGleaner } from "../mod.ts";
 import { toolsFor } from "../lib/tools/presentations.ts";
 import { createMcpServer } from "../mcp/server.ts";
@@ -27,11 +26,7 @@ Deno.test("tinysearch contract: ListTools and ExecuteTool over the same tool spe
     });
     const tools = toolsFor(gleaner.config);
     const http = serveLoopback((request) => createApp(gleaner, tools).fetch(request));
-    const server = createMcpServer(gleaner, tools);
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: "contract-test", version: "0" });
-    await client.connect(clientSide);
+    const { client, close } = await linkMcpClient(createMcpServer(gleaner, tools));
     const bus = async (member: string, body: unknown[]) => {
       const res = await fetch(`${http.origin}${PATH}`, {
         method: "POST",
@@ -96,8 +91,7 @@ Deno.test("tinysearch contract: ListTools and ExecuteTool over the same tool spe
       const member = await bus("Ping", []);
       assert.equal(member.json.error_name, "ai.tinyhumans.tinybus.Error.UnknownMethod");
     } finally {
-      await client.close();
-      await server.close();
+      await close();
       await http.close();
       await gleaner.close();
     }
