@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { Batched, GroupCommit, SimilarityProbe } from "./group_commit.ts";
+import type { Batched } from "../async/batched.ts";
+import type { GroupCommit, SimilarityProbe } from "./group_commit.ts";
 import type { ResolvedMemoryOptions } from "./options.ts";
 import type { Reembedder } from "./reembed.ts";
 import type { MemoryBackend, MemoryCandidate } from "./types.ts";

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { MemoryService } from "./service.ts";
-import { Batched, GroupCommit } from "./group_commit.ts";
+import { Batched } from "../async/batched.ts";
+import { GroupCommit } from "./group_commit.ts";
 import { openSqliteMemoryBackend } from "./sqlite/backend.ts";
 import type { NewMemoryRow } from "./types.ts";
 

@@ -21,7 +21,8 @@
  */
 import { GleanerError } from "../errors.ts";
 import type { MemoryContext } from "./context.ts";
-import { Batched, GroupCommit, nearestRows } from "./group_commit.ts";
+import { Batched } from "../async/batched.ts";
+import { GroupCommit, nearestRows } from "./group_commit.ts";
 import { deleteMemory, getMemory, updateMemory } from "./edit.ts";
 import { listMemories } from "./list.ts";
 import { type MemoryServiceOptions, resolveMemoryOptions } from "./options.ts";
