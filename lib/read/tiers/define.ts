@@ -32,6 +32,7 @@
  */
 import type { NetworkSection, ReadSection } from "../../config/sections.ts";
 import type { Page, ReadConfig, ReadContext, ReadRequest, Tier } from "../types.ts";
+import { memoizeByPair } from "../../cache/pair_memo.ts";
 
 /** The settings a tier reads: the `read` settings it declared, and the `network` section. */
 export interface TierSlice<K extends keyof ReadSection = never> {
@@ -115,14 +116,10 @@ export function cutTierSlice<K extends keyof ReadSection>(
  */
 export function defineTier<K extends keyof ReadSection = never>(def: TierDefinition<K>): Tier {
   const keys = def.settings.read;
-  const cut = new WeakMap<object, WeakMap<object, TierSlice<K>>>();
-  const slice = (config: ReadConfig): TierSlice<K> => {
-    let byNetwork = cut.get(config.read);
-    if (!byNetwork) cut.set(config.read, byNetwork = new WeakMap());
-    let found = byNetwork.get(config.network);
-    if (!found) byNetwork.set(config.network, found = cutTierSlice(config, keys));
-    return found;
-  };
+  const cut = memoizeByPair((read: ReadSection, network: NetworkSection) =>
+    cutTierSlice({ read, network }, keys)
+  );
+  const slice = (config: ReadConfig): TierSlice<K> => cut(config.read, config.network);
   const { settings: _, read, ...rest } = def;
   const tier: Tier = {
     ...rest,

@@ -28,6 +28,7 @@
 import type { SearchSection } from "../../config/sections.ts";
 import { providerApiKey } from "../../config/provider_keys.ts";
 import { GleanerError } from "../../errors.ts";
+import { memoizeByPair } from "../../cache/pair_memo.ts";
 import type {
   AnswerRequest,
   ContentsRequest,
@@ -197,14 +198,10 @@ export function defineProvider<K extends keyof SearchSection = never>(
 ): Provider {
   const names = def.settings.providers ?? [def.name];
   const keys = def.settings.search ?? [];
-  const cut = new WeakMap<object, WeakMap<object, ProviderSlice<K>>>();
-  const slice = (config: ProviderConfig): ProviderSlice<K> => {
-    let byNetwork = cut.get(config.search);
-    if (!byNetwork) cut.set(config.search, byNetwork = new WeakMap());
-    let found = byNetwork.get(config.network);
-    if (!found) byNetwork.set(config.network, found = cutSlice(config, names, keys));
-    return found;
-  };
+  const cut = memoizeByPair((search: SearchSection, network: ProviderConfig["network"]) =>
+    cutSlice({ search, network }, names, keys)
+  );
+  const slice = (config: ProviderConfig): ProviderSlice<K> => cut(config.search, config.network);
   const env = (outer: ProviderEnv): ProviderEnv<ProviderSlice<K>> => ({
     ...outer,
     config: slice(outer.config),
