@@ -27,7 +27,7 @@ import type { ReadConfig, TierName } from "./types.ts";
  * type: the tier worked), `insufficient_balance` and `internal` (our side).
  * A thin HTTP page is counted separately by the cascade (reason `thin`).
  */
-export const EVIDENCE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+const EVIDENCE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "timeout",
   "provider_unavailable",
   "unauthorized",

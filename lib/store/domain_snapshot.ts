@@ -30,9 +30,9 @@ import { CapabilityFieldsSchema } from "./capabilities.ts";
 export type { DomainSnapshotEntry };
 
 /** The `format` field of a snapshot. */
-export const DOMAIN_SNAPSHOT_FORMAT = "gleaner-domain-memory";
+const DOMAIN_SNAPSHOT_FORMAT = "gleaner-domain-memory";
 /** The snapshot version this code writes and reads. */
-export const DOMAIN_SNAPSHOT_VERSION = 1;
+const DOMAIN_SNAPSHOT_VERSION = 1;
 
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const time = z.number().int().min(0).max(8.64e15);

@@ -270,7 +270,7 @@ export const PROBATION_STEPS_MS: readonly number[] = [
  * console.assert(probationMs(40) === 6 * 3_600_000);
  * ```
  */
-export function probationMs(consecutiveFailures: number): number {
+function probationMs(consecutiveFailures: number): number {
   if (consecutiveFailures < SKIP_AFTER_FAILURES) return 0;
   const step = Math.min(consecutiveFailures - SKIP_AFTER_FAILURES, PROBATION_STEPS_MS.length - 1);
   return PROBATION_STEPS_MS[step];
@@ -431,10 +431,10 @@ export function nextProbation(
 }
 
 /** Below this success rate (over the window) a tier is put off on an origin; see {@link TierState}. */
-export const LOW_SUCCESS_RATE = 0.3;
+const LOW_SUCCESS_RATE = 0.3;
 
 /** Attempts in the window before {@link LOW_SUCCESS_RATE} is judged. */
-export const LOW_SUCCESS_MIN_ATTEMPTS = 10;
+const LOW_SUCCESS_MIN_ATTEMPTS = 10;
 
 /**
  * True when counts show a tier that rarely works on an origin: fewer than
@@ -448,7 +448,7 @@ export const LOW_SUCCESS_MIN_ATTEMPTS = 10;
  * console.assert(!lowSuccessRate(tierCounts(9, 0, 9)));
  * ```
  */
-export function lowSuccessRate(counts: TierCounts): boolean {
+function lowSuccessRate(counts: TierCounts): boolean {
   return counts.attempts >= LOW_SUCCESS_MIN_ATTEMPTS &&
     counts.successes / counts.attempts < LOW_SUCCESS_RATE;
 }

@@ -29,7 +29,7 @@ export const CurrentDatetimeOutput: z.ZodObject<{
  * console.assert(now.date === "2026-01-02" && now.weekday === "Friday");
  * ```
  */
-export function currentDatetime(now: Date = new Date()): z.output<typeof CurrentDatetimeOutput> {
+function currentDatetime(now: Date = new Date()): z.output<typeof CurrentDatetimeOutput> {
   return {
     iso: now.toISOString(),
     date: now.toISOString().slice(0, 10),

@@ -44,10 +44,10 @@ import type { AnyToolSpec } from "./spec.ts";
 import type { Config } from "../config/config.ts";
 
 /** Most results one Deep Research search returns. */
-export const DEEP_RESEARCH_MAX_RESULTS = 10;
+const DEEP_RESEARCH_MAX_RESULTS = 10;
 
 /** Most stored memories among those results. */
-export const DEEP_RESEARCH_MAX_MEMORIES = 3;
+const DEEP_RESEARCH_MAX_MEMORIES = 3;
 
 const MEMORY_ID = /^memory:([a-z0-9]{4,32})$/i;
 
@@ -84,13 +84,13 @@ function unknownId(id: string): GleanerError {
 }
 
 /** One search result of the Deep Research contract (the toolkit's schema). */
-export const DeepResearchResult: SearchResultSchema = searchResultSchema;
+const DeepResearchResult: SearchResultSchema = searchResultSchema;
 
 /** Output of the Deep Research `search` (the toolkit's schema). */
-export const DeepResearchSearchOutput: SearchOutputSchema = searchOutputSchema;
+const DeepResearchSearchOutput: SearchOutputSchema = searchOutputSchema;
 
 /** Output of the Deep Research `fetch` (the toolkit's schema). */
-export const DeepResearchFetchOutput: FetchDocumentSchema = fetchDocumentSchema;
+const DeepResearchFetchOutput: FetchDocumentSchema = fetchDocumentSchema;
 
 /** Input of the Deep Research `fetch`: the toolkit's, with ids refusing control characters. */
 const DeepResearchFetchInput: FetchInputSchema = fetchInputSchema.extend({
@@ -103,7 +103,7 @@ function compact(value: unknown): string {
 }
 
 /** The Deep Research `search` tool. */
-export const deepResearchSearchTool = defineTool({
+const deepResearchSearchTool = defineTool({
   name: CONTRACT_TOOL_NAMES[0],
   scope: "tenant",
   title: "Search",
@@ -148,7 +148,11 @@ export const deepResearchSearchTool = defineTool({
   render: compact,
 });
 
-/** The Deep Research `fetch` tool. */
+/**
+ * The Deep Research `fetch` tool.
+ *
+ * @internal exported for tests only
+ */
 export const deepResearchFetchTool = defineTool({
   name: CONTRACT_TOOL_NAMES[1],
   scope: "tenant",

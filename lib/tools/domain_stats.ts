@@ -27,7 +27,7 @@ const Share = z.object({
 });
 
 /** An origin's capabilities as `domain_stats` shows them (see `lib/store/capabilities.ts`). */
-export const CapabilitiesShown: z.ZodType<DomainCapabilities> = z.object({
+const CapabilitiesShown: z.ZodType<DomainCapabilities> = z.object({
   metadata_fetch: z.object({ ok: z.boolean(), checked_at: z.string() }).optional(),
   json_ld_article: Share.optional(),
   og_title: Share.optional(),

@@ -87,6 +87,8 @@ const TYPE_KEYWORDS: Record<string, readonly string[]> = {
  * a nullable string) as one schema with a list of types: each keyword still
  * constrains only values of its type, so it accepts exactly the same values,
  * in fewer tokens. Undefined when the node is not such an `anyOf`.
+ *
+ * @internal exported for tests only
  */
 export function mergedTypes(node: JsonSchema): JsonSchema | undefined {
   const anyOf = node.anyOf as JsonSchema[] | undefined;

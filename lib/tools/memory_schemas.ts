@@ -14,7 +14,7 @@ export const SessionIdSchema: z.ZodString = z.string().min(1).max(200).superRefi
 ).describe("A session's own scope; omit for the whole store");
 
 /** A memory ref (8 characters, as returned by save_memories). */
-export const RefSchema: z.ZodString = z.string().min(1).max(64).superRefine(idTextRefinement)
+const RefSchema: z.ZodString = z.string().min(1).max(64).superRefine(idTextRefinement)
   .describe("A memory's ref");
 
 /** Memory kind. */
@@ -121,7 +121,7 @@ export const MemoryNoticeSchema: z.ZodObject<{
 });
 
 /** A memory named as the specification does: its ref (a string) or its numeric id. */
-export const MemoryIdSchema: z.ZodUnion<readonly [z.ZodNumber, z.ZodString]> = z.union([
+const MemoryIdSchema: z.ZodUnion<readonly [z.ZodNumber, z.ZodString]> = z.union([
   z.number().int().positive(),
   z.string().min(1).max(64).superRefine(idTextRefinement),
 ]).describe("Its ref or numeric id");

@@ -37,7 +37,7 @@ import type { AnyToolSpec } from "./spec.ts";
 import { searchEnabled } from "../search/switch.ts";
 
 /** The role tools a configuration can serve. */
-export function roleTools(config: Config): AnyToolSpec[] {
+function roleTools(config: Config): AnyToolSpec[] {
   const tools: AnyToolSpec[] = [];
   const search = usableProviders(config, "search").map((p) => p.name);
   if (search.length > 0) tools.push(webSearchTool(search));
@@ -74,7 +74,7 @@ export function toolsFor(config: Config): AnyToolSpec[] {
  * Gleaner's own tools whose work is web search: with `search.enabled: false` they are not
  * declared (providers' own search, answer and run tools are left out by `providerToolSpecs`).
  */
-export const SEARCHING_TOOLS: ReadonlySet<string> = new Set([
+const SEARCHING_TOOLS: ReadonlySet<string> = new Set([
   "search",
   "research",
   "search_and_summarize",

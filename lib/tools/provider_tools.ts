@@ -38,6 +38,8 @@ import { assertSearchEnabled, searchEnabled } from "../search/switch.ts";
  * console.assert(providerToolRun(agent)?.field === "run_id");
  * console.assert(providerToolRun(tinyfishProvider.tools[0]) === undefined);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function providerToolRun(tool: AnyProviderTool): { field?: string } | undefined {
   const field = tool.kind === "run"
@@ -66,7 +68,7 @@ function noted<O extends { notices?: string[] }>(render: (out: O) => string): (o
  * console.assert(spec.name === "exa_search");
  * ```
  */
-export function providerToolSpec(provider: Provider, tool: AnyProviderTool): AnyToolSpec {
+function providerToolSpec(provider: Provider, tool: AnyProviderTool): AnyToolSpec {
   // Every provider tool runs through the role router (breaker, limits, attempts); what the
   // provider changed to fit its documented limits comes back as the answer's `notices`. A tool
   // that starts or resumes a run hands its id to the router, which opens the caller's reference

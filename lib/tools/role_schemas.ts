@@ -7,12 +7,12 @@
 import { z } from "zod";
 
 /** Bounded provider-specific fields. */
-export const ProviderDataSchema = z.record(z.string(), z.unknown()).optional().describe(
+const ProviderDataSchema = z.record(z.string(), z.unknown()).optional().describe(
   "A few provider-specific fields (score, author, …)",
 );
 
 /** One search result as every provider's answer is normalized to. */
-export const HitSchema = z.object({
+const HitSchema = z.object({
   title: z.string(),
   url: z.string(),
   snippet: z.string(),
@@ -33,14 +33,14 @@ export const FallbackSchema: z.ZodObject<{
 });
 
 /** One provider call. */
-export const RoleAttemptSchema = z.object({
+const RoleAttemptSchema = z.object({
   backend: z.string(),
   outcome: z.enum(["ok", "empty", "blocked", "rate_limited", "unavailable", "invalid"]),
   ms: z.number(),
 });
 
 /** One page of a contents answer. */
-export const PageSchema = z.object({
+const PageSchema = z.object({
   url: z.string(),
   title: z.string().optional().describe("The page's title, when the provider gives one"),
   content: z.string(),
@@ -132,7 +132,7 @@ const RunCitationSchema = z.object({
 });
 
 /** Why one field of a run's output says what it says. */
-export const RunBasisSchema = z.object({
+const RunBasisSchema = z.object({
   field: z.string(),
   reasoning: z.string(),
   confidence: z.string().optional(),
@@ -140,7 +140,7 @@ export const RunBasisSchema = z.object({
 });
 
 /** One item of a batch run (a row enriched, an entity found). */
-export const RunItemSchema = z.object({
+const RunItemSchema = z.object({
   input: z.unknown().optional().describe("What the item was asked with"),
   name: z.string().optional(),
   url: z.string().optional(),

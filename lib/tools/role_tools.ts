@@ -113,7 +113,11 @@ export function webSearchTool(
   });
 }
 
-/** Input of `web_answer_tool` for a list of usable providers. */
+/**
+ * Input of `web_answer_tool` for a list of usable providers.
+ *
+ * @internal exported for tests only
+ */
 export function webAnswerInput(providers: readonly string[]) {
   return z.strictObject({
     query: z.string().min(1).max(2000).describe("The question"),
@@ -157,7 +161,7 @@ export function webAnswerTool(
 }
 
 /** Input of `web_contents_tool` for a list of usable providers. */
-export function webContentsInput(providers: readonly string[]) {
+function webContentsInput(providers: readonly string[]) {
   return z.strictObject({
     urls: z.array(z.string().url()).min(1).max(10).describe("One to ten URLs to read"),
     query: z.string().max(2000).optional().describe("What you are looking for in them"),

@@ -27,7 +27,7 @@ function unusable(name: string, usable: readonly string[]): string {
 }
 
 /** Input of the router's `search` for a list of usable providers (the first is the default). */
-export function routerSearchInput(providers: readonly string[]) {
+function routerSearchInput(providers: readonly string[]) {
   return webSearchInput(providers).extend({
     provider: z.enum(providers as [string, ...string[]], {
       error: (issue) => unusable(String(issue.input), providers),

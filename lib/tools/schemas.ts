@@ -53,7 +53,7 @@ export const LinkSchema: z.ZodObject<{
  * `{`/`}`. The reader also parses it (an invalid one fails its item with
  * `invalid_arguments`).
  */
-export function selectorArg(description: string): z.ZodString {
+function selectorArg(description: string): z.ZodString {
   return z.string().max(SELECTOR_MAX_CHARS).superRefine((value, ctx) => {
     const problem = selectorProblem(value);
     if (problem) ctx.addIssue({ code: "custom", message: problem });

@@ -30,7 +30,7 @@ export const scrapeUrlsTool: ToolSpec<typeof ScrapeInput, typeof ScrapeOutput> =
 });
 
 /** The compact text of a scrape: evidence by source, then failures and links. */
-export function renderScrape(out: z.output<typeof ScrapeOutput>): string {
+function renderScrape(out: z.output<typeof ScrapeOutput>): string {
   const parts: string[] = [];
   if (out.evidence.length) parts.push(renderEvidenceText(out.evidence));
   else if (out.items.every((item) => item.error)) parts.push("(no page could be read)");

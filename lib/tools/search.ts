@@ -54,7 +54,7 @@ function searxngShape(config?: Config): Pick<SearchItemShape, "category" | "engi
 }
 
 /** The input of `search` for a configuration: its profiles, `expand` only with a model. */
-export function searchInputFor(config?: Config): typeof SearchInput {
+function searchInputFor(config?: Config): typeof SearchInput {
   return z.strictObject({
     items: z.array(searchItemInput(config)).min(1).max(5),
     no_cache: z.boolean().optional().describe("Skip cached answers"),
@@ -72,10 +72,10 @@ const searchItemBase = () => ({
 });
 
 /** Most results one `search` query reads whole (`fetch_count`). */
-export const MAX_FETCH_COUNT = 3;
+const MAX_FETCH_COUNT = 3;
 
 /** Longest page text a `fetch_count` read returns (characters; cut with a marker). */
-export const FETCHED_PAGE_MAX_CHARS = 40_000;
+const FETCHED_PAGE_MAX_CHARS = 40_000;
 
 /** One query of a `search` call (any profile name and `expand` accepted, checked on the call). */
 export const SearchItemInput: z.ZodObject<SearchItemShape, z.core.$strict> = searchItemInput();

@@ -10,9 +10,9 @@ import { SummarySchema } from "./quality_schemas.ts";
 import { researchInputFor, ResearchOutput, type ResearchShape } from "./research_schemas.ts";
 
 /** Pages `search_and_summarize` reads whole for the model by default (`fetch_count`). */
-export const SUMMARIZE_FETCH_COUNT = 3;
+const SUMMARIZE_FETCH_COUNT = 3;
 /** Most pages `search_and_summarize` reads whole (`fetch_count`). */
-export const MAX_SUMMARIZE_FETCH_COUNT = 5;
+const MAX_SUMMARIZE_FETCH_COUNT = 5;
 /** Longest page text the model is given per page read whole (characters; cut with a marker). */
 export const SUMMARIZE_PAGE_MAX_CHARS = 20_000;
 
