@@ -10,7 +10,10 @@
  *
  * A name counts as used by another file when that file holds the word
  * (imports, `typeof import(…)`, JSDoc links), so the list errs on the side of
- * keeping: a name shared by two modules is never listed.
+ * keeping: a name shared by two modules is never listed. A JSDoc example that
+ * imports the name from its own module is a doc test, so such a name counts
+ * as used by tests (`tests-only`), never as `own-file`: lowering its
+ * `export` would break the example.
  *
  * ```sh
  * deno run --allow-read scripts/dead_exports.ts          # one line per export
@@ -58,6 +61,12 @@ function markedInternal(source: string, name: string): boolean {
   if (at < 0) return false;
   const before = source.slice(0, at).trimEnd();
   return before.endsWith("*/") && before.slice(before.lastIndexOf("/**")).includes("@internal");
+}
+
+/** True when a JSDoc example in `source` imports `name` (`import { …name… } from "./…"`). */
+function importedByOwnExample(source: string, name: string): boolean {
+  return new RegExp(`^\\s*\\* import (?:type )?\\{[^}]*\\b${name}\\b[^}]*\\} from "\\./`, "m")
+    .test(source);
 }
 
 /** The names `source` exports by declaration (`export function f`, `export const c`, …). */
@@ -113,7 +122,7 @@ export async function deadExports(): Promise<DeadExport[]> {
       out.push({
         file,
         name,
-        kind: users.length === 0 ? "own-file" : "tests-only",
+        kind: users.length === 0 && !importedByOwnExample(source, name) ? "own-file" : "tests-only",
         usedInOwnFile: (vocabulary.get(file)!.get(name) ?? 0) > 1,
         declares,
       });

@@ -8,7 +8,7 @@ import { GleanerError } from "../errors.ts";
 import { idTextProblem } from "../text/id_text.ts";
 
 /** Longest `author` of a memory (characters). */
-export const MAX_AUTHOR_CHARS = 200;
+const MAX_AUTHOR_CHARS = 200;
 
 /**
  * The `author` of a memory, trimmed, or `undefined` when absent; throws

@@ -27,7 +27,7 @@ import type {
 const log = getGleanerLogger("memory");
 
 /** The memory `key` names; `not_found` naming `field` when there is none. */
-export async function findMemory(
+async function findMemory(
   ctx: MemoryContext,
   key: MemoryKey,
   field = "ref",

@@ -30,20 +30,20 @@ export const RRF_K = 60;
 /** Fewest vector candidates a recall fuses (else 2 × `top_k`). */
 export const DENSE_DEPTH = 40;
 /** Default {@link MemoryServiceOptions.contextAfter}. */
-export const CONTEXT_AFTER = 2;
+const CONTEXT_AFTER = 2;
 /** Default {@link MemoryServiceOptions.contextBefore}. */
-export const CONTEXT_BEFORE = 2;
+const CONTEXT_BEFORE = 2;
 /**
  * Default {@link MemoryServiceOptions.contextMaxTokens}: the context's own
  * allowance, so that a default recall of ten conversation turns stays within
  * about 1,000 tokens (chosen by cross-validation on locomo-dev, `deno task
  * bench locomo --cv`), rather than filling the whole budget with neighbours.
  */
-export const CONTEXT_MAX_TOKENS = 230;
+const CONTEXT_MAX_TOKENS = 230;
 /** Default {@link MemoryServiceOptions.timeWeight}. */
-export const TIME_WEIGHT = 3;
+const TIME_WEIGHT = 3;
 /** Default {@link MemoryServiceOptions.authorWeight}. */
-export const AUTHOR_WEIGHT = 1;
+const AUTHOR_WEIGHT = 1;
 
 /** Options of `MemoryService`. */
 export interface MemoryServiceOptions {

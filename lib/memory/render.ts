@@ -42,6 +42,8 @@ export function escapeMemoryText(text: string): string {
  * console.assert(shortIsoTime("2023-05-08T13:56:00.000Z") === "2023-05-08T13:56Z");
  * console.assert(shortIsoTime("2023-05-08T13:56:07.250Z") === "2023-05-08T13:56:07.250Z");
  * ```
+ *
+ * @internal exported for its documentation example (a doc test)
  */
 export function shortIsoTime(iso: string): string {
   if (iso.endsWith("T00:00:00.000Z")) return iso.slice(0, 10);

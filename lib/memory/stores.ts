@@ -20,7 +20,7 @@ import type { MemoryBackend } from "./types.ts";
 export type MemorySettings = MemorySection;
 
 /** Most bytes of a user id. */
-export const MAX_USER_ID_BYTES = 256;
+const MAX_USER_ID_BYTES = 256;
 
 /**
  * Opens the configured engine's backend for one store. `user` is set in
@@ -28,7 +28,7 @@ export const MAX_USER_ID_BYTES = 256;
  * own file, the PostgreSQL engine that user's tenant in the shared database.
  * `env` is the entry point's environment snapshot (the default file's folder).
  */
-export function openMemoryBackend(
+function openMemoryBackend(
   settings: MemorySettings,
   user?: string,
   env: Env = {},

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { STOPWORDS } from "../text/stopwords.ts";
 
 /** Most words a full-text query keeps (the first ones). */
-export const MAX_QUERY_WORDS = 64;
+const MAX_QUERY_WORDS = 64;
 
 /**
  * The distinct lowercase words (letters and digits) of `text`, in order, at
@@ -21,6 +21,8 @@ export const MAX_QUERY_WORDS = 64;
  * import { queryWords } from "./text.ts";
  * console.assert(queryWords('Deno "sqlite" deno! <x>').join(" ") === "deno sqlite x");
  * ```
+ *
+ * @internal exported for its documentation example (a doc test)
  */
 export function queryWords(text: string): string[] {
   const words = new Set<string>();
@@ -59,23 +61,6 @@ export { STOPWORDS };
  */
 export function searchWords(text: string): string[] {
   return withoutStopwords(queryWords(text));
-}
-
-/**
- * An FTS5 `MATCH` expression matching any word of `text` (BM25 ranks the
- * rows), or `undefined` when `text` has no word. Every word is quoted, so
- * no user text is read as query syntax.
- *
- * @example
- * ```ts
- * import { ftsQuery } from "./text.ts";
- * console.assert(ftsQuery("NEAR(a OR b)") === '"near" OR "b"');
- * console.assert(ftsQuery("?!") === undefined);
- * ```
- */
-export function ftsQuery(text: string): string | undefined {
-  const words = searchWords(text);
-  return words.length ? words.map((w) => `"${w}"`).join(" OR ") : undefined;
 }
 
 /** The words of a `list_memories` search: each must appear; `prefix` may be a word's start. */

@@ -11,7 +11,11 @@
 
 const DAY = 86_400_000;
 
-/** How long after an event a turn that tells it may be said (the range's tail). */
+/**
+ * How long after an event a turn that tells it may be said (the range's tail).
+ *
+ * @internal exported for tests only
+ */
 export const TELL_LAG_MS: number = 14 * DAY;
 
 const MONTHS: Record<string, number> = {

@@ -729,12 +729,16 @@ export interface MemoryBackend {
 export type MemoryBackendFactory = () => Promise<MemoryBackend>;
 
 /** Crockford base32 in lowercase: digits and letters without i, l, o, u. */
-export const REF_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+const REF_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
 /** Length of a memory ref. */
-export const REF_LENGTH = 8;
+const REF_LENGTH = 8;
 
-/** The shape of a ref (8 characters of {@link REF_ALPHABET}). */
+/**
+ * The shape of a ref (8 characters of {@link REF_ALPHABET}).
+ *
+ * @internal exported for tests only
+ */
 export const REF_PATTERN: RegExp = /^[0-9a-hjkmnp-tv-z]{8}$/;
 
 /**

@@ -269,8 +269,10 @@ export const PROBATION_STEPS_MS: readonly number[] = [
  * console.assert(probationMs(2) === 0 && probationMs(3) === 300_000);
  * console.assert(probationMs(40) === 6 * 3_600_000);
  * ```
+ *
+ * @internal exported for its documentation example (a doc test)
  */
-function probationMs(consecutiveFailures: number): number {
+export function probationMs(consecutiveFailures: number): number {
   if (consecutiveFailures < SKIP_AFTER_FAILURES) return 0;
   const step = Math.min(consecutiveFailures - SKIP_AFTER_FAILURES, PROBATION_STEPS_MS.length - 1);
   return PROBATION_STEPS_MS[step];
@@ -447,8 +449,10 @@ const LOW_SUCCESS_MIN_ATTEMPTS = 10;
  * console.assert(!lowSuccessRate(tierCounts(10, 3, 7)));
  * console.assert(!lowSuccessRate(tierCounts(9, 0, 9)));
  * ```
+ *
+ * @internal exported for its documentation example (a doc test)
  */
-function lowSuccessRate(counts: TierCounts): boolean {
+export function lowSuccessRate(counts: TierCounts): boolean {
   return counts.attempts >= LOW_SUCCESS_MIN_ATTEMPTS &&
     counts.successes / counts.attempts < LOW_SUCCESS_RATE;
 }

@@ -28,8 +28,10 @@ export const CurrentDatetimeOutput: z.ZodObject<{
  * const now = currentDatetime(new Date("2026-01-02T03:04:05Z"));
  * console.assert(now.date === "2026-01-02" && now.weekday === "Friday");
  * ```
+ *
+ * @internal exported for its documentation example (a doc test)
  */
-function currentDatetime(now: Date = new Date()): z.output<typeof CurrentDatetimeOutput> {
+export function currentDatetime(now: Date = new Date()): z.output<typeof CurrentDatetimeOutput> {
   return {
     iso: now.toISOString(),
     date: now.toISOString().slice(0, 10),

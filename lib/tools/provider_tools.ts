@@ -67,8 +67,10 @@ function noted<O extends { notices?: string[] }>(render: (out: O) => string): (o
  * const spec = providerToolSpec(exaProvider, exaProvider.tools[0]);
  * console.assert(spec.name === "exa_search");
  * ```
+ *
+ * @internal exported for its documentation example (a doc test)
  */
-function providerToolSpec(provider: Provider, tool: AnyProviderTool): AnyToolSpec {
+export function providerToolSpec(provider: Provider, tool: AnyProviderTool): AnyToolSpec {
   // Every provider tool runs through the role router (breaker, limits, attempts); what the
   // provider changed to fit its documented limits comes back as the answer's `notices`. A tool
   // that starts or resumes a run hands its id to the router, which opens the caller's reference

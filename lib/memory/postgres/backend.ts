@@ -345,6 +345,8 @@ export class PostgresMemoryDatabase {
  * await store.useEmbeddingModel("static:m", 100);
  * await store.close();
  * ```
+ *
+ * @internal exported for tests only
  */
 export async function openPostgresMemory(
   opts: PostgresMemoryOptions & { tenant?: string },

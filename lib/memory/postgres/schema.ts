@@ -41,7 +41,7 @@ export const DUPLICATE_LOCK_CLASS = 0x676c6e6b;
 const BACKFILL_BATCH = 1_000;
 
 /** Largest dimension count pgvector's HNSW index takes for `vector`. */
-export const HNSW_MAX_DIMENSIONS = 2000;
+const HNSW_MAX_DIMENSIONS = 2000;
 
 /** One migration: a version and the SQL that brings the schema to it. */
 export interface PgMigration {
@@ -233,7 +233,11 @@ export async function migratePostgres(pool: PgPool): Promise<number> {
   });
 }
 
-/** Name of the HNSW index for vectors of `dims` dimensions. */
+/**
+ * Name of the HNSW index for vectors of `dims` dimensions.
+ *
+ * @internal exported for tests only
+ */
 export function vectorIndexName(dims: number): string {
   return `gleaner_memory_hnsw_${dims}`;
 }

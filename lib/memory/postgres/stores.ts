@@ -35,6 +35,8 @@ const shared = new Map<string, Shared>();
  * console.assert(postgresTenant(s, "alice").length === 32);
  * console.assert(postgresTenant(s, undefined) === "");
  * ```
+ *
+ * @internal exported for its documentation example (a doc test)
  */
 export function postgresTenant(
   settings: Pick<MemorySettings, "hosted_hmac_secret">,

@@ -106,7 +106,7 @@ export interface SqliteMemoryOptions {
 }
 
 /** Default {@link SqliteMemoryOptions.vectorIndexMaxBytes}. */
-export const DEFAULT_VECTOR_INDEX_MAX_BYTES = 512 * 1024 * 1024;
+const DEFAULT_VECTOR_INDEX_MAX_BYTES = 512 * 1024 * 1024;
 
 /**
  * The default memory file: `$XDG_DATA_HOME/gleaner/memory.db`, else
@@ -179,10 +179,14 @@ const COLUMNS =
 
 /** Vector changes kept in the log; a process further behind reloads its index. */
 export { VECTOR_LOG_KEEP };
-/** A word found in at least this many rows is "common" for recall (see `#recallMatch`). */
+/**
+ * A word found in at least this many rows is "common" for recall (see `#recallMatch`).
+ *
+ * @internal exported for tests only
+ */
 export const COMMON_WORD_ROWS = 1_000;
 /** Most matching rows BM25 scores for one recall (the newest ones). */
-export const MAX_SCORED_ROWS = 2_000;
+const MAX_SCORED_ROWS = 2_000;
 
 function toMemory(row: Row): Memory {
   return {

@@ -88,6 +88,8 @@ export function openVectorReader(
  * ```ts ignore
  * const { ids, vectors } = readStoredVectors(db, "memory_vectors", 100);
  * ```
+ *
+ * @internal exported for tests only
  */
 export function readStoredVectors(
   db: DatabaseSync,
@@ -109,7 +111,11 @@ export function readStoredVectors(
   return { ids, vectors };
 }
 
-/** The plain way: one row per vector through the virtual table. */
+/**
+ * The plain way: one row per vector through the virtual table.
+ *
+ * @internal exported for tests only
+ */
 export function readRows(db: DatabaseSync, table: string, dimensions: number): StoredVectors {
   const rows = db.prepare(`SELECT memory_id AS id, embedding FROM ${table}`).all() as {
     id: number | bigint;

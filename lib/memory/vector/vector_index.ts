@@ -64,6 +64,8 @@ const SELECT_SLACK = 1e-5;
  * import { scoreErrorBound } from "./vector_index.ts";
  * console.assert(scoreErrorBound(100) < 2e-5);
  * ```
+ *
+ * @internal exported for its documentation example (a doc test)
  */
 export function scoreErrorBound(dimensions: number): number {
   return (dimensions + 8) * 2 ** -23;
