@@ -2,7 +2,8 @@
  * The deployment matrix: each profile starts Gleaner with the README's command, the
  * `deno task start` / `deno task mcp` line of deno.json (the launcher and its scoped grants,
  * never -A), and calls every tool once through the real MCP SDK client and once over REST
- * (as two tenants where hosted). Every result validates against the tool's output schema,
+ * (where hosted, each transport as one of two tenants: the one with the operator's admin key
+ * over MCP and the other over REST, or the other way round on PostgreSQL). Every result validates against the tool's output schema,
  * nothing answers 5xx, nothing prints a permission error or a Deno warning, and a memory one
  * tenant saved is never recalled, listed or read by the other.
  *
@@ -312,8 +313,10 @@ async function listed(client: Client): Promise<string[]> {
 }
 
 /**
- * Runs an HTTP profile: one user, or two tenants (`hosted`, named after `tag`) of whom the
- * first holds the operator's admin key. `check` runs last, on the running server.
+ * Runs an HTTP profile: one user calling every tool over MCP and over REST, or two tenants
+ * (`hosted`, named after `tag`) of whom the first holds the operator's admin key and calls every
+ * tool over `adminOver`, the second over the other transport. `check` runs last, on the running
+ * server.
  */
 async function httpProfile(
   world: TestWorld,
@@ -321,6 +324,7 @@ async function httpProfile(
   extra: Record<string, string>,
   hosted: boolean,
   check?: (base: string) => Promise<void>,
+  adminOver: "mcp" | "rest" = "mcp",
 ): Promise<void> {
   const { env, dir } = await profileEnv(world, {
     ...extra,
@@ -346,17 +350,22 @@ async function httpProfile(
       ]
       : [{ name: tag, headers: {} as Record<string, string> }];
     const calls: { mcp: Call; rest: Call }[] = [];
-    for (const [i, tenant] of tenants.entries()) {
+    for (const tenant of tenants) {
       const client = await httpClient(server.base, tenant.headers);
       clients.push(client);
-      const names = await listed(client);
-      const mcp = mcpCall(client);
-      const rest = await restCall(server.base, tenant.headers);
-      await everyTool(mcp, names, world, `${tenant.name} mcp`, i === 0);
-      await everyTool(rest, names, world, `${tenant.name} rest`, i === 0);
-      calls.push({ mcp, rest });
+      calls.push({ mcp: mcpCall(client), rest: await restCall(server.base, tenant.headers) });
     }
-    if (hosted) {
+    const names = await listed(clients[0]);
+    if (!hosted) {
+      await everyTool(calls[0].mcp, names, world, `${tag} mcp`);
+      await everyTool(calls[0].rest, names, world, `${tag} rest`);
+    } else {
+      // Every tool once through each transport, each as one tenant: the one holding the admin
+      // key over `adminOver`, the other over the other transport.
+      const other = adminOver === "mcp" ? "rest" : "mcp";
+      assert.deepEqual(await listed(clients[1]), names, "both tenants see the same tools");
+      await everyTool(calls[0][adminOver], names, world, `${tenants[0].name} ${adminOver}`, true);
+      await everyTool(calls[1][other], names, world, `${tenants[1].name} ${other}`, false);
       await tenantsApart(calls[0].rest, calls[1].mcp, `${tag}: A's memory, B asks`);
       await tenantsApart(calls[1].mcp, calls[0].rest, `${tag}: B's memory, A asks`);
     }
@@ -422,11 +431,18 @@ Deno.test({
         name: `hosted on PostgreSQL without Valkey: deno task start${postgresSuffix}`,
         ignore: ignorePostgres,
         fn: async () =>
-          httpProfile(world, "pg", {
-            GLEANER_MEMORY_BACKEND: "postgres",
-            // No password in the URL: the driver reads PGPASSWORD, which the launcher grants.
-            GLEANER_MEMORY_POSTGRES_URL: (await postgres()).url,
-          }, true),
+          httpProfile(
+            world,
+            "pg",
+            {
+              GLEANER_MEMORY_BACKEND: "postgres",
+              // No password in the URL: the driver reads PGPASSWORD, which the launcher grants.
+              GLEANER_MEMORY_POSTGRES_URL: (await postgres()).url,
+            },
+            true,
+            undefined,
+            "rest",
+          ),
       });
 
       profiles.push({
