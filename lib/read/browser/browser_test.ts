@@ -99,10 +99,31 @@ Deno.test({
           return Response.redirect(forbiddenUrl + "?via=redirect", 302);
         case "/missing":
           return html("<p>No such page</p>", 404);
+        case "/p":
+          return slowPage(url);
+        case "/slow":
+          // "#ready" shows 1.5 s after load: the first call's reads hold their pages that long.
+          return html(`<p>slow</p><script>
+            setTimeout(() => { const p = document.createElement("p"); p.id = "ready";
+              p.textContent = "ready ${url.searchParams.get("n")}"; document.body.appendChild(p); },
+              1500);
+          </script>`);
+        case "/plain":
+          return html(`<p id="plain">plain page</p>`);
         default:
           return new Response("not here", { status: 404 });
       }
     });
+    // "/p" answers after 150 ms and notes how many requests it served at once.
+    let inFlight = 0;
+    let peak = 0;
+    const slowPage = async (url: URL) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      inFlight--;
+      return html(`<p id="n">page ${url.searchParams.get("n")}</p>`);
+    };
     forbiddenUrl = `${forbidden.origin}/secret`;
     const config = parseConfig({
       network: {
@@ -196,6 +217,58 @@ Deno.test({
         assert.equal(page.status, 404);
         assert.match(page.html, /No such page/);
       });
+
+      // (These two were tests of their own, each launching a browser with the same settings.)
+      await t.step("concurrent pages are bounded by read.browser_pages", async () => {
+        const pages = await Promise.all(
+          Array.from({ length: 6 }, (_, n) => tier.read(`${fixture.origin}/p?n=${n}`)),
+        );
+        pages.forEach((page, n) => assert.match(page.html, new RegExp(`page ${n}</p>`)));
+        assert.equal(fixture.hits.filter((h) => h.path.startsWith("/p?")).length, 6);
+        assert.ok(peak <= 2, `at most 2 pages at once, saw ${peak}`);
+        assert.ok(peak >= 1);
+        const stats = tier.stats();
+        assert.equal(stats.busy, 0);
+        assert.ok(stats.idle <= 2);
+      });
+
+      await t.step(
+        "pages are shared by call: a page taken back resumes its read later",
+        async () => {
+          const order: string[] = [];
+          const revokedBefore = tier.stats().revoked;
+          const first = new ReadCall();
+          const slow = [1, 2].map((n) =>
+            tier.read(`${fixture.origin}/slow?n=${n}`, { waitForSelector: "#ready", call: first })
+              .then((page) => (order.push(`slow ${n}`), page))
+          );
+          while (fixture.hits.filter((h) => h.path.startsWith("/slow")).length < 2) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          assert.equal(tier.stats().busy, 2, "the first call holds both pages");
+          // A second call: the first call gives one page back at once (it holds two, this one none).
+          const plain = await tier.read(`${fixture.origin}/plain`, { call: new ReadCall() });
+          order.push("plain");
+          assert.match(plain.html, /plain page/);
+          assert.equal(tier.stats().revoked - revokedBefore, 1, "one page was taken back");
+          const pages = await Promise.all(slow);
+          pages.forEach((page, i) => assert.match(page.html, new RegExp(`ready ${i + 1}`)));
+          assert.equal(order[0], "plain", `the second call first: ${order}`);
+          // The read that gave its page back loaded its page again when its turn came, after the
+          // second call's page.
+          const loads = fixture.hits.map((h) => h.path).filter((p) => /^\/(slow|plain)/.test(p));
+          assert.equal(loads.length, 4, loads.join());
+          assert.equal(loads[2], "/plain", loads.join());
+          assert.deepEqual(
+            {
+              busy: tier.stats().busy,
+              waiting: tier.stats().waiting,
+              callers: tier.stats().callers,
+            },
+            { busy: 0, waiting: 0, callers: 0 },
+          );
+        },
+      );
     } finally {
       const pid = tier.stats().pid;
       let profile: string | undefined;
@@ -275,98 +348,6 @@ Deno.test({
       await tier.close();
       await fixture.server.shutdown();
       await forbidden.server.shutdown();
-    }
-  },
-});
-
-Deno.test({
-  name: `browser tier bounds concurrent pages${suffix}`,
-  ignore,
-  async fn() {
-    let inFlight = 0;
-    let peak = 0;
-    const fixture = serve("127.0.0.1", async (_request, url) => {
-      if (url.pathname !== "/p") return new Response("no", { status: 404 });
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      inFlight--;
-      return html(`<p id="n">page ${url.searchParams.get("n")}</p>`);
-    });
-    const config = parseConfig({
-      network: { allow_private: [fixture.origin] },
-      read: { browser_pages: 2 },
-    });
-    const tier = createBrowserTier(config, { settleMs: 0 });
-    try {
-      const pages = await Promise.all(
-        Array.from({ length: 6 }, (_, n) => tier.read(`${fixture.origin}/p?n=${n}`)),
-      );
-      pages.forEach((page, n) => assert.match(page.html, new RegExp(`page ${n}</p>`)));
-      assert.equal(fixture.hits.filter((h) => h.path.startsWith("/p?")).length, 6);
-      assert.ok(peak <= 2, `at most 2 pages at once, saw ${peak}`);
-      assert.ok(peak >= 1);
-      const stats = tier.stats();
-      assert.equal(stats.busy, 0);
-      assert.ok(stats.idle <= 2);
-    } finally {
-      await tier.close();
-      await fixture.server.shutdown();
-    }
-  },
-});
-
-Deno.test({
-  name: `browser tier shares pages by call: a page taken back resumes its read later${suffix}`,
-  ignore,
-  async fn() {
-    const order: string[] = [];
-    const fixture = serve("127.0.0.1", (_request, url) => {
-      if (url.pathname !== "/slow") return html(`<p id="plain">plain page</p>`);
-      // "#ready" shows 4 s after load: the first call's reads hold their pages that long.
-      return html(`<p>slow</p><script>
-        setTimeout(() => { const p = document.createElement("p"); p.id = "ready";
-          p.textContent = "ready ${
-        url.searchParams.get("n")
-      }"; document.body.appendChild(p); }, 1500);
-      </script>`);
-    });
-    const config = parseConfig({
-      network: { allow_private: [fixture.origin] },
-      read: { browser_pages: 2, browser_timeout_ms: 20_000 },
-    });
-    const tier = createBrowserTier(config, { settleMs: 0 });
-    try {
-      await tier.read(`${fixture.origin}/warm`); // the browser is up before the calls
-      const first = new ReadCall();
-      const slow = [1, 2].map((n) =>
-        tier.read(`${fixture.origin}/slow?n=${n}`, { waitForSelector: "#ready", call: first })
-          .then((page) => (order.push(`slow ${n}`), page))
-      );
-      while (fixture.hits.filter((h) => h.path.startsWith("/slow")).length < 2) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      assert.equal(tier.stats().busy, 2, "the first call holds both pages");
-      // A second call: the first call gives one page back at once (it holds two, this one none).
-      const plain = await tier.read(`${fixture.origin}/plain`, { call: new ReadCall() });
-      order.push("plain");
-      assert.match(plain.html, /plain page/);
-      assert.equal(tier.stats().revoked, 1, "one page was taken back");
-      const pages = await Promise.all(slow);
-      pages.forEach((page, i) => assert.match(page.html, new RegExp(`ready ${i + 1}`)));
-      assert.equal(order[0], "plain", `the second call first: ${order}`);
-      // The read that gave its page back loaded its page again when its turn came, after the
-      // second call's page.
-      const loads = fixture.hits.map((h) => h.path).filter((p) => /^\/(slow|plain)/.test(p));
-      assert.equal(loads.length, 4, loads.join());
-      assert.equal(loads[2], "/plain", loads.join());
-      assert.deepEqual(
-        { busy: tier.stats().busy, waiting: tier.stats().waiting, callers: tier.stats().callers },
-        { busy: 0, waiting: 0, callers: 0 },
-      );
-    } finally {
-      await tier.close();
-      await fixture.server.shutdown();
     }
   },
 });
