@@ -220,7 +220,9 @@ function toolArgs(
   return {
     search: () => ({ items: [{ query: "web workers" }] }),
     scrape_urls: () => ({ items: [{ url: page, query: "what is a web worker" }] }),
-    research: () => ({ query: "what is a web worker" }),
+    // Two pages: the profile's reads, extraction and ranking all run; five (the default) only
+    // repeat them, in the costliest call of the matrix.
+    research: () => ({ query: "what is a web worker", max_pages: 2 }),
     crawl_site: () => ({ url: `${world.web.origin}/pages/`, max_pages: 2, max_depth: 1 }),
     domain_stats: () => ({}),
     current_datetime: () => ({}),
