@@ -15,7 +15,9 @@
  * (order reversed every round), so they see the same load. Each server is
  * left `--settle` ms after its `tools/list` answer (default 3,000: the
  * warm-up it starts then loads the ranker, tokenizer and store), and its
- * first `--warmup` recalls are not counted.
+ * first `--warmup` recalls are not counted. Beside the wall times, the CPU
+ * time the server's processes used over the counted recalls, per recall
+ * (`/proc`, Linux): on a shared machine it moves far less with the load.
  *
  * Each root's store lives in a throwaway HOME (its own XDG data directory);
  * the server gets that HOME, NO_COLOR and PATH, and keeps Deno's cache folder.
@@ -131,18 +133,42 @@ interface Variant {
   argv: (env: Record<string, string>) => Promise<string[]>;
 }
 
-async function connect(variant: Variant, env: Record<string, string>): Promise<Client> {
+async function connect(
+  variant: Variant,
+  env: Record<string, string>,
+): Promise<{ client: Client; pid: number | null }> {
   const client = new Client({ name: "mcp-recall-bench", version: "1" });
-  await client.connect(
-    new StdioClientTransport({
-      command: Deno.execPath(),
-      args: await variant.argv(env),
-      cwd: variant.root,
-      env,
-      stderr: "ignore",
-    }),
-  );
-  return client;
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: await variant.argv(env),
+    cwd: variant.root,
+    env,
+    stderr: "ignore",
+  });
+  await client.connect(transport);
+  return { client, pid: transport.pid };
+}
+
+/**
+ * CPU time (user + system, ms) used so far by `pid` and the processes below it (`/proc`;
+ * `null` elsewhere). On a shared machine it moves far less with the load than wall time.
+ */
+function treeCpuMs(pid: number | null): number | null {
+  if (!pid) return null;
+  const tree = [pid];
+  let ticks = 0;
+  try {
+    for (let i = 0; i < tree.length; i++) {
+      const children = Deno.readTextFileSync(`/proc/${tree[i]}/task/${tree[i]}/children`).trim();
+      if (children) tree.push(...children.split(/\s+/).map(Number));
+      // Fields 14 and 15 of /proc/PID/stat (utime, stime), counted after the command's ")".
+      const fields = Deno.readTextFileSync(`/proc/${tree[i]}/stat`).split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+  } catch {
+    return null;
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux.
 }
 
 async function hasLauncher(root: string): Promise<boolean> {
@@ -200,7 +226,7 @@ export async function runMcpRecallBench(
         });
       }
       // The same memories in each root's store, saved through that root's own server.
-      const client = await connect(task, envs.get(root)!);
+      const { client } = await connect(task, envs.get(root)!);
       try {
         for (let start = 0; start < memories; start += 500) {
           const batch = [];
@@ -220,14 +246,17 @@ export async function runMcpRecallBench(
       }
     }
     const timings = new Map<string, number[]>(variants.map((v) => [v.name, []]));
+    const cpu = new Map<string, number>(variants.map((v) => [v.name, 0]));
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 ? [...variants].reverse() : variants;
       for (const variant of order) {
-        const client = await connect(variant, envs.get(variant.root)!);
+        const { client, pid } = await connect(variant, envs.get(variant.root)!);
+        let cpuFrom: number | null = null;
         try {
           await client.listTools();
           await new Promise((resolve) => setTimeout(resolve, settle));
           for (let q = 0; q < warmup + queries; q++) {
+            if (q === warmup) cpuFrom = treeCpuMs(pid);
             const started = performance.now();
             const answer = await client.callTool({
               name: "recall_memories",
@@ -236,6 +265,10 @@ export async function runMcpRecallBench(
             const ms = performance.now() - started;
             if (answer.isError) throw new Error(`recall failed: ${JSON.stringify(answer)}`);
             if (q >= warmup) timings.get(variant.name)!.push(ms);
+          }
+          const cpuTo = treeCpuMs(pid);
+          if (cpuFrom !== null && cpuTo !== null) {
+            cpu.set(variant.name, cpu.get(variant.name)! + cpuTo - cpuFrom);
           }
         } finally {
           await client.close();
@@ -253,6 +286,8 @@ export async function runMcpRecallBench(
       result[name] = {
         p50_ms: Math.round(percentile(ms, 50) * 100) / 100,
         p95_ms: Math.round(percentile(ms, 95) * 100) / 100,
+        // Server CPU per timed recall (the task's processes together).
+        cpu_ms_per_call: Math.round((cpu.get(name)! / ms.length) * 100) / 100,
         calls: ms.length,
       };
     }
