@@ -16,6 +16,7 @@ import { runDegradeBench } from "./degrade.ts";
 import { evidenceBenchOptions, runEvidenceBench } from "./evidence.ts";
 import { runExtractionBench } from "./extraction.ts";
 import { locomoBenchOptions, runLocomoBench } from "./locomo.ts";
+import { mcpRecallOptions, runMcpRecallBench } from "./mcp_recall.ts";
 import { memoryBenchOptions, runMemoryBench } from "./memory.ts";
 import { runMemoryBackendBench } from "./memory_backends.ts";
 import { runPipelineBench } from "./pipeline.ts";
@@ -41,6 +42,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   locomo: () => runLocomoBench(locomoBenchOptions()),
   rerank: () => runRerankBench(rerankBenchOptions()),
   startup: () => runStartupBench(),
+  mcp_recall: () => runMcpRecallBench(mcpRecallOptions()),
   tool_tokens: () => runToolTokensBench(),
   token_savings: () => runTokenSavingsBench(tokenSavingsOptions()),
   health: () => runHealthBench(),

@@ -10,8 +10,15 @@
  * - `mcp` through `deno task mcp` (the launcher and the server it becomes) and
  *   the exact `deno run` the launcher starts (its argv from `childArgv`),
  *   alternating run by run: wall time to the `tools/list` answer, the ratio,
- *   and the resident set of every process of the task (`deno task` and the
- *   server) against the server alone, read when the answer arrives.
+ *   and the memory of every process of the task (`deno task` and the server)
+ *   against the server alone, read from `/proc/PID/smaps_rollup` when the
+ *   answer arrives, summed over the processes: `rss_mb` (resident set; it
+ *   counts the pages of the deno binary that both processes share twice, so
+ *   `extra_rss_mb` overstates what the task costs), `pss_mb` (proportional:
+ *   shared pages divided among the processes that map them; `extra_pss_mb`,
+ *   the tree's PSS minus the server's alone, is the memory the task really
+ *   adds) and `uss_mb` (pages of no other process). The extras compare
+ *   medians of different runs, so a few MB of run-to-run noise remain.
  *
  * The server runs with the permissions of `deno task mcp`. Peak RSS of the
  * short commands is read through `/usr/bin/time` when it exists (`null`
@@ -129,21 +136,39 @@ function processTree(pid: number): number[] {
   return out;
 }
 
-/** The resident set (kB) of `pid` and the processes below it, now; `null` where unreadable. */
-function treeRssKb(pid: number | null | undefined): { kb: number | null; processes: number } {
-  if (!pid) return { kb: null, processes: 0 };
-  let total = 0;
-  let processes = 0;
+/** Memory of a process tree, kB: resident, proportional and unique sets, summed. */
+interface TreeMemory {
+  /** Resident set (`Rss`): counts every shared page (the deno binary's text) once per process. */
+  rss: number;
+  /** Proportional set (`Pss`): each shared page divided among the processes that map it. */
+  pss: number;
+  /** Unique set (`Private_Clean` + `Private_Dirty`): pages no other process maps. */
+  uss: number;
+  /** Processes read. */
+  processes: number;
+}
+
+/**
+ * The memory of `pid` and the processes below it, now (`/proc/PID/smaps_rollup`; `VmRSS`
+ * alone where that is unreadable); `null` where nothing is readable (not Linux).
+ */
+function treeMemory(pid: number | null | undefined): TreeMemory | null {
+  if (!pid) return null;
+  const sum: TreeMemory = { rss: 0, pss: 0, uss: 0, processes: 0 };
   for (const p of processTree(pid)) {
     try {
-      const status = Deno.readTextFileSync(`/proc/${p}/status`);
-      total += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
-      processes++;
+      const rollup = Deno.readTextFileSync(`/proc/${p}/smaps_rollup`);
+      const kb = (name: string) =>
+        Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? 0);
+      sum.rss += kb("Rss");
+      sum.pss += kb("Pss");
+      sum.uss += kb("Private_Clean") + kb("Private_Dirty");
+      sum.processes++;
     } catch {
       // Gone.
     }
   }
-  return { kb: processes > 0 ? total : null, processes };
+  return sum.processes > 0 ? sum : null;
 }
 
 /** One start to the `tools/list` answer; `argv` gets the run's environment (its fresh HOME). */
@@ -155,7 +180,7 @@ async function toolsListOnce(
     answered: number;
     listed: number;
     peak: number | null;
-    tree: ReturnType<typeof treeRssKb>;
+    tree: TreeMemory | null;
     tools: number;
   }
 > {
@@ -183,12 +208,12 @@ async function toolsListOnce(
     // When the answer arrives, before the client checks it (the SDK client
     // compiles every tool's output schema, which is the client's cost).
     let answered = 0;
-    let tree: ReturnType<typeof treeRssKb> = { kb: null, processes: 0 };
+    let tree: TreeMemory | null = null;
     const deliver = transport.onmessage!;
     transport.onmessage = (message: { result?: { tools?: unknown } }, extra?: unknown) => {
       if (message.result?.tools && !answered) {
         answered = performance.now();
-        tree = treeRssKb(transport.pid);
+        tree = treeMemory(transport.pid);
       }
       deliver(message, extra);
     };
@@ -256,20 +281,27 @@ export async function runStartupBench(runs = RUNS): Promise<Record<string, unkno
     task: () => ["task", "mcp"],
     child: (env: Record<string, string>) => childArgv(["--node-modules-dir=manual", "mcp"], env),
   };
-  const seen: Record<string, { ms: number[]; rss: number[]; processes: number }> = {
-    task: { ms: [], rss: [], processes: 0 },
-    child: { ms: [], rss: [], processes: 0 },
+  type Seen = { ms: number[]; rss: number[]; pss: number[]; uss: number[]; processes: number };
+  const seen: Record<string, Seen> = {
+    task: { ms: [], rss: [], pss: [], uss: [], processes: 0 },
+    child: { ms: [], rss: [], pss: [], uss: [], processes: 0 },
   };
   for (let i = 0; i < Math.max(runs * 2, 10); i++) {
     const order = i % 2 ? (["child", "task"] as const) : (["task", "child"] as const);
     for (const name of order) {
       const run = await toolsListOnce(cache, variants[name]);
       seen[name].ms.push(run.answered);
-      if (run.tree.kb !== null) seen[name].rss.push(run.tree.kb / 1024);
-      seen[name].processes = run.tree.processes;
+      if (run.tree) {
+        seen[name].rss.push(run.tree.rss / 1024);
+        seen[name].pss.push(run.tree.pss / 1024);
+        seen[name].uss.push(run.tree.uss / 1024);
+        seen[name].processes = run.tree.processes;
+      }
     }
   }
   const p50 = (xs: number[]) => xs.length ? Math.round(median(xs)) : null;
+  const extra = (task: number[], child: number[]) =>
+    task.length && child.length ? Math.round(median(task) - median(child)) : null;
   const taskMs = p50(seen.task.ms)!;
   const childMs = p50(seen.child.ms)!;
   result.mcp_tools_list_task = {
@@ -281,9 +313,13 @@ export async function runStartupBench(runs = RUNS): Promise<Record<string, unkno
     task_over_child: Math.round((taskMs / childMs) * 100) / 100,
     rss_mb: p50(seen.task.rss),
     child_rss_mb: p50(seen.child.rss),
-    extra_rss_mb: seen.task.rss.length && seen.child.rss.length
-      ? Math.round(median(seen.task.rss) - median(seen.child.rss))
-      : null,
+    extra_rss_mb: extra(seen.task.rss, seen.child.rss),
+    pss_mb: p50(seen.task.pss),
+    child_pss_mb: p50(seen.child.pss),
+    extra_pss_mb: extra(seen.task.pss, seen.child.pss),
+    uss_mb: p50(seen.task.uss),
+    child_uss_mb: p50(seen.child.uss),
+    extra_uss_mb: extra(seen.task.uss, seen.child.uss),
     processes: seen.task.processes,
     runs: seen.task.ms.length,
     target: "task_over_child <= 1.2",

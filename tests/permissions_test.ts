@@ -60,10 +60,11 @@ Deno.test("the launcher's --allow-env list (lib/config/env_names.ts) is the sche
   const json = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
   for (const task of ["start", "mcp"]) {
     // Explicit flags: a permission set (-P) makes Deno print an "experimental" warning on
-    // every start.
+    // every start. Deno's update check is off: it looked up dl.deno.land from the running
+    // server (and may print a "new release" notice on a terminal).
     assert.match(
       json.tasks[task],
-      /^deno run (--node-modules-dir=manual )?--allow-read --allow-env --allow-ffi --allow-run=deno scripts\/launch\.ts /,
+      /^DENO_NO_UPDATE_CHECK=1 deno run (--node-modules-dir=manual )?--allow-read --allow-env --allow-ffi --allow-run=deno scripts\/launch\.ts /,
     );
   }
   assert.equal(json.permissions, undefined, "no permission set in deno.json");
@@ -335,6 +336,7 @@ async function launcherCommand(command: string[]): Promise<string[]> {
   const json = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
   const words = (json.tasks.start as string).split(" ");
   assert.equal(words.pop(), "serve");
+  assert.equal(words.shift(), "DENO_NO_UPDATE_CHECK=1");
   return [...words.slice(1), ...command];
 }
 

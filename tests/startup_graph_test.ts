@@ -98,6 +98,17 @@ Deno.test("gleaner mcp: the modules loaded before tools/list reach no reader, ra
   assert.deepEqual(heavy, [], `loaded before tools/list: ${heavy.join(", ")}`);
 });
 
+Deno.test("lib/text/tokens.ts builds the o200k encoder on the first count, not at import", async () => {
+  // `gpt-tokenizer/encoding/o200k_base` (and the package's main module, which imports it) builds
+  // the encoder's tables as it is evaluated, a quarter of a second or more; tokens.ts imports
+  // the encoder class and the ranks instead.
+  const graph = [...await staticClosure(new URL("lib/text/tokens.ts", ROOT).pathname)];
+  const eager = graph.filter((s) => /^npm:\/gpt-tokenizer@[^/]+(\/encoding\/.*|\/main)?$/.test(s));
+  assert.deepEqual(eager, [], `evaluated at import: ${eager.join(", ")}`);
+  // The check sees what it looks for: the class is in the graph.
+  assert.ok(graph.some((s) => /^npm:\/gpt-tokenizer@[^/]+\/GptEncoding$/.test(s)), "GptEncoding");
+});
+
 Deno.test("the full graph does reach them (the check above sees what it looks for)", async () => {
   const all = await staticClosure(new URL("lib/gleaner.ts", ROOT).pathname);
   for (const pattern of [/\/lib\/text\/tokens\.ts$/, /\/lib\/store\/mod\.ts$/, /npm:linkedom/]) {

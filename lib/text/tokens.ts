@@ -16,12 +16,27 @@
  *
  * @module
  */
-import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { GptEncoding } from "gpt-tokenizer/GptEncoding";
+import o200kRanks from "gpt-tokenizer/bpeRanks/o200k_base";
 import { runPaced, runSteps, type Steps } from "../async/pace.ts";
 
 // Special-token strings found in page text ("<|endoftext|>") are counted as
 // ordinary text instead of throwing.
 const OPTIONS = { disallowedSpecial: new Set<string>() };
+
+/**
+ * The o200k_base encoder, built on the first count: building its tables takes
+ * a quarter of a second or more, which a process that never counts a token
+ * (`tools/list`, `--help`, most spawned tests) does not pay. The same encoder
+ * as `gpt-tokenizer/encoding/o200k_base` builds at import, so counts are the same.
+ */
+let o200k: GptEncoding | undefined;
+
+/** `text`'s o200k_base token count (the encoder is built on the first call). */
+function countO200k(text: string, options: typeof OPTIONS): number {
+  o200k ??= GptEncoding.getEncodingApi("o200k_base", () => o200kRanks);
+  return o200k.countTokens(text, options);
+}
 
 /** Longest piece handed to the tokenizer at once (characters). */
 export const TOKEN_PIECE_CHARS = 2048;
