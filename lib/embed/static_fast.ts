@@ -13,6 +13,12 @@ import { pace } from "../async/pace.ts";
 import { GleanerError } from "../errors.ts";
 import type { Embedder } from "./types.ts";
 import { toUnitVector } from "./vector.ts";
+import { LruCache } from "../cache/lru_cache.ts";
+
+/** Vectors kept per embedder, of texts up to {@link RECENT_CHARS} characters. */
+const RECENT_VECTORS = 8_192;
+/** Longest text whose vector is kept (a passage is far shorter; a memory too). */
+const RECENT_CHARS = 4_096;
 
 /** The dequantised lookup table: row `id` is `table[id·dims … (id+1)·dims)`. */
 export interface StaticTable {
@@ -421,6 +427,29 @@ export function poolIds(table: StaticTable, ids: number[]): Float32Array {
 }
 
 /**
+ * The vector of a text (its first `maxChars` characters), remembered for the texts embedded
+ * lately: a page's passages are embedded again for every question asked of it. The same vector
+ * is returned for the same text (callers only read it).
+ */
+function rememberedVectors(
+  table: StaticTable,
+  tokenizer: StaticTokenizer,
+  maxChars: number,
+): (text: string) => Float32Array {
+  const recent = new LruCache<string, Float32Array>(RECENT_VECTORS);
+  return (text) => {
+    const cut = text.slice(0, maxChars);
+    if (cut.length > RECENT_CHARS) return poolIds(table, tokenizer.encode(cut));
+    let vector = recent.get(cut);
+    if (!vector) {
+      vector = poolIds(table, tokenizer.encode(cut));
+      recent.set(cut, vector);
+    }
+    return vector;
+  };
+}
+
+/**
  * Loads the static model for the plain-TypeScript path and returns an
  * {@link Embedder}. Needs only read access to the model directory (no FFI).
  *
@@ -457,6 +486,7 @@ export async function createFastStaticEmbedder(
     );
   }
   const { table } = files;
+  const vectorOf = rememberedVectors(table, tokenizer, maxChars);
   let closed = false;
   const embed = (texts: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
     if (closed) {
@@ -491,7 +521,7 @@ export async function createFastStaticEmbedder(
         }
       }
       if (typeof text !== "string" || text.trim() === "") out.push(new Float32Array(table.dims));
-      else out.push(poolIds(table, tokenizer.encode(text.slice(0, maxChars))));
+      else out.push(vectorOf(text));
     }
     return out;
   };

@@ -27,6 +27,31 @@ import type { Page } from "../read/types.ts";
 import { telemetry } from "../telemetry/mod.ts";
 import { shareBudget } from "./budget.ts";
 import { pace } from "../async/pace.ts";
+import { LruCache } from "../cache/lru_cache.ts";
+
+/** Pages whose units are kept, per unit size (a page is asked again and again). */
+const CHUNKED_PAGES = 64;
+/** Longest page whose units are kept. */
+const CHUNKED_CHARS = 512 * 1024;
+const chunked = new Map<string, LruCache<string, Unit[]>>();
+
+/**
+ * The units of a page's Markdown, as `chunkMarkdownPaced` cuts them, remembered for the pages
+ * ranked lately. Each call gets its own unit objects (a ranking tells units apart by identity:
+ * two pages with the same text must not share them).
+ */
+async function unitsOf(markdown: string, sizes: { minWords: number; maxWords: number }) {
+  if (markdown.length > CHUNKED_CHARS) return await chunkMarkdownPaced(markdown, sizes);
+  const key = `${sizes.minWords}/${sizes.maxWords}`;
+  let pages = chunked.get(key);
+  if (!pages) chunked.set(key, pages = new LruCache(CHUNKED_PAGES));
+  let units = pages.get(markdown);
+  if (!units) {
+    units = await chunkMarkdownPaced(markdown, sizes);
+    pages.set(markdown, units);
+  }
+  return units.map((unit) => ({ ...unit }));
+}
 
 /** One page read, with the query it should answer (none: the page in order). */
 export interface EvidenceRead {
@@ -259,7 +284,7 @@ async function gatherPacket(options: GatherOptions): Promise<EvidencePacket> {
           minWords: rank.unit_min_words * scale,
           maxWords: rank.unit_max_words * scale,
         };
-        for (const unit of await chunkMarkdownPaced(page.markdown, sizes)) {
+        for (const unit of await unitsOf(page.markdown, sizes)) {
           units.push(unit);
           sourceOf.push(page);
         }

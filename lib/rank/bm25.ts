@@ -12,6 +12,7 @@
  */
 import { runPaced, runSteps, type Steps } from "../async/pace.ts";
 import { STOPWORDS } from "../text/stopwords.ts";
+import { LruCache } from "../cache/lru_cache.ts";
 
 const CJK_RUN = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+$/u;
 const TOKEN =
@@ -98,6 +99,15 @@ interface IndexData {
   df: Map<string, number>;
 }
 
+/** Longest text whose term counts are remembered (passages are far shorter). */
+const MEMO_CHARS = 4096;
+
+/**
+ * Term counts of the passages indexed lately: a page's passages are indexed again for every
+ * question asked of it. Shared by the indexes that hold them, which only read them.
+ */
+const termCounts = new LruCache<string, Map<string, number>>(8_192);
+
 /** Term counts, lengths and document frequencies of `texts`, in steps. */
 function* indexSteps(texts: readonly string[]): Steps<IndexData> {
   const docs: Map<string, number>[] = [];
@@ -105,10 +115,15 @@ function* indexSteps(texts: readonly string[]): Steps<IndexData> {
   const df = new Map<string, number>();
   let step = 0;
   for (const text of texts) {
-    const tf = new Map<string, number>();
-    for (const t of yield* tokenSteps(text)) {
-      tf.set(t, (tf.get(t) ?? 0) + 1);
-      if (++step % TERMS_PER_STEP === 0) yield;
+    const memo = text.length <= MEMO_CHARS;
+    let tf = memo ? termCounts.get(text) : undefined;
+    if (!tf) {
+      tf = new Map<string, number>();
+      for (const t of yield* tokenSteps(text)) {
+        tf.set(t, (tf.get(t) ?? 0) + 1);
+        if (++step % TERMS_PER_STEP === 0) yield;
+      }
+      if (memo) termCounts.set(text, tf);
     }
     docs.push(tf);
     yield;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { memoByText } from "../cache/text_memo.ts";
 
 /** Settings of {@link dedupe}. */
 export interface DedupeOptions<T> {
@@ -32,6 +33,14 @@ export function tokenSet(text: string): Set<string> {
 }
 
 /**
+ * {@link tokenSet}, remembered for the passages seen lately: the same set for the same text, shared
+ * by every caller (read it, never change it).
+ *
+ * @internal used by `select.ts`
+ */
+export const tokenSetOf: (text: string) => ReadonlySet<string> = memoByText(8_192, tokenSet);
+
+/**
  * Jaccard similarity of two sets (1 for two empty sets).
  *
  * @example
@@ -40,7 +49,7 @@ export function tokenSet(text: string): Set<string> {
  * console.assert(jaccard(new Set(["a", "b"]), new Set(["b", "c"])) === 1 / 3);
  * ```
  */
-export function jaccard(a: Set<string>, b: Set<string>): number {
+export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   if (a.size === 0 && b.size === 0) return 1;
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
   let inter = 0;
@@ -84,9 +93,9 @@ export function cosine(a?: Float32Array, b?: Float32Array): number {
 export function dedupe<T>(items: readonly T[], options: DedupeOptions<T>): T[] {
   const jaccardMin = options.jaccard ?? 0.92;
   const cosineMin = options.cosine ?? 0.92;
-  const kept: { item: T; set: Set<string>; vector?: Float32Array }[] = [];
+  const kept: { item: T; set: ReadonlySet<string>; vector?: Float32Array }[] = [];
   for (const item of items) {
-    const set = tokenSet(options.text(item));
+    const set = tokenSetOf(options.text(item));
     const vector = options.vector?.(item);
     const repeat = kept.some((k) =>
       (Math.min(k.set.size, set.size) >= jaccardMin * Math.max(k.set.size, set.size) &&

@@ -7,11 +7,12 @@
  * @module
  */
 import { chunkMarkdown, type Unit } from "../text/chunk.ts";
-import { cosine, dedupe, jaccard, tokenSet } from "./dedupe.ts";
+import { cosine, dedupe, jaccard, tokenSetOf } from "./dedupe.ts";
 import { relevanceOf } from "./fusion.ts";
 import { countTokens, countTokensUpTo, TOKEN_PIECE_CHARS, tokenReach } from "../text/tokens.ts";
 import { headingLine, renderEvidence, sourceHeader } from "./render.ts";
 import { type ArchiveProvenance, type EvidenceItem, provenanceOf } from "./evidence_item.ts";
+import { memoByText } from "../cache/text_memo.ts";
 
 export type { EvidenceItem } from "./evidence_item.ts";
 
@@ -83,11 +84,22 @@ interface Pick {
   c: Candidate;
   query: string;
   cost: number;
-  set: Set<string>;
+  set: ReadonlySet<string>;
   key: string;
 }
 
 const TOP_UP_TRIES = 12;
+
+/** Tokens of passages and heading lines seen lately (a page is asked again and again). */
+const passageTokens = memoByText(8_192, countTokens, TOKEN_PIECE_CHARS);
+
+/**
+ * `countTokensUpTo(text, budget)` where it decides the same: a passage of one piece is counted
+ * whole and remembered (its count, when above `budget`, is above it either way).
+ */
+function passageCost(text: string, budget: number): number {
+  return text.length <= TOKEN_PIECE_CHARS ? passageTokens(text) : countTokensUpTo(text, budget);
+}
 
 function unitKey(c: Candidate): string {
   return `${c.source.url}#${c.unit.start}:${c.unit.end}`;
@@ -197,15 +209,15 @@ export function selectEvidence(options: SelectOptions): Selection {
     for (const c of sorted) {
       // "\n\n" between passages is one token. A unit over the budget is counted only that far
       // (counting a unit of 200,000 CJK characters whole held the thread for 100 ms).
-      const cost = countTokensUpTo(c.unit.text, budget) +
-        countTokens(headingLine(c.unit.headings)) + 1;
+      const cost = passageCost(c.unit.text, budget) +
+        passageTokens(headingLine(c.unit.headings)) + 1;
       if (cost > budget) continue; // can never fit; must not end the pool either
       if (used <= budget) {
         used += cost;
         fitting++;
       }
       if (picks.length >= Math.ceil(oversample * Math.max(1, fitting)) && used > budget) break;
-      picks.push({ c, query: group.query, cost, set: tokenSet(c.unit.text), key: unitKey(c) });
+      picks.push({ c, query: group.query, cost, set: tokenSetOf(c.unit.text), key: unitKey(c) });
     }
     pooled += picks.length;
     const kept = dedupe(picks, {
