@@ -256,6 +256,11 @@ export async function recallAll(
   let tokens5 = 0;
   let tokens10 = 0;
   let returned10 = 0;
+  // GLEANER_LOCOMO_DUMP=<file>: every recall's memories and their context, in order (to check
+  // that a speed change recalls the same: `diff` two dumps).
+  const dump = Deno.env.get("GLEANER_LOCOMO_DUMP");
+  const order = (out: RecallMemoriesResult) =>
+    out.memories.map((m) => [m.id, m.tokens, ...(m.context ?? []).map((c) => c.id)]);
   for (const conv of conversations) {
     const { path, ids } = stores.get(conv.id)!;
     // A turn saved as a duplicate of an earlier one counts as found with it;
@@ -280,6 +285,15 @@ export async function recallAll(
         latencies.push(performance.now() - t);
         const out5 = await service.recall({ query: q.question, top_k: 5, ...budget }, options);
         const rendered10 = countTokens(renderRecall(out10));
+        if (dump) {
+          const line = {
+            conv: conv.id,
+            question: q.question,
+            at10: order(out10),
+            at5: order(out5),
+          };
+          Deno.writeTextFileSync(dump, JSON.stringify(line) + "\n", { append: true });
+        }
         tokens10 += rendered10;
         tokens5 += countTokens(renderRecall(out5));
         returned10 += returnedIds(out10).length;
