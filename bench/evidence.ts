@@ -15,7 +15,9 @@
  * Every call is timed (`ms_per_question`: one `gatherEvidence` over 5 pages read before, the
  * static model's passage vectors cached as in the product): that is the ranking alone, fetch and
  * extraction excluded (the pages are read before the clock starts). `ranking_ms` gives its
- * p50/p95 by budget (the target: ≤ 100 ms a question for 5 pages).
+ * p50/p95 by budget (the target: ≤ 100 ms a question for 5 pages); `ranking_ms_new_pages` the
+ * calls where one of the 5 pages had not been ranked before in the run (its units, term counts
+ * and vectors not remembered yet: a question on pages just read).
  *
  * `GLEANER_EVIDENCE_DUMP=<file>` writes every selection (judge, question, budget, the passages'
  * page and character span) as JSON lines, to check that a speed change selects the same
@@ -160,6 +162,9 @@ async function judge(
   const missed: Record<string, string[]> = {};
   const times: number[] = [];
   const timesByBudget = new Map<number, number[]>(EVIDENCE_BUDGETS.map((b) => [b, []]));
+  // Calls where a page had not been ranked before in this run (nothing of it remembered yet).
+  const firstAsk: number[] = [];
+  const ranked = new Set<string>();
   const dump = Deno.env.get("GLEANER_EVIDENCE_DUMP");
   const questions = asked.filter((q) =>
     pagesFor({ id: q.id, page: q.page } as never, names).every((n) => pages.has(n))
@@ -185,6 +190,8 @@ async function judge(
       });
       const took = performance.now() - started;
       times.push(took);
+      if (set.some((name) => !ranked.has(name))) firstAsk.push(took);
+      set.forEach((name) => ranked.add(name));
       timesByBudget.get(budget)!.push(took);
       if (dump) {
         const spans = packet.items.map((e) => [e.url, e.start, e.end]);
@@ -230,6 +237,11 @@ async function judge(
     unread: asked.length - questions.length,
     ms_per_question_p50: round(percentile(times, 50)),
     ms_per_question_p95: round(percentile(times, 95)),
+    ranking_ms_new_pages: {
+      calls: firstAsk.length,
+      p50: round(percentile(firstAsk, 50)),
+      p95: round(percentile(firstAsk, 95)),
+    },
     ranking_ms: Object.fromEntries(
       [...timesByBudget].map(([budget, ms]) => [
         String(budget),
