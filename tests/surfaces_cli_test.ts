@@ -140,8 +140,9 @@ Deno.test("cli: exit codes as the README documents them (2 usage, 1 failed, JSON
     "search, research and scrape without their argument: usage error, exit 2",
     async () => {
       const cases = [["search"], ["search", " "], ["research"], ["scrape"]];
-      // Independent processes, run side by side.
-      const runs = await Promise.all(cases.map((args) => gleaner(args, ENV, TASK_FLAGS)));
+      // In process, side by side: the exit code runCli returns (the process exits with it,
+      // as the two steps below check in a process under TASK_FLAGS).
+      const runs = await Promise.all(cases.map((args) => gleanerInProcess(args, ENV)));
       for (const [i, args] of cases.entries()) {
         const run = runs[i];
         assert.equal(run.code, 2, `${args.join(" ")}: ${run.out}${run.err}`);
@@ -152,12 +153,12 @@ Deno.test("cli: exit codes as the README documents them (2 usage, 1 failed, JSON
   );
 
   await t.step("a refused flag value is a usage error naming the flag, exit 2", async () => {
-    // Independent processes, run side by side.
+    // In process, side by side.
     const [port, level, set, env] = await Promise.all([
-      gleaner(["search", "x", "--port", "99999"], ENV, TASK_FLAGS),
-      gleaner(["config", "--log-level", "loud"], ENV, TASK_FLAGS),
-      gleaner(["config", "--set", "search.backend=nope"], ENV, TASK_FLAGS),
-      gleaner(["config"], { ...ENV, GLEANER_PORT: "99999" }, TASK_FLAGS),
+      gleanerInProcess(["search", "x", "--port", "99999"], ENV),
+      gleanerInProcess(["config", "--log-level", "loud"], ENV),
+      gleanerInProcess(["config", "--set", "search.backend=nope"], ENV),
+      gleanerInProcess(["config"], { ...ENV, GLEANER_PORT: "99999" }),
     ]);
     assert.equal(port.code, 2, port.err);
     assert.match(port.err, /--port: config: server\.port/);
