@@ -166,7 +166,16 @@ async function commandLineFlags(
   return { flags, flagNames };
 }
 
-async function main(args: string[]): Promise<number> {
+/** Where one run of the command writes, and the environment it reads. */
+interface Io {
+  /** The environment settings and host paths are read from (default: the process's). */
+  env?: Record<string, string>;
+  print(text: string): void;
+  printError(text: string): void;
+}
+
+async function main(args: string[], io: Io): Promise<number> {
+  const { print, printError } = io;
   const { values, positionals } = parse(args);
   if (values.help) return print(USAGE), 0;
   if (values.version) return print(`gleaner ${VERSION}`), 0;
@@ -181,12 +190,13 @@ async function main(args: string[]): Promise<number> {
   try {
     if (command === "doctor") {
       const { diagnoseConfig } = await import("./lib/config/diagnose.ts");
-      diagnosis = await diagnoseConfig({ flags, file: values.config });
+      diagnosis = await diagnoseConfig({ flags, file: values.config, env: io.env });
       config = diagnosis.config;
     } else {
       config = await loadConfig({
         flags,
         file: values.config,
+        env: io.env,
         warn: (message) => warnings.push(message),
       });
     }
@@ -206,7 +216,7 @@ async function main(args: string[]): Promise<number> {
   await setupLogging(config.log.level);
   // The environment the defaults come from (data directory, TMPDIR, CA files, OTEL_*), read once
   // here and handed down: no library module reads the environment itself.
-  const env = (await import("./lib/config/env.ts")).readHostEnv();
+  const env = io.env ?? (await import("./lib/config/env.ts")).readHostEnv();
   // Written synchronously: a short command may exit before the log sink flushes.
   for (const warning of warnings) printError(`gleaner: warning: ${warning}`);
 
@@ -264,7 +274,7 @@ async function main(args: string[]): Promise<number> {
         // The file the configuration was loaded from (`--config`, else `$GLEANER_CONFIG`, else
         // the XDG path): `PUT /config` writes there. Not from the host snapshot `env`, which
         // holds no setting names (`GLEANER_CONFIG` among them) under the launcher's grants.
-        const configFile = loadedConfigFile({ file: values.config });
+        const configFile = loadedConfigFile({ file: values.config, env: io.env });
         let server;
         try {
           server = serveHttp(gleaner, {
@@ -308,7 +318,7 @@ async function main(args: string[]): Promise<number> {
           import("./lib/setup.ts"),
           import("./lib/config/config.ts"),
         ]);
-        const configFile = loadedConfigFile({ file: values.config });
+        const configFile = loadedConfigFile({ file: values.config, env: io.env });
         let file: string | undefined;
         if (configFile) file = await Deno.stat(configFile).then(() => configFile, () => undefined);
         if (!values.json) print("gleaner setup: getting this machine ready");
@@ -460,24 +470,55 @@ async function flushLogsBeforeExit(): Promise<void> {
   await flushLogs();
 }
 
-function print(text: string): void {
-  Deno.stdout.writeSync(new TextEncoder().encode(text.endsWith("\n") ? text : `${text}\n`));
+/** A writer of whole lines: `text` with a newline added when it has none. */
+function lines(write: (text: string) => void): (text: string) => void {
+  return (text) => write(text.endsWith("\n") ? text : `${text}\n`);
 }
 
-function printError(text: string): void {
-  Deno.stderr.writeSync(new TextEncoder().encode(text.endsWith("\n") ? text : `${text}\n`));
+function writer(file: { writeSync(bytes: Uint8Array): number }): (text: string) => void {
+  return (text) => file.writeSync(new TextEncoder().encode(text));
 }
 
-if (import.meta.main) {
+/**
+ * Where {@link runCli} writes and what it reads; every field defaults to the process's own.
+ */
+export interface CliIo {
+  /** The environment settings and host paths are read from (default: the process's). */
+  env?: Record<string, string>;
+  /** Receives what the command prints on standard output (default: stdout). */
+  stdout?: (text: string) => void;
+  /** Receives what the command prints on standard error (default: stderr). */
+  stderr?: (text: string) => void;
+}
+
+/**
+ * Runs the `gleaner` command with `args` (as on its command line) and returns its exit code:
+ * 0 success, 1 failure, 2 usage error; a failure is printed on `stderr` (and, with `--json`, as
+ * `{"error":{"code","message"}}` on `stdout`). The process exits only where `cli.ts` is the main
+ * module. Logs go to the process's stderr whatever `io` says.
+ *
+ * @example
+ * ```ts ignore
+ * import { runCli } from "./cli.ts";
+ * let out = "";
+ * const code = await runCli(["config"], { stdout: (text) => out += text });
+ * console.assert(code === 0 && JSON.parse(out).server.port === 8787);
+ * ```
+ */
+export async function runCli(args: string[], io: CliIo = {}): Promise<number> {
+  return (await run(args, io)).code;
+}
+
+/** {@link runCli}, and whether the command ended by a failure it threw (not an exit code). */
+async function run(args: string[], io: CliIo): Promise<{ code: number; thrown: boolean }> {
+  const print = lines(io.stdout ?? writer(Deno.stdout));
+  const printError = lines(io.stderr ?? writer(Deno.stderr));
   // With --json a failure is a JSON object on stdout too: `{"error":{"code","message"}}`.
-  const end = Deno.args.indexOf("--");
-  const json = (end === -1 ? Deno.args : Deno.args.slice(0, end)).includes("--json");
+  const end = args.indexOf("--");
+  const json = (end === -1 ? args : args.slice(0, end)).includes("--json");
   try {
-    const code = await main(Deno.args);
-    const { shutdownTelemetry } = await import("./lib/telemetry/mod.ts");
-    await shutdownTelemetry();
-    await flushLogsBeforeExit();
-    Deno.exit(code);
+    const code = await main(args, { ...(io.env ? { env: io.env } : {}), print, printError });
+    return { code, thrown: false };
   } catch (error) {
     const usage = error instanceof UsageError;
     const failure = usage
@@ -487,9 +528,19 @@ if (import.meta.main) {
     await flushLogsBeforeExit();
     if (usage) {
       printError(`gleaner: ${failure.message}\nrun "gleaner --help" for usage`);
-      Deno.exit(2);
+      return { code: 2, thrown: true };
     }
     printError(`${failure.code}: ${failure.code === "internal" ? String(error) : failure.message}`);
-    Deno.exit(1);
+    return { code: 1, thrown: true };
   }
+}
+
+if (import.meta.main) {
+  const { code, thrown } = await run(Deno.args, {});
+  if (!thrown) {
+    const { shutdownTelemetry } = await import("./lib/telemetry/mod.ts");
+    await shutdownTelemetry();
+  }
+  await flushLogsBeforeExit();
+  Deno.exit(code);
 }

@@ -39,7 +39,7 @@ const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
  * installed package once per npm import in the module graph (about 50 passes
  * over 200 packages, 0.3 s), on every start.
  */
-const FLAGS = ["--node-modules-dir=manual", ...DENO_RUN_FLAGS];
+const FLAGS = DENO_RUN_FLAGS;
 /** The same command with the project's `nodeModulesDir: "auto"` (a bare `deno run cli.ts`). */
 const AUTO_FLAGS = FLAGS.filter((flag) => !flag.startsWith("--node-modules-dir"));
 const RUNS = 5;

@@ -5,6 +5,7 @@ import { type DoctorCheck, type DoctorReport, runDoctor } from "./doctor.ts";
 import { freePort } from "../testing/fixtures/serve.ts";
 import { ignorePostgres, postgresSuffix, startPostgres } from "../testing/fixtures/postgres.ts";
 import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
+import { gleanerInProcess } from "../testing/fixtures/cli.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
 
@@ -287,28 +288,22 @@ Deno.test("gleaner doctor (the command): every config problem, a trailing comma 
       `${root}/config/gleaner/config.json`,
       '{\n  "search": { "region": "de-de", },\n  "server": { "port": 9000 }\n}\n',
     );
+    // In process: what the command prints and returns is tested here.
     const run = async (json: boolean) => {
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: ["run", ...DENO_RUN_FLAGS, CLI, "doctor", ...(json ? ["--json"] : [])],
-        env: {
-          ...Deno.env.toObject(),
-          NO_COLOR: "1",
-          XDG_DATA_HOME: `${root}/data`,
-          XDG_CONFIG_HOME: `${root}/config`,
-          GLEANER_STORE_PATH: ":memory:",
-          GLEANER_MEMORY_PATH: ":memory:",
-          GLEANER_EMBED_PROVIDER: "none",
-          GLEANER_LOG_LEVEL: "warning",
-          GLEANER_SERVER_PORT: "eighty",
-          // A key pasted with the line's end, and one with a space in it.
-          GLEANER_SEARCH_BRAVE_API_KEY: "BSA-do-not-print-1\n",
-          GLEANER_SEARCH_EXA_API_KEY: "exa do-not-print-2",
-        },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      return { code: out.code, stdout: new TextDecoder().decode(out.stdout) };
+      const out = await gleanerInProcess(["doctor", ...(json ? ["--json"] : [])], {
+        ...Deno.env.toObject(),
+        XDG_DATA_HOME: `${root}/data`,
+        XDG_CONFIG_HOME: `${root}/config`,
+        GLEANER_STORE_PATH: ":memory:",
+        GLEANER_MEMORY_PATH: ":memory:",
+        GLEANER_EMBED_PROVIDER: "none",
+        GLEANER_LOG_LEVEL: "warning",
+        GLEANER_SERVER_PORT: "eighty",
+        // A key pasted with the line's end, and one with a space in it.
+        GLEANER_SEARCH_BRAVE_API_KEY: "BSA-do-not-print-1\n",
+        GLEANER_SEARCH_EXA_API_KEY: "exa do-not-print-2",
+      });
+      return { code: out.code, stdout: out.out };
     };
     const [text, json] = await Promise.all([run(false), run(true)]);
     assert.equal(text.code, 1, text.stdout);

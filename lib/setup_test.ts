@@ -6,28 +6,19 @@
  */
 import assert from "node:assert/strict";
 import { browserSuffix, chromium, ignoreBrowser } from "../testing/fixtures/browser.ts";
-import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
+import { gleanerInProcess } from "../testing/fixtures/cli.ts";
 import type { SetupReport } from "./setup.ts";
 
-const CLI = new URL("../cli.ts", import.meta.url).pathname;
-
+/** `gleaner setup <args>` in process: its steps, output and exit code are what is tested. */
 async function setup(root: string, args: string[], env: Record<string, string> = {}) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...DENO_RUN_FLAGS, CLI, "setup", ...args],
-    env: {
-      ...Deno.env.toObject(),
-      NO_COLOR: "1",
-      XDG_DATA_HOME: `${root}/data`,
-      XDG_CONFIG_HOME: `${root}/config`,
-      GLEANER_LOG_LEVEL: "warning",
-      ...env,
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  const out = await gleanerInProcess(["setup", ...args], {
+    ...Deno.env.toObject(),
+    XDG_DATA_HOME: `${root}/data`,
+    XDG_CONFIG_HOME: `${root}/config`,
+    GLEANER_LOG_LEVEL: "warning",
+    ...env,
+  });
+  return { code: out.code, stdout: out.out, stderr: out.err };
 }
 
 Deno.test({

@@ -1,24 +1,12 @@
-/** The `gleaner` command as an operator runs it. */
+/** The `gleaner` command as an operator runs it (in process: what it parses, prints and returns). */
 import assert from "node:assert/strict";
-import { DENO_RUN_FLAGS, startTestWorld } from "../testing/fixtures/world.ts";
-
-const CLI = new URL("../cli.ts", import.meta.url).pathname;
-const FLAGS = DENO_RUN_FLAGS;
-
-async function gleaner(args: string[], env: Record<string, string>) {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...FLAGS, CLI, ...args],
-    env: { ...env, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code, out: new TextDecoder().decode(stdout), err: new TextDecoder().decode(stderr) };
-}
+import { startTestWorld } from "../testing/fixtures/world.ts";
+import { gleanerInProcess as gleaner } from "../testing/fixtures/cli.ts";
 
 Deno.test("cli: search, scrape and config print what an operator expects", async () => {
   const world = await startTestWorld();
   try {
-    // Independent processes, run side by side.
+    // Independent runs, side by side.
     const [search, scrape, config, bad] = await Promise.all([
       gleaner(["search", "fetch", "api"], world.env),
       gleaner(

@@ -5,27 +5,20 @@
  */
 import assert from "node:assert/strict";
 import { openStore, type Store } from "../lib/store/mod.ts";
-import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
+import { gleanerInProcess } from "../testing/fixtures/cli.ts";
 import { redisRequirement, startRedis } from "../lib/store/testdata/helpers.ts";
 
-const CLI = new URL("../cli.ts", import.meta.url).pathname;
 const redis = redisRequirement;
 
-async function gleaner(args: string[], env: Record<string, string>) {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...DENO_RUN_FLAGS, CLI, ...args],
-    env: {
-      ...env,
-      GLEANER_MEMORY_ENABLED: "false",
-      GLEANER_EMBED_PROVIDER: "none",
-      GLEANER_LOG_LEVEL: "warning",
-      XDG_CONFIG_HOME: "/nonexistent/gleaner-test-config",
-      NO_COLOR: "1",
-    },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code, out: new TextDecoder().decode(stdout), err: new TextDecoder().decode(stderr) };
+/** `gleaner <args>` in process (its arguments, output and exit code are what is tested). */
+function gleaner(args: string[], env: Record<string, string>) {
+  return gleanerInProcess(args, {
+    ...env,
+    GLEANER_MEMORY_ENABLED: "false",
+    GLEANER_EMBED_PROVIDER: "none",
+    GLEANER_LOG_LEVEL: "warning",
+    XDG_CONFIG_HOME: "/nonexistent/gleaner-test-config",
+  });
 }
 
 const ORIGIN = "https://docs.example.com";

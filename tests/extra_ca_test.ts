@@ -182,10 +182,13 @@ for (const variable of ["NODE_EXTRA_CA_CERTS", "DENO_CERT"] as const) {
   });
 }
 
-/** `deno run <flags> cli.ts <args>` with the given environment: exit code, stdout and stderr. */
+/**
+ * `deno run <flags> cli.ts <args>` with the given environment: exit code, stdout and stderr.
+ * `--node-modules-dir=manual` as `deno task mcp` has it: the grants are what is tested here.
+ */
 async function runCli(flags: string[], args: string[], env: Record<string, string>) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...flags, "cli.ts", ...args],
+    args: ["run", "--node-modules-dir=manual", ...flags, "cli.ts", ...args],
     cwd: ROOT,
     env,
     stdin: "null",

@@ -287,6 +287,7 @@ function spawnWriter(path: string, label: string, batches: number, size: number,
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      "--node-modules-dir=manual",
       "-A",
       WRITER,
       path,

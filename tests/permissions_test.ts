@@ -305,7 +305,11 @@ Deno.test("without a grant it needs, the error names the flag and the value to a
   const world = await startTestWorld({ embed: "static" });
   const { env, dir } = await freshEnv(world);
   try {
-    const argv = await childArgv(["scrape", world.web.url("/pages/mozilla-1"), "--json"], env);
+    // `--node-modules-dir=manual` (as the mcp task passes it): the grants are what is tested.
+    const argv = await childArgv(
+      ["--node-modules-dir=manual", "scrape", world.web.url("/pages/mozilla-1"), "--json"],
+      env,
+    );
     // The data directory's write grant taken away: the store cannot be created.
     const data = `${dir}/data/gleaner`;
     const scoped = argv.map((arg) =>
@@ -394,7 +398,7 @@ Deno.test({
       assert.equal(check(socket, "memory store").status, "ok", JSON.stringify(socket.checks));
       env.GLEANER_MEMORY_POSTGRES_URL = tcpUrl;
       // The same grants less PGPASSWORD: both the permission check and the store name it.
-      const argv = await childArgv(["doctor", "--json"], env);
+      const argv = await childArgv(["--node-modules-dir=manual", "doctor", "--json"], env);
       const without = argv.map((arg) =>
         arg.startsWith("--allow-env=")
           ? `--allow-env=${arg.slice(12).split(",").filter((n) => n !== "PGPASSWORD").join(",")}`

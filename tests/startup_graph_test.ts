@@ -156,7 +156,7 @@ Deno.test("gleaner mcp: by its first answer the running server has loaded no cal
   const dir = await Deno.makeTempDir({ prefix: "gleaner-startup-trace-" });
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", "--node-modules-dir=manual", ...DENO_RUN_FLAGS, CLI, "mcp"],
+    args: ["run", ...DENO_RUN_FLAGS, CLI, "mcp"],
     env: {
       ...Deno.env.toObject(),
       DENO_LOG: TRACE_LOG,

@@ -3,9 +3,13 @@
  * 2 and name the nearest setting, misspelt environment names warn, a batch in
  * which every item failed exits 1, a missing Deno permission names its flag,
  * and a non-loopback bind without a key refuses to start.
+ *
+ * What the command parses, prints and returns runs in process (`gleanerInProcess`); a
+ * process is spawned where its grants are the point, and for `serve`.
  */
 import assert from "node:assert/strict";
 import { DENO_RUN_FLAGS, startTestWorld } from "../testing/fixtures/world.ts";
+import { gleanerInProcess } from "../testing/fixtures/cli.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
 
@@ -31,12 +35,12 @@ const ENV = {
 };
 
 Deno.test("cli: a mistyped flag, command or --set key is a usage error (exit 2)", async () => {
-  // Independent processes, run side by side.
+  // Independent runs, side by side.
   const [flag, command, set, port] = await Promise.all([
-    gleaner(["search", "x", "--max-token", "5"], ENV),
-    gleaner(["serach", "x"], ENV),
-    gleaner(["config", "--set", "search.searxng=http://127.0.0.1:1/"], ENV),
-    gleaner(["serve", "--port", "eighty"], ENV),
+    gleanerInProcess(["search", "x", "--max-token", "5"], ENV),
+    gleanerInProcess(["serach", "x"], ENV),
+    gleanerInProcess(["config", "--set", "search.searxng=http://127.0.0.1:1/"], ENV),
+    gleanerInProcess(["serve", "--port", "eighty"], ENV),
   ]);
   assert.equal(flag.code, 2, flag.err);
   assert.match(flag.err, /--max-token/);
@@ -55,10 +59,10 @@ Deno.test("cli: a misspelt GLEANER_* name warns with the nearest setting; the fi
   try {
     const file = `${dir}/config.json`;
     await Deno.writeTextFile(file, JSON.stringify({ search: { regoin: "de-de" } }));
-    // Independent processes, run side by side.
+    // Independent runs, side by side.
     const [config, bad] = await Promise.all([
-      gleaner(["config"], { ...ENV, GLEANER_SERACH_REGION: "de-de" }),
-      gleaner(["config", "--config", file], ENV),
+      gleanerInProcess(["config"], { ...ENV, GLEANER_SERACH_REGION: "de-de" }),
+      gleanerInProcess(["config", "--config", file], ENV),
     ]);
     assert.equal(config.code, 0, config.err);
     assert.match(config.err, /GLEANER_SERACH_REGION .*did you mean GLEANER_SEARCH_REGION/);
@@ -77,13 +81,13 @@ Deno.test("cli: a misspelt GLEANER_* name warns with the nearest setting; the fi
 Deno.test("cli: scrape exits 1 when every item failed, 0 when one succeeded", async () => {
   const world = await startTestWorld();
   try {
-    // Independent processes, run side by side.
+    // Independent runs, side by side.
     const [failed, mixed] = await Promise.all([
-      gleaner(
+      gleanerInProcess(
         ["scrape", "http://169.254.169.254/latest/", world.web.url("/404"), "--json"],
         world.env,
       ),
-      gleaner(
+      gleanerInProcess(
         ["scrape", "http://169.254.169.254/latest/", world.web.url("/pages/002"), "--json"],
         world.env,
       ),
@@ -136,8 +140,9 @@ Deno.test("cli: exit codes as the README documents them (2 usage, 1 failed, JSON
     "search, research and scrape without their argument: usage error, exit 2",
     async () => {
       const cases = [["search"], ["search", " "], ["research"], ["scrape"]];
-      // Independent processes, run side by side.
-      const runs = await Promise.all(cases.map((args) => gleaner(args, ENV, TASK_FLAGS)));
+      // In process, side by side: the exit code runCli returns (the process exits with it,
+      // as the two steps below check in a process under TASK_FLAGS).
+      const runs = await Promise.all(cases.map((args) => gleanerInProcess(args, ENV)));
       for (const [i, args] of cases.entries()) {
         const run = runs[i];
         assert.equal(run.code, 2, `${args.join(" ")}: ${run.out}${run.err}`);
@@ -148,12 +153,12 @@ Deno.test("cli: exit codes as the README documents them (2 usage, 1 failed, JSON
   );
 
   await t.step("a refused flag value is a usage error naming the flag, exit 2", async () => {
-    // Independent processes, run side by side.
+    // In process, side by side.
     const [port, level, set, env] = await Promise.all([
-      gleaner(["search", "x", "--port", "99999"], ENV, TASK_FLAGS),
-      gleaner(["config", "--log-level", "loud"], ENV, TASK_FLAGS),
-      gleaner(["config", "--set", "search.backend=nope"], ENV, TASK_FLAGS),
-      gleaner(["config"], { ...ENV, GLEANER_PORT: "99999" }, TASK_FLAGS),
+      gleanerInProcess(["search", "x", "--port", "99999"], ENV),
+      gleanerInProcess(["config", "--log-level", "loud"], ENV),
+      gleanerInProcess(["config", "--set", "search.backend=nope"], ENV),
+      gleanerInProcess(["config"], { ...ENV, GLEANER_PORT: "99999" }),
     ]);
     assert.equal(port.code, 2, port.err);
     assert.match(port.err, /--port: config: server\.port/);

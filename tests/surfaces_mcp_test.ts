@@ -144,14 +144,36 @@ Deno.test("MCP over HTTP: invalid arguments are tool errors with REST's code and
   }
 });
 
-Deno.test("MCP over stdio: invalid arguments are tool errors; no listChanged", async () => {
+// One `gleaner mcp` process and SDK client for both: neither call leaves state the other sees.
+Deno.test("MCP over stdio, SDK client (one server)", async (t) => {
   const world = await startTestWorld();
   const transport = cliTransport(world.env);
   const client = new Client({ name: "gleaner-test", version: "1.0.0" });
   try {
     await client.connect(transport as Transport);
-    assertCapabilities(client);
-    await assertBadCalls(client);
+    await t.step("invalid arguments are tool errors; no listChanged", async () => {
+      assertCapabilities(client);
+      await assertBadCalls(client);
+    });
+    await t.step("an oversized call fails with -32600, the next one works", async () => {
+      // The SDK writes a request's id last: it is found at the end of the line.
+      await assert.rejects(
+        () =>
+          client.callTool({
+            name: "current_datetime",
+            arguments: { pad: "c".repeat(MAX_LINE_BYTES + 1) },
+          }),
+        (e: unknown) =>
+          e instanceof McpError && (e as McpError).code === -32600 &&
+          /longer than 4194304 bytes/.test((e as McpError).message),
+      );
+      const after = await client.callTool({
+        name: "current_datetime",
+        arguments: {},
+      }) as ToolResult;
+      assert.ok(!after.isError, after.content[0]?.text);
+      assert.match(String(after.structuredContent?.iso), /^\d{4}-\d\d-\d\dT/);
+    });
   } finally {
     await client.close();
     await world.close();
@@ -277,32 +299,6 @@ Deno.test("MCP over stdio: a line over 4 MiB fails that request only; the sessio
     assert.ok(!replies[3].error && !replies[3].result.isError, JSON.stringify(replies[3]));
     assert.match(replies[3].result.structuredContent.iso, /^\d{4}-\d\d-\d\dT/);
   } finally {
-    await world.close();
-  }
-});
-
-Deno.test("MCP over stdio, SDK client: an oversized call fails with -32600, the next one works", async () => {
-  const world = await startTestWorld();
-  const transport = cliTransport(world.env);
-  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
-  try {
-    await client.connect(transport as Transport);
-    // The SDK writes a request's id last: it is found at the end of the line.
-    await assert.rejects(
-      () =>
-        client.callTool({
-          name: "current_datetime",
-          arguments: { pad: "c".repeat(MAX_LINE_BYTES + 1) },
-        }),
-      (e: unknown) =>
-        e instanceof McpError && (e as McpError).code === -32600 &&
-        /longer than 4194304 bytes/.test((e as McpError).message),
-    );
-    const after = await client.callTool({ name: "current_datetime", arguments: {} }) as ToolResult;
-    assert.ok(!after.isError, after.content[0]?.text);
-    assert.match(String(after.structuredContent?.iso), /^\d{4}-\d\d-\d\dT/);
-  } finally {
-    await client.close();
     await world.close();
   }
 });

@@ -167,7 +167,7 @@ try { await createStaticEmbedder({ engine: "transformers" }); out.onnx = "loaded
 catch (e) { out.code = e.code; out.message = e.message; }
 console.log(JSON.stringify(out));`;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-env", "--allow-sys", "-"],
+    args: ["run", "--node-modules-dir=manual", "--allow-read", "--allow-env", "--allow-sys", "-"],
     cwd: root,
     stdin: "piped",
     stdout: "piped",

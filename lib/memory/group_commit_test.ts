@@ -107,7 +107,7 @@ Deno.test("group commit: a process killed mid-group loses no acknowledged save",
   try {
     const path = `${dir}/m.db`;
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", SAVER, path, "12"],
+      args: ["run", "--node-modules-dir=manual", "-A", SAVER, path, "12"],
       stdout: "piped",
       stderr: "null",
     }).spawn();

@@ -16,7 +16,14 @@ import { openSqliteMemoryBackend } from "../sqlite/backend.ts";
 /** Runs these vector writes on the file at `path` in another process; returns the ids it inserted. */
 export async function otherProcess(path: string, steps: unknown[]): Promise<number[]> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(import.meta.url).pathname, path, JSON.stringify(steps)],
+    args: [
+      "run",
+      "--node-modules-dir=manual",
+      "-A",
+      new URL(import.meta.url).pathname,
+      path,
+      JSON.stringify(steps),
+    ],
     stdout: "piped",
     stderr: "inherit",
   }).output();

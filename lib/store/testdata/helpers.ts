@@ -100,6 +100,7 @@ export async function runWriters(
     new Deno.Command(Deno.execPath(), {
       args: [
         "run",
+        "--node-modules-dir=manual",
         "--allow-read",
         "--allow-write",
         "--allow-env",
