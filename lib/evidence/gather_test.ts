@@ -326,3 +326,31 @@ Deno.test("gatherEvidence: a page of 200,000 CJK characters without spaces gives
   assert.equal(page.markdown.slice(item.start, item.end), item.text);
   assert.ok(item.text.includes(run.slice(100_000, 100_004)), "the passage holding the query");
 });
+
+Deno.test("gatherEvidence: asking the same pages again selects the same passages (what is remembered of a page is never changed by a ranking), with a twin page among them", async () => {
+  const [page, other] = await Promise.all(["002", "wikipedia"].map(realPage));
+  const twin: Page = {
+    ...page,
+    url: "https://fixture.example/twin",
+    finalUrl: "https://fixture.example/twin",
+  };
+  const ask = () =>
+    gatherEvidence({
+      reads: [page, other, twin].map((p) => ({
+        page: p,
+        query: "bodyUsed attribute safe to read",
+      })),
+      maxTokens: 500,
+      rank,
+    });
+  const first = await ask();
+  const again = await ask();
+  assert.deepEqual(again.items, first.items, "remembered units, counts and vectors change nothing");
+  assert.equal(again.text, first.text);
+  const urls = new Set(first.items.map((item) => item.url));
+  assert.ok(urls.has(page.finalUrl) || urls.has(twin.finalUrl));
+  for (const item of first.items) {
+    const source = [page, other, twin].find((p) => p.finalUrl === item.url)!;
+    assert.equal(source.markdown.slice(item.start, item.end), item.text);
+  }
+});
