@@ -13,7 +13,7 @@ import { pace } from "../async/pace.ts";
 import { GleanerError } from "../errors.ts";
 import type { Embedder } from "./types.ts";
 import { toUnitVector } from "./vector.ts";
-import { LruCache } from "../cache/lru_cache.ts";
+import { memoByText } from "../cache/text_memo.ts";
 
 /** Vectors kept per embedder, of texts up to {@link RECENT_CHARS} characters. */
 const RECENT_VECTORS = 8_192;
@@ -427,29 +427,6 @@ export function poolIds(table: StaticTable, ids: number[]): Float32Array {
 }
 
 /**
- * The vector of a text (its first `maxChars` characters), remembered for the texts embedded
- * lately: a page's passages are embedded again for every question asked of it. The same vector
- * is returned for the same text (callers only read it).
- */
-function rememberedVectors(
-  table: StaticTable,
-  tokenizer: StaticTokenizer,
-  maxChars: number,
-): (text: string) => Float32Array {
-  const recent = new LruCache<string, Float32Array>(RECENT_VECTORS);
-  return (text) => {
-    const cut = text.slice(0, maxChars);
-    if (cut.length > RECENT_CHARS) return poolIds(table, tokenizer.encode(cut));
-    let vector = recent.get(cut);
-    if (!vector) {
-      vector = poolIds(table, tokenizer.encode(cut));
-      recent.set(cut, vector);
-    }
-    return vector;
-  };
-}
-
-/**
  * Loads the static model for the plain-TypeScript path and returns an
  * {@link Embedder}. Needs only read access to the model directory (no FFI).
  *
@@ -486,7 +463,15 @@ export async function createFastStaticEmbedder(
     );
   }
   const { table } = files;
-  const vectorOf = rememberedVectors(table, tokenizer, maxChars);
+  // A text's vector, remembered for the texts embedded lately: a page's passages are embedded
+  // again for every question asked of it. The same vector comes back for the same text (callers
+  // only read it).
+  const pooled = memoByText(
+    RECENT_VECTORS,
+    (cut) => poolIds(table, tokenizer.encode(cut)),
+    RECENT_CHARS,
+  );
+  const vectorOf = (text: string) => pooled(text.slice(0, maxChars));
   let closed = false;
   const embed = (texts: string[], signal?: AbortSignal): Promise<Float32Array[]> => {
     if (closed) {
