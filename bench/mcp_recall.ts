@@ -31,6 +31,7 @@
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { processTree } from "./lib/proc.ts";
 
 const HERE = decodeURIComponent(new URL("../", import.meta.url).pathname).replace(/\/$/, "");
 
@@ -155,14 +156,11 @@ async function connect(
  */
 function treeCpuMs(pid: number | null): number | null {
   if (!pid) return null;
-  const tree = [pid];
   let ticks = 0;
   try {
-    for (let i = 0; i < tree.length; i++) {
-      const children = Deno.readTextFileSync(`/proc/${tree[i]}/task/${tree[i]}/children`).trim();
-      if (children) tree.push(...children.split(/\s+/).map(Number));
+    for (const p of processTree(pid)) {
       // Fields 14 and 15 of /proc/PID/stat (utime, stime), counted after the command's ")".
-      const fields = Deno.readTextFileSync(`/proc/${tree[i]}/stat`).split(") ")[1].split(" ");
+      const fields = Deno.readTextFileSync(`/proc/${p}/stat`).split(") ")[1].split(" ");
       ticks += Number(fields[11]) + Number(fields[12]);
     }
   } catch {

@@ -28,6 +28,7 @@
  */
 import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
 import { childArgv } from "../scripts/launch.ts";
+import { processTree } from "./lib/proc.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
@@ -120,20 +121,6 @@ async function denoDir(): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
     .output();
   return (JSON.parse(new TextDecoder().decode(out.stdout)) as { denoDir: string }).denoDir;
-}
-
-/** The process `pid` and every process below it. */
-function processTree(pid: number): number[] {
-  const out = [pid];
-  for (let i = 0; i < out.length; i++) {
-    try {
-      const children = Deno.readTextFileSync(`/proc/${out[i]}/task/${out[i]}/children`).trim();
-      if (children) out.push(...children.split(/\s+/).map(Number));
-    } catch {
-      // Gone, or not Linux.
-    }
-  }
-  return out;
 }
 
 /** Memory of a process tree, kB: resident, proportional and unique sets, summed. */
