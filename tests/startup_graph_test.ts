@@ -109,6 +109,17 @@ Deno.test("lib/text/tokens.ts builds the o200k encoder on the first count, not a
   assert.ok(graph.some((s) => /^npm:\/gpt-tokenizer@[^/]+\/GptEncoding$/.test(s)), "GptEncoding");
 });
 
+Deno.test("importing lib/gleaner.ts counts no token: no module does at its top level", async () => {
+  // Every test module that imports the library pays what its modules do at import; a count at
+  // a module's top level (a constant's token count) built the encoder there, about 0.4 CPU-s.
+  const tokens = await import("../lib/text/tokens.ts");
+  assert.equal(tokens.o200kBuilt(), false, "nothing in this test module has counted yet");
+  await import("../lib/gleaner.ts");
+  assert.equal(tokens.o200kBuilt(), false, "the encoder was built while lib/gleaner.ts loaded");
+  tokens.countTokens("the check sees what it looks for");
+  assert.equal(tokens.o200kBuilt(), true);
+});
+
 Deno.test("the full graph does reach them (the check above sees what it looks for)", async () => {
   const all = await staticClosure(new URL("lib/gleaner.ts", ROOT).pathname);
   for (const pattern of [/\/lib\/text\/tokens\.ts$/, /\/lib\/store\/mod\.ts$/, /npm:linkedom/]) {

@@ -40,21 +40,32 @@ const PROFILE_PAGE = 64;
 const MAX_AUTHORS = 1_000;
 /** Most profile memories a recall considers. */
 const MAX_PROFILE_POOL = 2_000;
+/** Tokens of the rendered elements' markup without their content. */
+interface Overheads {
+  /** A memory element (tags, ref, time): an entry whose content alone leaves less than half of this is not counted. */
+  entry: number;
+  /** A context element. */
+  context: number;
+  /** A profile element. */
+  profile: number;
+}
+
+let overheads: Overheads | undefined;
+
 /**
- * Tokens of a rendered memory element without its content (tags, ref, time):
- * an entry whose content alone leaves less than half of this is not counted.
+ * The markup's tokens, counted on first use rather than at import: counting
+ * builds the o200k encoder (about 0.4 s of CPU), which a process that only
+ * imports this module (a test, `--version`) should not pay.
  */
-const ENTRY_OVERHEAD_TOKENS = countTokens(
-  '<memory index="10" ref="abcdefgh" relevance="medium" created_at="2026-01-01T00:00:00.000Z"></memory>',
-);
-
-/** Tokens of a rendered context element without its content. */
-const CONTEXT_OVERHEAD_TOKENS = countTokens('<context of="10"></context>');
-
-/** Tokens of a rendered profile element without its content. */
-const PROFILE_OVERHEAD_TOKENS = countTokens(
-  '<memory ref="abcdefgh" created_at="2026-01-01T00:00:00.000Z"></memory>',
-);
+function overhead(): Overheads {
+  return overheads ??= {
+    entry: countTokens(
+      '<memory index="10" ref="abcdefgh" relevance="medium" created_at="2026-01-01T00:00:00.000Z"></memory>',
+    ),
+    context: countTokens('<context of="10"></context>'),
+    profile: countTokens('<memory ref="abcdefgh" created_at="2026-01-01T00:00:00.000Z"></memory>'),
+  };
+}
 
 /** Per-call options of `MemoryService.recall` not exposed as tool arguments. */
 export interface RecallOptions {
@@ -209,7 +220,7 @@ export async function recallMemories(
     if (!ranked[i].memory) continue; // deleted meanwhile
     const { memory, score } = ranked[i] as { memory: Memory; score?: number };
     const left = maxTokens - tokens;
-    if (memory.tokens + ENTRY_OVERHEAD_TOKENS / 2 > left) {
+    if (memory.tokens + overhead().entry / 2 > left) {
       overBudget++;
       continue;
     }
@@ -272,7 +283,7 @@ async function readProfile(
   let profileTokens = 0;
   const takeProfile = (m: Memory) => {
     const left = budget - profileTokens;
-    if (left < PROFILE_OVERHEAD_TOKENS || m.tokens + PROFILE_OVERHEAD_TOKENS / 2 > left) return;
+    if (left < overhead().profile || m.tokens + overhead().profile / 2 > left) return;
     const entry = {
       ref: m.ref,
       id: m.id,
@@ -289,7 +300,7 @@ async function readProfile(
   pool.forEach(takeProfile);
   if (pool.length === PROFILE_PAGE) {
     let whole = false;
-    if (budget - profileTokens >= PROFILE_OVERHEAD_TOKENS) {
+    if (budget - profileTokens >= overhead().profile) {
       pool = await ctx.backend.profilePool(MAX_PROFILE_POOL);
       pool.slice(PROFILE_PAGE).forEach(takeProfile);
       whole = pool.length < MAX_PROFILE_POOL;
@@ -391,7 +402,7 @@ async function attachContext(
   const left = Math.min(budgetLeft, ctx.options.contextMaxTokens);
   if (
     !ctx.backend.sessionNeighbours || (contextBefore <= 0 && contextAfter <= 0) ||
-    left < CONTEXT_OVERHEAD_TOKENS
+    left < overhead().context
   ) return 0;
   // Conversation turns only: a memory saved with an author, in a session.
   const withSession = memories.filter((m) => m.session_id !== null && m.author !== undefined);
@@ -413,7 +424,7 @@ async function attachContext(
       if (around.before[d]) order.push({ n: around.before[d], position: "before" });
     }
     for (const { n, position } of order) {
-      if (shown.has(n.id) || n.tokens + CONTEXT_OVERHEAD_TOKENS / 2 > left - used) continue;
+      if (shown.has(n.id) || n.tokens + overhead().context / 2 > left - used) continue;
       const entry: RecalledContext = {
         ref: n.ref,
         id: n.id,

@@ -38,6 +38,15 @@ function countO200k(text: string, options: typeof OPTIONS): number {
   return o200k.countTokens(text, options);
 }
 
+/**
+ * Whether the o200k encoder has been built in this process (a count has run).
+ *
+ * @internal exported for tests only
+ */
+export function o200kBuilt(): boolean {
+  return o200k !== undefined;
+}
+
 /** Longest piece handed to the tokenizer at once (characters). */
 export const TOKEN_PIECE_CHARS = 2048;
 
