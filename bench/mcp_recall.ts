@@ -31,7 +31,7 @@
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { processTree } from "./lib/proc.ts";
+import { treeCpuMs } from "./lib/proc.ts";
 
 const HERE = decodeURIComponent(new URL("../", import.meta.url).pathname).replace(/\/$/, "");
 
@@ -148,25 +148,6 @@ async function connect(
   });
   await client.connect(transport);
   return { client, pid: transport.pid };
-}
-
-/**
- * CPU time (user + system, ms) used so far by `pid` and the processes below it (`/proc`;
- * `null` elsewhere). On a shared machine it moves far less with the load than wall time.
- */
-function treeCpuMs(pid: number | null): number | null {
-  if (!pid) return null;
-  let ticks = 0;
-  try {
-    for (const p of processTree(pid)) {
-      // Fields 14 and 15 of /proc/PID/stat (utime, stime), counted after the command's ")".
-      const fields = Deno.readTextFileSync(`/proc/${p}/stat`).split(") ")[1].split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    }
-  } catch {
-    return null;
-  }
-  return ticks * 10; // USER_HZ is 100 on Linux.
 }
 
 async function hasLauncher(root: string): Promise<boolean> {

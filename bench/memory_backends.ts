@@ -50,6 +50,7 @@ import { MemoryService } from "../lib/memory/service.ts";
 import type { MemoryBackend, NewMemoryRow } from "../lib/memory/types.ts";
 import { startPostgres } from "../testing/fixtures/postgres.ts";
 import { rng } from "../lib/memory/testdata/rng.ts";
+import { treeCpuMs } from "./lib/proc.ts";
 
 const MODEL_DIR = new URL("../models/static/", import.meta.url).pathname;
 const BATCH = 1000;
@@ -445,6 +446,7 @@ async function measure(
   queryVectors: Float32Array[],
   opts: MemoryBackendBenchOptions,
   bulk?: { before(): Promise<void>; after(): Promise<void> },
+  serverPid?: number,
 ) {
   await backend.useEmbeddingModel(embedder.id, embedder.dimensions);
   await bulk?.before();
@@ -489,14 +491,20 @@ async function measure(
   const lexical: number[] = [];
   const dense: number[] = [];
   let empty = 0;
+  let serverCpu: number | null = serverPid ? 0 : null;
   for (let i = 20; i < corpus.queries.length; i++) {
     stages.clear();
     clock.spans.length = 0;
+    const serverStart = serverCpu === null ? null : treeCpuMs(serverPid ?? null);
     const cpuStart = process.cpuUsage();
     let s = performance.now();
     if ((await recall(i)) === 0) empty++;
     const took = performance.now() - s;
     const used = process.cpuUsage(cpuStart);
+    const serverEnd = serverStart === null ? null : treeCpuMs(serverPid ?? null);
+    serverCpu = serverStart === null || serverEnd === null || serverCpu === null
+      ? null
+      : serverCpu + serverEnd - serverStart;
     total.push(took);
     cpu.push((used.user + used.system) / 1000);
     // The store calls overlap (recall reads at once): what is left of the
@@ -540,6 +548,11 @@ async function measure(
     // the wall time that is work rather than waiting for a core (for SQLite,
     // all of it; for PostgreSQL, the client's share only).
     recall_process_cpu: summary(cpu),
+    // The server's CPU time (every PostgreSQL process, from /proc in 10 ms
+    // ticks: only the mean over the recalls is meaningful).
+    ...(serverCpu !== null
+      ? { recall_server_cpu_mean_ms: Math.round((serverCpu / total.length) * 100) / 100 }
+      : {}),
     recall_stages: Object.fromEntries(
       [...byStage].filter(([, ms]) => ms.some((x) => x > 0)).map(([name, ms]) => [
         name,
@@ -721,7 +734,16 @@ async function measurePostgres(
     result.settings_fsync_off = await pgSettings(db);
     Object.assign(
       result,
-      await measure(db.backend("bench"), embedder, corpus, vectors, queryVectors, opts, bulk),
+      await measure(
+        db.backend("bench"),
+        embedder,
+        corpus,
+        vectors,
+        queryVectors,
+        opts,
+        bulk,
+        await postmasterPid(server.socketDir),
+      ),
     );
     const second = await PostgresMemoryDatabase.open({ url: server.url });
     try {
@@ -787,6 +809,16 @@ async function measurePostgres(
     await db.close();
   }
   return result;
+}
+
+/** The server's main process (first line of `postmaster.pid` in the fixture's data folder). */
+async function postmasterPid(dir: string): Promise<number | undefined> {
+  try {
+    const pid = Number((await Deno.readTextFile(`${dir}/data/postmaster.pid`)).split("\n")[0]);
+    return pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Recall latency of `backend` (query vector given), after 20 warm-up recalls. */

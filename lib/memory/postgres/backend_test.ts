@@ -84,6 +84,24 @@ Deno.test({
         assert.equal((await a.counts()).embedded, 1, "B's model change left A's vectors alone");
       });
 
+      await t.step(
+        "saves go into the full-text index itself, never a pending list a search reads whole",
+        async () => {
+          const b = db.backend("pending");
+          for (let i = 0; i < 5; i++) {
+            await b.insert(
+              Array.from({ length: 100 }, (_, j) => row(`pending list note ${i} ${j} zebra${j}`)),
+            );
+          }
+          // gin_clean_pending_list answers how many pending pages it merged.
+          const { rows } = await db.pool.query<{ pages: string }>(
+            "SELECT gin_clean_pending_list('gleaner_memory_fts'::regclass) AS pages",
+          );
+          assert.equal(Number(rows[0].pages), 0);
+          assert.equal((await b.lexicalCandidates("zebra7", 10, {})).length, 5);
+        },
+      );
+
       await t.step("lexical ranking is BM25-like: rare terms outweigh common ones", async () => {
         const b = db.backend("bm25");
         const common = Array.from({ length: 30 }, (_, i) => row(`team meeting notes number ${i}`));

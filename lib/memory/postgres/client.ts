@@ -142,9 +142,18 @@ export async function openPgPool(opts: PgPoolOptions): Promise<PgPool> {
     );
   }
   const ef = Math.max(10, Math.min(1000, Math.trunc(opts.efSearch ?? 100)));
+  const max = opts.max ?? 10;
   const pool = new Pool({
     connectionString: opts.url,
-    max: opts.max ?? 10,
+    max,
+    // Two sessions (a recall's two chains of reads) stay open while idle: a
+    // new session's first HNSW search at 200,000 memories took 102 ms
+    // instead of 3 (EXPLAIN ANALYZE, the same buffers hit: most likely the
+    // shared pages it touches mapped into the new process), so after 30 s
+    // without traffic the next recall paid it. Idle sessions never keep the
+    // process alive.
+    min: Math.min(2, max),
+    allowExitOnIdle: true,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
     application_name: "gleaner",

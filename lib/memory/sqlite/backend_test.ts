@@ -59,6 +59,48 @@ Deno.test("SQLite lexical candidates: rare words rank when common ones would sco
   }
 });
 
+Deno.test("SQLite lexical candidates: the best rows outside the scope leave the next ones in score order", async () => {
+  const backend = openSqliteMemoryBackend(":memory:");
+  try {
+    const row = (content: string, kind: "episodic" | "profile", session_id: string | null) => ({
+      content,
+      kind,
+      session_id,
+      tokens: 5,
+      created_at: Date.now(),
+    });
+    // Forty profile memories outscore every episodic one (the word three times in few words).
+    await backend.insert(
+      Array.from({ length: 40 }, (_, i) => row(`zeppelin zeppelin zeppelin ${i}`, "profile", null)),
+    );
+    const episodic = await backend.insert(
+      Array.from(
+        { length: 12 },
+        (_, i) =>
+          row(
+            `zeppelin ${"hangar lease renewal notes ".repeat(1 + i)}`,
+            "episodic",
+            i % 2 ? "s" : null,
+          ),
+      ),
+    );
+    // Shorter rows score higher: the episodic ones in the order they were written.
+    const hits = await backend.lexicalCandidates("zeppelin", 5, { kind: "episodic" });
+    assert.deepEqual(hits.map((h) => h.id), episodic.slice(0, 5).map((m) => m.id));
+    for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1].score > hits[i].score);
+    const all = await backend.lexicalCandidates("zeppelin", 60, {});
+    assert.equal(all.length, 52);
+    assert.deepEqual(
+      all.filter((h) => episodic.some((m) => m.id === h.id)).map((h) => h.id),
+      episodic.map((m) => m.id),
+    );
+    const inSession = await backend.lexicalCandidates("zeppelin", 3, { session_id: "s" });
+    assert.deepEqual(inSession.map((h) => h.id), [1, 3, 5].map((i) => episodic[i].id));
+  } finally {
+    await backend.close();
+  }
+});
+
 const f32 = (...xs: number[]) => new Float32Array(xs);
 const embedded = (content: string, vector: Float32Array) => ({
   content,
