@@ -21,7 +21,7 @@ import { memoryBenchOptions, runMemoryBench } from "./memory.ts";
 import { runMemoryBackendBench } from "./memory_backends.ts";
 import { runPipelineBench } from "./pipeline.ts";
 import { runProvidersBench } from "./providers.ts";
-import { runStartupBench } from "./startup.ts";
+import { runStartupBench, startupOptions } from "./startup.ts";
 import { runToolTokensBench } from "./tool_tokens.ts";
 import { runTokenSavingsBench, tokenSavingsOptions } from "./token_savings.ts";
 import { runHealthBench, runTokensBench } from "./health.ts";
@@ -41,7 +41,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   conversation: () => runConversationBench(),
   locomo: () => runLocomoBench(locomoBenchOptions()),
   rerank: () => runRerankBench(rerankBenchOptions()),
-  startup: () => runStartupBench(),
+  startup: () => runStartupBench(undefined, startupOptions()),
   mcp_recall: () => runMcpRecallBench(mcpRecallOptions()),
   tool_tokens: () => runToolTokensBench(),
   token_savings: () => runTokenSavingsBench(tokenSavingsOptions()),

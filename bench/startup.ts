@@ -20,12 +20,19 @@
  *   adds) and `uss_mb` (pages of no other process). The extras compare
  *   medians of different runs, so a few MB of run-to-run noise remain.
  *
+ * - with `--against=<checkout>` (another commit's working tree, e.g. a `git
+ *   worktree` of f155e32, installed), that checkout's own `deno task mcp` joins
+ *   the same rotation: `against_p50_ms` and `task_over_against`, this task's
+ *   p50 over that one's.
+ *
  * The server runs with the permissions of `deno task mcp`. Peak RSS of the
  * short commands is read through `/usr/bin/time` when it exists (`null`
- * otherwise). Run alone: `deno run -A bench/startup.ts`.
+ * otherwise). Run alone: `deno run -A bench/startup.ts`, or
+ * `deno task bench startup --against=/tmp/gleaner-f155e32`.
  *
  * @module
  */
+import { parseArgs } from "node:util";
 import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
 import { childArgv } from "../scripts/launch.ts";
 import { processTree } from "./lib/proc.ts";
@@ -158,10 +165,14 @@ function treeMemory(pid: number | null | undefined): TreeMemory | null {
   return sum.processes > 0 ? sum : null;
 }
 
-/** One start to the `tools/list` answer; `argv` gets the run's environment (its fresh HOME). */
+/**
+ * One start to the `tools/list` answer; `argv` gets the run's environment (its fresh HOME),
+ * and the command runs in `cwd` (this checkout unless given).
+ */
 async function toolsListOnce(
   cache: string,
   argv: (env: Record<string, string>) => Promise<string[]> | string[],
+  cwd = ROOT,
 ): Promise<
   {
     answered: number;
@@ -186,7 +197,7 @@ async function toolsListOnce(
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args,
-    cwd: ROOT,
+    cwd,
     env,
     stderr: "ignore",
   });
@@ -214,8 +225,18 @@ async function toolsListOnce(
   }
 }
 
+/** The options read from `--against=<checkout>` (see the module documentation). */
+export function startupOptions(args: string[] = Deno.args): { against?: string } {
+  const { values } = parseArgs({
+    args: args.filter((a) => a.startsWith("--against")),
+    options: { against: { type: "string" } },
+  });
+  return values.against ? { against: Deno.realPathSync(values.against) } : {};
+}
+
 /**
- * Measures `--version`, `--help` and `tools/list` over stdio.
+ * Measures `--version`, `--help` and `tools/list` over stdio; `against` is another
+ * checkout whose `deno task mcp` is measured in the same rotation.
  *
  * @example
  * ```ts ignore
@@ -223,7 +244,10 @@ async function toolsListOnce(
  * console.log(await runStartupBench());
  * ```
  */
-export async function runStartupBench(runs = RUNS): Promise<Record<string, unknown>> {
+export async function runStartupBench(
+  runs = RUNS,
+  { against }: { against?: string } = {},
+): Promise<Record<string, unknown>> {
   const withTime = await hasTime();
   const result: Record<string, unknown> = {
     command: `deno run ${FLAGS.join(" ")} cli.ts`,
@@ -264,19 +288,23 @@ export async function runStartupBench(runs = RUNS): Promise<Record<string, unkno
   }
   // `deno task mcp` as an MCP client starts it, against the `deno run` the launcher starts,
   // one after the other in turn (the order swapped every run), so both see the same load.
-  const variants = {
+  type Name = "task" | "child" | "against";
+  const variants: Record<Name, (env: Record<string, string>) => Promise<string[]> | string[]> = {
     task: () => ["task", "mcp"],
-    child: (env: Record<string, string>) => childArgv(["--node-modules-dir=manual", "mcp"], env),
+    child: (env) => childArgv(["--node-modules-dir=manual", "mcp"], env),
+    against: () => ["task", "mcp"],
   };
   type Seen = { ms: number[]; rss: number[]; pss: number[]; uss: number[]; processes: number };
-  const seen: Record<string, Seen> = {
+  const seen: Record<Name, Seen> = {
     task: { ms: [], rss: [], pss: [], uss: [], processes: 0 },
     child: { ms: [], rss: [], pss: [], uss: [], processes: 0 },
+    against: { ms: [], rss: [], pss: [], uss: [], processes: 0 },
   };
+  const names: Name[] = against ? ["task", "child", "against"] : ["task", "child"];
   for (let i = 0; i < Math.max(runs * 2, 10); i++) {
-    const order = i % 2 ? (["child", "task"] as const) : (["task", "child"] as const);
+    const order = i % 2 ? [...names].reverse() : names;
     for (const name of order) {
-      const run = await toolsListOnce(cache, variants[name]);
+      const run = await toolsListOnce(cache, variants[name], name === "against" ? against : ROOT);
       seen[name].ms.push(run.answered);
       if (run.tree) {
         seen[name].rss.push(run.tree.rss / 1024);
@@ -310,11 +338,20 @@ export async function runStartupBench(runs = RUNS): Promise<Record<string, unkno
     processes: seen.task.processes,
     runs: seen.task.ms.length,
     target: "task_over_child <= 1.2",
+    ...(against
+      ? {
+        against,
+        against_p50_ms: p50(seen.against.ms),
+        against_rss_mb: p50(seen.against.rss),
+        task_over_against: Math.round((taskMs / p50(seen.against.ms)!) * 100) / 100,
+        against_target: "task_over_against <= 1.2",
+      }
+      : {}),
   };
   return result;
 }
 
 if (import.meta.main) {
   // deno-lint-ignore no-console
-  console.log(JSON.stringify(await runStartupBench(), null, 2));
+  console.log(JSON.stringify(await runStartupBench(RUNS, startupOptions()), null, 2));
 }
