@@ -235,3 +235,52 @@ Deno.test("the launcher (scripts/launch.ts) loads no npm package, no node: modul
   assert.ok([...doctor].some((s) => s.startsWith("npm:")));
   assert.ok([...doctor].some((s) => s.endsWith("lib/config/schema.ts")));
 });
+
+/**
+ * Every module reached from `entry` through code imports, static and dynamic (what Deno reads
+ * and resolves when it loads `entry`, whether or not a dynamic import runs), never type imports.
+ */
+async function codeClosure(entry: string): Promise<Set<string>> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", entry],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  assert.ok(out.success, `deno info ${entry}`);
+  const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    roots: string[];
+    modules: GraphModule[];
+    redirects: Record<string, string>;
+  };
+  const bySpecifier = new Map(graph.modules.map((m) => [m.specifier, m]));
+  const seen = new Set<string>();
+  const stack = [...graph.roots];
+  while (stack.length) {
+    const popped = stack.pop()!;
+    const specifier = graph.redirects[popped] ?? popped;
+    if (seen.has(specifier)) continue;
+    seen.add(specifier);
+    for (const dependency of bySpecifier.get(specifier)?.dependencies ?? []) {
+      if (dependency.code?.specifier) stack.push(dependency.code.specifier);
+    }
+  }
+  return seen;
+}
+
+Deno.test("cli.ts: loading it resolves no command's graph (its lazy modules are named at run time)", async () => {
+  const resolved = await codeClosure(CLI);
+  assert.ok([...resolved].some((s) => s.endsWith("/lib/version.ts")), "the closure sees cli.ts");
+  const heavy = [...resolved].filter((s) =>
+    /\/(lib\/(gleaner|api|doctor|setup|config\/schema)|mcp\/stdio|http\/serve)\.ts$|^npm:/.test(s)
+  );
+  assert.deepEqual(heavy, [], `resolved when cli.ts loads: ${heavy.join(", ")}`);
+});
+
+Deno.test("deno task compile includes every module cli.ts loads by URL", async () => {
+  const cli = await Deno.readTextFile(CLI);
+  const lazy = [...cli.matchAll(/^ {2}"\.\/([^"]+)": typeof import\(/gm)].map((m) => m[1]);
+  assert.ok(lazy.includes("mcp/stdio.ts") && lazy.includes("lib/gleaner.ts"), lazy.join());
+  const tasks = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))).tasks;
+  const included = [...String(tasks.compile).matchAll(/--include (\S+)/g)].map((m) => m[1]);
+  assert.deepEqual(lazy.filter((path) => !included.includes(path)), []);
+});
