@@ -265,18 +265,7 @@ export async function openBrowser(
     await proxy.close();
     throw error;
   }
-  const removeProfile = async () => {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        await Deno.remove(profile, { recursive: true });
-        return;
-      } catch (error) {
-        if (error instanceof Deno.errors.NotFound) return;
-        // Chromium may still be flushing its profile: wait a little and retry.
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-  };
+  const removeProfile = () => removeProfileFolders(root, profile);
   let browser: Browser;
   try {
     browser = await launchChromium({
@@ -331,6 +320,40 @@ export async function openBrowser(
       await removeProfile();
     },
   };
+}
+
+/**
+ * Removes a launched Chromium's profile and the folder of its singleton socket. Chromium may
+ * still be flushing its profile: a failed removal is retried twice, 100 ms apart.
+ */
+async function removeProfileFolders(root: string, profile: string): Promise<void> {
+  await removeSingletonDir(root, profile);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await Deno.remove(profile, { recursive: true });
+      return;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/**
+ * Removes the folder of a Chromium's singleton socket (`org.chromium.Chromium.XXXXXX` in `root`,
+ * which the profile's `SingletonSocket` link points into) when it is still there. Chromium
+ * removes it itself on a clean exit, but not when it is killed, and not always before the
+ * process that closed it goes on: read before the profile (and its link) goes.
+ */
+async function removeSingletonDir(root: string, profile: string): Promise<void> {
+  const target = await Deno.readLink(`${profile}/SingletonSocket`).catch(() => undefined);
+  const dir = target?.slice(0, target.lastIndexOf("/"));
+  if (
+    !dir || !dir.startsWith(`${root}/org.chromium.Chromium.`) || dir.includes("/", root.length + 1)
+  ) {
+    return;
+  }
+  await Deno.remove(dir, { recursive: true }).catch(() => undefined);
 }
 
 /**

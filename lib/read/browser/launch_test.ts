@@ -173,3 +173,30 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: `a Chromium killed before it cleans up leaves no singleton folder in its room${suffix}`,
+  ignore,
+  async fn() {
+    const tmp = await Deno.makeTempDir({ prefix: "gleaner-tmp-" });
+    const env = { HOME: tmp, TMPDIR: tmp, PATH: "/usr/bin:/bin" };
+    const root = `${tmp}/gleaner-chromium`;
+    const singletons = async () => {
+      const names: string[] = [];
+      for await (const entry of Deno.readDir(root)) {
+        if (entry.name.startsWith("org.chromium.Chromium.")) names.push(entry.name);
+      }
+      return names;
+    };
+    try {
+      const handle = await openBrowser(parseConfig({}), [], { env });
+      assert.equal((await singletons()).length, 1, "Chromium keeps its singleton socket there");
+      // Killed: it never removes its own singleton folder; disposing must.
+      Deno.kill(handle.pid!, "SIGKILL");
+      await handle.dispose();
+      assert.deepEqual(await singletons(), []);
+    } finally {
+      await Deno.remove(tmp, { recursive: true });
+    }
+  },
+});
