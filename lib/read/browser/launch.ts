@@ -265,7 +265,6 @@ export async function openBrowser(
     await proxy.close();
     throw error;
   }
-  const removeProfile = () => removeProfileFolders(root, profile);
   let browser: Browser;
   try {
     browser = await launchChromium({
@@ -288,7 +287,7 @@ export async function openBrowser(
       protocolTimeout: 30_000,
     });
   } catch (error) {
-    await removeProfile();
+    await removeProfileFolders(profile);
     await proxy.close();
     // A grant the launch needs (an environment name, the profile folder) is named as such.
     const denied = permissionError(error, `launching Chromium at ${executable}`);
@@ -298,6 +297,8 @@ export async function openBrowser(
       details: { field: "read.chrome_path" },
     });
   }
+  // The folder of Chromium's singleton socket where it is outside the profile, read while it runs.
+  const singleton = await singletonDir(root, profile);
   // Chromium opens one blank tab at start; the tier makes its own pages.
   for (const page of await browser.pages().catch(() => [])) await page.close().catch(() => {});
   return {
@@ -317,7 +318,7 @@ export async function openBrowser(
         }
       }
       await proxy.close();
-      await removeProfile();
+      await removeProfileFolders(profile, singleton);
     },
   };
 }
@@ -326,8 +327,8 @@ export async function openBrowser(
  * Removes a launched Chromium's profile and the folder of its singleton socket. Chromium may
  * still be flushing its profile: a failed removal is retried twice, 100 ms apart.
  */
-async function removeProfileFolders(root: string, profile: string): Promise<void> {
-  await removeSingletonDir(root, profile);
+async function removeProfileFolders(profile: string, singleton?: string): Promise<void> {
+  if (singleton) await Deno.remove(singleton, { recursive: true }).catch(() => undefined);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       await Deno.remove(profile, { recursive: true });
@@ -340,20 +341,17 @@ async function removeProfileFolders(root: string, profile: string): Promise<void
 }
 
 /**
- * Removes the folder of a Chromium's singleton socket (`org.chromium.Chromium.XXXXXX` in `root`,
- * which the profile's `SingletonSocket` link points into) when it is still there. Chromium
- * removes it itself on a clean exit, but not when it is killed, and not always before the
- * process that closed it goes on: read before the profile (and its link) goes.
+ * The folder of a running Chromium's singleton socket (`org.chromium.Chromium.XXXXXX` in
+ * `root`, where its profile's `SingletonSocket` link points), read while Chromium runs:
+ * Chromium removes the folder and the link on a clean exit, but not when it is killed or
+ * gives up on its shutdown, and the link may be gone before the folder.
  */
-async function removeSingletonDir(root: string, profile: string): Promise<void> {
+async function singletonDir(root: string, profile: string): Promise<string | undefined> {
   const target = await Deno.readLink(`${profile}/SingletonSocket`).catch(() => undefined);
   const dir = target?.slice(0, target.lastIndexOf("/"));
-  if (
-    !dir || !dir.startsWith(`${root}/org.chromium.Chromium.`) || dir.includes("/", root.length + 1)
-  ) {
-    return;
-  }
-  await Deno.remove(dir, { recursive: true }).catch(() => undefined);
+  const inRoot = dir?.startsWith(`${root}/org.chromium.Chromium.`) &&
+    !dir.includes("/", root.length + 1);
+  return inRoot ? dir : undefined;
 }
 
 /**
@@ -393,10 +391,11 @@ const MAX_CHROMIUM_TMPDIR = 104 - "/org.chromium.Chromium.XXXXXX/SingletonSocket
 /**
  * The environment of a launched Chromium: the {@link CHROMIUM_ENV_NAMES} of
  * `env` that are set, with its home and XDG directories made inside `profile`
- * ({@link CHROMIUM_ROOM}) and its temporary directory the profiles' root
- * `root` (where its singleton socket lives while it runs; the host's
- * `TMPDIR` when `root` is too long for a socket path), so that nothing it
- * writes lands in the host's home or outlives the browser.
+ * ({@link CHROMIUM_ROOM}) and its temporary directory (where its singleton
+ * socket lives while it runs) the profile itself, removed with it; the
+ * profiles' root `root` when the profile's path is too long for a socket path,
+ * the host's `TMPDIR` when that is too. So nothing it writes lands in the
+ * host's home or outlives the browser, a Chromium killed or retried included.
  */
 async function chromiumEnv(
   env: Env,
@@ -413,6 +412,9 @@ async function chromiumEnv(
     await Deno.mkdir(path, { recursive: true, mode: 0o700 });
     out[name] = path;
   }
-  if (new TextEncoder().encode(root).length <= MAX_CHROMIUM_TMPDIR) out.TMPDIR = root;
+  const tmp = [profile, root].find((dir) =>
+    new TextEncoder().encode(dir).length <= MAX_CHROMIUM_TMPDIR
+  );
+  if (tmp) out.TMPDIR = tmp;
   return out;
 }

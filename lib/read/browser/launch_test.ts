@@ -181,20 +181,30 @@ Deno.test({
     const tmp = await Deno.makeTempDir({ prefix: "gleaner-tmp-" });
     const env = { HOME: tmp, TMPDIR: tmp, PATH: "/usr/bin:/bin" };
     const root = `${tmp}/gleaner-chromium`;
-    const singletons = async () => {
-      const names: string[] = [];
-      for await (const entry of Deno.readDir(root)) {
-        if (entry.name.startsWith("org.chromium.Chromium.")) names.push(entry.name);
+    const singletons = async (dir = root): Promise<string[]> => {
+      const found: string[] = [];
+      for await (const entry of Deno.readDir(dir)) {
+        if (entry.name.startsWith("org.chromium.Chromium.")) found.push(entry.name);
+        else if (entry.isDirectory) found.push(...await singletons(`${dir}/${entry.name}`));
       }
-      return names;
+      return found;
     };
     try {
       const handle = await openBrowser(parseConfig({}), [], { env });
-      assert.equal((await singletons()).length, 1, "Chromium keeps its singleton socket there");
+      assert.equal(
+        (await singletons()).length,
+        1,
+        "Chromium keeps its singleton socket in its room",
+      );
       // Killed: it never removes its own singleton folder; disposing must.
       Deno.kill(handle.pid!, "SIGKILL");
       await handle.dispose();
       assert.deepEqual(await singletons(), []);
+      assert.deepEqual(
+        [...Deno.readDirSync(root)],
+        [],
+        "the profile and its temporary files are gone",
+      );
     } finally {
       await Deno.remove(tmp, { recursive: true });
     }
