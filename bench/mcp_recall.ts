@@ -31,6 +31,7 @@
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { pick, rng } from "../lib/memory/testdata/rng.ts";
 import { treeCpuMs } from "./lib/proc.ts";
 
 const HERE = decodeURIComponent(new URL("../", import.meta.url).pathname).replace(/\/$/, "");
@@ -95,10 +96,10 @@ const PEOPLE = [
 const ACTS = ["lent", "repaired", "sold", "borrowed", "painted", "lost", "found", "shipped"];
 const PLACES = ["garage", "attic", "office", "car", "basement", "kitchen", "studio", "locker"];
 /**
- * Things a memory names. Each memory names four of them, drawn apart: memories
- * that differ only in a number or one word are near-duplicates that some
- * commits skip (f155e32 kept 1,879 of 2,900 such memories), which would make
- * the stores of two checkouts unequal.
+ * Things a memory names. Each memory names four of them, drawn with a seed (the same memories
+ * in every run and checkout). Memories that differ only in a number or one word are
+ * near-duplicates that some commits skip (f155e32 kept 1,879 of 2,900 such memories), which
+ * would make the stores of two checkouts unequal.
  */
 const NOUNS = (
   "apple anchor badge basket battery blanket bottle bracelet brush bucket button cable candle " +
@@ -111,26 +112,12 @@ const NOUNS = (
   "watch whistle window wrench yarn"
 ).split(" ");
 
-/** A small seeded generator (xorshift32): the same memories in every run and checkout. */
-function seeded(seed: number): () => number {
-  let x = (seed * 2654435761) >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 4294967296;
-  };
-}
-
 /** The words of the `i`-th memory: its person, act, four things and place. */
 function memoryWords(i: number): { person: string; act: string; things: string[]; place: string } {
-  const next = seeded(i + 1);
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)];
-  const act = pick(ACTS);
-  const things = [pick(NOUNS), pick(NOUNS), pick(NOUNS), pick(NOUNS)];
-  return { person: PEOPLE[i % PEOPLE.length], act, things, place: pick(PLACES) };
+  const random = rng(i + 1);
+  const act = pick(random, ACTS);
+  const things = Array.from({ length: 4 }, () => pick(random, NOUNS));
+  return { person: PEOPLE[i % PEOPLE.length], act, things, place: pick(random, PLACES) };
 }
 
 /** The `i`-th memory: a short fact, far from every other. */

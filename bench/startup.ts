@@ -289,10 +289,12 @@ export async function runStartupBench(
   // `deno task mcp` as an MCP client starts it, against the `deno run` the launcher starts,
   // one after the other in turn (the order swapped every run), so both see the same load.
   type Name = "task" | "child" | "against";
+  const task = () => ["task", "mcp"];
   const variants: Record<Name, (env: Record<string, string>) => Promise<string[]> | string[]> = {
-    task: () => ["task", "mcp"],
+    task,
     child: (env) => childArgv(["--node-modules-dir=manual", "mcp"], env),
-    against: () => ["task", "mcp"],
+    // The other checkout's own task, run in that checkout.
+    against: task,
   };
   type Seen = { ms: number[]; rss: number[]; pss: number[]; uss: number[]; processes: number };
   const seen: Record<Name, Seen> = {
