@@ -70,6 +70,37 @@ Deno.test("the launcher's --allow-env list (lib/config/env_names.ts) is the sche
   assert.equal(json.permissions, undefined, "no permission set in deno.json");
 });
 
+Deno.test("the server the launcher starts holds the scoped grants, not the launcher's whole ones", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gleaner-launch-" });
+  const env = {
+    HOME: dir,
+    XDG_CONFIG_HOME: `${dir}/config`,
+    XDG_DATA_HOME: `${dir}/data`,
+    PATH: Deno.env.get("PATH") ?? "",
+    NO_COLOR: "1",
+    // A misspelt setting: warned about only where the whole environment can be read.
+    GLEANER_SERVER_PROTT: "1",
+  };
+  const run = async (args: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), { args, cwd: ROOT, env, stdin: "null" })
+      .output();
+    const [stdout, stderr] = [out.stdout, out.stderr].map((b) => new TextDecoder().decode(b));
+    assert.equal(out.code, 0, stderr);
+    return { stdout, stderr };
+  };
+  try {
+    // The same command with the launcher's own (whole) grants sees the name and warns.
+    const whole = await run(["run", "--node-modules-dir=manual", "-A", "cli.ts", "config"]);
+    assert.match(whole.stderr, /GLEANER_SERVER_PROTT is not a Gleaner setting/);
+    // Through the launcher, the server reads only the names of its --allow-env list.
+    const launched = await run(await launcherCommand(["config"]));
+    assert.doesNotMatch(launched.stderr, /GLEANER_SERVER_PROTT/);
+    assert.equal(JSON.parse(launched.stdout).server.port, 8787, launched.stdout);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("the launcher grants the PostgreSQL driver's names and files only when the memory store is on PostgreSQL", async () => {
   const sqlite = await childArgv(["serve"], { HOME: "/home/a" });
   assert.ok(!sqlite.some((a) => /^--allow-env=.*\bPGPASSWORD\b/.test(a)), sqlite.join(" "));
