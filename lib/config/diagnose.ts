@@ -16,7 +16,7 @@ import { coerceSetting, configFromEnv, envName, envNames } from "./env_settings.
 import { loadedConfigFile, mergeConfig, proxyFromEnv } from "./load.ts";
 import { parseConfig, unknownSettings } from "./parse.ts";
 import { oldProviderKeyWarnings } from "./provider_keys.ts";
-import { type Config, type ConfigInput, ConfigSchema } from "./schema.ts";
+import { type Config, type ConfigInput, ConfigSchema, PARSED_RARELY } from "./schema.ts";
 import { ENV_ONLY_KEYS } from "./setting_index.ts";
 import { unknownEnvWarnings } from "./suggest.ts";
 
@@ -244,7 +244,7 @@ export async function diagnoseConfig(options: DiagnoseOptions = {}): Promise<Dia
   // value left out can only reveal a problem of the same path in a lower layer).
   for (let round = 0; round < 4; round++) {
     const merged = mergeConfig(...layers.map((l) => l.layer as ConfigInput | undefined));
-    const result = ConfigSchema.safeParse(merged);
+    const result = ConfigSchema.safeParse(merged, PARSED_RARELY);
     if (result.success) {
       try {
         return { config: parseConfig(merged), ...(file ? { file } : {}), problems };

@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import { GleanerError } from "../errors.ts";
-import { type Config, ConfigSchema } from "./schema.ts";
+import { type Config, ConfigSchema, PARSED_RARELY } from "./schema.ts";
 import { settingSchema } from "./setting_index.ts";
 import { nearest, nearestSetting } from "./suggest.ts";
 
@@ -21,7 +21,7 @@ import { nearest, nearestSetting } from "./suggest.ts";
  */
 export function parseConfig(input: unknown = {}): Config {
   assertKnownSettings(input, "config");
-  const result = ConfigSchema.safeParse(input ?? {});
+  const result = ConfigSchema.safeParse(input ?? {}, PARSED_RARELY);
   if (!result.success) {
     const issue = result.error.issues[0];
     const field = issue.path.join(".") || "(root)";

@@ -22,6 +22,21 @@ import { LlmSchema } from "./schema/llm.ts";
 import { EventsSchema } from "./schema/events.ts";
 import { LogSchema } from "./schema/log.ts";
 
+/**
+ * Parse options for a schema parsed once or rarely (the configuration: at start, by
+ * `gleaner doctor`, on `PUT /config`): no compiled fast path. zod compiles an object's parser
+ * (`new Function`) on its first parse, which pays off only for a schema parsed many times;
+ * for the configuration's thirteen objects it cost about 25 ms of every start.
+ *
+ * @example
+ * ```ts
+ * import { ConfigSchema, PARSED_RARELY } from "./schema.ts";
+ * const config = ConfigSchema.parse({}, PARSED_RARELY);
+ * console.assert(config.server.port === 8787);
+ * ```
+ */
+export const PARSED_RARELY: { readonly jitless: true } = { jitless: true };
+
 /** The whole configuration. */
 export const ConfigSchema: z.ZodObject<{
   server: z.ZodDefault<typeof ServerSchema>;
@@ -37,18 +52,18 @@ export const ConfigSchema: z.ZodObject<{
   events: z.ZodDefault<typeof EventsSchema>;
   log: z.ZodDefault<typeof LogSchema>;
 }, z.core.$strip> = z.object({
-  server: ServerSchema.default(ServerSchema.parse({})),
-  network: NetworkSchema.default(NetworkSchema.parse({})),
-  search: SearchSchema.default(SearchSchema.parse({})),
-  read: ReadSchema.default(ReadSchema.parse({})),
-  rank: RankSchema.default(RankSchema.parse({})),
-  embed: EmbedSchema.default(EmbedSchema.parse({})),
-  store: StoreSchema.default(StoreSchema.parse({})),
-  memory: MemorySchema.default(MemorySchema.parse({})),
-  crawl: CrawlSchema.default(CrawlSchema.parse({})),
-  llm: LlmSchema.default(LlmSchema.parse({})),
-  events: EventsSchema.default(EventsSchema.parse({})),
-  log: LogSchema.default(LogSchema.parse({})),
+  server: ServerSchema.default(ServerSchema.parse({}, PARSED_RARELY)),
+  network: NetworkSchema.default(NetworkSchema.parse({}, PARSED_RARELY)),
+  search: SearchSchema.default(SearchSchema.parse({}, PARSED_RARELY)),
+  read: ReadSchema.default(ReadSchema.parse({}, PARSED_RARELY)),
+  rank: RankSchema.default(RankSchema.parse({}, PARSED_RARELY)),
+  embed: EmbedSchema.default(EmbedSchema.parse({}, PARSED_RARELY)),
+  store: StoreSchema.default(StoreSchema.parse({}, PARSED_RARELY)),
+  memory: MemorySchema.default(MemorySchema.parse({}, PARSED_RARELY)),
+  crawl: CrawlSchema.default(CrawlSchema.parse({}, PARSED_RARELY)),
+  llm: LlmSchema.default(LlmSchema.parse({}, PARSED_RARELY)),
+  events: EventsSchema.default(EventsSchema.parse({}, PARSED_RARELY)),
+  log: LogSchema.default(LogSchema.parse({}, PARSED_RARELY)),
 });
 
 /** A complete, validated configuration. */
