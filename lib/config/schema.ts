@@ -37,6 +37,11 @@ import { LogSchema } from "./schema/log.ts";
  */
 export const PARSED_RARELY: { readonly jitless: true } = { jitless: true };
 
+/** `schema` with its own defaults as the value of a missing section. */
+function defaulted<T extends z.ZodObject>(schema: T): z.ZodDefault<T> {
+  return schema.default(schema.parse({}, PARSED_RARELY) as z.util.NoUndefined<z.output<T>>);
+}
+
 /** The whole configuration. */
 export const ConfigSchema: z.ZodObject<{
   server: z.ZodDefault<typeof ServerSchema>;
@@ -52,18 +57,18 @@ export const ConfigSchema: z.ZodObject<{
   events: z.ZodDefault<typeof EventsSchema>;
   log: z.ZodDefault<typeof LogSchema>;
 }, z.core.$strip> = z.object({
-  server: ServerSchema.default(ServerSchema.parse({}, PARSED_RARELY)),
-  network: NetworkSchema.default(NetworkSchema.parse({}, PARSED_RARELY)),
-  search: SearchSchema.default(SearchSchema.parse({}, PARSED_RARELY)),
-  read: ReadSchema.default(ReadSchema.parse({}, PARSED_RARELY)),
-  rank: RankSchema.default(RankSchema.parse({}, PARSED_RARELY)),
-  embed: EmbedSchema.default(EmbedSchema.parse({}, PARSED_RARELY)),
-  store: StoreSchema.default(StoreSchema.parse({}, PARSED_RARELY)),
-  memory: MemorySchema.default(MemorySchema.parse({}, PARSED_RARELY)),
-  crawl: CrawlSchema.default(CrawlSchema.parse({}, PARSED_RARELY)),
-  llm: LlmSchema.default(LlmSchema.parse({}, PARSED_RARELY)),
-  events: EventsSchema.default(EventsSchema.parse({}, PARSED_RARELY)),
-  log: LogSchema.default(LogSchema.parse({}, PARSED_RARELY)),
+  server: defaulted(ServerSchema),
+  network: defaulted(NetworkSchema),
+  search: defaulted(SearchSchema),
+  read: defaulted(ReadSchema),
+  rank: defaulted(RankSchema),
+  embed: defaulted(EmbedSchema),
+  store: defaulted(StoreSchema),
+  memory: defaulted(MemorySchema),
+  crawl: defaulted(CrawlSchema),
+  llm: defaulted(LlmSchema),
+  events: defaulted(EventsSchema),
+  log: defaulted(LogSchema),
 });
 
 /** A complete, validated configuration. */
