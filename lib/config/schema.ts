@@ -26,7 +26,7 @@ import { LogSchema } from "./schema/log.ts";
  * Parse options for a schema parsed once or rarely (the configuration: at start, by
  * `gleaner doctor`, on `PUT /config`): no compiled fast path. zod compiles an object's parser
  * (`new Function`) on its first parse, which pays off only for a schema parsed many times;
- * for the configuration's thirteen objects it cost about 25 ms of every start.
+ * for the configuration's objects it cost about 25 ms of every start.
  *
  * @example
  * ```ts
