@@ -60,6 +60,7 @@ interface LazyModules {
   "./lib/store/mod.ts": typeof import("./lib/store/mod.ts");
   "./lib/store/valkey_client.ts": typeof import("./lib/store/valkey_client.ts");
   "./lib/telemetry/mod.ts": typeof import("./lib/telemetry/mod.ts");
+  "./lib/tools/default_tools.ts": typeof import("./lib/tools/default_tools.ts");
   "./lib/tools/mod.ts": typeof import("./lib/tools/mod.ts");
   "./lib/tools/presentations.ts": typeof import("./lib/tools/presentations.ts");
   "./mcp/manage_resources.ts": typeof import("./mcp/manage_resources.ts");
@@ -491,12 +492,16 @@ async function main(args: string[], io: Io): Promise<number> {
 async function stdioOptions(
   config: Config,
 ): Promise<import("./mcp/stdio.ts").StdioOptions> {
-  const [{ toolsFor }, { servesMemoryResources }, { manageResourcesToken }] = await Promise.all([
-    load("./lib/tools/presentations.ts"),
-    load("./mcp/memory_resources.ts"),
-    load("./mcp/manage_resources.ts"),
-  ]);
-  const tools = toolsFor(config);
+  const [{ defaultToolsFor }, { servesMemoryResources }, { manageResourcesToken }] = await Promise
+    .all([
+      load("./lib/tools/default_tools.ts"),
+      load("./mcp/memory_resources.ts"),
+      load("./mcp/manage_resources.ts"),
+    ]);
+  // The other presentations' modules (the provider registry, the Deep Research contract) load
+  // only for them.
+  const tools = defaultToolsFor(config) ??
+    (await load("./lib/tools/presentations.ts")).toolsFor(config);
   const manageToken = manageResourcesToken(config);
   return {
     tools,

@@ -35,7 +35,7 @@ import type { Config } from "../lib/config/config.ts";
 import { toGleanerError } from "../lib/errors.ts";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { getGleanerLogger } from "../lib/log.ts";
-import { sharesMemories } from "../lib/tools/deep_research.ts";
+import { sharesMemories } from "../lib/tools/memory_sharing.ts";
 import { getMemoryTool } from "../lib/tools/get_memory.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
 import { RpcError, type ToolServer } from "./tool_server.ts";

@@ -14,7 +14,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { getGleanerLogger } from "../lib/log.ts";
 import type { AnyToolSpec } from "../lib/tools/spec.ts";
-import { toolsFor } from "../lib/tools/presentations.ts";
+import { defaultToolsFor } from "../lib/tools/default_tools.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { createMcpServer, type GleanerSource } from "./server.ts";
 
@@ -316,7 +316,8 @@ export async function serveStdio(
   options: StdioOptions = {},
 ): Promise<void> {
   const tools = options.tools ??
-    (typeof gleaner === "function" ? TOOLS : toolsFor(gleaner.config));
+    (typeof gleaner === "function" ? TOOLS : defaultToolsFor(gleaner.config) ??
+      (await import("../lib/tools/presentations.ts")).toolsFor(gleaner.config));
   const server = createMcpServer(gleaner, tools, {
     ...(options.memoryResources !== undefined ? { memoryResources: options.memoryResources } : {}),
     ...(options.manageToken ? { manage: { token: options.manageToken } } : {}),

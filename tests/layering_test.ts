@@ -338,7 +338,7 @@ const CONFIG_IMPORTERS: readonly string[] = [
   "lib/gleaner.ts",
   "lib/manage/views.ts",
   "lib/setup.ts",
-  "lib/tools/deep_research.ts",
+  "lib/tools/default_tools.ts",
   "lib/tools/presentations.ts",
   "lib/tools/provider_tools.ts",
   "lib/tools/quality_schemas.ts",

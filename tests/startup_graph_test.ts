@@ -66,8 +66,9 @@ const MCP_START = [
   "lib/config/config.ts",
   "lib/log.ts",
   "mcp/stdio.ts",
-  "lib/tools/presentations.ts",
+  "lib/tools/default_tools.ts",
   "mcp/memory_resources.ts",
+  "mcp/manage_resources.ts",
 ];
 
 /** Loaded only on the first call or in the warm-up. */
@@ -91,6 +92,10 @@ const HEAVY = [
   /\/lib\/net\/address\.ts$/,
   /^node:(async_hooks|crypto|dns\/promises)$/,
   /npm:\/?ipaddr\.js/,
+  // Under the default presentation: only the other presentations declare these.
+  /\/lib\/search\/providers\/registry\.ts$/,
+  /\/lib\/tools\/(presentations|provider_tools|role_tools|router_tool|deep_research)\.ts$/,
+  /\/lib\/deep_research\//,
 ];
 
 Deno.test("gleaner mcp: the modules loaded before tools/list reach no reader, ranker or store", async () => {
@@ -164,6 +169,11 @@ const HEAVY_AT_RUNTIME = [
   /\/lib\/memory\/(service|stores)\.ts$/,
   /\/lib\/search\/(roles|router)\.ts$/,
   /\/lib\/search\/providers\/pages\.ts$/,
+  // What only the other presentations declare (default here): the provider registry and every
+  // provider module it brings, the providers' own, role and router tools, Deep Research.
+  /\/lib\/search\/providers\/(registry|brave|exa|tavily|gemini|parallel|jina|duckduckgo)\.ts$/,
+  /\/lib\/tools\/(presentations|provider_tools|role_tools|router_tool|deep_research)\.ts$/,
+  /\/lib\/deep_research\//,
   /\/lib\/evidence\//,
   /\/node_modules\/\.deno\/(gpt-tokenizer|linkedom|@mozilla\+readability|turndown|puppeteer-core|sqlite-vec|hono|ipaddr\.js|@huggingface\+transformers|@energetic-ai\+[a-z-]+|@tensorflow\+[a-z-]+|onnxruntime-[a-z]+|unpdf|pg|iovalkey)@/,
   /\/@modelcontextprotocol\/sdk\/dist\/esm\/server\/index\.js$/,

@@ -41,7 +41,7 @@ import { GleanerError } from "../errors.ts";
 import { idTextRefinement } from "../text/id_text.ts";
 import { defineTool } from "./spec.ts";
 import type { AnyToolSpec } from "./spec.ts";
-import type { Config } from "../config/config.ts";
+import { sharesMemories } from "./memory_sharing.ts";
 
 /** Most results one Deep Research search returns. */
 const DEEP_RESEARCH_MAX_RESULTS = 10;
@@ -60,21 +60,8 @@ function memoryTitle(content: string): string {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
-/**
- * True when Deep Research clients may see stored memories: memory is on and
- * the operator turned on `memory.deep_research` (off by default).
- *
- * @example
- * ```ts
- * import { parseConfig } from "../config/parse.ts";
- * import { sharesMemories } from "./deep_research.ts";
- * console.assert(!sharesMemories(parseConfig({})));
- * console.assert(sharesMemories(parseConfig({ memory: { deep_research: true } })));
- * ```
- */
-export function sharesMemories(config: Config): boolean {
-  return config.memory.enabled && config.memory.deep_research;
-}
+/** True when Deep Research clients may see stored memories (`memory_sharing.ts`). */
+export { sharesMemories } from "./memory_sharing.ts";
 
 /** The failure of a fetch whose id names no document this client may read. */
 function unknownId(id: string): GleanerError {

@@ -17,6 +17,7 @@
  * @module
  */
 import { DEEP_RESEARCH_TOOLS } from "./deep_research.ts";
+import { defaultTools, defaultToolsFor, searchSwitched } from "./default_tools.ts";
 import type { Config } from "../config/config.ts";
 import { GleanerError } from "../errors.ts";
 import { GLEANER_READER } from "../search/providers/reader.ts";
@@ -25,13 +26,8 @@ import {
   providerByName,
   usableProviders,
 } from "../search/providers/registry.ts";
-import { llmConfigured } from "../search/llm.ts";
-import { MEMORY_TOOLS, TOOLS } from "./mod.ts";
 import { providerToolSpecs } from "./provider_tools.ts";
-import { researchTool, researchToolFor } from "./research.ts";
 import { routerSearchTool } from "./router_tool.ts";
-import { searchAndSummarizeTool } from "./search_and_summarize.ts";
-import { searchTool, searchToolFor } from "./search.ts";
 import { webAnswerTool, webContentsTool, webSearchTool } from "./role_tools.ts";
 import type { AnyToolSpec } from "./spec.ts";
 import { searchEnabled } from "../search/switch.ts";
@@ -66,21 +62,8 @@ function roleTools(config: Config): AnyToolSpec[] {
  * ```
  */
 export function toolsFor(config: Config): AnyToolSpec[] {
-  const tools = presentationTools(config);
-  return searchEnabled(config) ? tools : tools.filter((tool) => !SEARCHING_TOOLS.has(tool.name));
+  return defaultToolsFor(config) ?? searchSwitched(config, presentationTools(config));
 }
-
-/**
- * Gleaner's own tools whose work is web search: with `search.enabled: false` they are not
- * declared (providers' own search, answer and run tools are left out by `providerToolSpecs`).
- */
-const SEARCHING_TOOLS: ReadonlySet<string> = new Set([
-  "search",
-  "research",
-  "search_and_summarize",
-  "web_search_tool",
-  "web_answer_tool",
-]);
 
 /**
  * The tools a configuration would declare but does not because web search is off
@@ -140,23 +123,4 @@ function presentationTools(config: Config): AnyToolSpec[] {
     default:
       return defaultTools(config);
   }
-}
-
-/**
- * Gleaner's own tools for a configuration. Tools and arguments a model cannot use cost tokens
- * in every session: no memory tools without memory; `search` and `research` offer the
- * configuration's domain profiles, and `expand` only with a language model, which also brings
- * `search_and_summarize` (after `research`).
- */
-function defaultTools(config: Config): AnyToolSpec[] {
-  const out: AnyToolSpec[] = [];
-  for (const tool of TOOLS) {
-    if (!config.memory.enabled && MEMORY_TOOLS.includes(tool)) continue;
-    if (tool === searchTool) out.push(searchToolFor(config));
-    else if (tool === researchTool) {
-      out.push(researchToolFor(config));
-      if (llmConfigured(config)) out.push(searchAndSummarizeTool(config));
-    } else out.push(tool);
-  }
-  return out;
 }
