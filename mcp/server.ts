@@ -22,7 +22,6 @@ import {
   type ServerRequest,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
 import type { Gleaner } from "../lib/gleaner.ts";
 import { toGleanerError } from "../lib/errors.ts";
 import { getGleanerLogger } from "../lib/log.ts";
@@ -32,7 +31,7 @@ import {
   preloadHandler,
   type Progress,
 } from "../lib/tools/spec.ts";
-import { listedInputSchema } from "../lib/tools/listing.ts";
+import { listedInputSchema, listedOutputSchema } from "../lib/tools/listing.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { VERSION } from "../lib/version.ts";
 import { registerMemoryResources, servesMemoryResources } from "./memory_resources.ts";
@@ -73,9 +72,7 @@ export function toolDefinition(tool: AnyToolSpec): Tool {
     title: tool.title,
     description: tool.description,
     inputSchema: listedInputSchema(tool) as Tool["inputSchema"],
-    outputSchema: z.toJSONSchema(tool.output, { io: "output", target: "draft-7" }) as Tool[
-      "outputSchema"
-    ],
+    outputSchema: listedOutputSchema(tool) as Tool["outputSchema"],
     annotations: {
       title: tool.title,
       readOnlyHint: tool.readOnly ?? true,

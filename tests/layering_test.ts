@@ -343,7 +343,6 @@ const CONFIG_IMPORTERS: readonly string[] = [
   "lib/tools/provider_tools.ts",
   "lib/tools/quality_schemas.ts",
   "lib/tools/research.ts",
-  "lib/tools/research_schemas.ts",
   "lib/tools/search.ts",
   "lib/tools/search_and_summarize.ts",
   "mcp/memory_resources.ts",

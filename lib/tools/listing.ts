@@ -22,6 +22,8 @@
  * @module
  */
 import { z } from "zod";
+import { PREBUILT_LISTING } from "./listing_prebuilt.ts";
+import { listingKey } from "./listing_variant.ts";
 import type { AnyToolSpec } from "./spec.ts";
 
 /** A JSON Schema object. */
@@ -116,8 +118,58 @@ export function mergedTypes(node: JsonSchema): JsonSchema | undefined {
   return merged;
 }
 
+/** A tool's listed schemas: its input as a model reads it, and its output. */
+export interface ListedSchemas {
+  /** The input, as {@link listedInputSchema} gives it. */
+  input: JsonSchema;
+  /** The output (draft-07), as MCP clients check `structuredContent` against it. */
+  output: JsonSchema;
+}
+
 /**
- * The JSON Schema (draft-07) of a tool's input as models see it.
+ * A tool's listed schemas generated from its zod schemas now (never from the prebuilt table):
+ * what `scripts/build_listing.ts` writes and its test compares.
+ *
+ * @example
+ * ```ts
+ * import { generatedListing } from "./listing.ts";
+ * import { scrapeUrlsTool } from "./scrape_urls.ts";
+ * console.assert(generatedListing(scrapeUrlsTool).output.type === "object");
+ * ```
+ */
+export function generatedListing(tool: AnyToolSpec): ListedSchemas {
+  return {
+    input: compact(z.toJSONSchema(tool.input, { io: "input", target: "draft-7" })) as JsonSchema,
+    output: z.toJSONSchema(tool.output, { io: "output", target: "draft-7" }) as JsonSchema,
+  };
+}
+
+/** The prebuilt entry of `tool`, if the table has its key. */
+function prebuilt(tool: AnyToolSpec): ListedSchemas | undefined {
+  const key = listingKey(tool);
+  return key === undefined ? undefined : PREBUILT_LISTING[key];
+}
+
+/**
+ * The JSON Schema (draft-07) of a tool's output, as MCP lists it: from the prebuilt table when
+ * it has the tool (shared: not to be changed), else generated.
+ *
+ * @example
+ * ```ts
+ * import { listedOutputSchema } from "./listing.ts";
+ * import { scrapeUrlsTool } from "./scrape_urls.ts";
+ * console.assert(listedOutputSchema(scrapeUrlsTool).type === "object");
+ * ```
+ */
+export function listedOutputSchema(tool: AnyToolSpec): JsonSchema {
+  return prebuilt(tool)?.output ??
+    z.toJSONSchema(tool.output, { io: "output", target: "draft-7" }) as JsonSchema;
+}
+
+/**
+ * The JSON Schema (draft-07) of a tool's input as models see it: from the prebuilt table
+ * when it has the tool (shared: not to be changed; generating them all cost about 20 ms of
+ * every start), else generated.
  *
  * @example
  * ```ts
@@ -132,5 +184,6 @@ export function mergedTypes(node: JsonSchema): JsonSchema | undefined {
  * ```
  */
 export function listedInputSchema(tool: AnyToolSpec): JsonSchema {
-  return compact(z.toJSONSchema(tool.input, { io: "input", target: "draft-7" })) as JsonSchema;
+  return prebuilt(tool)?.input ??
+    compact(z.toJSONSchema(tool.input, { io: "input", target: "draft-7" })) as JsonSchema;
 }

@@ -17,6 +17,7 @@ import { researchTool } from "./research.ts";
 import { scrapeUrlsTool } from "./scrape_urls.ts";
 import { searchTool } from "./search.ts";
 import type { AnyToolSpec } from "./spec.ts";
+import { listedByName } from "./listing_variant.ts";
 
 export {
   clearCacheTool,
@@ -78,7 +79,7 @@ export const MEMORY_TOOLS: readonly AnyToolSpec[] = [
 ];
 
 /** All tools, in the order clients list them. */
-export const TOOLS: readonly AnyToolSpec[] = [
+export const TOOLS: readonly AnyToolSpec[] = listedByName([
   searchTool,
   scrapeUrlsTool,
   researchTool,
@@ -87,7 +88,7 @@ export const TOOLS: readonly AnyToolSpec[] = [
   clearCacheTool,
   currentDatetimeTool,
   ...MEMORY_TOOLS,
-];
+]);
 
 export { DeleteMemoryOutput } from "./delete_memory.ts";
 export { GetMemoryOutput } from "./get_memory.ts";

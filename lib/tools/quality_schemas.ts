@@ -25,31 +25,58 @@ export interface QualityShape {
 }
 
 /**
- * The quality arguments: for a configuration, `domain_profile` as the enum
- * of its profiles and `expand` only when `llm.*` is set; without one, both
- * loosely typed (checked on the call).
+ * What a configuration changes in the quality arguments, and all it changes: the names of its
+ * domain profiles, and whether a language model is set (`expand`).
+ */
+export interface QualityFacts {
+  /** The configuration's domain profile names, sorted. */
+  profiles: string[];
+  /** A language model is configured: `expand` is offered. */
+  expand: boolean;
+}
+
+/**
+ * The {@link QualityFacts} of a configuration.
  *
  * @example
  * ```ts
  * import { parseConfig } from "../config/parse.ts";
- * import { qualityShape } from "./quality_schemas.ts";
- * const shape = qualityShape(parseConfig({}));
+ * import { qualityFacts } from "./quality_schemas.ts";
+ * const facts = qualityFacts(parseConfig({}));
+ * console.assert(facts.profiles.includes("dev") && !facts.expand);
+ * ```
+ */
+export function qualityFacts(config: Config): QualityFacts {
+  return { profiles: domainProfileNames(config), expand: llmConfigured(config) };
+}
+
+/**
+ * The quality arguments: for a configuration's facts, `domain_profile` as the
+ * enum of its profiles and `expand` only when a language model is set;
+ * without them, both loosely typed (checked on the call).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config/parse.ts";
+ * import { qualityFacts, qualityShape } from "./quality_schemas.ts";
+ * const shape = qualityShape(qualityFacts(parseConfig({})));
  * console.assert(shape.domain_profile.safeParse("dev").success);
  * console.assert(!Object.keys(shape).includes("expand"), "no model, no expand");
  * ```
  */
-export function qualityShape(config?: Config): QualityShape {
-  if (!config) {
+export function qualityShape(facts?: QualityFacts): QualityShape {
+  if (!facts) {
     return {
       domain_profile: z.string().min(1).max(32).optional().describe(PROFILE_HELP),
       expand: z.boolean().optional().describe(EXPAND_HELP),
     };
   }
-  const names = domainProfileNames(config);
-  const profile = z.enum(names as [string, ...string[]]).optional().describe(PROFILE_HELP);
+  const profile = z.enum(facts.profiles as [string, ...string[]]).optional().describe(
+    PROFILE_HELP,
+  );
   // The enum's output is a string: the loose type holds for both.
   const shape = { domain_profile: profile as unknown as z.ZodOptional<z.ZodString> };
-  return (llmConfigured(config)
+  return (facts.expand
     ? { ...shape, expand: z.boolean().optional().describe(EXPAND_HELP) }
     : shape) as QualityShape;
 }

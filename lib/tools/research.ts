@@ -10,6 +10,8 @@ import { defineTool, lazyHandler, type ToolSpec } from "./spec.ts";
 import type { Config } from "../config/config.ts";
 import { ResearchInput, researchInputFor, ResearchOutput } from "./research_schemas.ts";
 import { noteLines } from "./role_schemas.ts";
+import { qualityFacts } from "./quality_schemas.ts";
+import { withListingVariant } from "./listing_variant.ts";
 
 export { ResearchInput, ResearchOutput } from "./research_schemas.ts";
 
@@ -28,7 +30,8 @@ export { ResearchInput, ResearchOutput } from "./research_schemas.ts";
 export function researchToolFor(
   config: Config,
 ): ToolSpec<typeof ResearchInput, typeof ResearchOutput> {
-  return { ...researchTool, input: researchInputFor(config) };
+  const facts = qualityFacts(config);
+  return withListingVariant({ ...researchTool, input: researchInputFor(facts) }, facts);
 }
 
 /** The tool definition. */

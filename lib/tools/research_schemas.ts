@@ -6,9 +6,8 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "../config/config.ts";
 import { type TimeRangeSchema, timeRangeSchema } from "../search/time_range.ts";
-import { qualityShape } from "./quality_schemas.ts";
+import { type QualityFacts, qualityShape } from "./quality_schemas.ts";
 import { AttemptSchema } from "./search.ts";
 import { EvidenceSchema, ItemErrorSchema, RankingSchema } from "./schemas.ts";
 
@@ -32,7 +31,9 @@ export type ResearchShape = {
  * its domain profiles, and `expand` only with a language model; without one,
  * any profile name and `expand` (checked on the call).
  */
-export function researchInputFor(config?: Config): z.ZodObject<ResearchShape, z.core.$strict> {
+export function researchInputFor(
+  facts?: QualityFacts,
+): z.ZodObject<ResearchShape, z.core.$strict> {
   return z.strictObject({
     query: z.string().trim().min(1).max(500).describe("The question"),
     max_results: z.number().int().min(1).max(20).optional().describe(
@@ -45,7 +46,7 @@ export function researchInputFor(config?: Config): z.ZodObject<ResearchShape, z.
     ),
     time_range: timeRangeSchema().optional(),
     language: z.string().min(2).max(10).optional(),
-    ...qualityShape(config),
+    ...qualityShape(facts),
   });
 }
 

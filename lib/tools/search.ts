@@ -7,7 +7,8 @@ import { z } from "zod";
 import type { Config } from "../config/config.ts";
 import { toGleanerError } from "../errors.ts";
 import { type TimeRangeSchema, timeRangeSchema } from "../search/time_range.ts";
-import { qualityShape } from "./quality_schemas.ts";
+import { type QualityFacts, qualityFacts, qualityShape } from "./quality_schemas.ts";
+import { withListingVariant } from "./listing_variant.ts";
 import { FallbackSchema, noteLines } from "./role_schemas.ts";
 import { ItemErrorSchema } from "./schemas.ts";
 import { defineTool, type ToolContext, type ToolSpec } from "./spec.ts";
@@ -32,18 +33,26 @@ export type SearchItemShape = {
   fetch_count: z.ZodOptional<z.ZodNumber>;
 };
 
-/** One query of a `search` call, for a configuration (see {@link qualityShape}). */
-function searchItemInput(config?: Config): z.ZodObject<SearchItemShape, z.core.$strict> {
+/**
+ * What a configuration changes in the input of `search`, and all it changes: the quality
+ * arguments' facts, and whether SearXNG is configured (its per-call controls).
+ */
+interface SearchFacts extends QualityFacts {
+  searxng: boolean;
+}
+
+/** One query of a `search` call, for a configuration's facts (see {@link qualityShape}). */
+function searchItemInput(facts?: SearchFacts): z.ZodObject<SearchItemShape, z.core.$strict> {
   return z.strictObject({
     ...searchItemBase(),
-    ...qualityShape(config),
-    ...searxngShape(config),
+    ...qualityShape(facts),
+    ...searxngShape(facts),
   }) as z.ZodObject<SearchItemShape, z.core.$strict>;
 }
 
 /** SearXNG's per-call controls: in the library's definition, and for a configuration with SearXNG. */
-function searxngShape(config?: Config): Pick<SearchItemShape, "category" | "engines"> | object {
-  if (config && !searxngProvider.isConfigured(config)) return {};
+function searxngShape(facts?: SearchFacts): Pick<SearchItemShape, "category" | "engines"> | object {
+  if (facts && !facts.searxng) return {};
   return {
     category: z.enum(["general", "news", "it", "science"]).optional().describe(
       "SearXNG category (news also asks news indexes)",
@@ -53,10 +62,10 @@ function searxngShape(config?: Config): Pick<SearchItemShape, "category" | "engi
   };
 }
 
-/** The input of `search` for a configuration: its profiles, `expand` only with a model. */
-function searchInputFor(config?: Config): typeof SearchInput {
+/** The input of `search` for a configuration's facts: its profiles, `expand` only with a model. */
+function searchInputFor(facts?: SearchFacts): typeof SearchInput {
   return z.strictObject({
-    items: z.array(searchItemInput(config)).min(1).max(5),
+    items: z.array(searchItemInput(facts)).min(1).max(5),
     no_cache: z.boolean().optional().describe("Skip cached answers"),
   });
 }
@@ -212,7 +221,8 @@ export const SearchOutput: z.ZodObject<{
 export function searchToolFor(
   config: Config,
 ): ToolSpec<typeof SearchInput, typeof SearchOutput> {
-  return { ...searchTool, input: searchInputFor(config) };
+  const facts = { ...qualityFacts(config), searxng: searxngProvider.isConfigured(config) };
+  return withListingVariant({ ...searchTool, input: searchInputFor(facts) }, facts);
 }
 
 /** The tool definition. */

@@ -24,9 +24,9 @@ export type SearchAndSummarizeShape = ResearchShape & { fetch_count: z.ZodDefaul
  * `researchInputFor`), and how many of the pages read are given whole to the model.
  */
 export function searchAndSummarizeInputFor(
-  config?: Parameters<typeof researchInputFor>[0],
+  facts?: Parameters<typeof researchInputFor>[0],
 ): z.ZodObject<SearchAndSummarizeShape, z.core.$strict> {
-  return researchInputFor(config).extend({
+  return researchInputFor(facts).extend({
     fetch_count: z.number().int().min(1).max(MAX_SUMMARIZE_FETCH_COUNT)
       .default(SUMMARIZE_FETCH_COUNT).describe("Top pages the model reads whole"),
   });
