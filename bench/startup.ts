@@ -25,6 +25,10 @@
  *   the same rotation: `against_p50_ms` and `task_over_against`, this task's
  *   p50 over that one's.
  *
+ * The rotation runs 20 rounds (4 × `runs`); beside each ratio of medians,
+ * `*_paired` is the median of the rounds' own ratios (the variants of a round
+ * run back to back, so a drift of the machine's speed moves both alike).
+ *
  * The server runs with the permissions of `deno task mcp`. Peak RSS of the
  * short commands is read through `/usr/bin/time` when it exists (`null`
  * otherwise). Run alone: `deno run -A bench/startup.ts`, or
@@ -303,7 +307,7 @@ export async function runStartupBench(
     against: { ms: [], rss: [], pss: [], uss: [], processes: 0 },
   };
   const names: Name[] = against ? ["task", "child", "against"] : ["task", "child"];
-  for (let i = 0; i < Math.max(runs * 2, 10); i++) {
+  for (let i = 0; i < Math.max(runs * 4, 20); i++) {
     const order = i % 2 ? [...names].reverse() : names;
     for (const name of order) {
       const run = await toolsListOnce(cache, variants[name], name === "against" ? against : ROOT);
@@ -319,6 +323,10 @@ export async function runStartupBench(
   const p50 = (xs: number[]) => xs.length ? Math.round(median(xs)) : null;
   const extra = (task: number[], child: number[]) =>
     task.length && child.length ? Math.round(median(task) - median(child)) : null;
+  // The median of each round's own ratio: the variants of a round ran one after the other, so
+  // a drift of the machine's speed across the run moves both sides of each ratio alike.
+  const paired = (a: number[], b: number[]) =>
+    Math.round(median(a.map((ms, i) => ms / b[i])) * 100) / 100;
   const taskMs = p50(seen.task.ms)!;
   const childMs = p50(seen.child.ms)!;
   result.mcp_tools_list_task = {
@@ -328,6 +336,7 @@ export async function runStartupBench(
     child_p50_ms: childMs,
     child_min_ms: Math.round(Math.min(...seen.child.ms)),
     task_over_child: Math.round((taskMs / childMs) * 100) / 100,
+    task_over_child_paired: paired(seen.task.ms, seen.child.ms),
     rss_mb: p50(seen.task.rss),
     child_rss_mb: p50(seen.child.rss),
     extra_rss_mb: extra(seen.task.rss, seen.child.rss),
@@ -346,6 +355,7 @@ export async function runStartupBench(
         against_p50_ms: p50(seen.against.ms),
         against_rss_mb: p50(seen.against.rss),
         task_over_against: Math.round((taskMs / p50(seen.against.ms)!) * 100) / 100,
+        task_over_against_paired: paired(seen.task.ms, seen.against.ms),
         against_target: "task_over_against <= 1.2",
       }
       : {}),
