@@ -144,10 +144,15 @@ export function generatedListing(tool: AnyToolSpec): ListedSchemas {
   };
 }
 
-/** The prebuilt entry of `tool`, if the table has its key. */
-function prebuilt(tool: AnyToolSpec): ListedSchemas | undefined {
+/**
+ * The prebuilt schemas of `tool`, if the table has its key: the input under the key, the
+ * output under the tool's name (a configuration's variant changes only the input).
+ */
+function prebuilt(tool: AnyToolSpec): Partial<ListedSchemas> {
   const key = listingKey(tool);
-  return key === undefined ? undefined : PREBUILT_LISTING[key];
+  return key === undefined
+    ? {}
+    : { input: PREBUILT_LISTING.inputs[key], output: PREBUILT_LISTING.outputs[tool.name] };
 }
 
 /**
@@ -162,7 +167,7 @@ function prebuilt(tool: AnyToolSpec): ListedSchemas | undefined {
  * ```
  */
 export function listedOutputSchema(tool: AnyToolSpec): JsonSchema {
-  return prebuilt(tool)?.output ??
+  return prebuilt(tool).output ??
     z.toJSONSchema(tool.output, { io: "output", target: "draft-7" }) as JsonSchema;
 }
 
@@ -184,6 +189,6 @@ export function listedOutputSchema(tool: AnyToolSpec): JsonSchema {
  * ```
  */
 export function listedInputSchema(tool: AnyToolSpec): JsonSchema {
-  return prebuilt(tool)?.input ??
+  return prebuilt(tool).input ??
     compact(z.toJSONSchema(tool.input, { io: "input", target: "draft-7" })) as JsonSchema;
 }

@@ -7,34 +7,37 @@ import { PREBUILT_LISTING } from "./listing_prebuilt.ts";
 import { routerSearchTool } from "./router_tool.ts";
 import { researchToolFor } from "./research.ts";
 import { searchToolFor } from "./search.ts";
-import { prebuiltEntries } from "../../scripts/build_listing.ts";
+import { prebuiltListing } from "../../scripts/build_listing.ts";
 
 /** As a client receives it. */
 const wire = (value: unknown) => JSON.parse(JSON.stringify(value));
 
 Deno.test("the prebuilt listing is what the tools' zod schemas generate now (else: deno task build:listing)", () => {
-  const now = prebuiltEntries();
-  assert.deepEqual(
-    Object.keys(PREBUILT_LISTING).sort(),
-    Object.keys(now).sort(),
-    "the prebuilt keys are stale: run deno task build:listing",
-  );
-  for (const [key, schemas] of Object.entries(now)) {
+  const now = prebuiltListing();
+  for (const part of ["inputs", "outputs"] as const) {
     assert.deepEqual(
-      PREBUILT_LISTING[key],
-      schemas,
-      `the prebuilt schemas of ${key} are stale: run deno task build:listing`,
+      Object.keys(PREBUILT_LISTING[part]).sort(),
+      Object.keys(now[part]).sort(),
+      `the prebuilt ${part} keys are stale: run deno task build:listing`,
     );
+    for (const [key, schema] of Object.entries(now[part])) {
+      assert.deepEqual(
+        PREBUILT_LISTING[part][key],
+        schema,
+        `the prebuilt ${part} of ${key} are stale: run deno task build:listing`,
+      );
+    }
   }
   // It holds the default configuration's variants, not only the static definitions.
-  assert.ok(Object.keys(now).some((key) => key.startsWith("search {")), Object.keys(now).join());
+  assert.ok(Object.keys(now.inputs).some((key) => key.startsWith("search {")));
 });
 
 Deno.test("every tool the default configuration lists is served from the table, as generated", () => {
   for (const tool of defaultTools(parseConfig({}))) {
     const key = listingKey(tool);
-    assert.ok(key !== undefined && key in PREBUILT_LISTING, `${tool.name}: ${key}`);
-    assert.equal(listedInputSchema(tool), PREBUILT_LISTING[key].input, tool.name);
+    assert.ok(key !== undefined && key in PREBUILT_LISTING.inputs, `${tool.name}: ${key}`);
+    assert.equal(listedInputSchema(tool), PREBUILT_LISTING.inputs[key], tool.name);
+    assert.equal(listedOutputSchema(tool), PREBUILT_LISTING.outputs[tool.name], tool.name);
     assert.deepEqual(wire(listedInputSchema(tool)), wire(generatedListing(tool).input), tool.name);
     assert.deepEqual(
       wire(listedOutputSchema(tool)),
@@ -51,7 +54,7 @@ Deno.test("a tool built for another configuration is listed from its own schemas
   });
   for (const tool of [searchToolFor(config), researchToolFor(config)]) {
     const key = listingKey(tool);
-    assert.ok(key !== undefined && !(key in PREBUILT_LISTING), `${tool.name}: ${key}`);
+    assert.ok(key !== undefined && !(key in PREBUILT_LISTING.inputs), `${tool.name}: ${key}`);
     const listed = JSON.stringify(listedInputSchema(tool));
     assert.ok(listed.includes('"papers"') && listed.includes('"expand"'), listed.slice(0, 300));
   }
