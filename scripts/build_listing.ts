@@ -2,10 +2,11 @@
  * Writes `lib/tools/listing_prebuilt.ts`: the listed JSON Schemas (input and
  * output) of Gleaner's own tools, generated from their zod schemas, so that
  * `tools/list` does not generate them on every start (about 20 ms of
- * `gleaner mcp` before its first answer). Entries: every static definition
- * (`TOOLS`), and the tools the default configuration declares (`search` and
- * `research` built for its domain profiles). A tool built for another
- * configuration has another key and is generated when it is listed.
+ * `gleaner mcp` before its first answer). Entries: the tools the default
+ * configuration declares (its `search` and `research` built for its domain
+ * profiles, and the static definitions). Any other tool (the library's
+ * static `search` and `research`, a variant built for another configuration)
+ * is generated when it is listed.
  *
  * `lib/tools/listing_prebuilt_test.ts` fails when the file is not what this
  * script writes; run it after changing a tool's schemas:
@@ -20,7 +21,6 @@ import { parseConfig } from "../lib/config/parse.ts";
 import { defaultTools } from "../lib/tools/default_tools.ts";
 import { generatedListing } from "../lib/tools/listing.ts";
 import { listingKey } from "../lib/tools/listing_variant.ts";
-import { TOOLS } from "../lib/tools/mod.ts";
 
 /** The file this script writes. */
 export const PREBUILT_FILE: URL = new URL("../lib/tools/listing_prebuilt.ts", import.meta.url);
@@ -45,7 +45,7 @@ export interface PrebuiltListing {
  */
 export function prebuiltListing(): PrebuiltListing {
   const table: PrebuiltListing = { inputs: {}, outputs: {} };
-  for (const tool of [...TOOLS, ...defaultTools(parseConfig({}))]) {
+  for (const tool of defaultTools(parseConfig({}))) {
     const key = listingKey(tool);
     if (key === undefined) continue;
     const { input, output } = JSON.parse(JSON.stringify(generatedListing(tool)));

@@ -14,7 +14,7 @@ export const PREBUILT_LISTING: {
   readonly outputs: Readonly<Record<string, Schema>>;
 } = {
   "inputs": {
-    "search": {
+    'search {"profiles":["dev","homelab"],"expand":false,"searxng":false}': {
       "type": "object",
       "properties": {
         "items": {
@@ -61,30 +61,10 @@ export const PREBUILT_LISTING: {
               "domain_profile": {
                 "description": "Raise a profile's preferred domains, drop its excluded ones",
                 "type": "string",
-              },
-              "expand": {
-                "description": "Rewrite the query with the language model first",
-                "type": "boolean",
-              },
-              "category": {
-                "description": "SearXNG category (news also asks news indexes)",
-                "type": "string",
                 "enum": [
-                  "general",
-                  "news",
-                  "it",
-                  "science",
+                  "dev",
+                  "homelab",
                 ],
-              },
-              "engines": {
-                "description": "SearXNG engines to ask",
-                "minItems": 1,
-                "maxItems": 10,
-                "type": "array",
-                "items": {
-                  "type": "string",
-                  "pattern": "^[a-z0-9_ .-]{1,40}$",
-                },
               },
             },
             "required": [
@@ -165,7 +145,7 @@ export const PREBUILT_LISTING: {
       ],
       "additionalProperties": false,
     },
-    "research": {
+    'research {"profiles":["dev","homelab"],"expand":false}': {
       "type": "object",
       "properties": {
         "query": {
@@ -213,10 +193,10 @@ export const PREBUILT_LISTING: {
         "domain_profile": {
           "description": "Raise a profile's preferred domains, drop its excluded ones",
           "type": "string",
-        },
-        "expand": {
-          "description": "Rewrite the query with the language model first",
-          "type": "boolean",
+          "enum": [
+            "dev",
+            "homelab",
+          ],
         },
       },
       "required": [
@@ -487,134 +467,6 @@ export const PREBUILT_LISTING: {
           "exclusiveMinimum": 0,
         },
       },
-      "additionalProperties": false,
-    },
-    'search {"profiles":["dev","homelab"],"expand":false,"searxng":false}': {
-      "type": "object",
-      "properties": {
-        "items": {
-          "minItems": 1,
-          "maxItems": 5,
-          "type": "array",
-          "items": {
-            "type": "object",
-            "properties": {
-              "query": {
-                "type": "string",
-              },
-              "domains": {
-                "description": "Only these sites",
-                "maxItems": 20,
-                "type": "array",
-                "items": {
-                  "type": "string",
-                },
-              },
-              "time_range": {
-                "type": "string",
-                "enum": [
-                  "day",
-                  "week",
-                  "month",
-                  "year",
-                ],
-              },
-              "language": {
-                "description": "e.g. en, de-de",
-                "type": "string",
-              },
-              "max_results": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 20,
-              },
-              "fetch_count": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 3,
-              },
-              "domain_profile": {
-                "description": "Raise a profile's preferred domains, drop its excluded ones",
-                "type": "string",
-                "enum": [
-                  "dev",
-                  "homelab",
-                ],
-              },
-            },
-            "required": [
-              "query",
-            ],
-            "additionalProperties": false,
-          },
-        },
-        "no_cache": {
-          "description": "Skip cached answers",
-          "type": "boolean",
-        },
-      },
-      "required": [
-        "items",
-      ],
-      "additionalProperties": false,
-    },
-    'research {"profiles":["dev","homelab"],"expand":false}': {
-      "type": "object",
-      "properties": {
-        "query": {
-          "type": "string",
-          "description": "The question",
-        },
-        "max_results": {
-          "description": "Search results to weigh",
-          "type": "integer",
-          "minimum": 1,
-          "maximum": 20,
-        },
-        "max_pages": {
-          "default": 5,
-          "type": "integer",
-          "minimum": 1,
-          "maximum": 10,
-        },
-        "max_tokens": {
-          "description": "Default 4000",
-          "type": "integer",
-          "minimum": 100,
-          "maximum": 50000,
-        },
-        "domains": {
-          "description": "Only these sites (and subdomains)",
-          "maxItems": 20,
-          "type": "array",
-          "items": {
-            "type": "string",
-          },
-        },
-        "time_range": {
-          "type": "string",
-          "enum": [
-            "day",
-            "week",
-            "month",
-            "year",
-          ],
-        },
-        "language": {
-          "type": "string",
-        },
-        "domain_profile": {
-          "description": "Raise a profile's preferred domains, drop its excluded ones",
-          "type": "string",
-          "enum": [
-            "dev",
-            "homelab",
-          ],
-        },
-      },
-      "required": [
-        "query",
-      ],
       "additionalProperties": false,
     },
   },
