@@ -23,7 +23,7 @@
  */
 import { z } from "zod";
 import { PREBUILT_LISTING } from "./listing_prebuilt.ts";
-import { listingKey } from "./listing_variant.ts";
+import { listingKey } from "./listing_key.ts";
 import type { AnyToolSpec } from "./spec.ts";
 
 /** A JSON Schema object. */
@@ -138,10 +138,15 @@ export interface ListedSchemas {
  * ```
  */
 export function generatedListing(tool: AnyToolSpec): ListedSchemas {
-  return {
-    input: compact(z.toJSONSchema(tool.input, { io: "input", target: "draft-7" })) as JsonSchema,
-    output: z.toJSONSchema(tool.output, { io: "output", target: "draft-7" }) as JsonSchema,
-  };
+  return { input: generatedInput(tool), output: generatedOutput(tool) };
+}
+
+function generatedInput(tool: AnyToolSpec): JsonSchema {
+  return compact(z.toJSONSchema(tool.input, { io: "input", target: "draft-7" })) as JsonSchema;
+}
+
+function generatedOutput(tool: AnyToolSpec): JsonSchema {
+  return z.toJSONSchema(tool.output, { io: "output", target: "draft-7" }) as JsonSchema;
 }
 
 /**
@@ -167,8 +172,7 @@ function prebuilt(tool: AnyToolSpec): Partial<ListedSchemas> {
  * ```
  */
 export function listedOutputSchema(tool: AnyToolSpec): JsonSchema {
-  return prebuilt(tool).output ??
-    z.toJSONSchema(tool.output, { io: "output", target: "draft-7" }) as JsonSchema;
+  return prebuilt(tool).output ?? generatedOutput(tool);
 }
 
 /**
@@ -189,6 +193,5 @@ export function listedOutputSchema(tool: AnyToolSpec): JsonSchema {
  * ```
  */
 export function listedInputSchema(tool: AnyToolSpec): JsonSchema {
-  return prebuilt(tool).input ??
-    compact(z.toJSONSchema(tool.input, { io: "input", target: "draft-7" })) as JsonSchema;
+  return prebuilt(tool).input ?? generatedInput(tool);
 }

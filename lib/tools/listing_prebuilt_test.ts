@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parseConfig } from "../config/parse.ts";
 import { defaultTools } from "./default_tools.ts";
 import { generatedListing, listedInputSchema, listedOutputSchema } from "./listing.ts";
-import { listingKey } from "./listing_variant.ts";
+import { listingKey } from "./listing_key.ts";
 import { PREBUILT_LISTING } from "./listing_prebuilt.ts";
 import { routerSearchTool } from "./router_tool.ts";
 import { researchToolFor } from "./research.ts";

@@ -17,7 +17,7 @@ import { researchTool } from "./research.ts";
 import { scrapeUrlsTool } from "./scrape_urls.ts";
 import { searchTool } from "./search.ts";
 import type { AnyToolSpec } from "./spec.ts";
-import { listedByName } from "./listing_variant.ts";
+import { listedByName } from "./listing_key.ts";
 
 export {
   clearCacheTool,

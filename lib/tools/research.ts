@@ -11,7 +11,7 @@ import type { Config } from "../config/config.ts";
 import { ResearchInput, researchInputFor, ResearchOutput } from "./research_schemas.ts";
 import { noteLines } from "./role_schemas.ts";
 import { qualityFacts } from "./quality_schemas.ts";
-import { withListingVariant } from "./listing_variant.ts";
+import { withListingVariant } from "./listing_key.ts";
 
 export { ResearchInput, ResearchOutput } from "./research_schemas.ts";
 

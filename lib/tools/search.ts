@@ -8,7 +8,7 @@ import type { Config } from "../config/config.ts";
 import { toGleanerError } from "../errors.ts";
 import { type TimeRangeSchema, timeRangeSchema } from "../search/time_range.ts";
 import { type QualityFacts, qualityFacts, qualityShape } from "./quality_schemas.ts";
-import { withListingVariant } from "./listing_variant.ts";
+import { withListingVariant } from "./listing_key.ts";
 import { FallbackSchema, noteLines } from "./role_schemas.ts";
 import { ItemErrorSchema } from "./schemas.ts";
 import { defineTool, type ToolContext, type ToolSpec } from "./spec.ts";

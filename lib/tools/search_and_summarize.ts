@@ -23,7 +23,7 @@ import {
 import { defineTool, lazyHandler, type ToolSpec } from "./spec.ts";
 import { noteLines } from "./role_schemas.ts";
 import { qualityFacts } from "./quality_schemas.ts";
-import { withListingVariant } from "./listing_variant.ts";
+import { withListingVariant } from "./listing_key.ts";
 
 export {
   SearchAndSummarizeInput,

@@ -12,14 +12,14 @@
  */
 import type { AnyToolSpec } from "./spec.ts";
 
-const variants = new WeakMap<AnyToolSpec, string>();
+const keys = new WeakMap<AnyToolSpec, string>();
 
 /**
  * Records that `tool`'s schemas were built from `facts` alone (JSON values) and returns it.
  *
  * @example
  * ```ts
- * import { listingKey, withListingVariant } from "./listing_variant.ts";
+ * import { listingKey, withListingVariant } from "./listing_key.ts";
  * import { scrapeUrlsTool } from "./scrape_urls.ts";
  * const tool = withListingVariant({ ...scrapeUrlsTool }, { profiles: ["dev"] });
  * console.assert(listingKey(tool) === 'scrape_urls {"profiles":["dev"]}');
@@ -27,7 +27,7 @@ const variants = new WeakMap<AnyToolSpec, string>();
  * ```
  */
 export function withListingVariant<T extends AnyToolSpec>(tool: T, facts: unknown): T {
-  variants.set(tool, `${tool.name} ${JSON.stringify(facts)}`);
+  keys.set(tool, `${tool.name} ${JSON.stringify(facts)}`);
   return tool;
 }
 
@@ -37,14 +37,14 @@ export function withListingVariant<T extends AnyToolSpec>(tool: T, facts: unknow
  *
  * @example
  * ```ts
- * import { listedByName, listingKey } from "./listing_variant.ts";
+ * import { listedByName, listingKey } from "./listing_key.ts";
  * import { scrapeUrlsTool } from "./scrape_urls.ts";
  * listedByName([scrapeUrlsTool]);
  * console.assert(listingKey(scrapeUrlsTool) === "scrape_urls");
  * ```
  */
 export function listedByName<T extends AnyToolSpec>(tools: T[]): T[] {
-  for (const tool of tools) variants.set(tool, tool.name);
+  for (const tool of tools) keys.set(tool, tool.name);
   return tools;
 }
 
@@ -55,7 +55,7 @@ export function listedByName<T extends AnyToolSpec>(tools: T[]): T[] {
  *
  * @example
  * ```ts
- * import { listingKey } from "./listing_variant.ts";
+ * import { listingKey } from "./listing_key.ts";
  * import { TOOLS } from "./mod.ts";
  * import { scrapeUrlsTool } from "./scrape_urls.ts";
  * console.assert(TOOLS.includes(scrapeUrlsTool) && listingKey(scrapeUrlsTool) === "scrape_urls");
@@ -63,5 +63,5 @@ export function listedByName<T extends AnyToolSpec>(tools: T[]): T[] {
  * ```
  */
 export function listingKey(tool: AnyToolSpec): string | undefined {
-  return variants.get(tool);
+  return keys.get(tool);
 }
