@@ -34,7 +34,8 @@
  * `--memories` rows into one table shared by that many tenants (written
  * interleaved, as tenants write at once), one of them holding
  * `--tenant-memories`, and times that tenant's recall there and in a
- * database holding it alone (hosted mode's promise: within ×1.5).
+ * database holding it alone (hosted mode's promise: within ×1.5), each in
+ * the same two states: the first pass after a server restart, and warm.
  *
  * @module
  */
@@ -893,28 +894,41 @@ async function measureTenants(
     await db.pool.query("ANALYZE gleaner_memory");
     return Math.round((performance.now() - start) / 100) / 10;
   };
+  // Each store measured in the same two states: its first pass after a server
+  // restart (the buffer pool empty, the OS cache as the load left it), then a
+  // second pass over the same queries (its pages in the buffer pool).
+  const passes = async (url: string) => {
+    await server.restart();
+    const db = await PostgresMemoryDatabase.open({ url });
+    try {
+      const first = await recallLatency(db.backend("t0"), embedder, corpus, queryVectors);
+      const warm = await recallLatency(db.backend("t0"), embedder, corpus, queryVectors);
+      return { first, warm };
+    } finally {
+      await db.close();
+    }
+  };
   const shared = await PostgresMemoryDatabase.open({ url: server.url });
-  let inShared;
   let sharedLoad;
   try {
     sharedLoad = await load(shared, [...rowsOf.keys()]);
-    inShared = await recallLatency(shared.backend("t0"), embedder, corpus, queryVectors);
   } finally {
     await shared.close();
   }
   const admin = await PostgresMemoryDatabase.open({ url: server.url });
   await admin.pool.query("CREATE DATABASE alone");
   await admin.close();
-  const alone = await PostgresMemoryDatabase.open({
-    url: server.url.replace(/\/postgres$/, "/alone"),
-  });
-  let byItself;
+  const aloneUrl = server.url.replace(/\/postgres$/, "/alone");
+  const alone = await PostgresMemoryDatabase.open({ url: aloneUrl });
   try {
     await load(alone, ["t0"]);
-    byItself = await recallLatency(alone.backend("t0"), embedder, corpus, queryVectors);
   } finally {
     await alone.close();
   }
+  const inShared = await passes(server.url);
+  const byItself = await passes(aloneUrl);
+  const ratio = (pass: "first" | "warm") =>
+    Math.round((inShared[pass].p95_ms / byItself[pass].p95_ms) * 100) / 100;
   return {
     tenants: rowsOf.size,
     memories: n,
@@ -922,6 +936,9 @@ async function measureTenants(
     load_s: sharedLoad,
     recall_in_shared_table: inShared,
     recall_alone: byItself,
-    p95_ratio: Math.round((inShared.p95_ms / byItself.p95_ms) * 100) / 100,
+    p95_ratio_first_pass: ratio("first"),
+    p95_ratio_warm: ratio("warm"),
+    note: "first = the first pass after a server restart, warm = a second pass over the same " +
+      "queries; the shared table holds every tenant's rows interleaved as they were written",
   };
 }
