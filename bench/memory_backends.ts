@@ -875,57 +875,49 @@ async function measureTenants(
     list.push({ ...r, embedding: { model: embedder.id, vector: vectors[i] } });
     rowsOf.set(tenant, list);
   });
-  const load = async (db: PostgresMemoryDatabase, tenants: string[]) => {
-    for (const t of tenants) {
-      await db.backend(t).useEmbeddingModel(embedder.id, embedder.dimensions);
+  const withDatabase = async <T>(url: string, work: (db: PostgresMemoryDatabase) => Promise<T>) => {
+    const db = await PostgresMemoryDatabase.open({ url });
+    try {
+      return await work(db);
+    } finally {
+      await db.close();
     }
-    await db.pool.query(`DROP INDEX IF EXISTS ${vectorIndexName(embedder.dimensions)}`);
-    const start = performance.now();
-    for (let round = 0;; round++) {
-      const work = tenants
-        .map((t) => ({ t, rows: rowsOf.get(t)!.slice(round * 20, round * 20 + 20) }))
-        .filter((w) => w.rows.length > 0);
-      if (work.length === 0) break;
-      for (let i = 0; i < work.length; i += 8) {
-        await Promise.all(work.slice(i, i + 8).map((w) => db.backend(w.t).insert(w.rows)));
-      }
-    }
-    await inTransaction(db.pool, (c) => ensureVectorIndex(c, embedder.dimensions));
-    // What autovacuum does after a bulk load, done before the clock starts rather than during it.
-    await db.pool.query("VACUUM (ANALYZE) gleaner_memory");
-    return Math.round((performance.now() - start) / 100) / 10;
   };
+  const load = (url: string, tenants: string[]) =>
+    withDatabase(url, async (db) => {
+      for (const t of tenants) {
+        await db.backend(t).useEmbeddingModel(embedder.id, embedder.dimensions);
+      }
+      await db.pool.query(`DROP INDEX IF EXISTS ${vectorIndexName(embedder.dimensions)}`);
+      const start = performance.now();
+      for (let round = 0;; round++) {
+        const work = tenants
+          .map((t) => ({ t, rows: rowsOf.get(t)!.slice(round * 20, round * 20 + 20) }))
+          .filter((w) => w.rows.length > 0);
+        if (work.length === 0) break;
+        for (let i = 0; i < work.length; i += 8) {
+          await Promise.all(work.slice(i, i + 8).map((w) => db.backend(w.t).insert(w.rows)));
+        }
+      }
+      await inTransaction(db.pool, (c) => ensureVectorIndex(c, embedder.dimensions));
+      // What autovacuum does after a bulk load, done before the clock starts rather than during it.
+      await db.pool.query("VACUUM (ANALYZE) gleaner_memory");
+      return Math.round((performance.now() - start) / 100) / 10;
+    });
   // Each store measured in the same two states: its first pass after a server
   // restart (the buffer pool empty, the OS cache as the load left it), then a
   // second pass over the same queries (its pages in the buffer pool).
   const passes = async (url: string) => {
     await server.restart();
-    const db = await PostgresMemoryDatabase.open({ url });
-    try {
-      const first = await recallLatency(db.backend("t0"), embedder, corpus, queryVectors);
-      const warm = await recallLatency(db.backend("t0"), embedder, corpus, queryVectors);
-      return { first, warm };
-    } finally {
-      await db.close();
-    }
+    return await withDatabase(url, async (db) => ({
+      first: await recallLatency(db.backend("t0"), embedder, corpus, queryVectors),
+      warm: await recallLatency(db.backend("t0"), embedder, corpus, queryVectors),
+    }));
   };
-  const shared = await PostgresMemoryDatabase.open({ url: server.url });
-  let sharedLoad;
-  try {
-    sharedLoad = await load(shared, [...rowsOf.keys()]);
-  } finally {
-    await shared.close();
-  }
-  const admin = await PostgresMemoryDatabase.open({ url: server.url });
-  await admin.pool.query("CREATE DATABASE alone");
-  await admin.close();
+  const sharedLoad = await load(server.url, [...rowsOf.keys()]);
+  await withDatabase(server.url, (db) => db.pool.query("CREATE DATABASE alone"));
   const aloneUrl = server.url.replace(/\/postgres$/, "/alone");
-  const alone = await PostgresMemoryDatabase.open({ url: aloneUrl });
-  try {
-    await load(alone, ["t0"]);
-  } finally {
-    await alone.close();
-  }
+  await load(aloneUrl, ["t0"]);
   const inShared = await passes(server.url);
   const byItself = await passes(aloneUrl);
   const ratio = (pass: "first" | "warm") =>
