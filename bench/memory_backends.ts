@@ -30,6 +30,15 @@
  * (`--backend=sqlite|postgres|both`, default both; `--queries=200`; `--k=50`;
  * `--clients=20`; `--seconds=20`, 0 skips the mixed load).
  *
+ * `--pg-data=<folder>` keeps PostgreSQL's loaded cluster: right after the
+ * load (and its index build and `ANALYZE`) the server is stopped, its data
+ * folder copied to `<folder>/<key>` (the key names the mode, the corpus and a
+ * digest of every row) and started again; a later run with the same key
+ * starts on a copy of that folder and skips the load (`load_s` is then null).
+ * Either way recall is timed after that restart, so a saving run and a
+ * reusing run measure the same state. A 1,000,000-row load takes about
+ * 25 minutes; a copy under a minute.
+ *
  * Tenant mode (PostgreSQL): `--tenants=1000 --tenant-memories=2000` loads the
  * `--memories` rows into one table shared by that many tenants (written
  * interleaved, as tenants write at once), one of them holding
@@ -78,6 +87,12 @@ export interface MemoryBackendBenchOptions {
   tenants: number;
   /** Memories of the measured tenant in tenant mode. */
   tenantMemories: number;
+  /**
+   * PostgreSQL: a folder where the loaded cluster is kept (one sub-folder per
+   * corpus and mode), so that a later run with the same corpus starts on a
+   * copy of it instead of loading again.
+   */
+  pgData?: string;
 }
 
 /**
@@ -96,6 +111,7 @@ export function benchOptions(args: string[] = Deno.args): MemoryBackendBenchOpti
       seconds: { type: "string", default: "20" },
       tenants: { type: "string", default: "1" },
       "tenant-memories": { type: "string", default: "2000" },
+      "pg-data": { type: "string" },
     },
     strict: false,
   });
@@ -109,6 +125,7 @@ export function benchOptions(args: string[] = Deno.args): MemoryBackendBenchOpti
     seconds: Number(values.seconds),
     tenants: Number(values.tenants),
     tenantMemories: Number(values["tenant-memories"]),
+    pgData: typeof values["pg-data"] === "string" ? values["pg-data"] : undefined,
   };
 }
 
@@ -439,19 +456,27 @@ const STAGES = [
   "list",
 ];
 
-async function measure(
+/** The corpus as stored: ids in corpus order, and the load's seconds (null: a kept cluster). */
+interface Loaded {
+  ids: number[];
+  loadS: number | null;
+}
+
+/**
+ * Inserts the corpus into `backend` in batches of {@link BATCH}; `bulk` runs
+ * before and after (PostgreSQL: the HNSW index dropped, then built). The
+ * seconds include `bulk.after`.
+ */
+async function loadCorpus(
   backend: MemoryBackend,
   embedder: Embedder,
   corpus: Corpus,
   vectors: Float32Array[],
-  queryVectors: Float32Array[],
-  opts: MemoryBackendBenchOptions,
   bulk?: { before(): Promise<void>; after(): Promise<void> },
-  serverPid?: number,
-) {
+): Promise<Loaded> {
   await backend.useEmbeddingModel(embedder.id, embedder.dimensions);
   await bulk?.before();
-  const loadStart = performance.now();
+  const start = performance.now();
   const ids: number[] = [];
   for (let i = 0; i < corpus.rows.length; i += BATCH) {
     const batch = corpus.rows.slice(i, i + BATCH).map((r, j) => ({
@@ -461,7 +486,46 @@ async function measure(
     for (const m of await backend.insert(batch)) ids.push(m.id);
   }
   await bulk?.after();
-  const loadS = (performance.now() - loadStart) / 1000;
+  return { ids, loadS: (performance.now() - start) / 1000 };
+}
+
+/**
+ * The sub-folder of `--pg-data` for this mode and corpus: the mode's figures,
+ * the embedder and an FNV-1a digest of every row's content, kind, session and time.
+ */
+function keptClusterKey(mode: string, corpus: Corpus, embedder: Embedder): string {
+  let h = 0x811c9dc5;
+  const mix = (text: string) => {
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  };
+  for (const r of corpus.rows) {
+    mix(`${r.content}\u0000${r.kind}\u0000${r.session_id}\u0000${r.created_at}\n`);
+  }
+  const digest = (h >>> 0).toString(16).padStart(8, "0");
+  return `${mode}-${corpus.rows.length}-${embedder.id}-${digest}`.replace(/[^A-Za-z0-9.-]+/g, "_");
+}
+
+/** True when `dir` holds a saved PostgreSQL data folder. */
+async function isKeptCluster(dir: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(`${dir}/global/pg_control`)).isFile;
+  } catch {
+    return false;
+  }
+}
+
+async function measure(
+  backend: MemoryBackend,
+  embedder: Embedder,
+  corpus: Corpus,
+  vectors: Float32Array[],
+  queryVectors: Float32Array[],
+  opts: MemoryBackendBenchOptions,
+  load: Loaded,
+  serverPid?: number,
+) {
+  await backend.useEmbeddingModel(embedder.id, embedder.dimensions);
+  const { ids, loadS } = load;
   // Recall through the shared memory service, with the query vector given
   // (query embedding excluded from the clock), each store call timed apart.
   const clock: StageClock = { ms: new Map(), spans: [] };
@@ -538,8 +602,8 @@ async function measure(
 
   return {
     memories: ids.length,
-    load_s: Math.round(loadS * 10) / 10,
-    load_inserts_per_s: Math.round(ids.length / loadS),
+    load_s: loadS === null ? null : Math.round(loadS * 10) / 10,
+    load_inserts_per_s: loadS === null ? null : Math.round(ids.length / loadS),
     steady_inserts_per_s: Math.round(extra.length / steadyS),
     ...(loaded !== undefined
       ? { vector_index_wait_after_warm_up_s: Math.round(indexWaitS * 10) / 10 }
@@ -645,6 +709,7 @@ export async function runMemoryBackendBench(
           vectors,
           queryVectors,
           opts,
+          await loadCorpus(backend, embedder, corpus, vectors),
         );
         const second = openSqliteMemoryBackend(path);
         try {
@@ -716,22 +781,40 @@ async function measurePostgres(
   queryVectors: Float32Array[],
   opts: MemoryBackendBenchOptions,
 ): Promise<Record<string, unknown>> {
+  const kept = opts.pgData && `${opts.pgData}/${keptClusterKey("plain", corpus, embedder)}`;
+  const reuse = kept ? await isKeptCluster(kept) : false;
   await using server = await startPostgres({
     settings: { shared_buffers: "512MB", maintenance_work_mem: "512MB" },
+    data: reuse && kept ? kept : undefined,
   });
   const result: Record<string, unknown> = {};
   let db = await PostgresMemoryDatabase.open({ url: server.url });
   try {
-    // Bulk load as one would import: without the HNSW index, built afterwards.
-    const bulk = {
-      before: async () => {
-        await db.pool.query(`DROP INDEX IF EXISTS ${vectorIndexName(embedder.dimensions)}`);
-      },
-      after: async () => {
-        await inTransaction(db.pool, (c) => ensureVectorIndex(c, embedder.dimensions));
-        await db.pool.query("ANALYZE gleaner_memory");
-      },
-    };
+    let loaded: Loaded;
+    if (reuse) {
+      const { rows } = await db.pool.query<{ id: string }>(
+        "SELECT id FROM gleaner_memory WHERE tenant = 'bench' ORDER BY id LIMIT $1",
+        [corpus.rows.length],
+      );
+      loaded = { ids: rows.map((r) => Number(r.id)), loadS: null };
+    } else {
+      // Bulk load as one would import: without the HNSW index, built afterwards.
+      loaded = await loadCorpus(db.backend("bench"), embedder, corpus, vectors, {
+        before: async () => {
+          await db.pool.query(`DROP INDEX IF EXISTS ${vectorIndexName(embedder.dimensions)}`);
+        },
+        after: async () => {
+          await inTransaction(db.pool, (c) => ensureVectorIndex(c, embedder.dimensions));
+          await db.pool.query("ANALYZE gleaner_memory");
+        },
+      });
+      if (kept) {
+        await db.close();
+        await server.saveData(kept);
+        db = await PostgresMemoryDatabase.open({ url: server.url });
+      }
+    }
+    if (kept) result.kept_cluster = { folder: kept, reused: reuse };
     result.settings_fsync_off = await pgSettings(db);
     Object.assign(
       result,
@@ -742,7 +825,7 @@ async function measurePostgres(
         vectors,
         queryVectors,
         opts,
-        bulk,
+        loaded,
         await postmasterPid(server.socketDir),
       ),
     );
@@ -859,8 +942,12 @@ async function measureTenants(
   queryVectors: Float32Array[],
   opts: MemoryBackendBenchOptions,
 ): Promise<Record<string, unknown>> {
+  const mode = `tenants${opts.tenants}x${opts.tenantMemories}`;
+  const kept = opts.pgData && `${opts.pgData}/${keptClusterKey(mode, corpus, embedder)}`;
+  const reuse = kept ? await isKeptCluster(kept) : false;
   await using server = await startPostgres({
     settings: { shared_buffers: "512MB", maintenance_work_mem: "512MB" },
+    data: reuse && kept ? kept : undefined,
   });
   const n = corpus.rows.length;
   const own = Math.min(opts.tenantMemories, n);
@@ -914,10 +1001,14 @@ async function measureTenants(
       warm: await recallLatency(db.backend("t0"), embedder, corpus, queryVectors),
     }));
   };
-  const sharedLoad = await load(server.url, [...rowsOf.keys()]);
-  await withDatabase(server.url, (db) => db.pool.query("CREATE DATABASE alone"));
   const aloneUrl = server.url.replace(/\/postgres$/, "/alone");
-  await load(aloneUrl, ["t0"]);
+  let sharedLoad: number | null = null;
+  if (!reuse) {
+    sharedLoad = await load(server.url, [...rowsOf.keys()]);
+    await withDatabase(server.url, (db) => db.pool.query("CREATE DATABASE alone"));
+    await load(aloneUrl, ["t0"]);
+    if (kept) await server.saveData(kept);
+  }
   const inShared = await passes(server.url);
   const byItself = await passes(aloneUrl);
   const ratio = (pass: "first" | "warm") =>
@@ -927,6 +1018,7 @@ async function measureTenants(
     memories: n,
     tenant_memories: own,
     load_s: sharedLoad,
+    ...(kept ? { kept_cluster: { folder: kept, reused: reuse } } : {}),
     recall_in_shared_table: inShared,
     recall_alone: byItself,
     p95_ratio_first_pass: ratio("first"),
