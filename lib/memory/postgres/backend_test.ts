@@ -145,6 +145,39 @@ Deno.test({
       });
 
       await t.step(
+        "a tenant holding nearly the whole table is searched with the tenant as a filter, and keeps to its rows",
+        async () => {
+          const url = await freshDatabase(server, "dominant");
+          const loader = await PostgresMemoryDatabase.open({ url });
+          const big = loader.backend("big");
+          const rows = Array.from(
+            { length: 3000 },
+            (_, i) => row(`weekly status update number ${i}`, { created_at: T0 + i }),
+          );
+          for (let i = 0; i < rows.length; i += 1000) await big.insert(rows.slice(i, i + 1000));
+          const bigBudget = await big.insert([row("quarterly budget review status")]);
+          const smallBudget = await loader.backend("small").insert([
+            row("budget status of the small tenant"),
+            row("another budget"),
+          ]);
+          await loader.pool.query("ANALYZE gleaner_memory");
+          await loader.close();
+          // A new pool: the planner's statistics are read afresh.
+          const fresh = await PostgresMemoryDatabase.open({ url });
+          try {
+            const mine = (await fresh.backend("big").lexicalCandidates("budget", 10, {}))
+              .map((h) => h.id);
+            assert.deepEqual(mine, [bigBudget[0].id], "the other tenant's rows stay out");
+            const theirs = (await fresh.backend("small").lexicalCandidates("budget", 10, {}))
+              .map((h) => h.id).sort((a, b) => a - b);
+            assert.deepEqual(theirs, smallBudget.map((m) => m.id).sort((a, b) => a - b));
+          } finally {
+            await fresh.close();
+          }
+        },
+      );
+
+      await t.step(
         "setEmbeddings skips a row whose content changed since it was read",
         async () => {
           const b = db.backend("reembed");
