@@ -58,7 +58,7 @@ import { inTransaction } from "../lib/memory/postgres/client.ts";
 import { ensureVectorIndex, vectorIndexName } from "../lib/memory/postgres/schema.ts";
 import { MemoryService } from "../lib/memory/service.ts";
 import type { MemoryBackend, NewMemoryRow } from "../lib/memory/types.ts";
-import { startPostgres } from "../testing/fixtures/postgres.ts";
+import { isSavedData, startPostgres } from "../testing/fixtures/postgres.ts";
 import { rng } from "../lib/memory/testdata/rng.ts";
 import { treeCpuMs } from "./lib/proc.ts";
 
@@ -505,15 +505,6 @@ function keptClusterKey(mode: string, corpus: Corpus, embedder: Embedder): strin
   return `${mode}-${corpus.rows.length}-${embedder.id}-${digest}`.replace(/[^A-Za-z0-9.-]+/g, "_");
 }
 
-/** True when `dir` holds a saved PostgreSQL data folder. */
-async function isKeptCluster(dir: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(`${dir}/global/pg_control`)).isFile;
-  } catch {
-    return false;
-  }
-}
-
 async function measure(
   backend: MemoryBackend,
   embedder: Embedder,
@@ -782,7 +773,7 @@ async function measurePostgres(
   opts: MemoryBackendBenchOptions,
 ): Promise<Record<string, unknown>> {
   const kept = opts.pgData && `${opts.pgData}/${keptClusterKey("plain", corpus, embedder)}`;
-  const reuse = kept ? await isKeptCluster(kept) : false;
+  const reuse = kept ? await isSavedData(kept) : false;
   await using server = await startPostgres({
     settings: { shared_buffers: "512MB", maintenance_work_mem: "512MB" },
     data: reuse && kept ? kept : undefined,
@@ -944,7 +935,7 @@ async function measureTenants(
 ): Promise<Record<string, unknown>> {
   const mode = `tenants${opts.tenants}x${opts.tenantMemories}`;
   const kept = opts.pgData && `${opts.pgData}/${keptClusterKey(mode, corpus, embedder)}`;
-  const reuse = kept ? await isKeptCluster(kept) : false;
+  const reuse = kept ? await isSavedData(kept) : false;
   await using server = await startPostgres({
     settings: { shared_buffers: "512MB", maintenance_work_mem: "512MB" },
     data: reuse && kept ? kept : undefined,
