@@ -58,7 +58,7 @@ import { inTransaction } from "../lib/memory/postgres/client.ts";
 import { ensureVectorIndex, vectorIndexName } from "../lib/memory/postgres/schema.ts";
 import { MemoryService } from "../lib/memory/service.ts";
 import type { MemoryBackend, NewMemoryRow } from "../lib/memory/types.ts";
-import { isSavedData, startPostgres } from "../testing/fixtures/postgres.ts";
+import { isSavedData, type PostgresServer, startPostgres } from "../testing/fixtures/postgres.ts";
 import { rng } from "../lib/memory/testdata/rng.ts";
 import { treeCpuMs } from "./lib/proc.ts";
 
@@ -505,6 +505,25 @@ function keptClusterKey(mode: string, corpus: Corpus, embedder: Embedder): strin
   return `${mode}-${corpus.rows.length}-${embedder.id}-${digest}`.replace(/[^A-Za-z0-9.-]+/g, "_");
 }
 
+/**
+ * The bench's cluster for `mode`: started on the copy kept under `--pg-data`
+ * when there is one (`reuse`), else empty; `kept` is where a fresh load is saved.
+ */
+async function benchCluster(
+  mode: string,
+  corpus: Corpus,
+  embedder: Embedder,
+  opts: MemoryBackendBenchOptions,
+): Promise<{ server: PostgresServer; kept?: string; reuse: boolean }> {
+  const kept = opts.pgData && `${opts.pgData}/${keptClusterKey(mode, corpus, embedder)}`;
+  const reuse = kept ? await isSavedData(kept) : false;
+  const server = await startPostgres({
+    settings: { shared_buffers: "512MB", maintenance_work_mem: "512MB" },
+    data: reuse ? kept : undefined,
+  });
+  return { server, kept: kept || undefined, reuse };
+}
+
 async function measure(
   backend: MemoryBackend,
   embedder: Embedder,
@@ -772,12 +791,8 @@ async function measurePostgres(
   queryVectors: Float32Array[],
   opts: MemoryBackendBenchOptions,
 ): Promise<Record<string, unknown>> {
-  const kept = opts.pgData && `${opts.pgData}/${keptClusterKey("plain", corpus, embedder)}`;
-  const reuse = kept ? await isSavedData(kept) : false;
-  await using server = await startPostgres({
-    settings: { shared_buffers: "512MB", maintenance_work_mem: "512MB" },
-    data: reuse && kept ? kept : undefined,
-  });
+  const { server: started, kept, reuse } = await benchCluster("plain", corpus, embedder, opts);
+  await using server = started;
   const result: Record<string, unknown> = {};
   let db = await PostgresMemoryDatabase.open({ url: server.url });
   try {
@@ -934,12 +949,8 @@ async function measureTenants(
   opts: MemoryBackendBenchOptions,
 ): Promise<Record<string, unknown>> {
   const mode = `tenants${opts.tenants}x${opts.tenantMemories}`;
-  const kept = opts.pgData && `${opts.pgData}/${keptClusterKey(mode, corpus, embedder)}`;
-  const reuse = kept ? await isSavedData(kept) : false;
-  await using server = await startPostgres({
-    settings: { shared_buffers: "512MB", maintenance_work_mem: "512MB" },
-    data: reuse && kept ? kept : undefined,
-  });
+  const { server: started, kept, reuse } = await benchCluster(mode, corpus, embedder, opts);
+  await using server = started;
   const n = corpus.rows.length;
   const own = Math.min(opts.tenantMemories, n);
   const stride = Math.max(1, Math.floor(n / own));
