@@ -795,6 +795,15 @@ async function measurePostgres(
   await using server = started;
   const result: Record<string, unknown> = {};
   let db = await PostgresMemoryDatabase.open({ url: server.url });
+  let open = true;
+  /** Closes `db`, runs `work` on the server (a save, a restart) and opens a new `db`. */
+  const reopenAround = async (work: () => Promise<void>) => {
+    await db.close();
+    open = false;
+    await work();
+    db = await PostgresMemoryDatabase.open({ url: server.url });
+    open = true;
+  };
   try {
     let loaded: Loaded;
     if (reuse) {
@@ -814,11 +823,7 @@ async function measurePostgres(
           await db.pool.query("ANALYZE gleaner_memory");
         },
       });
-      if (kept) {
-        await db.close();
-        await server.saveData(kept);
-        db = await PostgresMemoryDatabase.open({ url: server.url });
-      }
+      if (kept) await reopenAround(() => server.saveData(kept));
     }
     if (kept) result.kept_cluster = { folder: kept, reused: reuse };
     result.settings_fsync_off = await pgSettings(db);
@@ -851,9 +856,9 @@ async function measurePostgres(
       await second.close();
     }
     // Durable writes: the same server restarted with fsync on.
-    await db.close();
-    await server.restart({ fsync: "on", synchronous_commit: "on", full_page_writes: "on" });
-    db = await PostgresMemoryDatabase.open({ url: server.url });
+    await reopenAround(() =>
+      server.restart({ fsync: "on", synchronous_commit: "on", full_page_writes: "on" })
+    );
     result.settings_fsync_on = await pgSettings(db);
     const other = await PostgresMemoryDatabase.open({ url: server.url });
     try {
@@ -896,7 +901,7 @@ async function measurePostgres(
     result.server = "PostgreSQL on loopback (throwaway cluster), hnsw m=16 ef_construction=64; " +
       "recall and bulk load with fsync off, then restarted with fsync on for the durable writes";
   } finally {
-    await db.close();
+    if (open) await db.close();
   }
   return result;
 }
