@@ -18,6 +18,9 @@
  *   iterative scans keep filtered searches from coming back short. A tenant
  *   with few memories among many tenants' is scanned exactly through its own
  *   rows instead (the shared graph would walk mostly other tenants' entries).
+ *   Saves write their vectors to `staged`, which the database's
+ *   {@link VectorIndexer} moves into the index in the background; vector
+ *   search reads the tenant's newest staged vectors exactly beside it.
  * - Candidates are top-k per retriever (LIMIT in SQL), never the whole table.
  *
  * Permissions: net access to the PostgreSQL server; nothing on disk.
@@ -34,6 +37,7 @@ import {
   type PgQueryable,
 } from "./client.ts";
 import { DUPLICATE_LOCK_CLASS, ensureVectorIndex, migratePostgres, TS_CONFIG } from "./schema.ts";
+import { VectorIndexer } from "./indexer.ts";
 import { listSearchWords, memoryTextKey, normalizeMemoryText, scopeKey } from "../text.ts";
 import {
   type InsertedMemory,
@@ -94,6 +98,12 @@ const EXACT_SCAN_SHARE = 0.1;
  * otherwise it is a filter on the matched rows.
  */
 const TENANT_KEY_BREAK_EVEN = 1 / 350;
+/**
+ * Vector search reads at most this many of a tenant's newest staged vectors
+ * (saved, not yet indexed) exactly: while a burst of saves runs ahead of the
+ * indexer, older staged memories are found by BM25 only until indexed.
+ */
+const STAGED_SCAN_ROWS = 5_000;
 /** How long the planner's lexeme frequencies are reused (ms). */
 const STATS_TTL = 300_000;
 /** BM25 parameters. */
@@ -322,9 +332,14 @@ interface TenantModel {
 export class PostgresMemoryDatabase {
   /** The connection pool. */
   readonly pool: PgPool;
+  /** Moves the vectors saves stage into the vector index (one per instance). */
+  readonly indexer: VectorIndexer;
 
   private constructor(pool: PgPool) {
     this.pool = pool;
+    this.indexer = new VectorIndexer(pool);
+    // Rows a stopped instance left staged are taken at once.
+    this.indexer.kick();
   }
 
   /** Connects (lazily loading `npm:pg`) and migrates the schema. */
@@ -349,11 +364,12 @@ export class PostgresMemoryDatabase {
    * stays open).
    */
   backend(tenant: string, onClose?: () => Promise<void>): PostgresMemoryBackend {
-    return new PostgresMemoryBackend(this.pool, tenant, onClose);
+    return new PostgresMemoryBackend(this.pool, tenant, onClose, this.indexer);
   }
 
-  /** Ends the pool. */
+  /** Stops the indexer after its batch in flight and ends the pool. */
   async close(): Promise<void> {
+    await this.indexer.close();
     await this.pool.end();
   }
 }
@@ -386,17 +402,35 @@ export class PostgresMemoryBackend implements MemoryBackend {
   readonly tenant: string;
   private readonly pool: PgPool;
   private readonly onClose?: () => Promise<void>;
+  private readonly indexer?: VectorIndexer;
   private model: TenantModel | null | undefined = undefined;
   private live: LiveCount | undefined;
 
-  /** Use {@link PostgresMemoryDatabase.backend} or {@link openPostgresMemory}. */
-  constructor(pool: PgPool, tenant: string, onClose?: () => Promise<void>) {
+  /**
+   * Use {@link PostgresMemoryDatabase.backend} or {@link openPostgresMemory}.
+   * Without `indexer`, staged vectors stay staged until some instance's
+   * indexer takes them (recall finds them meanwhile).
+   */
+  constructor(
+    pool: PgPool,
+    tenant: string,
+    onClose?: () => Promise<void>,
+    indexer?: VectorIndexer,
+  ) {
     if (typeof tenant !== "string") {
       throw new GleanerError("invalid_arguments", "tenant must be a string");
     }
     this.pool = pool;
     this.tenant = tenant;
     this.onClose = onClose;
+    this.indexer = indexer;
+  }
+
+  /** Runs a write and, once it committed, has the indexer take what it staged. */
+  private async staging<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    const out = await this.run(operation, fn);
+    this.indexer?.kick();
+    return out;
   }
 
   private async run<T>(operation: string, fn: () => Promise<T>): Promise<T> {
@@ -442,7 +476,8 @@ export class PostgresMemoryBackend implements MemoryBackend {
           return false;
         }
         await c.query(
-          `UPDATE gleaner_memory SET embedding = NULL, embedding_model = NULL, embedding_dims = NULL
+          `UPDATE gleaner_memory SET embedding = NULL, embedding_model = NULL, embedding_dims = NULL,
+             staged = NULL
            WHERE tenant = $1 AND embedding_model IS NOT NULL`,
           [this.tenant],
         );
@@ -470,7 +505,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
     if (rows.length === 0) return [];
     checkRows(rows);
     const keys = rows.map((r) => memoryTextKey(r.content));
-    return await this.run(
+    return await this.staging(
       "insert",
       () => inTransaction(this.pool, (c) => this.insertRows(c, rows, keys)),
     );
@@ -488,7 +523,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
     checkRows(rows);
     const texts = rows.map((r) => normalizeMemoryText(r.content));
     const keys = rows.map((r, i) => memoryTextKey(r.content, texts[i]));
-    return await this.run("insert", () =>
+    return await this.staging("insert", () =>
       inTransaction(this.pool, async (c) => {
         await c.query(
           `SELECT pg_advisory_xact_lock($1, s.h)
@@ -541,7 +576,10 @@ export class PostgresMemoryBackend implements MemoryBackend {
       }));
   }
 
-  /** Inserts rows on `c` inside its transaction, in input order. */
+  /**
+   * Inserts rows on `c` inside its transaction, in input order; their
+   * vectors are staged (the caller has the indexer take them once committed).
+   */
   private async insertRows(
     c: PgQueryable,
     rows: NewMemoryRow[],
@@ -565,14 +603,12 @@ export class PostgresMemoryBackend implements MemoryBackend {
       const refList = [...refs];
       const { rows: made } = await c.query<Row>(
         `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
-           updated_at, tokens, embedding_model, embedding_dims, embedding, content_key,
-           occurred_at, author)
+           updated_at, tokens, embedding_model, staged, content_key, occurred_at, author)
          SELECT $1, u.ref, u.content, u.kind, u.session_id, u.created_at, u.created_at,
            u.tokens, CASE WHEN u.vec IS NULL THEN NULL ELSE $2 END,
-           CASE WHEN NULLIF(u.vec, '') IS NULL THEN NULL ELSE $3::integer END, NULLIF(u.vec, '')::vector,
-           u.content_key, u.occurred_at, u.author
-         FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
-                     $9::integer[], $10::text[], $11::text[], $12::bigint[], $13::text[])
+           NULLIF(u.vec, '')::vector, u.content_key, u.occurred_at, u.author
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[],
+                     $8::integer[], $9::text[], $10::text[], $11::bigint[], $12::text[])
            WITH ORDINALITY AS u(ref, content, kind, session_id, created_at, tokens, vec, content_key,
                                 occurred_at, author, ord)
          ORDER BY u.ord
@@ -581,7 +617,6 @@ export class PostgresMemoryBackend implements MemoryBackend {
         [
           this.tenant,
           model?.model ?? null,
-          model?.dims ?? null,
           refList,
           todo.map((i) => rows[i].content),
           todo.map((i) => rows[i].kind),
@@ -615,7 +650,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
     const notFound = () => new GleanerError("not_found", `no live memory with id ${id}`);
     const key = rowId(id);
     if (key === undefined) throw notFound();
-    return await this.run("update", () =>
+    return await this.staging("update", () =>
       inTransaction(this.pool, async (c) => {
         const model = await this.readModel(c, "FOR SHARE");
         const live = await c.query<Row>(
@@ -658,10 +693,10 @@ export class PostgresMemoryBackend implements MemoryBackend {
         );
         const { rows } = await c.query<Row>(
           `UPDATE gleaner_memory SET content = $3, tokens = $4, updated_at = $5,
-             embedding = NULLIF($6, '')::vector, embedding_model = $7, embedding_dims = $8,
-             content_key = $9,
-             occurred_at = CASE WHEN $10::boolean THEN $11::bigint ELSE occurred_at END,
-             author = CASE WHEN $12::boolean THEN $13::text ELSE author END
+             embedding = NULL, embedding_dims = NULL, staged = NULLIF($6, '')::vector,
+             embedding_model = $7, content_key = $8,
+             occurred_at = CASE WHEN $9::boolean THEN $10::bigint ELSE occurred_at END,
+             author = CASE WHEN $11::boolean THEN $12::text ELSE author END
            WHERE tenant = $1 AND id = $2
            RETURNING ${WRITTEN_COLS}`,
           [
@@ -672,7 +707,6 @@ export class PostgresMemoryBackend implements MemoryBackend {
             Math.trunc(change.updated_at),
             vec,
             vec === null ? null : model!.model,
-            vec === null || vec === "" ? null : model!.dims,
             memoryTextKey(change.content),
             change.occurred_at !== undefined,
             change.occurred_at == null ? null : Math.trunc(change.occurred_at),
@@ -1005,7 +1039,11 @@ export class PostgresMemoryBackend implements MemoryBackend {
     });
   }
 
-  /** This tenant's `k` nearest live memories to `vector` by cosine (HNSW). */
+  /**
+   * This tenant's `k` nearest live memories to `vector` by cosine: the HNSW
+   * index (or an exact scan of a small tenant) and, beside it, an exact scan
+   * of the newest staged vectors (see {@link STAGED_SCAN_ROWS}).
+   */
   async vectorCandidates(
     vector: Float32Array,
     k: number,
@@ -1024,26 +1062,32 @@ export class PostgresMemoryBackend implements MemoryBackend {
       checkVector(vector, model.dims, "query vector");
       const d = model.dims;
       const params: unknown[] = [this.tenant, vectorText(vector), model.model];
-      const where = [
-        "tenant = $1",
-        `embedding_dims = ${d}`,
-        "superseded_by IS NULL",
-        "embedding_model = $3",
-      ];
+      const where = ["tenant = $1", "superseded_by IS NULL", "embedding_model = $3"];
       addScope(scope, where, params);
       const lim = params.push(limit);
-      const dist = `embedding::vector(${d}) <=> $2::vector(${d})`;
+      const query = `$2::vector(${d})`;
+      const dist = `embedding::vector(${d}) <=> ${query}`;
       // A small tenant among many is scanned exactly: `+ 0` keeps the
       // planner off the HNSW index (its order is the same).
       const [live, stats] = await Promise.all([this.liveCount(), lexemeStats(this.pool)]);
       const exact = live <= EXACT_SCAN_ROWS && live < EXACT_SCAN_SHARE * stats.rows;
+      // A row is either indexed (`embedding`) or staged, never both.
       const { rows } = await this.pool.query<{ id: string; dist: number }>(
         `WITH c AS MATERIALIZED (
            SELECT id, ${dist} AS dist FROM gleaner_memory
-           WHERE ${where.join(" AND ")}
+           WHERE ${where.join(" AND ")} AND embedding_dims = ${d}
            ORDER BY ${exact ? `(${dist}) + 0` : dist} LIMIT $${lim}
+         ), s AS MATERIALIZED (
+           SELECT id, staged <=> ${query} AS dist FROM (
+             SELECT id, staged FROM gleaner_memory
+             WHERE ${where.join(" AND ")} AND staged IS NOT NULL
+             ORDER BY id DESC LIMIT ${STAGED_SCAN_ROWS}
+           ) n
+           WHERE vector_dims(staged) = ${d}
+           ORDER BY dist LIMIT $${lim}
          )
-         SELECT id, dist FROM c ORDER BY dist, id`,
+         SELECT id, dist FROM (SELECT id, dist FROM c UNION ALL SELECT id, dist FROM s) a
+         ORDER BY dist, id LIMIT $${lim}`,
         params,
       );
       return rows.map((r) => ({ id: Number(r.id), score: 1 - Number(r.dist) }));
@@ -1187,7 +1231,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
           if (!current || current.model !== model) return 0;
           valid.forEach((it, i) => checkVector(it.vector, current.dims, `items[${i}].vector`));
           const res = await c.query(
-            `UPDATE gleaner_memory g SET embedding = NULLIF(u.vec, '')::vector,
+            `UPDATE gleaner_memory g SET embedding = NULLIF(u.vec, '')::vector, staged = NULL,
              embedding_model = $2, embedding_dims = CASE WHEN NULLIF(u.vec, '') IS NULL THEN NULL ELSE $3::integer END
            FROM unnest($4::bigint[], $5::text[], $6::text[]) AS u(id, vec, content)
            WHERE g.tenant = $1 AND g.id = u.id AND g.superseded_by IS NULL

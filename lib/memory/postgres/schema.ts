@@ -19,6 +19,9 @@
  * - Vectors: an untyped `vector` column plus `embedding_dims`; one partial
  *   HNSW index (cosine) per dimension count, created on first use
  *   ({@link ensureVectorIndex}), so tenants or models of other sizes coexist.
+ *   A save writes its vector to `staged` (version 7), outside every vector
+ *   index, and the indexer (`indexer.ts`) moves it into `embedding` later:
+ *   a save never waits for an HNSW insert.
  *
  * @module
  */
@@ -215,6 +218,18 @@ ALTER TABLE gleaner_memory SET (fillfactor = 100);
     sql: `
 ALTER INDEX gleaner_memory_fts SET (fastupdate = off);
 SELECT gin_clean_pending_list('gleaner_memory_fts'::regclass);
+`,
+  },
+  {
+    // Saves that never wait for the HNSW index: a new or changed memory's
+    // vector is written to `staged` (outside every vector index) and each
+    // instance's indexer moves staged vectors into `embedding` in batches
+    // (an HNSW insert is ~90% of a save's cost at 1,000,000 rows). Recall
+    // reads staged vectors exactly beside the HNSW result.
+    version: 7,
+    sql: `
+ALTER TABLE gleaner_memory ADD COLUMN staged vector;
+CREATE INDEX gleaner_memory_staged ON gleaner_memory (tenant, id) WHERE staged IS NOT NULL;
 `,
   },
 ];
