@@ -101,7 +101,9 @@ const TENANT_KEY_BREAK_EVEN = 1 / 350;
 /**
  * Vector search reads at most this many of a tenant's newest staged vectors
  * (saved, not yet indexed) exactly: while a burst of saves runs ahead of the
- * indexer, older staged memories are found by BM25 only until indexed.
+ * indexer, older staged memories are found by BM25 only until indexed. A
+ * full window costs about 9 ms a search (5,000 heap rows; at 1,000,000
+ * memories vector search p50 9.5 ms with nothing staged, 18.3 ms with 5,000).
  */
 const STAGED_SCAN_ROWS = 5_000;
 /** How long the planner's lexeme frequencies are reused (ms). */
