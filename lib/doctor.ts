@@ -612,10 +612,12 @@ async function postgresChecks(config: Config): Promise<Draft[]> {
   }
   const shown = maskUrl(url);
   // Loaded only here: SQLite users never load the PostgreSQL client.
-  const [{ openPgPool, pgError }, { migratePostgres, PG_MIGRATIONS }] = await Promise.all([
-    import("./memory/postgres/client.ts"),
-    import("./memory/postgres/schema.ts"),
-  ]);
+  const [{ openPgPool, pgError }, { migratePostgres, PG_MIGRATIONS }, { VectorIndexer }] =
+    await Promise.all([
+      import("./memory/postgres/client.ts"),
+      import("./memory/postgres/schema.ts"),
+      import("./memory/postgres/indexer.ts"),
+    ]);
   const checks: Draft[] = [];
   let pool: Awaited<ReturnType<typeof openPgPool>>;
   try {
@@ -685,11 +687,15 @@ async function postgresChecks(config: Config): Promise<Draft[]> {
       if (rows.length === 0) throw new Error("the vector extension is not created");
       // A distance proves the extension's library loads, not just its catalogue entry.
       await pool.query("SELECT '[1,0]'::vector <=> '[0,1]'::vector AS d");
+      // Saved vectors the instances' indexers have not moved into the index yet
+      // (a backlog that stays large means the indexers do not keep up).
+      const staged = await new VectorIndexer(pool).backlog().catch(() => undefined);
       checks.push({
         name: "memory vectors",
         ok: true,
         detail: `pgvector ${rows[0].v} loaded` +
-          (vectorsWanted(config) ? "" : "; unused (embed.provider is none)"),
+          (vectorsWanted(config) ? "" : "; unused (embed.provider is none)") +
+          (staged === undefined ? "" : `; ${staged} saved vectors waiting for the index`),
       });
     } catch (error) {
       checks.push({

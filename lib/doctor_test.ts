@@ -6,6 +6,7 @@ import { freePort } from "../testing/fixtures/serve.ts";
 import { ignorePostgres, postgresSuffix, startPostgres } from "../testing/fixtures/postgres.ts";
 import { DENO_RUN_FLAGS } from "../testing/fixtures/world.ts";
 import { gleanerInProcess } from "../testing/fixtures/cli.ts";
+import { PostgresMemoryDatabase } from "./memory/postgres/backend.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
 
@@ -269,14 +270,35 @@ Deno.test({
       new RegExp(`^postgres postgres://\\[redacted\\]@127\\.0\\.0\\.1:${server.port}/postgres`),
     );
     assert.match(checks.get("memory migrations")!.detail, /^schema 0 → \d+: applied 1, 2/);
-    assert.match(checks.get("memory vectors")!.detail, /^pgvector \d+\.\d+\.\d+ loaded/);
+    assert.match(
+      checks.get("memory vectors")!.detail,
+      /^pgvector \d+\.\d+\.\d+ loaded; .*; 0 saved vectors waiting for the index$/,
+    );
     assert.equal(checks.get("memory file modes"), undefined, "no files of ours to check");
     assert.ok(!JSON.stringify(first).includes("s3cret-pw"));
 
+    // Three saves no indexer has taken yet (a store opened without one).
+    const db = await PostgresMemoryDatabase.open({ url: server.url });
+    try {
+      await db.indexer.close();
+      const store = db.backend("");
+      await store.useEmbeddingModel("doctor:m2", 2);
+      await store.insert([1, 2, 3].map((i) => ({
+        content: `memory ${i}`,
+        kind: "episodic" as const,
+        session_id: null,
+        tokens: 2,
+        created_at: Date.UTC(2026, 0, i),
+        embedding: { model: "doctor:m2", vector: new Float32Array([1, i]) },
+      })));
+    } finally {
+      await db.close();
+    }
     const again = byName(
       await runDoctor(memoryConfig({ backend: "postgres", postgres_url: url })),
     );
     assert.match(again.get("memory migrations")!.detail, /^schema \d+: current$/);
+    assert.match(again.get("memory vectors")!.detail, /; 3 saved vectors waiting for the index$/);
   },
 });
 
