@@ -36,6 +36,7 @@ import {
   type PermissionGrants,
   resolvePaths,
 } from "./permissions.ts";
+import type { PgPool } from "./memory/postgres/client.ts";
 
 /**
  * How a check came out: usable, usable but worth a look, not usable, or not checked (a network
@@ -612,12 +613,10 @@ async function postgresChecks(config: Config): Promise<Draft[]> {
   }
   const shown = maskUrl(url);
   // Loaded only here: SQLite users never load the PostgreSQL client.
-  const [{ openPgPool, pgError }, { migratePostgres, PG_MIGRATIONS }, { VectorIndexer }] =
-    await Promise.all([
-      import("./memory/postgres/client.ts"),
-      import("./memory/postgres/schema.ts"),
-      import("./memory/postgres/indexer.ts"),
-    ]);
+  const [{ openPgPool, pgError }, { migratePostgres, PG_MIGRATIONS }] = await Promise.all([
+    import("./memory/postgres/client.ts"),
+    import("./memory/postgres/schema.ts"),
+  ]);
   const checks: Draft[] = [];
   let pool: Awaited<ReturnType<typeof openPgPool>>;
   try {
@@ -680,39 +679,55 @@ async function postgresChecks(config: Config): Promise<Draft[]> {
           "pgvector on the server (a superuser runs CREATE EXTENSION vector once)",
       });
     }
-    try {
-      const { rows } = await pool.query<{ v: string }>(
-        "SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'",
-      );
-      if (rows.length === 0) throw new Error("the vector extension is not created");
-      // A distance proves the extension's library loads, not just its catalogue entry.
-      await pool.query("SELECT '[1,0]'::vector <=> '[0,1]'::vector AS d");
-      // Saved vectors the instances' indexers have not moved into the index yet
-      // (a backlog that stays large means the indexers do not keep up).
-      const staged = await new VectorIndexer(pool).backlog().catch(() => undefined);
-      checks.push({
-        name: "memory vectors",
-        ok: true,
-        detail: `pgvector ${rows[0].v} loaded` +
-          (vectorsWanted(config) ? "" : "; unused (embed.provider is none)") +
-          (staged === undefined ? "" : `; ${staged} saved vectors waiting for the index`),
-      });
-    } catch (error) {
-      checks.push({
-        name: "memory vectors",
-        ok: false,
-        detail: `pgvector: ${
-          error instanceof Error && !("code" in error)
-            ? error.message
-            : pgError(error, "vector").message
-        }`,
-        fix: "install pgvector on the server and have a superuser run CREATE EXTENSION vector",
-      });
-    }
+    checks.push(await pgVectorsCheck(pool, config));
   } finally {
     await pool.end().catch(() => {});
   }
   return checks;
+}
+
+/**
+ * The PostgreSQL memory store's vectors: pgvector created and its library
+ * loading, and how many saved vectors the instances' indexers have not moved
+ * into the index yet (a backlog that stays large means they do not keep up).
+ */
+async function pgVectorsCheck(
+  pool: PgPool,
+  config: Config,
+): Promise<Draft> {
+  const [{ pgError }, { VectorIndexer }] = await Promise.all([
+    import("./memory/postgres/client.ts"),
+    import("./memory/postgres/indexer.ts"),
+  ]);
+  try {
+    const { rows } = await pool.query<{ v: string }>(
+      "SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'",
+    );
+    if (rows.length === 0) throw new Error("the vector extension is not created");
+    // A distance proves the extension's library loads, not just its catalogue entry.
+    await pool.query("SELECT '[1,0]'::vector <=> '[0,1]'::vector AS d");
+    // Saved vectors the instances' indexers have not moved into the index yet
+    // (a backlog that stays large means the indexers do not keep up).
+    const staged = await new VectorIndexer(pool).backlog().catch(() => undefined);
+    return {
+      name: "memory vectors",
+      ok: true,
+      detail: `pgvector ${rows[0].v} loaded` +
+        (vectorsWanted(config) ? "" : "; unused (embed.provider is none)") +
+        (staged === undefined ? "" : `; ${staged} saved vectors waiting for the index`),
+    };
+  } catch (error) {
+    return {
+      name: "memory vectors",
+      ok: false,
+      detail: `pgvector: ${
+        error instanceof Error && !("code" in error)
+          ? error.message
+          : pgError(error, "vector").message
+      }`,
+      fix: "install pgvector on the server and have a superuser run CREATE EXTENSION vector",
+    };
+  }
 }
 
 /** The configuration's problems, one check each; an ok line when there is none. */
