@@ -11,7 +11,9 @@
  * `FOR UPDATE SKIP LOCKED`, so two indexers never take the same row and
  * never wait for each other or for a save. A batch is one transaction:
  * a crash leaves its rows staged (and found by recall), and the next
- * indexer to run takes them; every database starts with one run.
+ * indexer to run takes them; every database starts with one run. Batches
+ * go in key order (tenant, then id): behind one tenant's large backlog the
+ * other tenants' vectors wait their turn, found meanwhile as staged.
  *
  * @module
  */
