@@ -428,10 +428,17 @@ export class PostgresMemoryBackend implements MemoryBackend {
     this.indexer = indexer;
   }
 
-  /** Runs a write and, once it committed, has the indexer take what it staged. */
-  private async staging<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a write and, once it committed, has the indexer take what it staged
+   * (`vectors`: whether the write carried any; a save without one asks nothing).
+   */
+  private async staging<T>(
+    operation: string,
+    vectors: boolean,
+    fn: () => Promise<T>,
+  ): Promise<T> {
     const out = await this.run(operation, fn);
-    this.indexer?.kick();
+    if (vectors) this.indexer?.kick();
     return out;
   }
 
@@ -509,6 +516,7 @@ export class PostgresMemoryBackend implements MemoryBackend {
     const keys = rows.map((r) => memoryTextKey(r.content));
     return await this.staging(
       "insert",
+      rows.some((r) => r.embedding),
       () => inTransaction(this.pool, (c) => this.insertRows(c, rows, keys)),
     );
   }
@@ -525,57 +533,61 @@ export class PostgresMemoryBackend implements MemoryBackend {
     checkRows(rows);
     const texts = rows.map((r) => normalizeMemoryText(r.content));
     const keys = rows.map((r, i) => memoryTextKey(r.content, texts[i]));
-    return await this.staging("insert", () =>
-      inTransaction(this.pool, async (c) => {
-        await c.query(
-          `SELECT pg_advisory_xact_lock($1, s.h)
+    return await this.staging(
+      "insert",
+      rows.some((r) => r.embedding),
+      () =>
+        inTransaction(this.pool, async (c) => {
+          await c.query(
+            `SELECT pg_advisory_xact_lock($1, s.h)
            FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest($2::text[]) AS k ORDER BY 1) AS s`,
-          [
-            DUPLICATE_LOCK_CLASS,
-            rows.map((r, i) => `${this.tenant} ${scopeKey(r.session_id)} ${keys[i]}`),
-          ],
-        );
-        const { rows: found } = await c.query<Row & { content_key: string }>(
-          `SELECT ${COLS}, content_key FROM gleaner_memory
+            [
+              DUPLICATE_LOCK_CLASS,
+              rows.map((r, i) => `${this.tenant} ${scopeKey(r.session_id)} ${keys[i]}`),
+            ],
+          );
+          const { rows: found } = await c.query<Row & { content_key: string }>(
+            `SELECT ${COLS}, content_key FROM gleaner_memory
            WHERE tenant = $1 AND superseded_by IS NULL AND content_key = ANY($2::text[])
            ORDER BY id`,
-          [this.tenant, [...new Set(keys)]],
-        );
-        // Per row: the live memory it repeats, or the earlier row of this call it repeats.
-        const existing: (Memory | undefined)[] = [];
-        const earlier: (number | undefined)[] = [];
-        const first = new Map<string, number>();
-        const fresh: number[] = [];
-        rows.forEach((r, i) => {
-          const same = found.find((f) =>
-            f.content_key === keys[i] && f.session_id === r.session_id &&
-            normalizeMemoryText(f.content) === texts[i]
+            [this.tenant, [...new Set(keys)]],
           );
-          if (same) {
-            existing[i] = toMemory(same);
-            return;
-          }
-          const id = `${scopeKey(r.session_id)} ${texts[i]}`;
-          earlier[i] = first.get(id);
-          if (earlier[i] === undefined) {
-            first.set(id, i);
-            fresh.push(i);
-          }
-        });
-        const made = await this.insertRows(
-          c,
-          fresh.map((i) => rows[i]),
-          fresh.map((i) => keys[i]),
-        );
-        const byIndex = new Map(fresh.map((i, n) => [i, made[n]] as const));
-        return rows.map((_, i): InsertedMemory => {
-          if (existing[i]) return { memory: existing[i]!, duplicate: true };
-          if (earlier[i] !== undefined) {
-            return { memory: byIndex.get(earlier[i]!)!, duplicate: true };
-          }
-          return { memory: byIndex.get(i)!, duplicate: false };
-        });
-      }));
+          // Per row: the live memory it repeats, or the earlier row of this call it repeats.
+          const existing: (Memory | undefined)[] = [];
+          const earlier: (number | undefined)[] = [];
+          const first = new Map<string, number>();
+          const fresh: number[] = [];
+          rows.forEach((r, i) => {
+            const same = found.find((f) =>
+              f.content_key === keys[i] && f.session_id === r.session_id &&
+              normalizeMemoryText(f.content) === texts[i]
+            );
+            if (same) {
+              existing[i] = toMemory(same);
+              return;
+            }
+            const id = `${scopeKey(r.session_id)} ${texts[i]}`;
+            earlier[i] = first.get(id);
+            if (earlier[i] === undefined) {
+              first.set(id, i);
+              fresh.push(i);
+            }
+          });
+          const made = await this.insertRows(
+            c,
+            fresh.map((i) => rows[i]),
+            fresh.map((i) => keys[i]),
+          );
+          const byIndex = new Map(fresh.map((i, n) => [i, made[n]] as const));
+          return rows.map((_, i): InsertedMemory => {
+            if (existing[i]) return { memory: existing[i]!, duplicate: true };
+            if (earlier[i] !== undefined) {
+              return { memory: byIndex.get(earlier[i]!)!, duplicate: true };
+            }
+            return { memory: byIndex.get(i)!, duplicate: false };
+          });
+        }),
+    );
   }
 
   /**
@@ -652,77 +664,81 @@ export class PostgresMemoryBackend implements MemoryBackend {
     const notFound = () => new GleanerError("not_found", `no live memory with id ${id}`);
     const key = rowId(id);
     if (key === undefined) throw notFound();
-    return await this.staging("update", () =>
-      inTransaction(this.pool, async (c) => {
-        const model = await this.readModel(c, "FOR SHARE");
-        const live = await c.query<Row>(
-          `SELECT ${COLS} FROM gleaner_memory
+    return await this.staging(
+      "update",
+      change.embedding !== undefined,
+      () =>
+        inTransaction(this.pool, async (c) => {
+          const model = await this.readModel(c, "FOR SHARE");
+          const live = await c.query<Row>(
+            `SELECT ${COLS} FROM gleaner_memory
            WHERE tenant = $1 AND id = $2 AND superseded_by IS NULL FOR UPDATE`,
-          [this.tenant, key],
-        );
-        if (live.rows.length === 0) throw notFound();
-        let vec: string | null = null;
-        if (change.embedding && model && change.embedding.model === model.model) {
-          checkVector(change.embedding.vector, model.dims, "embedding");
-          vec = storedVector(change.embedding.vector);
-        }
-        let previous: Row | undefined;
-        for (let attempt = 0; !previous; attempt++) {
-          if (attempt >= REF_TRIES) {
-            throw new GleanerError("internal", "could not draw a unique memory ref");
+            [this.tenant, key],
+          );
+          if (live.rows.length === 0) throw notFound();
+          let vec: string | null = null;
+          if (change.embedding && model && change.embedding.model === model.model) {
+            checkVector(change.embedding.vector, model.dims, "embedding");
+            vec = storedVector(change.embedding.vector);
           }
-          const { rows } = await c.query<Row>(
-            `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
+          let previous: Row | undefined;
+          for (let attempt = 0; !previous; attempt++) {
+            if (attempt >= REF_TRIES) {
+              throw new GleanerError("internal", "could not draw a unique memory ref");
+            }
+            const { rows } = await c.query<Row>(
+              `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
                updated_at, superseded_by, tokens, content_key, occurred_at, author)
              SELECT tenant, $3, content, kind, session_id, created_at, updated_at, id, tokens,
                content_key, occurred_at, author
              FROM gleaner_memory WHERE tenant = $1 AND id = $2
              ON CONFLICT (tenant, ref) DO NOTHING
              RETURNING ${WRITTEN_COLS}`,
-            [this.tenant, key, newRef()],
-          );
-          previous = rows[0];
-        }
-        // The old version keeps the bookkeeping it had (the live memory keeps it too).
-        const counted = live.rows[0];
-        previous.recall_count = counted.recall_count;
-        previous.last_recalled_at = counted.last_recalled_at;
-        await c.query(
-          `INSERT INTO gleaner_memory_recall (tenant, id, recall_count, last_recalled_at)
+              [this.tenant, key, newRef()],
+            );
+            previous = rows[0];
+          }
+          // The old version keeps the bookkeeping it had (the live memory keeps it too).
+          const counted = live.rows[0];
+          previous.recall_count = counted.recall_count;
+          previous.last_recalled_at = counted.last_recalled_at;
+          await c.query(
+            `INSERT INTO gleaner_memory_recall (tenant, id, recall_count, last_recalled_at)
            SELECT tenant, $3, recall_count, last_recalled_at FROM gleaner_memory_recall
            WHERE tenant = $1 AND id = $2`,
-          [this.tenant, key, previous.id],
-        );
-        const { rows } = await c.query<Row>(
-          `UPDATE gleaner_memory SET content = $3, tokens = $4, updated_at = $5,
+            [this.tenant, key, previous.id],
+          );
+          const { rows } = await c.query<Row>(
+            `UPDATE gleaner_memory SET content = $3, tokens = $4, updated_at = $5,
              embedding = NULL, embedding_dims = NULL, staged = NULLIF($6, '')::vector,
              embedding_model = $7, content_key = $8,
              occurred_at = CASE WHEN $9::boolean THEN $10::bigint ELSE occurred_at END,
              author = CASE WHEN $11::boolean THEN $12::text ELSE author END
            WHERE tenant = $1 AND id = $2
            RETURNING ${WRITTEN_COLS}`,
-          [
-            this.tenant,
-            key,
-            change.content,
-            Math.trunc(change.tokens),
-            Math.trunc(change.updated_at),
-            vec,
-            vec === null ? null : model!.model,
-            memoryTextKey(change.content),
-            change.occurred_at !== undefined,
-            change.occurred_at == null ? null : Math.trunc(change.occurred_at),
-            change.author !== undefined,
-            change.author ?? null,
-          ],
-        );
-        const memory = {
-          ...rows[0],
-          recall_count: counted.recall_count,
-          last_recalled_at: counted.last_recalled_at,
-        };
-        return { memory: toMemory(memory), previous: toMemory(previous) };
-      }));
+            [
+              this.tenant,
+              key,
+              change.content,
+              Math.trunc(change.tokens),
+              Math.trunc(change.updated_at),
+              vec,
+              vec === null ? null : model!.model,
+              memoryTextKey(change.content),
+              change.occurred_at !== undefined,
+              change.occurred_at == null ? null : Math.trunc(change.occurred_at),
+              change.author !== undefined,
+              change.author ?? null,
+            ],
+          );
+          const memory = {
+            ...rows[0],
+            recall_count: counted.recall_count,
+            last_recalled_at: counted.last_recalled_at,
+          };
+          return { memory: toMemory(memory), previous: toMemory(previous) };
+        }),
+    );
   }
 
   /** Deletes live memory `id` with its history (foreign key cascade) and vector. */
