@@ -681,33 +681,8 @@ export class PostgresMemoryBackend implements MemoryBackend {
             checkVector(change.embedding.vector, model.dims, "embedding");
             vec = storedVector(change.embedding.vector);
           }
-          let previous: Row | undefined;
-          for (let attempt = 0; !previous; attempt++) {
-            if (attempt >= REF_TRIES) {
-              throw new GleanerError("internal", "could not draw a unique memory ref");
-            }
-            const { rows } = await c.query<Row>(
-              `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
-               updated_at, superseded_by, tokens, content_key, occurred_at, author)
-             SELECT tenant, $3, content, kind, session_id, created_at, updated_at, id, tokens,
-               content_key, occurred_at, author
-             FROM gleaner_memory WHERE tenant = $1 AND id = $2
-             ON CONFLICT (tenant, ref) DO NOTHING
-             RETURNING ${WRITTEN_COLS}`,
-              [this.tenant, key, newRef()],
-            );
-            previous = rows[0];
-          }
-          // The old version keeps the bookkeeping it had (the live memory keeps it too).
           const counted = live.rows[0];
-          previous.recall_count = counted.recall_count;
-          previous.last_recalled_at = counted.last_recalled_at;
-          await c.query(
-            `INSERT INTO gleaner_memory_recall (tenant, id, recall_count, last_recalled_at)
-           SELECT tenant, $3, recall_count, last_recalled_at FROM gleaner_memory_recall
-           WHERE tenant = $1 AND id = $2`,
-            [this.tenant, key, previous.id],
-          );
+          const previous = await this.keepAsHistory(c, key, counted);
           const { rows } = await c.query<Row>(
             `UPDATE gleaner_memory SET content = $3, tokens = $4, updated_at = $5,
              embedding = NULL, embedding_dims = NULL, staged = NULLIF($6, '')::vector,
@@ -739,6 +714,41 @@ export class PostgresMemoryBackend implements MemoryBackend {
           return { memory: toMemory(memory), previous: toMemory(previous) };
         }),
     );
+  }
+
+  /**
+   * Inside an update's transaction: a copy of live row `key` as its old
+   * version (superseded by it, without a vector), with the recall
+   * bookkeeping `counted` had.
+   */
+  private async keepAsHistory(c: PgQueryable, key: number, counted: Row): Promise<Row> {
+    let previous: Row | undefined;
+    for (let attempt = 0; !previous; attempt++) {
+      if (attempt >= REF_TRIES) {
+        throw new GleanerError("internal", "could not draw a unique memory ref");
+      }
+      const { rows } = await c.query<Row>(
+        `INSERT INTO gleaner_memory (tenant, ref, content, kind, session_id, created_at,
+           updated_at, superseded_by, tokens, content_key, occurred_at, author)
+         SELECT tenant, $3, content, kind, session_id, created_at, updated_at, id, tokens,
+           content_key, occurred_at, author
+         FROM gleaner_memory WHERE tenant = $1 AND id = $2
+         ON CONFLICT (tenant, ref) DO NOTHING
+         RETURNING ${WRITTEN_COLS}`,
+        [this.tenant, key, newRef()],
+      );
+      previous = rows[0];
+    }
+    // The old version keeps the bookkeeping it had (the live memory keeps it too).
+    previous.recall_count = counted.recall_count;
+    previous.last_recalled_at = counted.last_recalled_at;
+    await c.query(
+      `INSERT INTO gleaner_memory_recall (tenant, id, recall_count, last_recalled_at)
+       SELECT tenant, $3, recall_count, last_recalled_at FROM gleaner_memory_recall
+       WHERE tenant = $1 AND id = $2`,
+      [this.tenant, key, previous.id],
+    );
+    return previous;
   }
 
   /** Deletes live memory `id` with its history (foreign key cascade) and vector. */
